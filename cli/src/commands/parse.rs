@@ -1,0 +1,72 @@
+//! `ad parse`: what a script parses to, as agent-device sees it (`--format agent-device`, the
+//! oracle's JSON shape) or as `ad` sees it (`--format tree`).
+
+use std::path::PathBuf;
+
+use ad_compiler::digest::DigestOptions;
+use clap::{Args, ValueEnum};
+use serde_json::Value;
+
+use crate::files;
+
+#[derive(Args)]
+pub struct ParseArgs {
+    /// Scripts to parse (`-` for stdin).
+    #[arg(required = true)]
+    paths: Vec<PathBuf>,
+    /// Output shape.
+    #[arg(long, value_enum, default_value_t = ParseFormat::AgentDevice)]
+    format: ParseFormat,
+    /// Also print the replay plan digest (what `run --from N --plan-digest` checks).
+    #[arg(long)]
+    digest: bool,
+    /// The replay request's `--platform`, which enters the digest.
+    #[arg(long)]
+    platform: Option<String>,
+    /// The replay request's `--target`, which enters the digest.
+    #[arg(long)]
+    target: Option<String>,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum ParseFormat {
+    /// Exactly what agent-device 0.21.5's readers return (ok, metadata, parse, planDigest).
+    AgentDevice,
+    /// The lossless syntax tree with spans.
+    Tree,
+}
+
+pub fn run(args: ParseArgs) -> i32 {
+    let paths = match files::collect(&args.paths) {
+        Ok(p) => p,
+        Err(e) => return crate::usage_error(&e.0),
+    };
+    let options = DigestOptions { platform: args.platform.clone(), target: args.target.clone() };
+    let mut results = Vec::new();
+    let mut all_ok = true;
+    for path in &paths {
+        let source = match files::read(path) {
+            Ok(s) => s,
+            Err(e) => return crate::usage_error(&e.0),
+        };
+        let analysis = ad_compiler::analyze(&source.text);
+        all_ok &= analysis.accepted_by_agent_device();
+        let mut value = match args.format {
+            ParseFormat::AgentDevice => {
+                ad_compiler::agent_device::report(&analysis, args.digest.then_some(&options))
+            }
+            ParseFormat::Tree => serde_json::to_value(&analysis.parse.file).unwrap_or(Value::Null),
+        };
+        if let Value::Object(m) = &mut value {
+            m.insert("file".into(), source.name.clone().into());
+        }
+        results.push(value);
+    }
+    let out = if results.len() == 1 { results.pop().unwrap() } else { Value::Array(results) };
+    println!("{}", serde_json::to_string_pretty(&out).unwrap_or_default());
+    if all_ok {
+        0
+    } else {
+        1
+    }
+}

@@ -1,0 +1,58 @@
+//! Stable codes of the diagnostics the compiler reports (the grammar's are in
+//! `ad_grammar::codes`). A code is forever; each has an entry in docs/diagnostics.md.
+
+// Commands
+pub const UNKNOWN_COMMAND: &str = "AD101";
+pub const RETIRED_COMMAND: &str = "AD102";
+pub const CLI_ALIAS: &str = "AD103";
+pub const CLIENT_ONLY_COMMAND: &str = "AD104";
+pub const REPLAY_SKIPPED: &str = "AD105";
+// Arguments and flags
+pub const ARITY: &str = "AD110";
+pub const REMOVED_FLAG: &str = "AD111";
+pub const INVALID_FLAG_VALUE: &str = "AD112";
+pub const FLAG_AS_POSITIONAL: &str = "AD113";
+pub const DROPPED_ARGUMENT: &str = "AD114";
+pub const IGNORED_TOKEN: &str = "AD115";
+pub const WHITESPACE_COLLAPSE: &str = "AD116";
+pub const WRONG_TYPE: &str = "AD117";
+pub const OUT_OF_RANGE: &str = "AD118";
+pub const MISSING_ARGUMENT: &str = "AD119";
+pub const REF_LABEL_CONSUMED: &str = "AD120";
+pub const TRAILING_HASH: &str = "AD121";
+// Selectors
+pub const INVALID_SELECTOR: &str = "AD201";
+pub const SINGLE_QUOTED_SELECTOR: &str = "AD202";
+pub const NOT_A_TARGET: &str = "AD203";
+// Variables
+pub const UNDEFINED_VARIABLE: &str = "AD301";
+pub const UNDEFINABLE_VARIABLE: &str = "AD302";
+// Annotations
+pub const ANNOTATION_MISPLACED: &str = "AD401";
+
+/// Every compiler code with a one-line title.
+pub const ALL: &[(&str, &str)] = &[
+    (UNKNOWN_COMMAND, "unknown command"),
+    (RETIRED_COMMAND, "retired command"),
+    (CLI_ALIAS, "CLI alias that scripts do not apply"),
+    (CLIENT_ONLY_COMMAND, "client-only command with no daemon route"),
+    (REPLAY_SKIPPED, "`replay` line is skipped at run time"),
+    (ARITY, "too many arguments for swipe/gesture"),
+    (REMOVED_FLAG, "removed flag"),
+    (INVALID_FLAG_VALUE, "invalid flag value"),
+    (FLAG_AS_POSITIONAL, "flag the .ad reader does not read for this command"),
+    (DROPPED_ARGUMENT, "argument the reader drops"),
+    (IGNORED_TOKEN, "token the reader ignores"),
+    (WHITESPACE_COLLAPSE, "whitespace collapsed in a bare token"),
+    (WRONG_TYPE, "argument of the wrong type"),
+    (OUT_OF_RANGE, "value out of range"),
+    (MISSING_ARGUMENT, "missing argument"),
+    (REF_LABEL_CONSUMED, "token read as an @ref label"),
+    (TRAILING_HASH, "`#` inside an action line is not a comment"),
+    (INVALID_SELECTOR, "invalid selector"),
+    (SINGLE_QUOTED_SELECTOR, "single-quoted selector"),
+    (NOT_A_TARGET, "not a @ref, selector or point"),
+    (UNDEFINED_VARIABLE, "variable not defined in the script"),
+    (UNDEFINABLE_VARIABLE, "variable name that can never be defined"),
+    (ANNOTATION_MISPLACED, "annotation on a step that does not use it"),
+];

@@ -1,0 +1,628 @@
+//! Lowering of action lines to steps with exactly agent-device 0.21.5's `.ad` reader semantics
+//! (spec §7): which tokens become positionals, which flags are read, what is joined, dropped or
+//! pin-stripped. Every value keeps the tokens it came from, so rules can point at characters.
+
+use ad_grammar::annotation::{DualEvidence, Evidence, TargetEvidence};
+use ad_grammar::diagnostic::{phase, Reader};
+use ad_grammar::json::js_number_value;
+use ad_grammar::text::{is_numeric, js_flag_integer, js_number, js_trim};
+use ad_grammar::{ActionLine, Diagnostic, Line, SourceFile, Span};
+use serde_json::{Map, Value};
+
+use crate::codes;
+use crate::registry::arity::{arity_for, Migration};
+use crate::registry::{self, CommandSpec, FlagValue, ReaderRule};
+
+/// One value handed to the daemon, with the tokens it was read from.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Arg {
+    pub value: String,
+    /// Indices into the action line's tokens (0 is the command word).
+    pub tokens: Vec<usize>,
+}
+
+/// What the reader did with a token that did not become what it looks like.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ReaderNote {
+    /// The token was read and thrown away.
+    Dropped { token: usize, why: &'static str },
+    /// A flag the reader does not know for this command: it stays a positional.
+    UnknownFlag { token: usize },
+    /// A known flag whose value was invalid: flag and value fall through to positionals.
+    FlagNotConsumed { token: usize },
+    /// A known enum flag whose value was dropped (consumed but not kept).
+    FlagValueIgnored { token: usize, value: usize },
+    /// Several tokens were joined with one space into a single value.
+    Joined { arg: usize },
+    /// A `~sN` pin was stripped.
+    PinStripped { token: usize },
+}
+
+/// A lowered action line.
+#[derive(Debug, Clone)]
+pub struct Step {
+    /// 0-based line index.
+    pub line: usize,
+    pub command: String,
+    pub spec: Option<&'static CommandSpec>,
+    pub positionals: Vec<Arg>,
+    /// The `flags` object as agent-device builds it.
+    pub flags: Map<String, Value>,
+    /// `open`'s runtime hints.
+    pub runtime: Option<Map<String, Value>>,
+    pub ref_label: Option<Arg>,
+    pub target_evidence: Option<TargetEvidence>,
+    pub target_evidences: Option<DualEvidence>,
+    /// Annotation line index, when one is bound.
+    pub annotation_line: Option<usize>,
+    pub notes: Vec<ReaderNote>,
+    /// Token spans of the line (index 0 = command word).
+    pub token_spans: Vec<Span>,
+}
+
+impl Step {
+    pub fn positional_values(&self) -> Vec<String> {
+        self.positionals.iter().map(|a| a.value.clone()).collect()
+    }
+    /// Source span covering an argument's tokens.
+    pub fn arg_span(&self, arg: &Arg) -> Span {
+        let mut spans = arg.tokens.iter().map(|t| self.token_spans[*t]);
+        let first = spans.next().unwrap_or(self.token_spans[0]);
+        spans.fold(first, Span::cover)
+    }
+    pub fn line_span(&self) -> Span {
+        self.token_spans.iter().copied().reduce(Span::cover).unwrap_or_default()
+    }
+    pub fn command_span(&self) -> Span {
+        self.token_spans[0]
+    }
+    /// agent-device's parsed action as JSON (without `ts`).
+    pub fn to_agent_device_json(&self) -> Value {
+        let mut m = Map::new();
+        m.insert("command".into(), self.command.clone().into());
+        m.insert("positionals".into(), self.positionals.iter().map(|a| Value::from(a.value.clone())).collect());
+        m.insert("flags".into(), Value::Object(self.flags.clone()));
+        if let Some(r) = &self.runtime {
+            m.insert("runtime".into(), Value::Object(r.clone()));
+        }
+        if let Some(l) = &self.ref_label {
+            m.insert("result".into(), serde_json::json!({ "refLabel": l.value }));
+        }
+        if let Some(e) = &self.target_evidence {
+            m.insert("targetEvidence".into(), e.to_value());
+        }
+        if let Some(e) = &self.target_evidences {
+            m.insert("targetEvidences".into(), Evidence::Dual(e.clone()).to_value());
+        }
+        Value::Object(m)
+    }
+}
+
+struct Tok<'a> {
+    value: &'a str,
+    index: usize,
+}
+
+/// Lowers every action line. Parity diagnostics (the reader's rejections) are appended.
+pub fn lower(file: &SourceFile, diagnostics: &mut Vec<Diagnostic>) -> Vec<Step> {
+    file.actions().map(|(line, action)| lower_line(file, line, action, diagnostics)).collect()
+}
+
+fn lower_line(file: &SourceFile, line: &Line, action: &ActionLine, diagnostics: &mut Vec<Diagnostic>) -> Step {
+    let text = file.text.as_str();
+    let command = action.command().value(text).to_string();
+    let spec = registry::lookup(&command);
+    let args: Vec<Tok> = action.args().iter().enumerate().map(|(i, t)| Tok { value: t.value(text), index: i + 1 }).collect();
+    let (target_evidence, target_evidences) = match action.annotation.and_then(|l| file.annotation(l)).and_then(|a| a.evidence.clone()) {
+        Some(Evidence::Single(e)) => (Some(e), None),
+        Some(Evidence::Dual(d)) => (None, Some(d)),
+        None => (None, None),
+    };
+    let mut step = Step {
+        line: line.index,
+        command,
+        spec,
+        positionals: Vec::new(),
+        flags: Map::new(),
+        runtime: None,
+        ref_label: None,
+        target_evidence,
+        target_evidences,
+        annotation_line: action.annotation,
+        notes: Vec::new(),
+        token_spans: action.tokens.iter().map(|t| t.span).collect(),
+    };
+    let rule = spec.map(|s| s.reader).unwrap_or(ReaderRule::Verbatim);
+    let mut ctx = Ctx { step: &mut step, diagnostics, line: line.index };
+    match rule {
+        ReaderRule::Verbatim | ReaderRule::Context => ctx.verbatim(&args, false),
+        ReaderRule::StripPins => ctx.verbatim(&args, true),
+        ReaderRule::Snapshot => ctx.snapshot(&args),
+        ReaderRule::Open => ctx.open(&args),
+        ReaderRule::Runtime => {
+            let refs: Vec<&Tok> = args.iter().collect();
+            let (positionals, flags) = ctx.read_runtime(&refs);
+            ctx.step.positionals = positionals;
+            ctx.step.flags.extend(flags);
+        }
+        ReaderRule::ClickLike => ctx.click_like(&args),
+        ReaderRule::Fill => ctx.fill(&args),
+        ReaderRule::Get => ctx.get(&args),
+        ReaderRule::SeriesFlags => {
+            let rest = ctx.series_flags(&args);
+            ctx.step.positionals = rest.iter().map(single).collect();
+        }
+        ReaderRule::Record => ctx.record(&args),
+        ReaderRule::Screenshot => ctx.screenshot(&args),
+    }
+    ctx.arity();
+    step
+}
+
+fn single(t: &&Tok) -> Arg {
+    Arg { value: t.value.to_string(), tokens: vec![t.index] }
+}
+
+fn joined(tokens: &[&Tok]) -> Arg {
+    Arg {
+        value: tokens.iter().map(|t| t.value).collect::<Vec<_>>().join(" "),
+        tokens: tokens.iter().map(|t| t.index).collect(),
+    }
+}
+
+/// The reference's pin parser: `@e12~s4` → `@e12`; an invalid pin is left as is.
+pub fn strip_pin(value: &str) -> String {
+    if !value.starts_with('@') {
+        return value.to_string();
+    }
+    let t = js_trim(value);
+    match t.find('~') {
+        None => t.to_string(),
+        Some(n) => {
+            let pin = &t[n..];
+            let valid = n > 0 && pin.len() > 2 && pin.starts_with("~s") && pin[2..].bytes().all(|b| b.is_ascii_digit());
+            if valid {
+                t[..n].to_string()
+            } else {
+                value.to_string()
+            }
+        }
+    }
+}
+
+struct Ctx<'s, 'd> {
+    step: &'s mut Step,
+    diagnostics: &'d mut Vec<Diagnostic>,
+    line: usize,
+}
+
+impl Ctx<'_, '_> {
+    fn spec(&self) -> Option<&'static CommandSpec> {
+        self.step.spec
+    }
+
+    fn pin(&mut self, t: &Tok) -> Arg {
+        let stripped = strip_pin(t.value);
+        if stripped != t.value && t.value.contains('~') {
+            self.step.notes.push(ReaderNote::PinStripped { token: t.index });
+        }
+        Arg { value: stripped, tokens: vec![t.index] }
+    }
+
+    fn verbatim(&mut self, args: &[Tok], strip_pins: bool) {
+        for t in args {
+            let arg = if strip_pins { self.pin(t) } else { single(&t) };
+            self.step.positionals.push(arg);
+        }
+    }
+
+    fn set_flag(&mut self, key: &str, value: Value) {
+        self.step.flags.insert(key.to_string(), value);
+    }
+
+    /// Series flags anywhere (click/press, swipe, gesture, type/fill); returns the rest.
+    fn series_flags<'t>(&mut self, args: &'t [Tok<'t>]) -> Vec<&'t Tok<'t>> {
+        let mut rest = Vec::new();
+        let Some(spec) = self.spec() else { return args.iter().collect() };
+        let mut i = 0;
+        while i < args.len() {
+            let t = &args[i];
+            let next = args.get(i + 1);
+            if let Some(flag) = spec.flag(t.value) {
+                match flag.value {
+                    FlagValue::Switch(v) => {
+                        self.set_flag(flag.key, v.into());
+                        i += 1;
+                        continue;
+                    }
+                    FlagValue::Enum(allowed) => {
+                        if let Some(n) = next {
+                            if allowed.contains(&n.value) {
+                                self.set_flag(flag.key, n.value.into());
+                            } else {
+                                self.step.notes.push(ReaderNote::FlagValueIgnored { token: t.index, value: n.index });
+                            }
+                            i += 2;
+                            continue;
+                        }
+                    }
+                    _ => {
+                        if let Some(n) = next {
+                            if let Some(v) = js_flag_integer(n.value) {
+                                self.set_flag(flag.key, js_number_value(v));
+                                i += 2;
+                                continue;
+                            }
+                        }
+                        self.step.notes.push(ReaderNote::FlagNotConsumed { token: t.index });
+                    }
+                }
+            } else if t.value.starts_with("--") {
+                self.step.notes.push(ReaderNote::UnknownFlag { token: t.index });
+            }
+            rest.push(t);
+            i += 1;
+        }
+        rest
+    }
+
+    fn click_like(&mut self, args: &[Tok]) {
+        let rest = self.series_flags(args);
+        let Some(first) = rest.first() else { return };
+        if first.value.starts_with('@') {
+            let arg = self.pin(first);
+            self.step.positionals = vec![arg];
+            if let Some(label) = rest.get(1).filter(|l| !l.value.is_empty()) {
+                self.step.ref_label = Some(single(label));
+            }
+            for t in rest.iter().skip(2) {
+                self.step.notes.push(ReaderNote::Dropped { token: t.index, why: "only the token after an @ref is read (as its label)" });
+            }
+            return;
+        }
+        if rest.len() >= 2 && is_numeric(first.value) && is_numeric(rest[1].value) {
+            self.step.positionals = vec![single(first), single(&rest[1])];
+            for t in rest.iter().skip(2) {
+                self.step.notes.push(ReaderNote::Dropped { token: t.index, why: "a point is two numbers; the reader drops the rest" });
+            }
+            return;
+        }
+        self.push_joined(&rest);
+    }
+
+    fn push_joined(&mut self, tokens: &[&Tok]) {
+        if tokens.len() > 1 {
+            self.step.notes.push(ReaderNote::Joined { arg: self.step.positionals.len() });
+        }
+        self.step.positionals.push(joined(tokens));
+    }
+
+    fn fill(&mut self, args: &[Tok]) {
+        let p = self.series_flags(args);
+        if p.len() < 2 {
+            self.step.positionals = p.iter().map(single).collect();
+            return;
+        }
+        if is_numeric(p[0].value) && is_numeric(p[1].value) {
+            self.step.positionals = vec![single(&p[0]), single(&p[1])];
+            self.push_joined(&p[2..]);
+            return;
+        }
+        if p[0].value.starts_with('@') {
+            let r = self.pin(p[0]);
+            self.step.positionals.push(r);
+            if p.len() > 2 {
+                self.step.ref_label = Some(single(&p[1]));
+                self.push_joined(&p[2..]);
+            } else {
+                self.step.positionals.push(single(&p[1]));
+            }
+            return;
+        }
+        self.step.positionals.push(single(&p[0]));
+        self.push_joined(&p[1..]);
+    }
+
+    fn get(&mut self, args: &[Tok]) {
+        if args.len() < 2 {
+            self.verbatim(args, false);
+            return;
+        }
+        self.step.positionals.push(single(&&args[0]));
+        if args[1].value.starts_with('@') {
+            let r = self.pin(&args[1]);
+            self.step.positionals.push(r);
+            if let Some(l) = args.get(2).filter(|l| !l.value.is_empty()) {
+                self.step.ref_label = Some(single(&l));
+            }
+            for t in args.iter().skip(3) {
+                self.step.notes.push(ReaderNote::Dropped { token: t.index, why: "only the token after an @ref is read (as its label)" });
+            }
+        } else {
+            let rest: Vec<&Tok> = args[1..].iter().collect();
+            self.push_joined(&rest);
+        }
+    }
+
+    fn snapshot(&mut self, args: &[Tok]) {
+        let spec = self.spec();
+        let mut i = 0;
+        while i < args.len() {
+            let t = &args[i];
+            let has_next = i + 1 < args.len();
+            match t.value {
+                "-i" => self.set_flag("snapshotInteractiveOnly", true.into()),
+                "-c" => self.step.notes.push(ReaderNote::Dropped { token: t.index, why: "`-c` is accepted and ignored" }),
+                "--raw" => self.set_flag("snapshotRaw", true.into()),
+                "--force-full" => self.set_flag("snapshotForceFull", true.into()),
+                "-d" | "--depth" if has_next => {
+                    let n = js_number(args[i + 1].value);
+                    if n.is_finite() && n >= 0.0 {
+                        self.set_flag("snapshotDepth", js_number_value(n.floor()));
+                    } else {
+                        self.step.notes.push(ReaderNote::Dropped { token: args[i + 1].index, why: "the depth must be a number ≥ 0" });
+                    }
+                    i += 1;
+                }
+                "-s" | "--scope" if has_next => {
+                    self.set_flag("snapshotScope", args[i + 1].value.into());
+                    i += 1;
+                }
+                "--backend" if has_next => {
+                    self.step.notes.push(ReaderNote::Dropped { token: t.index, why: "`--backend` is a legacy flag, read and ignored" });
+                    i += 1;
+                }
+                _ => {
+                    let _ = spec;
+                    self.step.notes.push(ReaderNote::Dropped { token: t.index, why: "snapshot ignores every token it does not know" });
+                }
+            }
+            i += 1;
+        }
+    }
+
+    fn open(&mut self, args: &[Tok]) {
+        let mut rest = Vec::new();
+        for t in args {
+            match t.value {
+                "--relaunch" => self.set_flag("relaunch", true.into()),
+                "--test-ime" => self.set_flag("testIme", true.into()),
+                "--no-test-ime" => self.set_flag("testIme", false.into()),
+                _ => rest.push(t),
+            }
+        }
+        let (positionals, runtime) = self.read_runtime(&rest);
+        self.step.positionals = positionals;
+        let truthy = |k: &str| match runtime.get(k) {
+            Some(Value::String(s)) => !s.is_empty(),
+            Some(_) => true,
+            None => false,
+        };
+        if truthy("platform") || truthy("metroHost") || runtime.contains_key("metroPort") || truthy("bundleUrl") || truthy("launchUrl") {
+            self.step.runtime = Some(runtime);
+        }
+    }
+
+    fn read_runtime(&mut self, args: &[&Tok]) -> (Vec<Arg>, Map<String, Value>) {
+        let mut out = Map::new();
+        let mut rest = Vec::new();
+        let mut i = 0;
+        while i < args.len() {
+            let t = args[i];
+            let next = args.get(i + 1);
+            let key = match t.value {
+                "--platform" => Some("platform"),
+                "--metro-host" => Some("metroHost"),
+                "--metro-port" => Some("metroPort"),
+                "--bundle-url" => Some("bundleUrl"),
+                "--launch-url" => Some("launchUrl"),
+                _ => None,
+            };
+            match (key, next) {
+                (Some(key), Some(n)) => {
+                    match key {
+                        "platform" => {
+                            if ["ios", "android", "harmonyos"].contains(&n.value) {
+                                out.insert(key.into(), n.value.into());
+                            } else {
+                                self.step.notes.push(ReaderNote::FlagValueIgnored { token: t.index, value: n.index });
+                            }
+                        }
+                        "metroPort" => match js_flag_integer(n.value) {
+                            Some(v) => {
+                                out.insert(key.into(), js_number_value(v));
+                            }
+                            None => self.step.notes.push(ReaderNote::FlagValueIgnored { token: t.index, value: n.index }),
+                        },
+                        _ => {
+                            out.insert(key.into(), n.value.into());
+                        }
+                    }
+                    i += 2;
+                }
+                _ => {
+                    if t.value.starts_with('-') && key.is_none() && t.value.len() > 1 && !is_numeric(t.value) {
+                        self.step.notes.push(ReaderNote::UnknownFlag { token: t.index });
+                    }
+                    rest.push(single(&t));
+                    i += 1;
+                }
+            }
+        }
+        (rest, out)
+    }
+
+    fn record(&mut self, args: &[Tok]) {
+        let mut i = 0;
+        while i < args.len() {
+            let t = &args[i];
+            let has_next = i + 1 < args.len();
+            match t.value {
+                "--max-size" => {
+                    self.reject(
+                        codes::REMOVED_FLAG,
+                        t.index,
+                        "record --max-size was removed; recordings capture at native resolution",
+                        "`--max-size` was removed from `record`",
+                        "delete the flag: recordings capture at native resolution",
+                    );
+                    return;
+                }
+                "--hide-touches" => self.set_flag("hideTouches", true.into()),
+                "--fps" if has_next => {
+                    let n = js_number(args[i + 1].value);
+                    if n.is_finite() {
+                        self.set_flag("fps", js_number_value(n.floor()));
+                    }
+                    i += 1;
+                }
+                "--quality" if has_next => {
+                    let v = args[i + 1].value;
+                    let q = match v {
+                        "medium" | "high" => Some(v),
+                        _ if !v.is_empty() && v.bytes().all(|b| b.is_ascii_digit()) => match js_number(v) {
+                            n if (5.0..=7.0).contains(&n) => Some("medium"),
+                            n if (8.0..=10.0).contains(&n) => Some("high"),
+                            _ => None,
+                        },
+                        _ => None,
+                    };
+                    match q {
+                        Some(q) => self.set_flag("quality", q.into()),
+                        None => self.step.notes.push(ReaderNote::FlagValueIgnored { token: t.index, value: args[i + 1].index }),
+                    }
+                    i += 1;
+                }
+                _ => self.step.positionals.push(single(&t)),
+            }
+            i += 1;
+        }
+    }
+
+    fn screenshot(&mut self, args: &[Tok]) {
+        let mut i = 0;
+        while i < args.len() {
+            let t = &args[i];
+            let next = args.get(i + 1).map(|n| n.value);
+            match t.value {
+                "--max-size" => {
+                    return self.reject(
+                        codes::REMOVED_FLAG,
+                        t.index,
+                        "screenshot --max-size was removed; use --scale <0.01-1> (or AGENT_DEVICE_SCREENSHOT_SCALE) to downscale proportionally",
+                        "`--max-size` was removed from `screenshot`",
+                        "use `--scale <0.01-1>` to downscale proportionally",
+                    );
+                }
+                "--fullscreen" | "--full" | "-f" => self.set_flag("screenshotFullscreen", true.into()),
+                "--no-stabilize" => self.set_flag("screenshotNoStabilize", true.into()),
+                "--normalize-status-bar" => self.set_flag("screenshotNormalizeStatusBar", true.into()),
+                "--pixel-density" => {
+                    let n = next.map(js_number).unwrap_or(f64::NAN);
+                    if !(n.is_finite() && n.fract() == 0.0 && n >= 1.0) {
+                        return self.reject(
+                            codes::INVALID_FLAG_VALUE,
+                            t.index,
+                            "screenshot --pixel-density requires a positive integer",
+                            "`--pixel-density` needs a positive integer",
+                            "write e.g. `--pixel-density 2`",
+                        );
+                    }
+                    self.set_flag("screenshotPixelDensity", js_number_value(n));
+                    i += 1;
+                }
+                "--scale" => {
+                    let n = next.map(js_number).unwrap_or(f64::NAN);
+                    if !(n.is_finite() && (0.01..=1.0).contains(&n)) {
+                        return self.reject(
+                            codes::INVALID_FLAG_VALUE,
+                            t.index,
+                            "screenshot --scale requires a number from 0.01 to 1",
+                            "`--scale` needs a number from 0.01 to 1",
+                            "write e.g. `--scale 0.5`",
+                        );
+                    }
+                    self.set_flag("screenshotScale", js_number_value(n));
+                    i += 1;
+                }
+                "--crop-on" => {
+                    match next.filter(|n| !n.is_empty()) {
+                        Some(v) => self.set_flag("screenshotCropOn", v.into()),
+                        None => {
+                            return self.reject(
+                                codes::INVALID_FLAG_VALUE,
+                                t.index,
+                                "screenshot --crop-on requires a selector expression",
+                                "`--crop-on` needs a selector expression",
+                                "write e.g. `--crop-on \"id=chart\"`",
+                            )
+                        }
+                    }
+                    i += 1;
+                }
+                _ => self.step.positionals.push(single(&t)),
+            }
+            i += 1;
+        }
+    }
+
+    fn reject(&mut self, code: &'static str, token: usize, message: &str, title: &str, help: &str) {
+        let span = self.step.token_spans[token];
+        self.diagnostics.push(
+            Diagnostic::error(code, title, span)
+                .with_help(help)
+                .rejected_by(Reader::Parser, message, (self.line, phase::COMMAND_RULE)),
+        );
+    }
+
+    /// `swipe` / `gesture <kind>` arity: the reader rejects the whole script.
+    fn arity(&mut self) {
+        let positionals = self.step.positional_values();
+        let Some((arity, counted)) = arity_for(&self.step.command, &positionals) else { return };
+        if counted.len() <= arity.max {
+            return;
+        }
+        let n = self.line + 1;
+        let mut migration = None;
+        if let Some(retired) = arity.retired {
+            let extra = &counted[arity.max];
+            let t = js_trim(extra);
+            let retired_shape = counted.len() == arity.max + 1 && !t.is_empty() && (extra.starts_with("${") || js_number(extra).is_finite());
+            if retired_shape {
+                let trimmed = format!("{} {}", arity.key, counted[..arity.max].join(" "));
+                let how = match retired.migrate {
+                    Migration::SwipeToPan => {
+                        let d = |a: &str, b: &str| {
+                            let v = js_number(b) - js_number(a);
+                            v.is_finite().then(|| ad_grammar::json::js_number_to_string(v))
+                        };
+                        match (d(&counted[0], &counted[2]), d(&counted[1], &counted[3])) {
+                            (Some(dx), Some(dy)) => format!(
+                                "use \"gesture pan {} {} {dx} {dy} {}\" for the same timed drag, or \"{trimmed}\" for a default-duration swipe.",
+                                counted[0], counted[1], counted[4]
+                            ),
+                            _ => format!("use \"gesture pan x1 y1 dx dy durationMs\" for the same timed drag, or \"{trimmed}\" for a default-duration swipe."),
+                        }
+                    }
+                    Migration::UsePan => format!("use \"{trimmed}\", or gesture pan for timed movement."),
+                    Migration::RotationPacing => format!("use \"{trimmed}\"; rotation pacing derives from degrees."),
+                };
+                migration = Some(format!("The trailing {} positional was removed: {how}", retired.positional));
+            }
+        }
+        let message = match &migration {
+            Some(m) => format!("{} (line {n}). {m}", arity.usage),
+            None => format!("{} (line {n}).", arity.usage),
+        };
+        let extra_tokens: Vec<usize> = self.step.positionals.iter().skip(positionals.len() - (counted.len() - arity.max)).flat_map(|a| a.tokens.clone()).collect();
+        let span = extra_tokens.iter().map(|t| self.step.token_spans[*t]).reduce(Span::cover).unwrap_or(self.step.line_span());
+        let mut d = Diagnostic::error(codes::ARITY, format!("too many arguments: {}", arity.usage), span)
+            .with_label("extra argument")
+            .rejected_by(Reader::Parser, message, (self.line, phase::ARITY));
+        d = d.with_help(match &migration {
+            Some(m) => m.clone(),
+            None => format!("{}; remove the extra arguments", arity.usage),
+        });
+        self.diagnostics.push(d);
+    }
+}

@@ -1,0 +1,268 @@
+//! The command registry: one declarative descriptor per command word agent-device knows.
+//!
+//! Every rule, the reader lowering, completion, hover and the interpreter read this table;
+//! nothing else in the workspace matches on command names for semantics.
+
+mod commands;
+pub mod arity;
+
+pub use commands::COMMANDS;
+
+/// What one command word is and does.
+#[derive(Debug)]
+pub struct CommandSpec {
+    /// The exact, case-sensitive command word.
+    pub name: &'static str,
+    /// One line for hover and `--help` style docs.
+    pub summary: &'static str,
+    /// The runtime positional grammar as agent-device's help prints it (e.g. `<x y | @ref [label] | selector>`).
+    pub signature: &'static str,
+    /// How the `.ad` reader splits this command's tokens into positionals and flags.
+    pub reader: ReaderRule,
+    /// Typed positional forms accepted at run time; any one of them may match.
+    pub forms: &'static [Form],
+    /// Flags the `.ad` reader itself understands for this command (others become positionals).
+    pub flags: &'static [FlagSpec],
+    /// What a recorded step of this command does to the app.
+    pub effect: Effect,
+    /// Whether (and how) the command takes element targets.
+    pub targeting: Targeting,
+    /// Record-time identity evidence carried by the step and verified on replay.
+    pub verification: Verification,
+    /// Whether the word is usable in a script at all.
+    pub availability: Availability,
+}
+
+/// The `.ad` reader's per-command argument rule (spec §7). These mirror agent-device 0.21.5.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ReaderRule {
+    /// Every token kept verbatim as a positional.
+    Verbatim,
+    /// Verbatim, but `~sN` pins are stripped from every `@` token (wait, longpress, hover).
+    StripPins,
+    /// `snapshot`: known flags parsed, every other token silently dropped.
+    Snapshot,
+    /// `open`: `--relaunch`, `--[no-]test-ime`, runtime flags into `runtime`.
+    Open,
+    /// `runtime` (legacy): runtime flags into `flags`.
+    Runtime,
+    /// `click` / `press`: series flags, then `@ref [label]`, `x y` or a joined selector.
+    ClickLike,
+    /// `fill`: `--delay-ms`, then `x y text`, `@ref [label] text` or `selector text`.
+    Fill,
+    /// `get <sub> <@ref [label] | selector>`.
+    Get,
+    /// Series flags parsed anywhere, positionals kept (`swipe`, `type`, `gesture`).
+    SeriesFlags,
+    /// `record`: `--fps`, `--quality`, `--hide-touches`; `--max-size` rejected.
+    Record,
+    /// `screenshot`: capture flags with validated values; `--max-size` rejected.
+    Screenshot,
+    /// `context`: header line, never an action.
+    Context,
+}
+
+/// One alternative positional shape, e.g. `x y` or `@ref [label]` or `selector`.
+#[derive(Debug)]
+pub struct Form {
+    pub positionals: &'static [Positional],
+}
+
+#[derive(Debug)]
+pub struct Positional {
+    pub name: &'static str,
+    pub kind: ArgKind,
+    pub optional: bool,
+    /// Takes the rest of the tokens (joined with one space by the reader or the daemon).
+    pub variadic: bool,
+}
+
+/// The type of a positional argument.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum ArgKind {
+    /// A selector expression or `||` chain.
+    Selector,
+    /// An `@ref` (optionally pinned `~sN`).
+    Ref,
+    /// A selector, `@ref` or `x y` point.
+    Target,
+    /// A coordinate (one of `x y`).
+    Coordinate,
+    /// Free text.
+    Text,
+    /// Milliseconds (non-negative integer).
+    DurationMs,
+    /// A plain number.
+    Number,
+    /// An integer within a range (inclusive).
+    Integer { min: i64, max: i64 },
+    /// One of a fixed set of words.
+    Enum(&'static [&'static str]),
+    /// An app name, bundle id or package.
+    App,
+    /// A URL or deep link.
+    Url,
+    /// A file system path.
+    Path,
+    /// Anything.
+    Any,
+}
+
+/// A flag the `.ad` reader parses for a command.
+#[derive(Debug)]
+pub struct FlagSpec {
+    /// Spelling in scripts, e.g. `--count`.
+    pub name: &'static str,
+    /// Other spellings the reader accepts for the same flag (`-d` for `--depth`).
+    pub aliases: &'static [&'static str],
+    /// The key in the parsed action's `flags` (or `runtime`) object.
+    pub key: &'static str,
+    pub value: FlagValue,
+    pub doc: &'static str,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum FlagValue {
+    /// A switch; present means true (or the given constant, e.g. `--no-test-ime` = false).
+    Switch(bool),
+    /// An integer the daemon range-checks (the reader only checks "finite and ≥ 0").
+    Integer { min: i64, max: i64 },
+    /// A number within a range.
+    Number { min: f64, max: f64 },
+    /// One of a fixed set of words.
+    Enum(&'static [&'static str]),
+    /// Any non-empty string.
+    String,
+}
+
+/// Recording effect of a step (spec §8, descriptor registry).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Effect {
+    /// Changes app state (`mutates-app`).
+    Mutates,
+    /// Only reads app state (`observes-app`).
+    Observes,
+    /// Depends on the first positional (`keyboard status` observes, `keyboard dismiss` mutates).
+    /// `observing` lists the first-positional words that observe; `default_observes` applies
+    /// when there is no first positional.
+    BySubcommand { observing: &'static [&'static str], default_observes: bool },
+    /// `find`: observes for the read-only actions (exists, wait, get, list), mutates otherwise.
+    FindAction,
+    /// Not recorded into scripts (device management, diagnostics).
+    NotRecorded,
+    /// Skipped by the replay step loop (`replay`).
+    Skipped,
+}
+
+/// Whether a command takes element targets.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Targeting {
+    None,
+    /// `@ref`, selector or point as the (first) target positional.
+    Element,
+    /// `get text|attrs <target>`: the target is the second positional.
+    ElementAfterSubcommand,
+    /// `gesture drag <source> <destination>`.
+    DragEndpoints,
+    /// `find`: a locator query, not identity-checked.
+    Locator,
+    /// `wait`: a selector / `@ref` form among others.
+    WaitTarget,
+    /// `is <predicate> <selector>`.
+    Predicate,
+}
+
+/// Record-time identity evidence and its replay check.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Verification {
+    None,
+    /// `target-v1` checked before dispatch.
+    PreDispatch,
+    /// `target-v1` as a landmark guard while polling (`wait`).
+    PostResolution,
+    /// `targets-v1` for both endpoints (`gesture drag`).
+    DragEndpoints,
+}
+
+/// Whether a word works in a script.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Availability {
+    /// Dispatchable from a script.
+    Script,
+    /// `.ad`-only legacy form the reader still understands (`runtime`).
+    Legacy,
+    /// Removed from agent-device; fails at dispatch. The text says how to migrate.
+    Retired { migration: &'static str },
+    /// A CLI alias that scripts do not apply (`tap` → `click`).
+    CliAlias { canonical: &'static str },
+    /// Client-only command with no daemon route: unusable in `.ad`.
+    ClientOnly,
+}
+
+/// Looks up a command word (exact, case-sensitive, as the reader matches).
+pub fn lookup(word: &str) -> Option<&'static CommandSpec> {
+    COMMANDS.iter().find(|c| c.name == word)
+}
+
+impl CommandSpec {
+    /// The flag this token spells for this command, if the reader knows it.
+    pub fn flag(&self, token: &str) -> Option<&'static FlagSpec> {
+        self.flags
+            .iter()
+            .find(|f| f.name == token || f.aliases.contains(&token))
+    }
+
+    /// The recording effect of a concrete step, given its positionals.
+    pub fn effect_for(&self, positionals: &[String]) -> Effect {
+        match self.effect {
+            Effect::BySubcommand { observing, default_observes } => {
+                let observes = match positionals.first() {
+                    None => default_observes,
+                    Some(word) => observing.contains(&word.as_str()),
+                };
+                if observes {
+                    Effect::Observes
+                } else {
+                    Effect::Mutates
+                }
+            }
+            Effect::FindAction => {
+                if find_action_observes(positionals) {
+                    Effect::Observes
+                } else {
+                    Effect::Mutates
+                }
+            }
+            other => other,
+        }
+    }
+
+    pub fn is_usable_in_scripts(&self) -> bool {
+        matches!(self.availability, Availability::Script | Availability::Legacy)
+    }
+}
+
+/// Locators that may start a `find` step.
+pub const FIND_LOCATORS: &[&str] = &["text", "label", "value", "role", "id"];
+/// Read-only `find` actions.
+pub const FIND_READ_ONLY_ACTIONS: &[&str] = &["exists", "wait", "get", "list"];
+/// All `find` actions.
+pub const FIND_ACTIONS: &[&str] = &[
+    "click", "press", "tap", "list", "focus", "exists", "wait", "get", "fill", "type",
+];
+
+/// `find [locator] <query> [action] [value…]`: is the action read-only?
+pub fn find_action_observes(positionals: &[String]) -> bool {
+    let mut rest = positionals;
+    if let Some(first) = rest.first() {
+        if FIND_LOCATORS.contains(&first.as_str()) && rest.len() > 1 {
+            rest = &rest[1..];
+        }
+    }
+    // rest[0] is the query; the action, when present, follows it.
+    match rest.get(1) {
+        None => false, // default action is click
+        Some(action) => FIND_READ_ONLY_ACTIONS.contains(&action.as_str()),
+    }
+}
+#[cfg(test)] mod tests;

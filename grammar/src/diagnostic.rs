@@ -1,0 +1,247 @@
+//! The one diagnostic model of the workspace. Every layer reports through it; the CLI renders it
+//! with ariadne, the language server maps it, JSON/SARIF/GitHub are further renderers.
+
+use serde::Serialize;
+
+/// A byte range in the source text.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, PartialOrd, Ord)]
+pub struct Span {
+    pub start: usize,
+    pub end: usize,
+}
+
+impl Span {
+    pub const fn new(start: usize, end: usize) -> Self {
+        Span { start, end }
+    }
+    pub fn len(&self) -> usize {
+        self.end - self.start
+    }
+    pub fn is_empty(&self) -> bool {
+        self.start == self.end
+    }
+    pub fn cover(self, other: Span) -> Span {
+        Span::new(self.start.min(other.start), self.end.max(other.end))
+    }
+    pub fn range(&self) -> std::ops::Range<usize> {
+        self.start..self.end
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Severity {
+    Info,
+    Warning,
+    Error,
+}
+
+impl Severity {
+    pub fn as_str(&self) -> &'static str {
+        match self {
+            Severity::Info => "info",
+            Severity::Warning => "warning",
+            Severity::Error => "error",
+        }
+    }
+}
+
+/// Which agent-device reader rejects a script for this diagnostic (a *parity* error). A
+/// diagnostic without a rejection is `ad` being stricter than agent-device.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub enum Reader {
+    /// The script parser (`parseReplayScriptDetailed`): reported as `parseError`.
+    Parser,
+    /// The context/env metadata reader (`readReplayScriptMetadata`): `metadataError`.
+    Metadata,
+    /// The daemon's preflight before either reader (JSON payloads).
+    Daemon,
+}
+
+/// agent-device's own error for a parity diagnostic, with the order in which its reader would
+/// meet it (it stops at the first).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Rejection {
+    pub reader: Reader,
+    /// agent-device's message, verbatim.
+    pub message: String,
+    /// agent-device's `details.hint`, when it sets one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub hint: Option<String>,
+    /// (0-based line index being processed, phase within that line).
+    #[serde(skip)]
+    pub order: (usize, u8),
+}
+
+/// Phases of the reference parser's work on one line, in the order it performs them.
+pub mod phase {
+    pub const ANNOTATION_PAYLOAD: u8 = 0;
+    pub const TOKENIZE: u8 = 1;
+    pub const COMMAND_RULE: u8 = 2;
+    pub const BINDING: u8 = 3;
+    pub const ARITY: u8 = 4;
+    pub const ENV_ORDER: u8 = 5;
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Label {
+    pub span: Span,
+    pub message: String,
+    /// The primary label is where the problem is; secondary ones give context.
+    pub primary: bool,
+}
+
+/// A machine-applicable edit.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Edit {
+    pub span: Span,
+    pub replacement: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Fix {
+    /// What applying it does, e.g. `Replace "tap" with "click"`.
+    pub title: String,
+    pub edits: Vec<Edit>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Diagnostic {
+    /// Stable code, e.g. `AD101`. Never reused for another meaning.
+    pub code: &'static str,
+    pub severity: Severity,
+    pub message: String,
+    pub labels: Vec<Label>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub help: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub fix: Option<Fix>,
+    /// Set when agent-device 0.21.5 itself rejects the script for this.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rejection: Option<Rejection>,
+}
+
+impl Diagnostic {
+    pub fn new(code: &'static str, severity: Severity, message: impl Into<String>, span: Span) -> Self {
+        Diagnostic {
+            code,
+            severity,
+            message: message.into(),
+            labels: vec![Label { span, message: String::new(), primary: true }],
+            help: None,
+            fix: None,
+            rejection: None,
+        }
+    }
+    pub fn error(code: &'static str, message: impl Into<String>, span: Span) -> Self {
+        Self::new(code, Severity::Error, message, span)
+    }
+    pub fn warning(code: &'static str, message: impl Into<String>, span: Span) -> Self {
+        Self::new(code, Severity::Warning, message, span)
+    }
+    pub fn info(code: &'static str, message: impl Into<String>, span: Span) -> Self {
+        Self::new(code, Severity::Info, message, span)
+    }
+    /// Text for the primary label.
+    pub fn with_label(mut self, message: impl Into<String>) -> Self {
+        self.labels[0].message = message.into();
+        self
+    }
+    pub fn with_secondary(mut self, span: Span, message: impl Into<String>) -> Self {
+        self.labels.push(Label { span, message: message.into(), primary: false });
+        self
+    }
+    pub fn with_help(mut self, help: impl Into<String>) -> Self {
+        self.help = Some(help.into());
+        self
+    }
+    pub fn with_fix(mut self, title: impl Into<String>, edits: Vec<Edit>) -> Self {
+        self.fix = Some(Fix { title: title.into(), edits });
+        self
+    }
+    /// Marks this as a parity error: agent-device rejects the script with `message`.
+    pub fn rejected_by(mut self, reader: Reader, message: impl Into<String>, order: (usize, u8)) -> Self {
+        self.rejection = Some(Rejection { reader, message: message.into(), hint: None, order });
+        self
+    }
+    pub fn with_rejection_hint(mut self, hint: impl Into<String>) -> Self {
+        if let Some(r) = self.rejection.as_mut() {
+            r.hint = Some(hint.into());
+        }
+        self
+    }
+    pub fn primary_span(&self) -> Span {
+        self.labels.iter().find(|l| l.primary).map(|l| l.span).unwrap_or_default()
+    }
+    pub fn is_parity_error(&self) -> bool {
+        self.rejection.is_some()
+    }
+}
+
+/// Maps byte offsets to 1-based line/column (columns in Unicode scalar values) and to UTF-16
+/// columns for editors.
+#[derive(Debug, Clone)]
+pub struct LineIndex {
+    /// Byte offset where each line starts (after `\n`; a lone `\r` does not start a line, as in
+    /// agent-device).
+    starts: Vec<usize>,
+}
+
+impl LineIndex {
+    pub fn new(text: &str) -> Self {
+        let mut starts = vec![0];
+        starts.extend(text.bytes().enumerate().filter(|(_, b)| *b == b'\n').map(|(i, _)| i + 1));
+        LineIndex { starts }
+    }
+    /// 0-based line containing `offset`.
+    pub fn line_of(&self, offset: usize) -> usize {
+        match self.starts.binary_search(&offset) {
+            Ok(i) => i,
+            Err(i) => i - 1,
+        }
+    }
+    pub fn line_start(&self, line: usize) -> usize {
+        self.starts[line.min(self.starts.len() - 1)]
+    }
+    pub fn line_count(&self) -> usize {
+        self.starts.len()
+    }
+    /// 1-based (line, column), column counted in chars.
+    pub fn line_col(&self, text: &str, offset: usize) -> (usize, usize) {
+        let offset = floor_char_boundary(text, offset.min(text.len()));
+        let line = self.line_of(offset);
+        let col = text[self.starts[line]..offset].chars().count();
+        (line + 1, col + 1)
+    }
+    /// 0-based (line, UTF-16 column), as LSP positions count.
+    pub fn line_col_utf16(&self, text: &str, offset: usize) -> (usize, usize) {
+        let offset = floor_char_boundary(text, offset.min(text.len()));
+        let line = self.line_of(offset);
+        let col = text[self.starts[line]..offset].encode_utf16().count();
+        (line, col)
+    }
+    /// Byte offset of a 0-based (line, UTF-16 column); clamps to the line's end.
+    pub fn offset_utf16(&self, text: &str, line: usize, col16: usize) -> usize {
+        if line >= self.starts.len() {
+            return text.len();
+        }
+        let start = self.starts[line];
+        let end = self.starts.get(line + 1).map(|s| s - 1).unwrap_or(text.len());
+        let mut units = 0;
+        for (i, c) in text[start..end].char_indices() {
+            if units >= col16 {
+                return start + i;
+            }
+            units += c.len_utf16();
+        }
+        end
+    }
+}
+
+fn floor_char_boundary(text: &str, mut offset: usize) -> usize {
+    while !text.is_char_boundary(offset) {
+        offset -= 1;
+    }
+    offset
+}

@@ -1,0 +1,316 @@
+//! The `context`/`env` header as agent-device's metadata reader sees it: keys found by regex
+//! anywhere on a `context ` line, accepted values, duplicates and conflicts, env directives.
+
+use crate::codes;
+use crate::diagnostic::{Diagnostic, Reader, Span};
+use crate::text::is_js_whitespace;
+use crate::tree::EnvDirective;
+use serde::Serialize;
+
+/// Platforms a `context platform=` accepts (every `--platform` selector except `web`).
+pub const CONTEXT_PLATFORMS: &[&str] = &["apple", "ios", "macos", "android", "harmonyos", "vega", "linux"];
+/// Targets a `context target=` accepts.
+pub const CONTEXT_TARGETS: &[&str] = &["mobile", "tv", "desktop"];
+/// Keys the recorder writes that the reader ignores.
+pub const RECORDER_ONLY_KEYS: &[&str] = &["device", "kind", "theme"];
+
+/// What the metadata reader returns.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct Metadata {
+    pub platform: Option<Located<String>>,
+    pub target: Option<Located<String>>,
+    pub timeout_ms: Option<Located<f64>>,
+    pub retries: Option<Located<f64>>,
+    /// Header env directives in order.
+    pub env: Vec<EnvEntry>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Located<T> {
+    pub value: T,
+    pub span: Span,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct EnvEntry {
+    pub key: String,
+    pub value: String,
+    pub key_span: Span,
+    pub line: usize,
+}
+
+impl Metadata {
+    pub fn env_value(&self, key: &str) -> Option<&EnvEntry> {
+        self.env.iter().find(|e| e.key == key)
+    }
+
+    /// The reader's return value as JSON (`{platform?, target?, timeoutMs?, retries?, env?}`).
+    pub fn to_json(&self) -> serde_json::Value {
+        use crate::json::js_number_value;
+        let mut m = serde_json::Map::new();
+        // Insertion order of the reference: keys are set as lines are read; the comparison is
+        // order-insensitive, so a fixed order is used.
+        if let Some(p) = &self.platform {
+            m.insert("platform".into(), p.value.clone().into());
+        }
+        if let Some(t) = &self.target {
+            m.insert("target".into(), t.value.clone().into());
+        }
+        if let Some(t) = &self.timeout_ms {
+            m.insert("timeoutMs".into(), js_number_value(t.value));
+        }
+        if let Some(r) = &self.retries {
+            m.insert("retries".into(), js_number_value(r.value));
+        }
+        if !self.env.is_empty() {
+            let env: serde_json::Map<_, _> = self.env.iter().map(|e| (e.key.clone(), e.value.clone().into())).collect();
+            m.insert("env".into(), env.into());
+        }
+        m.into()
+    }
+}
+
+#[derive(Default)]
+pub(crate) struct HeaderReader {
+    meta: Metadata,
+    /// The reader throws at its first problem: later header problems are not parity errors.
+    rejected: bool,
+}
+
+impl HeaderReader {
+    pub(crate) fn finish(self) -> Metadata {
+        self.meta
+    }
+
+    fn reject(&mut self, d: Diagnostic, message: String, index: usize, diagnostics: &mut Vec<Diagnostic>) {
+        let d = if self.rejected { d } else { d.rejected_by(Reader::Metadata, message, (index, 0)) };
+        self.rejected = true;
+        diagnostics.push(d);
+    }
+
+    pub(crate) fn read_env(
+        &mut self,
+        text: &str,
+        env: &EnvDirective,
+        index: usize,
+        content: Span,
+        diagnostics: &mut Vec<Diagnostic>,
+    ) {
+        let mut first_error = None;
+        check_env_shape(text, env, index, content, Some(&mut first_error), diagnostics);
+        if let Some((d, message)) = first_error {
+            self.reject(d, message, index, diagnostics);
+            return;
+        }
+        let key = &text[env.key.range()];
+        let value = env.decoded.clone().unwrap_or_default();
+        if let Some(prev) = self.meta.env_value(key) {
+            let d = Diagnostic::error(codes::ENV_DUPLICATE, format!("duplicate env directive `{key}`"), env.key)
+                .with_secondary(prev.key_span, "first defined here")
+                .with_help("each key may be defined once; delete one of the lines");
+            self.reject(d, format!("Duplicate env directive \"{key}\" on line {}.", index + 1), index, diagnostics);
+            return;
+        }
+        self.meta.env.push(EnvEntry { key: key.to_string(), value, key_span: env.key, line: index });
+    }
+
+    pub(crate) fn read_context_line(&mut self, text: &str, content: Span, index: usize, diagnostics: &mut Vec<Diagnostic>) {
+        let line = &text[content.range()];
+        let off = content.start;
+        let mut recognised = Vec::new();
+        if let Some((v, span)) = find_key(line, "platform", false) {
+            let span = span.shift(off);
+            recognised.push(span.start);
+            if CONTEXT_PLATFORMS.contains(&v) {
+                self.set(|m| &mut m.platform, "platform", v.to_string(), span, index, diagnostics);
+            } else {
+                ignored_value(diagnostics, span, "platform", v, CONTEXT_PLATFORMS);
+            }
+        }
+        if let Some((v, span)) = find_key(line, "target", false) {
+            let span = span.shift(off);
+            recognised.push(span.start);
+            if CONTEXT_TARGETS.contains(&v) {
+                self.set(|m| &mut m.target, "target", v.to_string(), span, index, diagnostics);
+            } else {
+                ignored_value(diagnostics, span, "target", v, CONTEXT_TARGETS);
+            }
+        }
+        for (key, json_key, min) in [("timeout", "timeoutMs", 1.0), ("retries", "retries", 0.0)] {
+            if let Some((v, span)) = find_key(line, key, true) {
+                let span = span.shift(off);
+                recognised.push(span.start);
+                let n = crate::text::js_number(v).floor();
+                if n >= min && n.is_finite() {
+                    if key == "timeout" {
+                        self.set(|m| &mut m.timeout_ms, json_key, n, span, index, diagnostics);
+                    } else {
+                        if n > 3.0 {
+                            diagnostics.push(
+                                Diagnostic::warning(codes::CONTEXT_VALUE_IGNORED, format!("retries={v} is clamped to 3"), span)
+                                    .with_help("`test` clamps retries to 0..3"),
+                            );
+                        }
+                        self.set(|m| &mut m.retries, json_key, n, span, index, diagnostics);
+                    }
+                } else {
+                    diagnostics.push(
+                        Diagnostic::warning(codes::CONTEXT_VALUE_IGNORED, format!("`{key}={v}` is ignored"), span)
+                            .with_help("timeout must be a whole number of milliseconds ≥ 1"),
+                    );
+                }
+            }
+        }
+        // Words the reader never looks at.
+        let mut pos = 0;
+        for word in line.split(is_js_whitespace) {
+            let start = pos;
+            pos += word.len() + 1;
+            if word.is_empty() || start == 0 {
+                continue;
+            }
+            let key = word.split('=').next().unwrap_or(word);
+            let span = Span::new(off + start, off + start + word.len());
+            if recognised.iter().any(|s| *s >= span.start && *s < span.end) || RECORDER_ONLY_KEYS.contains(&key) {
+                continue;
+            }
+            if !word.contains('=') || !["platform", "target", "timeout", "retries"].contains(&key) {
+                diagnostics.push(
+                    Diagnostic::info(codes::CONTEXT_VALUE_IGNORED, format!("`{word}` is not read by agent-device"), span)
+                        .with_help("context keys: platform=, target=, timeout=<ms>, retries=<0..3> (device=, kind=, theme= are recorder notes)"),
+                );
+            }
+        }
+    }
+
+    fn set<T: PartialEq + Clone + std::fmt::Display>(
+        &mut self,
+        field: impl Fn(&mut Metadata) -> &mut Option<Located<T>>,
+        key: &str,
+        value: T,
+        span: Span,
+        index: usize,
+        diagnostics: &mut Vec<Diagnostic>,
+    ) {
+        let slot = field(&mut self.meta);
+        if let Some(prev) = slot.clone() {
+            let (message, title) = if prev.value == value {
+                (format!("Duplicate replay test metadata \"{key}\" in context header."), format!("duplicate context key `{key}`"))
+            } else {
+                (
+                    format!("Conflicting replay test metadata \"{key}\" in context header: {} vs {}.", prev.value, value),
+                    format!("conflicting context key `{key}`: {} vs {}", prev.value, value),
+                )
+            };
+            let d = Diagnostic::error(codes::CONTEXT_DUPLICATE, title, span)
+                .with_secondary(prev.span, "first set here")
+                .with_help("set each context key once in the header");
+            self.reject(d, message, index, diagnostics);
+            return;
+        }
+        *slot = Some(Located { value, span });
+    }
+}
+
+trait Shift {
+    fn shift(self, by: usize) -> Span;
+}
+impl Shift for Span {
+    fn shift(self, by: usize) -> Span {
+        Span::new(self.start + by, self.end + by)
+    }
+}
+
+/// `(?:^|\s)key=(\S+)` (or `(\d+)` when `digits`): the first position where it matches.
+fn find_key<'a>(line: &'a str, key: &str, digits: bool) -> Option<(&'a str, Span)> {
+    let needle = format!("{key}=");
+    let mut from = 0;
+    while let Some(rel) = line[from..].find(&needle) {
+        let at = from + rel;
+        from = at + 1;
+        let boundary = at == 0 || line[..at].chars().next_back().is_some_and(is_js_whitespace);
+        if !boundary {
+            continue;
+        }
+        let vstart = at + needle.len();
+        let rest = &line[vstart..];
+        let vlen = if digits {
+            rest.bytes().take_while(u8::is_ascii_digit).count()
+        } else {
+            rest.find(is_js_whitespace).unwrap_or(rest.len())
+        };
+        if vlen == 0 {
+            continue;
+        }
+        return Some((&line[vstart..vstart + vlen], Span::new(at, vstart + vlen)));
+    }
+    None
+}
+
+fn ignored_value(diagnostics: &mut Vec<Diagnostic>, span: Span, key: &str, value: &str, allowed: &[&str]) {
+    let hint = allowed.iter().find(|a| a.eq_ignore_ascii_case(value));
+    let mut d = Diagnostic::warning(codes::CONTEXT_VALUE_IGNORED, format!("`{key}={value}` is ignored by agent-device"), span)
+        .with_help(format!("accepted values (case-sensitive): {}", allowed.join(", ")));
+    if let Some(fix) = hint {
+        d = d.with_fix(
+            format!("Use `{key}={fix}`"),
+            vec![crate::diagnostic::Edit { span, replacement: format!("{key}={fix}") }],
+        );
+    }
+    diagnostics.push(d);
+}
+
+/// Shape checks of an env directive, in the reference order (directive, key, reserved, value).
+/// With `first`, the first problem is handed back instead of pushed (the header reader decides
+/// whether it is a parity error).
+pub(crate) fn check_env_shape(
+    text: &str,
+    env: &EnvDirective,
+    index: usize,
+    content: Span,
+    first: Option<&mut Option<(Diagnostic, String)>>,
+    diagnostics: &mut Vec<Diagnostic>,
+) {
+    let n = index + 1;
+    let key = &text[env.key.range()];
+    let problem: Option<(Diagnostic, String)> = if env.value.is_none() || key.is_empty() {
+        Some((
+            Diagnostic::error(codes::ENV_MALFORMED, "`env` needs KEY=VALUE", content)
+                .with_help("write `env KEY=value` (the value may be empty or a JSON string)"),
+            format!("Invalid env directive on line {n}: expected \"env KEY=VALUE\"."),
+        ))
+    } else if !is_var_name(key) {
+        let upper = key.to_ascii_uppercase();
+        let mut d = Diagnostic::error(codes::ENV_KEY_INVALID, format!("invalid env key `{key}`"), env.key)
+            .with_help("keys must be uppercase letters, digits and underscores, not starting with a digit (e.g. APP_ID)");
+        if is_var_name(&upper) {
+            d = d.with_fix(format!("Rename to `{upper}`"), vec![crate::diagnostic::Edit { span: env.key, replacement: upper }]);
+        }
+        Some((d, format!("Invalid env key \"{key}\" on line {n}: keys must be uppercase letters, digits, and underscores (e.g. APP_ID).")))
+    } else if key.starts_with("AD_") {
+        Some((
+            Diagnostic::error(codes::ENV_KEY_RESERVED, format!("`{key}` is in the reserved AD_* namespace"), env.key)
+                .with_help(format!("AD_* names are built-ins (AD_SESSION, AD_FILENAME, AD_PLATFORM, …); rename {key}")),
+            format!("Invalid env key \"{key}\" on line {n}: the AD_* namespace is reserved for built-in variables. Rename {key} to avoid the AD_ prefix."),
+        ))
+    } else if env.quoted && env.decoded.is_none() {
+        Some((
+            Diagnostic::error(codes::ENV_VALUE_INVALID, "quoted env value is not one JSON string", env.value.unwrap_or(content))
+                .with_help("a value starting with \" must be exactly one JSON string literal up to the end of the line"),
+            format!("Invalid quoted env value on line {n}."),
+        ))
+    } else {
+        None
+    };
+    match (problem, first) {
+        (Some(p), Some(slot)) => *slot = Some(p),
+        (Some((d, _)), None) => diagnostics.push(d),
+        (None, _) => {}
+    }
+}
+
+/// `^[A-Z_][A-Z0-9_]*$`.
+pub fn is_var_name(s: &str) -> bool {
+    let mut bytes = s.bytes();
+    matches!(bytes.next(), Some(b'A'..=b'Z' | b'_')) && bytes.all(|b| matches!(b, b'A'..=b'Z' | b'0'..=b'9' | b'_'))
+}

@@ -1,0 +1,413 @@
+//! One pass over the lines that mirrors both agent-device readers (the script parser and the
+//! context/env metadata reader) without ever stopping: every line becomes a node, every problem a
+//! diagnostic, and the problems agent-device would reject carry its exact message and the order in
+//! which it would meet them.
+
+use crate::annotation::{self, Evidence};
+use crate::codes;
+use crate::diagnostic::{phase, Diagnostic, Edit, Reader, Span};
+use crate::json::{decode_string_literal, StringLiteralErrorKind};
+use crate::lexer::{lex, RawToken};
+use crate::metadata::{self, Metadata};
+use crate::text::{is_js_whitespace, js_trim_range, split_lines};
+use crate::tree::*;
+
+/// The result of parsing: always a tree, plus everything wrong with it.
+#[derive(Debug, Clone)]
+pub struct Parse {
+    pub file: SourceFile,
+    /// What agent-device's metadata reader returns for the header (when it does not reject it).
+    pub metadata: Metadata,
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+struct PendingAnnotation {
+    line: usize,
+    kind: AnnotationKind,
+    span: Span,
+}
+
+pub fn parse(text: &str) -> Parse {
+    let mut diagnostics = Vec::new();
+    let raw_lines = split_lines(text);
+    let mut lines = Vec::with_capacity(raw_lines.len());
+    let mut pending: Option<PendingAnnotation> = None;
+    let mut seen_action = false;
+    // The metadata reader scans from the top and stops at the first line it does not understand.
+    let mut header_open = true;
+    let mut header = metadata::HeaderReader::default();
+
+    file_level_checks(text, &mut diagnostics);
+
+    for (index, raw) in raw_lines.iter().enumerate() {
+        let line_text = &text[raw.start..raw.end];
+        let (ts, te) = js_trim_range(line_text);
+        let content = Span::new(raw.start + ts, raw.start + te);
+        let trimmed = &text[content.range()];
+        let terminator = match raw.terminator {
+            0 => LineTerminator::None,
+            1 => LineTerminator::Lf,
+            _ => LineTerminator::CrLf,
+        };
+        if trimmed.contains('\r') {
+            lone_cr(text, content, index, &mut diagnostics);
+        }
+
+        let kind = if trimmed.is_empty() {
+            if let Some(p) = pending.take() {
+                binding_error(&p, index, "is blank", content, &mut diagnostics);
+            }
+            LineKind::Blank
+        } else if trimmed.starts_with('#') {
+            let kind = comment_or_annotation(text, content, index, &mut pending, &mut diagnostics);
+            kind
+        } else if is_env_directive(trimmed) {
+            if let Some(p) = pending.take() {
+                binding_error(&p, index, "is an env directive", content, &mut diagnostics);
+            }
+            if seen_action {
+                let message = format!("env directives must precede all actions (line {}).", index + 1);
+                diagnostics.push(
+                    Diagnostic::error(codes::ENV_AFTER_ACTION, "`env` directive after the first action", content)
+                        .with_label("agent-device only reads env directives before the first action")
+                        .with_help("move this line up into the header, above the first action")
+                        .rejected_by(Reader::Parser, message, (index, phase::ENV_ORDER)),
+                );
+            }
+            let env = env_directive(text, content, index, header_open, &mut header, &mut diagnostics);
+            LineKind::Env(env)
+        } else {
+            let tokens = tokenize(text, content, index, &mut diagnostics);
+            let first_is_context = tokens.first().is_some_and(|t| t.value(text) == "context");
+            if first_is_context {
+                if let Some(p) = pending.take() {
+                    binding_error(&p, index, "did not parse as an action", content, &mut diagnostics);
+                }
+                let in_header = header_open && trimmed.starts_with("context ");
+                if in_header {
+                    header.read_context_line(text, content, index, &mut diagnostics);
+                } else {
+                    context_outside_header(trimmed, content, seen_action, &mut diagnostics);
+                    header_open = false;
+                }
+                let entries = context_entries(text, &tokens);
+                LineKind::Context(ContextLine { tokens, entries, in_header })
+            } else {
+                header_open = false;
+                seen_action = true;
+                let annotation = pending.take().map(|p| p.line);
+                LineKind::Action(ActionLine { tokens, annotation })
+            }
+        };
+        lines.push(Line { index, span: Span::new(raw.start, raw.end), content, terminator, kind });
+    }
+
+    if let Some(p) = pending.take() {
+        let marker = p.kind.marker();
+        let message = format!(
+            "{marker} annotation on line {} must be immediately followed by its action line (end of script reached).",
+            p.line + 1
+        );
+        diagnostics.push(
+            Diagnostic::error(codes::ANNOTATION_UNBOUND, format!("`{marker}` annotation at the end of the script"), p.span)
+                .with_label("nothing follows this annotation")
+                .with_help("an annotation describes the action on the very next line; add the action or delete the annotation")
+                .rejected_by(Reader::Parser, message, (lines.len(), phase::BINDING)),
+        );
+    }
+
+    // Bind annotations to their actions (the reverse link).
+    let bindings: Vec<(usize, usize)> = lines
+        .iter()
+        .filter_map(|l| match &l.kind {
+            LineKind::Action(a) => a.annotation.map(|ann| (ann, l.index)),
+            _ => None,
+        })
+        .collect();
+    for (ann, action) in bindings {
+        if let LineKind::Annotation(a) = &mut lines[ann].kind {
+            a.binds_to = Some(action);
+        }
+    }
+
+    let metadata = header.finish();
+    Parse { file: SourceFile { text: text.to_string(), lines }, metadata, diagnostics }
+}
+
+fn is_env_directive(trimmed: &str) -> bool {
+    trimmed == "env" || trimmed.starts_with("env ") || trimmed.starts_with("env\t")
+}
+
+fn file_level_checks(text: &str, diagnostics: &mut Vec<Diagnostic>) {
+    let first = text.trim_start_matches(is_js_whitespace);
+    if first.starts_with('{') || first.starts_with('[') {
+        let start = text.len() - first.len();
+        diagnostics.push(
+            Diagnostic::error(codes::JSON_PAYLOAD, "this is a JSON replay payload, not an `.ad` script", Span::new(start, start + 1))
+                .with_help("agent-device no longer replays JSON payloads; re-record the flow, or convert it to one action per line")
+                .rejected_by(
+                    Reader::Daemon,
+                    "replay accepts .ad script files. JSON replay payloads are no longer supported.",
+                    (0, 0),
+                ),
+        );
+    }
+    if let Some(nul) = text.find('\0') {
+        diagnostics.push(
+            Diagnostic::warning(codes::BINARY_CONTENT, "the file contains NUL bytes: it does not look like a text script", Span::new(nul, nul + 1))
+                .with_help("check that this is the script you meant; `.ad` files are UTF-8 text"),
+        );
+    }
+    if text.starts_with("appId:") || text.lines().take(5).any(|l| l.trim() == "---") && text.contains("- launchApp")
+    {
+        diagnostics.push(
+            Diagnostic::warning(codes::MAESTRO_YAML, "this looks like a Maestro YAML flow saved as `.ad`", Span::new(0, text.find('\n').unwrap_or(text.len())))
+                .with_help("agent-device parses any non-YAML path as `.ad`; rename it to `.yaml` and replay it with `--maestro`"),
+        );
+    }
+}
+
+fn lone_cr(text: &str, content: Span, index: usize, diagnostics: &mut Vec<Diagnostic>) {
+    let at = content.start + text[content.range()].find('\r').unwrap_or(0);
+    diagnostics.push(
+        Diagnostic::warning(codes::LONE_CR, "lone carriage return inside a line", Span::new(at, at + 1))
+            .with_label("agent-device splits lines only on \\n and \\r\\n: this \\r is not a line break")
+            .with_help(format!(
+                "line {} and the text after the \\r are read as one line; use \\n (or \\r\\n) line endings",
+                index + 1
+            ))
+            .with_fix("Replace the carriage return with a newline", vec![Edit { span: Span::new(at, at + 1), replacement: "\n".into() }]),
+    );
+}
+
+fn binding_error(p: &PendingAnnotation, index: usize, why: &str, at: Span, diagnostics: &mut Vec<Diagnostic>) {
+    let marker = p.kind.marker();
+    let message = format!(
+        "{marker} annotation on line {} must be immediately followed by its action line (line {} {why}).",
+        p.line + 1,
+        index + 1
+    );
+    diagnostics.push(
+        Diagnostic::error(codes::ANNOTATION_UNBOUND, format!("`{marker}` annotation is not followed by its action"), p.span)
+            .with_label("this annotation must sit on the line directly above its action")
+            .with_secondary(at, format!("line {} {why}", index + 1))
+            .with_help("move the annotation right above the action it describes, or delete it")
+            .rejected_by(Reader::Parser, message, (index, phase::BINDING)),
+    );
+}
+
+fn comment_or_annotation(
+    text: &str,
+    content: Span,
+    index: usize,
+    pending: &mut Option<PendingAnnotation>,
+    diagnostics: &mut Vec<Diagnostic>,
+) -> LineKind {
+    let trimmed = &text[content.range()];
+    let off = content.start;
+    // The reference tests `targets-v` before `target-v`.
+    for (kind, marker) in [(AnnotationKind::Targets, "targets-v"), (AnnotationKind::Target, "target-v")] {
+        let Some(m) = annotation::match_marker(trimmed, marker) else { continue };
+        if !m.is_v1(trimmed) {
+            break; // a future version is an ordinary comment to 0.21.5
+        }
+        let marker_span = Span::new(off + m.word.start, off + m.word.end);
+        let payload_span = m.payload.clone().map(|r| Span::new(off + r.start, off + r.end));
+        let payload = m.payload.map(|r| &trimmed[r]).unwrap_or("");
+        let parsed = match kind {
+            AnnotationKind::Target => annotation::parse_target(payload).map(Evidence::Single),
+            AnnotationKind::Targets => annotation::parse_targets(payload).map(Evidence::Dual),
+        };
+        let evidence = match parsed {
+            Ok(e) => Some(e),
+            Err(e) => {
+                let at = payload_span.map(|p| field_span(text, p, &e.field)).unwrap_or(marker_span);
+                let what = if e.field.is_empty() { "payload".to_string() } else { format!("field `{}`", e.field) };
+                diagnostics.push(
+                    Diagnostic::error(codes::ANNOTATION_INVALID, e.message.clone(), at)
+                        .with_label(format!("invalid {what}"))
+                        .with_help(annotation_help(&e.field))
+                        .rejected_by(Reader::Parser, e.message, (index, phase::ANNOTATION_PAYLOAD)),
+                );
+                None
+            }
+        };
+        if let Some(p) = pending.take() {
+            binding_error(&p, index, "is another target annotation", content, diagnostics);
+        }
+        *pending = Some(PendingAnnotation { line: index, kind, span: content });
+        return LineKind::Annotation(Annotation { kind, marker: marker_span, payload: payload_span, evidence, binds_to: None });
+    }
+    if let Some(p) = pending.take() {
+        binding_error(&p, index, "is a comment", content, diagnostics);
+    }
+    let kind = if trimmed.strip_prefix('#').map(|r| r.trim_matches(is_js_whitespace)) == Some("agent-device:heal-complete") {
+        CommentKind::HealComplete
+    } else if annotation::match_marker(trimmed, "target-v").is_some() || annotation::match_marker(trimmed, "targets-v").is_some()
+    {
+        diagnostics.push(
+            Diagnostic::info(codes::FUTURE_ANNOTATION, "annotation version not understood by agent-device 0.21.5", content)
+                .with_help("0.21.5 reads only `target-v1`/`targets-v1`; this line is an ordinary comment to it, so the next action is replayed unverified"),
+        );
+        CommentKind::FutureAnnotation
+    } else {
+        CommentKind::Plain
+    };
+    LineKind::Comment(Comment { kind })
+}
+
+fn annotation_help(field: &str) -> String {
+    if field.is_empty() {
+        "the payload must be one JSON object: {\"role\":…,\"verification\":\"verified\"|\"unverifiable\", …}".into()
+    } else {
+        "target-v1 fields: id?, role (required), label?, ancestry? (≤8 {role,label?}), sibling?, viewportOrder?, scrollRegion? {role,id?|label?}, rect? {x,y,width,height}, verification (required)".into()
+    }
+}
+
+/// Best-effort span of a JSON field named by its path inside the payload.
+fn field_span(text: &str, payload: Span, field: &str) -> Span {
+    let last = field.rsplit('.').next().unwrap_or("");
+    let last = last.split('[').next().unwrap_or("");
+    if !last.is_empty() {
+        let needle = format!("\"{last}\"");
+        if let Some(i) = text[payload.range()].find(&needle) {
+            let start = payload.start + i;
+            return Span::new(start, start + needle.len());
+        }
+    }
+    payload
+}
+
+fn tokenize(text: &str, content: Span, index: usize, diagnostics: &mut Vec<Diagnostic>) -> Vec<Token> {
+    let line = &text[content.range()];
+    let off = content.start;
+    let mut tokens = Vec::with_capacity(4);
+    let mut reported = false;
+    for (kind, range) in lex(line) {
+        let span = Span::new(off + range.start, off + range.end);
+        let raw = &line[range];
+        let token = match kind {
+            RawToken::Bare | RawToken::Whitespace => Token { span, quoting: Quoting::Bare, decoded: None, error: None },
+            RawToken::Unterminated => {
+                if !reported {
+                    reported = true;
+                    diagnostics.push(
+                        Diagnostic::error(codes::UNTERMINATED_QUOTE, "unterminated quoted token", span)
+                            .with_label("this quote is never closed on this line")
+                            .with_help("close the quote; a quoted token cannot span lines (write a newline as \\n)")
+                            .rejected_by(Reader::Parser, format!("Invalid replay script line: {line}"), (index, phase::TOKENIZE)),
+                    );
+                }
+                Token { span, quoting: Quoting::Json, decoded: None, error: Some(TokenError::Unterminated) }
+            }
+            RawToken::Quoted => match decode_string_literal(raw) {
+                Ok(d) => {
+                    let plain = !raw.contains('\\');
+                    Token { span, quoting: Quoting::Json, decoded: (!plain).then(|| d.value.into_boxed_str()), error: None }
+                }
+                Err(e) => {
+                    if !reported {
+                        reported = true;
+                        let at = Span::new(span.start + e.offset, span.start + e.offset + e.len.max(1));
+                        let (label, help) = match e.kind {
+                            StringLiteralErrorKind::ControlCharacter => (
+                                "raw control character inside a JSON string",
+                                "quoted tokens are JSON strings: write a tab as \\t and a newline as \\n",
+                            ),
+                            StringLiteralErrorKind::InvalidUnicodeEscape => {
+                                ("\\u must be followed by four hex digits", "write \\u00e9 style escapes, or the character itself")
+                            }
+                            _ => (
+                                "not a JSON escape",
+                                "quoted tokens are JSON strings: only \\\" \\\\ \\/ \\b \\f \\n \\r \\t \\uXXXX are escapes; write a literal backslash as \\\\ (and a literal ${ as \\\\${)",
+                            ),
+                        };
+                        diagnostics.push(
+                            Diagnostic::error(codes::INVALID_QUOTED, format!("invalid quoted value {raw}"), at)
+                                .with_label(label)
+                                .with_help(help)
+                                .rejected_by(
+                                    Reader::Parser,
+                                    format!("Invalid quoted value {raw} in replay script line: {line}"),
+                                    (index, phase::TOKENIZE),
+                                )
+                                .with_rejection_hint(
+                                    "Quoted replay values are JSON strings: escape backslashes, quotes, tabs, and newlines (\\\\, \\\", \\t, \\n).",
+                                ),
+                        );
+                    }
+                    Token { span, quoting: Quoting::Json, decoded: None, error: Some(TokenError::InvalidJson) }
+                }
+            },
+        };
+        tokens.push(token);
+    }
+    tokens
+}
+
+fn env_directive(
+    text: &str,
+    content: Span,
+    index: usize,
+    header_open: bool,
+    header: &mut metadata::HeaderReader,
+    diagnostics: &mut Vec<Diagnostic>,
+) -> EnvDirective {
+    let trimmed = &text[content.range()];
+    let keyword = Span::new(content.start, content.start + 3);
+    let body_rel = 3 + (trimmed.len() - 3 - trimmed[3..].trim_start_matches(is_js_whitespace).len());
+    let body = &trimmed[body_rel..];
+    let body_start = content.start + body_rel;
+    let eq = body.find('=');
+    let key_end = eq.unwrap_or(body.len());
+    let key = Span::new(body_start, body_start + key_end);
+    let value = eq.map(|e| Span::new(body_start + e + 1, content.end));
+    let raw_value = value.map(|v| &text[v.range()]).unwrap_or("");
+    let quoted = raw_value.starts_with('"');
+    let decoded = if quoted {
+        decode_string_literal(raw_value).ok().map(|d| d.value)
+    } else {
+        Some(raw_value.to_string())
+    };
+    let env = EnvDirective { keyword, key, value, decoded, quoted, in_header: header_open };
+    if header_open {
+        header.read_env(text, &env, index, content, diagnostics);
+    } else {
+        metadata::check_env_shape(text, &env, index, content, None, diagnostics);
+    }
+    env
+}
+
+fn context_outside_header(trimmed: &str, content: Span, seen_action: bool, diagnostics: &mut Vec<Diagnostic>) {
+    let (message, help) = if seen_action {
+        (
+            "`context` line after the first action is ignored",
+            "agent-device reads `context` only in the leading header; move it above the first action",
+        )
+    } else if trimmed == "context" {
+        ("bare `context` line ends the header and sets nothing", "write `context platform=… target=…`, or delete the line")
+    } else {
+        (
+            "`context` must be followed by a space to be read as metadata",
+            "agent-device only reads `context ` (with an ASCII space); this line sets nothing and ends the header",
+        )
+    };
+    diagnostics.push(Diagnostic::warning(codes::CONTEXT_IGNORED, message, content).with_help(help));
+}
+
+fn context_entries(text: &str, tokens: &[Token]) -> Vec<ContextEntry> {
+    tokens
+        .iter()
+        .skip(1)
+        .map(|t| {
+            let raw = t.raw(text);
+            match raw.find('=') {
+                Some(eq) => ContextEntry {
+                    key: Span::new(t.span.start, t.span.start + eq),
+                    value: Some(Span::new(t.span.start + eq + 1, t.span.end)),
+                },
+                None => ContextEntry { key: t.span, value: None },
+            }
+        })
+        .collect()
+}

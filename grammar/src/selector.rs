@@ -1,0 +1,320 @@
+//! Selector chains (`key=value` terms ANDed within a segment, `||` alternatives), parsed inside a
+//! token with spans that point at the exact characters. The structure comes from a chumsky
+//! grammar that accepts every input; a separate pass reports problems in the order agent-device's
+//! selector parser would throw them, with its messages.
+
+use chumsky::prelude::*;
+use serde::Serialize;
+
+use crate::diagnostic::Span;
+use crate::text::{is_js_whitespace, js_trim};
+
+/// String-valued keys.
+pub const STRING_KEYS: &[&str] = &["id", "role", "text", "label", "value", "appname", "windowtitle"];
+/// Boolean keys (bare means `=true`).
+pub const BOOLEAN_KEYS: &[&str] = &["visible", "hidden", "editable", "selected", "focused", "enabled", "hittable"];
+/// Roles agent-device recognises as common node types (completion, did-you-mean).
+pub const COMMON_ROLES: &[&str] = &[
+    "button", "imagebutton", "link", "cell", "statictext", "checkedtextview", "textfield", "textbox", "edittext",
+    "textarea", "switch", "slider", "image", "imageview", "webview", "framelayout", "linearlayout", "relativelayout",
+    "constraintlayout", "viewgroup", "view", "listview", "recyclerview", "collectionview", "list", "searchfield",
+    "segmentedcontrol", "group", "window", "checkbox", "radio", "menuitem", "toolbar", "scrollarea", "scrollview",
+    "nestedscrollview", "table", "application", "navigationbar", "tabbar", "tab", "alert", "dialog", "header",
+];
+
+pub fn is_key(k: &str) -> bool {
+    STRING_KEYS.contains(&k) || BOOLEAN_KEYS.contains(&k)
+}
+
+/// Spans are byte ranges inside the selector text given to [`parse_chain`].
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct SelectorChain {
+    pub alternatives: Vec<Segment>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Segment {
+    pub span: Span,
+    pub terms: Vec<Term>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Term {
+    pub span: Span,
+    /// The key as written (before `=`), trimmed.
+    pub key: Span,
+    /// Lowercased key, as matched.
+    pub key_name: String,
+    /// Raw value text after `=` (None for a bare word).
+    pub value: Option<Span>,
+    /// The value after unquoting/unescaping (`true` for a bare boolean key).
+    pub decoded: Option<String>,
+}
+
+impl Term {
+    pub fn is_boolean(&self) -> bool {
+        BOOLEAN_KEYS.contains(&self.key_name.as_str())
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct SelectorError {
+    pub kind: SelectorErrorKind,
+    pub span: Span,
+    /// agent-device's message.
+    pub message: String,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub enum SelectorErrorKind {
+    Empty,
+    EmptyAlternative,
+    UnclosedQuote,
+    InvalidTerm,
+    UnknownKey,
+    MissingValue,
+    InvalidBoolean,
+}
+
+type Extra<'s> = extra::Err<Simple<'s, char>>;
+
+/// Raw structure: alternatives → terms (spans), plus whether a quote was left open.
+fn structure<'s>() -> impl Parser<'s, &'s str, Vec<(SimpleSpan, Vec<(SimpleSpan, bool)>)>, Extra<'s>> {
+    let ws = any().filter(|c: &char| is_js_whitespace(*c));
+    let escape = just('\\').then(any()).ignored();
+    let quoted = |q: char| {
+        just(q)
+            .ignore_then(choice((just('\\').then(any()).ignored(), any().filter(move |c: &char| *c != q && *c != '\\').ignored())).repeated())
+            .then(just(q).or_not())
+            .map(|(_, close)| close.is_none())
+    };
+    let lone_pipe = just('|').then_ignore(just('|').not()).ignored();
+    let plain = any().filter(|c: &char| !is_js_whitespace(*c) && !matches!(c, '"' | '\'' | '\\' | '|')).ignored();
+    let piece = choice((
+        quoted('"'),
+        quoted('\''),
+        escape.to(false),
+        just('\\').to(false), // a trailing lone backslash
+        lone_pipe.to(false),
+        plain.to(false),
+    ));
+    let term = piece
+        .repeated()
+        .at_least(1)
+        .collect::<Vec<bool>>()
+        .map(|opens| opens.contains(&true))
+        .map_with(|open, e| (e.span(), open));
+    let segment = choice((ws.repeated().at_least(1).to(None), term.map(Some)))
+        .repeated()
+        .collect::<Vec<_>>()
+        .map_with(|items, e| (e.span(), items.into_iter().flatten().collect::<Vec<_>>()));
+    segment.separated_by(just("||")).collect::<Vec<_>>().then_ignore(end())
+}
+
+/// Parses a selector expression. Never fails: the chain holds every term that could be read, the
+/// errors are in agent-device's order (the first is the one it reports).
+pub fn parse_chain(text: &str) -> (SelectorChain, Vec<SelectorError>) {
+    let raw = structure().parse(text).into_output().unwrap_or_default();
+    let mut errors = Vec::new();
+    let trimmed = js_trim(text);
+    if trimmed.is_empty() {
+        errors.push(SelectorError {
+            kind: SelectorErrorKind::Empty,
+            span: Span::new(0, text.len()),
+            message: "Selector expression cannot be empty".into(),
+        });
+        return (SelectorChain { alternatives: Vec::new() }, errors);
+    }
+    // Fallback split errors come first (the reference splits the whole chain before any segment).
+    for (span, terms) in &raw {
+        if terms.is_empty() {
+            errors.push(SelectorError {
+                kind: SelectorErrorKind::EmptyAlternative,
+                span: Span::new(span.start, span.end),
+                message: format!("Invalid selector fallback expression: {trimmed}"),
+            });
+            break;
+        }
+    }
+    let mut alternatives = Vec::new();
+    for (span, terms) in raw.iter().filter(|(_, t)| !t.is_empty()) {
+        let seg_span = trim_span(text, Span::new(span.start, span.end));
+        if terms.iter().any(|(_, open)| *open) {
+            errors.push(SelectorError {
+                kind: SelectorErrorKind::UnclosedQuote,
+                span: seg_span,
+                message: format!("Unclosed quote in selector: {}", &text[seg_span.range()]),
+            });
+        }
+        let mut out = Vec::new();
+        for (tspan, _) in terms {
+            let tspan = Span::new(tspan.start, tspan.end);
+            out.push(term(text, tspan, &mut errors));
+        }
+        alternatives.push(Segment { span: seg_span, terms: out });
+    }
+    (SelectorChain { alternatives }, errors)
+}
+
+fn trim_span(text: &str, span: Span) -> Span {
+    let s = &text[span.range()];
+    let (a, b) = crate::text::js_trim_range(s);
+    Span::new(span.start + a, span.start + b)
+}
+
+fn term(text: &str, span: Span, errors: &mut Vec<SelectorError>) -> Term {
+    let raw = &text[span.range()];
+    let err = |errors: &mut Vec<SelectorError>, kind, at: Span, message: String| {
+        errors.push(SelectorError { kind, span: at, message });
+    };
+    match raw.find('=') {
+        None => {
+            let key_name = raw.to_lowercase();
+            if !BOOLEAN_KEYS.contains(&key_name.as_str()) {
+                err(errors, SelectorErrorKind::InvalidTerm, span, format!("Invalid selector term \"{raw}\", expected key=value"));
+            }
+            Term { span, key: span, key_name, value: None, decoded: Some("true".into()) }
+        }
+        Some(eq) => {
+            let key = trim_span(text, Span::new(span.start, span.start + eq));
+            let key_name = text[key.range()].to_lowercase();
+            let value = trim_span(text, Span::new(span.start + eq + 1, span.end));
+            let value_text = &text[value.range()];
+            let mut decoded = None;
+            if !is_key(&key_name) {
+                err(errors, SelectorErrorKind::UnknownKey, key, format!("Unknown selector key: {key_name}"));
+            } else if value_text.is_empty() {
+                err(errors, SelectorErrorKind::MissingValue, span, format!("Missing selector value for key: {key_name}"));
+            } else if BOOLEAN_KEYS.contains(&key_name.as_str()) {
+                let v = unquote(value_text).to_lowercase();
+                if v != "true" && v != "false" {
+                    err(
+                        errors,
+                        SelectorErrorKind::InvalidBoolean,
+                        value,
+                        format!("Invalid boolean value for {key_name}: {value_text}"),
+                    );
+                }
+                decoded = Some(v);
+            } else {
+                decoded = Some(unquote(value_text));
+            }
+            Term { span, key, key_name, value: Some(value), decoded }
+        }
+    }
+}
+
+/// A value wrapped in matching quotes is unquoted and unescaped; anything else is literal.
+pub fn unquote(value: &str) -> String {
+    let t = js_trim(value);
+    let wrapped = t.len() >= 2
+        && ((t.starts_with('"') && t.ends_with('"')) || (t.starts_with('\'') && t.ends_with('\'')));
+    // A single `"` both starts and ends with a quote in the reference too (slice(1,-1) = "").
+    if !(wrapped || t == "\"" || t == "'") {
+        return t.to_string();
+    }
+    let inner = if t.len() >= 2 { &t[1..t.len() - 1] } else { "" };
+    let mut out = String::with_capacity(inner.len());
+    let mut chars = inner.char_indices().peekable();
+    while let Some((i, c)) = chars.next() {
+        if c != '\\' {
+            out.push(c);
+            continue;
+        }
+        let Some(&(_, n)) = chars.peek() else {
+            out.push('\\');
+            continue;
+        };
+        let mapped = match n {
+            '"' => Some('"'),
+            '\'' => Some('\''),
+            '\\' => Some('\\'),
+            '/' => Some('/'),
+            'b' => Some('\u{08}'),
+            'f' => Some('\u{0C}'),
+            'n' => Some('\n'),
+            'r' => Some('\r'),
+            't' => Some('\t'),
+            _ => None,
+        };
+        if let Some(m) = mapped {
+            out.push(m);
+            chars.next();
+            continue;
+        }
+        if n == 'u' {
+            let hex = inner.get(i + 2..i + 6).filter(|h| h.bytes().all(|b| b.is_ascii_hexdigit()));
+            if let Some(h) = hex {
+                let unit = u32::from_str_radix(h, 16).unwrap_or(0xFFFD);
+                out.push(char::from_u32(unit).unwrap_or('\u{FFFD}'));
+                for _ in 0..5 {
+                    chars.next();
+                }
+                continue;
+            }
+        }
+        out.push('\\');
+    }
+    out
+}
+
+/// True when agent-device would accept `text` as a selector expression.
+pub fn is_valid(text: &str) -> bool {
+    parse_chain(text).1.is_empty()
+}
+
+/// Does this token look like a selector term (`key=…` with a known key, a boolean key, or `||`)?
+/// agent-device's `wait`/`is` readers use this to decide where a selector ends.
+pub fn looks_like_term(token: &str) -> bool {
+    let t = js_trim(token);
+    if t.is_empty() {
+        return false;
+    }
+    if t == "||" {
+        return true;
+    }
+    match t.find('=') {
+        Some(eq) => is_key(&js_trim(&t[..eq]).to_lowercase()),
+        None => is_key(&t.to_lowercase()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn first_error(s: &str) -> Option<String> {
+        parse_chain(s).1.first().map(|e| e.message.clone())
+    }
+
+    #[test]
+    fn valid_chains() {
+        let (chain, errors) = parse_chain(r#"label="Sign in" || id=login visible"#);
+        assert!(errors.is_empty(), "{errors:?}");
+        assert_eq!(chain.alternatives.len(), 2);
+        assert_eq!(chain.alternatives[0].terms[0].decoded.as_deref(), Some("Sign in"));
+        assert_eq!(chain.alternatives[1].terms[1].key_name, "visible");
+        assert!(is_valid("appName=Calculator"));
+        assert!(is_valid("label='it''s'"));
+    }
+
+    #[test]
+    fn errors_match_reference_messages() {
+        assert_eq!(first_error("|| a=1").unwrap(), "Invalid selector fallback expression: || a=1");
+        assert_eq!(first_error("role=push button").unwrap(), "Invalid selector term \"button\", expected key=value");
+        assert_eq!(first_error("'id=\"x\"'").unwrap(), "Unknown selector key: 'id");
+        assert_eq!(first_error("label=\"x").unwrap(), "Unclosed quote in selector: label=\"x");
+        assert_eq!(first_error("visible=maybe").unwrap(), "Invalid boolean value for visible: maybe");
+        assert_eq!(first_error("id=").unwrap(), "Missing selector value for key: id");
+        assert_eq!(first_error("  ").unwrap(), "Selector expression cannot be empty");
+    }
+
+    #[test]
+    fn spans_point_at_characters() {
+        let s = r#"id=a   label="b c""#;
+        let (chain, _) = parse_chain(s);
+        let t = &chain.alternatives[0].terms[1];
+        assert_eq!(&s[t.key.range()], "label");
+        assert_eq!(&s[t.value.unwrap().range()], "\"b c\"");
+    }
+}

@@ -26,7 +26,10 @@ pub fn collect(paths: &[PathBuf]) -> Result<Vec<PathBuf>, InputError> {
         } else if p.exists() {
             out.push(p.clone());
         } else {
-            return Err(InputError(format!("{}: no such file or directory", p.display())));
+            return Err(InputError(format!(
+                "{}: no such file or directory",
+                p.display()
+            )));
         }
     }
     Ok(out)
@@ -40,11 +43,15 @@ fn walk(dir: &Path, out: &mut Vec<PathBuf>) -> std::io::Result<()> {
         let ty = entry.file_type()?;
         if ty.is_dir() {
             let name = entry.file_name();
-            if name == "target" || name == "node_modules" || name.to_string_lossy().starts_with('.') {
+            if name == "target" || name == "node_modules" || name.to_string_lossy().starts_with('.')
+            {
                 continue;
             }
             walk(&path, out)?;
-        } else if path.extension().is_some_and(|e| e.eq_ignore_ascii_case("ad")) {
+        } else if path
+            .extension()
+            .is_some_and(|e| e.eq_ignore_ascii_case("ad"))
+        {
             out.push(path);
         }
     }
@@ -55,9 +62,19 @@ fn walk(dir: &Path, out: &mut Vec<PathBuf>) -> std::io::Result<()> {
 pub fn read(path: &Path) -> Result<Source, InputError> {
     if path.as_os_str() == "-" {
         let mut bytes = Vec::new();
-        std::io::stdin().read_to_end(&mut bytes).map_err(|e| InputError(format!("<stdin>: {e}")))?;
-        return Ok(Source { name: "<stdin>".into(), path: None, text: String::from_utf8_lossy(&bytes).into_owned() });
+        std::io::stdin()
+            .read_to_end(&mut bytes)
+            .map_err(|e| InputError(format!("<stdin>: {e}")))?;
+        return Ok(Source {
+            name: "<stdin>".into(),
+            path: None,
+            text: String::from_utf8_lossy(&bytes).into_owned(),
+        });
     }
     let bytes = std::fs::read(path).map_err(|e| InputError(format!("{}: {e}", path.display())))?;
-    Ok(Source { name: path.display().to_string(), path: Some(path.to_path_buf()), text: String::from_utf8_lossy(&bytes).into_owned() })
+    Ok(Source {
+        name: path.display().to_string(),
+        path: Some(path.to_path_buf()),
+        text: String::from_utf8_lossy(&bytes).into_owned(),
+    })
 }

@@ -3,15 +3,19 @@
 use clap::{Parser, Subcommand};
 
 mod commands {
+    pub mod check;
     pub mod parse;
 }
 mod files;
+mod render;
 
 /// The toolchain for agent-device `.ad` scripts: check them before you commit, format them,
 /// inspect what agent-device will read, and run them on a simulated device.
 #[derive(Parser)]
 #[command(name = "ad", version, propagate_version = true)]
-#[command(after_help = "Examples:\n  ad check examples/            report every problem in every script\n  ad parse --digest flow.ad     what agent-device 0.21.5 reads, and the plan digest")]
+#[command(
+    after_help = "Examples:\n  ad check examples/            report every problem in every script\n  ad parse --digest flow.ad     what agent-device 0.21.5 reads, and the plan digest"
+)]
 struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -19,6 +23,9 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
+    /// Report every problem in scripts: parity errors agent-device would reject, and mistakes it
+    /// would only find on a device. Exit 0 when clean, 1 on errors, 2 on usage or I/O problems.
+    Check(commands::check::CheckArgs),
     /// Print how a script parses: agent-device's view (default) or ad's syntax tree.
     Parse(commands::parse::ParseArgs),
 }
@@ -29,9 +36,37 @@ pub fn usage_error(message: &str) -> i32 {
     2
 }
 
+/// Writes a file atomically: a temp file in the same folder, then a rename; keeps the mode.
+pub fn atomic_write(path: &std::path::Path, bytes: &[u8]) -> std::io::Result<()> {
+    use std::io::Write;
+    let dir = path
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(std::path::Path::new("."));
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let tmp = dir.join(format!(".{name}.ad-tmp-{}", std::process::id()));
+    let result = (|| {
+        let mut f = std::fs::File::create(&tmp)?;
+        f.write_all(bytes)?;
+        f.sync_all()?;
+        if let Ok(meta) = std::fs::metadata(path) {
+            std::fs::set_permissions(&tmp, meta.permissions())?;
+        }
+        std::fs::rename(&tmp, path)
+    })();
+    if result.is_err() {
+        let _ = std::fs::remove_file(&tmp);
+    }
+    result
+}
+
 fn main() {
     let cli = Cli::parse();
     let code = match cli.command {
+        Command::Check(args) => commands::check::run(args),
         Command::Parse(args) => commands::parse::run(args),
     };
     std::process::exit(code);

@@ -51,7 +51,10 @@ pub fn report(analysis: &Analysis, digest: Option<&DigestOptions>) -> Value {
     let readers_ok = metadata_error.is_none() && parse_error.is_none();
     out.insert("ok".into(), (readers_ok && preflight.is_none()).into());
     if let (Some(options), true) = (digest, readers_ok) {
-        out.insert("planDigest".into(), plan_digest(&analysis.steps, analysis.metadata(), options).into());
+        out.insert(
+            "planDigest".into(),
+            plan_digest(&analysis.steps, analysis.metadata(), options).into(),
+        );
     }
     Value::Object(out)
 }

@@ -35,12 +35,18 @@ pub const ALL: &[(&str, &str)] = &[
     (UNKNOWN_COMMAND, "unknown command"),
     (RETIRED_COMMAND, "retired command"),
     (CLI_ALIAS, "CLI alias that scripts do not apply"),
-    (CLIENT_ONLY_COMMAND, "client-only command with no daemon route"),
+    (
+        CLIENT_ONLY_COMMAND,
+        "client-only command with no daemon route",
+    ),
     (REPLAY_SKIPPED, "`replay` line is skipped at run time"),
     (ARITY, "too many arguments for swipe/gesture"),
     (REMOVED_FLAG, "removed flag"),
     (INVALID_FLAG_VALUE, "invalid flag value"),
-    (FLAG_AS_POSITIONAL, "flag the .ad reader does not read for this command"),
+    (
+        FLAG_AS_POSITIONAL,
+        "flag the .ad reader does not read for this command",
+    ),
     (DROPPED_ARGUMENT, "argument the reader drops"),
     (IGNORED_TOKEN, "token the reader ignores"),
     (WHITESPACE_COLLAPSE, "whitespace collapsed in a bare token"),
@@ -53,6 +59,12 @@ pub const ALL: &[(&str, &str)] = &[
     (SINGLE_QUOTED_SELECTOR, "single-quoted selector"),
     (NOT_A_TARGET, "not a @ref, selector or point"),
     (UNDEFINED_VARIABLE, "variable not defined in the script"),
-    (UNDEFINABLE_VARIABLE, "variable name that can never be defined"),
-    (ANNOTATION_MISPLACED, "annotation on a step that does not use it"),
+    (
+        UNDEFINABLE_VARIABLE,
+        "variable name that can never be defined",
+    ),
+    (
+        ANNOTATION_MISPLACED,
+        "annotation on a step that does not use it",
+    ),
 ];

@@ -43,7 +43,10 @@ pub fn plan_digest(steps: &[Step], metadata: &Metadata, options: &DigestOptions)
         .clone()
         .or_else(|| first_open_platform(steps))
         .or_else(|| metadata.platform.as_ref().map(|p| p.value.clone()));
-    let target = options.target.clone().or_else(|| metadata.target.as_ref().map(|t| t.value.clone()));
+    let target = options
+        .target
+        .clone()
+        .or_else(|| metadata.target.as_ref().map(|t| t.value.clone()));
     let steps: Vec<Value> = steps
         .iter()
         .map(|s| {

@@ -6,10 +6,12 @@
 //! ```
 
 pub mod agent_device;
+pub mod builtins;
 pub mod codes;
 pub mod digest;
 pub mod lower;
 pub mod registry;
+pub mod shape;
 mod validate;
 
 pub use ad_grammar::{Diagnostic, Severity, Span};
@@ -36,7 +38,9 @@ impl Analysis {
         !self.diagnostics.iter().any(Diagnostic::is_parity_error)
     }
     pub fn has_errors(&self) -> bool {
-        self.diagnostics.iter().any(|d| d.severity == Severity::Error)
+        self.diagnostics
+            .iter()
+            .any(|d| d.severity == Severity::Error)
     }
 }
 
@@ -47,5 +51,48 @@ pub fn analyze(text: &str) -> Analysis {
     let steps = lower::lower(&parse.file, &mut diagnostics);
     validate::validate(&parse, &steps, &mut diagnostics);
     diagnostics.sort_by_key(|d| (d.primary_span().start, d.primary_span().end));
-    Analysis { parse, steps, diagnostics }
+    Analysis {
+        parse,
+        steps,
+        diagnostics,
+    }
+}
+
+/// Every diagnostic code the workspace reports, with its title (docs, SARIF rules, `ad explain`).
+pub fn all_codes() -> Vec<(&'static str, &'static str)> {
+    let mut all: Vec<_> = ad_grammar::codes::ALL
+        .iter()
+        .chain(codes::ALL)
+        .copied()
+        .collect();
+    all.sort();
+    all
+}
+
+/// Applies the fixes of `diagnostics` to `text`, skipping edits that overlap an earlier one.
+/// Returns the new text and how many fixes were applied.
+pub fn apply_fixes(text: &str, diagnostics: &[Diagnostic]) -> (String, usize) {
+    let mut fixes: Vec<&ad_grammar::Fix> =
+        diagnostics.iter().filter_map(|d| d.fix.as_ref()).collect();
+    fixes.sort_by_key(|f| f.edits.iter().map(|e| e.span.start).min().unwrap_or(0));
+    let mut taken: Vec<&ad_grammar::Edit> = Vec::new();
+    let mut applied = 0;
+    for fix in fixes {
+        let overlaps = fix.edits.iter().any(|e| {
+            taken.iter().any(|t| {
+                e.span.start < t.span.end.max(t.span.start + 1)
+                    && t.span.start < e.span.end.max(e.span.start + 1)
+            })
+        });
+        if !overlaps {
+            taken.extend(fix.edits.iter());
+            applied += 1;
+        }
+    }
+    taken.sort_by_key(|e| std::cmp::Reverse((e.span.start, e.span.end)));
+    let mut out = text.to_string();
+    for e in taken {
+        out.replace_range(e.span.range(), &e.replacement);
+    }
+    (out, applied)
 }

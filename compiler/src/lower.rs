@@ -71,7 +71,11 @@ impl Step {
         spans.fold(first, Span::cover)
     }
     pub fn line_span(&self) -> Span {
-        self.token_spans.iter().copied().reduce(Span::cover).unwrap_or_default()
+        self.token_spans
+            .iter()
+            .copied()
+            .reduce(Span::cover)
+            .unwrap_or_default()
     }
     pub fn command_span(&self) -> Span {
         self.token_spans[0]
@@ -80,7 +84,13 @@ impl Step {
     pub fn to_agent_device_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("command".into(), self.command.clone().into());
-        m.insert("positionals".into(), self.positionals.iter().map(|a| Value::from(a.value.clone())).collect());
+        m.insert(
+            "positionals".into(),
+            self.positionals
+                .iter()
+                .map(|a| Value::from(a.value.clone()))
+                .collect(),
+        );
         m.insert("flags".into(), Value::Object(self.flags.clone()));
         if let Some(r) = &self.runtime {
             m.insert("runtime".into(), Value::Object(r.clone()));
@@ -92,7 +102,10 @@ impl Step {
             m.insert("targetEvidence".into(), e.to_value());
         }
         if let Some(e) = &self.target_evidences {
-            m.insert("targetEvidences".into(), Evidence::Dual(e.clone()).to_value());
+            m.insert(
+                "targetEvidences".into(),
+                Evidence::Dual(e.clone()).to_value(),
+            );
         }
         Value::Object(m)
     }
@@ -105,15 +118,34 @@ struct Tok<'a> {
 
 /// Lowers every action line. Parity diagnostics (the reader's rejections) are appended.
 pub fn lower(file: &SourceFile, diagnostics: &mut Vec<Diagnostic>) -> Vec<Step> {
-    file.actions().map(|(line, action)| lower_line(file, line, action, diagnostics)).collect()
+    file.actions()
+        .map(|(line, action)| lower_line(file, line, action, diagnostics))
+        .collect()
 }
 
-fn lower_line(file: &SourceFile, line: &Line, action: &ActionLine, diagnostics: &mut Vec<Diagnostic>) -> Step {
+fn lower_line(
+    file: &SourceFile,
+    line: &Line,
+    action: &ActionLine,
+    diagnostics: &mut Vec<Diagnostic>,
+) -> Step {
     let text = file.text.as_str();
     let command = action.command().value(text).to_string();
     let spec = registry::lookup(&command);
-    let args: Vec<Tok> = action.args().iter().enumerate().map(|(i, t)| Tok { value: t.value(text), index: i + 1 }).collect();
-    let (target_evidence, target_evidences) = match action.annotation.and_then(|l| file.annotation(l)).and_then(|a| a.evidence.clone()) {
+    let args: Vec<Tok> = action
+        .args()
+        .iter()
+        .enumerate()
+        .map(|(i, t)| Tok {
+            value: t.value(text),
+            index: i + 1,
+        })
+        .collect();
+    let (target_evidence, target_evidences) = match action
+        .annotation
+        .and_then(|l| file.annotation(l))
+        .and_then(|a| a.evidence.clone())
+    {
         Some(Evidence::Single(e)) => (Some(e), None),
         Some(Evidence::Dual(d)) => (None, Some(d)),
         None => (None, None),
@@ -133,7 +165,11 @@ fn lower_line(file: &SourceFile, line: &Line, action: &ActionLine, diagnostics: 
         token_spans: action.tokens.iter().map(|t| t.span).collect(),
     };
     let rule = spec.map(|s| s.reader).unwrap_or(ReaderRule::Verbatim);
-    let mut ctx = Ctx { step: &mut step, diagnostics, line: line.index };
+    let mut ctx = Ctx {
+        step: &mut step,
+        diagnostics,
+        line: line.index,
+    };
     match rule {
         ReaderRule::Verbatim | ReaderRule::Context => ctx.verbatim(&args, false),
         ReaderRule::StripPins => ctx.verbatim(&args, true),
@@ -160,7 +196,10 @@ fn lower_line(file: &SourceFile, line: &Line, action: &ActionLine, diagnostics: 
 }
 
 fn single(t: &&Tok) -> Arg {
-    Arg { value: t.value.to_string(), tokens: vec![t.index] }
+    Arg {
+        value: t.value.to_string(),
+        tokens: vec![t.index],
+    }
 }
 
 fn joined(tokens: &[&Tok]) -> Arg {
@@ -180,7 +219,10 @@ pub fn strip_pin(value: &str) -> String {
         None => t.to_string(),
         Some(n) => {
             let pin = &t[n..];
-            let valid = n > 0 && pin.len() > 2 && pin.starts_with("~s") && pin[2..].bytes().all(|b| b.is_ascii_digit());
+            let valid = n > 0
+                && pin.len() > 2
+                && pin.starts_with("~s")
+                && pin[2..].bytes().all(|b| b.is_ascii_digit());
             if valid {
                 t[..n].to_string()
             } else {
@@ -204,9 +246,14 @@ impl Ctx<'_, '_> {
     fn pin(&mut self, t: &Tok) -> Arg {
         let stripped = strip_pin(t.value);
         if stripped != t.value && t.value.contains('~') {
-            self.step.notes.push(ReaderNote::PinStripped { token: t.index });
+            self.step
+                .notes
+                .push(ReaderNote::PinStripped { token: t.index });
         }
-        Arg { value: stripped, tokens: vec![t.index] }
+        Arg {
+            value: stripped,
+            tokens: vec![t.index],
+        }
     }
 
     fn verbatim(&mut self, args: &[Tok], strip_pins: bool) {
@@ -223,7 +270,9 @@ impl Ctx<'_, '_> {
     /// Series flags anywhere (click/press, swipe, gesture, type/fill); returns the rest.
     fn series_flags<'t>(&mut self, args: &'t [Tok<'t>]) -> Vec<&'t Tok<'t>> {
         let mut rest = Vec::new();
-        let Some(spec) = self.spec() else { return args.iter().collect() };
+        let Some(spec) = self.spec() else {
+            return args.iter().collect();
+        };
         let mut i = 0;
         while i < args.len() {
             let t = &args[i];
@@ -240,7 +289,10 @@ impl Ctx<'_, '_> {
                             if allowed.contains(&n.value) {
                                 self.set_flag(flag.key, n.value.into());
                             } else {
-                                self.step.notes.push(ReaderNote::FlagValueIgnored { token: t.index, value: n.index });
+                                self.step.notes.push(ReaderNote::FlagValueIgnored {
+                                    token: t.index,
+                                    value: n.index,
+                                });
                             }
                             i += 2;
                             continue;
@@ -254,11 +306,15 @@ impl Ctx<'_, '_> {
                                 continue;
                             }
                         }
-                        self.step.notes.push(ReaderNote::FlagNotConsumed { token: t.index });
+                        self.step
+                            .notes
+                            .push(ReaderNote::FlagNotConsumed { token: t.index });
                     }
                 }
             } else if t.value.starts_with("--") {
-                self.step.notes.push(ReaderNote::UnknownFlag { token: t.index });
+                self.step
+                    .notes
+                    .push(ReaderNote::UnknownFlag { token: t.index });
             }
             rest.push(t);
             i += 1;
@@ -276,14 +332,20 @@ impl Ctx<'_, '_> {
                 self.step.ref_label = Some(single(label));
             }
             for t in rest.iter().skip(2) {
-                self.step.notes.push(ReaderNote::Dropped { token: t.index, why: "only the token after an @ref is read (as its label)" });
+                self.step.notes.push(ReaderNote::Dropped {
+                    token: t.index,
+                    why: "only the token after an @ref is read (as its label)",
+                });
             }
             return;
         }
         if rest.len() >= 2 && is_numeric(first.value) && is_numeric(rest[1].value) {
             self.step.positionals = vec![single(first), single(&rest[1])];
             for t in rest.iter().skip(2) {
-                self.step.notes.push(ReaderNote::Dropped { token: t.index, why: "a point is two numbers; the reader drops the rest" });
+                self.step.notes.push(ReaderNote::Dropped {
+                    token: t.index,
+                    why: "a point is two numbers; the reader drops the rest",
+                });
             }
             return;
         }
@@ -292,7 +354,9 @@ impl Ctx<'_, '_> {
 
     fn push_joined(&mut self, tokens: &[&Tok]) {
         if tokens.len() > 1 {
-            self.step.notes.push(ReaderNote::Joined { arg: self.step.positionals.len() });
+            self.step.notes.push(ReaderNote::Joined {
+                arg: self.step.positionals.len(),
+            });
         }
         self.step.positionals.push(joined(tokens));
     }
@@ -336,7 +400,10 @@ impl Ctx<'_, '_> {
                 self.step.ref_label = Some(single(&l));
             }
             for t in args.iter().skip(3) {
-                self.step.notes.push(ReaderNote::Dropped { token: t.index, why: "only the token after an @ref is read (as its label)" });
+                self.step.notes.push(ReaderNote::Dropped {
+                    token: t.index,
+                    why: "only the token after an @ref is read (as its label)",
+                });
             }
         } else {
             let rest: Vec<&Tok> = args[1..].iter().collect();
@@ -352,7 +419,10 @@ impl Ctx<'_, '_> {
             let has_next = i + 1 < args.len();
             match t.value {
                 "-i" => self.set_flag("snapshotInteractiveOnly", true.into()),
-                "-c" => self.step.notes.push(ReaderNote::Dropped { token: t.index, why: "`-c` is accepted and ignored" }),
+                "-c" => self.step.notes.push(ReaderNote::Dropped {
+                    token: t.index,
+                    why: "`-c` is accepted and ignored",
+                }),
                 "--raw" => self.set_flag("snapshotRaw", true.into()),
                 "--force-full" => self.set_flag("snapshotForceFull", true.into()),
                 "-d" | "--depth" if has_next => {
@@ -360,7 +430,10 @@ impl Ctx<'_, '_> {
                     if n.is_finite() && n >= 0.0 {
                         self.set_flag("snapshotDepth", js_number_value(n.floor()));
                     } else {
-                        self.step.notes.push(ReaderNote::Dropped { token: args[i + 1].index, why: "the depth must be a number ≥ 0" });
+                        self.step.notes.push(ReaderNote::Dropped {
+                            token: args[i + 1].index,
+                            why: "the depth must be a number ≥ 0",
+                        });
                     }
                     i += 1;
                 }
@@ -369,12 +442,18 @@ impl Ctx<'_, '_> {
                     i += 1;
                 }
                 "--backend" if has_next => {
-                    self.step.notes.push(ReaderNote::Dropped { token: t.index, why: "`--backend` is a legacy flag, read and ignored" });
+                    self.step.notes.push(ReaderNote::Dropped {
+                        token: t.index,
+                        why: "`--backend` is a legacy flag, read and ignored",
+                    });
                     i += 1;
                 }
                 _ => {
                     let _ = spec;
-                    self.step.notes.push(ReaderNote::Dropped { token: t.index, why: "snapshot ignores every token it does not know" });
+                    self.step.notes.push(ReaderNote::Dropped {
+                        token: t.index,
+                        why: "snapshot ignores every token it does not know",
+                    });
                 }
             }
             i += 1;
@@ -398,7 +477,12 @@ impl Ctx<'_, '_> {
             Some(_) => true,
             None => false,
         };
-        if truthy("platform") || truthy("metroHost") || runtime.contains_key("metroPort") || truthy("bundleUrl") || truthy("launchUrl") {
+        if truthy("platform")
+            || truthy("metroHost")
+            || runtime.contains_key("metroPort")
+            || truthy("bundleUrl")
+            || truthy("launchUrl")
+        {
             self.step.runtime = Some(runtime);
         }
     }
@@ -425,14 +509,20 @@ impl Ctx<'_, '_> {
                             if ["ios", "android", "harmonyos"].contains(&n.value) {
                                 out.insert(key.into(), n.value.into());
                             } else {
-                                self.step.notes.push(ReaderNote::FlagValueIgnored { token: t.index, value: n.index });
+                                self.step.notes.push(ReaderNote::FlagValueIgnored {
+                                    token: t.index,
+                                    value: n.index,
+                                });
                             }
                         }
                         "metroPort" => match js_flag_integer(n.value) {
                             Some(v) => {
                                 out.insert(key.into(), js_number_value(v));
                             }
-                            None => self.step.notes.push(ReaderNote::FlagValueIgnored { token: t.index, value: n.index }),
+                            None => self.step.notes.push(ReaderNote::FlagValueIgnored {
+                                token: t.index,
+                                value: n.index,
+                            }),
                         },
                         _ => {
                             out.insert(key.into(), n.value.into());
@@ -441,8 +531,14 @@ impl Ctx<'_, '_> {
                     i += 2;
                 }
                 _ => {
-                    if t.value.starts_with('-') && key.is_none() && t.value.len() > 1 && !is_numeric(t.value) {
-                        self.step.notes.push(ReaderNote::UnknownFlag { token: t.index });
+                    if t.value.starts_with('-')
+                        && key.is_none()
+                        && t.value.len() > 1
+                        && !is_numeric(t.value)
+                    {
+                        self.step
+                            .notes
+                            .push(ReaderNote::UnknownFlag { token: t.index });
                     }
                     rest.push(single(&t));
                     i += 1;
@@ -480,16 +576,21 @@ impl Ctx<'_, '_> {
                     let v = args[i + 1].value;
                     let q = match v {
                         "medium" | "high" => Some(v),
-                        _ if !v.is_empty() && v.bytes().all(|b| b.is_ascii_digit()) => match js_number(v) {
-                            n if (5.0..=7.0).contains(&n) => Some("medium"),
-                            n if (8.0..=10.0).contains(&n) => Some("high"),
-                            _ => None,
-                        },
+                        _ if !v.is_empty() && v.bytes().all(|b| b.is_ascii_digit()) => {
+                            match js_number(v) {
+                                n if (5.0..=7.0).contains(&n) => Some("medium"),
+                                n if (8.0..=10.0).contains(&n) => Some("high"),
+                                _ => None,
+                            }
+                        }
                         _ => None,
                     };
                     match q {
                         Some(q) => self.set_flag("quality", q.into()),
-                        None => self.step.notes.push(ReaderNote::FlagValueIgnored { token: t.index, value: args[i + 1].index }),
+                        None => self.step.notes.push(ReaderNote::FlagValueIgnored {
+                            token: t.index,
+                            value: args[i + 1].index,
+                        }),
                     }
                     i += 1;
                 }
@@ -514,9 +615,13 @@ impl Ctx<'_, '_> {
                         "use `--scale <0.01-1>` to downscale proportionally",
                     );
                 }
-                "--fullscreen" | "--full" | "-f" => self.set_flag("screenshotFullscreen", true.into()),
+                "--fullscreen" | "--full" | "-f" => {
+                    self.set_flag("screenshotFullscreen", true.into())
+                }
                 "--no-stabilize" => self.set_flag("screenshotNoStabilize", true.into()),
-                "--normalize-status-bar" => self.set_flag("screenshotNormalizeStatusBar", true.into()),
+                "--normalize-status-bar" => {
+                    self.set_flag("screenshotNormalizeStatusBar", true.into())
+                }
                 "--pixel-density" => {
                     let n = next.map(js_number).unwrap_or(f64::NAN);
                     if !(n.is_finite() && n.fract() == 0.0 && n >= 1.0) {
@@ -578,7 +683,9 @@ impl Ctx<'_, '_> {
     /// `swipe` / `gesture <kind>` arity: the reader rejects the whole script.
     fn arity(&mut self) {
         let positionals = self.step.positional_values();
-        let Some((arity, counted)) = arity_for(&self.step.command, &positionals) else { return };
+        let Some((arity, counted)) = arity_for(&self.step.command, &positionals) else {
+            return;
+        };
         if counted.len() <= arity.max {
             return;
         }
@@ -587,14 +694,17 @@ impl Ctx<'_, '_> {
         if let Some(retired) = arity.retired {
             let extra = &counted[arity.max];
             let t = js_trim(extra);
-            let retired_shape = counted.len() == arity.max + 1 && !t.is_empty() && (extra.starts_with("${") || js_number(extra).is_finite());
+            let retired_shape = counted.len() == arity.max + 1
+                && !t.is_empty()
+                && (extra.starts_with("${") || js_number(extra).is_finite());
             if retired_shape {
                 let trimmed = format!("{} {}", arity.key, counted[..arity.max].join(" "));
                 let how = match retired.migrate {
                     Migration::SwipeToPan => {
                         let d = |a: &str, b: &str| {
                             let v = js_number(b) - js_number(a);
-                            v.is_finite().then(|| ad_grammar::json::js_number_to_string(v))
+                            v.is_finite()
+                                .then(|| ad_grammar::json::js_number_to_string(v))
                         };
                         match (d(&counted[0], &counted[2]), d(&counted[1], &counted[3])) {
                             (Some(dx), Some(dy)) => format!(
@@ -604,25 +714,85 @@ impl Ctx<'_, '_> {
                             _ => format!("use \"gesture pan x1 y1 dx dy durationMs\" for the same timed drag, or \"{trimmed}\" for a default-duration swipe."),
                         }
                     }
-                    Migration::UsePan => format!("use \"{trimmed}\", or gesture pan for timed movement."),
-                    Migration::RotationPacing => format!("use \"{trimmed}\"; rotation pacing derives from degrees."),
+                    Migration::UsePan => {
+                        format!("use \"{trimmed}\", or gesture pan for timed movement.")
+                    }
+                    Migration::RotationPacing => {
+                        format!("use \"{trimmed}\"; rotation pacing derives from degrees.")
+                    }
                 };
-                migration = Some(format!("The trailing {} positional was removed: {how}", retired.positional));
+                migration = Some(format!(
+                    "The trailing {} positional was removed: {how}",
+                    retired.positional
+                ));
             }
         }
         let message = match &migration {
             Some(m) => format!("{} (line {n}). {m}", arity.usage),
             None => format!("{} (line {n}).", arity.usage),
         };
-        let extra_tokens: Vec<usize> = self.step.positionals.iter().skip(positionals.len() - (counted.len() - arity.max)).flat_map(|a| a.tokens.clone()).collect();
-        let span = extra_tokens.iter().map(|t| self.step.token_spans[*t]).reduce(Span::cover).unwrap_or(self.step.line_span());
-        let mut d = Diagnostic::error(codes::ARITY, format!("too many arguments: {}", arity.usage), span)
-            .with_label("extra argument")
-            .rejected_by(Reader::Parser, message, (self.line, phase::ARITY));
+        let extra_tokens: Vec<usize> = self
+            .step
+            .positionals
+            .iter()
+            .skip(positionals.len() - (counted.len() - arity.max))
+            .flat_map(|a| a.tokens.clone())
+            .collect();
+        let span = extra_tokens
+            .iter()
+            .map(|t| self.step.token_spans[*t])
+            .reduce(Span::cover)
+            .unwrap_or(self.step.line_span());
+        let mut d = Diagnostic::error(
+            codes::ARITY,
+            format!("too many arguments: {}", arity.usage),
+            span,
+        )
+        .with_label("extra argument")
+        .rejected_by(Reader::Parser, message, (self.line, phase::ARITY));
         d = d.with_help(match &migration {
             Some(m) => m.clone(),
             None => format!("{}; remove the extra arguments", arity.usage),
         });
         self.diagnostics.push(d);
+    }
+}
+
+impl Step {
+    /// The source span of `range` (byte offsets in `arg.value`). Exact for bare tokens and for
+    /// quoted tokens without escapes; the whole token otherwise.
+    pub fn value_span(&self, arg: &Arg, range: std::ops::Range<usize>, file: &SourceFile) -> Span {
+        let text = file.text.as_str();
+        let mut offset = 0;
+        for (k, &t) in arg.tokens.iter().enumerate() {
+            if k > 0 {
+                offset += 1; // the joining space
+            }
+            let span = self.token_spans[t];
+            let raw = &text[span.range()];
+            let quoted = raw.starts_with('"') && raw.len() >= 2;
+            let inner = if quoted { &raw[1..raw.len() - 1] } else { raw };
+            let value_len = if quoted && raw.contains('\\') {
+                usize::MAX
+            } else {
+                inner.len()
+            };
+            if value_len == usize::MAX {
+                if range.start >= offset {
+                    return span;
+                }
+            } else if range.start >= offset && range.start <= offset + value_len {
+                let base = span.start + usize::from(quoted);
+                let start = base + (range.start - offset);
+                let end = if range.end <= offset + value_len {
+                    base + (range.end - offset)
+                } else {
+                    self.arg_span(arg).end
+                };
+                return Span::new(start, end.max(start));
+            }
+            offset = offset.saturating_add(value_len);
+        }
+        self.arg_span(arg)
     }
 }

@@ -89,7 +89,10 @@ pub struct EvidenceError {
 }
 
 fn fail<T>(message: String, field: &str) -> Result<T, EvidenceError> {
-    Err(EvidenceError { message, field: field.to_string() })
+    Err(EvidenceError {
+        message,
+        field: field.to_string(),
+    })
 }
 
 /// Matches `^#\s*agent-device:<marker>(\d+)(?:\s+(\S.*))?$` on a trimmed comment line, where `.`
@@ -97,7 +100,9 @@ fn fail<T>(message: String, field: &str) -> Result<T, EvidenceError> {
 pub fn match_marker(line: &str, marker: &str) -> Option<MarkerMatch> {
     let rest = line.strip_prefix('#')?;
     let after_hash = 1 + rest.len() - rest.trim_start_matches(is_js_whitespace).len();
-    let tail = line[after_hash..].strip_prefix("agent-device:")?.strip_prefix(marker)?;
+    let tail = line[after_hash..]
+        .strip_prefix("agent-device:")?
+        .strip_prefix(marker)?;
     let digits_start = line.len() - tail.len();
     let ndigits = tail.bytes().take_while(u8::is_ascii_digit).count();
     if ndigits == 0 {
@@ -107,7 +112,11 @@ pub fn match_marker(line: &str, marker: &str) -> Option<MarkerMatch> {
     let digits_end = digits_start + ndigits;
     let after = &line[digits_end..];
     if after.is_empty() {
-        return Some(MarkerMatch { word: word_start..digits_end, version: digits_start..digits_end, payload: None });
+        return Some(MarkerMatch {
+            word: word_start..digits_end,
+            version: digits_start..digits_end,
+            payload: None,
+        });
     }
     let payload_rel = after.len() - after.trim_start_matches(is_js_whitespace).len();
     if payload_rel == 0 {
@@ -118,7 +127,11 @@ pub fn match_marker(line: &str, marker: &str) -> Option<MarkerMatch> {
         return None;
     }
     let start = digits_end + payload_rel;
-    Some(MarkerMatch { word: word_start..digits_end, version: digits_start..digits_end, payload: Some(start..line.len()) })
+    Some(MarkerMatch {
+        word: word_start..digits_end,
+        version: digits_start..digits_end,
+        payload: Some(start..line.len()),
+    })
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -139,7 +152,10 @@ impl MarkerMatch {
 /// `targets-v1` payload → both endpoints.
 pub fn parse_targets(payload: &str) -> Result<DualEvidence, EvidenceError> {
     if payload.len() > TARGETS_PAYLOAD_CAP {
-        return fail(format!("targets-v1 annotation exceeds the {TARGETS_PAYLOAD_CAP}-byte payload cap."), "");
+        return fail(
+            format!("targets-v1 annotation exceeds the {TARGETS_PAYLOAD_CAP}-byte payload cap."),
+            "",
+        );
     }
     let Ok(value) = serde_json::from_str::<Value>(payload) else {
         return fail("targets-v1 annotation is not valid JSON.".into(), "");
@@ -148,23 +164,37 @@ pub fn parse_targets(payload: &str) -> Result<DualEvidence, EvidenceError> {
         return fail("targets-v1 annotation must be a JSON object.".into(), "");
     };
     let (Some(source), Some(destination)) = (map.get("source"), map.get("destination")) else {
-        return fail("targets-v1 annotation requires source and destination evidence.".into(), "");
+        return fail(
+            "targets-v1 annotation requires source and destination evidence.".into(),
+            "",
+        );
     };
     let prefix = |side: &str, e: EvidenceError| EvidenceError {
         message: e.message,
-        field: if e.field.is_empty() { side.to_string() } else { format!("{side}.{}", e.field) },
+        field: if e.field.is_empty() {
+            side.to_string()
+        } else {
+            format!("{side}.{}", e.field)
+        },
     };
     // The reference re-serializes each endpoint and applies the target-v1 rules to that text.
-    let source = parse_target(&crate::json::stringify(source, false)).map_err(|e| prefix("source", e))?;
-    let destination =
-        parse_target(&crate::json::stringify(destination, false)).map_err(|e| prefix("destination", e))?;
-    Ok(DualEvidence { source, destination })
+    let source =
+        parse_target(&crate::json::stringify(source, false)).map_err(|e| prefix("source", e))?;
+    let destination = parse_target(&crate::json::stringify(destination, false))
+        .map_err(|e| prefix("destination", e))?;
+    Ok(DualEvidence {
+        source,
+        destination,
+    })
 }
 
 /// `target-v1` payload → typed evidence.
 pub fn parse_target(payload: &str) -> Result<TargetEvidence, EvidenceError> {
     if payload.len() > TARGET_PAYLOAD_CAP {
-        return fail(format!("target-v1 annotation exceeds the {TARGET_PAYLOAD_CAP}-byte payload cap."), "");
+        return fail(
+            format!("target-v1 annotation exceeds the {TARGET_PAYLOAD_CAP}-byte payload cap."),
+            "",
+        );
     }
     let Ok(value) = serde_json::from_str::<Value>(payload) else {
         return fail("target-v1 annotation is not valid JSON.".into(), "");
@@ -192,7 +222,17 @@ pub fn parse_target(payload: &str) -> Result<TargetEvidence, EvidenceError> {
             )
         }
     };
-    Ok(TargetEvidence { id, role, label, ancestry, sibling, viewport_order, scroll_region, rect, verification })
+    Ok(TargetEvidence {
+        id,
+        role,
+        label,
+        ancestry,
+        sibling,
+        viewport_order,
+        scroll_region,
+        rect,
+        verification,
+    })
 }
 
 fn nfc(s: &str) -> String {
@@ -201,7 +241,10 @@ fn nfc(s: &str) -> String {
 
 fn capped(s: String, field: &str) -> Result<String, EvidenceError> {
     if s.len() > FIELD_CAP {
-        return fail(format!("target-v1 \"{field}\" exceeds the {FIELD_CAP}-byte field cap."), field);
+        return fail(
+            format!("target-v1 \"{field}\" exceeds the {FIELD_CAP}-byte field cap."),
+            field,
+        );
     }
     Ok(s)
 }
@@ -254,17 +297,26 @@ fn optional_label(v: Option<&Value>, field: &str) -> Result<Option<String>, Evid
 fn ancestry(v: Option<&Value>) -> Result<Vec<AncestryEntry>, EvidenceError> {
     let Some(v) = v else { return Ok(Vec::new()) };
     let Value::Array(items) = v else {
-        return fail("target-v1 \"ancestry\" must be an array.".into(), "ancestry");
+        return fail(
+            "target-v1 \"ancestry\" must be an array.".into(),
+            "ancestry",
+        );
     };
     if items.len() > ANCESTRY_CAP {
-        return fail(format!("target-v1 \"ancestry\" exceeds the {ANCESTRY_CAP}-entry cap."), "ancestry");
+        return fail(
+            format!("target-v1 \"ancestry\" exceeds the {ANCESTRY_CAP}-entry cap."),
+            "ancestry",
+        );
     }
     items
         .iter()
         .enumerate()
         .map(|(i, item)| {
             let Value::Object(m) = item else {
-                return fail(format!("target-v1 \"ancestry[{i}]\" must be an object."), &format!("ancestry[{i}]"));
+                return fail(
+                    format!("target-v1 \"ancestry[{i}]\" must be an object."),
+                    &format!("ancestry[{i}]"),
+                );
             };
             Ok(AncestryEntry {
                 role: required_string(m.get("role"), &format!("ancestry[{i}].role"))?,
@@ -276,10 +328,15 @@ fn ancestry(v: Option<&Value>) -> Result<Vec<AncestryEntry>, EvidenceError> {
 
 fn non_negative_integer(v: Option<&Value>, field: &str) -> Result<u64, EvidenceError> {
     let Some(v) = v else { return Ok(0) };
-    let n = v.as_f64().filter(|n| n.fract() == 0.0 && *n >= 0.0 && *n <= 9_007_199_254_740_991.0);
+    let n = v
+        .as_f64()
+        .filter(|n| n.fract() == 0.0 && *n >= 0.0 && *n <= 9_007_199_254_740_991.0);
     match n {
         Some(n) => Ok(n as u64),
-        None => fail(format!("target-v1 \"{field}\" must be a non-negative integer."), field),
+        None => fail(
+            format!("target-v1 \"{field}\" must be a non-negative integer."),
+            field,
+        ),
     }
 }
 
@@ -307,10 +364,18 @@ fn rect(v: Option<&Value>) -> Result<Option<Rect>, EvidenceError> {
     let num = |k: &str| -> Result<f64, EvidenceError> {
         match m.get(k).and_then(Value::as_f64) {
             Some(n) if n.is_finite() => Ok(n),
-            _ => fail(format!("target-v1 \"rect.{k}\" must be a finite number."), &format!("rect.{k}")),
+            _ => fail(
+                format!("target-v1 \"rect.{k}\" must be a finite number."),
+                &format!("rect.{k}"),
+            ),
         }
     };
-    Ok(Some(Rect { x: num("x")?, y: num("y")?, width: num("width")?, height: num("height")? }))
+    Ok(Some(Rect {
+        x: num("x")?,
+        y: num("y")?,
+        width: num("width")?,
+        height: num("height")?,
+    }))
 }
 
 impl TargetEvidence {
@@ -321,8 +386,15 @@ impl TargetEvidence {
     /// As a JSON value with JavaScript number semantics (integral floats print as integers).
     pub fn to_value(&self) -> Value {
         let mut v = serde_json::to_value(self).expect("evidence serializes");
-        if let (Some(rect), Some(obj)) = (self.rect, v.get_mut("rect").and_then(Value::as_object_mut)) {
-            for (k, n) in [("x", rect.x), ("y", rect.y), ("width", rect.width), ("height", rect.height)] {
+        if let (Some(rect), Some(obj)) =
+            (self.rect, v.get_mut("rect").and_then(Value::as_object_mut))
+        {
+            for (k, n) in [
+                ("x", rect.x),
+                ("y", rect.y),
+                ("width", rect.width),
+                ("height", rect.height),
+            ] {
                 obj.insert(k.into(), crate::json::js_number_value(n));
             }
         }
@@ -352,7 +424,10 @@ mod tests {
         assert!(m.is_v1("#agent-device:target-v01 {}"));
         assert!(match_marker("# agent-device:target-v1{}", "target-v").is_none());
         assert!(match_marker("# agent-device:target-v1 {\"a\":\r1}", "target-v").is_none());
-        assert!(match_marker("# agent-device:target-v1", "target-v").unwrap().payload.is_none());
+        assert!(match_marker("# agent-device:target-v1", "target-v")
+            .unwrap()
+            .payload
+            .is_none());
         assert!(match_marker("# agent-device:targets-v1 {}", "target-v").is_none());
     }
 
@@ -364,7 +439,9 @@ mod tests {
         assert_eq!(e.label.as_deref(), Some("a b"));
         assert_eq!(e.id, None);
         assert_eq!(e.sibling, 2);
-        let err = parse_target(r#"{"role":"b","ancestry":[{"label":"x"}],"verification":"verified"}"#).unwrap_err();
+        let err =
+            parse_target(r#"{"role":"b","ancestry":[{"label":"x"}],"verification":"verified"}"#)
+                .unwrap_err();
         assert_eq!(err.message, "target-v1 \"ancestry[0].role\" is required.");
     }
 }

@@ -57,5 +57,8 @@ pub const ALL: &[(&str, &str)] = &[
     (ENV_DUPLICATE, "duplicate env directive"),
     (CONTEXT_DUPLICATE, "duplicate or conflicting context key"),
     (CONTEXT_IGNORED, "context line that is never read"),
-    (CONTEXT_VALUE_IGNORED, "context key or value that is ignored"),
+    (
+        CONTEXT_VALUE_IGNORED,
+        "context key or value that is ignored",
+    ),
 ];

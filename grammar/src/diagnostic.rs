@@ -123,12 +123,21 @@ pub struct Diagnostic {
 }
 
 impl Diagnostic {
-    pub fn new(code: &'static str, severity: Severity, message: impl Into<String>, span: Span) -> Self {
+    pub fn new(
+        code: &'static str,
+        severity: Severity,
+        message: impl Into<String>,
+        span: Span,
+    ) -> Self {
         Diagnostic {
             code,
             severity,
             message: message.into(),
-            labels: vec![Label { span, message: String::new(), primary: true }],
+            labels: vec![Label {
+                span,
+                message: String::new(),
+                primary: true,
+            }],
             help: None,
             fix: None,
             rejection: None,
@@ -149,7 +158,11 @@ impl Diagnostic {
         self
     }
     pub fn with_secondary(mut self, span: Span, message: impl Into<String>) -> Self {
-        self.labels.push(Label { span, message: message.into(), primary: false });
+        self.labels.push(Label {
+            span,
+            message: message.into(),
+            primary: false,
+        });
         self
     }
     pub fn with_help(mut self, help: impl Into<String>) -> Self {
@@ -157,12 +170,25 @@ impl Diagnostic {
         self
     }
     pub fn with_fix(mut self, title: impl Into<String>, edits: Vec<Edit>) -> Self {
-        self.fix = Some(Fix { title: title.into(), edits });
+        self.fix = Some(Fix {
+            title: title.into(),
+            edits,
+        });
         self
     }
     /// Marks this as a parity error: agent-device rejects the script with `message`.
-    pub fn rejected_by(mut self, reader: Reader, message: impl Into<String>, order: (usize, u8)) -> Self {
-        self.rejection = Some(Rejection { reader, message: message.into(), hint: None, order });
+    pub fn rejected_by(
+        mut self,
+        reader: Reader,
+        message: impl Into<String>,
+        order: (usize, u8),
+    ) -> Self {
+        self.rejection = Some(Rejection {
+            reader,
+            message: message.into(),
+            hint: None,
+            order,
+        });
         self
     }
     pub fn with_rejection_hint(mut self, hint: impl Into<String>) -> Self {
@@ -172,7 +198,11 @@ impl Diagnostic {
         self
     }
     pub fn primary_span(&self) -> Span {
-        self.labels.iter().find(|l| l.primary).map(|l| l.span).unwrap_or_default()
+        self.labels
+            .iter()
+            .find(|l| l.primary)
+            .map(|l| l.span)
+            .unwrap_or_default()
     }
     pub fn is_parity_error(&self) -> bool {
         self.rejection.is_some()
@@ -191,7 +221,12 @@ pub struct LineIndex {
 impl LineIndex {
     pub fn new(text: &str) -> Self {
         let mut starts = vec![0];
-        starts.extend(text.bytes().enumerate().filter(|(_, b)| *b == b'\n').map(|(i, _)| i + 1));
+        starts.extend(
+            text.bytes()
+                .enumerate()
+                .filter(|(_, b)| *b == b'\n')
+                .map(|(i, _)| i + 1),
+        );
         LineIndex { starts }
     }
     /// 0-based line containing `offset`.
@@ -227,7 +262,11 @@ impl LineIndex {
             return text.len();
         }
         let start = self.starts[line];
-        let end = self.starts.get(line + 1).map(|s| s - 1).unwrap_or(text.len());
+        let end = self
+            .starts
+            .get(line + 1)
+            .map(|s| s - 1)
+            .unwrap_or(text.len());
         let mut units = 0;
         for (i, c) in text[start..end].char_indices() {
             if units >= col16 {

@@ -43,7 +43,10 @@ pub fn decode_string_literal(raw: &str) -> Result<Decoded, StringLiteralError> {
                 if end != raw.len() {
                     return err(end, raw.len() - end, StringLiteralErrorKind::TrailingText);
                 }
-                return Ok(Decoded { value: out, lone_surrogate });
+                return Ok(Decoded {
+                    value: out,
+                    lone_surrogate,
+                });
             }
             '\\' => {
                 let Some((_, e)) = chars.next() else {
@@ -91,7 +94,11 @@ pub fn decode_string_literal(raw: &str) -> Result<Decoded, StringLiteralError> {
                         }
                     }
                     other => {
-                        return err(i, 1 + other.len_utf8(), StringLiteralErrorKind::InvalidEscape)
+                        return err(
+                            i,
+                            1 + other.len_utf8(),
+                            StringLiteralErrorKind::InvalidEscape,
+                        )
                     }
                 }
             }
@@ -122,7 +129,9 @@ pub fn js_number_value(n: f64) -> Value {
     if n.is_finite() && n.fract() == 0.0 && n.abs() < 9.007_199_254_740_992e15 {
         Value::from(n as i64)
     } else {
-        serde_json::Number::from_f64(n).map(Value::Number).unwrap_or(Value::Null)
+        serde_json::Number::from_f64(n)
+            .map(Value::Number)
+            .unwrap_or(Value::Null)
     }
 }
 
@@ -271,6 +280,9 @@ mod tests {
         assert_eq!(bad(r#""\$""#), StringLiteralErrorKind::InvalidEscape);
         assert_eq!(bad("\"a\tb\""), StringLiteralErrorKind::ControlCharacter);
         assert_eq!(bad(r#""a" x"#), StringLiteralErrorKind::TrailingText);
-        assert_eq!(bad(r#""\u12""#), StringLiteralErrorKind::InvalidUnicodeEscape);
+        assert_eq!(
+            bad(r#""\u12""#),
+            StringLiteralErrorKind::InvalidUnicodeEscape
+        );
     }
 }

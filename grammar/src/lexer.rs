@@ -21,12 +21,14 @@ pub(crate) enum RawToken {
 
 /// Splits `line` (already trimmed) into (kind, byte range) pairs, whitespace omitted.
 pub(crate) fn lex(line: &str) -> impl Iterator<Item = (RawToken, std::ops::Range<usize>)> + '_ {
-    RawToken::lexer(line).spanned().filter_map(|(tok, span)| match tok {
-        Ok(RawToken::Whitespace) => None,
-        Ok(t) => Some((t, span)),
-        // Every character matches one of the patterns; keep the input covered regardless.
-        Err(()) => Some((RawToken::Bare, span)),
-    })
+    RawToken::lexer(line)
+        .spanned()
+        .filter_map(|(tok, span)| match tok {
+            Ok(RawToken::Whitespace) => None,
+            Ok(t) => Some((t, span)),
+            // Every character matches one of the patterns; keep the input covered regardless.
+            Err(()) => Some((RawToken::Bare, span)),
+        })
 }
 
 #[cfg(test)]
@@ -40,10 +42,19 @@ mod tests {
     #[test]
     fn quoted_tokens_end_at_the_first_unescaped_quote() {
         use RawToken::*;
-        assert_eq!(kinds(r#""a"b c"#), vec![(Quoted, r#""a""#), (Bare, "b"), (Bare, "c")]);
+        assert_eq!(
+            kinds(r#""a"b c"#),
+            vec![(Quoted, r#""a""#), (Bare, "b"), (Bare, "c")]
+        );
         assert_eq!(kinds(r#"click"x""#), vec![(Bare, r#"click"x""#)]);
-        assert_eq!(kinds(r#""a\"b" "c"#), vec![(Quoted, r#""a\"b""#), (Unterminated, r#""c"#)]);
-        assert_eq!(kinds("a\u{3000}b\u{85}c"), vec![(Bare, "a"), (Bare, "b\u{85}c")]);
+        assert_eq!(
+            kinds(r#""a\"b" "c"#),
+            vec![(Quoted, r#""a\"b""#), (Unterminated, r#""c"#)]
+        );
+        assert_eq!(
+            kinds("a\u{3000}b\u{85}c"),
+            vec![(Bare, "a"), (Bare, "b\u{85}c")]
+        );
         assert_eq!(kinds(r#""abc\"#), vec![(Unterminated, r#""abc\"#)]);
     }
 }

@@ -8,7 +8,15 @@ use crate::tree::EnvDirective;
 use serde::Serialize;
 
 /// Platforms a `context platform=` accepts (every `--platform` selector except `web`).
-pub const CONTEXT_PLATFORMS: &[&str] = &["apple", "ios", "macos", "android", "harmonyos", "vega", "linux"];
+pub const CONTEXT_PLATFORMS: &[&str] = &[
+    "apple",
+    "ios",
+    "macos",
+    "android",
+    "harmonyos",
+    "vega",
+    "linux",
+];
 /// Targets a `context target=` accepts.
 pub const CONTEXT_TARGETS: &[&str] = &["mobile", "tv", "desktop"];
 /// Keys the recorder writes that the reader ignores.
@@ -63,7 +71,11 @@ impl Metadata {
             m.insert("retries".into(), js_number_value(r.value));
         }
         if !self.env.is_empty() {
-            let env: serde_json::Map<_, _> = self.env.iter().map(|e| (e.key.clone(), e.value.clone().into())).collect();
+            let env: serde_json::Map<_, _> = self
+                .env
+                .iter()
+                .map(|e| (e.key.clone(), e.value.clone().into()))
+                .collect();
             m.insert("env".into(), env.into());
         }
         m.into()
@@ -82,8 +94,18 @@ impl HeaderReader {
         self.meta
     }
 
-    fn reject(&mut self, d: Diagnostic, message: String, index: usize, diagnostics: &mut Vec<Diagnostic>) {
-        let d = if self.rejected { d } else { d.rejected_by(Reader::Metadata, message, (index, 0)) };
+    fn reject(
+        &mut self,
+        d: Diagnostic,
+        message: String,
+        index: usize,
+        diagnostics: &mut Vec<Diagnostic>,
+    ) {
+        let d = if self.rejected {
+            d
+        } else {
+            d.rejected_by(Reader::Metadata, message, (index, 0))
+        };
         self.rejected = true;
         diagnostics.push(d);
     }
@@ -97,7 +119,14 @@ impl HeaderReader {
         diagnostics: &mut Vec<Diagnostic>,
     ) {
         let mut first_error = None;
-        check_env_shape(text, env, index, content, Some(&mut first_error), diagnostics);
+        check_env_shape(
+            text,
+            env,
+            index,
+            content,
+            Some(&mut first_error),
+            diagnostics,
+        );
         if let Some((d, message)) = first_error {
             self.reject(d, message, index, diagnostics);
             return;
@@ -105,16 +134,36 @@ impl HeaderReader {
         let key = &text[env.key.range()];
         let value = env.decoded.clone().unwrap_or_default();
         if let Some(prev) = self.meta.env_value(key) {
-            let d = Diagnostic::error(codes::ENV_DUPLICATE, format!("duplicate env directive `{key}`"), env.key)
-                .with_secondary(prev.key_span, "first defined here")
-                .with_help("each key may be defined once; delete one of the lines");
-            self.reject(d, format!("Duplicate env directive \"{key}\" on line {}.", index + 1), index, diagnostics);
+            let d = Diagnostic::error(
+                codes::ENV_DUPLICATE,
+                format!("duplicate env directive `{key}`"),
+                env.key,
+            )
+            .with_secondary(prev.key_span, "first defined here")
+            .with_help("each key may be defined once; delete one of the lines");
+            self.reject(
+                d,
+                format!("Duplicate env directive \"{key}\" on line {}.", index + 1),
+                index,
+                diagnostics,
+            );
             return;
         }
-        self.meta.env.push(EnvEntry { key: key.to_string(), value, key_span: env.key, line: index });
+        self.meta.env.push(EnvEntry {
+            key: key.to_string(),
+            value,
+            key_span: env.key,
+            line: index,
+        });
     }
 
-    pub(crate) fn read_context_line(&mut self, text: &str, content: Span, index: usize, diagnostics: &mut Vec<Diagnostic>) {
+    pub(crate) fn read_context_line(
+        &mut self,
+        text: &str,
+        content: Span,
+        index: usize,
+        diagnostics: &mut Vec<Diagnostic>,
+    ) {
         let line = &text[content.range()];
         let off = content.start;
         let mut recognised = Vec::new();
@@ -122,7 +171,14 @@ impl HeaderReader {
             let span = span.shift(off);
             recognised.push(span.start);
             if CONTEXT_PLATFORMS.contains(&v) {
-                self.set(|m| &mut m.platform, "platform", v.to_string(), span, index, diagnostics);
+                self.set(
+                    |m| &mut m.platform,
+                    "platform",
+                    v.to_string(),
+                    span,
+                    index,
+                    diagnostics,
+                );
             } else {
                 ignored_value(diagnostics, span, "platform", v, CONTEXT_PLATFORMS);
             }
@@ -131,7 +187,14 @@ impl HeaderReader {
             let span = span.shift(off);
             recognised.push(span.start);
             if CONTEXT_TARGETS.contains(&v) {
-                self.set(|m| &mut m.target, "target", v.to_string(), span, index, diagnostics);
+                self.set(
+                    |m| &mut m.target,
+                    "target",
+                    v.to_string(),
+                    span,
+                    index,
+                    diagnostics,
+                );
             } else {
                 ignored_value(diagnostics, span, "target", v, CONTEXT_TARGETS);
             }
@@ -147,31 +210,39 @@ impl HeaderReader {
                     } else {
                         if n > 3.0 {
                             diagnostics.push(
-                                Diagnostic::warning(codes::CONTEXT_VALUE_IGNORED, format!("retries={v} is clamped to 3"), span)
-                                    .with_help("`test` clamps retries to 0..3"),
+                                Diagnostic::warning(
+                                    codes::CONTEXT_VALUE_IGNORED,
+                                    format!("retries={v} is clamped to 3"),
+                                    span,
+                                )
+                                .with_help("`test` clamps retries to 0..3"),
                             );
                         }
                         self.set(|m| &mut m.retries, json_key, n, span, index, diagnostics);
                     }
                 } else {
                     diagnostics.push(
-                        Diagnostic::warning(codes::CONTEXT_VALUE_IGNORED, format!("`{key}={v}` is ignored"), span)
-                            .with_help("timeout must be a whole number of milliseconds ≥ 1"),
+                        Diagnostic::warning(
+                            codes::CONTEXT_VALUE_IGNORED,
+                            format!("`{key}={v}` is ignored"),
+                            span,
+                        )
+                        .with_help("timeout must be a whole number of milliseconds ≥ 1"),
                     );
                 }
             }
         }
-        // Words the reader never looks at.
-        let mut pos = 0;
-        for word in line.split(is_js_whitespace) {
-            let start = pos;
-            pos += word.len() + 1;
-            if word.is_empty() || start == 0 {
+        // Words the reader never looks at (a quoted value such as device="iPhone 17" is one word).
+        for (start, end) in context_words(line) {
+            let word = &line[start..end];
+            if start == 0 {
                 continue;
             }
             let key = word.split('=').next().unwrap_or(word);
-            let span = Span::new(off + start, off + start + word.len());
-            if recognised.iter().any(|s| *s >= span.start && *s < span.end) || RECORDER_ONLY_KEYS.contains(&key) {
+            let span = Span::new(off + start, off + end);
+            if recognised.iter().any(|s| *s >= span.start && *s < span.end)
+                || RECORDER_ONLY_KEYS.contains(&key)
+            {
                 continue;
             }
             if !word.contains('=') || !["platform", "target", "timeout", "retries"].contains(&key) {
@@ -195,11 +266,20 @@ impl HeaderReader {
         let slot = field(&mut self.meta);
         if let Some(prev) = slot.clone() {
             let (message, title) = if prev.value == value {
-                (format!("Duplicate replay test metadata \"{key}\" in context header."), format!("duplicate context key `{key}`"))
+                (
+                    format!("Duplicate replay test metadata \"{key}\" in context header."),
+                    format!("duplicate context key `{key}`"),
+                )
             } else {
                 (
-                    format!("Conflicting replay test metadata \"{key}\" in context header: {} vs {}.", prev.value, value),
-                    format!("conflicting context key `{key}`: {} vs {}", prev.value, value),
+                    format!(
+                        "Conflicting replay test metadata \"{key}\" in context header: {} vs {}.",
+                        prev.value, value
+                    ),
+                    format!(
+                        "conflicting context key `{key}`: {} vs {}",
+                        prev.value, value
+                    ),
                 )
             };
             let d = Diagnostic::error(codes::CONTEXT_DUPLICATE, title, span)
@@ -219,6 +299,42 @@ impl Shift for Span {
     fn shift(self, by: usize) -> Span {
         Span::new(self.start + by, self.end + by)
     }
+}
+
+/// Whitespace-separated words, where a `"…"` run (with `\` escapes) does not split.
+fn context_words(line: &str) -> Vec<(usize, usize)> {
+    let mut words = Vec::new();
+    let mut start = None;
+    let mut in_quote = false;
+    let mut escaped = false;
+    for (i, c) in line.char_indices() {
+        if in_quote {
+            if escaped {
+                escaped = false;
+            } else if c == '\\' {
+                escaped = true;
+            } else if c == '"' {
+                in_quote = false;
+            }
+            continue;
+        }
+        if is_js_whitespace(c) {
+            if let Some(s) = start.take() {
+                words.push((s, i));
+            }
+            continue;
+        }
+        if start.is_none() {
+            start = Some(i);
+        }
+        if c == '"' {
+            in_quote = true;
+        }
+    }
+    if let Some(s) = start {
+        words.push((s, line.len()));
+    }
+    words
 }
 
 /// `(?:^|\s)key=(\S+)` (or `(\d+)` when `digits`): the first position where it matches.
@@ -247,14 +363,30 @@ fn find_key<'a>(line: &'a str, key: &str, digits: bool) -> Option<(&'a str, Span
     None
 }
 
-fn ignored_value(diagnostics: &mut Vec<Diagnostic>, span: Span, key: &str, value: &str, allowed: &[&str]) {
+fn ignored_value(
+    diagnostics: &mut Vec<Diagnostic>,
+    span: Span,
+    key: &str,
+    value: &str,
+    allowed: &[&str],
+) {
     let hint = allowed.iter().find(|a| a.eq_ignore_ascii_case(value));
-    let mut d = Diagnostic::warning(codes::CONTEXT_VALUE_IGNORED, format!("`{key}={value}` is ignored by agent-device"), span)
-        .with_help(format!("accepted values (case-sensitive): {}", allowed.join(", ")));
+    let mut d = Diagnostic::warning(
+        codes::CONTEXT_VALUE_IGNORED,
+        format!("`{key}={value}` is ignored by agent-device"),
+        span,
+    )
+    .with_help(format!(
+        "accepted values (case-sensitive): {}",
+        allowed.join(", ")
+    ));
     if let Some(fix) = hint {
         d = d.with_fix(
             format!("Use `{key}={fix}`"),
-            vec![crate::diagnostic::Edit { span, replacement: format!("{key}={fix}") }],
+            vec![crate::diagnostic::Edit {
+                span,
+                replacement: format!("{key}={fix}"),
+            }],
         );
     }
     diagnostics.push(d);
@@ -284,7 +416,13 @@ pub(crate) fn check_env_shape(
         let mut d = Diagnostic::error(codes::ENV_KEY_INVALID, format!("invalid env key `{key}`"), env.key)
             .with_help("keys must be uppercase letters, digits and underscores, not starting with a digit (e.g. APP_ID)");
         if is_var_name(&upper) {
-            d = d.with_fix(format!("Rename to `{upper}`"), vec![crate::diagnostic::Edit { span: env.key, replacement: upper }]);
+            d = d.with_fix(
+                format!("Rename to `{upper}`"),
+                vec![crate::diagnostic::Edit {
+                    span: env.key,
+                    replacement: upper,
+                }],
+            );
         }
         Some((d, format!("Invalid env key \"{key}\" on line {n}: keys must be uppercase letters, digits, and underscores (e.g. APP_ID).")))
     } else if key.starts_with("AD_") {
@@ -312,5 +450,6 @@ pub(crate) fn check_env_shape(
 /// `^[A-Z_][A-Z0-9_]*$`.
 pub fn is_var_name(s: &str) -> bool {
     let mut bytes = s.bytes();
-    matches!(bytes.next(), Some(b'A'..=b'Z' | b'_')) && bytes.all(|b| matches!(b, b'A'..=b'Z' | b'0'..=b'9' | b'_'))
+    matches!(bytes.next(), Some(b'A'..=b'Z' | b'_'))
+        && bytes.all(|b| matches!(b, b'A'..=b'Z' | b'0'..=b'9' | b'_'))
 }

@@ -66,22 +66,46 @@ pub fn parse(text: &str) -> Parse {
                 binding_error(&p, index, "is an env directive", content, &mut diagnostics);
             }
             if seen_action {
-                let message = format!("env directives must precede all actions (line {}).", index + 1);
+                let message = format!(
+                    "env directives must precede all actions (line {}).",
+                    index + 1
+                );
                 diagnostics.push(
-                    Diagnostic::error(codes::ENV_AFTER_ACTION, "`env` directive after the first action", content)
-                        .with_label("agent-device only reads env directives before the first action")
-                        .with_help("move this line up into the header, above the first action")
-                        .rejected_by(Reader::Parser, message, (index, phase::ENV_ORDER)),
+                    Diagnostic::error(
+                        codes::ENV_AFTER_ACTION,
+                        "`env` directive after the first action",
+                        content,
+                    )
+                    .with_label("agent-device only reads env directives before the first action")
+                    .with_help("move this line up into the header, above the first action")
+                    .rejected_by(
+                        Reader::Parser,
+                        message,
+                        (index, phase::ENV_ORDER),
+                    ),
                 );
             }
-            let env = env_directive(text, content, index, header_open, &mut header, &mut diagnostics);
+            let env = env_directive(
+                text,
+                content,
+                index,
+                header_open,
+                &mut header,
+                &mut diagnostics,
+            );
             LineKind::Env(env)
         } else {
             let tokens = tokenize(text, content, index, &mut diagnostics);
             let first_is_context = tokens.first().is_some_and(|t| t.value(text) == "context");
             if first_is_context {
                 if let Some(p) = pending.take() {
-                    binding_error(&p, index, "did not parse as an action", content, &mut diagnostics);
+                    binding_error(
+                        &p,
+                        index,
+                        "did not parse as an action",
+                        content,
+                        &mut diagnostics,
+                    );
                 }
                 let in_header = header_open && trimmed.starts_with("context ");
                 if in_header {
@@ -91,7 +115,11 @@ pub fn parse(text: &str) -> Parse {
                     header_open = false;
                 }
                 let entries = context_entries(text, &tokens);
-                LineKind::Context(ContextLine { tokens, entries, in_header })
+                LineKind::Context(ContextLine {
+                    tokens,
+                    entries,
+                    in_header,
+                })
             } else {
                 header_open = false;
                 seen_action = true;
@@ -99,7 +127,13 @@ pub fn parse(text: &str) -> Parse {
                 LineKind::Action(ActionLine { tokens, annotation })
             }
         };
-        lines.push(Line { index, span: Span::new(raw.start, raw.end), content, terminator, kind });
+        lines.push(Line {
+            index,
+            span: Span::new(raw.start, raw.end),
+            content,
+            terminator,
+            kind,
+        });
     }
 
     if let Some(p) = pending.take() {
@@ -131,7 +165,14 @@ pub fn parse(text: &str) -> Parse {
     }
 
     let metadata = header.finish();
-    Parse { file: SourceFile { text: text.to_string(), lines }, metadata, diagnostics }
+    Parse {
+        file: SourceFile {
+            text: text.to_string(),
+            lines,
+        },
+        metadata,
+        diagnostics,
+    }
 }
 
 fn is_env_directive(trimmed: &str) -> bool {
@@ -154,11 +195,16 @@ fn file_level_checks(text: &str, diagnostics: &mut Vec<Diagnostic>) {
     }
     if let Some(nul) = text.find('\0') {
         diagnostics.push(
-            Diagnostic::warning(codes::BINARY_CONTENT, "the file contains NUL bytes: it does not look like a text script", Span::new(nul, nul + 1))
-                .with_help("check that this is the script you meant; `.ad` files are UTF-8 text"),
+            Diagnostic::warning(
+                codes::BINARY_CONTENT,
+                "the file contains NUL bytes: it does not look like a text script",
+                Span::new(nul, nul + 1),
+            )
+            .with_help("check that this is the script you meant; `.ad` files are UTF-8 text"),
         );
     }
-    if text.starts_with("appId:") || text.lines().take(5).any(|l| l.trim() == "---") && text.contains("- launchApp")
+    if text.starts_with("appId:")
+        || text.lines().take(5).any(|l| l.trim() == "---") && text.contains("- launchApp")
     {
         diagnostics.push(
             Diagnostic::warning(codes::MAESTRO_YAML, "this looks like a Maestro YAML flow saved as `.ad`", Span::new(0, text.find('\n').unwrap_or(text.len())))
@@ -180,7 +226,13 @@ fn lone_cr(text: &str, content: Span, index: usize, diagnostics: &mut Vec<Diagno
     );
 }
 
-fn binding_error(p: &PendingAnnotation, index: usize, why: &str, at: Span, diagnostics: &mut Vec<Diagnostic>) {
+fn binding_error(
+    p: &PendingAnnotation,
+    index: usize,
+    why: &str,
+    at: Span,
+    diagnostics: &mut Vec<Diagnostic>,
+) {
     let marker = p.kind.marker();
     let message = format!(
         "{marker} annotation on line {} must be immediately followed by its action line (line {} {why}).",
@@ -188,11 +240,15 @@ fn binding_error(p: &PendingAnnotation, index: usize, why: &str, at: Span, diagn
         index + 1
     );
     diagnostics.push(
-        Diagnostic::error(codes::ANNOTATION_UNBOUND, format!("`{marker}` annotation is not followed by its action"), p.span)
-            .with_label("this annotation must sit on the line directly above its action")
-            .with_secondary(at, format!("line {} {why}", index + 1))
-            .with_help("move the annotation right above the action it describes, or delete it")
-            .rejected_by(Reader::Parser, message, (index, phase::BINDING)),
+        Diagnostic::error(
+            codes::ANNOTATION_UNBOUND,
+            format!("`{marker}` annotation is not followed by its action"),
+            p.span,
+        )
+        .with_label("this annotation must sit on the line directly above its action")
+        .with_secondary(at, format!("line {} {why}", index + 1))
+        .with_help("move the annotation right above the action it describes, or delete it")
+        .rejected_by(Reader::Parser, message, (index, phase::BINDING)),
     );
 }
 
@@ -206,13 +262,21 @@ fn comment_or_annotation(
     let trimmed = &text[content.range()];
     let off = content.start;
     // The reference tests `targets-v` before `target-v`.
-    for (kind, marker) in [(AnnotationKind::Targets, "targets-v"), (AnnotationKind::Target, "target-v")] {
-        let Some(m) = annotation::match_marker(trimmed, marker) else { continue };
+    for (kind, marker) in [
+        (AnnotationKind::Targets, "targets-v"),
+        (AnnotationKind::Target, "target-v"),
+    ] {
+        let Some(m) = annotation::match_marker(trimmed, marker) else {
+            continue;
+        };
         if !m.is_v1(trimmed) {
             break; // a future version is an ordinary comment to 0.21.5
         }
         let marker_span = Span::new(off + m.word.start, off + m.word.end);
-        let payload_span = m.payload.clone().map(|r| Span::new(off + r.start, off + r.end));
+        let payload_span = m
+            .payload
+            .clone()
+            .map(|r| Span::new(off + r.start, off + r.end));
         let payload = m.payload.map(|r| &trimmed[r]).unwrap_or("");
         let parsed = match kind {
             AnnotationKind::Target => annotation::parse_target(payload).map(Evidence::Single),
@@ -221,29 +285,60 @@ fn comment_or_annotation(
         let evidence = match parsed {
             Ok(e) => Some(e),
             Err(e) => {
-                let at = payload_span.map(|p| field_span(text, p, &e.field)).unwrap_or(marker_span);
-                let what = if e.field.is_empty() { "payload".to_string() } else { format!("field `{}`", e.field) };
+                let at = payload_span
+                    .map(|p| field_span(text, p, &e.field))
+                    .unwrap_or(marker_span);
+                let what = if e.field.is_empty() {
+                    "payload".to_string()
+                } else {
+                    format!("field `{}`", e.field)
+                };
                 diagnostics.push(
                     Diagnostic::error(codes::ANNOTATION_INVALID, e.message.clone(), at)
                         .with_label(format!("invalid {what}"))
                         .with_help(annotation_help(&e.field))
-                        .rejected_by(Reader::Parser, e.message, (index, phase::ANNOTATION_PAYLOAD)),
+                        .rejected_by(
+                            Reader::Parser,
+                            e.message,
+                            (index, phase::ANNOTATION_PAYLOAD),
+                        ),
                 );
                 None
             }
         };
         if let Some(p) = pending.take() {
-            binding_error(&p, index, "is another target annotation", content, diagnostics);
+            binding_error(
+                &p,
+                index,
+                "is another target annotation",
+                content,
+                diagnostics,
+            );
         }
-        *pending = Some(PendingAnnotation { line: index, kind, span: content });
-        return LineKind::Annotation(Annotation { kind, marker: marker_span, payload: payload_span, evidence, binds_to: None });
+        *pending = Some(PendingAnnotation {
+            line: index,
+            kind,
+            span: content,
+        });
+        return LineKind::Annotation(Annotation {
+            kind,
+            marker: marker_span,
+            payload: payload_span,
+            evidence,
+            binds_to: None,
+        });
     }
     if let Some(p) = pending.take() {
         binding_error(&p, index, "is a comment", content, diagnostics);
     }
-    let kind = if trimmed.strip_prefix('#').map(|r| r.trim_matches(is_js_whitespace)) == Some("agent-device:heal-complete") {
+    let kind = if trimmed
+        .strip_prefix('#')
+        .map(|r| r.trim_matches(is_js_whitespace))
+        == Some("agent-device:heal-complete")
+    {
         CommentKind::HealComplete
-    } else if annotation::match_marker(trimmed, "target-v").is_some() || annotation::match_marker(trimmed, "targets-v").is_some()
+    } else if annotation::match_marker(trimmed, "target-v").is_some()
+        || annotation::match_marker(trimmed, "targets-v").is_some()
     {
         diagnostics.push(
             Diagnostic::info(codes::FUTURE_ANNOTATION, "annotation version not understood by agent-device 0.21.5", content)
@@ -278,7 +373,12 @@ fn field_span(text: &str, payload: Span, field: &str) -> Span {
     payload
 }
 
-fn tokenize(text: &str, content: Span, index: usize, diagnostics: &mut Vec<Diagnostic>) -> Vec<Token> {
+fn tokenize(
+    text: &str,
+    content: Span,
+    index: usize,
+    diagnostics: &mut Vec<Diagnostic>,
+) -> Vec<Token> {
     let line = &text[content.range()];
     let off = content.start;
     let mut tokens = Vec::with_capacity(4);
@@ -287,7 +387,12 @@ fn tokenize(text: &str, content: Span, index: usize, diagnostics: &mut Vec<Diagn
         let span = Span::new(off + range.start, off + range.end);
         let raw = &line[range];
         let token = match kind {
-            RawToken::Bare | RawToken::Whitespace => Token { span, quoting: Quoting::Bare, decoded: None, error: None },
+            RawToken::Bare | RawToken::Whitespace => Token {
+                span,
+                quoting: Quoting::Bare,
+                decoded: None,
+                error: None,
+            },
             RawToken::Unterminated => {
                 if !reported {
                     reported = true;
@@ -298,17 +403,28 @@ fn tokenize(text: &str, content: Span, index: usize, diagnostics: &mut Vec<Diagn
                             .rejected_by(Reader::Parser, format!("Invalid replay script line: {line}"), (index, phase::TOKENIZE)),
                     );
                 }
-                Token { span, quoting: Quoting::Json, decoded: None, error: Some(TokenError::Unterminated) }
+                Token {
+                    span,
+                    quoting: Quoting::Json,
+                    decoded: None,
+                    error: Some(TokenError::Unterminated),
+                }
             }
             RawToken::Quoted => match decode_string_literal(raw) {
                 Ok(d) => {
                     let plain = !raw.contains('\\');
-                    Token { span, quoting: Quoting::Json, decoded: (!plain).then(|| d.value.into_boxed_str()), error: None }
+                    Token {
+                        span,
+                        quoting: Quoting::Json,
+                        decoded: (!plain).then(|| d.value.into_boxed_str()),
+                        error: None,
+                    }
                 }
                 Err(e) => {
                     if !reported {
                         reported = true;
-                        let at = Span::new(span.start + e.offset, span.start + e.offset + e.len.max(1));
+                        let at =
+                            Span::new(span.start + e.offset, span.start + e.offset + e.len.max(1));
                         let (label, help) = match e.kind {
                             StringLiteralErrorKind::ControlCharacter => (
                                 "raw control character inside a JSON string",
@@ -336,7 +452,12 @@ fn tokenize(text: &str, content: Span, index: usize, diagnostics: &mut Vec<Diagn
                                 ),
                         );
                     }
-                    Token { span, quoting: Quoting::Json, decoded: None, error: Some(TokenError::InvalidJson) }
+                    Token {
+                        span,
+                        quoting: Quoting::Json,
+                        decoded: None,
+                        error: Some(TokenError::InvalidJson),
+                    }
                 }
             },
         };
@@ -355,7 +476,8 @@ fn env_directive(
 ) -> EnvDirective {
     let trimmed = &text[content.range()];
     let keyword = Span::new(content.start, content.start + 3);
-    let body_rel = 3 + (trimmed.len() - 3 - trimmed[3..].trim_start_matches(is_js_whitespace).len());
+    let body_rel =
+        3 + (trimmed.len() - 3 - trimmed[3..].trim_start_matches(is_js_whitespace).len());
     let body = &trimmed[body_rel..];
     let body_start = content.start + body_rel;
     let eq = body.find('=');
@@ -369,7 +491,14 @@ fn env_directive(
     } else {
         Some(raw_value.to_string())
     };
-    let env = EnvDirective { keyword, key, value, decoded, quoted, in_header: header_open };
+    let env = EnvDirective {
+        keyword,
+        key,
+        value,
+        decoded,
+        quoted,
+        in_header: header_open,
+    };
     if header_open {
         header.read_env(text, &env, index, content, diagnostics);
     } else {
@@ -378,14 +507,22 @@ fn env_directive(
     env
 }
 
-fn context_outside_header(trimmed: &str, content: Span, seen_action: bool, diagnostics: &mut Vec<Diagnostic>) {
+fn context_outside_header(
+    trimmed: &str,
+    content: Span,
+    seen_action: bool,
+    diagnostics: &mut Vec<Diagnostic>,
+) {
     let (message, help) = if seen_action {
         (
             "`context` line after the first action is ignored",
             "agent-device reads `context` only in the leading header; move it above the first action",
         )
     } else if trimmed == "context" {
-        ("bare `context` line ends the header and sets nothing", "write `context platform=… target=…`, or delete the line")
+        (
+            "bare `context` line ends the header and sets nothing",
+            "write `context platform=… target=…`, or delete the line",
+        )
     } else {
         (
             "`context` must be followed by a space to be read as metadata",
@@ -406,7 +543,10 @@ fn context_entries(text: &str, tokens: &[Token]) -> Vec<ContextEntry> {
                     key: Span::new(t.span.start, t.span.start + eq),
                     value: Some(Span::new(t.span.start + eq + 1, t.span.end)),
                 },
-                None => ContextEntry { key: t.span, value: None },
+                None => ContextEntry {
+                    key: t.span,
+                    value: None,
+                },
             }
         })
         .collect()

@@ -55,7 +55,11 @@ fn scan_placeholder(s: &str, at: usize) -> Option<Scanned> {
     }
     let name = at + 2..n;
     if b.get(n) == Some(&b'}') {
-        return Some(Scanned::Var(Placeholder { span: at..n + 1, name, fallback: None }));
+        return Some(Scanned::Var(Placeholder {
+            span: at..n + 1,
+            name,
+            fallback: None,
+        }));
     }
     if b.get(n) != Some(&b':') || b.get(n + 1) != Some(&b'-') {
         return None;
@@ -63,11 +67,18 @@ fn scan_placeholder(s: &str, at: usize) -> Option<Scanned> {
     n += 2;
     let fstart = n;
     let mut fallback = String::new();
-    let mut chars = s[n..].char_indices().map(|(i, c)| (i + fstart, c)).peekable();
+    let mut chars = s[n..]
+        .char_indices()
+        .map(|(i, c)| (i + fstart, c))
+        .peekable();
     while let Some((i, c)) = chars.next() {
         match c {
             '}' => {
-                return Some(Scanned::Var(Placeholder { span: at..i + 1, name, fallback: Some((fallback, fstart..i)) }));
+                return Some(Scanned::Var(Placeholder {
+                    span: at..i + 1,
+                    name,
+                    fallback: Some((fallback, fstart..i)),
+                }));
             }
             '\\' => match chars.next() {
                 None => return Some(Scanned::Abort(s.len())),
@@ -144,7 +155,10 @@ pub struct Unresolved {
 }
 
 /// Expands a value. `lookup` returns a variable's value; expanded values are never re-scanned.
-pub fn interpolate<'a>(s: &str, mut lookup: impl FnMut(&str) -> Option<&'a str>) -> Result<String, Unresolved> {
+pub fn interpolate<'a>(
+    s: &str,
+    mut lookup: impl FnMut(&str) -> Option<&'a str>,
+) -> Result<String, Unresolved> {
     let mut out = String::with_capacity(s.len());
     for piece in scan(s) {
         match piece {
@@ -155,7 +169,11 @@ pub fn interpolate<'a>(s: &str, mut lookup: impl FnMut(&str) -> Option<&'a str>)
                 match (lookup(name), p.fallback) {
                     (Some(v), _) => out.push_str(v),
                     (None, Some((f, _))) => out.push_str(&f),
-                    (None, None) => return Err(Unresolved { name: name.to_string() }),
+                    (None, None) => {
+                        return Err(Unresolved {
+                            name: name.to_string(),
+                        })
+                    }
                 }
             }
         }

@@ -10,16 +10,65 @@ use crate::diagnostic::Span;
 use crate::text::{is_js_whitespace, js_trim};
 
 /// String-valued keys.
-pub const STRING_KEYS: &[&str] = &["id", "role", "text", "label", "value", "appname", "windowtitle"];
+pub const STRING_KEYS: &[&str] = &[
+    "id",
+    "role",
+    "text",
+    "label",
+    "value",
+    "appname",
+    "windowtitle",
+];
 /// Boolean keys (bare means `=true`).
-pub const BOOLEAN_KEYS: &[&str] = &["visible", "hidden", "editable", "selected", "focused", "enabled", "hittable"];
+pub const BOOLEAN_KEYS: &[&str] = &[
+    "visible", "hidden", "editable", "selected", "focused", "enabled", "hittable",
+];
 /// Roles agent-device recognises as common node types (completion, did-you-mean).
 pub const COMMON_ROLES: &[&str] = &[
-    "button", "imagebutton", "link", "cell", "statictext", "checkedtextview", "textfield", "textbox", "edittext",
-    "textarea", "switch", "slider", "image", "imageview", "webview", "framelayout", "linearlayout", "relativelayout",
-    "constraintlayout", "viewgroup", "view", "listview", "recyclerview", "collectionview", "list", "searchfield",
-    "segmentedcontrol", "group", "window", "checkbox", "radio", "menuitem", "toolbar", "scrollarea", "scrollview",
-    "nestedscrollview", "table", "application", "navigationbar", "tabbar", "tab", "alert", "dialog", "header",
+    "button",
+    "imagebutton",
+    "link",
+    "cell",
+    "statictext",
+    "checkedtextview",
+    "textfield",
+    "textbox",
+    "edittext",
+    "textarea",
+    "switch",
+    "slider",
+    "image",
+    "imageview",
+    "webview",
+    "framelayout",
+    "linearlayout",
+    "relativelayout",
+    "constraintlayout",
+    "viewgroup",
+    "view",
+    "listview",
+    "recyclerview",
+    "collectionview",
+    "list",
+    "searchfield",
+    "segmentedcontrol",
+    "group",
+    "window",
+    "checkbox",
+    "radio",
+    "menuitem",
+    "toolbar",
+    "scrollarea",
+    "scrollview",
+    "nestedscrollview",
+    "table",
+    "application",
+    "navigationbar",
+    "tabbar",
+    "tab",
+    "alert",
+    "dialog",
+    "header",
 ];
 
 pub fn is_key(k: &str) -> bool {
@@ -79,17 +128,28 @@ pub enum SelectorErrorKind {
 type Extra<'s> = extra::Err<Simple<'s, char>>;
 
 /// Raw structure: alternatives → terms (spans), plus whether a quote was left open.
-fn structure<'s>() -> impl Parser<'s, &'s str, Vec<(SimpleSpan, Vec<(SimpleSpan, bool)>)>, Extra<'s>> {
+fn structure<'s>() -> impl Parser<'s, &'s str, Vec<(SimpleSpan, Vec<(SimpleSpan, bool)>)>, Extra<'s>>
+{
     let ws = any().filter(|c: &char| is_js_whitespace(*c));
     let escape = just('\\').then(any()).ignored();
     let quoted = |q: char| {
         just(q)
-            .ignore_then(choice((just('\\').then(any()).ignored(), any().filter(move |c: &char| *c != q && *c != '\\').ignored())).repeated())
+            .ignore_then(
+                choice((
+                    just('\\').then(any()).ignored(),
+                    any()
+                        .filter(move |c: &char| *c != q && *c != '\\')
+                        .ignored(),
+                ))
+                .repeated(),
+            )
             .then(just(q).or_not())
             .map(|(_, close)| close.is_none())
     };
     let lone_pipe = just('|').then_ignore(just('|').not()).ignored();
-    let plain = any().filter(|c: &char| !is_js_whitespace(*c) && !matches!(c, '"' | '\'' | '\\' | '|')).ignored();
+    let plain = any()
+        .filter(|c: &char| !is_js_whitespace(*c) && !matches!(c, '"' | '\'' | '\\' | '|'))
+        .ignored();
     let piece = choice((
         quoted('"'),
         quoted('\''),
@@ -108,7 +168,10 @@ fn structure<'s>() -> impl Parser<'s, &'s str, Vec<(SimpleSpan, Vec<(SimpleSpan,
         .repeated()
         .collect::<Vec<_>>()
         .map_with(|items, e| (e.span(), items.into_iter().flatten().collect::<Vec<_>>()));
-    segment.separated_by(just("||")).collect::<Vec<_>>().then_ignore(end())
+    segment
+        .separated_by(just("||"))
+        .collect::<Vec<_>>()
+        .then_ignore(end())
 }
 
 /// Parses a selector expression. Never fails: the chain holds every term that could be read, the
@@ -123,7 +186,12 @@ pub fn parse_chain(text: &str) -> (SelectorChain, Vec<SelectorError>) {
             span: Span::new(0, text.len()),
             message: "Selector expression cannot be empty".into(),
         });
-        return (SelectorChain { alternatives: Vec::new() }, errors);
+        return (
+            SelectorChain {
+                alternatives: Vec::new(),
+            },
+            errors,
+        );
     }
     // Fallback split errors come first (the reference splits the whole chain before any segment).
     for (span, terms) in &raw {
@@ -151,7 +219,10 @@ pub fn parse_chain(text: &str) -> (SelectorChain, Vec<SelectorError>) {
             let tspan = Span::new(tspan.start, tspan.end);
             out.push(term(text, tspan, &mut errors));
         }
-        alternatives.push(Segment { span: seg_span, terms: out });
+        alternatives.push(Segment {
+            span: seg_span,
+            terms: out,
+        });
     }
     (SelectorChain { alternatives }, errors)
 }
@@ -165,15 +236,30 @@ fn trim_span(text: &str, span: Span) -> Span {
 fn term(text: &str, span: Span, errors: &mut Vec<SelectorError>) -> Term {
     let raw = &text[span.range()];
     let err = |errors: &mut Vec<SelectorError>, kind, at: Span, message: String| {
-        errors.push(SelectorError { kind, span: at, message });
+        errors.push(SelectorError {
+            kind,
+            span: at,
+            message,
+        });
     };
     match raw.find('=') {
         None => {
             let key_name = raw.to_lowercase();
             if !BOOLEAN_KEYS.contains(&key_name.as_str()) {
-                err(errors, SelectorErrorKind::InvalidTerm, span, format!("Invalid selector term \"{raw}\", expected key=value"));
+                err(
+                    errors,
+                    SelectorErrorKind::InvalidTerm,
+                    span,
+                    format!("Invalid selector term \"{raw}\", expected key=value"),
+                );
             }
-            Term { span, key: span, key_name, value: None, decoded: Some("true".into()) }
+            Term {
+                span,
+                key: span,
+                key_name,
+                value: None,
+                decoded: Some("true".into()),
+            }
         }
         Some(eq) => {
             let key = trim_span(text, Span::new(span.start, span.start + eq));
@@ -182,9 +268,19 @@ fn term(text: &str, span: Span, errors: &mut Vec<SelectorError>) -> Term {
             let value_text = &text[value.range()];
             let mut decoded = None;
             if !is_key(&key_name) {
-                err(errors, SelectorErrorKind::UnknownKey, key, format!("Unknown selector key: {key_name}"));
+                err(
+                    errors,
+                    SelectorErrorKind::UnknownKey,
+                    key,
+                    format!("Unknown selector key: {key_name}"),
+                );
             } else if value_text.is_empty() {
-                err(errors, SelectorErrorKind::MissingValue, span, format!("Missing selector value for key: {key_name}"));
+                err(
+                    errors,
+                    SelectorErrorKind::MissingValue,
+                    span,
+                    format!("Missing selector value for key: {key_name}"),
+                );
             } else if BOOLEAN_KEYS.contains(&key_name.as_str()) {
                 let v = unquote(value_text).to_lowercase();
                 if v != "true" && v != "false" {
@@ -199,7 +295,13 @@ fn term(text: &str, span: Span, errors: &mut Vec<SelectorError>) -> Term {
             } else {
                 decoded = Some(unquote(value_text));
             }
-            Term { span, key, key_name, value: Some(value), decoded }
+            Term {
+                span,
+                key,
+                key_name,
+                value: Some(value),
+                decoded,
+            }
         }
     }
 }
@@ -243,7 +345,9 @@ pub fn unquote(value: &str) -> String {
             continue;
         }
         if n == 'u' {
-            let hex = inner.get(i + 2..i + 6).filter(|h| h.bytes().all(|b| b.is_ascii_hexdigit()));
+            let hex = inner
+                .get(i + 2..i + 6)
+                .filter(|h| h.bytes().all(|b| b.is_ascii_hexdigit()));
             if let Some(h) = hex {
                 let unit = u32::from_str_radix(h, 16).unwrap_or(0xFFFD);
                 out.push(char::from_u32(unit).unwrap_or('\u{FFFD}'));
@@ -292,7 +396,10 @@ mod tests {
         let (chain, errors) = parse_chain(r#"label="Sign in" || id=login visible"#);
         assert!(errors.is_empty(), "{errors:?}");
         assert_eq!(chain.alternatives.len(), 2);
-        assert_eq!(chain.alternatives[0].terms[0].decoded.as_deref(), Some("Sign in"));
+        assert_eq!(
+            chain.alternatives[0].terms[0].decoded.as_deref(),
+            Some("Sign in")
+        );
         assert_eq!(chain.alternatives[1].terms[1].key_name, "visible");
         assert!(is_valid("appName=Calculator"));
         assert!(is_valid("label='it''s'"));
@@ -300,13 +407,34 @@ mod tests {
 
     #[test]
     fn errors_match_reference_messages() {
-        assert_eq!(first_error("|| a=1").unwrap(), "Invalid selector fallback expression: || a=1");
-        assert_eq!(first_error("role=push button").unwrap(), "Invalid selector term \"button\", expected key=value");
-        assert_eq!(first_error("'id=\"x\"'").unwrap(), "Unknown selector key: 'id");
-        assert_eq!(first_error("label=\"x").unwrap(), "Unclosed quote in selector: label=\"x");
-        assert_eq!(first_error("visible=maybe").unwrap(), "Invalid boolean value for visible: maybe");
-        assert_eq!(first_error("id=").unwrap(), "Missing selector value for key: id");
-        assert_eq!(first_error("  ").unwrap(), "Selector expression cannot be empty");
+        assert_eq!(
+            first_error("|| a=1").unwrap(),
+            "Invalid selector fallback expression: || a=1"
+        );
+        assert_eq!(
+            first_error("role=push button").unwrap(),
+            "Invalid selector term \"button\", expected key=value"
+        );
+        assert_eq!(
+            first_error("'id=\"x\"'").unwrap(),
+            "Unknown selector key: 'id"
+        );
+        assert_eq!(
+            first_error("label=\"x").unwrap(),
+            "Unclosed quote in selector: label=\"x"
+        );
+        assert_eq!(
+            first_error("visible=maybe").unwrap(),
+            "Invalid boolean value for visible: maybe"
+        );
+        assert_eq!(
+            first_error("id=").unwrap(),
+            "Missing selector value for key: id"
+        );
+        assert_eq!(
+            first_error("  ").unwrap(),
+            "Selector expression cannot be empty"
+        );
     }
 
     #[test]

@@ -6,20 +6,14 @@
 pub fn is_js_whitespace(c: char) -> bool {
     matches!(
         c,
-        '\t' | '\n'
-            | '\u{0B}'
-            | '\u{0C}'
-            | '\r'
-            | ' '
-            | '\u{A0}'
-            | '\u{1680}'
-            | '\u{2000}'..='\u{200A}'
-            | '\u{2028}'
-            | '\u{2029}'
-            | '\u{202F}'
-            | '\u{205F}'
-            | '\u{3000}'
-            | '\u{FEFF}'
+        '\t' | '\n' | '\u{0B}' | '\u{0C}' | '\r' | ' ' | '\u{A0}' | '\u{1680}' | '\u{2000}'
+            ..='\u{200A}'
+                | '\u{2028}'
+                | '\u{2029}'
+                | '\u{202F}'
+                | '\u{205F}'
+                | '\u{3000}'
+                | '\u{FEFF}'
     )
 }
 
@@ -60,11 +54,19 @@ pub fn split_lines(text: &str) -> Vec<RawLine> {
         } else {
             (nl, 1)
         };
-        lines.push(RawLine { start, end, terminator });
+        lines.push(RawLine {
+            start,
+            end,
+            terminator,
+        });
         start = nl + 1;
         i = start;
     }
-    lines.push(RawLine { start, end: bytes.len(), terminator: 0 });
+    lines.push(RawLine {
+        start,
+        end: bytes.len(),
+        terminator: 0,
+    });
     lines
 }
 
@@ -92,9 +94,9 @@ pub fn js_number(s: &str) -> f64 {
             let digits = &t[2..];
             if digits.chars().all(|c| c.is_digit(radix)) {
                 // Large values lose precision exactly as a double would.
-                return digits
-                    .chars()
-                    .fold(0.0, |acc, c| acc * radix as f64 + c.to_digit(radix).unwrap() as f64);
+                return digits.chars().fold(0.0, |acc, c| {
+                    acc * radix as f64 + c.to_digit(radix).unwrap() as f64
+                });
             }
             return f64::NAN;
         }
@@ -110,7 +112,10 @@ pub fn js_number(s: &str) -> f64 {
     if !is_decimal_literal(unsigned) {
         return f64::NAN;
     }
-    unsigned.parse::<f64>().map(|v| sign * v).unwrap_or(f64::NAN)
+    unsigned
+        .parse::<f64>()
+        .map(|v| sign * v)
+        .unwrap_or(f64::NAN)
 }
 
 /// StrUnsignedDecimalLiteral: digits [. digits] [e[+-]digits] | . digits [exp]; at least one digit.

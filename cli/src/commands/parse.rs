@@ -41,7 +41,10 @@ pub fn run(args: ParseArgs) -> i32 {
         Ok(p) => p,
         Err(e) => return crate::usage_error(&e.0),
     };
-    let options = DigestOptions { platform: args.platform.clone(), target: args.target.clone() };
+    let options = DigestOptions {
+        platform: args.platform.clone(),
+        target: args.target.clone(),
+    };
     let mut results = Vec::new();
     let mut all_ok = true;
     for path in &paths {
@@ -62,7 +65,11 @@ pub fn run(args: ParseArgs) -> i32 {
         }
         results.push(value);
     }
-    let out = if results.len() == 1 { results.pop().unwrap() } else { Value::Array(results) };
+    let out = if results.len() == 1 {
+        results.pop().unwrap()
+    } else {
+        Value::Array(results)
+    };
     println!("{}", serde_json::to_string_pretty(&out).unwrap_or_default());
     if all_ok {
         0

@@ -68,14 +68,23 @@ pub static ARITIES: &[Arity] = &[
 
 /// The arity entry for a step (`swipe`, or `gesture` by its first positional) and the arguments
 /// it counts.
-pub fn arity_for<'a>(command: &str, positionals: &'a [String]) -> Option<(&'static Arity, &'a [String])> {
+pub fn arity_for<'a>(
+    command: &str,
+    positionals: &'a [String],
+) -> Option<(&'static Arity, &'a [String])> {
     if command == "swipe" {
-        return ARITIES.iter().find(|a| a.key == "swipe").map(|a| (a, positionals));
+        return ARITIES
+            .iter()
+            .find(|a| a.key == "swipe")
+            .map(|a| (a, positionals));
     }
     if command != "gesture" {
         return None;
     }
     let kind = positionals.first()?;
     let key = format!("gesture {kind}");
-    ARITIES.iter().find(|a| a.key == key).map(|a| (a, &positionals[1..]))
+    ARITIES
+        .iter()
+        .find(|a| a.key == key)
+        .map(|a| (a, &positionals[1..]))
 }

@@ -14,22 +14,42 @@ use super::*;
 
 /// A required positional.
 const fn req(name: &'static str, kind: ArgKind) -> Positional {
-    Positional { name, kind, optional: false, variadic: false }
+    Positional {
+        name,
+        kind,
+        optional: false,
+        variadic: false,
+    }
 }
 
 /// An optional positional.
 const fn opt(name: &'static str, kind: ArgKind) -> Positional {
-    Positional { name, kind, optional: true, variadic: false }
+    Positional {
+        name,
+        kind,
+        optional: true,
+        variadic: false,
+    }
 }
 
 /// A required positional that takes the rest of the tokens.
 const fn rest(name: &'static str, kind: ArgKind) -> Positional {
-    Positional { name, kind, optional: false, variadic: true }
+    Positional {
+        name,
+        kind,
+        optional: false,
+        variadic: true,
+    }
 }
 
 /// An optional positional that takes the rest of the tokens.
 const fn opt_rest(name: &'static str, kind: ArgKind) -> Positional {
-    Positional { name, kind, optional: true, variadic: true }
+    Positional {
+        name,
+        kind,
+        optional: true,
+        variadic: true,
+    }
 }
 
 /// A literal subcommand word.
@@ -42,25 +62,34 @@ const NO_ARGS: &[Form] = &[Form { positionals: &[] }];
 
 const COORD: ArgKind = ArgKind::Coordinate;
 const MS: ArgKind = ArgKind::DurationMs;
-const POSITIVE_INT: ArgKind = ArgKind::Integer { min: 1, max: i64::MAX };
+const POSITIVE_INT: ArgKind = ArgKind::Integer {
+    min: 1,
+    max: i64::MAX,
+};
 
 // Word sets ------------------------------------------------------------------------------------
 
 const DIRECTIONS: &[&str] = &["up", "down", "left", "right"];
 const SCROLL_DIRECTIONS: &[&str] = &["up", "down", "left", "right", "top", "bottom"];
-const ORIENTATIONS: &[&str] =
-    &["portrait", "portrait-upside-down", "landscape-left", "landscape-right"];
+const ORIENTATIONS: &[&str] = &[
+    "portrait",
+    "portrait-upside-down",
+    "landscape-left",
+    "landscape-right",
+];
 /// `ok`, `center` and `enter` are accepted aliases of `select`.
-const TV_BUTTONS: &[&str] =
-    &["up", "down", "left", "right", "select", "menu", "home", "back", "ok", "center", "enter"];
+const TV_BUTTONS: &[&str] = &[
+    "up", "down", "left", "right", "select", "menu", "home", "back", "ok", "center", "enter",
+];
 const KEYBOARD_ACTIONS: &[&str] = &["status", "get", "dismiss", "enter", "return"];
 const KEYBOARD_OBSERVING: &[&str] = &["status", "get"];
 const ALERT_ACTIONS: &[&str] = &["get", "accept", "dismiss", "wait"];
 const ALERT_OBSERVING: &[&str] = &["get", "wait"];
 const CLIPBOARD_OBSERVING: &[&str] = &["read"];
 const GET_SUBCOMMANDS: &[&str] = &["text", "attrs"];
-const IS_PREDICATES: &[&str] =
-    &["visible", "hidden", "exists", "absent", "editable", "selected", "focused", "text"];
+const IS_PREDICATES: &[&str] = &[
+    "visible", "hidden", "exists", "absent", "editable", "selected", "focused", "text",
+];
 const GESTURE_SWIPE_PRESETS: &[&str] = &["left", "right", "left-edge", "right-edge"];
 const ON_OFF: &[&str] = &["on", "off"];
 const BIOMETRIC_ACTIONS: &[&str] = &["match", "nonmatch", "enroll", "unenroll"];
@@ -96,14 +125,20 @@ const INTERVAL_MS: FlagSpec = FlagSpec {
     name: "--interval-ms",
     aliases: &[],
     key: "intervalMs",
-    value: FlagValue::Integer { min: 0, max: 10_000 },
+    value: FlagValue::Integer {
+        min: 0,
+        max: 10_000,
+    },
     doc: "Delay between press iterations in ms (0–10000).",
 };
 const HOLD_MS: FlagSpec = FlagSpec {
     name: "--hold-ms",
     aliases: &[],
     key: "holdMs",
-    value: FlagValue::Integer { min: 0, max: 10_000 },
+    value: FlagValue::Integer {
+        min: 0,
+        max: 10_000,
+    },
     doc: "Hold duration of each press iteration in ms (0–10000).",
 };
 const JITTER_PX: FlagSpec = FlagSpec {
@@ -131,7 +166,10 @@ const PAUSE_MS: FlagSpec = FlagSpec {
     name: "--pause-ms",
     aliases: &[],
     key: "pauseMs",
-    value: FlagValue::Integer { min: 0, max: 10_000 },
+    value: FlagValue::Integer {
+        min: 0,
+        max: 10_000,
+    },
     doc: "Delay between swipe iterations in ms (0–10000).",
 };
 const PATTERN: FlagSpec = FlagSpec {
@@ -145,7 +183,10 @@ const DELAY_MS: FlagSpec = FlagSpec {
     name: "--delay-ms",
     aliases: &[],
     key: "delayMs",
-    value: FlagValue::Integer { min: 0, max: 10_000 },
+    value: FlagValue::Integer {
+        min: 0,
+        max: 10_000,
+    },
     doc: "Delay between typed characters in ms (0–10000).",
 };
 const POINTER_COUNT: FlagSpec = FlagSpec {
@@ -174,7 +215,10 @@ const METRO_PORT: FlagSpec = FlagSpec {
     name: "--metro-port",
     aliases: &[],
     key: "metroPort",
-    value: FlagValue::Integer { min: 1, max: 65_535 },
+    value: FlagValue::Integer {
+        min: 1,
+        max: 65_535,
+    },
     doc: "Session-scoped Metro/debug port hint (1–65535).",
 };
 const BUNDLE_URL: FlagSpec = FlagSpec {
@@ -251,7 +295,10 @@ const SNAPSHOT_FLAGS: &[FlagSpec] = &[
         name: "--depth",
         aliases: &["-d"],
         key: "snapshotDepth",
-        value: FlagValue::Integer { min: 0, max: i64::MAX },
+        value: FlagValue::Integer {
+            min: 0,
+            max: i64::MAX,
+        },
         doc: "Limit snapshot depth (integer ≥ 0).",
     },
     FlagSpec {
@@ -311,14 +358,20 @@ const SCREENSHOT_FLAGS: &[FlagSpec] = &[
         name: "--pixel-density",
         aliases: &[],
         key: "screenshotPixelDensity",
-        value: FlagValue::Integer { min: 1, max: i64::MAX },
+        value: FlagValue::Integer {
+            min: 1,
+            max: i64::MAX,
+        },
         doc: "Output pixel density in pixels per logical point (integer ≥ 1).",
     },
     FlagSpec {
         name: "--scale",
         aliases: &[],
         key: "screenshotScale",
-        value: FlagValue::Number { min: 0.01, max: 1.0 },
+        value: FlagValue::Number {
+            min: 0.01,
+            max: 1.0,
+        },
         doc: "Resize both dimensions by this factor (0.01–1).",
     },
     FlagSpec {
@@ -334,27 +387,53 @@ const SCREENSHOT_FLAGS: &[FlagSpec] = &[
 
 /// `click` / `press`: `x y`, `@ref [label]` or a selector (the reader joins the tokens).
 const CLICK_FORMS: &[Form] = &[
-    Form { positionals: &[req("x", COORD), req("y", COORD)] },
-    Form { positionals: &[req("ref", ArgKind::Ref), opt("label", ArgKind::Text)] },
-    Form { positionals: &[rest("target", ArgKind::Selector)] },
+    Form {
+        positionals: &[req("x", COORD), req("y", COORD)],
+    },
+    Form {
+        positionals: &[req("ref", ArgKind::Ref), opt("label", ArgKind::Text)],
+    },
+    Form {
+        positionals: &[rest("target", ArgKind::Selector)],
+    },
 ];
 
 const LONGPRESS_FORMS: &[Form] = &[
-    Form { positionals: &[req("x", COORD), req("y", COORD), opt("durationMs", MS)] },
-    Form { positionals: &[req("ref", ArgKind::Ref), opt("durationMs", MS)] },
-    Form { positionals: &[req("target", ArgKind::Selector), opt("durationMs", MS)] },
+    Form {
+        positionals: &[req("x", COORD), req("y", COORD), opt("durationMs", MS)],
+    },
+    Form {
+        positionals: &[req("ref", ArgKind::Ref), opt("durationMs", MS)],
+    },
+    Form {
+        positionals: &[req("target", ArgKind::Selector), opt("durationMs", MS)],
+    },
 ];
 
 const HOVER_FORMS: &[Form] = &[
-    Form { positionals: &[req("x", COORD), req("y", COORD)] },
-    Form { positionals: &[req("ref", ArgKind::Ref)] },
-    Form { positionals: &[rest("target", ArgKind::Selector)] },
+    Form {
+        positionals: &[req("x", COORD), req("y", COORD)],
+    },
+    Form {
+        positionals: &[req("ref", ArgKind::Ref)],
+    },
+    Form {
+        positionals: &[rest("target", ArgKind::Selector)],
+    },
 ];
 
 /// `fill`: with three or more tokens after an `@ref` the first one is the ref label.
 const FILL_FORMS: &[Form] = &[
-    Form { positionals: &[req("x", COORD), req("y", COORD), opt_rest("text", ArgKind::Text)] },
-    Form { positionals: &[req("ref", ArgKind::Ref), req("text", ArgKind::Text)] },
+    Form {
+        positionals: &[
+            req("x", COORD),
+            req("y", COORD),
+            opt_rest("text", ArgKind::Text),
+        ],
+    },
+    Form {
+        positionals: &[req("ref", ArgKind::Ref), req("text", ArgKind::Text)],
+    },
     Form {
         positionals: &[
             req("ref", ArgKind::Ref),
@@ -362,7 +441,12 @@ const FILL_FORMS: &[Form] = &[
             rest("text", ArgKind::Text),
         ],
     },
-    Form { positionals: &[req("target", ArgKind::Selector), rest("text", ArgKind::Text)] },
+    Form {
+        positionals: &[
+            req("target", ArgKind::Selector),
+            rest("text", ArgKind::Text),
+        ],
+    },
 ];
 
 const GESTURE_FORMS: &[Form] = &[
@@ -386,7 +470,10 @@ const GESTURE_FORMS: &[Form] = &[
         ],
     },
     Form {
-        positionals: &[word("kind", &["swipe"]), req("preset", ArgKind::Enum(GESTURE_SWIPE_PRESETS))],
+        positionals: &[
+            word("kind", &["swipe"]),
+            req("preset", ArgKind::Enum(GESTURE_SWIPE_PRESETS)),
+        ],
     },
     Form {
         positionals: &[
@@ -431,9 +518,15 @@ const GESTURE_FORMS: &[Form] = &[
 
 /// `wait`: a trailing numeric token is the timeout (for the variadic text forms too).
 const WAIT_FORMS: &[Form] = &[
-    Form { positionals: &[req("ms", MS)] },
-    Form { positionals: &[word("kind", &["text"]), rest("text", ArgKind::Text)] },
-    Form { positionals: &[req("ref", ArgKind::Ref), opt("timeoutMs", MS)] },
+    Form {
+        positionals: &[req("ms", MS)],
+    },
+    Form {
+        positionals: &[word("kind", &["text"]), rest("text", ArgKind::Text)],
+    },
+    Form {
+        positionals: &[req("ref", ArgKind::Ref), opt("timeoutMs", MS)],
+    },
     Form {
         positionals: &[
             word("kind", &["absent"]),
@@ -442,11 +535,19 @@ const WAIT_FORMS: &[Form] = &[
         ],
     },
     Form {
-        positionals: &[word("kind", &["stable"]), opt("quietMs", MS), opt("timeoutMs", MS)],
+        positionals: &[
+            word("kind", &["stable"]),
+            opt("quietMs", MS),
+            opt("timeoutMs", MS),
+        ],
     },
-    Form { positionals: &[req("selector", ArgKind::Selector), opt("timeoutMs", MS)] },
+    Form {
+        positionals: &[req("selector", ArgKind::Selector), opt("timeoutMs", MS)],
+    },
     // Words that are not a selector are a text wait (`wait "Checkout form" 5000`).
-    Form { positionals: &[rest("text", ArgKind::Text)] },
+    Form {
+        positionals: &[rest("text", ArgKind::Text)],
+    },
 ];
 
 const GET_FORMS: &[Form] = &[
@@ -514,7 +615,12 @@ const SETTINGS_FORMS: &[Form] = &[
             req("lon", ArgKind::Number),
         ],
     },
-    Form { positionals: &[word("area", &["animations"]), req("state", ArgKind::Enum(ON_OFF))] },
+    Form {
+        positionals: &[
+            word("area", &["animations"]),
+            req("state", ArgKind::Enum(ON_OFF)),
+        ],
+    },
     Form {
         positionals: &[
             word("area", &["appearance"]),
@@ -533,8 +639,18 @@ const SETTINGS_FORMS: &[Form] = &[
             req("action", ArgKind::Enum(&["match", "nonmatch"])),
         ],
     },
-    Form { positionals: &[word("area", &["clear-app-state"]), opt("appId", ArgKind::App)] },
-    Form { positionals: &[word("area", &["reset-keychain"]), word("action", &["clear"])] },
+    Form {
+        positionals: &[
+            word("area", &["clear-app-state"]),
+            opt("appId", ArgKind::App),
+        ],
+    },
+    Form {
+        positionals: &[
+            word("area", &["reset-keychain"]),
+            word("action", &["clear"]),
+        ],
+    },
     Form {
         positionals: &[
             word("area", &["permission"]),
@@ -553,8 +669,15 @@ const SETTINGS_FORMS: &[Form] = &[
 ];
 
 const PERF_FORMS: &[Form] = &[
-    Form { positionals: &[word("area", &["frames"])] },
-    Form { positionals: &[word("area", &["memory"]), word("action", &["sample", "snapshot"])] },
+    Form {
+        positionals: &[word("area", &["frames"])],
+    },
+    Form {
+        positionals: &[
+            word("area", &["memory"]),
+            word("action", &["sample", "snapshot"]),
+        ],
+    },
     Form {
         positionals: &[
             word("area", &["cpu"]),
@@ -562,7 +685,9 @@ const PERF_FORMS: &[Form] = &[
             word("action", &["start", "stop", "report"]),
         ],
     },
-    Form { positionals: &[word("area", &["trace"]), word("action", &["start", "stop"])] },
+    Form {
+        positionals: &[word("area", &["trace"]), word("action", &["start", "stop"])],
+    },
 ];
 
 // ---------------------------------------------------------------------------------------------
@@ -576,7 +701,9 @@ pub static COMMANDS: &[CommandSpec] = &[
         summary: "Open an app, deep link or URL in the session (boots the device when needed).",
         signature: "[appOrUrl] [url]",
         reader: ReaderRule::Open,
-        forms: &[Form { positionals: &[opt("appOrUrl", ArgKind::App), opt("url", ArgKind::Url)] }],
+        forms: &[Form {
+            positionals: &[opt("appOrUrl", ArgKind::App), opt("url", ArgKind::Url)],
+        }],
         flags: OPEN_FLAGS,
         effect: Effect::Mutates,
         targeting: Targeting::None,
@@ -588,7 +715,9 @@ pub static COMMANDS: &[CommandSpec] = &[
         summary: "Close the named app, or the session app and end the session.",
         signature: "[app]",
         reader: ReaderRule::Verbatim,
-        forms: &[Form { positionals: &[opt("app", ArgKind::App)] }],
+        forms: &[Form {
+            positionals: &[opt("app", ArgKind::App)],
+        }],
         flags: &[],
         effect: Effect::Mutates,
         targeting: Targeting::None,
@@ -660,7 +789,9 @@ pub static COMMANDS: &[CommandSpec] = &[
         summary: "Append text to the focused input (tokens are joined with one space).",
         signature: "<text…>",
         reader: ReaderRule::SeriesFlags,
-        forms: &[Form { positionals: &[rest("text", ArgKind::Text)] }],
+        forms: &[Form {
+            positionals: &[rest("text", ArgKind::Text)],
+        }],
         flags: TYPE_FLAGS,
         effect: Effect::Mutates,
         targeting: Targeting::None,
@@ -672,7 +803,9 @@ pub static COMMANDS: &[CommandSpec] = &[
         summary: "Move input focus to screen coordinates without entering text.",
         signature: "<x> <y>",
         reader: ReaderRule::Verbatim,
-        forms: &[Form { positionals: &[req("x", COORD), req("y", COORD)] }],
+        forms: &[Form {
+            positionals: &[req("x", COORD), req("y", COORD)],
+        }],
         flags: &[],
         effect: Effect::Mutates,
         targeting: Targeting::None,
@@ -685,7 +818,12 @@ pub static COMMANDS: &[CommandSpec] = &[
         signature: "<x1> <y1> <x2> <y2>",
         reader: ReaderRule::SeriesFlags,
         forms: &[Form {
-            positionals: &[req("x1", COORD), req("y1", COORD), req("x2", COORD), req("y2", COORD)],
+            positionals: &[
+                req("x1", COORD),
+                req("y1", COORD),
+                req("x2", COORD),
+                req("y2", COORD),
+            ],
         }],
         flags: SWIPE_FLAGS,
         effect: Effect::Mutates,
@@ -767,7 +905,9 @@ pub static COMMANDS: &[CommandSpec] = &[
         summary: "Set the device orientation (iOS and Android).",
         signature: "<portrait|portrait-upside-down|landscape-left|landscape-right>",
         reader: ReaderRule::Verbatim,
-        forms: &[Form { positionals: &[req("orientation", ArgKind::Enum(ORIENTATIONS))] }],
+        forms: &[Form {
+            positionals: &[req("orientation", ArgKind::Enum(ORIENTATIONS))],
+        }],
         flags: &[],
         effect: Effect::Mutates,
         targeting: Targeting::None,
@@ -780,7 +920,9 @@ pub static COMMANDS: &[CommandSpec] = &[
         signature: "[press|longpress] <up|down|left|right|select|menu|home|back>",
         reader: ReaderRule::Verbatim,
         forms: &[
-            Form { positionals: &[req("button", ArgKind::Enum(TV_BUTTONS))] },
+            Form {
+                positionals: &[req("button", ArgKind::Enum(TV_BUTTONS))],
+            },
             Form {
                 positionals: &[
                     req("action", ArgKind::Enum(&["press", "longpress"])),
@@ -816,8 +958,12 @@ pub static COMMANDS: &[CommandSpec] = &[
         signature: "<path> | <app> <path>",
         reader: ReaderRule::Verbatim,
         forms: &[
-            Form { positionals: &[req("path", ArgKind::Path)] },
-            Form { positionals: &[req("app", ArgKind::App), req("path", ArgKind::Path)] },
+            Form {
+                positionals: &[req("path", ArgKind::Path)],
+            },
+            Form {
+                positionals: &[req("app", ArgKind::App), req("path", ArgKind::Path)],
+            },
         ],
         flags: &[],
         effect: Effect::Mutates,
@@ -830,7 +976,9 @@ pub static COMMANDS: &[CommandSpec] = &[
         summary: "Replace an installed app with a binary from a local path.",
         signature: "<app> <path>",
         reader: ReaderRule::Verbatim,
-        forms: &[Form { positionals: &[req("app", ArgKind::App), req("path", ArgKind::Path)] }],
+        forms: &[Form {
+            positionals: &[req("app", ArgKind::App), req("path", ArgKind::Path)],
+        }],
         flags: &[],
         effect: Effect::Mutates,
         targeting: Targeting::None,
@@ -845,7 +993,9 @@ pub static COMMANDS: &[CommandSpec] = &[
                   fails in scripts).",
         signature: "<url>",
         reader: ReaderRule::Verbatim,
-        forms: &[Form { positionals: &[req("url", ArgKind::Url)] }],
+        forms: &[Form {
+            positionals: &[req("url", ArgKind::Url)],
+        }],
         flags: &[],
         effect: Effect::Mutates,
         targeting: Targeting::None,
@@ -858,7 +1008,10 @@ pub static COMMANDS: &[CommandSpec] = &[
         signature: "<bundleOrPackage> <payloadOrJson>",
         reader: ReaderRule::Verbatim,
         forms: &[Form {
-            positionals: &[req("bundleOrPackage", ArgKind::App), req("payloadOrJson", ArgKind::Any)],
+            positionals: &[
+                req("bundleOrPackage", ArgKind::App),
+                req("payloadOrJson", ArgKind::Any),
+            ],
         }],
         flags: &[],
         effect: Effect::Mutates,
@@ -872,7 +1025,10 @@ pub static COMMANDS: &[CommandSpec] = &[
         signature: "<event> [payloadJson]",
         reader: ReaderRule::Verbatim,
         forms: &[Form {
-            positionals: &[req("event", ArgKind::Text), opt("payloadJson", ArgKind::Any)],
+            positionals: &[
+                req("event", ArgKind::Text),
+                opt("payloadJson", ArgKind::Any),
+            ],
         }],
         flags: &[],
         effect: Effect::Mutates,
@@ -885,7 +1041,9 @@ pub static COMMANDS: &[CommandSpec] = &[
         summary: "React Native helpers: dismiss a LogBox/RedBox overlay and verify it is gone.",
         signature: "dismiss-overlay",
         reader: ReaderRule::Verbatim,
-        forms: &[Form { positionals: &[word("action", &["dismiss-overlay"])] }],
+        forms: &[Form {
+            positionals: &[word("action", &["dismiss-overlay"])],
+        }],
         flags: &[],
         effect: Effect::Mutates,
         targeting: Targeting::None,
@@ -897,7 +1055,9 @@ pub static COMMANDS: &[CommandSpec] = &[
         summary: "Resize the web viewport of the current session.",
         signature: "<width> <height>",
         reader: ReaderRule::Verbatim,
-        forms: &[Form { positionals: &[req("width", POSITIVE_INT), req("height", POSITIVE_INT)] }],
+        forms: &[Form {
+            positionals: &[req("width", POSITIVE_INT), req("height", POSITIVE_INT)],
+        }],
         flags: &[],
         effect: Effect::Mutates,
         targeting: Targeting::None,
@@ -909,9 +1069,14 @@ pub static COMMANDS: &[CommandSpec] = &[
         summary: "Inspect (status/get, the default) or press enter/return or dismiss the keyboard.",
         signature: "[status|get|dismiss|enter|return]",
         reader: ReaderRule::Verbatim,
-        forms: &[Form { positionals: &[opt("action", ArgKind::Enum(KEYBOARD_ACTIONS))] }],
+        forms: &[Form {
+            positionals: &[opt("action", ArgKind::Enum(KEYBOARD_ACTIONS))],
+        }],
         flags: &[],
-        effect: Effect::BySubcommand { observing: KEYBOARD_OBSERVING, default_observes: true },
+        effect: Effect::BySubcommand {
+            observing: KEYBOARD_OBSERVING,
+            default_observes: true,
+        },
         targeting: Targeting::None,
         verification: Verification::None,
         availability: Availability::Script,
@@ -922,10 +1087,16 @@ pub static COMMANDS: &[CommandSpec] = &[
         signature: "[get|accept|dismiss|wait] [timeout]",
         reader: ReaderRule::Verbatim,
         forms: &[Form {
-            positionals: &[opt("action", ArgKind::Enum(ALERT_ACTIONS)), opt("timeout", MS)],
+            positionals: &[
+                opt("action", ArgKind::Enum(ALERT_ACTIONS)),
+                opt("timeout", MS),
+            ],
         }],
         flags: &[],
-        effect: Effect::BySubcommand { observing: ALERT_OBSERVING, default_observes: true },
+        effect: Effect::BySubcommand {
+            observing: ALERT_OBSERVING,
+            default_observes: true,
+        },
         targeting: Targeting::None,
         verification: Verification::None,
         availability: Availability::Script,
@@ -936,11 +1107,18 @@ pub static COMMANDS: &[CommandSpec] = &[
         signature: "read | write <text>",
         reader: ReaderRule::Verbatim,
         forms: &[
-            Form { positionals: &[word("action", &["read"])] },
-            Form { positionals: &[word("action", &["write"]), rest("text", ArgKind::Text)] },
+            Form {
+                positionals: &[word("action", &["read"])],
+            },
+            Form {
+                positionals: &[word("action", &["write"]), rest("text", ArgKind::Text)],
+            },
         ],
         flags: &[],
-        effect: Effect::BySubcommand { observing: CLIPBOARD_OBSERVING, default_observes: false },
+        effect: Effect::BySubcommand {
+            observing: CLIPBOARD_OBSERVING,
+            default_observes: false,
+        },
         targeting: Targeting::None,
         verification: Verification::None,
         availability: Availability::Script,
@@ -1012,8 +1190,12 @@ pub static COMMANDS: &[CommandSpec] = &[
         signature: "snapshot | screenshot [current.png]",
         reader: ReaderRule::Verbatim,
         forms: &[
-            Form { positionals: &[word("kind", &["snapshot"])] },
-            Form { positionals: &[word("kind", &["screenshot"]), opt("current", ArgKind::Path)] },
+            Form {
+                positionals: &[word("kind", &["snapshot"])],
+            },
+            Form {
+                positionals: &[word("kind", &["screenshot"]), opt("current", ArgKind::Path)],
+            },
         ],
         flags: &[],
         effect: Effect::Observes,
@@ -1026,7 +1208,9 @@ pub static COMMANDS: &[CommandSpec] = &[
         summary: "Capture a screenshot of the app or web session.",
         signature: "[path]",
         reader: ReaderRule::Screenshot,
-        forms: &[Form { positionals: &[opt("path", ArgKind::Path)] }],
+        forms: &[Form {
+            positionals: &[opt("path", ArgKind::Path)],
+        }],
         flags: SCREENSHOT_FLAGS,
         effect: Effect::Observes,
         targeting: Targeting::None,
@@ -1039,8 +1223,12 @@ pub static COMMANDS: &[CommandSpec] = &[
         signature: "start [path] | stop",
         reader: ReaderRule::Record,
         forms: &[
-            Form { positionals: &[word("action", &["start"]), opt("path", ArgKind::Path)] },
-            Form { positionals: &[word("action", &["stop"])] },
+            Form {
+                positionals: &[word("action", &["start"]), opt("path", ArgKind::Path)],
+            },
+            Form {
+                positionals: &[word("action", &["stop"])],
+            },
         ],
         flags: RECORD_FLAGS,
         effect: Effect::Observes,
@@ -1054,7 +1242,10 @@ pub static COMMANDS: &[CommandSpec] = &[
         signature: "start <path> | stop <path>",
         reader: ReaderRule::Verbatim,
         forms: &[Form {
-            positionals: &[word("action", &["start", "stop"]), req("path", ArgKind::Path)],
+            positionals: &[
+                word("action", &["start", "stop"]),
+                req("path", ArgKind::Path),
+            ],
         }],
         flags: &[],
         effect: Effect::Observes,
@@ -1166,8 +1357,18 @@ pub static COMMANDS: &[CommandSpec] = &[
         signature: "path | start | stop | clear | doctor | mark [message…]",
         reader: ReaderRule::Verbatim,
         forms: &[
-            Form { positionals: &[word("action", &["path", "start", "stop", "clear", "doctor"])] },
-            Form { positionals: &[word("action", &["mark"]), opt_rest("message", ArgKind::Text)] },
+            Form {
+                positionals: &[word(
+                    "action",
+                    &["path", "start", "stop", "clear", "doctor"],
+                )],
+            },
+            Form {
+                positionals: &[
+                    word("action", &["mark"]),
+                    opt_rest("message", ArgKind::Text),
+                ],
+            },
         ],
         flags: &[],
         effect: Effect::NotRecorded,
@@ -1180,7 +1381,9 @@ pub static COMMANDS: &[CommandSpec] = &[
         summary: "Read the session event timeline (not recorded).",
         signature: "[limit] [cursor]",
         reader: ReaderRule::Verbatim,
-        forms: &[Form { positionals: &[opt("limit", POSITIVE_INT), opt("cursor", ArgKind::Any)] }],
+        forms: &[Form {
+            positionals: &[opt("limit", POSITIVE_INT), opt("cursor", ArgKind::Any)],
+        }],
         flags: &[],
         effect: Effect::NotRecorded,
         targeting: Targeting::None,
@@ -1219,7 +1422,12 @@ pub static COMMANDS: &[CommandSpec] = &[
                     opt("bucketMs", MS),
                 ],
             },
-            Form { positionals: &[word("object", &["probe"]), word("action", &["status", "stop"])] },
+            Form {
+                positionals: &[
+                    word("object", &["probe"]),
+                    word("action", &["status", "stop"]),
+                ],
+            },
         ],
         flags: &[],
         effect: Effect::NotRecorded,
@@ -1232,7 +1440,9 @@ pub static COMMANDS: &[CommandSpec] = &[
         summary: "Pre-warm platform helpers such as the iOS XCTest runner (not recorded).",
         signature: "ios-runner",
         reader: ReaderRule::Verbatim,
-        forms: &[Form { positionals: &[word("helper", &["ios-runner"])] }],
+        forms: &[Form {
+            positionals: &[word("helper", &["ios-runner"])],
+        }],
         flags: &[],
         effect: Effect::NotRecorded,
         targeting: Targeting::None,
@@ -1245,7 +1455,9 @@ pub static COMMANDS: &[CommandSpec] = &[
                   replay).",
         signature: "<path-or-glob>…",
         reader: ReaderRule::Verbatim,
-        forms: &[Form { positionals: &[rest("paths", ArgKind::Path)] }],
+        forms: &[Form {
+            positionals: &[rest("paths", ArgKind::Path)],
+        }],
         flags: &[],
         effect: Effect::NotRecorded,
         targeting: Targeting::None,
@@ -1270,7 +1482,9 @@ pub static COMMANDS: &[CommandSpec] = &[
         summary: "List daemon or cloud provider session artifacts (not recorded).",
         signature: "[provider-session-id]",
         reader: ReaderRule::Verbatim,
-        forms: &[Form { positionals: &[opt("providerSessionId", ArgKind::Text)] }],
+        forms: &[Form {
+            positionals: &[opt("providerSessionId", ArgKind::Text)],
+        }],
         flags: &[],
         effect: Effect::NotRecorded,
         targeting: Targeting::None,
@@ -1283,8 +1497,12 @@ pub static COMMANDS: &[CommandSpec] = &[
         signature: "<path> | export <file.ad>",
         reader: ReaderRule::Verbatim,
         forms: &[
-            Form { positionals: &[req("path", ArgKind::Path)] },
-            Form { positionals: &[word("action", &["export"]), req("file", ArgKind::Path)] },
+            Form {
+                positionals: &[req("path", ArgKind::Path)],
+            },
+            Form {
+                positionals: &[word("action", &["export"]), req("file", ArgKind::Path)],
+            },
         ],
         flags: &[],
         effect: Effect::Skipped,
@@ -1316,7 +1534,9 @@ pub static COMMANDS: &[CommandSpec] = &[
         summary: "Symbolicate Apple crash artifacts (CLI only).",
         signature: "symbols",
         reader: ReaderRule::Verbatim,
-        forms: &[Form { positionals: &[word("action", &["symbols"])] }],
+        forms: &[Form {
+            positionals: &[word("action", &["symbols"])],
+        }],
         flags: &[],
         effect: Effect::NotRecorded,
         targeting: Targeting::None,
@@ -1328,7 +1548,9 @@ pub static COMMANDS: &[CommandSpec] = &[
         summary: "Stop a local daemon and clean up its resources (CLI only).",
         signature: "stop",
         reader: ReaderRule::Verbatim,
-        forms: &[Form { positionals: &[word("action", &["stop"])] }],
+        forms: &[Form {
+            positionals: &[word("action", &["stop"])],
+        }],
         flags: &[],
         effect: Effect::NotRecorded,
         targeting: Targeting::None,
@@ -1340,7 +1562,9 @@ pub static COMMANDS: &[CommandSpec] = &[
         summary: "Inspect or release host-local device ownership claims (CLI only).",
         signature: "status|release",
         reader: ReaderRule::Verbatim,
-        forms: &[Form { positionals: &[word("action", &["status", "release"])] }],
+        forms: &[Form {
+            positionals: &[word("action", &["status", "release"])],
+        }],
         flags: &[],
         effect: Effect::NotRecorded,
         targeting: Targeting::None,
@@ -1352,7 +1576,9 @@ pub static COMMANDS: &[CommandSpec] = &[
         summary: "Prepare the React Native dev server or reload apps (CLI only).",
         signature: "prepare | reload",
         reader: ReaderRule::Verbatim,
-        forms: &[Form { positionals: &[word("action", &["prepare", "reload"])] }],
+        forms: &[Form {
+            positionals: &[word("action", &["prepare", "reload"])],
+        }],
         flags: &[],
         effect: Effect::NotRecorded,
         targeting: Targeting::None,
@@ -1365,8 +1591,12 @@ pub static COMMANDS: &[CommandSpec] = &[
         signature: "list | state-dir | save-script [path]",
         reader: ReaderRule::Verbatim,
         forms: &[
-            Form { positionals: &[word("action", &["list", "state-dir"])] },
-            Form { positionals: &[word("action", &["save-script"]), opt("path", ArgKind::Path)] },
+            Form {
+                positionals: &[word("action", &["list", "state-dir"])],
+            },
+            Form {
+                positionals: &[word("action", &["save-script"]), opt("path", ArgKind::Path)],
+            },
         ],
         flags: &[],
         effect: Effect::NotRecorded,
@@ -1392,7 +1622,9 @@ pub static COMMANDS: &[CommandSpec] = &[
         summary: "Manage cloud login state (CLI only).",
         signature: "status|login|logout",
         reader: ReaderRule::Verbatim,
-        forms: &[Form { positionals: &[word("action", &["status", "login", "logout"])] }],
+        forms: &[Form {
+            positionals: &[word("action", &["status", "login", "logout"])],
+        }],
         flags: &[],
         effect: Effect::NotRecorded,
         targeting: Targeting::None,
@@ -1407,7 +1639,13 @@ pub static COMMANDS: &[CommandSpec] = &[
         forms: &[Form {
             positionals: &[opt(
                 "provider",
-                ArgKind::Enum(&["cloud", "proxy", "limrun", "browserstack", "aws-device-farm"]),
+                ArgKind::Enum(&[
+                    "cloud",
+                    "proxy",
+                    "limrun",
+                    "browserstack",
+                    "aws-device-farm",
+                ]),
             )],
         }],
         flags: &[],
@@ -1421,7 +1659,9 @@ pub static COMMANDS: &[CommandSpec] = &[
         summary: "Inspect the saved remote connection (CLI only).",
         signature: "status",
         reader: ReaderRule::Verbatim,
-        forms: &[Form { positionals: &[word("action", &["status"])] }],
+        forms: &[Form {
+            positionals: &[word("action", &["status"])],
+        }],
         flags: &[],
         effect: Effect::NotRecorded,
         targeting: Targeting::None,
@@ -1470,8 +1710,12 @@ pub static COMMANDS: &[CommandSpec] = &[
         signature: "[status | release <hold-id>]",
         reader: ReaderRule::Verbatim,
         forms: &[
-            Form { positionals: &[opt("action", ArgKind::Enum(&["status"]))] },
-            Form { positionals: &[word("action", &["release"]), req("holdId", ArgKind::Text)] },
+            Form {
+                positionals: &[opt("action", ArgKind::Enum(&["status"]))],
+            },
+            Form {
+                positionals: &[word("action", &["release"]), req("holdId", ArgKind::Text)],
+            },
         ],
         flags: &[],
         effect: Effect::NotRecorded,
@@ -1497,7 +1741,9 @@ pub static COMMANDS: &[CommandSpec] = &[
         summary: "Set up or diagnose the web automation backend (CLI only).",
         signature: "setup|doctor",
         reader: ReaderRule::Verbatim,
-        forms: &[Form { positionals: &[word("action", &["setup", "doctor"])] }],
+        forms: &[Form {
+            positionals: &[word("action", &["setup", "doctor"])],
+        }],
         flags: &[],
         effect: Effect::NotRecorded,
         targeting: Targeting::None,
@@ -1606,7 +1852,7 @@ pub static COMMANDS: &[CommandSpec] = &[
         verification: Verification::None,
         availability: Availability::Script,
     },
-    // ---- Script header ---------------------------------------------------------------------------
+    // ---- Script header --------------------------------------------------------------------------
     // Free-form `key=value` metadata, read by regex rather than as positionals (spec §4).
     CommandSpec {
         name: "context",
@@ -1620,7 +1866,7 @@ pub static COMMANDS: &[CommandSpec] = &[
         verification: Verification::None,
         availability: Availability::Script,
     },
-    // ---- Retired words: parse, then fail at dispatch (earlier steps will have run) ---------------
+    // ---- Retired words: parse, then fail at dispatch (earlier steps will have run) --------------
     // No positional grammar applies (`forms: &[]`): every use is reported with its migration.
     CommandSpec {
         name: "scrollintoview",
@@ -1707,9 +1953,9 @@ pub static COMMANDS: &[CommandSpec] = &[
         targeting: Targeting::None,
         verification: Verification::None,
         availability: Availability::Retired {
-            migration: "rotate was renamed to orientation \
-                        (`orientation <portrait|portrait-upside-down|landscape-left|landscape-right>`); \
-                        for the two-finger gesture use `gesture rotate <degrees> [x] [y]`",
+            migration: "rotate was renamed to orientation (`orientation \
+                        <portrait|portrait-upside-down|landscape-left|landscape-right>`); for the \
+                        two-finger gesture use `gesture rotate <degrees> [x] [y]`",
         },
     },
     CommandSpec {
@@ -1727,7 +1973,7 @@ pub static COMMANDS: &[CommandSpec] = &[
                         `perf cpu profile start|stop|report` or `perf trace start|stop`",
         },
     },
-    // ---- CLI aliases: the CLI rewrites them, scripts do not (dispatch fails) ---------------------
+    // ---- CLI aliases: the CLI rewrites them, scripts do not (dispatch fails) --------------------
     // No positional grammar applies (`forms: &[]`): every use is reported with its canonical word.
     // Canonical words are those of the 0.21.5 alias table (`cli-command-aliases.js`).
     CommandSpec {
@@ -1752,7 +1998,9 @@ pub static COMMANDS: &[CommandSpec] = &[
         effect: Effect::NotRecorded,
         targeting: Targeting::None,
         verification: Verification::None,
-        availability: Availability::CliAlias { canonical: "longpress" },
+        availability: Availability::CliAlias {
+            canonical: "longpress",
+        },
     },
     CommandSpec {
         name: "launch",

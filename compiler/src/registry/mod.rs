@@ -3,8 +3,8 @@
 //! Every rule, the reader lowering, completion, hover and the interpreter read this table;
 //! nothing else in the workspace matches on command names for semantics.
 
-mod commands;
 pub mod arity;
+mod commands;
 
 pub use commands::COMMANDS;
 
@@ -145,7 +145,10 @@ pub enum Effect {
     /// Depends on the first positional (`keyboard status` observes, `keyboard dismiss` mutates).
     /// `observing` lists the first-positional words that observe; `default_observes` applies
     /// when there is no first positional.
-    BySubcommand { observing: &'static [&'static str], default_observes: bool },
+    BySubcommand {
+        observing: &'static [&'static str],
+        default_observes: bool,
+    },
     /// `find`: observes for the read-only actions (exists, wait, get, list), mutates otherwise.
     FindAction,
     /// Not recorded into scripts (device management, diagnostics).
@@ -215,10 +218,13 @@ impl CommandSpec {
     /// The recording effect of a concrete step, given its positionals.
     pub fn effect_for(&self, positionals: &[String]) -> Effect {
         match self.effect {
-            Effect::BySubcommand { observing, default_observes } => {
+            Effect::BySubcommand {
+                observing,
+                default_observes,
+            } => {
                 let observes = match positionals.first() {
                     None => default_observes,
-                    Some(word) => observing.contains(&word.as_str()),
+                    Some(word) => observing.contains(&word.to_lowercase().as_str()),
                 };
                 if observes {
                     Effect::Observes
@@ -238,7 +244,10 @@ impl CommandSpec {
     }
 
     pub fn is_usable_in_scripts(&self) -> bool {
-        matches!(self.availability, Availability::Script | Availability::Legacy)
+        matches!(
+            self.availability,
+            Availability::Script | Availability::Legacy
+        )
     }
 }
 
@@ -260,9 +269,16 @@ pub fn find_action_observes(positionals: &[String]) -> bool {
         }
     }
     // rest[0] is the query; the action, when present, follows it.
-    match rest.get(1) {
+    let action = rest.get(1).map(|a| a.to_lowercase());
+    match action.as_deref() {
         None => false, // default action is click
-        Some(action) => FIND_READ_ONLY_ACTIONS.contains(&action.as_str()),
+        // `get` reads only with `text` or `attrs`; anything else is treated as mutating.
+        Some("get") => matches!(
+            rest.get(2).map(|s| s.to_lowercase()).as_deref(),
+            Some("text" | "attrs")
+        ),
+        Some(a) => FIND_READ_ONLY_ACTIONS.contains(&a),
     }
 }
-#[cfg(test)] mod tests;
+#[cfg(test)]
+mod tests;

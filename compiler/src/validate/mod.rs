@@ -1,10 +1,74 @@
-//! Validation rules beyond what agent-device's reader rejects. Each rule lives in its own file
-//! and reads the registry; none matches on command names.
+//! Validation rules beyond what agent-device's reader rejects. One concern per file; every rule
+//! reads the registry and the step shapes, none matches on command names.
 
 use ad_grammar::{Diagnostic, Parse};
 
 use crate::lower::Step;
 
+mod annotations;
+mod arguments;
+mod commands;
+mod reader_notes;
+mod targets;
+mod variables;
+
+/// What every rule gets to look at.
+pub(crate) struct Context<'a> {
+    pub parse: &'a Parse,
+    pub steps: &'a [Step],
+    /// Lines agent-device already rejects; rules stay quiet there to avoid double reports.
+    pub rejected_lines: std::collections::HashSet<usize>,
+}
+
+impl Context<'_> {
+    pub fn text(&self) -> &str {
+        &self.parse.file.text
+    }
+}
+
 pub(crate) fn validate(parse: &Parse, steps: &[Step], diagnostics: &mut Vec<Diagnostic>) {
-    let _ = (parse, steps, diagnostics);
+    let rejected_lines = diagnostics
+        .iter()
+        .filter_map(|d| d.rejection.as_ref().map(|r| r.order.0))
+        .collect();
+    let cx = Context {
+        parse,
+        steps,
+        rejected_lines,
+    };
+    commands::check(&cx, diagnostics);
+    reader_notes::check(&cx, diagnostics);
+    targets::check(&cx, diagnostics);
+    arguments::check(&cx, diagnostics);
+    variables::check(&cx, diagnostics);
+    annotations::check(&cx, diagnostics);
+}
+
+/// Levenshtein distance, for did-you-mean suggestions.
+pub(crate) fn edit_distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut prev: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut cur = vec![i + 1];
+        for (j, cb) in b.iter().enumerate() {
+            let cost = usize::from(ca != *cb);
+            cur.push((prev[j] + cost).min(prev[j + 1] + 1).min(cur[j] + 1));
+        }
+        prev = cur;
+    }
+    prev[b.len()]
+}
+
+/// The closest candidate within a small distance.
+pub(crate) fn did_you_mean<'a>(
+    word: &str,
+    candidates: impl IntoIterator<Item = &'a str>,
+) -> Option<&'a str> {
+    let lower = word.to_lowercase();
+    candidates
+        .into_iter()
+        .map(|c| (edit_distance(&lower, c), c))
+        .filter(|(d, c)| *d <= 2.max(c.len() / 4) && *d < c.len())
+        .min_by_key(|(d, _)| *d)
+        .map(|(_, c)| c)
 }

@@ -1,0 +1,142 @@
+//! `ad check`: every diagnostic of every script, in one run.
+
+use std::io::{IsTerminal, Write};
+use std::path::PathBuf;
+
+use ad_grammar::Severity;
+use clap::{Args, ValueEnum};
+
+use crate::files;
+use crate::render::{self, CheckedFile};
+
+#[derive(Args)]
+pub struct CheckArgs {
+    /// Scripts or folders (searched recursively for *.ad); `-` reads stdin.
+    #[arg(default_value = ".")]
+    paths: Vec<PathBuf>,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = Format::Human)]
+    format: Format,
+    /// Exit 1 on warnings too.
+    #[arg(long)]
+    deny_warnings: bool,
+    /// Apply the available fixes in place, then report what remains.
+    #[arg(long)]
+    fix: bool,
+    /// Only report diagnostics that agent-device 0.21.5 itself would reject the script for.
+    #[arg(long)]
+    parity_only: bool,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum Format {
+    /// Rendered reports with source excerpts (colour on a terminal).
+    Human,
+    /// A JSON array of diagnostics with 1-based positions.
+    Json,
+    /// SARIF 2.1.0, for code-scanning upload.
+    Sarif,
+    /// GitHub Actions workflow annotations.
+    Github,
+}
+
+pub fn run(args: CheckArgs) -> i32 {
+    let paths = match files::collect(&args.paths) {
+        Ok(p) => p,
+        Err(e) => return crate::usage_error(&e.0),
+    };
+    if paths.is_empty() {
+        return crate::usage_error("no .ad scripts found in the given paths");
+    }
+    let mut checked = Vec::with_capacity(paths.len());
+    for path in &paths {
+        let source = match files::read(path) {
+            Ok(s) => s,
+            Err(e) => return crate::usage_error(&e.0),
+        };
+        let mut text = source.text;
+        let mut analysis = ad_compiler::analyze(&text);
+        if args.fix {
+            if let Some(p) = &source.path {
+                let (fixed, applied) = ad_compiler::apply_fixes(&text, &analysis.diagnostics);
+                if applied > 0 {
+                    if let Err(e) = crate::atomic_write(p, fixed.as_bytes()) {
+                        return crate::usage_error(&format!("{}: {e}", p.display()));
+                    }
+                    eprintln!("fixed {applied} problem(s) in {}", source.name);
+                    text = fixed;
+                    analysis = ad_compiler::analyze(&text);
+                }
+            }
+        }
+        let mut diagnostics = analysis.diagnostics;
+        if args.parity_only {
+            diagnostics.retain(|d| d.is_parity_error());
+        }
+        checked.push(CheckedFile::new(source.name, text, diagnostics));
+    }
+
+    let count = |s: Severity| {
+        checked
+            .iter()
+            .flat_map(|f| &f.diagnostics)
+            .filter(|d| d.severity == s)
+            .count()
+    };
+    let (errors, warnings, infos) = (
+        count(Severity::Error),
+        count(Severity::Warning),
+        count(Severity::Info),
+    );
+    let stdout = std::io::stdout();
+    let mut out = stdout.lock();
+    match args.format {
+        Format::Human => {
+            let colour = stdout.is_terminal() && std::env::var_os("NO_COLOR").is_none();
+            let mut buf = Vec::new();
+            for f in &checked {
+                for d in &f.diagnostics {
+                    render::human::render(f, d, colour, &mut buf);
+                }
+            }
+            let _ = out.write_all(&buf);
+            let files_with = checked.iter().filter(|f| !f.diagnostics.is_empty()).count();
+            let _ = writeln!(
+                out,
+                "checked {} file{}: {errors} error{}, {warnings} warning{}, {infos} info{}",
+                checked.len(),
+                if checked.len() == 1 { "" } else { "s" },
+                if errors == 1 { "" } else { "s" },
+                if warnings == 1 { "" } else { "s" },
+                if infos == 1 { "" } else { "s" },
+            );
+            if files_with == 0 {
+                let _ = writeln!(out, "all clear");
+            }
+        }
+        Format::Json => {
+            let _ = writeln!(
+                out,
+                "{}",
+                serde_json::to_string_pretty(&render::json::render(&checked)).unwrap_or_default()
+            );
+        }
+        Format::Sarif => {
+            let rules = ad_compiler::all_codes();
+            let _ = writeln!(
+                out,
+                "{}",
+                serde_json::to_string_pretty(&render::sarif::render(&checked, &rules))
+                    .unwrap_or_default()
+            );
+        }
+        Format::Github => {
+            let _ = write!(out, "{}", render::github::render(&checked));
+        }
+    }
+    if errors > 0 || (args.deny_warnings && warnings > 0) {
+        1
+    } else {
+        0
+    }
+}

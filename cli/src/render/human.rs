@@ -1,0 +1,54 @@
+//! Human output: ariadne reports with file, line and column, labels, help and the fix title.
+//! Colour only when writing to a terminal.
+
+use ad_grammar::{Diagnostic, Severity};
+use ariadne::{Color, Config, Label, Report, ReportKind, Source};
+
+use super::CheckedFile;
+
+pub fn render(file: &CheckedFile, d: &Diagnostic, colour: bool, out: &mut Vec<u8>) {
+    let (kind, color) = match d.severity {
+        Severity::Error => (ReportKind::Error, Color::Red),
+        Severity::Warning => (ReportKind::Warning, Color::Yellow),
+        Severity::Info => (ReportKind::Custom("info", Color::Cyan), Color::Cyan),
+    };
+    // ariadne indexes by char; convert byte spans.
+    let to_chars = |b: usize| file.text[..b.min(file.text.len())].chars().count();
+    let primary = d.primary_span();
+    let name = file.name.as_str();
+    let mut report = Report::build(kind, (name, to_chars(primary.start)..to_chars(primary.end)))
+        .with_code(d.code)
+        .with_message(&d.message)
+        .with_config(
+            Config::default()
+                .with_color(colour)
+                .with_index_type(ariadne::IndexType::Char),
+        );
+    for label in &d.labels {
+        let range = to_chars(label.span.start)..to_chars(label.span.end.max(label.span.start));
+        let mut l = Label::new((name, range)).with_order(if label.primary { 0 } else { 1 });
+        if !label.message.is_empty() {
+            l = l.with_message(&label.message);
+        }
+        if colour {
+            l = l.with_color(if label.primary { color } else { Color::Blue });
+        }
+        report = report.with_label(l);
+    }
+    if let Some(help) = &d.help {
+        report = report.with_help(help);
+    }
+    let mut notes = Vec::new();
+    if let Some(fix) = &d.fix {
+        notes.push(format!("fix available: {} (`ad check --fix`)", fix.title));
+    }
+    if d.is_parity_error() {
+        notes.push("agent-device 0.21.5 rejects this script".to_string());
+    }
+    if !notes.is_empty() {
+        report = report.with_note(notes.join("\n"));
+    }
+    let _ = report
+        .finish()
+        .write((name, Source::from(file.text.as_str())), &mut *out);
+}

@@ -1,0 +1,36 @@
+//! Renderers of the one diagnostic model: human (ariadne), JSON, SARIF 2.1.0, GitHub workflow
+//! annotations. Each takes the same checked files.
+
+pub mod github;
+pub mod human;
+pub mod json;
+pub mod sarif;
+
+use ad_grammar::{Diagnostic, LineIndex};
+
+/// One checked file, ready to render.
+pub struct CheckedFile {
+    pub name: String,
+    pub text: String,
+    pub diagnostics: Vec<Diagnostic>,
+    pub index: LineIndex,
+}
+
+impl CheckedFile {
+    pub fn new(name: String, text: String, diagnostics: Vec<Diagnostic>) -> Self {
+        let index = LineIndex::new(&text);
+        CheckedFile {
+            name,
+            text,
+            diagnostics,
+            index,
+        }
+    }
+    /// 1-based (line, column, end_line, end_column) of the primary span.
+    pub fn position(&self, d: &Diagnostic) -> (usize, usize, usize, usize) {
+        let span = d.primary_span();
+        let (l, c) = self.index.line_col(&self.text, span.start);
+        let (el, ec) = self.index.line_col(&self.text, span.end);
+        (l, c, el, ec)
+    }
+}

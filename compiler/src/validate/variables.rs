@@ -1,0 +1,80 @@
+//! `${NAME}` placeholders: names no `env` directive defines (they must come from `-e` or
+//! `AD_VAR_<NAME>`), names that can never be defined, and unknown `AD_*` names.
+
+use ad_grammar::metadata::is_var_name;
+use ad_grammar::placeholder::placeholders;
+use ad_grammar::{Diagnostic, Edit};
+
+use super::Context;
+use crate::builtins::is_builtin;
+use crate::codes;
+
+pub(super) fn check(cx: &Context, out: &mut Vec<Diagnostic>) {
+    let meta = &cx.parse.metadata;
+    for step in cx.steps {
+        for arg in step.positionals.iter().chain(step.ref_label.iter()) {
+            for p in placeholders(&arg.value) {
+                let name = p.name(&arg.value);
+                let span = step.value_span(arg, p.span.clone(), &cx.parse.file);
+                let has_fallback = p.fallback.is_some();
+                if !is_var_name(name) {
+                    let upper = name.to_ascii_uppercase().replace('.', "_");
+                    let (severity_error, label) = if has_fallback {
+                        (false, "the fallback is always used")
+                    } else {
+                        (true, "this step always fails: the variable is never set")
+                    };
+                    let message = format!(
+                        "`${{{name}}}` can never be defined: variable names are [A-Z_][A-Z0-9_]*"
+                    );
+                    let mut d = if severity_error {
+                        Diagnostic::error(codes::UNDEFINABLE_VARIABLE, message, span)
+                    } else {
+                        Diagnostic::warning(codes::UNDEFINABLE_VARIABLE, message, span)
+                    }
+                    .with_label(label)
+                    .with_help("env directives, -e and AD_VAR_* only define uppercase names");
+                    if is_var_name(&upper) {
+                        let name_span = step.value_span(arg, p.name.clone(), &cx.parse.file);
+                        if name_span.len() == name.len() {
+                            d = d.with_fix(
+                                format!("Rename to `{upper}`"),
+                                vec![Edit {
+                                    span: name_span,
+                                    replacement: upper,
+                                }],
+                            );
+                        }
+                    }
+                    out.push(d);
+                } else if name.starts_with("AD_") {
+                    if !is_builtin(name) && !has_fallback {
+                        let names: Vec<&str> = crate::builtins::BUILTIN_VARIABLES
+                            .iter()
+                            .map(|(n, _)| *n)
+                            .collect();
+                        out.push(
+                            Diagnostic::error(
+                                codes::UNDEFINABLE_VARIABLE,
+                                format!("`${{{name}}}` is not a built-in variable"),
+                                span,
+                            )
+                            .with_label(
+                                "AD_* is reserved for built-ins; nothing else can define it",
+                            )
+                            .with_help(format!("built-ins: {}", names.join(", "))),
+                        );
+                    }
+                } else if meta.env_value(name).is_none() && !has_fallback {
+                    out.push(
+                        Diagnostic::info(codes::UNDEFINED_VARIABLE, format!("`${{{name}}}` is not defined in this script"), span)
+                            .with_label("must be supplied when the script runs")
+                            .with_help(format!(
+                                "pass `-e {name}=…` or export `AD_VAR_{name}`; or add `env {name}=…` to the header for a default"
+                            )),
+                    );
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,1 @@
+//! Shared helpers for the integration tests: locating ../shared, the oracle, normalization.

@@ -20,6 +20,7 @@ pub use lower::{Arg, Step};
 /// Everything known about one script.
 #[derive(Debug, Clone)]
 pub struct Analysis {
+    /// The parse (its `diagnostics` are moved into [`Analysis::diagnostics`]).
     pub parse: ad_grammar::Parse,
     pub steps: Vec<Step>,
     /// Syntax, parity and validation diagnostics, sorted by position.
@@ -46,8 +47,8 @@ impl Analysis {
 
 /// Parses, lowers and validates one script.
 pub fn analyze(text: &str) -> Analysis {
-    let parse = ad_grammar::parse(text);
-    let mut diagnostics = parse.diagnostics.clone();
+    let mut parse = ad_grammar::parse(text);
+    let mut diagnostics = std::mem::take(&mut parse.diagnostics);
     let steps = lower::lower(&parse.file, &mut diagnostics);
     validate::validate(&parse, &steps, &mut diagnostics);
     diagnostics.sort_by_key(|d| (d.primary_span().start, d.primary_span().end));

@@ -144,7 +144,7 @@ fn lower_line(
     let (target_evidence, target_evidences) = match action
         .annotation
         .and_then(|l| file.annotation(l))
-        .and_then(|a| a.evidence.clone())
+        .and_then(|a| a.evidence.as_deref().cloned())
     {
         Some(Evidence::Single(e)) => (Some(e), None),
         Some(Evidence::Dual(d)) => (None, Some(d)),
@@ -682,6 +682,10 @@ impl Ctx<'_, '_> {
 
     /// `swipe` / `gesture <kind>` arity: the reader rejects the whole script.
     fn arity(&mut self) {
+        // Only `swipe` and `gesture` have a parse-time arity; avoid cloning every step's values.
+        if self.step.command != "swipe" && self.step.command != "gesture" {
+            return;
+        }
         let positionals = self.step.positional_values();
         let Some((arity, counted)) = arity_for(&self.step.command, &positionals) else {
             return;

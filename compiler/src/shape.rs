@@ -18,10 +18,10 @@ pub enum Target {
         x: f64,
         y: f64,
     },
+    /// A selector expression; `valid` comes from the fast check, the tree is built on demand.
     Selector {
         text: String,
-        chain: SelectorChain,
-        errors: Vec<SelectorError>,
+        valid: bool,
     },
 }
 
@@ -32,15 +32,20 @@ impl Target {
                 value: value.to_string(),
             };
         }
-        let (chain, errors) = selector::parse_chain(value);
         Target::Selector {
             text: value.to_string(),
-            chain,
-            errors,
+            valid: selector::is_valid(value),
         }
     }
     pub fn is_valid_selector(&self) -> bool {
-        matches!(self, Target::Selector { errors, .. } if errors.is_empty())
+        matches!(self, Target::Selector { valid: true, .. })
+    }
+    /// The selector tree and its errors (for a selector target).
+    pub fn selector_tree(&self) -> Option<(SelectorChain, Vec<SelectorError>)> {
+        match self {
+            Target::Selector { text, .. } => Some(selector::parse_chain(text)),
+            _ => None,
+        }
     }
 }
 
@@ -80,26 +85,26 @@ pub fn element_targets(step: &Step) -> Vec<(&Arg, Target)> {
                 .map(|a| (a, Target::classify(&a.value)))
                 .collect()
         }
-        Targeting::WaitTarget => match wait_form(&step.positional_values()) {
-            WaitForm::Selector { .. } | WaitForm::Absent { .. } | WaitForm::Ref { .. } => {
-                // The selector is the joined prefix; report it on the first argument.
-                let form = wait_form(&step.positional_values());
-                match (form, p.first()) {
-                    (WaitForm::Ref { reference, .. }, Some(a)) => {
-                        vec![(a, Target::Ref { value: reference })]
-                    }
-                    (WaitForm::Selector { selector, .. }, Some(a)) => {
-                        vec![(a, Target::classify(&selector))]
-                    }
-                    (WaitForm::Absent { selector, .. }, Some(_)) => p
-                        .get(1)
-                        .map(|a| vec![(a, Target::classify(&selector))])
-                        .unwrap_or_default(),
-                    _ => Vec::new(),
-                }
-            }
-            _ => Vec::new(),
-        },
+        Targeting::WaitTarget => wait_targets(step, &wait_form(&step.positional_values())),
+        _ => Vec::new(),
+    }
+}
+
+/// The element target of a `wait` whose form is already known.
+pub fn wait_targets<'s>(step: &'s Step, form: &WaitForm) -> Vec<(&'s Arg, Target)> {
+    let p = &step.positionals;
+    match (form, p.first()) {
+        (WaitForm::Ref { reference, .. }, Some(a)) => vec![(
+            a,
+            Target::Ref {
+                value: reference.clone(),
+            },
+        )],
+        (WaitForm::Selector { selector, .. }, Some(a)) => vec![(a, Target::classify(selector))],
+        (WaitForm::Absent { selector, .. }, Some(_)) => p
+            .get(1)
+            .map(|a| vec![(a, Target::classify(selector))])
+            .unwrap_or_default(),
         _ => Vec::new(),
     }
 }
@@ -215,7 +220,7 @@ pub fn wait_form(p: &[String]) -> WaitForm {
             let n = body(0);
             let split = split_selector_prefix(&n, false);
             if let Some((sel, rest)) = &split {
-                if rest.is_empty() && selector::is_valid(sel) {
+                if rest.is_empty() {
                     return WaitForm::Selector {
                         selector: sel.clone(),
                         timeout_ms: timeout,

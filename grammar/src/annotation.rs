@@ -236,6 +236,13 @@ pub fn parse_target(payload: &str) -> Result<TargetEvidence, EvidenceError> {
 }
 
 fn nfc(s: &str) -> String {
+    // ASCII text is already in NFC; most evidence strings are ASCII.
+    if s.is_ascii()
+        || unicode_normalization::is_nfc_quick(s.chars())
+            == unicode_normalization::IsNormalized::Yes
+    {
+        return s.to_string();
+    }
     s.nfc().collect()
 }
 

@@ -283,7 +283,7 @@ fn comment_or_annotation(
             AnnotationKind::Targets => annotation::parse_targets(payload).map(Evidence::Dual),
         };
         let evidence = match parsed {
-            Ok(e) => Some(e),
+            Ok(e) => Some(Box::new(e)),
             Err(e) => {
                 let at = payload_span
                     .map(|p| field_span(text, p, &e.field))

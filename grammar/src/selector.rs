@@ -125,16 +125,18 @@ pub enum SelectorErrorKind {
     InvalidBoolean,
 }
 
-type Extra<'s> = extra::Err<Simple<'s, char>>;
+type Extra = extra::Default;
 
-/// Raw structure: alternatives → terms (spans), plus whether a quote was left open.
-fn structure<'s>() -> impl Parser<'s, &'s str, Vec<(SimpleSpan, Vec<(SimpleSpan, bool)>)>, Extra<'s>>
-{
-    let ws = any().filter(|c: &char| is_js_whitespace(*c));
-    let escape = just('\\').then(any()).ignored();
+/// Raw structure: alternatives → term spans. Built from cheap, allocation-free pieces; whether a
+/// quote was left open is decided afterwards from the term's text.
+fn structure<'s>() -> impl Parser<'s, &'s str, Vec<(SimpleSpan, Vec<SimpleSpan>)>, Extra> {
+    let ws = any()
+        .filter(|c: &char| is_js_whitespace(*c))
+        .repeated()
+        .at_least(1);
     let quoted = |q: char| {
         just(q)
-            .ignore_then(
+            .then(
                 choice((
                     just('\\').then(any()).ignored(),
                     any()
@@ -144,34 +146,53 @@ fn structure<'s>() -> impl Parser<'s, &'s str, Vec<(SimpleSpan, Vec<(SimpleSpan,
                 .repeated(),
             )
             .then(just(q).or_not())
-            .map(|(_, close)| close.is_none())
+            .ignored()
     };
     let lone_pipe = just('|').then_ignore(just('|').not()).ignored();
     let plain = any()
         .filter(|c: &char| !is_js_whitespace(*c) && !matches!(c, '"' | '\'' | '\\' | '|'))
         .ignored();
     let piece = choice((
+        plain,
         quoted('"'),
         quoted('\''),
-        escape.to(false),
-        just('\\').to(false), // a trailing lone backslash
-        lone_pipe.to(false),
-        plain.to(false),
+        just('\\').then(any()).ignored(),
+        just('\\').ignored(), // a trailing lone backslash
+        lone_pipe,
     ));
-    let term = piece
-        .repeated()
-        .at_least(1)
-        .collect::<Vec<bool>>()
-        .map(|opens| opens.contains(&true))
-        .map_with(|open, e| (e.span(), open));
-    let segment = choice((ws.repeated().at_least(1).to(None), term.map(Some)))
-        .repeated()
+    let term = piece.repeated().at_least(1).map_with(|_, e| e.span());
+    let segment = term
+        .separated_by(ws)
+        .allow_leading()
+        .allow_trailing()
         .collect::<Vec<_>>()
-        .map_with(|items, e| (e.span(), items.into_iter().flatten().collect::<Vec<_>>()));
+        .map_with(|terms, e| (e.span(), terms));
     segment
         .separated_by(just("||"))
         .collect::<Vec<_>>()
         .then_ignore(end())
+}
+
+/// Does a term's text leave a quote open (the reference toggles on unescaped `"`/`'`)?
+fn leaves_quote_open(term: &str) -> bool {
+    let mut open: Option<char> = None;
+    let mut escaped = false;
+    for c in term.chars() {
+        if escaped {
+            escaped = false;
+            continue;
+        }
+        match c {
+            '\\' => escaped = true,
+            '"' | '\'' => match open {
+                None => open = Some(c),
+                Some(q) if q == c => open = None,
+                Some(_) => {}
+            },
+            _ => {}
+        }
+    }
+    open.is_some()
 }
 
 /// Parses a selector expression. Never fails: the chain holds every term that could be read, the
@@ -207,7 +228,10 @@ pub fn parse_chain(text: &str) -> (SelectorChain, Vec<SelectorError>) {
     let mut alternatives = Vec::new();
     for (span, terms) in raw.iter().filter(|(_, t)| !t.is_empty()) {
         let seg_span = trim_span(text, Span::new(span.start, span.end));
-        if terms.iter().any(|(_, open)| *open) {
+        if terms
+            .iter()
+            .any(|t| leaves_quote_open(&text[t.start..t.end]))
+        {
             errors.push(SelectorError {
                 kind: SelectorErrorKind::UnclosedQuote,
                 span: seg_span,
@@ -215,7 +239,7 @@ pub fn parse_chain(text: &str) -> (SelectorChain, Vec<SelectorError>) {
             });
         }
         let mut out = Vec::new();
-        for (tspan, _) in terms {
+        for tspan in terms {
             let tspan = Span::new(tspan.start, tspan.end);
             out.push(term(text, tspan, &mut errors));
         }
@@ -362,9 +386,101 @@ pub fn unquote(value: &str) -> String {
     out
 }
 
-/// True when agent-device would accept `text` as a selector expression.
+/// True when agent-device would accept `text` as a selector expression. A single-pass check
+/// without building the tree (the hot path of `wait`/`is` prefix splitting); it must agree with
+/// [`parse_chain`], which a test asserts over generated inputs.
 pub fn is_valid(text: &str) -> bool {
-    parse_chain(text).1.is_empty()
+    let t = js_trim(text);
+    if t.is_empty() {
+        return false;
+    }
+    let b = t.as_bytes();
+    let mut quote: Option<u8> = None;
+    let mut escaped = false;
+    let mut segment_has_term = false;
+    let mut term_start: Option<usize> = None;
+    let mut i = 0;
+    while i < b.len() {
+        let c = b[i];
+        if escaped {
+            escaped = false;
+            i += t[i..].chars().next().map_or(1, char::len_utf8);
+            continue;
+        }
+        if c == b'\\' {
+            escaped = true;
+            term_start.get_or_insert(i);
+            i += 1;
+            continue;
+        }
+        if let Some(q) = quote {
+            if c == q {
+                quote = None;
+            }
+            i += t[i..].chars().next().map_or(1, char::len_utf8);
+            continue;
+        }
+        if c == b'"' || c == b'\'' {
+            quote = Some(c);
+            term_start.get_or_insert(i);
+            i += 1;
+            continue;
+        }
+        let ch = t[i..].chars().next().unwrap_or(' ');
+        let is_sep = c == b'|' && b.get(i + 1) == Some(&b'|');
+        if is_js_whitespace(ch) || is_sep {
+            if let Some(s) = term_start.take() {
+                if !valid_term(&t[s..i]) {
+                    return false;
+                }
+                segment_has_term = true;
+            }
+            if is_sep {
+                if !segment_has_term {
+                    return false;
+                }
+                segment_has_term = false;
+                i += 2;
+            } else {
+                i += ch.len_utf8();
+            }
+            continue;
+        }
+        term_start.get_or_insert(i);
+        i += ch.len_utf8();
+    }
+    if quote.is_some() {
+        return false;
+    }
+    if let Some(s) = term_start {
+        if !valid_term(&t[s..]) {
+            return false;
+        }
+        segment_has_term = true;
+    }
+    segment_has_term
+}
+
+fn valid_term(raw: &str) -> bool {
+    match raw.find('=') {
+        None => {
+            BOOLEAN_KEYS.iter().any(|k| k.eq_ignore_ascii_case(raw))
+                && raw.len() < 16
+                && BOOLEAN_KEYS.contains(&raw.to_lowercase().as_str())
+        }
+        Some(eq) => {
+            let key = js_trim(&raw[..eq]).to_lowercase();
+            let value = js_trim(&raw[eq + 1..]);
+            if !is_key(&key) || value.is_empty() {
+                return false;
+            }
+            if BOOLEAN_KEYS.contains(&key.as_str()) {
+                let v = unquote(value).to_lowercase();
+                return v == "true" || v == "false";
+            }
+            true
+        }
+    }
 }
 
 /// Does this token look like a selector term (`key=…` with a known key, a boolean key, or `||`)?
@@ -435,6 +551,56 @@ mod tests {
             first_error("  ").unwrap(),
             "Selector expression cannot be empty"
         );
+    }
+
+    #[test]
+    fn fast_validity_agrees_with_the_parser() {
+        let atoms = [
+            "id=a",
+            "label=\"b c\"",
+            "visible",
+            "hidden=false",
+            "x=1",
+            "||",
+            " ",
+            "  ",
+            "role='it''s'",
+            "\"",
+            "'",
+            "\\",
+            "\\\"",
+            "|",
+            "a",
+            "text=",
+            "=v",
+            "VISIBLE=TRUE",
+            "enabled=maybe",
+            "label=\"x||y\"",
+            "\u{3000}",
+            "\t",
+            "value=a\\ b",
+            "id=\"",
+            "appName=Calc",
+        ];
+        let mut seed = 0x2545F4914F6CDD1Du64;
+        let mut next = || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed
+        };
+        for _ in 0..20000 {
+            let n = (next() % 5) as usize;
+            let s: String = (0..n)
+                .map(|_| atoms[(next() % atoms.len() as u64) as usize])
+                .collect::<Vec<_>>()
+                .join(if next() % 2 == 0 { " " } else { "" });
+            assert_eq!(
+                is_valid(&s),
+                parse_chain(&s).1.is_empty(),
+                "disagreement on {s:?}"
+            );
+        }
     }
 
     #[test]

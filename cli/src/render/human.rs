@@ -48,7 +48,32 @@ pub fn render(file: &CheckedFile, d: &Diagnostic, colour: bool, out: &mut Vec<u8
     if !notes.is_empty() {
         report = report.with_note(notes.join("\n"));
     }
+    let mut buf = Vec::new();
     let _ = report
         .finish()
-        .write((name, Source::from(file.text.as_str())), &mut *out);
+        .write((name, Source::from(file.text.as_str())), &mut buf);
+    if colour {
+        out.extend_from_slice(&buf);
+    } else {
+        // ariadne colours custom report kinds even with colour off: strip SGR sequences.
+        out.extend_from_slice(&strip_ansi(&buf));
+    }
+}
+
+fn strip_ansi(bytes: &[u8]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        if bytes[i] == 0x1b && bytes.get(i + 1) == Some(&b'[') {
+            i += 2;
+            while i < bytes.len() && !bytes[i].is_ascii_alphabetic() {
+                i += 1;
+            }
+            i += 1;
+            continue;
+        }
+        out.push(bytes[i]);
+        i += 1;
+    }
+    out
 }

@@ -204,7 +204,17 @@ pub enum Availability {
 
 /// Looks up a command word (exact, case-sensitive, as the reader matches).
 pub fn lookup(word: &str) -> Option<&'static CommandSpec> {
-    COMMANDS.iter().find(|c| c.name == word)
+    // Sorted once; a binary search beats hashing for ~90 short words.
+    static INDEX: std::sync::OnceLock<Vec<&'static CommandSpec>> = std::sync::OnceLock::new();
+    let index = INDEX.get_or_init(|| {
+        let mut v: Vec<_> = COMMANDS.iter().collect();
+        v.sort_by_key(|c| c.name);
+        v
+    });
+    index
+        .binary_search_by(|c| c.name.cmp(word))
+        .ok()
+        .map(|i| index[i])
 }
 
 impl CommandSpec {

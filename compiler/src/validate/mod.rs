@@ -65,8 +65,11 @@ pub(crate) fn did_you_mean<'a>(
     candidates: impl IntoIterator<Item = &'a str>,
 ) -> Option<&'a str> {
     let lower = word.to_lowercase();
+    let len = lower.chars().count();
     candidates
         .into_iter()
+        // Cheap length bound first: the distance is at least the length difference.
+        .filter(|c| c.len().abs_diff(len) <= 2.max(c.len() / 4))
         .map(|c| (edit_distance(&lower, c), c))
         .filter(|(d, c)| *d <= 2.max(c.len() / 4) && *d < c.len())
         .min_by_key(|(d, _)| *d)

@@ -9,14 +9,18 @@ use super::Context;
 use crate::codes;
 use crate::lower::{Arg, Step};
 use crate::registry::Targeting;
-use crate::shape::{element_targets, is_form, wait_form, IsForm, Target, WaitForm};
+use crate::shape::{element_targets, is_form, wait_form, wait_targets, IsForm, Target, WaitForm};
 
 pub(super) fn check(cx: &Context, out: &mut Vec<Diagnostic>) {
     for step in cx.steps {
         let Some(spec) = step.spec else { continue };
         match spec.targeting {
             Targeting::WaitTarget => {
-                if let WaitForm::Invalid { message, .. } = wait_form(&step.positional_values()) {
+                let form = wait_form(&step.positional_values());
+                for (arg, target) in wait_targets(step, &form) {
+                    check_target(cx, step, arg, &target, out);
+                }
+                if let WaitForm::Invalid { message, .. } = form {
                     out.push(
                         Diagnostic::error(codes::INVALID_SELECTOR, "`wait` arguments do not form a wait", args_span(step))
                             .with_label(message)
@@ -36,12 +40,15 @@ pub(super) fn check(cx: &Context, out: &mut Vec<Diagnostic>) {
             }
             _ => {}
         }
-        for (arg, target) in element_targets(step) {
-            check_target(cx, step, arg, &target, out);
+        if spec.targeting != Targeting::WaitTarget {
+            for (arg, target) in element_targets(step) {
+                check_target(cx, step, arg, &target, out);
+            }
         }
         if let Some(crop) = step.flags.get("screenshotCropOn").and_then(|v| v.as_str()) {
             let target = Target::classify(crop);
-            if let Target::Selector { errors, .. } = &target {
+            if let (false, Some((_, errors))) = (target.is_valid_selector(), target.selector_tree())
+            {
                 if let Some(e) = errors.first() {
                     out.push(Diagnostic::error(
                         codes::INVALID_SELECTOR,
@@ -63,12 +70,10 @@ fn args_span(step: &Step) -> Span {
 }
 
 fn check_target(cx: &Context, step: &Step, arg: &Arg, target: &Target, out: &mut Vec<Diagnostic>) {
-    let Target::Selector {
-        text,
-        chain,
-        errors,
-    } = target
-    else {
+    let Target::Selector { text, valid: false } = target else {
+        return;
+    };
+    let Some((chain, errors)) = target.selector_tree() else {
         return;
     };
     let Some(first) = errors.first() else { return };
@@ -132,7 +137,7 @@ fn check_target(cx: &Context, step: &Step, arg: &Arg, target: &Target, out: &mut
         );
         return;
     }
-    for e in errors {
+    for e in &errors {
         let span = step.value_span(arg, e.span.range(), &cx.parse.file);
         let help = match e.kind {
             SelectorErrorKind::UnknownKey => format!(

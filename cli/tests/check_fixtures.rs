@@ -1,0 +1,279 @@
+//! `ad check` on every fixture in `tests/fixtures/check/`:
+//!
+//! * `ADxxx-<slug>.ad` must report `ADxxx` (and may report more); `clean-<slug>.ad` must report
+//!   nothing at all, even with `--deny-warnings`.
+//! * The human output of each fixture is an insta snapshot (`snapshots/check_fixtures__<name>.snap`);
+//!   it is the product's UI, so review every change to it.
+//! * Every code in `ad_compiler::all_codes()` needs a fixture and a `### ADxxx` entry in
+//!   `docs/diagnostics.md`, and every example in that document must do what it says.
+
+mod common;
+
+use std::collections::BTreeSet;
+
+use common::*;
+use serde_json::Value;
+
+/// `AD101-unknown-command.ad` → `Some("AD101")`.
+fn code_of(name: &str) -> Option<&str> {
+    let code = name.split('-').next()?;
+    (code.len() == 5 && code.starts_with("AD") && code[2..].bytes().all(|b| b.is_ascii_digit()))
+        .then_some(code)
+}
+
+fn known_codes() -> BTreeSet<&'static str> {
+    ad_compiler::all_codes().iter().map(|(c, _)| *c).collect()
+}
+
+/// Control characters (a NUL, a lone CR) made visible so snapshot files stay plain text.
+fn visible(text: &str) -> String {
+    text.chars()
+        .map(|c| match c {
+            '\n' | '\t' => c,
+            c if (c as u32) < 0x20 => char::from_u32(0x2400 + c as u32).unwrap_or(c),
+            '\u{7f}' => '\u{2421}',
+            c => c,
+        })
+        .collect()
+}
+
+fn codes_in(diagnostics: &[Value]) -> Vec<String> {
+    diagnostics
+        .iter()
+        .map(|d| d["code"].as_str().unwrap_or("?").to_string())
+        .collect()
+}
+
+#[test]
+fn fixtures_report_their_code_and_clean_fixtures_report_nothing() {
+    let known = known_codes();
+    let names = fixture_names();
+    assert!(
+        names.len() > known.len(),
+        "expected at least one fixture per code"
+    );
+    let mut problems = Vec::new();
+    for name in &names {
+        let out = run_fixtures(&["check", "--format", "json", name]);
+        let diagnostics = json_diagnostics(&out);
+        let codes = codes_in(&diagnostics);
+        let has_error = diagnostics.iter().any(|d| d["severity"] == "error");
+        if exit_code(&out) != i32::from(has_error) {
+            problems.push(format!(
+                "{name}: exit code {} but errors present = {has_error}",
+                exit_code(&out)
+            ));
+        }
+        if let Some(code) = code_of(name) {
+            if !known.contains(code) {
+                problems.push(format!(
+                    "{name}: {code} is not a code in ad_compiler::all_codes()"
+                ));
+            } else if !codes.iter().any(|c| c == code) {
+                problems.push(format!("{name}: expected {code}, got {codes:?}"));
+            }
+        } else if name.starts_with("clean-") {
+            if !codes.is_empty() {
+                problems.push(format!("{name}: expected no diagnostics, got {codes:?}"));
+            }
+            let strict = run_fixtures(&["check", "--deny-warnings", name]);
+            if exit_code(&strict) != 0 {
+                problems.push(format!(
+                    "{name}: --deny-warnings exits {}",
+                    exit_code(&strict)
+                ));
+            }
+        } else {
+            problems.push(format!(
+                "{name}: fixture names start with a code (AD101-…) or `clean-`"
+            ));
+        }
+    }
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}
+
+#[test]
+fn human_output_of_every_fixture() {
+    for name in fixture_names() {
+        let out = run_fixtures(&["check", &name]);
+        let text = stdout(&out);
+        if let Some(code) = code_of(&name) {
+            assert!(
+                text.contains(&format!("[{code}]")),
+                "{name}: the human report does not show [{code}]:\n{text}"
+            );
+        } else {
+            assert!(
+                text.ends_with("all clear\n"),
+                "{name}: a clean script should end with `all clear`:\n{text}"
+            );
+        }
+        assert!(
+            !text.contains('\u{1b}'),
+            "{name}: colour codes with NO_COLOR set and no terminal"
+        );
+        let snapshot = format!(
+            "$ ad check {name}\nexit code: {}\n\n{}",
+            exit_code(&out),
+            visible(&text)
+        );
+        let stem = name.trim_end_matches(".ad");
+        insta::assert_snapshot!(stem, snapshot);
+    }
+}
+
+#[test]
+fn every_code_has_a_fixture_and_a_docs_entry() {
+    let names = fixture_names();
+    let docs_path = repo_root().join("docs/diagnostics.md");
+    let docs = std::fs::read_to_string(&docs_path)
+        .unwrap_or_else(|e| panic!("cannot read {}: {e}", docs_path.display()));
+    let headings: BTreeSet<&str> = docs
+        .lines()
+        .filter_map(|l| l.strip_prefix("### "))
+        .filter_map(|h| h.split_whitespace().next())
+        .collect();
+    let mut missing = Vec::new();
+    for (code, title) in ad_compiler::all_codes() {
+        if !names.iter().any(|n| code_of(n) == Some(code)) {
+            missing.push(format!(
+                "{code} ({title}): no fixture tests/fixtures/check/{code}-<slug>.ad"
+            ));
+        }
+        if !headings.contains(code) {
+            missing.push(format!(
+                "{code} ({title}): no `### {code} — {title}` entry in docs/diagnostics.md"
+            ));
+        }
+    }
+    let known = known_codes();
+    for h in &headings {
+        if h.starts_with("AD") && !known.contains(h) {
+            missing.push(format!(
+                "docs/diagnostics.md documents {h}, which no rule reports any more"
+            ));
+        }
+    }
+    assert!(missing.is_empty(), "{}", missing.join("\n"));
+}
+
+/// One `### ADxxx` section of docs/diagnostics.md.
+struct DocEntry {
+    code: String,
+    /// `yes`, `no` or `depends`, from the `**Rejected by agent-device 0.21.5:**` line.
+    rejected: Option<String>,
+    /// The ```ad blocks, in order: the example, then the fix.
+    blocks: Vec<String>,
+}
+
+fn doc_entries(docs: &str) -> Vec<DocEntry> {
+    let mut entries: Vec<DocEntry> = Vec::new();
+    let mut block: Option<String> = None;
+    for line in docs.lines() {
+        if let Some(b) = block.as_mut() {
+            if line.trim_start() == "```" {
+                let text = block.take().unwrap_or_default();
+                if let Some(e) = entries.last_mut() {
+                    e.blocks.push(text);
+                }
+            } else {
+                b.push_str(line);
+                b.push('\n');
+            }
+            continue;
+        }
+        if let Some(h) = line.strip_prefix("### AD") {
+            entries.push(DocEntry {
+                code: format!("AD{}", h.split_whitespace().next().unwrap_or("")),
+                rejected: None,
+                blocks: Vec::new(),
+            });
+        } else if line.starts_with("## ") {
+            // A new chapter ends the current code's section.
+            entries.push(DocEntry {
+                code: String::new(),
+                rejected: None,
+                blocks: Vec::new(),
+            });
+        } else if let Some(rest) = line.strip_prefix("**Rejected by agent-device 0.21.5:**") {
+            if let Some(e) = entries.last_mut() {
+                e.rejected = rest.split_whitespace().next().map(str::to_string);
+            }
+        } else if line.trim_start() == "```ad" {
+            block = Some(String::new());
+        }
+    }
+    entries.retain(|e| !e.code.is_empty());
+    entries
+}
+
+/// Docs show a NUL as ␀ and a lone carriage return as ␍; the scripts contain the real bytes.
+fn script_from_docs(block: &str) -> String {
+    block.replace('␀', "\0").replace('␍', "\r")
+}
+
+#[test]
+fn docs_examples_report_their_code_and_their_fixes_are_clean() {
+    let docs = std::fs::read_to_string(repo_root().join("docs/diagnostics.md"))
+        .expect("docs/diagnostics.md exists");
+    let entries = doc_entries(&docs);
+    assert_eq!(
+        entries.len(),
+        ad_compiler::all_codes().len(),
+        "one docs entry per code"
+    );
+    let dir = scratch_dir("docs");
+    let mut problems = Vec::new();
+    for e in &entries {
+        let code = e.code.as_str();
+        let [example, fix] = e.blocks.as_slice() else {
+            problems.push(format!(
+                "{code}: expected two ```ad blocks (example, fix), found {}",
+                e.blocks.len()
+            ));
+            continue;
+        };
+        let path = dir.join(format!("{code}-example.ad"));
+        std::fs::write(&path, script_from_docs(example)).expect("scratch file");
+        let got = json_diagnostics(&run_in(
+            &dir,
+            &["check", "--format", "json", &format!("{code}-example.ad")],
+            None,
+        ));
+        let ours: Vec<&Value> = got.iter().filter(|d| d["code"] == code).collect();
+        if ours.is_empty() {
+            problems.push(format!(
+                "{code}: the example does not report {code} (got {:?})",
+                codes_in(&got)
+            ));
+        }
+        match e.rejected.as_deref() {
+            Some(verdict @ ("yes" | "no")) => {
+                let want = verdict == "yes";
+                if ours.iter().any(|d| d["agent_device_rejects"] != want) {
+                    problems.push(format!(
+                        "{code}: docs say rejected = {verdict}, ad check says otherwise"
+                    ));
+                }
+            }
+            Some("depends") => {}
+            other => problems.push(format!(
+                "{code}: missing `**Rejected by agent-device 0.21.5:** yes|no|depends` (got {other:?})"
+            )),
+        }
+        let path = dir.join(format!("{code}-fix.ad"));
+        std::fs::write(&path, script_from_docs(fix)).expect("scratch file");
+        let got = json_diagnostics(&run_in(
+            &dir,
+            &["check", "--format", "json", &format!("{code}-fix.ad")],
+            None,
+        ));
+        if !got.is_empty() {
+            problems.push(format!(
+                "{code}: the fixed example still reports {:?}",
+                codes_in(&got)
+            ));
+        }
+    }
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}

@@ -1,0 +1,119 @@
+//! Helpers shared by the `ad` CLI integration tests: running the binary, locating fixtures and the
+//! shared corpus, and scratch folders.
+#![allow(dead_code)] // each test crate uses a different subset
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+/// The repository root (the workspace folder).
+pub fn repo_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .expect("cli/ has a parent")
+        .to_path_buf()
+}
+
+/// `tests/fixtures/check`: one script per diagnostic code plus clean scripts.
+pub fn fixtures_dir() -> PathBuf {
+    repo_root().join("tests/fixtures/check")
+}
+
+/// File names of every fixture script, sorted.
+pub fn fixture_names() -> Vec<String> {
+    let dir = fixtures_dir();
+    let mut names: Vec<String> = std::fs::read_dir(&dir)
+        .unwrap_or_else(|e| panic!("cannot list {}: {e}", dir.display()))
+        .map(|e| e.expect("a directory entry").file_name())
+        .map(|n| n.to_string_lossy().into_owned())
+        .filter(|n| n.ends_with(".ad"))
+        .collect();
+    names.sort();
+    names
+}
+
+/// The read-only `shared/` folder beside the repository (or `$AD_SHARED_DIR`), as the
+/// conformance tests locate it.
+pub fn shared_dir() -> PathBuf {
+    let dir = match std::env::var_os("AD_SHARED_DIR") {
+        Some(d) if !d.is_empty() => PathBuf::from(d),
+        _ => repo_root().join("../shared"),
+    };
+    assert!(
+        dir.is_dir(),
+        "the shared/ folder (spec, corpus) is missing: expected {} (set AD_SHARED_DIR)",
+        dir.display()
+    );
+    dir
+}
+
+/// The `ad` binary with a clean, colourless environment, run from `dir`.
+pub fn ad(dir: &Path) -> Command {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_ad"));
+    cmd.current_dir(dir)
+        .env("NO_COLOR", "1")
+        .env_remove("CLICOLOR_FORCE")
+        .env_remove("FORCE_COLOR");
+    cmd
+}
+
+/// Runs `ad args…` in `dir`, with `stdin` piped in when given.
+pub fn run_in(dir: &Path, args: &[&str], stdin: Option<&[u8]>) -> Output {
+    let mut cmd = ad(dir);
+    cmd.args(args)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .stdin(if stdin.is_some() {
+            Stdio::piped()
+        } else {
+            Stdio::null()
+        });
+    let mut child = cmd.spawn().expect("the ad binary runs");
+    if let Some(bytes) = stdin {
+        let mut pipe = child.stdin.take().expect("stdin is piped");
+        pipe.write_all(bytes).expect("stdin accepts the script");
+    }
+    child.wait_with_output().expect("ad finishes")
+}
+
+/// Runs `ad args…` from the fixtures folder (so file names in the output are relative).
+pub fn run_fixtures(args: &[&str]) -> Output {
+    run_in(&fixtures_dir(), args, None)
+}
+
+pub fn exit_code(out: &Output) -> i32 {
+    out.status
+        .code()
+        .expect("ad exits normally, not by a signal")
+}
+
+pub fn stdout(out: &Output) -> String {
+    String::from_utf8(out.stdout.clone()).expect("stdout is UTF-8")
+}
+
+pub fn stderr(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+/// `--format json` output of `ad check` as a list of diagnostic objects.
+pub fn json_diagnostics(out: &Output) -> Vec<serde_json::Value> {
+    let text = stdout(out);
+    match serde_json::from_str(&text) {
+        Ok(serde_json::Value::Array(items)) => items,
+        other => panic!("`ad check --format json` printed no JSON array ({other:?}):\n{text}"),
+    }
+}
+
+/// A fresh, empty scratch folder under cargo's per-test-target temp dir.
+pub fn scratch_dir(name: &str) -> PathBuf {
+    static NEXT: AtomicUsize = AtomicUsize::new(0);
+    let n = NEXT.fetch_add(1, Ordering::Relaxed);
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .join(format!("ad-cli-{name}-{}-{n}", std::process::id()));
+    if dir.exists() {
+        std::fs::remove_dir_all(&dir).expect("an old scratch folder can be removed");
+    }
+    std::fs::create_dir_all(&dir).expect("the scratch folder can be created");
+    dir
+}

@@ -2,8 +2,12 @@
 
 use clap::{Parser, Subcommand};
 
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 mod commands {
     pub mod check;
+    pub mod fmt;
     pub mod parse;
 }
 mod files;
@@ -26,6 +30,9 @@ enum Command {
     /// Report every problem in scripts: parity errors agent-device would reject, and mistakes it
     /// would only find on a device. Exit 0 when clean, 1 on errors, 2 on usage or I/O problems.
     Check(commands::check::CheckArgs),
+    /// Rewrite scripts in agent-device's own canonical spelling, keeping every comment, every
+    /// line and exactly what each step does. `--check` for CI, `--diff` to review.
+    Fmt(commands::fmt::FmtArgs),
     /// Print how a script parses: agent-device's view (default) or ad's syntax tree.
     Parse(commands::parse::ParseArgs),
 }
@@ -67,6 +74,7 @@ fn main() {
     let cli = Cli::parse();
     let code = match cli.command {
         Command::Check(args) => commands::check::run(args),
+        Command::Fmt(args) => commands::fmt::run(args),
         Command::Parse(args) => commands::parse::run(args),
     };
     std::process::exit(code);

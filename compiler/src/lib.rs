@@ -9,6 +9,7 @@ pub mod agent_device;
 pub mod builtins;
 pub mod codes;
 pub mod digest;
+pub mod format;
 pub mod lower;
 pub mod registry;
 pub mod shape;

@@ -157,7 +157,8 @@ pub fn parse_targets(payload: &str) -> Result<DualEvidence, EvidenceError> {
             "",
         );
     }
-    let Ok(value) = serde_json::from_str::<Value>(payload) else {
+    let sanitized = crate::json::sanitize_lone_surrogates(payload);
+    let Ok(value) = serde_json::from_str::<Value>(sanitized.as_deref().unwrap_or(payload)) else {
         return fail("targets-v1 annotation is not valid JSON.".into(), "");
     };
     let Value::Object(map) = value else {
@@ -196,7 +197,8 @@ pub fn parse_target(payload: &str) -> Result<TargetEvidence, EvidenceError> {
             "",
         );
     }
-    let Ok(value) = serde_json::from_str::<Value>(payload) else {
+    let sanitized = crate::json::sanitize_lone_surrogates(payload);
+    let Ok(value) = serde_json::from_str::<Value>(sanitized.as_deref().unwrap_or(payload)) else {
         return fail("target-v1 annotation is not valid JSON.".into(), "");
     };
     let Value::Object(map) = value else {

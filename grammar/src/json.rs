@@ -124,6 +124,49 @@ pub struct Decoded {
     pub lone_surrogate: bool,
 }
 
+/// JSON text with every lone-surrogate escape (`\uD800` not paired with a low surrogate, or a
+/// lone `\uDC00`) replaced by `\uFFFD`: `JSON.parse` accepts them, serde_json does not.
+/// Returns None when there was nothing to replace.
+pub fn sanitize_lone_surrogates(json: &str) -> Option<String> {
+    let b = json.as_bytes();
+    let hex_at = |i: usize| -> Option<u32> { read_hex4(json, i) };
+    let mut out: Option<String> = None;
+    let mut last = 0;
+    let mut i = 0;
+    while i + 1 < b.len() {
+        if b[i] != b'\\' {
+            i += 1;
+            continue;
+        }
+        if b[i + 1] != b'u' {
+            i += 2; // any other escape, including `\\`
+            continue;
+        }
+        let Some(unit) = hex_at(i + 2) else {
+            i += 2;
+            continue;
+        };
+        let paired = (0xD800..0xDC00).contains(&unit)
+            && json.get(i + 6..i + 8) == Some("\\u")
+            && hex_at(i + 8).is_some_and(|l| (0xDC00..0xE000).contains(&l));
+        if paired {
+            i += 12;
+            continue;
+        }
+        if (0xD800..0xE000).contains(&unit) {
+            let o = out.get_or_insert_with(String::new);
+            o.push_str(&json[last..i]);
+            o.push_str("\\ufffd");
+            last = i + 6;
+        }
+        i += 6;
+    }
+    out.map(|mut o| {
+        o.push_str(&json[last..]);
+        o
+    })
+}
+
 /// A JSON number value for an ECMAScript number (integers stay integers, as JS prints them).
 pub fn js_number_value(n: f64) -> Value {
     if n.is_finite() && n.fract() == 0.0 && n.abs() < 9.007_199_254_740_992e15 {

@@ -15,6 +15,7 @@ mod lexer;
 pub mod metadata;
 mod parser;
 pub mod placeholder;
+pub mod printer;
 pub mod selector;
 pub mod text;
 pub mod tree;

@@ -190,6 +190,7 @@ const RAW_OK: &[&str] = &[
     "\"a\"'b'",
     "#",
     "\"#\"",
+    "\"a\\\\\"b\"",
 ];
 
 /// Invalid quoted tokens (each rejects the script) and unterminated quotes.
@@ -214,6 +215,7 @@ const RAW_BAD: &[&str] = &[
     "x \"y",
     "\"\u{0}\"",
     "\"\u{1f}\"",
+    "\"\\\u{2028}\"",
 ];
 
 const SELECTORS: &[&str] = &[
@@ -529,7 +531,7 @@ impl Gen {
             }
         }
         for _ in 0..self.rng.weighted(&[15, 30, 30, 15, 10]) {
-            match self.rng.weighted(&[40, 35, 15, 10]) {
+            match self.rng.weighted(&[40, 35, 15, 10, 4]) {
                 0 => {
                     let l = self.context_line(false);
                     header.push(l);
@@ -542,11 +544,28 @@ impl Gen {
                     let l = self.comment();
                     header.push(l);
                 }
-                _ => header.push(self.pick(BLANKS).to_string()),
+                3 => header.push(self.pick(BLANKS).to_string()),
+                _ => {
+                    // Ends the metadata header without being an action.
+                    let l = self.pick(&[
+                        "context\tplatform=ios",
+                        "context",
+                        "\"context\" platform=android",
+                        "context\u{a0}platform=ios",
+                        "context\u{feff}platform=ios",
+                        "context\u{3000}target=tv",
+                    ]);
+                    header.push(l.to_string());
+                }
             }
         }
         let mut body: Vec<Vec<String>> = Vec::new();
-        for _ in 0..self.rng.range(1, 8) {
+        let n_body = if self.chance(4) {
+            self.rng.range(10, 40)
+        } else {
+            self.rng.range(1, 8)
+        };
+        for _ in 0..n_body {
             let item = self.body_item();
             body.push(item);
         }
@@ -559,7 +578,7 @@ impl Gen {
                 end.push(self.pick(BLANKS).to_string());
             }
         }
-        let n_bad = self.rng.weighted(&[60, 32, 8]);
+        let n_bad = self.rng.weighted(&[58, 30, 12]);
         for _ in 0..n_bad {
             let (place, lines) = self.bad_item();
             match place {
@@ -586,7 +605,22 @@ impl Gen {
     }
 
     fn json_payload(&mut self) -> Vec<String> {
-        let lead = self.pick(&["", "", "  ", "\n", "\t\n  ", "\u{feff}", "\u{a0}", "\r\n"]);
+        let lead = self.pick(&[
+            "",
+            "",
+            "  ",
+            "\n",
+            "\t\n  ",
+            "\u{feff}",
+            "\u{a0}",
+            "\r\n",
+            "\u{2028}",
+            "\u{85}",
+            "\u{180e}",
+            "\u{200b}",
+            "\r",
+            "\u{3000}\n\u{b}",
+        ]);
         let body = self.pick(&[
             "{\"actions\":[]}",
             "{\"actions\":[{\"command\":\"open\",\"positionals\":[\"Settings\"]}]}",
@@ -704,6 +738,9 @@ impl Gen {
             "# agent-device:fragment-ref-v1 {\"callSiteId\":\"a\"}",
             "# env K=1",
             "# context platform=ios",
+            "# agent-device:target-v1{\"role\":\"x\",\"verification\":\"verified\"}",
+            "# agent-device:targets-v1{}",
+            "#\ragent-device:target-v2 {}",
         ])
         .to_string()
     }
@@ -753,7 +790,10 @@ impl Gen {
 
     /// One construct that spec §1–§13 says is rejected (placed where it needs to be).
     fn bad_item(&mut self) -> (Place, Vec<String>) {
-        match self.rng.weighted(&[18, 10, 6, 10, 8, 6, 4, 10, 8, 6, 6]) {
+        match self
+            .rng
+            .weighted(&[18, 10, 6, 10, 8, 6, 4, 10, 8, 6, 6, 4, 3, 2])
+        {
             // An action with an invalid quoted token or an unterminated quote.
             0 => (Place::Body, vec![self.action(true, false)]),
             1 => {
@@ -853,7 +893,36 @@ impl Gen {
                 (Place::Header, lines)
             }
             9 => (Place::Body, vec![self.screenshot(true)]),
-            _ => (Place::Body, vec![self.record(true)]),
+            10 => (Place::Body, vec![self.record(true)]),
+            11 => {
+                // A valid annotation bound to a line that fails to parse.
+                let ann = self.annotation(false);
+                let act = match self.rng.below(5) {
+                    0 => self.action(true, true),
+                    1 => self.record(true),
+                    2 => self.screenshot(true),
+                    3 => self.swipe(true),
+                    _ => self.gesture(true, ""),
+                };
+                (Place::Body, vec![ann, act])
+            }
+            12 => {
+                // An invalid annotation that is not followed by its action either.
+                let ann = self.annotation(true);
+                let next = self.pick(&["", "# c", "env K=1", "context platform=ios"]);
+                (Place::Body, vec![ann, next.to_string()])
+            }
+            _ => {
+                // Two label-cap corners in UTF-8 bytes (65 emoji = 260 bytes, 130 UTF-16 units).
+                let l = self.pick(&["😀", "日"]);
+                let n = if l == "😀" { 65 } else { 86 };
+                let ann = format!(
+                    "# agent-device:target-v1 {{\"role\":\"button\",\"label\":\"{}\",\"verification\":\"verified\"}}",
+                    l.repeat(n)
+                );
+                let act = self.action(false, true);
+                (Place::Body, vec![ann, act])
+            }
         }
     }
 
@@ -928,7 +997,11 @@ impl Gen {
         ]));
         for (i, it) in items.iter().enumerate() {
             if i > 0 {
-                let s = self.sep();
+                let s = match self.rng.weighted(&[60, 30, 10]) {
+                    0 => " ",
+                    1 => self.pick(SEPS),
+                    _ => self.pick(NOT_JS_WS),
+                };
                 out.push_str(s);
             }
             out.push_str(it);
@@ -940,7 +1013,11 @@ impl Gen {
     }
 
     fn env_value(&mut self) -> String {
-        match self.rng.below(16) {
+        match self.rng.below(20) {
+            16 => "a\rb".into(),
+            17 => "a\u{a0}".into(),
+            18 => "\u{a0}lead".into(),
+            19 => "x\u{85}".into(),
             0 => "com.example.app".into(),
             1 => self.quote("hello world"),
             2 => self.quote("été"),
@@ -964,7 +1041,18 @@ impl Gen {
     }
 
     fn env_line(&mut self, bad: bool) -> String {
-        let sep = self.pick(&[" ", " ", " ", "\t", "  ", " \t"]);
+        let sep = self.pick(&[
+            " ",
+            " ",
+            " ",
+            "\t",
+            "  ",
+            " \t",
+            " \u{a0}",
+            " \u{feff}",
+            "\t\u{3000}",
+            " \r",
+        ]);
         if bad {
             return match self.rng.below(12) {
                 0 => "env".into(),
@@ -1019,6 +1107,14 @@ impl Gen {
         let trail = if self.chance(5) { " \t" } else { "" };
         if bad && self.chance(8) {
             return prefix.trim_end().to_string();
+        }
+        if self.chance(3) {
+            // JSON whitespace or not, and `.` in the marker regex stops at line terminators.
+            let t = self.pick(&[
+                "\r", "\u{2028}", "\u{2029}", "\u{85}", "\u{a0}", "\t", "\u{b}",
+            ]);
+            let payload = payload.replacen(',', &format!(",{t}"), 1);
+            return format!("{prefix}{payload}{trail}");
         }
         format!("{prefix}{payload}{trail}")
     }
@@ -1096,11 +1192,15 @@ impl Gen {
             f.push(("id".into(), self.jstr(&id)));
         }
         if self.chance(60) {
-            let label = match self.rng.below(20) {
+            let label = match self.rng.below(24) {
                 0 => "x".repeat(256),
                 1 => "é".repeat(128),
                 2 => "e\u{301}".repeat(86),
                 3 => format!("{}   ", "z".repeat(256)),
+                20 => "😀".repeat(64),
+                21 => "a  b  ".repeat(50),
+                22 => format!("x{}", "😀".repeat(63)),
+                23 => "日".repeat(85),
                 _ => self.pick(T_LABELS).to_string(),
             };
             f.push(("label".into(), self.jstr(&label)));
@@ -1117,7 +1217,20 @@ impl Gen {
         }
         for key in ["sibling", "viewportOrder"] {
             if self.chance(35) {
-                let v = self.pick(&["0", "1", "2", "2.0", "1e0", "0.0", "7", "-0", "20e-1"]);
+                let v = self.pick(&[
+                    "0",
+                    "1",
+                    "2",
+                    "2.0",
+                    "1e0",
+                    "0.0",
+                    "7",
+                    "-0",
+                    "20e-1",
+                    "9007199254740991",
+                    "1e2",
+                    "1.0e1",
+                ]);
                 f.push((key.into(), v.to_string()));
             }
         }
@@ -1138,7 +1251,23 @@ impl Gen {
         if self.chance(20) {
             let mut r = Vec::new();
             for k in ["x", "y", "width", "height"] {
-                let v = self.pick(&["0", "1.5", "-3", "1e3", "390", "844.25"]);
+                let v = self.pick(&[
+                    "0",
+                    "1.5",
+                    "-3",
+                    "1e3",
+                    "390",
+                    "844.25",
+                    "-0",
+                    "1e21",
+                    "1e-7",
+                    "5e-324",
+                    "1.7976931348623157e308",
+                    "-1e-7",
+                    "0.1",
+                    "123456789012345680000",
+                    "1E+2",
+                ]);
                 r.push((k.to_string(), v.to_string()));
             }
             let o = self.obj(r);
@@ -1247,7 +1376,17 @@ impl Gen {
             let target = *self.rng.pick(&[4095usize, 4096, 2000, 4000]);
             return self.pad_to(f, target);
         }
-        self.obj(f)
+        let o = self.obj(f);
+        if !bad && self.chance(3) {
+            // JSON.parse keeps the last of duplicate keys.
+            let dup = self.pick(&[
+                "\"role\":7,",
+                "\"verification\":\"bogus\",",
+                "\"sibling\":-1,",
+            ]);
+            return format!("{{{dup}{}", &o[1..]);
+        }
+        o
     }
 
     /// A valid object padded with an extra `"pad"` field to exactly `bytes` UTF-8 bytes.
@@ -1258,8 +1397,13 @@ impl Gen {
             format!("{{{}}}", body.join(","))
         };
         let need = bytes.saturating_sub(base.len());
+        // Multi-byte fillers catch counting chars or UTF-16 units instead of UTF-8 bytes.
+        let (unit, width) = *self
+            .rng
+            .pick(&[("p", 1usize), ("é", 2), ("日", 3), ("😀", 4)]);
+        let fill = format!("{}{}", unit.repeat(need / width), "p".repeat(need % width));
         if let Some(last) = f.last_mut() {
-            last.1 = format!("\"{}\"", "p".repeat(need));
+            last.1 = format!("\"{fill}\"");
         }
         let body: Vec<String> = f.iter().map(|(k, v)| format!("\"{k}\":{v}")).collect();
         format!("{{{}}}", body.join(","))
@@ -1783,11 +1927,24 @@ impl Gen {
             groups.push(self.numeric_flag("--pointer-count", !bad));
         }
         let mut toks = vec![self.cmd("gesture")];
+        let mut all = Vec::new();
         if !kind.is_empty() {
-            toks.push(kind.to_string());
+            all.push(kind.to_string());
         }
-        let args = self.interleave(args, groups);
-        toks.extend(args);
+        all.extend(args);
+        if self.chance(80) {
+            // Flags after the kind.
+            let kind_tok = if kind.is_empty() {
+                vec![]
+            } else {
+                vec![all.remove(0)]
+            };
+            let rest = self.interleave(all, groups);
+            toks.extend(kind_tok);
+            toks.extend(rest);
+        } else {
+            toks.extend(self.interleave(all, groups));
+        }
         self.join(&toks)
     }
 
@@ -1807,7 +1964,20 @@ impl Gen {
                     if self.chance(90) {
                         g.push(
                             self.pick(&[
-                                "24", "30", "60", "2.5", "0", "abc", "-1", "1e2", "120", "1e400",
+                                "24",
+                                "30",
+                                "60",
+                                "2.5",
+                                "0",
+                                "abc",
+                                "-1",
+                                "1e2",
+                                "120",
+                                "1e400",
+                                "--hide-touches",
+                                "1e21",
+                                "-0",
+                                "0x1e",
                             ])
                             .to_string(),
                         );
@@ -1819,8 +1989,28 @@ impl Gen {
                     if self.chance(90) {
                         g.push(
                             self.pick(&[
-                                "5", "6", "7", "8", "9", "10", "medium", "high", "low", "4", "11",
-                                "bogus", "5.5", "HIGH", "07",
+                                "5",
+                                "6",
+                                "7",
+                                "8",
+                                "9",
+                                "10",
+                                "medium",
+                                "high",
+                                "low",
+                                "4",
+                                "11",
+                                "bogus",
+                                "5.5",
+                                "HIGH",
+                                "07",
+                                "5.0",
+                                "\" 5\"",
+                                "0x5",
+                                "5e0",
+                                "--hide-touches",
+                                "8.",
+                                "1e1",
                             ])
                             .to_string(),
                         );
@@ -1859,12 +2049,36 @@ impl Gen {
                 2 => vec!["--normalize-status-bar".into()],
                 3 => vec![
                     "--pixel-density".into(),
-                    self.pick(&["1", "2", "3", "2.0", "02", "1e0"]).to_string(),
+                    self.pick(&[
+                        "1",
+                        "2",
+                        "3",
+                        "2.0",
+                        "02",
+                        "1e0",
+                        "0x2",
+                        "\" 2\"",
+                        "9007199254740993",
+                        "1e21",
+                    ])
+                    .to_string(),
                 ],
                 4 => vec![
                     "--scale".into(),
-                    self.pick(&["0.5", "1", "0.01", "1e-2", ".25", "1.0"])
-                        .to_string(),
+                    self.pick(&[
+                        "0.5",
+                        "1",
+                        "0.01",
+                        "1e-2",
+                        ".25",
+                        "1.0",
+                        "0x1",
+                        "0.0099999999999999999",
+                        "\"0.5 \"",
+                        "0.1e1",
+                        "0.3333333333333333333",
+                    ])
+                    .to_string(),
                 ],
                 5 => {
                     let s = self.pick(SELECTORS);
@@ -1884,8 +2098,10 @@ impl Gen {
                     let mut g = vec!["--pixel-density".to_string()];
                     if self.chance(80) {
                         g.push(
-                            self.pick(&["0", "1.5", "abc", "-1", "\"\"", "Infinity"])
-                                .to_string(),
+                            self.pick(&[
+                                "0", "1.5", "abc", "-1", "\"\"", "Infinity", "-f", "--scale",
+                            ])
+                            .to_string(),
                         );
                     }
                     g
@@ -1894,8 +2110,10 @@ impl Gen {
                     let mut g = vec!["--scale".to_string()];
                     if self.chance(80) {
                         g.push(
-                            self.pick(&["0", "1.5", "0.001", "abc", "-0.5", "0.009", "NaN"])
-                                .to_string(),
+                            self.pick(&[
+                                "0", "1.5", "0.001", "abc", "-0.5", "0.009", "NaN", "--full", "-0",
+                            ])
+                            .to_string(),
                         );
                     }
                     g
@@ -1903,7 +2121,7 @@ impl Gen {
                 2 => {
                     let mut g = vec!["--crop-on".to_string()];
                     if self.chance(60) {
-                        g.push("\"\"".into());
+                        g.push(self.pick(&["\"\"", "--fullscreen", "-f"]).into());
                     }
                     g
                 }
@@ -1950,13 +2168,32 @@ impl Gen {
                 ],
                 1 => vec![
                     "--metro-host".into(),
-                    self.pick(&["localhost", "10.0.2.2", "\"my host\"", "${HOST}"])
-                        .to_string(),
+                    self.pick(&[
+                        "localhost",
+                        "10.0.2.2",
+                        "\"my host\"",
+                        "${HOST}",
+                        "--relaunch",
+                        "\"\"",
+                    ])
+                    .to_string(),
                 ],
                 2 => vec![
                     "--metro-port".into(),
                     self.pick(&[
-                        "8081", "abc", "-1", "1.5", "0x1F91", "65536", "\"8081\"", "1e3", "",
+                        "8081",
+                        "abc",
+                        "-1",
+                        "1.5",
+                        "0x1F91",
+                        "65536",
+                        "\"8081\"",
+                        "1e3",
+                        "",
+                        "1e21",
+                        "-0",
+                        "\" 8081\"",
+                        "--relaunch",
                     ])
                     .to_string(),
                 ],
@@ -2222,6 +2459,10 @@ impl Gen {
             "ENV K=1",
             "env\u{a0}K=1",
             "env\u{3000}K=1",
+            "env\u{b}K=1",
+            "env\u{c}K=1",
+            "env\u{85}K=1",
+            "env\u{feff}K=1",
             "env-x",
             "contextual x",
             "{\"actions\":[]}",

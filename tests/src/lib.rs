@@ -212,9 +212,30 @@ pub fn ours(text: &str) -> Value {
     )
 }
 
-/// [`ours`], turning a panic into `Err(message)`.
+thread_local! {
+    static CATCHING: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// Installs (once) a panic hook that stays quiet for panics [`ours_catching`] catches.
+fn quiet_caught_panics() {
+    static ONCE: std::sync::Once = std::sync::Once::new();
+    ONCE.call_once(|| {
+        let default = std::panic::take_hook();
+        std::panic::set_hook(Box::new(move |info| {
+            if !CATCHING.with(|c| c.get()) {
+                default(info);
+            }
+        }));
+    });
+}
+
+/// [`ours`], turning a panic into `Err(message)` (without printing it).
 pub fn ours_catching(text: &str) -> Result<Value, String> {
-    std::panic::catch_unwind(|| ours(text)).map_err(|e| {
+    quiet_caught_panics();
+    CATCHING.with(|c| c.set(true));
+    let result = std::panic::catch_unwind(|| ours(text));
+    CATCHING.with(|c| c.set(false));
+    result.map_err(|e| {
         let msg = e
             .downcast_ref::<String>()
             .cloned()
@@ -222,6 +243,12 @@ pub fn ours_catching(text: &str) -> Result<Value, String> {
             .unwrap_or_else(|| "non-string panic".into());
         format!("ad_compiler panicked: {msg}")
     })
+}
+
+/// [`ours_catching`], with a panic reported as `{"panic": message}` (which then disagrees with
+/// every oracle answer).
+pub fn ours_value(text: &str) -> Value {
+    ours_catching(text).unwrap_or_else(|e| serde_json::json!({ "panic": e }))
 }
 
 /// Drops `file` and `agentDeviceVersion` and turns every JSON number into an f64 (`2` == `2.0`).

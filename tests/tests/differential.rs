@@ -17,8 +17,8 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use ad_tests::minimize::{minimize, signature, Check};
-use ad_tests::{compare, compare_messages, gen, ours_catching, pretty, run_oracle, target_dir};
-use serde_json::{json, Value};
+use ad_tests::{compare, compare_messages, gen, ours_value, pretty, run_oracle, target_dir};
+use serde_json::Value;
 
 const DEFAULT_CASES: u64 = 3000;
 const MAX_LISTED: usize = 20;
@@ -98,10 +98,7 @@ fn differential_against_agent_device_0_21_5() {
     let jobs = std::thread::available_parallelism().map_or(2, |n| n.get());
     let (oracle, ours) = std::thread::scope(|s| {
         let handle = s.spawn(|| run_oracle(&files, jobs));
-        let ours: Vec<Value> = scripts
-            .iter()
-            .map(|t| ours_catching(t).unwrap_or_else(|e| json!({ "panic": e })))
-            .collect();
+        let ours: Vec<Value> = scripts.iter().map(|t| ours_value(t)).collect();
         (handle.join(), ours)
     });
     let oracle = oracle.unwrap_or_else(|e| std::panic::resume_unwind(e));
@@ -197,7 +194,7 @@ fn differential_against_agent_device_0_21_5() {
             seen.push(sig.clone());
             let want = sig.split_once(": ").map_or("", |(_, s)| s).to_string();
             let small = minimize(&case.text, &want, check, &scratch);
-            let ours = ours_catching(&small).unwrap_or_else(|e| json!({ "panic": e }));
+            let ours = ours_value(&small);
             let f = scratch.join("min.ad");
             let _ = std::fs::write(&f, &small);
             let oracle = ad_tests::run_oracle_one(&f);

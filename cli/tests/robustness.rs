@@ -1,0 +1,148 @@
+//! What `ad check` runs on every file — `ad_compiler::analyze`, then `apply_fixes` for `--fix` —
+//! must survive any input: 2000 pseudo-random scripts built from grammar corners and raw bytes.
+//! Every diagnostic and fix edit must be in bounds and on char boundaries, and applying the fixes
+//! must give text that analyses again.
+
+use ad_compiler::{analyze, apply_fixes, Span};
+
+/// SplitMix64: small, fast and deterministic.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+    fn below(&mut self, n: usize) -> usize {
+        (self.next() % n as u64) as usize
+    }
+}
+
+/// Whole lines and fragments: commands with their corner cases, mixed with raw bytes.
+const PIECES: &[&[u8]] = &[
+    b"\n",
+    b"\r\n",
+    b"\r",
+    b" ",
+    b"  ",
+    b"\t",
+    b"\"",
+    b"\\",
+    b"#",
+    b" # note",
+    b"'id=\"x\"'",
+    b"\"label=\\\"Sign in\\\"\"",
+    b"label=Sign in",
+    b"id=\"caf\xc3\xa9\"",
+    b"@e12",
+    b"@e3~s2",
+    b"${NAME}",
+    b"${lower}",
+    b"${AD_NOPE}",
+    b"${X:-fallback}",
+    b"--count",
+    b"--count abc",
+    b"--settle",
+    b"--max-size 10",
+    b"--scale 5",
+    b"--crop-on",
+    b"-i",
+    b"0.5",
+    b"100 200",
+    b"click ",
+    b"press ",
+    b"tap ",
+    b"fill ",
+    b"fill @e4 Email a@b.c",
+    b"type ",
+    b"swipe 1 2 3 4 5",
+    b"gesture drag ",
+    b"gesture pan 1 2 3 4 5 6",
+    b"scroll ",
+    b"snapshot ",
+    b"screenshot ",
+    b"record start ",
+    b"wait ",
+    b"is visible ",
+    b"get text ",
+    b"find ",
+    b"open ",
+    b"replay x.ad",
+    b"metro reload",
+    b"scrollintoview x",
+    b"env ",
+    b"env KEY=v",
+    b"env app=v",
+    b"context ",
+    b"context platform=iOS retries=9 foo=bar",
+    b"# agent-device:target-v1 {\"role\":\"button\",\"verification\":\"verified\"}\n",
+    b"# agent-device:targets-v1 {\"source\":{\"role\":\"a\",\"verification\":\"verified\"},\"destination\":{\"role\":\"b\",\"verification\":\"verified\"}}\n",
+    b"# agent-device:target-v1 {",
+    b"\xef\xbb\xbf",
+    b"\xc2\xa0",
+    b"\xe2\x80\xa8",
+    b"\x00",
+    b"\xff",
+    b"\xf0\x9f\x98\x80",
+];
+
+fn random_script(rng: &mut Rng) -> String {
+    let len = rng.below(120);
+    let mut out = Vec::new();
+    for _ in 0..len {
+        if rng.below(4) == 0 {
+            out.push(rng.next() as u8);
+        } else {
+            out.extend_from_slice(PIECES[rng.below(PIECES.len())]);
+        }
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+fn check_span(text: &str, span: Span, what: &str) -> Result<(), String> {
+    if span.start > span.end || span.end > text.len() {
+        return Err(format!(
+            "{what} {span:?} out of bounds (len {})",
+            text.len()
+        ));
+    }
+    if !text.is_char_boundary(span.start) || !text.is_char_boundary(span.end) {
+        return Err(format!("{what} {span:?} not on a char boundary"));
+    }
+    Ok(())
+}
+
+fn check(text: &str) -> Result<(), String> {
+    let analysis = analyze(text);
+    for d in &analysis.diagnostics {
+        for l in &d.labels {
+            check_span(text, l.span, d.code)?;
+        }
+        for e in d.fix.iter().flat_map(|f| &f.edits) {
+            check_span(text, e.span, &format!("{} fix edit", d.code))?;
+        }
+        if d.message.is_empty() {
+            return Err(format!("{}: empty message", d.code));
+        }
+    }
+    let (fixed, _) = apply_fixes(text, &analysis.diagnostics);
+    let again = analyze(&fixed);
+    let _ = apply_fixes(&fixed, &again.diagnostics);
+    Ok(())
+}
+
+#[test]
+fn analysis_and_fixes_survive_random_scripts() {
+    let mut rng = Rng(0x0AD0_C0DE_2025);
+    for case in 0..2000 {
+        let text = random_script(&mut rng);
+        match std::panic::catch_unwind(|| check(&text)) {
+            Ok(Ok(())) => {}
+            Ok(Err(e)) => panic!("case {case}: {e}\ninput: {text:?}"),
+            Err(_) => panic!("case {case}: analyze/apply_fixes panicked on {text:?}"),
+        }
+    }
+}

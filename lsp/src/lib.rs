@@ -1,0 +1,1 @@
+//! `ad-lsp`: the language server. The only crate that knows LSP.

@@ -30,6 +30,32 @@ pub const UNDEFINABLE_VARIABLE: &str = "AD302";
 // Annotations
 pub const ANNOTATION_MISPLACED: &str = "AD401";
 
+// Script rules: profiles and the handoff artifact contract (ADR 0016)
+pub const HANDOFF_OPEN: &str = "AD701";
+pub const HANDOFF_CLOSE: &str = "AD702";
+pub const MISSING_DESTINATION_GUARD: &str = "AD703";
+pub const GUARD_NOT_QUALIFIED: &str = "AD704";
+pub const HANDOFF_SESSION_REF: &str = "AD705";
+pub const HANDOFF_MUTATING_FIND: &str = "AD706";
+pub const HANDOFF_MISSING_EVIDENCE: &str = "AD707";
+// Ref-frame lifetime (ADR 0014)
+pub const REF_WITHOUT_SNAPSHOT: &str = "AD710";
+pub const REF_FRAME_EXPIRED: &str = "AD711";
+pub const STALE_REF_READ: &str = "AD712";
+pub const SCOPED_REF: &str = "AD713";
+pub const PIN_KEPT: &str = "AD714";
+// Parameterized inputs and secrets (ADR 0017)
+pub const RECORD_AS_IN_SCRIPT: &str = "AD720";
+pub const SECRET_IN_CLEAR: &str = "AD721";
+pub const EXPANDED_ON_RERECORD: &str = "AD722";
+pub const PLACEHOLDER_IN_EVIDENCE: &str = "AD723";
+// Script hygiene
+pub const UNUSED_ENV: &str = "AD730";
+pub const ENV_VALUE_PLACEHOLDER: &str = "AD731";
+pub const STEP_AFTER_CLOSE: &str = "AD732";
+pub const WAIT_TIMEOUT_RANGE: &str = "AD733";
+pub const DUPLICATE_STEP: &str = "AD734";
+
 /// Every compiler code with a one-line title.
 pub const ALL: &[(&str, &str)] = &[
     (UNKNOWN_COMMAND, "unknown command"),

@@ -8,9 +8,11 @@
 pub mod agent_device;
 pub mod builtins;
 pub mod codes;
+pub mod config;
 pub mod digest;
 pub mod format;
 pub mod lower;
+pub mod profile;
 pub mod registry;
 pub mod shape;
 mod validate;
@@ -46,12 +48,19 @@ impl Analysis {
     }
 }
 
-/// Parses, lowers and validates one script.
+/// Parses, lowers and validates one script with the default configuration.
 pub fn analyze(text: &str) -> Analysis {
+    analyze_with(text, &config::Config::default())
+}
+
+/// Parses, lowers and validates one script; `config` (an `ad.toml`, a forced profile) decides
+/// which rules apply and at what severity.
+pub fn analyze_with(text: &str, config: &config::Config) -> Analysis {
     let mut parse = ad_grammar::parse(text);
     let mut diagnostics = std::mem::take(&mut parse.diagnostics);
     let steps = lower::lower(&parse.file, &mut diagnostics);
-    validate::validate(&parse, &steps, &mut diagnostics);
+    validate::validate(&parse, &steps, config, &mut diagnostics);
+    config.apply(&mut diagnostics);
     diagnostics.sort_by_key(|d| (d.primary_span().start, d.primary_span().end));
     Analysis {
         parse,

@@ -774,7 +774,8 @@ impl Step {
             }
             let span = self.token_spans[t];
             let raw = &text[span.range()];
-            let quoted = raw.starts_with('"') && raw.len() >= 2;
+            // A JSON token with both quotes (an unterminated one is read as written).
+            let quoted = raw.len() >= 2 && raw.starts_with('"') && raw.ends_with('"');
             let inner = if quoted { &raw[1..raw.len() - 1] } else { raw };
             let value_len = if quoted && raw.contains('\\') {
                 usize::MAX

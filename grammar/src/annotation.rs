@@ -2,7 +2,9 @@
 //! agent-device's annotation serde, with its exact error messages.
 
 use serde::Serialize;
-use serde_json::{Map, Value};
+use serde_json::Value;
+
+use crate::json::{parse_js, JsValue};
 use unicode_normalization::UnicodeNormalization;
 
 use crate::text::is_js_whitespace;
@@ -157,14 +159,13 @@ pub fn parse_targets(payload: &str) -> Result<DualEvidence, EvidenceError> {
             "",
         );
     }
-    let sanitized = crate::json::sanitize_lone_surrogates(payload);
-    let Ok(value) = serde_json::from_str::<Value>(sanitized.as_deref().unwrap_or(payload)) else {
+    let Some(value) = parse_js(payload) else {
         return fail("targets-v1 annotation is not valid JSON.".into(), "");
     };
-    let Value::Object(map) = value else {
+    if !matches!(value, JsValue::Object(_)) {
         return fail("targets-v1 annotation must be a JSON object.".into(), "");
-    };
-    let (Some(source), Some(destination)) = (map.get("source"), map.get("destination")) else {
+    }
+    let (Some(source), Some(destination)) = (value.get("source"), value.get("destination")) else {
         return fail(
             "targets-v1 annotation requires source and destination evidence.".into(),
             "",
@@ -179,10 +180,9 @@ pub fn parse_targets(payload: &str) -> Result<DualEvidence, EvidenceError> {
         },
     };
     // The reference re-serializes each endpoint and applies the target-v1 rules to that text.
-    let source =
-        parse_target(&crate::json::stringify(source, false)).map_err(|e| prefix("source", e))?;
-    let destination = parse_target(&crate::json::stringify(destination, false))
-        .map_err(|e| prefix("destination", e))?;
+    let source = parse_target(&source.stringify()).map_err(|e| prefix("source", e))?;
+    let destination =
+        parse_target(&destination.stringify()).map_err(|e| prefix("destination", e))?;
     Ok(DualEvidence {
         source,
         destination,
@@ -197,13 +197,13 @@ pub fn parse_target(payload: &str) -> Result<TargetEvidence, EvidenceError> {
             "",
         );
     }
-    let sanitized = crate::json::sanitize_lone_surrogates(payload);
-    let Ok(value) = serde_json::from_str::<Value>(sanitized.as_deref().unwrap_or(payload)) else {
+    let Some(value) = parse_js(payload) else {
         return fail("target-v1 annotation is not valid JSON.".into(), "");
     };
-    let Value::Object(map) = value else {
+    if !matches!(value, JsValue::Object(_)) {
         return fail("target-v1 annotation must be a JSON object.".into(), "");
-    };
+    }
+    let map = &value;
     // Field order of the checks is the reference's: role, id, label, ancestry, sibling,
     // viewportOrder, scrollRegion, rect, verification.
     let role = required_string(map.get("role"), "role")?;
@@ -215,8 +215,8 @@ pub fn parse_target(payload: &str) -> Result<TargetEvidence, EvidenceError> {
     let scroll_region = scroll_region(map.get("scrollRegion"))?;
     let rect = rect(map.get("rect"))?;
     let verification = match map.get("verification") {
-        Some(Value::String(s)) if s == "verified" => VerificationState::Verified,
-        Some(Value::String(s)) if s == "unverifiable" => VerificationState::Unverifiable,
+        Some(JsValue::String(s)) if s == "verified" => VerificationState::Verified,
+        Some(JsValue::String(s)) if s == "unverifiable" => VerificationState::Unverifiable,
         _ => {
             return fail(
                 "target-v1 \"verification\" must be \"verified\" or \"unverifiable\".".into(),
@@ -258,21 +258,21 @@ fn capped(s: String, field: &str) -> Result<String, EvidenceError> {
     Ok(s)
 }
 
-fn as_string<'a>(v: &'a Value, field: &str) -> Result<&'a str, EvidenceError> {
+fn as_string<'a>(v: &'a JsValue, field: &str) -> Result<&'a str, EvidenceError> {
     match v {
-        Value::String(s) => Ok(s),
+        JsValue::String(s) => Ok(s),
         _ => fail(format!("target-v1 \"{field}\" must be a string."), field),
     }
 }
 
-fn required_string(v: Option<&Value>, field: &str) -> Result<String, EvidenceError> {
+fn required_string(v: Option<&JsValue>, field: &str) -> Result<String, EvidenceError> {
     let Some(v) = v else {
         return fail(format!("target-v1 \"{field}\" is required."), field);
     };
     capped(nfc(as_string(v, field)?), field)
 }
 
-fn optional_id(v: Option<&Value>, field: &str) -> Result<Option<String>, EvidenceError> {
+fn optional_id(v: Option<&JsValue>, field: &str) -> Result<Option<String>, EvidenceError> {
     let Some(v) = v else { return Ok(None) };
     let s = nfc(as_string(v, field)?);
     if s.is_empty() {
@@ -294,7 +294,7 @@ pub fn normalize_label(s: &str) -> String {
     out
 }
 
-fn optional_label(v: Option<&Value>, field: &str) -> Result<Option<String>, EvidenceError> {
+fn optional_label(v: Option<&JsValue>, field: &str) -> Result<Option<String>, EvidenceError> {
     let Some(v) = v else { return Ok(None) };
     let s = normalize_label(as_string(v, field)?);
     if s.is_empty() {
@@ -303,9 +303,9 @@ fn optional_label(v: Option<&Value>, field: &str) -> Result<Option<String>, Evid
     capped(s, field).map(Some)
 }
 
-fn ancestry(v: Option<&Value>) -> Result<Vec<AncestryEntry>, EvidenceError> {
+fn ancestry(v: Option<&JsValue>) -> Result<Vec<AncestryEntry>, EvidenceError> {
     let Some(v) = v else { return Ok(Vec::new()) };
-    let Value::Array(items) = v else {
+    let JsValue::Array(items) = v else {
         return fail(
             "target-v1 \"ancestry\" must be an array.".into(),
             "ancestry",
@@ -321,7 +321,8 @@ fn ancestry(v: Option<&Value>) -> Result<Vec<AncestryEntry>, EvidenceError> {
         .iter()
         .enumerate()
         .map(|(i, item)| {
-            let Value::Object(m) = item else {
+            let m = item;
+            let JsValue::Object(_) = item else {
                 return fail(
                     format!("target-v1 \"ancestry[{i}]\" must be an object."),
                     &format!("ancestry[{i}]"),
@@ -335,11 +336,13 @@ fn ancestry(v: Option<&Value>) -> Result<Vec<AncestryEntry>, EvidenceError> {
         .collect()
 }
 
-fn non_negative_integer(v: Option<&Value>, field: &str) -> Result<u64, EvidenceError> {
+fn non_negative_integer(v: Option<&JsValue>, field: &str) -> Result<u64, EvidenceError> {
     let Some(v) = v else { return Ok(0) };
-    let n = v
-        .as_f64()
-        .filter(|n| n.fract() == 0.0 && *n >= 0.0 && *n <= 9_007_199_254_740_991.0);
+    let n = match v {
+        JsValue::Number(n) => Some(*n),
+        _ => None,
+    };
+    let n = n.filter(|n| n.fract() == 0.0 && *n >= 0.0 && *n <= 9_007_199_254_740_991.0);
     match n {
         Some(n) => Ok(n as u64),
         None => fail(
@@ -349,14 +352,14 @@ fn non_negative_integer(v: Option<&Value>, field: &str) -> Result<u64, EvidenceE
     }
 }
 
-fn object<'a>(v: &'a Value, field: &str) -> Result<&'a Map<String, Value>, EvidenceError> {
+fn object<'a>(v: &'a JsValue, field: &str) -> Result<&'a JsValue, EvidenceError> {
     match v {
-        Value::Object(m) => Ok(m),
+        JsValue::Object(_) => Ok(v),
         _ => fail(format!("target-v1 \"{field}\" must be an object."), field),
     }
 }
 
-fn scroll_region(v: Option<&Value>) -> Result<Option<ScrollRegion>, EvidenceError> {
+fn scroll_region(v: Option<&JsValue>) -> Result<Option<ScrollRegion>, EvidenceError> {
     let Some(v) = v else { return Ok(None) };
     let m = object(v, "scrollRegion")?;
     Ok(Some(ScrollRegion {
@@ -367,12 +370,12 @@ fn scroll_region(v: Option<&Value>) -> Result<Option<ScrollRegion>, EvidenceErro
     }))
 }
 
-fn rect(v: Option<&Value>) -> Result<Option<Rect>, EvidenceError> {
+fn rect(v: Option<&JsValue>) -> Result<Option<Rect>, EvidenceError> {
     let Some(v) = v else { return Ok(None) };
     let m = object(v, "rect")?;
     let num = |k: &str| -> Result<f64, EvidenceError> {
-        match m.get(k).and_then(Value::as_f64) {
-            Some(n) if n.is_finite() => Ok(n),
+        match m.get(k) {
+            Some(JsValue::Number(n)) if n.is_finite() => Ok(*n),
             _ => fail(
                 format!("target-v1 \"rect.{k}\" must be a finite number."),
                 &format!("rect.{k}"),

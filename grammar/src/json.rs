@@ -27,8 +27,27 @@ pub enum StringLiteralErrorKind {
     Unterminated,
 }
 
-/// Decodes a JSON string literal (`raw` includes both quotes). Lone surrogates from `\uD800`,
-/// which JavaScript accepts, decode to U+FFFD here; `lone_surrogate` reports that it happened.
+/// Lone UTF-16 surrogates (`\uD800`, which JavaScript strings can hold) are kept as the
+/// private-use code points U+10F000–U+10F7FF; [`write_string`] turns them back into `\udXXX`
+/// escapes, so output and plan digests match agent-device's. (A script that contains those
+/// private-use characters literally would print them as escapes: no real script does.)
+pub const LONE_SURROGATE_BASE: u32 = 0x10F000;
+
+/// The stand-in character for a lone surrogate code unit.
+pub fn lone_surrogate_char(unit: u32) -> char {
+    char::from_u32(LONE_SURROGATE_BASE + (unit - 0xD800)).unwrap_or('\u{FFFD}')
+}
+
+/// The surrogate code unit a stand-in character represents.
+pub fn as_lone_surrogate(c: char) -> Option<u32> {
+    let c = c as u32;
+    (LONE_SURROGATE_BASE..LONE_SURROGATE_BASE + 0x800)
+        .contains(&c)
+        .then(|| c - LONE_SURROGATE_BASE + 0xD800)
+}
+
+/// Decodes a JSON string literal (`raw` includes both quotes), with `JSON.parse` semantics.
+/// `lone_surrogate` reports that a lone surrogate was kept as its stand-in character.
 pub fn decode_string_literal(raw: &str) -> Result<Decoded, StringLiteralError> {
     debug_assert!(raw.starts_with('"'));
     let mut out = String::with_capacity(raw.len());
@@ -84,11 +103,11 @@ pub fn decode_string_literal(raw: &str) -> Result<Decoded, StringLiteralError> {
                                 out.push(char::from_u32(cp).unwrap_or('\u{FFFD}'));
                             } else {
                                 lone_surrogate = true;
-                                out.push('\u{FFFD}');
+                                out.push(lone_surrogate_char(unit));
                             }
                         } else if (0xDC00..0xE000).contains(&unit) {
                             lone_surrogate = true;
-                            out.push('\u{FFFD}');
+                            out.push(lone_surrogate_char(unit));
                         } else {
                             out.push(char::from_u32(unit).unwrap_or('\u{FFFD}'));
                         }
@@ -122,49 +141,6 @@ fn read_hex4(raw: &str, at: usize) -> Option<u32> {
 pub struct Decoded {
     pub value: String,
     pub lone_surrogate: bool,
-}
-
-/// JSON text with every lone-surrogate escape (`\uD800` not paired with a low surrogate, or a
-/// lone `\uDC00`) replaced by `\uFFFD`: `JSON.parse` accepts them, serde_json does not.
-/// Returns None when there was nothing to replace.
-pub fn sanitize_lone_surrogates(json: &str) -> Option<String> {
-    let b = json.as_bytes();
-    let hex_at = |i: usize| -> Option<u32> { read_hex4(json, i) };
-    let mut out: Option<String> = None;
-    let mut last = 0;
-    let mut i = 0;
-    while i + 1 < b.len() {
-        if b[i] != b'\\' {
-            i += 1;
-            continue;
-        }
-        if b[i + 1] != b'u' {
-            i += 2; // any other escape, including `\\`
-            continue;
-        }
-        let Some(unit) = hex_at(i + 2) else {
-            i += 2;
-            continue;
-        };
-        let paired = (0xD800..0xDC00).contains(&unit)
-            && json.get(i + 6..i + 8) == Some("\\u")
-            && hex_at(i + 8).is_some_and(|l| (0xDC00..0xE000).contains(&l));
-        if paired {
-            i += 12;
-            continue;
-        }
-        if (0xD800..0xE000).contains(&unit) {
-            let o = out.get_or_insert_with(String::new);
-            o.push_str(&json[last..i]);
-            o.push_str("\\ufffd");
-            last = i + 6;
-        }
-        i += 6;
-    }
-    out.map(|mut o| {
-        o.push_str(&json[last..]);
-        o
-    })
 }
 
 /// A JSON number value for an ECMAScript number (integers stay integers, as JS prints them).
@@ -244,7 +220,10 @@ pub fn write_string(out: &mut String, s: &str) {
             '\r' => out.push_str("\\r"),
             '\t' => out.push_str("\\t"),
             c if (c as u32) < 0x20 => out.push_str(&format!("\\u{:04x}", c as u32)),
-            c => out.push(c),
+            c => match as_lone_surrogate(c) {
+                Some(unit) => out.push_str(&format!("\\u{unit:04x}")),
+                None => out.push(c),
+            },
         }
     }
     out.push('"');
@@ -298,9 +277,229 @@ pub fn js_number_to_string(x: f64) -> String {
     s
 }
 
+/// A value as `JSON.parse` builds it: numbers are doubles (`1e999` is Infinity), objects keep
+/// first-insertion order with the last duplicate's value, strings may hold lone surrogates.
+#[derive(Debug, Clone, PartialEq)]
+pub enum JsValue {
+    Null,
+    Bool(bool),
+    Number(f64),
+    String(String),
+    Array(Vec<JsValue>),
+    Object(Vec<(String, JsValue)>),
+}
+
+impl JsValue {
+    pub fn get(&self, key: &str) -> Option<&JsValue> {
+        match self {
+            JsValue::Object(members) => members.iter().find(|(k, _)| k == key).map(|(_, v)| v),
+            _ => None,
+        }
+    }
+    /// `JSON.stringify(value)` (non-finite numbers print as `null`).
+    pub fn stringify(&self) -> String {
+        let mut out = String::new();
+        self.write(&mut out);
+        out
+    }
+    fn write(&self, out: &mut String) {
+        match self {
+            JsValue::Null => out.push_str("null"),
+            JsValue::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
+            JsValue::Number(n) => out.push_str(&js_number_to_string(*n)),
+            JsValue::String(s) => write_string(out, s),
+            JsValue::Array(items) => {
+                out.push('[');
+                for (i, v) in items.iter().enumerate() {
+                    if i > 0 {
+                        out.push(',');
+                    }
+                    v.write(out);
+                }
+                out.push(']');
+            }
+            JsValue::Object(members) => {
+                out.push('{');
+                for (i, (k, v)) in members.iter().enumerate() {
+                    if i > 0 {
+                        out.push(',');
+                    }
+                    write_string(out, k);
+                    out.push(':');
+                    v.write(out);
+                }
+                out.push('}');
+            }
+        }
+    }
+}
+
+/// `JSON.parse(text)`. None when JavaScript would throw.
+pub fn parse_js(text: &str) -> Option<JsValue> {
+    let mut p = JsParser {
+        s: text.as_bytes(),
+        text,
+        i: 0,
+    };
+    p.ws();
+    let v = p.value()?;
+    p.ws();
+    (p.i == p.s.len()).then_some(v)
+}
+
+struct JsParser<'a> {
+    s: &'a [u8],
+    text: &'a str,
+    i: usize,
+}
+
+impl JsParser<'_> {
+    fn ws(&mut self) {
+        while self.i < self.s.len() && matches!(self.s[self.i], b' ' | b'\t' | b'\n' | b'\r') {
+            self.i += 1;
+        }
+    }
+    fn eat(&mut self, lit: &str) -> Option<()> {
+        self.text[self.i..]
+            .starts_with(lit)
+            .then(|| self.i += lit.len())
+    }
+    fn value(&mut self) -> Option<JsValue> {
+        match *self.s.get(self.i)? {
+            b'{' => {
+                self.i += 1;
+                let mut members: Vec<(String, JsValue)> = Vec::new();
+                self.ws();
+                if self.eat("}").is_some() {
+                    return Some(JsValue::Object(members));
+                }
+                loop {
+                    self.ws();
+                    let key = self.string()?;
+                    self.ws();
+                    self.eat(":")?;
+                    self.ws();
+                    let v = self.value()?;
+                    match members.iter_mut().find(|(k, _)| *k == key) {
+                        Some(slot) => slot.1 = v,
+                        None => members.push((key, v)),
+                    }
+                    self.ws();
+                    if self.eat(",").is_some() {
+                        continue;
+                    }
+                    self.eat("}")?;
+                    return Some(JsValue::Object(members));
+                }
+            }
+            b'[' => {
+                self.i += 1;
+                let mut items = Vec::new();
+                self.ws();
+                if self.eat("]").is_some() {
+                    return Some(JsValue::Array(items));
+                }
+                loop {
+                    self.ws();
+                    items.push(self.value()?);
+                    self.ws();
+                    if self.eat(",").is_some() {
+                        continue;
+                    }
+                    self.eat("]")?;
+                    return Some(JsValue::Array(items));
+                }
+            }
+            b'"' => self.string().map(JsValue::String),
+            b't' => self.eat("true").map(|_| JsValue::Bool(true)),
+            b'f' => self.eat("false").map(|_| JsValue::Bool(false)),
+            b'n' => self.eat("null").map(|_| JsValue::Null),
+            _ => self.number(),
+        }
+    }
+    fn string(&mut self) -> Option<String> {
+        if self.s.get(self.i) != Some(&b'"') {
+            return None;
+        }
+        let start = self.i;
+        let mut j = self.i + 1;
+        while j < self.s.len() {
+            match self.s[j] {
+                b'\\' => j += 2,
+                b'"' => break,
+                _ => j += 1,
+            }
+        }
+        if j >= self.s.len() {
+            return None;
+        }
+        self.i = j + 1;
+        decode_string_literal(&self.text[start..=j])
+            .ok()
+            .map(|d| d.value)
+    }
+    fn number(&mut self) -> Option<JsValue> {
+        let start = self.i;
+        let digits = |p: &mut Self| {
+            let d = p.i;
+            while p.i < p.s.len() && p.s[p.i].is_ascii_digit() {
+                p.i += 1;
+            }
+            p.i - d
+        };
+        if self.s.get(self.i) == Some(&b'-') {
+            self.i += 1;
+        }
+        match self.s.get(self.i) {
+            Some(b'0') => self.i += 1,
+            Some(b'1'..=b'9') => {
+                digits(self);
+            }
+            _ => return None,
+        }
+        if self.s.get(self.i) == Some(&b'.') {
+            self.i += 1;
+            if digits(self) == 0 {
+                return None;
+            }
+        }
+        if matches!(self.s.get(self.i), Some(b'e' | b'E')) {
+            self.i += 1;
+            if matches!(self.s.get(self.i), Some(b'+' | b'-')) {
+                self.i += 1;
+            }
+            if digits(self) == 0 {
+                return None;
+            }
+        }
+        self.text[start..self.i]
+            .parse::<f64>()
+            .ok()
+            .map(JsValue::Number)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn js_reader_matches_json_parse() {
+        assert_eq!(
+            parse_js("{\"a\":1e999}").unwrap().get("a"),
+            Some(&JsValue::Number(f64::INFINITY))
+        );
+        assert_eq!(
+            parse_js("{\"a\":1,\"b\":2,\"a\":3}").unwrap().stringify(),
+            "{\"a\":3,\"b\":2}"
+        );
+        let deep = format!("{}{}", "[".repeat(500), "]".repeat(500));
+        assert!(parse_js(&deep).is_some());
+        assert!(parse_js("{\"a\":01}").is_none());
+        assert!(parse_js("[1,]").is_none());
+        assert!(parse_js(" {} ").is_some());
+        assert_eq!(parse_js("\"\\ud800\"").unwrap().stringify(), "\"\\ud800\"");
+    }
 
     #[test]
     fn numbers_print_like_javascript() {

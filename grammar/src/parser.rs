@@ -392,7 +392,6 @@ fn tokenize(
                 quoting: Quoting::Bare,
                 decoded: None,
                 error: None,
-                lossy: false,
             },
             RawToken::Unterminated => {
                 if !reported {
@@ -409,7 +408,6 @@ fn tokenize(
                     quoting: Quoting::Json,
                     decoded: None,
                     error: Some(TokenError::Unterminated),
-                    lossy: false,
                 }
             }
             RawToken::Quoted => match decode_string_literal(raw) {
@@ -420,7 +418,6 @@ fn tokenize(
                         quoting: Quoting::Json,
                         decoded: (!plain).then(|| d.value.into_boxed_str()),
                         error: None,
-                        lossy: d.lone_surrogate,
                     }
                 }
                 Err(e) => {
@@ -460,7 +457,6 @@ fn tokenize(
                         quoting: Quoting::Json,
                         decoded: None,
                         error: Some(TokenError::InvalidJson),
-                        lossy: false,
                     }
                 }
             },

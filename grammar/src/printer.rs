@@ -117,13 +117,7 @@ pub fn print(
     for line in &file.lines {
         let original = &text[line.span.range()];
         let content = &text[line.content.range()];
-        let lossy = match &line.kind {
-            LineKind::Action(a) => a.tokens.iter().any(|t| t.lossy),
-            LineKind::Annotation(_) => crate::json::sanitize_lone_surrogates(content).is_some(),
-            _ => false,
-        };
-        let verbatim =
-            keep.get(line.index).copied().unwrap_or(false) || content.contains('\r') || lossy;
+        let verbatim = keep.get(line.index).copied().unwrap_or(false) || content.contains('\r');
         let printed: Cow<str> = if verbatim {
             // Trailing whitespace (a final `\r` included) is trimmed by the reader anyway; keeping
             // a final `\r` would turn the next `\n` into a CRLF on the next run.

@@ -152,10 +152,6 @@ pub struct Token {
     /// Set when the token is malformed (the reader rejects the whole line).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub error: Option<TokenError>,
-    /// The decoded value replaced a lone surrogate (`\uD800`, valid in JavaScript) by U+FFFD:
-    /// respelling this token would change it.
-    #[serde(skip_serializing_if = "std::ops::Not::not")]
-    pub lossy: bool,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]

@@ -208,6 +208,8 @@ const RAW_BAD: &[&str] = &[
     "\"\\ \"",
     "\"\\${A}\"",
     "\"abc",
+    "\"é",
+    "\"a 日本",
     "\"abc\\\"",
     "\"",
     "\"ab\\\\\\\"",
@@ -1176,6 +1178,10 @@ impl Gen {
             let id = self.pick(T_IDS);
             f.push(("id".into(), self.jstr(id)));
         }
+        if self.chance(3) {
+            let extra = self.pick(&["1e400", "{\"deep\":[[[[]]]]}", "-0"]);
+            f.push(("x".into(), extra.to_string()));
+        }
         f
     }
 
@@ -1203,7 +1209,14 @@ impl Gen {
                 23 => "日".repeat(85),
                 _ => self.pick(T_LABELS).to_string(),
             };
-            f.push(("label".into(), self.jstr(&label)));
+            let json = if self.chance(2) {
+                // A lone surrogate, which only a JSON escape can express.
+                self.pick(&["\"\\ud800x\"", "\"x\\uDFFF\"", "\"\\udc00\\ud800\""])
+                    .to_string()
+            } else {
+                self.jstr(&label)
+            };
+            f.push(("label".into(), json));
         }
         if self.chance(50) {
             let n = self.rng.range(0, 8);
@@ -1276,9 +1289,21 @@ impl Gen {
         let verification = self.pick(&["\"verified\"", "\"verified\"", "\"unverifiable\""]);
         f.push(("verification".into(), verification.to_string()));
         if self.chance(10) {
-            let extra = self.pick(&["\"action\"", "{\"a\":[1,2]}", "123", "null"]);
+            // Unknown fields are ignored, whatever JSON they hold.
+            let extra = match self.rng.below(9) {
+                0 => "1e400".to_string(),
+                1 => "-1e999".to_string(),
+                2 => {
+                    let depth = *self.rng.pick(&[20usize, 126, 127, 128, 200, 1000]);
+                    format!("{}{}", "[".repeat(depth), "]".repeat(depth))
+                }
+                3 => "1e-400".to_string(),
+                _ => self
+                    .pick(&["\"action\"", "{\"a\":[1,2]}", "123", "null", "[true,false]"])
+                    .to_string(),
+            };
             let k = self.pick(&["mode", "future", "ts"]);
-            f.push((k.to_string(), extra.to_string()));
+            f.push((k.to_string(), extra));
         }
         if bad {
             match self.rng.below(24) {

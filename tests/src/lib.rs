@@ -156,8 +156,9 @@ fn oracle_batch(script: &Path, files: &[PathBuf]) -> Vec<Value> {
 }
 
 /// `JSON.stringify` writes a lone UTF-16 surrogate (from `"\uD800"` in a script) as the escape
-/// `\ud800`, which serde_json refuses. A Rust string cannot hold one either (ours has U+FFFD
-/// there), so each lone surrogate escape becomes `\ufffd`. Surrogate pairs are kept.
+/// `\ud800`, which serde_json refuses. A Rust string cannot hold one either: `ad` keeps it as
+/// its stand-in character (`ad_grammar::json::lone_surrogate_char`), so each lone surrogate
+/// escape becomes that character. Surrogate pairs are kept.
 pub fn replace_lone_surrogates(json: &str) -> Cow<'_, str> {
     if !json.contains("\\u") {
         return Cow::Borrowed(json);
@@ -184,14 +185,14 @@ pub fn replace_lone_surrogates(json: &str) -> Cow<'_, str> {
                     i += 12;
                 } else {
                     out.push_str(&json[last..i]);
-                    out.push_str("\\ufffd");
+                    out.push(ad_grammar::json::lone_surrogate_char(hex_at(i).unwrap_or(0xD800)));
                     i += 6;
                     last = i;
                 }
             }
             Some(0xDC00..=0xDFFF) => {
                 out.push_str(&json[last..i]);
-                out.push_str("\\ufffd");
+                out.push(ad_grammar::json::lone_surrogate_char(hex_at(i).unwrap_or(0xDC00)));
                 i += 6;
                 last = i;
             }

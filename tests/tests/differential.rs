@@ -3,8 +3,9 @@
 //!
 //! * `AD_DIFF_SEED` (decimal or 0x-hex; default `gen::DEFAULT_SEED`), `AD_DIFF_CASES` (default
 //!   3000) choose the scripts; script `n` of a seed is `gen::script(seed, n)`.
-//! * `AD_DIFF_MINIMIZE`: `0` turns minimization off; `all` also minimizes rejection-message
-//!   disagreements; default minimizes up to 10 distinct parity disagreements.
+//! * `AD_DIFF_MINIMIZE`: by default the first script of each kind of parity disagreement is
+//!   minimized (at most 40 kinds); `all` does the same for rejection-message disagreements; `0`
+//!   turns minimization off.
 //! * Figures go to stdout (`--nocapture`) and `target/differential-report.txt`; every disagreement
 //!   is written to `target/differential-failures/<n>.{ad,ours.json,oracle.json}` (message-only
 //!   ones as `msg-<n>.…`, minimized ones as `<n>.min.…`).
@@ -61,17 +62,53 @@ fn verdict(oracle: &Value) -> String {
     }
     for key in ["daemonPreflightError", "parseError", "metadataError"] {
         if let Some(m) = oracle[key]["message"].as_str() {
-            let short: String = m
-                .split(|c: char| c == '"' || c.is_ascii_digit() || c == ':')
-                .next()
-                .unwrap_or(m)
-                .chars()
-                .take(60)
-                .collect();
-            return format!("{key}: {}", short.trim());
+            return format!("{key}: {}", message_class(m));
         }
     }
     "rejected (no message)".into()
+}
+
+/// A message with the script-specific parts (numbers, quoted text) blanked.
+fn message_class(m: &str) -> String {
+    for p in [
+        "Invalid quoted value",
+        "Invalid replay script line",
+        "Invalid quoted env value",
+    ] {
+        if m.starts_with(p) {
+            return p.into();
+        }
+    }
+    let keep_quotes = m.starts_with("target-v1 \"") || m.starts_with("targets-v1 \"");
+    let mut out = String::new();
+    let mut quoted = false;
+    let mut digits = false;
+    for c in m.chars() {
+        if c == '"' && !keep_quotes {
+            out.push_str(if quoted { "…\"" } else { "\"" });
+            quoted = !quoted;
+            continue;
+        }
+        if quoted {
+            continue;
+        }
+        if c.is_ascii_digit() {
+            if !digits {
+                out.push('N');
+            }
+            digits = true;
+            continue;
+        }
+        digits = false;
+        out.push(c);
+    }
+    if let Some(i) = out.find(" in context header") {
+        out.truncate(i);
+    }
+    if out.chars().count() > 120 {
+        out = out.chars().take(120).collect::<String>() + "…";
+    }
+    out
 }
 
 #[test]
@@ -83,6 +120,7 @@ fn differential_against_agent_device_0_21_5() {
 
     let work = std::env::temp_dir().join(format!("ad-diff-{}", std::process::id()));
     std::fs::create_dir_all(&work).expect("create the scratch directory");
+    let _cleanup = RemoveOnDrop(work.clone());
     let scripts: Vec<String> = (0..count).map(|i| gen::script(seed, i)).collect();
     let files: Vec<PathBuf> = scripts
         .iter()
@@ -172,28 +210,22 @@ fn differential_against_agent_device_0_21_5() {
         );
     }
 
-    // Minimize one representative per distinct kind of disagreement.
+    // Kinds of disagreement (see `minimize::signature`), in order of first appearance.
+    let parity_kinds = kinds(&failures, Check::Parity);
+    let message_kinds = kinds(&message_failures, Check::Messages);
+
+    // Minimize one representative per kind.
     let mut minimized: Vec<(String, u64, String)> = Vec::new();
     if minimize_mode != "0" {
-        let mut todo: Vec<(Check, &Case)> =
-            failures.iter().map(|(c, _)| (Check::Parity, *c)).collect();
+        let mut todo: Vec<(Check, &Kind)> =
+            parity_kinds.iter().map(|k| (Check::Parity, k)).collect();
         if minimize_mode == "all" {
-            todo.extend(message_failures.iter().map(|(c, _)| (Check::Messages, *c)));
+            todo.extend(message_kinds.iter().map(|k| (Check::Messages, k)));
         }
-        let mut seen: Vec<String> = Vec::new();
         let scratch = work.join("minimize");
-        for (check, case) in todo {
-            let Some(sig) = signature(&case.ours, &case.oracle, check) else {
-                continue;
-            };
-            let sig = format!("{check:?}: {sig}");
-            if seen.contains(&sig) || seen.len() >= 10 + if minimize_mode == "all" { 30 } else { 0 }
-            {
-                continue;
-            }
-            seen.push(sig.clone());
-            let want = sig.split_once(": ").map_or("", |(_, s)| s).to_string();
-            let small = minimize(&case.text, &want, check, &scratch);
+        for (check, kind) in todo.into_iter().take(40) {
+            let case = kind.first;
+            let small = minimize(&case.text, &kind.signature, check, &scratch);
             let ours = ours_value(&small);
             let f = scratch.join("min.ad");
             let _ = std::fs::write(&f, &small);
@@ -205,11 +237,9 @@ fn differential_against_agent_device_0_21_5() {
                 &ours,
                 &oracle,
             );
-            minimized.push((sig, case.index, small));
+            minimized.push((format!("{check:?}: {}", kind.signature), case.index, small));
         }
     }
-    let _ = std::fs::remove_dir_all(&work);
-
     let elapsed = started.elapsed();
     let mut report = String::new();
     let _ = writeln!(
@@ -229,25 +259,27 @@ fn differential_against_agent_device_0_21_5() {
     for (k, n) in &coverage {
         let _ = writeln!(report, "  {n:5}  {k}");
     }
-    if !failures.is_empty() {
-        let _ = writeln!(report, "\nparity disagreements ({}):", failures.len());
-        for (case, d) in failures.iter().take(MAX_LISTED) {
+    for (title, list, kinds) in [
+        ("parity disagreements", &failures, &parity_kinds),
+        (
+            "rejection-message disagreements",
+            &message_failures,
+            &message_kinds,
+        ),
+    ] {
+        if list.is_empty() {
+            continue;
+        }
+        let _ = writeln!(report, "\n{title} ({}), by kind:", list.len());
+        for k in kinds {
             let _ = writeln!(
                 report,
-                "  #{}: {}  script {:?}",
-                case.index,
-                first_line(d),
-                case.text
+                "  {:5}  {}  (first: #{})",
+                k.count, k.signature, k.first.index
             );
         }
-    }
-    if !message_failures.is_empty() {
-        let _ = writeln!(
-            report,
-            "\nrejection-message disagreements ({}):",
-            message_failures.len()
-        );
-        for (case, d) in message_failures.iter().take(MAX_LISTED) {
+        let _ = writeln!(report, "{title}, one per kind first:");
+        for (case, d) in listing(list, kinds) {
             let _ = writeln!(
                 report,
                 "  #{}: {}  script {:?}",
@@ -280,7 +312,10 @@ fn differential_against_agent_device_0_21_5() {
             failures.len(),
             fail_dir.display()
         );
-        for (case, d) in failures.iter().take(MAX_LISTED) {
+        for k in &parity_kinds {
+            let _ = writeln!(msg, "  {:5} × {}", k.count, k.signature);
+        }
+        for (case, d) in listing(&failures, &parity_kinds) {
             let d: Vec<&str> = d.lines().take(6).collect();
             let _ = writeln!(
                 msg,
@@ -292,4 +327,47 @@ fn differential_against_agent_device_0_21_5() {
         }
         panic!("{msg}");
     }
+}
+
+/// Removes the scratch directory however the test ends.
+struct RemoveOnDrop(PathBuf);
+
+impl Drop for RemoveOnDrop {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+struct Kind<'a> {
+    signature: String,
+    count: usize,
+    first: &'a Case,
+}
+
+fn kinds<'a>(list: &[(&'a Case, String)], check: Check) -> Vec<Kind<'a>> {
+    let mut out: Vec<Kind<'a>> = Vec::new();
+    for (case, _) in list {
+        let sig = signature(&case.ours, &case.oracle, check).unwrap_or_default();
+        match out.iter_mut().find(|k| k.signature == sig) {
+            Some(k) => k.count += 1,
+            None => out.push(Kind {
+                signature: sig,
+                count: 1,
+                first: case,
+            }),
+        }
+    }
+    out
+}
+
+/// Up to [`MAX_LISTED`] entries: the first of each kind, then the rest in order.
+fn listing<'l, 'a>(
+    list: &'l [(&'a Case, String)],
+    kinds: &[Kind<'a>],
+) -> Vec<&'l (&'a Case, String)> {
+    let is_first = |c: &Case| kinds.iter().any(|k| std::ptr::eq(k.first, c));
+    let mut out: Vec<&(&Case, String)> = list.iter().filter(|(c, _)| is_first(c)).collect();
+    out.extend(list.iter().filter(|(c, _)| !is_first(c)));
+    out.truncate(MAX_LISTED);
+    out
 }

@@ -6,6 +6,8 @@ use std::path::PathBuf;
 use ad_grammar::Severity;
 use clap::{Args, ValueEnum};
 
+use ad_compiler::config::{Config, ProfileChoice};
+
 use crate::files;
 use crate::render::{self, CheckedFile};
 
@@ -26,6 +28,47 @@ pub struct CheckArgs {
     /// Only report diagnostics that agent-device 0.21.5 itself would reject the script for.
     #[arg(long)]
     parity_only: bool,
+    /// Check scripts as test flows or as handoff scripts (default: inferred; a terminal `close`
+    /// makes a flow). Overrides check.profile in ad.toml.
+    #[arg(long, value_parser = ["auto", "flow", "handoff"])]
+    profile: Option<String>,
+    /// Set a rule's level, e.g. `--rule AD301=off` or `--rule AD733=error` (repeatable;
+    /// overrides ad.toml). Levels: off, info, warning, error.
+    #[arg(long = "rule", value_name = "CODE=LEVEL")]
+    rules: Vec<String>,
+    /// Use this configuration file instead of looking for ad.toml beside each script.
+    #[arg(long, value_name = "FILE")]
+    config: Option<PathBuf>,
+}
+
+/// The configuration for one script: the ad.toml that applies, then the CLI overrides.
+fn config_for(args: &CheckArgs, script: Option<&std::path::Path>) -> Result<Config, String> {
+    let mut config = match (&args.config, script) {
+        (Some(file), _) => {
+            let text =
+                std::fs::read_to_string(file).map_err(|e| format!("{}: {e}", file.display()))?;
+            Config::parse(&text, Some(file)).map_err(|e| e.0)?
+        }
+        (None, Some(path)) => Config::discover(path).map_err(|e| e.0)?,
+        (None, None) => Config::discover(std::path::Path::new(".")).map_err(|e| e.0)?,
+    };
+    if let Some(p) = &args.profile {
+        config.profile = ProfileChoice::parse(p).unwrap_or_default();
+    }
+    let overrides = args.rules.iter().map(|r| {
+        format!(
+            "{} = \"{}\"",
+            r.split_once('=').map_or(r.as_str(), |(c, _)| c),
+            r.split_once('=').map_or("", |(_, l)| l)
+        )
+    });
+    let rules_toml = format!("[rules]\n{}", overrides.collect::<Vec<_>>().join("\n"));
+    if !args.rules.is_empty() {
+        let parsed = Config::parse(&rules_toml, None)
+            .map_err(|e| format!("--rule: {}", e.0.trim_start_matches("ad.toml: ")))?;
+        config.rules.extend(parsed.rules);
+    }
+    Ok(config)
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -54,8 +97,12 @@ pub fn run(args: CheckArgs) -> i32 {
             Ok(s) => s,
             Err(e) => return crate::usage_error(&e.0),
         };
+        let config = match config_for(&args, source.path.as_deref()) {
+            Ok(c) => c,
+            Err(e) => return crate::usage_error(&e),
+        };
         let mut text = source.text;
-        let mut analysis = ad_compiler::analyze(&text);
+        let mut analysis = ad_compiler::analyze_with(&text, &config);
         if args.fix {
             if let Some(p) = &source.path {
                 let (fixed, applied) = ad_compiler::apply_fixes(&text, &analysis.diagnostics);
@@ -65,7 +112,7 @@ pub fn run(args: CheckArgs) -> i32 {
                     }
                     eprintln!("fixed {applied} problem(s) in {}", source.name);
                     text = fixed;
-                    analysis = ad_compiler::analyze(&text);
+                    analysis = ad_compiler::analyze_with(&text, &config);
                 }
             }
         }

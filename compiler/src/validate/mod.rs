@@ -8,13 +8,18 @@ use crate::lower::Step;
 mod annotations;
 mod arguments;
 mod commands;
+mod handoff;
+mod hygiene;
 mod reader_notes;
+mod ref_frames;
+mod secrets;
 mod targets;
 mod variables;
 
 /// What every rule gets to look at.
 pub(crate) struct Context<'a> {
     pub parse: &'a Parse,
+    pub config: &'a crate::config::Config,
     pub steps: &'a [Step],
     /// Lines agent-device already rejects; rules stay quiet there to avoid double reports.
     pub rejected_lines: std::collections::HashSet<usize>,
@@ -26,13 +31,19 @@ impl Context<'_> {
     }
 }
 
-pub(crate) fn validate(parse: &Parse, steps: &[Step], diagnostics: &mut Vec<Diagnostic>) {
+pub(crate) fn validate(
+    parse: &Parse,
+    steps: &[Step],
+    config: &crate::config::Config,
+    diagnostics: &mut Vec<Diagnostic>,
+) {
     let rejected_lines = diagnostics
         .iter()
         .filter_map(|d| d.rejection.as_ref().map(|r| r.order.0))
         .collect();
     let cx = Context {
         parse,
+        config,
         steps,
         rejected_lines,
     };
@@ -42,6 +53,11 @@ pub(crate) fn validate(parse: &Parse, steps: &[Step], diagnostics: &mut Vec<Diag
     arguments::check(&cx, diagnostics);
     variables::check(&cx, diagnostics);
     annotations::check(&cx, diagnostics);
+    let decision = crate::profile::decide(steps, config.profile);
+    handoff::check(&cx, decision, diagnostics);
+    ref_frames::check(&cx, diagnostics);
+    secrets::check(&cx, diagnostics);
+    hygiene::check(&cx, diagnostics);
 }
 
 /// Levenshtein distance, for did-you-mean suggestions.

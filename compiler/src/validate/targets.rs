@@ -137,7 +137,8 @@ fn check_target(cx: &Context, step: &Step, arg: &Arg, target: &Target, out: &mut
         );
         return;
     }
-    for e in &errors {
+    // The first error is what the daemon reports; the rest are usually consequences.
+    if let Some(e) = errors.first() {
         let span = step.value_span(arg, e.span.range(), &cx.parse.file);
         let help = match e.kind {
             SelectorErrorKind::UnknownKey => format!(
@@ -172,6 +173,5 @@ fn check_target(cx: &Context, step: &Step, arg: &Arg, target: &Target, out: &mut
             }
         }
         out.push(d);
-        break; // the first error is what the daemon reports; the rest are usually consequences
     }
 }

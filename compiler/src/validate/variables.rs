@@ -6,7 +6,6 @@ use ad_grammar::placeholder::placeholders;
 use ad_grammar::{Diagnostic, Edit};
 
 use super::Context;
-use crate::builtins::is_builtin;
 use crate::codes;
 
 pub(super) fn check(cx: &Context, out: &mut Vec<Diagnostic>) {
@@ -48,7 +47,7 @@ pub(super) fn check(cx: &Context, out: &mut Vec<Diagnostic>) {
                     }
                     out.push(d);
                 } else if name.starts_with("AD_") {
-                    if !is_builtin(name) && !has_fallback {
+                    if !cx.config.is_builtin(name) && !has_fallback {
                         let names: Vec<&str> = crate::builtins::BUILTIN_VARIABLES
                             .iter()
                             .map(|(n, _)| *n)

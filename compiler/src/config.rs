@@ -1,0 +1,205 @@
+//! `ad.toml`: per-project settings for `ad check`, the language server and `ad test`.
+//!
+//! ```toml
+//! [check]
+//! profile = "auto"          # auto | flow | handoff
+//! builtins = ["AD_TENANT"]  # extra built-in variables your runner provides
+//!
+//! [rules]
+//! AD301 = "off"             # off | info | warning | error
+//! AD705 = "error"
+//! ```
+//!
+//! The file is looked up beside the script and in every parent folder up to the repository
+//! root (the folder holding `.git`); the nearest one wins.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use ad_grammar::{Diagnostic, Severity};
+
+/// Which contract a script is checked against (issue: handoff vs flow).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum ProfileChoice {
+    /// Inferred: a terminal `close` makes a flow, otherwise a handoff.
+    #[default]
+    Auto,
+    Flow,
+    Handoff,
+}
+
+impl ProfileChoice {
+    pub fn parse(s: &str) -> Option<ProfileChoice> {
+        match s {
+            "auto" => Some(ProfileChoice::Auto),
+            "flow" => Some(ProfileChoice::Flow),
+            "handoff" => Some(ProfileChoice::Handoff),
+            _ => None,
+        }
+    }
+}
+
+/// A rule's configured level.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RuleLevel {
+    Off,
+    Is(Severity),
+}
+
+/// Everything that changes what `analyze` reports.
+#[derive(Debug, Clone, Default)]
+pub struct Config {
+    pub profile: ProfileChoice,
+    /// Extra `AD_*` names the runner defines.
+    pub builtins: Vec<String>,
+    /// Per-code overrides.
+    pub rules: BTreeMap<String, RuleLevel>,
+    /// Where it was read from.
+    pub source: Option<PathBuf>,
+}
+
+/// A problem in an `ad.toml` (reported as a usage error).
+#[derive(Debug, Clone)]
+pub struct ConfigError(pub String);
+
+impl std::fmt::Display for ConfigError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl Config {
+    /// Parses the text of an `ad.toml`.
+    pub fn parse(text: &str, source: Option<&Path>) -> Result<Config, ConfigError> {
+        let name = source
+            .map(|p| p.display().to_string())
+            .unwrap_or_else(|| "ad.toml".into());
+        let table: toml::Table = text
+            .parse()
+            .map_err(|e: toml::de::Error| ConfigError(format!("{name}: {}", e.message())))?;
+        let mut config = Config {
+            source: source.map(Path::to_path_buf),
+            ..Config::default()
+        };
+        for (key, value) in &table {
+            match (key.as_str(), value) {
+                ("check", toml::Value::Table(check)) => {
+                    for (k, v) in check {
+                        match (k.as_str(), v) {
+                            ("profile", toml::Value::String(p)) => {
+                                config.profile = ProfileChoice::parse(p)
+                                    .ok_or_else(|| ConfigError(format!("{name}: check.profile must be auto, flow or handoff, not {p:?}")))?;
+                            }
+                            ("builtins", toml::Value::Array(items)) => {
+                                for item in items {
+                                    let Some(s) = item.as_str() else {
+                                        return Err(ConfigError(format!(
+                                            "{name}: check.builtins must be a list of names"
+                                        )));
+                                    };
+                                    config.builtins.push(s.to_string());
+                                }
+                            }
+                            _ => {
+                                return Err(ConfigError(format!(
+                                    "{name}: unknown setting check.{k} (known: profile, builtins)"
+                                )))
+                            }
+                        }
+                    }
+                }
+                ("rules", toml::Value::Table(rules)) => {
+                    let known = crate::all_codes();
+                    for (code, level) in rules {
+                        if !known.iter().any(|(c, _)| c == code) {
+                            return Err(ConfigError(format!(
+                                "{name}: unknown rule {code} (see docs/diagnostics.md)"
+                            )));
+                        }
+                        let level = match level.as_str() {
+                            Some("off") => RuleLevel::Off,
+                            Some("info") => RuleLevel::Is(Severity::Info),
+                            Some("warning") => RuleLevel::Is(Severity::Warning),
+                            Some("error") => RuleLevel::Is(Severity::Error),
+                            _ => {
+                                return Err(ConfigError(format!(
+                                    "{name}: rules.{code} must be off, info, warning or error"
+                                )))
+                            }
+                        };
+                        config.rules.insert(code.clone(), level);
+                    }
+                }
+                _ => {
+                    return Err(ConfigError(format!(
+                        "{name}: unknown section [{key}] (known: [check], [rules])"
+                    )))
+                }
+            }
+        }
+        Ok(config)
+    }
+
+    /// Finds and reads the `ad.toml` that applies to `script` (a file or folder).
+    pub fn discover(script: &Path) -> Result<Config, ConfigError> {
+        let start = if script.is_dir() {
+            script.to_path_buf()
+        } else {
+            script.parent().map(Path::to_path_buf).unwrap_or_default()
+        };
+        let start = if start.as_os_str().is_empty() {
+            PathBuf::from(".")
+        } else {
+            start
+        };
+        let mut dir = start.canonicalize().unwrap_or(start);
+        loop {
+            let candidate = dir.join("ad.toml");
+            if candidate.is_file() {
+                let text = std::fs::read_to_string(&candidate)
+                    .map_err(|e| ConfigError(format!("{}: {e}", candidate.display())))?;
+                return Config::parse(&text, Some(&candidate));
+            }
+            if dir.join(".git").exists() || !dir.pop() {
+                return Ok(Config::default());
+            }
+        }
+    }
+
+    /// Applies the rule levels: drops `off` rules, changes severities. Parity errors (what
+    /// agent-device rejects) cannot be turned off or down: the script would still fail.
+    pub fn apply(&self, diagnostics: &mut Vec<Diagnostic>) {
+        if self.rules.is_empty() {
+            return;
+        }
+        diagnostics.retain_mut(|d| match self.rules.get(d.code) {
+            Some(_) if d.is_parity_error() => true,
+            Some(RuleLevel::Off) => false,
+            Some(RuleLevel::Is(s)) => {
+                d.severity = *s;
+                true
+            }
+            None => true,
+        });
+    }
+
+    pub fn is_builtin(&self, name: &str) -> bool {
+        crate::builtins::is_builtin(name) || self.builtins.iter().any(|b| b == name)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_settings_and_rejects_unknown_ones() {
+        let c = Config::parse("[check]\nprofile = \"handoff\"\nbuiltins = [\"AD_TENANT\"]\n[rules]\nAD301 = \"off\"\n", None).unwrap();
+        assert_eq!(c.profile, ProfileChoice::Handoff);
+        assert!(c.is_builtin("AD_TENANT"));
+        assert_eq!(c.rules.get("AD301"), Some(&RuleLevel::Off));
+        assert!(Config::parse("[rules]\nAD999 = \"off\"\n", None).is_err());
+        assert!(Config::parse("[check]\nprofile = \"x\"\n", None).is_err());
+        assert!(Config::parse("[nope]\n", None).is_err());
+    }
+}

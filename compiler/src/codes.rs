@@ -93,4 +93,52 @@ pub const ALL: &[(&str, &str)] = &[
         ANNOTATION_MISPLACED,
         "annotation on a step that does not use it",
     ),
+    (
+        HANDOFF_OPEN,
+        "handoff script must start with its only `open`",
+    ),
+    (HANDOFF_CLOSE, "handoff script contains `close`"),
+    (
+        MISSING_DESTINATION_GUARD,
+        "no destination guard after the last mutating step",
+    ),
+    (
+        GUARD_NOT_QUALIFIED,
+        "wait does not qualify as a destination guard",
+    ),
+    (
+        HANDOFF_SESSION_REF,
+        "session-local @ref in a handoff script",
+    ),
+    (HANDOFF_MUTATING_FIND, "mutating `find` in a handoff script"),
+    (
+        HANDOFF_MISSING_EVIDENCE,
+        "element-targeting step without target evidence in a handoff script",
+    ),
+    (REF_WITHOUT_SNAPSHOT, "@ref with no snapshot issuing it"),
+    (REF_FRAME_EXPIRED, "@ref used after its frame expired"),
+    (STALE_REF_READ, "read-only use of a stale @ref"),
+    (SCOPED_REF, "@ref under a scoped snapshot"),
+    (
+        PIN_KEPT,
+        "@ref pin kept by the reader never matches a new session",
+    ),
+    (RECORD_AS_IN_SCRIPT, "`--record-as` in a script"),
+    (SECRET_IN_CLEAR, "secure-field fill with a literal value"),
+    (
+        EXPANDED_ON_RERECORD,
+        "placeholder that a re-recording will expand",
+    ),
+    (
+        PLACEHOLDER_IN_EVIDENCE,
+        "placeholder in verified target evidence",
+    ),
+    (UNUSED_ENV, "unused env directive"),
+    (
+        ENV_VALUE_PLACEHOLDER,
+        "`${…}` in an env value is never expanded",
+    ),
+    (STEP_AFTER_CLOSE, "step after `close` without a new `open`"),
+    (WAIT_TIMEOUT_RANGE, "wait timeout outside the useful range"),
+    (DUPLICATE_STEP, "identical consecutive steps"),
 ];

@@ -360,7 +360,7 @@ mod tests {
 
     #[test]
     fn keeps_what_the_reader_ignores_and_lines_it_rejects() {
-        assert_eq!(fmt("snapshot -i foo"), "snapshot \"-i\" \"foo\"\n");
+        assert_eq!(fmt("snapshot -i foo"), "snapshot -i \"foo\"\n");
         let broken = "click \"unterminated\nwait  500\n";
         let f = format(broken);
         assert_eq!(f.output, "click \"unterminated\nwait 500\n");

@@ -173,7 +173,7 @@ fn guard_problem(step: &Step) -> Option<String> {
         }
     }
     let Some(e) = &step.target_evidence else {
-        return Some("it has no target-v1 annotation (agent-device records none for an element with neither id nor label)".into());
+        return Some("it has no target-v1 annotation to verify the landmark's identity".into());
     };
     if e.verification != VerificationState::Verified {
         return Some("its target-v1 annotation is \"unverifiable\"".into());

@@ -1,0 +1,300 @@
+//! Script rules (profiles, destination guard, ref frames, secrets, hygiene): each case states the
+//! codes a script must report and the codes it must not.
+
+use ad_compiler::config::{Config, ProfileChoice};
+
+const GUARD: &str = r#"# agent-device:target-v1 {"id":"profile.title","role":"statictext","label":"Profile","ancestry":[],"sibling":0,"viewportOrder":0,"verification":"verified"}
+wait "id=\"profile.title\"" 5000"#;
+const TAP: &str = r#"# agent-device:target-v1 {"id":"tab.profile","role":"button","label":"Profile","ancestry":[],"sibling":2,"viewportOrder":2,"verification":"verified"}
+click "id=\"tab.profile\"""#;
+
+fn codes(script: &str, config: &Config) -> Vec<&'static str> {
+    ad_compiler::analyze_with(script, config)
+        .diagnostics
+        .iter()
+        .map(|d| d.code)
+        .collect()
+}
+
+#[track_caller]
+fn case(script: &str, must: &[&str], must_not: &[&str]) {
+    case_with(script, &Config::default(), must, must_not);
+}
+
+#[track_caller]
+fn case_with(script: &str, config: &Config, must: &[&str], must_not: &[&str]) {
+    let got = codes(script, config);
+    for c in must {
+        assert!(got.contains(c), "expected {c} in {got:?} for:\n{script}");
+    }
+    for c in must_not {
+        assert!(
+            !got.contains(c),
+            "did not expect {c} in {got:?} for:\n{script}"
+        );
+    }
+}
+
+fn handoff(body: &str) -> String {
+    format!("context platform=ios\nopen \"com.example.shop\"\n{body}\n")
+}
+
+#[test]
+fn destination_guard() {
+    // A verified selector wait after the last mutation qualifies; `wait stable` may follow it.
+    case(
+        &handoff(&format!("{TAP}\n{GUARD}\nwait stable")),
+        &[],
+        &["AD703", "AD704"],
+    );
+    // Observing steps after the guard do not move "the last mutating step".
+    case(
+        &handoff(&format!("{TAP}\n{GUARD}\nkeyboard status\nalert get")),
+        &[],
+        &["AD703"],
+    );
+    // A mutating subcommand after the guard does.
+    case(
+        &handoff(&format!("{TAP}\n{GUARD}\nkeyboard dismiss")),
+        &["AD703"],
+        &[],
+    );
+    // Duration, text, stable, absent and @ref waits never qualify.
+    for wait in [
+        "wait 500",
+        "wait text \"Profile\"",
+        "wait stable",
+        "wait absent \"id=x\"",
+        "wait @e1",
+    ] {
+        case(
+            &handoff(&format!("{TAP}\n{wait}")),
+            &["AD703", "AD704"],
+            &[],
+        );
+    }
+    // An unverifiable annotation, an identity-empty landmark, or a `${VAR}` echo does not qualify.
+    let unverifiable = GUARD.replace("\"verified\"", "\"unverifiable\"");
+    case(
+        &handoff(&format!("{TAP}\n{unverifiable}")),
+        &["AD703", "AD704"],
+        &[],
+    );
+    let empty = r#"# agent-device:target-v1 {"role":"statictext","verification":"verified"}
+wait "role=\"statictext\"""#;
+    case(&handoff(&format!("{TAP}\n{empty}")), &["AD704"], &[]);
+    let echo = GUARD.replace("\"label\":\"Profile\"", "\"label\":\"Hi ${NAME}\"");
+    case(&handoff(&format!("{TAP}\n{echo}")), &["AD704"], &[]);
+}
+
+#[test]
+fn guard_fix_repeats_an_existing_landmark() {
+    let script = handoff(&format!("{GUARD}\n{TAP}"));
+    let a = ad_compiler::analyze(&script);
+    let d = a
+        .diagnostics
+        .iter()
+        .find(|d| d.code == "AD703")
+        .expect("AD703");
+    let (fixed, n) = ad_compiler::apply_fixes(&script, std::slice::from_ref(d));
+    assert_eq!(n, 1);
+    assert!(
+        !codes(&fixed, &Config::default()).contains(&"AD703"),
+        "{fixed}"
+    );
+}
+
+#[test]
+fn handoff_contract() {
+    case(
+        &format!("context platform=ios\nhome\nopen \"x\"\n{GUARD}"),
+        &["AD701"],
+        &[],
+    );
+    case(
+        &format!("context platform=ios\nopen \"x\"\nopen \"x\"\n{GUARD}"),
+        &["AD701"],
+        &[],
+    );
+    case(
+        &handoff(&format!("snapshot\nclick @e3\n{GUARD}")),
+        &["AD705"],
+        &[],
+    );
+    case(
+        &handoff(&format!("find label \"Profile\" click\n{GUARD}")),
+        &["AD706"],
+        &[],
+    );
+    // Read-only find is allowed.
+    case(
+        &handoff(&format!("find label \"Profile\" exists\n{GUARD}")),
+        &[],
+        &["AD706"],
+    );
+    case(
+        &handoff(&format!("click \"id=\\\"tab.profile\\\"\"\n{GUARD}")),
+        &["AD707"],
+        &[],
+    );
+    // Points carry no identity; `is exists` is never annotated.
+    case(
+        &handoff(&format!("click 10 20\nis exists \"id=x\"\n{GUARD}")),
+        &[],
+        &["AD707"],
+    );
+}
+
+#[test]
+fn profiles_are_inferred_and_can_be_forced() {
+    let flow = format!("context platform=ios\nopen \"x\"\n{TAP}\nclose\n");
+    case(&flow, &[], &["AD703", "AD702"]);
+    let forced = Config {
+        profile: ProfileChoice::Handoff,
+        ..Config::default()
+    };
+    case_with(&flow, &forced, &["AD702", "AD703"], &[]);
+    let no_close = handoff(TAP);
+    case(&no_close, &["AD703"], &[]);
+    let as_flow = Config {
+        profile: ProfileChoice::Flow,
+        ..Config::default()
+    };
+    case_with(&no_close, &as_flow, &[], &["AD703"]);
+    // Every profile diagnostic names the profile that demanded it.
+    let a = ad_compiler::analyze(&no_close);
+    let d = a.diagnostics.iter().find(|d| d.code == "AD703").unwrap();
+    assert!(
+        d.help
+            .as_deref()
+            .unwrap()
+            .contains("handoff profile (inferred"),
+        "{:?}",
+        d.help
+    );
+}
+
+#[test]
+fn ref_frames() {
+    let flow = |body: &str| format!("open \"x\"\n{body}\nclose\n");
+    case(&flow("click @e1"), &["AD710"], &[]);
+    case(&flow("snapshot\npress @e1\npress @e2"), &["AD711"], &[]);
+    case(
+        &flow("snapshot\npress @e1\nsnapshot\npress @e2"),
+        &[],
+        &["AD711", "AD710"],
+    );
+    case(
+        &flow("snapshot\npress @e1\nget text @e2"),
+        &["AD712"],
+        &["AD711"],
+    );
+    // Reads do not expire the frame.
+    case(
+        &flow("snapshot\nget text @e2\nis visible \"id=x\"\npress @e1"),
+        &[],
+        &["AD711", "AD712"],
+    );
+    case(
+        &flow("snapshot -s \"label=\\\"General\\\"\"\nclick @e2"),
+        &["AD713"],
+        &[],
+    );
+    case(&flow("snapshot\nis visible @e5~s2"), &["AD714"], &[]);
+    // The reader strips pins on click: no pin warning.
+    case(&flow("snapshot\nclick @e5~s2"), &[], &["AD714"]);
+}
+
+#[test]
+fn parameterized_inputs() {
+    let flow = |body: &str| format!("open \"x\"\n{body}\nclose\n");
+    case(
+        &flow("fill \"id=pw\" hunter2 --record-as PASSWORD"),
+        &["AD720"],
+        &[],
+    );
+    let secure = r#"# agent-device:target-v1 {"id":"pw","role":"securetextfield","ancestry":[],"sibling":0,"viewportOrder":0,"verification":"verified"}"#;
+    case(
+        &flow(&format!("{secure}\nfill \"id=pw\" \"hunter2\"")),
+        &["AD721"],
+        &[],
+    );
+    case(
+        &flow(&format!("{secure}\nfill \"id=pw\" \"${{PASSWORD}}\"")),
+        &["AD301"],
+        &["AD721", "AD722"],
+    );
+    case(&flow("fill \"id=code\" \"pw-${PW}\""), &["AD722"], &[]);
+    case(&flow("type \"${GREETING}\""), &["AD722"], &[]);
+    case(
+        &flow("find label \"Search\" fill \"${Q}\""),
+        &["AD722"],
+        &[],
+    );
+    let echo = r#"# agent-device:target-v1 {"role":"button","label":"Hi ${NAME}","ancestry":[],"sibling":0,"viewportOrder":0,"verification":"verified"}"#;
+    case(
+        &flow(&format!("{echo}\nclick \"label=Continue\"")),
+        &["AD723"],
+        &[],
+    );
+    let downgraded = echo.replace("\"verified\"", "\"unverifiable\"");
+    case(
+        &flow(&format!("{downgraded}\nclick \"label=Continue\"")),
+        &[],
+        &["AD723"],
+    );
+}
+
+#[test]
+fn hygiene() {
+    case("env A=1\nopen \"x\"\nclose\n", &["AD730"], &[]);
+    case("env A=1\nopen \"${A}\"\nclose\n", &[], &["AD730"]);
+    case("env A=${B}\nopen \"${A}\"\nclose\n", &["AD731"], &[]);
+    case(
+        "open \"x\"\nclose\nclick \"id=a\"\nclose\n",
+        &["AD732"],
+        &[],
+    );
+    case(
+        "open \"x\"\nclose\nopen \"x\"\nclick \"id=a\"\nclose\n",
+        &[],
+        &["AD732"],
+    );
+    case(
+        "context timeout=1000\nopen \"x\"\nwait \"id=a\" 100\nwait \"id=b\" 5000\nclose\n",
+        &["AD733"],
+        &[],
+    );
+    case(
+        "open \"x\"\nclick \"id=a\"\nclick \"id=a\"\nclose\n",
+        &["AD734"],
+        &[],
+    );
+    case(
+        "open \"x\"\nscroll down\nscroll down\nclose\n",
+        &[],
+        &["AD734"],
+    );
+}
+
+#[test]
+fn config_changes_levels_but_never_hides_parity_errors() {
+    let off = Config::parse("[rules]\nAD734 = \"off\"\nAD010 = \"off\"\n", None).unwrap();
+    case_with(
+        "open \"x\"\nclick \"id=a\"\nclick \"id=a\"\nclose\n",
+        &off,
+        &[],
+        &["AD734"],
+    );
+    // AD010 (unterminated quote) is a parity error: agent-device rejects the script regardless.
+    case_with("open \"x\nclose\n", &off, &["AD010"], &[]);
+    let loud = Config::parse("[rules]\nAD734 = \"error\"\n", None).unwrap();
+    let a = ad_compiler::analyze_with("open \"x\"\nclick \"id=a\"\nclick \"id=a\"\nclose\n", &loud);
+    assert!(a
+        .diagnostics
+        .iter()
+        .any(|d| d.code == "AD734" && d.severity == ad_compiler::Severity::Error));
+    let builtins = Config::parse("[check]\nbuiltins = [\"AD_TENANT\"]\n", None).unwrap();
+    case("open \"${AD_TENANT}\"\nclose\n", &["AD302"], &[]);
+    case_with("open \"${AD_TENANT}\"\nclose\n", &builtins, &[], &["AD302"]);
+}

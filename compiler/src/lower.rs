@@ -21,6 +21,12 @@ pub struct Arg {
     pub tokens: Vec<usize>,
 }
 
+impl AsRef<str> for Arg {
+    fn as_ref(&self) -> &str {
+        &self.value
+    }
+}
+
 /// What the reader did with a token that did not become what it looks like.
 #[derive(Debug, Clone, PartialEq)]
 pub enum ReaderNote {

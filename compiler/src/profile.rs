@@ -67,6 +67,6 @@ pub fn decide(steps: &[Step], choice: ProfileChoice) -> ProfileDecision {
 pub fn mutates(step: &Step) -> bool {
     match step.spec {
         None => true,
-        Some(spec) => spec.effect_for(&step.positional_values()) == Effect::Mutates,
+        Some(spec) => spec.effect_for(&step.positionals) == Effect::Mutates,
     }
 }

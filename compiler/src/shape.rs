@@ -85,7 +85,7 @@ pub fn element_targets(step: &Step) -> Vec<(&Arg, Target)> {
                 .map(|a| (a, Target::classify(&a.value)))
                 .collect()
         }
-        Targeting::WaitTarget => wait_targets(step, &wait_form(&step.positional_values())),
+        Targeting::WaitTarget => wait_targets(step, &wait_form(&step.positionals)),
         _ => Vec::new(),
     }
 }
@@ -110,8 +110,8 @@ pub fn wait_targets<'s>(step: &'s Step, form: &WaitForm) -> Vec<(&'s Arg, Target
 }
 
 /// `j(e)`: a non-empty string whose `Number()` is finite.
-fn finite(value: Option<&String>) -> Option<f64> {
-    let v = value?;
+fn finite(value: Option<&&str>) -> Option<f64> {
+    let v = *value?;
     if v.is_empty() {
         return None;
     }
@@ -152,7 +152,12 @@ pub enum WaitForm {
 }
 
 /// agent-device's `wait` positional reader.
-pub fn wait_form(p: &[String]) -> WaitForm {
+pub fn wait_form<S: AsRef<str>>(p: &[S]) -> WaitForm {
+    let values: Vec<&str> = p.iter().map(AsRef::as_ref).collect();
+    wait_form_of(&values)
+}
+
+fn wait_form_of(p: &[&str]) -> WaitForm {
     let Some(first) = p.first() else {
         return WaitForm::Empty;
     };
@@ -160,7 +165,7 @@ pub fn wait_form(p: &[String]) -> WaitForm {
         return WaitForm::Sleep { ms };
     }
     let timeout = finite(p.last());
-    let body = |skip: usize| -> Vec<String> {
+    let body = |skip: usize| -> Vec<&str> {
         let end = if timeout.is_some() {
             p.len() - 1
         } else {
@@ -168,7 +173,7 @@ pub fn wait_form(p: &[String]) -> WaitForm {
         };
         p[skip.min(end)..end].to_vec()
     };
-    match first.as_str() {
+    match *first {
         "text" => WaitForm::Text {
             text: js_trim(&body(1).join(" ")).to_string(),
             timeout_ms: timeout,
@@ -286,17 +291,18 @@ fn unknown_key_term(t: &str) -> Option<(String, String)> {
 
 /// `b(tokens)`: the longest (or, preferring a trailing value, the longest leaving one) prefix of
 /// selector-looking tokens that parses as a selector, and the rest.
-pub fn split_selector_prefix(
-    tokens: &[String],
+pub fn split_selector_prefix<S: AsRef<str>>(
+    tokens: &[S],
     prefer_trailing_value: bool,
 ) -> Option<(String, Vec<String>)> {
+    let tokens: Vec<&str> = tokens.iter().map(AsRef::as_ref).collect();
     if tokens.is_empty() {
         return None;
     }
     let mut ends = Vec::new();
     let mut r = 0;
     while r < tokens.len() {
-        if !selector::looks_like_term(&tokens[r]) {
+        if !selector::looks_like_term(tokens[r]) {
             break;
         }
         r += 1;
@@ -313,7 +319,7 @@ pub fn split_selector_prefix(
         }
     }
     let sel = js_trim(&tokens[..end].join(" ")).to_string();
-    (!sel.is_empty()).then(|| (sel, tokens[end..].to_vec()))
+    (!sel.is_empty()).then(|| (sel, tokens[end..].iter().map(|t| t.to_string()).collect()))
 }
 
 /// `is` predicates.
@@ -334,8 +340,8 @@ pub enum IsForm {
 }
 
 /// agent-device's `is` reader: `<predicate> <selector…> [value]` or `<selector…> <predicate>`.
-pub fn is_form(p: &[String]) -> IsForm {
-    let mut tokens = p.to_vec();
+pub fn is_form<S: AsRef<str>>(p: &[S]) -> IsForm {
+    let mut tokens: Vec<String> = p.iter().map(|t| t.as_ref().to_string()).collect();
     let first_is_predicate = tokens
         .first()
         .is_some_and(|t| IS_PREDICATES.contains(&t.to_lowercase().as_str()));

@@ -226,7 +226,7 @@ impl CommandSpec {
     }
 
     /// The recording effect of a concrete step, given its positionals.
-    pub fn effect_for(&self, positionals: &[String]) -> Effect {
+    pub fn effect_for<S: AsRef<str>>(&self, positionals: &[S]) -> Effect {
         match self.effect {
             Effect::BySubcommand {
                 observing,
@@ -234,7 +234,7 @@ impl CommandSpec {
             } => {
                 let observes = match positionals.first() {
                     None => default_observes,
-                    Some(word) => observing.contains(&word.to_lowercase().as_str()),
+                    Some(word) => observing.contains(&word.as_ref().to_lowercase().as_str()),
                 };
                 if observes {
                     Effect::Observes
@@ -271,20 +271,20 @@ pub const FIND_ACTIONS: &[&str] = &[
 ];
 
 /// `find [locator] <query> [action] [value…]`: is the action read-only?
-pub fn find_action_observes(positionals: &[String]) -> bool {
+pub fn find_action_observes<S: AsRef<str>>(positionals: &[S]) -> bool {
     let mut rest = positionals;
     if let Some(first) = rest.first() {
-        if FIND_LOCATORS.contains(&first.as_str()) && rest.len() > 1 {
+        if FIND_LOCATORS.contains(&first.as_ref()) && rest.len() > 1 {
             rest = &rest[1..];
         }
     }
     // rest[0] is the query; the action, when present, follows it.
-    let action = rest.get(1).map(|a| a.to_lowercase());
+    let action = rest.get(1).map(|a| a.as_ref().to_lowercase());
     match action.as_deref() {
         None => false, // default action is click
         // `get` reads only with `text` or `attrs`; anything else is treated as mutating.
         Some("get") => matches!(
-            rest.get(2).map(|s| s.to_lowercase()).as_deref(),
+            rest.get(2).map(|s| s.as_ref().to_lowercase()).as_deref(),
             Some("text" | "attrs")
         ),
         Some(a) => FIND_READ_ONLY_ACTIONS.contains(&a),

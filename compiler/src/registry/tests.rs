@@ -242,14 +242,14 @@ fn effect_for_is_request_sensitive() {
     assert_eq!(keyboard.effect_for(&pos(&["get"])), Effect::Observes);
     assert_eq!(keyboard.effect_for(&pos(&["dismiss"])), Effect::Mutates);
     assert_eq!(keyboard.effect_for(&pos(&["enter"])), Effect::Mutates);
-    assert_eq!(keyboard.effect_for(&[]), Effect::Observes);
+    assert_eq!(keyboard.effect_for(&[] as &[&str]), Effect::Observes);
 
     let alert = spec("alert");
     assert_eq!(alert.effect_for(&pos(&["accept"])), Effect::Mutates);
     assert_eq!(alert.effect_for(&pos(&["dismiss"])), Effect::Mutates);
     assert_eq!(alert.effect_for(&pos(&["get"])), Effect::Observes);
     assert_eq!(alert.effect_for(&pos(&["wait", "5000"])), Effect::Observes);
-    assert_eq!(alert.effect_for(&[]), Effect::Observes);
+    assert_eq!(alert.effect_for(&[] as &[&str]), Effect::Observes);
 
     let clipboard = spec("clipboard");
     assert_eq!(clipboard.effect_for(&pos(&["read"])), Effect::Observes);
@@ -258,7 +258,7 @@ fn effect_for_is_request_sensitive() {
         Effect::Mutates
     );
     // The shipped function defaults to "" for a missing subcommand, which mutates.
-    assert_eq!(clipboard.effect_for(&[]), Effect::Mutates);
+    assert_eq!(clipboard.effect_for(&[] as &[&str]), Effect::Mutates);
 
     let find = spec("find");
     assert_eq!(
@@ -296,7 +296,10 @@ fn effect_for_is_request_sensitive() {
     assert_eq!(spec("click").effect_for(&pos(&["id=x"])), Effect::Mutates);
     assert_eq!(spec("wait").effect_for(&pos(&["500"])), Effect::Observes);
     assert_eq!(spec("replay").effect_for(&pos(&["a.ad"])), Effect::Skipped);
-    assert_eq!(spec("devices").effect_for(&[]), Effect::NotRecorded);
+    assert_eq!(
+        spec("devices").effect_for(&[] as &[&str]),
+        Effect::NotRecorded
+    );
 }
 
 #[test]

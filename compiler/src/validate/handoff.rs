@@ -155,7 +155,7 @@ pub(super) fn check(cx: &Context, decision: ProfileDecision, out: &mut Vec<Diagn
 
 /// Why a `wait` does not qualify as a destination guard (None: it does).
 fn guard_problem(step: &Step) -> Option<String> {
-    match wait_form(&step.positional_values()) {
+    match wait_form(&step.positionals) {
         WaitForm::Selector { .. } => {}
         WaitForm::Sleep { .. } => {
             return Some("a duration wait proves nothing about the screen".into())

@@ -125,7 +125,7 @@ fn wait_timeouts(cx: &Context, out: &mut Vec<Diagnostic>) {
         {
             continue;
         }
-        let timeout = match wait_form(&step.positional_values()) {
+        let timeout = match wait_form(&step.positionals) {
             WaitForm::Text { timeout_ms, .. }
             | WaitForm::Absent { timeout_ms, .. }
             | WaitForm::Ref { timeout_ms, .. }
@@ -172,7 +172,11 @@ fn stutters(cx: &Context, out: &mut Vec<Diagnostic>) {
         });
         if !targets_elements
             || a.command != b.command
-            || a.positional_values() != b.positional_values()
+            || !a
+                .positionals
+                .iter()
+                .map(|p| &p.value)
+                .eq(b.positionals.iter().map(|p| &p.value))
             || a.flags != b.flags
         {
             continue;

@@ -16,7 +16,7 @@ pub(super) fn check(cx: &Context, out: &mut Vec<Diagnostic>) {
         let Some(spec) = step.spec else { continue };
         match spec.targeting {
             Targeting::WaitTarget => {
-                let form = wait_form(&step.positional_values());
+                let form = wait_form(&step.positionals);
                 for (arg, target) in wait_targets(step, &form) {
                     check_target(cx, step, arg, &target, out);
                 }
@@ -29,7 +29,7 @@ pub(super) fn check(cx: &Context, out: &mut Vec<Diagnostic>) {
                 }
             }
             Targeting::Predicate => {
-                if let IsForm::Invalid { message } = is_form(&step.positional_values()) {
+                if let IsForm::Invalid { message } = is_form(&step.positionals) {
                     if !step.positionals.iter().any(|p| p.value.contains("${")) {
                         out.push(
                             Diagnostic::error(codes::INVALID_SELECTOR, format!("`is`: {message}"), args_span(step))

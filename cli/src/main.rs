@@ -7,6 +7,7 @@ static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 mod commands {
     pub mod check;
+    pub mod explain;
     pub mod fmt;
     pub mod parse;
 }
@@ -18,7 +19,7 @@ mod render;
 #[derive(Parser)]
 #[command(name = "ad", version, propagate_version = true)]
 #[command(
-    after_help = "Examples:\n  ad check examples/            report every problem in every script\n  ad parse --digest flow.ad     what agent-device 0.21.5 reads, and the plan digest"
+    after_help = "Examples:\n  ad check examples/              report every problem in every script\n  ad check --format sarif flows/  the same, for code-scanning upload\n  ad fmt --check flows/           CI: fail when a script is not canonically formatted\n  ad explain AD703                what a diagnostic means and how to fix it\n  ad parse --digest flow.ad       what agent-device 0.21.5 reads, and the plan digest\n\nSettings: ad.toml beside the scripts (see `ad check --help`). Exit codes: 0 ok, 1 problems found, 2 usage or I/O error."
 )]
 struct Cli {
     #[command(subcommand)]
@@ -33,6 +34,8 @@ enum Command {
     /// Rewrite scripts in agent-device's own canonical spelling, keeping every comment, every
     /// line and exactly what each step does. `--check` for CI, `--diff` to review.
     Fmt(commands::fmt::FmtArgs),
+    /// Explain a diagnostic code (what it means, an example and the fix), or list all codes.
+    Explain(commands::explain::ExplainArgs),
     /// Print how a script parses: agent-device's view (default) or ad's syntax tree.
     Parse(commands::parse::ParseArgs),
 }
@@ -75,6 +78,7 @@ fn main() {
     let code = match cli.command {
         Command::Check(args) => commands::check::run(args),
         Command::Fmt(args) => commands::fmt::run(args),
+        Command::Explain(args) => commands::explain::run(args),
         Command::Parse(args) => commands::parse::run(args),
     };
     std::process::exit(code);

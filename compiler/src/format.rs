@@ -8,8 +8,7 @@ use ad_grammar::printer::{self, format_arg, format_string_literal, ActionPrinter
 use ad_grammar::{ActionLine, Diagnostic, Line, Reader, SourceFile};
 use serde_json::Value;
 
-use crate::agent_device::report;
-use crate::digest::DigestOptions;
+use crate::digest::{plan_digest, DigestOptions};
 use crate::lower::{ReaderNote, Step};
 use crate::registry::ReaderRule;
 
@@ -68,12 +67,17 @@ pub fn format(text: &str) -> Formatted {
     };
     let (output, outcomes) = printer::print(file, &keep, &mut writer);
 
-    // Belt and braces: the agent-device view must not change.
+    // Belt and braces: the agent-device view must not change. The plan digest covers every
+    // action (command, positionals, flags, runtime, evidence, line), the metadata the rest.
     if errors.is_empty() {
         let options = DigestOptions::default();
-        let before = report(&analysis, Some(&options));
-        let after = report(&crate::analyze(&output), Some(&options));
-        if strip_volatile(before) != strip_volatile(after) {
+        let after = crate::analyze(&output);
+        let same = after.accepted_by_agent_device()
+            && after.metadata().to_json() == analysis.metadata().to_json()
+            && after.steps.len() == analysis.steps.len()
+            && plan_digest(&after.steps, after.metadata(), &options)
+                == plan_digest(&analysis.steps, analysis.metadata(), &options);
+        if !same {
             return Formatted {
                 output: text.to_string(),
                 changed: false,
@@ -96,13 +100,6 @@ pub fn format(text: &str) -> Formatted {
     }
 }
 
-fn strip_volatile(mut v: Value) -> Value {
-    if let Value::Object(m) = &mut v {
-        m.remove("file");
-    }
-    v
-}
-
 struct Writer<'a> {
     steps: &'a [Step],
 }
@@ -114,7 +111,11 @@ impl ActionPrinter for Writer<'_> {
         line: &Line,
         action: &ActionLine,
     ) -> Option<String> {
-        let step = self.steps.iter().find(|s| s.line == line.index)?;
+        // Steps are in line order: binary search instead of a scan per line.
+        let step = &self.steps[self
+            .steps
+            .binary_search_by_key(&line.index, |s| s.line)
+            .ok()?];
         // A step whose tokens the reader partly ignores keeps every token (respelled), so no
         // text the author wrote disappears; `ad check` points at the ignored parts.
         let drops = step.notes.iter().any(|n| {
@@ -124,11 +125,13 @@ impl ActionPrinter for Writer<'_> {
             )
         });
         let canonical = if drops { None } else { Some(write_step(step)) };
+        let original = file.line_text(line);
         for candidate in canonical
             .into_iter()
             .chain(std::iter::once(printer::respell_tokens(file, action)))
         {
-            if same_step(step, &candidate) {
+            // Already canonical: nothing to verify.
+            if candidate == original || same_step(step, &candidate) {
                 return Some(candidate);
             }
         }

@@ -67,6 +67,21 @@ pub struct Step {
 }
 
 impl Step {
+    /// Same command, positionals, flags, runtime and ref label (evidence aside): what the action
+    /// line itself says.
+    pub fn same_action(&self, other: &Step) -> bool {
+        self.command == other.command
+            && self
+                .positionals
+                .iter()
+                .map(|a| &a.value)
+                .eq(other.positionals.iter().map(|a| &a.value))
+            && self.flags == other.flags
+            && self.runtime == other.runtime
+            && self.ref_label.as_ref().map(|l| &l.value)
+                == other.ref_label.as_ref().map(|l| &l.value)
+    }
+
     pub fn positional_values(&self) -> Vec<String> {
         self.positionals.iter().map(|a| a.value.clone()).collect()
     }

@@ -57,8 +57,9 @@ pub struct Step {
     /// `open`'s runtime hints.
     pub runtime: Option<Map<String, Value>>,
     pub ref_label: Option<Arg>,
-    pub target_evidence: Option<TargetEvidence>,
-    pub target_evidences: Option<DualEvidence>,
+    /// Boxed: most steps have none, and a step is moved around a lot.
+    pub target_evidence: Option<Box<TargetEvidence>>,
+    pub target_evidences: Option<Box<DualEvidence>>,
     /// Annotation line index, when one is bound.
     pub annotation_line: Option<usize>,
     pub notes: Vec<ReaderNote>,
@@ -125,7 +126,7 @@ impl Step {
         if let Some(e) = &self.target_evidences {
             m.insert(
                 "targetEvidences".into(),
-                Evidence::Dual(e.clone()).to_value(),
+                Evidence::Dual((**e).clone()).to_value(),
             );
         }
         Value::Object(m)
@@ -139,9 +140,12 @@ struct Tok<'a> {
 
 /// Lowers every action line. Parity diagnostics (the reader's rejections) are appended.
 pub fn lower(file: &SourceFile, diagnostics: &mut Vec<Diagnostic>) -> Vec<Step> {
-    file.actions()
-        .map(|(line, action)| lower_line(file, line, action, diagnostics))
-        .collect()
+    let mut steps = Vec::with_capacity(file.actions().count());
+    steps.extend(
+        file.actions()
+            .map(|(line, action)| lower_line(file, line, action, diagnostics)),
+    );
+    steps
 }
 
 fn lower_line(
@@ -167,8 +171,8 @@ fn lower_line(
         .and_then(|l| file.annotation(l))
         .and_then(|a| a.evidence.as_deref().cloned())
     {
-        Some(Evidence::Single(e)) => (Some(e), None),
-        Some(Evidence::Dual(d)) => (None, Some(d)),
+        Some(Evidence::Single(e)) => (Some(Box::new(e)), None),
+        Some(Evidence::Dual(d)) => (None, Some(Box::new(d))),
         None => (None, None),
     };
     let mut step = Step {

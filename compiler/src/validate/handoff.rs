@@ -12,7 +12,7 @@ use crate::codes;
 use crate::lower::Step;
 use crate::profile::{mutates, Profile, ProfileDecision};
 use crate::registry::{Effect, Targeting, Verification};
-use crate::shape::{element_targets, wait_form, Target, WaitForm};
+use crate::shape::{element_targets, Target, WaitForm};
 
 pub(super) fn check(cx: &Context, decision: ProfileDecision, out: &mut Vec<Diagnostic>) {
     if decision.profile != Profile::Handoff || cx.steps.is_empty() {
@@ -75,7 +75,7 @@ pub(super) fn check(cx: &Context, decision: ProfileDecision, out: &mut Vec<Diagn
         {
             continue;
         }
-        match guard_problem(step) {
+        match guard_problem(cx, step) {
             None => qualifying = true,
             Some(problem) => near_misses.push((step, problem)),
         }
@@ -118,10 +118,9 @@ pub(super) fn check(cx: &Context, decision: ProfileDecision, out: &mut Vec<Diagn
             ));
         }
         let needs_evidence = match spec.verification {
-            Verification::PreDispatch => {
-                !element_targets(step).is_empty()
-                    && !matches!(element_targets(step)[0].1, Target::Point { .. })
-            }
+            Verification::PreDispatch => element_targets(step)
+                .first()
+                .is_some_and(|(_, t)| !matches!(t, Target::Point { .. })),
             Verification::DragEndpoints => {
                 step.positionals.first().is_some_and(|p| p.value == "drag")
             }
@@ -154,8 +153,8 @@ pub(super) fn check(cx: &Context, decision: ProfileDecision, out: &mut Vec<Diagn
 }
 
 /// Why a `wait` does not qualify as a destination guard (None: it does).
-fn guard_problem(step: &Step) -> Option<String> {
-    match wait_form(&step.positionals) {
+fn guard_problem(cx: &Context, step: &Step) -> Option<String> {
+    match cx.wait_form(step).cloned().unwrap_or(WaitForm::Empty) {
         WaitForm::Selector { .. } => {}
         WaitForm::Sleep { .. } => {
             return Some("a duration wait proves nothing about the screen".into())
@@ -194,7 +193,7 @@ fn guard_fix(cx: &Context, last_mutation: Option<usize>) -> Option<(String, Vec<
     let landmark = before.iter().rev().find(|s| {
         s.spec
             .is_some_and(|sp| sp.targeting == Targeting::WaitTarget)
-            && guard_problem(s).is_none()
+            && guard_problem(cx, s).is_none()
     })?;
     let annotation = landmark
         .annotation_line

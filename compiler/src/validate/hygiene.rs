@@ -8,7 +8,7 @@ use crate::codes;
 use crate::lower::Step;
 use crate::profile::terminal_close;
 use crate::registry::Targeting;
-use crate::shape::{wait_form, WaitForm};
+use crate::shape::WaitForm;
 
 /// agent-device's wait polling defaults.
 pub const WAIT_POLL_INTERVAL_MS: f64 = 300.0;
@@ -21,42 +21,33 @@ pub(super) fn check(cx: &Context, out: &mut Vec<Diagnostic>) {
     stutters(cx, out);
 }
 
-fn uses_variable(step: &Step, name: &str) -> bool {
-    let needle = format!("${{{name}");
-    let in_value = |v: &str| v.contains(&needle);
-    step.positionals.iter().any(|a| in_value(&a.value))
-        || step
-            .flags
-            .values()
-            .any(|v| v.as_str().is_some_and(in_value))
-        || step
-            .runtime
-            .as_ref()
-            .is_some_and(|r| r.values().any(|v| v.as_str().is_some_and(in_value)))
-}
-
 fn env_directives(cx: &Context, out: &mut Vec<Diagnostic>) {
+    if cx.parse.metadata.env.is_empty() {
+        return;
+    }
     let text = cx.text();
+    // Every `${NAME}` the steps read (positionals, flag and runtime values), collected once.
+    let mut used_names = std::collections::HashSet::new();
+    for step in cx.steps {
+        let strings = step
+            .positionals
+            .iter()
+            .map(|a| a.value.as_str())
+            .chain(step.flags.values().filter_map(|v| v.as_str()))
+            .chain(
+                step.runtime
+                    .iter()
+                    .flat_map(|r| r.values().filter_map(|v| v.as_str())),
+            );
+        for value in strings.filter(|v| v.contains("${")) {
+            for p in ad_grammar::placeholder::placeholders(value) {
+                used_names.insert(p.name(value).to_string());
+            }
+        }
+    }
     for entry in &cx.parse.metadata.env {
         let line = &cx.parse.file.lines[entry.line];
-        let used = cx.steps.iter().any(|s| {
-            ad_grammar::placeholder::placeholders(
-                &s.positionals
-                    .iter()
-                    .map(|a| a.value.as_str())
-                    .collect::<Vec<_>>()
-                    .join(" "),
-            )
-            .any(|p| {
-                p.name(
-                    &s.positionals
-                        .iter()
-                        .map(|a| a.value.as_str())
-                        .collect::<Vec<_>>()
-                        .join(" "),
-                ) == entry.key
-            }) || uses_variable(s, &entry.key)
-        });
+        let used = used_names.contains(entry.key.as_str());
         if !used {
             let end = if line.span.end < text.len() {
                 line.span.end + 1
@@ -125,7 +116,7 @@ fn wait_timeouts(cx: &Context, out: &mut Vec<Diagnostic>) {
         {
             continue;
         }
-        let timeout = match wait_form(&step.positionals) {
+        let timeout = match cx.wait_form(step).cloned().unwrap_or(WaitForm::Empty) {
             WaitForm::Text { timeout_ms, .. }
             | WaitForm::Absent { timeout_ms, .. }
             | WaitForm::Ref { timeout_ms, .. }

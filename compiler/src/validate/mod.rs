@@ -23,11 +23,22 @@ pub(crate) struct Context<'a> {
     pub steps: &'a [Step],
     /// Lines agent-device already rejects; rules stay quiet there to avoid double reports.
     pub rejected_lines: std::collections::HashSet<usize>,
+    /// The `wait` sub-grammar of each step (None for other commands), computed once.
+    wait_forms: Vec<Option<crate::shape::WaitForm>>,
 }
 
 impl Context<'_> {
     pub fn text(&self) -> &str {
         &self.parse.file.text
+    }
+
+    /// The `wait` form of a step of this script (steps are in line order).
+    pub fn wait_form(&self, step: &Step) -> Option<&crate::shape::WaitForm> {
+        let i = self
+            .steps
+            .binary_search_by_key(&step.line, |s| s.line)
+            .ok()?;
+        self.wait_forms[i].as_ref()
     }
 }
 
@@ -41,11 +52,20 @@ pub(crate) fn validate(
         .iter()
         .filter_map(|d| d.rejection.as_ref().map(|r| r.order.0))
         .collect();
+    let wait_forms = steps
+        .iter()
+        .map(|s| {
+            s.spec
+                .is_some_and(|spec| spec.targeting == crate::registry::Targeting::WaitTarget)
+                .then(|| crate::shape::wait_form(&s.positionals))
+        })
+        .collect();
     let cx = Context {
         parse,
         config,
         steps,
         rejected_lines,
+        wait_forms,
     };
     commands::check(&cx, diagnostics);
     reader_notes::check(&cx, diagnostics);

@@ -20,7 +20,7 @@ pub(super) fn check(cx: &Context, out: &mut Vec<Diagnostic>) {
             if let Some(value_arg) = fill_text(step) {
                 let value = value_arg.value.as_str();
                 let whole = whole_token_variable(value).is_some();
-                let secure = step.target_evidence.as_ref().is_some_and(is_secure_field);
+                let secure = step.target_evidence.as_deref().is_some_and(is_secure_field);
                 if secure && !whole && !value.is_empty() {
                     let name = variable_name(step.target_evidence.as_ref().unwrap());
                     let span = step.arg_span(value_arg);

@@ -9,15 +9,17 @@ use super::Context;
 use crate::codes;
 use crate::lower::{Arg, Step};
 use crate::registry::Targeting;
-use crate::shape::{element_targets, is_form, wait_form, wait_targets, IsForm, Target, WaitForm};
+use crate::shape::{element_targets, is_form, wait_targets, IsForm, Target, WaitForm};
 
 pub(super) fn check(cx: &Context, out: &mut Vec<Diagnostic>) {
     for step in cx.steps {
         let Some(spec) = step.spec else { continue };
         match spec.targeting {
             Targeting::WaitTarget => {
-                let form = wait_form(&step.positionals);
-                for (arg, target) in wait_targets(step, &form) {
+                let Some(form) = cx.wait_form(step) else {
+                    continue;
+                };
+                for (arg, target) in wait_targets(step, form) {
                     check_target(cx, step, arg, &target, out);
                 }
                 if let WaitForm::Invalid { message, .. } = form {

@@ -59,7 +59,21 @@ pub fn analyze_with(text: &str, config: &config::Config) -> Analysis {
     let mut parse = ad_grammar::parse(text);
     let mut diagnostics = std::mem::take(&mut parse.diagnostics);
     let steps = lower::lower(&parse.file, &mut diagnostics);
-    validate::validate(&parse, &steps, config, &mut diagnostics);
+    // A JSON payload, Maestro YAML or binary file is not a script: say so once instead of
+    // reporting every line of it.
+    let not_a_script = diagnostics.iter().any(|d| {
+        [
+            ad_grammar::codes::JSON_PAYLOAD,
+            ad_grammar::codes::MAESTRO_YAML,
+            ad_grammar::codes::BINARY_CONTENT,
+        ]
+        .contains(&d.code)
+    });
+    if not_a_script {
+        diagnostics.retain(|d| d.is_parity_error() || d.code.starts_with("AD00"));
+    } else {
+        validate::validate(&parse, &steps, config, &mut diagnostics);
+    }
     config.apply(&mut diagnostics);
     diagnostics.sort_by_key(|d| (d.primary_span().start, d.primary_span().end));
     Analysis {

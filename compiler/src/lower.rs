@@ -283,6 +283,15 @@ impl Ctx<'_, '_> {
 
     fn verbatim(&mut self, args: &[Tok], strip_pins: bool) {
         for t in args {
+            // A CLI flag the reader keeps as a positional (`scroll down --pixels 200`).
+            if self.step.spec.is_some_and(|s| s.is_usable_in_scripts())
+                && t.value.starts_with("--")
+                && t.value.len() > 2
+            {
+                self.step
+                    .notes
+                    .push(ReaderNote::UnknownFlag { token: t.index });
+            }
             let arg = if strip_pins { self.pin(t) } else { single(&t) };
             self.step.positionals.push(arg);
         }
@@ -792,6 +801,10 @@ impl Step {
     /// quoted tokens without escapes; the whole token otherwise.
     pub fn value_span(&self, arg: &Arg, range: std::ops::Range<usize>, file: &SourceFile) -> Span {
         let text = file.text.as_str();
+        let tokens = match &file.lines[self.line].kind {
+            ad_grammar::LineKind::Action(a) => &a.tokens,
+            _ => return self.arg_span(arg),
+        };
         let mut offset = 0;
         for (k, &t) in arg.tokens.iter().enumerate() {
             if k > 0 {
@@ -799,29 +812,33 @@ impl Step {
             }
             let span = self.token_spans[t];
             let raw = &text[span.range()];
-            // A JSON token with both quotes (an unterminated one is read as written).
-            let quoted = raw.len() >= 2 && raw.starts_with('"') && raw.ends_with('"');
-            let inner = if quoted { &raw[1..raw.len() - 1] } else { raw };
-            let value_len = if quoted && raw.contains('\\') {
-                usize::MAX
+            let value = tokens[t].value(text);
+            // Where the value's bytes sit in the source: the raw text itself (bare, or a token
+            // that could not be decoded), the text between the quotes, or nowhere exactly (escapes).
+            let base = if value.len() == raw.len() {
+                Some(span.start)
+            } else if value.len() + 2 == raw.len() && raw.get(1..raw.len() - 1) == Some(value) {
+                Some(span.start + 1)
             } else {
-                inner.len()
+                None
             };
-            if value_len == usize::MAX {
-                if range.start >= offset {
-                    return span;
-                }
-            } else if range.start >= offset && range.start <= offset + value_len {
-                let base = span.start + usize::from(quoted);
+            if range.start >= offset && range.start <= offset + value.len() {
+                let Some(base) = base else { return span };
                 let start = base + (range.start - offset);
-                let end = if range.end <= offset + value_len {
+                let end = if range.end <= offset + value.len() {
                     base + (range.end - offset)
                 } else {
                     self.arg_span(arg).end
                 };
-                return Span::new(start, end.max(start));
+                let floor = |mut i: usize| {
+                    while !text.is_char_boundary(i) {
+                        i -= 1;
+                    }
+                    i
+                };
+                return Span::new(floor(start), floor(end.max(start)));
             }
-            offset = offset.saturating_add(value_len);
+            offset += value.len();
         }
         self.arg_span(arg)
     }

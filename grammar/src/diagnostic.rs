@@ -209,6 +209,24 @@ impl Diagnostic {
     }
 }
 
+/// Text safe to show in a one-line message: control characters become escapes (`\t`, `\u{0}`).
+pub fn printable(s: &str) -> std::borrow::Cow<'_, str> {
+    if !s.chars().any(char::is_control) {
+        return std::borrow::Cow::Borrowed(s);
+    }
+    std::borrow::Cow::Owned(
+        s.chars()
+            .map(|c| {
+                if c.is_control() {
+                    c.escape_debug().to_string()
+                } else {
+                    c.to_string()
+                }
+            })
+            .collect(),
+    )
+}
+
 /// Maps byte offsets to 1-based line/column (columns in Unicode scalar values) and to UTF-16
 /// columns for editors.
 #[derive(Debug, Clone)]

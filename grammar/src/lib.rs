@@ -20,7 +20,9 @@ pub mod selector;
 pub mod text;
 pub mod tree;
 
-pub use diagnostic::{Diagnostic, Edit, Fix, Label, LineIndex, Reader, Rejection, Severity, Span};
+pub use diagnostic::{
+    printable, Diagnostic, Edit, Fix, Label, LineIndex, Reader, Rejection, Severity, Span,
+};
 pub use metadata::Metadata;
 pub use parser::{parse, Parse};
 pub use tree::*;

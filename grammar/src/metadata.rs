@@ -201,8 +201,31 @@ impl HeaderReader {
         }
         for (key, json_key, min) in [("timeout", "timeoutMs", 1.0), ("retries", "retries", 0.0)] {
             if let Some((v, span)) = find_key(line, key, true) {
+                // Only the digit prefix is read: `timeout=60s` means 60 ms.
+                let tail: String = line[span.end..]
+                    .chars()
+                    .take_while(|c| !is_js_whitespace(*c))
+                    .collect();
                 let span = span.shift(off);
                 recognised.push(span.start);
+                if !tail.is_empty() {
+                    let unit = if key == "timeout" { " ms" } else { "" };
+                    diagnostics.push(
+                        Diagnostic::warning(
+                            codes::CONTEXT_VALUE_IGNORED,
+                            format!("`{key}={v}{tail}` is read as {v}{unit}"),
+                            Span::new(span.start, span.end + tail.len()),
+                        )
+                        .with_label(format!(
+                            "agent-device reads only the digits; `{tail}` is ignored"
+                        ))
+                        .with_help(if key == "timeout" {
+                            "write the timeout in milliseconds: timeout=60000 for a minute"
+                        } else {
+                            "write a whole number from 0 to 3"
+                        }),
+                    );
+                }
                 let n = crate::text::js_number(v).floor();
                 if n >= min && n.is_finite() {
                     if key == "timeout" {

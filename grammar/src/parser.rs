@@ -214,16 +214,19 @@ fn file_level_checks(text: &str, diagnostics: &mut Vec<Diagnostic>) {
 }
 
 fn lone_cr(text: &str, content: Span, index: usize, diagnostics: &mut Vec<Diagnostic>) {
-    let at = content.start + text[content.range()].find('\r').unwrap_or(0);
-    diagnostics.push(
-        Diagnostic::warning(codes::LONE_CR, "lone carriage return inside a line", Span::new(at, at + 1))
-            .with_label("agent-device splits lines only on \\n and \\r\\n: this \\r is not a line break")
-            .with_help(format!(
-                "line {} and the text after the \\r are read as one line; use \\n (or \\r\\n) line endings",
-                index + 1
-            ))
-            .with_fix("Replace the carriage return with a newline", vec![Edit { span: Span::new(at, at + 1), replacement: "\n".into() }]),
-    );
+    // Every lone CR of the line, so one `--fix` run repairs them all.
+    for (rel, _) in text[content.range()].match_indices('\r') {
+        let at = content.start + rel;
+        diagnostics.push(
+            Diagnostic::warning(codes::LONE_CR, "lone carriage return inside a line", Span::new(at, at + 1))
+                .with_label("agent-device splits lines only on \\n and \\r\\n: this \\r is not a line break")
+                .with_help(format!(
+                    "line {} and the text after the \\r are read as one line; use \\n (or \\r\\n) line endings",
+                    index + 1
+                ))
+                .with_fix("Replace the carriage return with a newline", vec![Edit { span: Span::new(at, at + 1), replacement: "\n".into() }]),
+        );
+    }
 }
 
 fn binding_error(
@@ -439,7 +442,7 @@ fn tokenize(
                             ),
                         };
                         diagnostics.push(
-                            Diagnostic::error(codes::INVALID_QUOTED, format!("invalid quoted value {raw}"), at)
+                            Diagnostic::error(codes::INVALID_QUOTED, format!("invalid quoted value {}", crate::diagnostic::printable(raw)), at)
                                 .with_label(label)
                                 .with_help(help)
                                 .rejected_by(

@@ -22,7 +22,9 @@ pub fn run(args: ExplainArgs) -> i32 {
             println!("{}", text.trim_end());
             0
         }
-        None => crate::usage_error(&format!("unknown diagnostic code {code}; `ad explain` lists them all")),
+        None => crate::usage_error(&format!(
+            "unknown diagnostic code {code}; `ad explain` lists them all"
+        )),
     }
 }
 
@@ -30,6 +32,21 @@ pub fn run(args: ExplainArgs) -> i32 {
 fn section(code: &str) -> Option<&'static str> {
     let start = DOCS.find(&format!("\n### {code} "))? + 1;
     let rest = &DOCS[start..];
-    let end = rest[4..].find("\n### ").or_else(|| rest[4..].find("\n## ")).map(|i| i + 5).unwrap_or(rest.len());
-    Some(&rest[..end])
+    // Up to whichever heading comes first: the next entry (`### `) or the next chapter (`## `),
+    // and without a trailing anchor line that belongs to the next entry.
+    let body = &rest[4..];
+    let end = [body.find("\n### "), body.find("\n## ")]
+        .into_iter()
+        .flatten()
+        .min()
+        .map(|i| i + 5)
+        .unwrap_or(rest.len());
+    let section = &rest[..end];
+    let section = section.trim_end();
+    Some(
+        section
+            .rsplit_once('\n')
+            .filter(|(_, last)| last.trim_start().starts_with("<a id="))
+            .map_or(section, |(head, _)| head),
+    )
 }

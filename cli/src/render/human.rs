@@ -24,11 +24,22 @@ pub fn render(file: &CheckedFile, d: &Diagnostic, colour: bool, out: &mut Vec<u8
                 .with_color(colour)
                 .with_index_type(ariadne::IndexType::Char),
         );
+    let title = ad_compiler::all_codes()
+        .into_iter()
+        .find(|(c, _)| *c == d.code)
+        .map(|(_, t)| t)
+        .unwrap_or("here");
     for label in &d.labels {
         let range = to_chars(label.span.start)..to_chars(label.span.end.max(label.span.start));
         let mut l = Label::new((name, range)).with_order(if label.primary { 0 } else { 1 });
-        if !label.message.is_empty() {
-            l = l.with_message(&label.message);
+        // ariadne draws no underline for a label without text: name the rule instead.
+        let text = if label.message.is_empty() && label.primary {
+            title
+        } else {
+            label.message.as_str()
+        };
+        if !text.is_empty() {
+            l = l.with_message(text);
         }
         if colour {
             l = l.with_color(if label.primary { color } else { Color::Blue });
@@ -49,9 +60,25 @@ pub fn render(file: &CheckedFile, d: &Diagnostic, colour: bool, out: &mut Vec<u8
         report = report.with_note(notes.join("\n"));
     }
     let mut buf = Vec::new();
+    // agent-device breaks lines only at \n; ariadne also breaks at \r, VT, FF, NEL and U+2028/9.
+    // Show those as spaces (one char for one char, so offsets hold) to keep line numbers equal.
+    let shown: String = file
+        .text
+        .chars()
+        .map(|c| {
+            if matches!(
+                c,
+                '\r' | '\u{0B}' | '\u{0C}' | '\u{85}' | '\u{2028}' | '\u{2029}'
+            ) {
+                ' '
+            } else {
+                c
+            }
+        })
+        .collect();
     let _ = report
         .finish()
-        .write((name, Source::from(file.text.as_str())), &mut buf);
+        .write((name, Source::from(shown.as_str())), &mut buf);
     if colour {
         out.extend_from_slice(&buf);
     } else {

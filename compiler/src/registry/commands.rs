@@ -1880,7 +1880,7 @@ pub static COMMANDS: &[CommandSpec] = &[
         verification: Verification::None,
         availability: Availability::Retired {
             migration: "scrollintoview was removed: use `scroll <up|down|left|right> [amount]` \
-                        steps followed by a selector wait (`wait 'label=\"Item\"' 5000`), or \
+                        steps followed by a selector wait (`wait \"label=\\\"Item\\\"\" 5000`), or \
                         `find <text> click` to locate and tap in one step",
         },
     },

@@ -14,7 +14,12 @@ use crate::registry::{ArgKind, FlagValue, Form, ReaderRule, Targeting};
 pub(super) fn check(cx: &Context, out: &mut Vec<Diagnostic>) {
     for step in cx.steps {
         let Some(spec) = step.spec else { continue };
-        if cx.rejected_lines.contains(&step.line) {
+        // A flag the reader keeps as text is reported once, as AD113, not as a type error too.
+        let kept_flag = step
+            .notes
+            .iter()
+            .any(|n| matches!(n, crate::lower::ReaderNote::UnknownFlag { .. }));
+        if cx.rejected_lines.contains(&step.line) || kept_flag {
             continue;
         }
         flag_ranges(step, out);

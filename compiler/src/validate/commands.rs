@@ -16,7 +16,7 @@ pub(super) fn check(cx: &Context, out: &mut Vec<Diagnostic>) {
                 .iter()
                 .filter(|c| c.is_usable_in_scripts())
                 .map(|c| c.name);
-            let mut d = Diagnostic::error(codes::UNKNOWN_COMMAND, format!("unknown command `{word}`"), span)
+            let mut d = Diagnostic::error(codes::UNKNOWN_COMMAND, format!("unknown command `{}`", ad_grammar::printable(word)), span)
                 .with_label("agent-device has no such command: this step fails when it is reached, after the earlier steps ran");
             match did_you_mean(word, usable) {
                 Some(s) => {
@@ -25,7 +25,10 @@ pub(super) fn check(cx: &Context, out: &mut Vec<Diagnostic>) {
                         vec![Edit { span, replacement: s.to_string() }],
                     )
                 }
-                None => d = d.with_help("see `ad commands` for the commands scripts can use (command words are case-sensitive)"),
+                None if word == "env" => {
+                    d = d.with_help("`env` directives need a plain space or tab after `env`; this line has another kind of space, so it reads as a command")
+                }
+                None => d = d.with_help("`ad commands` lists the commands scripts can use (command words are case-sensitive)"),
             }
             out.push(d);
             continue;

@@ -20,10 +20,13 @@ pub(super) fn check(cx: &Context, out: &mut Vec<Diagnostic>) {
             match *note {
                 ReaderNote::UnknownFlag { token } => {
                     let (raw, span) = tok(token);
+                    if raw == "--record-as" {
+                        continue; // AD720 explains it, with the right fix
+                    }
                     let (label, help) = if targets_elements {
                         (
-                            "the .ad reader does not read this flag: it is glued into the selector text".to_string(),
-                            format!("`{raw}` works on the agent-device command line only; remove it (the step's target becomes invalid with it)"),
+                            "the .ad reader does not read this flag: it becomes part of the step's text".to_string(),
+                            format!("`{raw}` works on the agent-device command line only; in a script it is joined into the selector or text argument; remove it"),
                         )
                     } else {
                         (
@@ -114,7 +117,17 @@ pub(super) fn check(cx: &Context, out: &mut Vec<Diagnostic>) {
                 .first()
                 .is_some_and(|p| p.value.starts_with('@'))
         {
-            if let Some(label) = &step.ref_label {
+            // The recorder writes `fill @e3 "Label" "text"` on purpose: only bare words are a slip.
+            let bare = |a: &crate::lower::Arg| {
+                a.tokens
+                    .iter()
+                    .all(|t| !text[step.token_spans[*t].range()].starts_with('"'))
+            };
+            if let Some(label) = step
+                .ref_label
+                .as_ref()
+                .filter(|l| bare(l) && step.positionals.get(1).is_some_and(bare))
+            {
                 let span = step.arg_span(label);
                 let text_arg = step.positionals.get(1);
                 let mut d = Diagnostic::warning(codes::REF_LABEL_CONSUMED, format!("`{}` is read as the @ref's label, not as text", label.value), span)

@@ -12,6 +12,11 @@ if [ ! -f "$shared/oracle/setup.sh" ]; then
 fi
 command -v node >/dev/null || { echo "error: node is required for the agent-device oracle (apt-get install nodejs npm)" >&2; exit 1; }
 bash "$shared/oracle/setup.sh"
+# Editor tests: headless Neovim as a real LSP client (cli/tests/lsp_neovim.rs), and VS Code's
+# TextMate engine for the extension's grammar (lsp/tests/textmate_grammar.rs; packages pinned by
+# editors/vscode/test/package-lock.json).
+command -v nvim >/dev/null || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq neovim; }
+(cd editors/vscode/test && npm ci --no-audit --no-fund --loglevel=error)
 
 echo "==> cargo fmt --check"
 cargo fmt --all -- --check

@@ -7,9 +7,13 @@ static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 mod commands {
     pub mod check;
+    pub mod commands_list;
     pub mod explain;
     pub mod fmt;
+    pub mod lsp;
     pub mod parse;
+    pub mod run;
+    pub mod test;
 }
 mod files;
 mod render;
@@ -34,10 +38,21 @@ enum Command {
     /// Rewrite scripts in agent-device's own canonical spelling, keeping every comment, every
     /// line and exactly what each step does. `--check` for CI, `--diff` to review.
     Fmt(commands::fmt::FmtArgs),
+    /// List the commands scripts can use, with their arguments.
+    Commands(commands::commands_list::CommandsArgs),
     /// Explain a diagnostic code (what it means, an example and the fix), or list all codes.
     Explain(commands::explain::ExplainArgs),
     /// Print how a script parses: agent-device's view (default) or ad's syntax tree.
     Parse(commands::parse::ParseArgs),
+    /// Run the language server on stdin/stdout (diagnostics, completion, hover, formatting, …)
+    /// for editors: see docs/editors.md.
+    Lsp(commands::lsp::LspArgs),
+    /// Run a script on the embedded simulated device: live progress, a divergence report when a
+    /// step fails, a crash-safe run journal. Exit 0 passed, 1 failed, 2 usage/static errors.
+    Run(commands::run::RunArgs),
+    /// Run a suite of scripts: static check first, platform filter, shards, retries (flaky
+    /// passes reported), parallel jobs, JUnit/JSON reports. Exit 0 all passed, 1 any failed.
+    Test(commands::test::TestArgs),
 }
 
 /// Prints a usage or I/O problem and returns exit code 2.
@@ -74,12 +89,22 @@ pub fn atomic_write(path: &std::path::Path, bytes: &[u8]) -> std::io::Result<()>
 }
 
 fn main() {
+    // Rust ignores SIGPIPE, which turns `ad commands | head` into a panic on the next write.
+    #[cfg(unix)]
+    // SAFETY: called once at startup before any thread exists; SIG_DFL is a valid disposition.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+    }
     let cli = Cli::parse();
     let code = match cli.command {
         Command::Check(args) => commands::check::run(args),
         Command::Fmt(args) => commands::fmt::run(args),
+        Command::Commands(args) => commands::commands_list::run(args),
         Command::Explain(args) => commands::explain::run(args),
         Command::Parse(args) => commands::parse::run(args),
+        Command::Lsp(args) => commands::lsp::run(args),
+        Command::Run(args) => commands::run::run(args),
+        Command::Test(args) => commands::test::run(args),
     };
     std::process::exit(code);
 }

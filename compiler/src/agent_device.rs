@@ -8,7 +8,7 @@ use serde_json::{json, Map, Value};
 use crate::digest::{plan_digest, DigestOptions};
 use crate::Analysis;
 
-fn first_rejection<'a>(diagnostics: &'a [Diagnostic], reader: Reader) -> Option<&'a Diagnostic> {
+fn first_rejection(diagnostics: &[Diagnostic], reader: Reader) -> Option<&Diagnostic> {
     diagnostics
         .iter()
         .filter(|d| d.rejection.as_ref().is_some_and(|r| r.reader == reader))

@@ -18,6 +18,8 @@ pub const FIELD_CAP: usize = 256;
 /// Maximum ancestry entries.
 pub const ANCESTRY_CAP: usize = 8;
 
+// Always stored boxed (`Annotation::evidence`), so the variants' size difference costs nothing.
+#[allow(clippy::large_enum_variant)]
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(untagged)]
 pub enum Evidence {

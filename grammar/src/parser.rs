@@ -59,8 +59,7 @@ pub fn parse(text: &str) -> Parse {
             }
             LineKind::Blank
         } else if trimmed.starts_with('#') {
-            let kind = comment_or_annotation(text, content, index, &mut pending, &mut diagnostics);
-            kind
+            comment_or_annotation(text, content, index, &mut pending, &mut diagnostics)
         } else if is_env_directive(trimmed) {
             if let Some(p) = pending.take() {
                 binding_error(&p, index, "is an env directive", content, &mut diagnostics);

@@ -1,1 +1,34 @@
 //! `ad-runtime`: the interpreter that runs a compiled plan against a device backend.
+//!
+//! ```text
+//! compiled steps ──interp──▶ Backend (sim by default)
+//!        │                     │
+//!        └──────── journal (events.jsonl, observations/, run.json) ◀──┘
+//! ```
+//!
+//! - [`backend::Backend`]: the device interface (async, tokio);
+//! - [`sim::Sim`]: the embedded simulated device running JSON app models on a virtual clock;
+//! - [`interp::run`]: variables, selector resolution, waits, identity verification, ref frames,
+//!   divergence reports;
+//! - [`journal::Journal`]: the crash-safe run journal;
+//! - [`session`]: running one script end to end (model lookup, journal, session persistence);
+//! - [`suite`]: `ad test` (discovery filters, retries, shards, parallel jobs) and its reports.
+
+pub mod backend;
+pub mod divergence;
+pub mod frame;
+pub mod identity;
+pub mod interp;
+pub mod journal;
+pub mod report;
+pub mod select;
+pub mod session;
+pub mod sim;
+pub mod suite;
+pub mod tree;
+pub mod vars;
+
+pub use backend::Backend;
+pub use interp::{run, Plan, Progress, RunOptions, RunResult};
+pub use journal::Journal;
+pub use sim::Sim;

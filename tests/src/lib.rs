@@ -185,14 +185,18 @@ pub fn replace_lone_surrogates(json: &str) -> Cow<'_, str> {
                     i += 12;
                 } else {
                     out.push_str(&json[last..i]);
-                    out.push(ad_grammar::json::lone_surrogate_char(hex_at(i).unwrap_or(0xD800)));
+                    out.push(ad_grammar::json::lone_surrogate_char(
+                        hex_at(i).unwrap_or(0xD800),
+                    ));
                     i += 6;
                     last = i;
                 }
             }
             Some(0xDC00..=0xDFFF) => {
                 out.push_str(&json[last..i]);
-                out.push(ad_grammar::json::lone_surrogate_char(hex_at(i).unwrap_or(0xDC00)));
+                out.push(ad_grammar::json::lone_surrogate_char(
+                    hex_at(i).unwrap_or(0xDC00),
+                ));
                 i += 6;
                 last = i;
             }

@@ -1,0 +1,352 @@
+//! `ad run FILE`: run one script on the embedded simulated device, with live progress, a
+//! divergence report on failure and a crash-safe run journal.
+
+use std::io::{IsTerminal, Write};
+use std::path::PathBuf;
+
+use ad_grammar::{Diagnostic, Severity};
+use ad_runtime::interp::{Plan, Progress, RunOptions, StepEnd, StepInfo};
+use ad_runtime::session::{run_script, SessionConfig};
+use ad_runtime::vars;
+use clap::{Args, ValueEnum};
+
+use crate::files;
+use crate::render::{human, CheckedFile};
+
+pub const RUN_AFTER_HELP: &str = "\
+Examples:
+  ad run examples/login.ad -e PASSWORD=hunter2     run on the simulated device (app model from examples/apps)
+  AD_VAR_PASSWORD=hunter2 ad run examples/login.ad the same, the secret taken from the environment
+  ad run flow.ad --app apps/shop.json --json       pick the app model, print the structured result
+  ad run flow.ad --from 5 --plan-digest 3f2a…      resume at step 5 (both values come from a divergence report)
+  ad run handoff.ad --keep-session                 leave the session live (the terminal close is skipped)
+
+Variables: -e KEY=VALUE > AD_VAR_KEY in the environment > `env KEY=…` in the script > built-ins
+(AD_SESSION, AD_FILENAME, AD_PLATFORM, …). Injected values are shown as <var:NAME> everywhere.
+
+Every run writes <artifacts-dir>/<run-id>/ (events.jsonl, observations/, run.json): see docs/run.md.
+
+Exit codes: 0 the script passed; 1 the script failed (a step diverged, an assertion or a wait
+failed, a variable was unresolved); 2 usage, I/O or static errors (nothing was run).";
+
+#[derive(Args)]
+#[command(after_help = RUN_AFTER_HELP)]
+pub struct RunArgs {
+    /// The script to run.
+    file: PathBuf,
+    /// Set a script variable (repeatable); overrides AD_VAR_* and `env` directives.
+    #[arg(short = 'e', long = "env", value_name = "KEY=VALUE")]
+    env: Vec<String>,
+    /// Resume at step N (1-based, action lines only); requires --plan-digest.
+    #[arg(long, value_name = "N", requires = "plan_digest")]
+    from: Option<usize>,
+    /// The plan digest the resume is checked against (`ad parse --digest`, or the divergence
+    /// report's resume line); requires --from.
+    #[arg(long, value_name = "SHA", requires = "from")]
+    plan_digest: Option<String>,
+    /// Skip the script's terminal `close` and leave the session live.
+    #[arg(long)]
+    keep_session: bool,
+    /// Device backend.
+    #[arg(long, value_name = "BACKEND", default_value = "sim", value_parser = ["sim"])]
+    backend: String,
+    /// The simulator's app model: a JSON file, or a model name found in an apps/ folder (default:
+    /// the model whose "app" is the id the script opens, in apps/ beside the script or above it,
+    /// or examples/apps).
+    #[arg(long, value_name = "MODEL")]
+    app: Option<PathBuf>,
+    /// Print the structured result (JSON) on stdout instead of the summary.
+    #[arg(long)]
+    json: bool,
+    /// Where run folders are written.
+    #[arg(long, value_name = "DIR", default_value = "ad-artifacts")]
+    artifacts_dir: PathBuf,
+    /// Session name (AD_SESSION); a session a run leaves live is kept under
+    /// <artifacts-dir>/sessions/ for `--from`.
+    #[arg(long, value_name = "NAME", default_value = "default")]
+    session: String,
+    /// Platform for the plan digest and AD_PLATFORM (default: the context header).
+    #[arg(long)]
+    platform: Option<String>,
+    /// Target for the plan digest and AD_TARGET (default: the context header).
+    #[arg(long)]
+    target: Option<String>,
+    /// Divergence report size.
+    #[arg(long, value_enum, default_value_t = Level::Default)]
+    level: Level,
+    /// Run even though `ad check` reports errors (only errors agent-device itself would accept:
+    /// useful to see how a run fails).
+    #[arg(long)]
+    force: bool,
+    /// No live progress on stderr.
+    #[arg(long, short = 'q')]
+    quiet: bool,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum Level {
+    /// ≤ 8 KiB, no suggestion entries.
+    Digest,
+    /// ≤ 24 KiB.
+    Default,
+    /// ≤ 64 KiB.
+    Full,
+}
+
+impl Level {
+    fn word(self) -> &'static str {
+        match self {
+            Level::Digest => "digest",
+            Level::Default => "default",
+            Level::Full => "full",
+        }
+    }
+}
+
+/// Live progress on stderr: one line per finished step; on a terminal, the running step too.
+pub struct StderrProgress {
+    tty: bool,
+}
+
+impl StderrProgress {
+    pub fn new() -> Self {
+        StderrProgress {
+            tty: std::io::stderr().is_terminal(),
+        }
+    }
+}
+
+impl Default for StderrProgress {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+fn shorten(s: &str, max: usize) -> String {
+    if s.chars().count() <= max {
+        s.to_string()
+    } else {
+        let mut t: String = s.chars().take(max.saturating_sub(1)).collect();
+        t.push('…');
+        t
+    }
+}
+
+impl Progress for StderrProgress {
+    fn step_start(&mut self, s: &StepInfo) {
+        if self.tty {
+            let mut e = std::io::stderr().lock();
+            let _ = write!(
+                e,
+                "\r\x1b[K  … {}/{}  line {:<4} {}",
+                s.index,
+                s.total,
+                s.line,
+                shorten(&s.label, 70)
+            );
+            let _ = e.flush();
+        }
+    }
+    fn step_end(&mut self, s: &StepInfo, end: &StepEnd) {
+        let mark = match end.status {
+            "ok" => "ok  ",
+            "skipped" => "skip",
+            _ => "FAIL",
+        };
+        let device = if end.device_ms > 0 {
+            format!(", device +{} ms", end.device_ms)
+        } else {
+            String::new()
+        };
+        let mut e = std::io::stderr().lock();
+        if self.tty {
+            let _ = write!(e, "\r\x1b[K");
+        }
+        let _ = writeln!(
+            e,
+            "  {mark} {}/{}  line {:<4} {}  ({:.1} ms{device})",
+            s.index,
+            s.total,
+            s.line,
+            shorten(&s.label, 70),
+            end.wall_ms
+        );
+    }
+}
+
+/// Prints the static errors of a script (ariadne) and returns how many there were.
+pub fn print_static_errors(name: &str, text: &str, diagnostics: &[Diagnostic]) -> usize {
+    let errors: Vec<Diagnostic> = diagnostics
+        .iter()
+        .filter(|d| d.severity == Severity::Error)
+        .cloned()
+        .collect();
+    let n = errors.len();
+    let file = CheckedFile::new(name.to_string(), text.to_string(), errors);
+    let colour = std::io::stderr().is_terminal();
+    let mut buf = Vec::new();
+    for d in &file.diagnostics {
+        human::render(&file, d, colour, &mut buf);
+    }
+    let _ = std::io::stderr().write_all(&buf);
+    n
+}
+
+/// `path:line` and the line's text, for failure headers.
+fn source_excerpt(text: &str, line: usize) -> String {
+    text.split('\n')
+        .nth(line.saturating_sub(1))
+        .map(|l| l.trim_end_matches('\r').to_string())
+        .unwrap_or_default()
+}
+
+pub fn run(args: RunArgs) -> i32 {
+    let source = match files::read(&args.file) {
+        Ok(s) => s,
+        Err(e) => return crate::usage_error(&e.0),
+    };
+    let config = match ad_compiler::config::Config::discover(&args.file) {
+        Ok(c) => c,
+        Err(e) => return crate::usage_error(&e.0),
+    };
+    let analysis = ad_compiler::analyze_with(&source.text, &config);
+    if analysis.has_errors() {
+        let n = print_static_errors(&source.name, &source.text, &analysis.diagnostics);
+        if !analysis.accepted_by_agent_device() {
+            return crate::usage_error(&format!(
+                "{}: {n} static error(s), and agent-device itself rejects this script: nothing was run (fix them; `ad check {}`)",
+                source.name, source.name
+            ));
+        }
+        if !args.force {
+            return crate::usage_error(&format!(
+                "{}: {n} static error(s): nothing was run (fix them — `ad check {}` — or pass --force to see how the run fails)",
+                source.name, source.name
+            ));
+        }
+        eprintln!("warning: running despite {n} static error(s) (--force)");
+    }
+    let cli_env = match vars::parse_cli_entries(&args.env) {
+        Ok(v) => v,
+        Err(e) => return crate::usage_error(&e),
+    };
+    let shell_env = vars::shell_imports(std::env::vars());
+    let plan = Plan {
+        steps: &analysis.steps,
+        metadata: analysis.metadata(),
+    };
+    let options = RunOptions {
+        script_path: source.name.clone(),
+        cli_env,
+        shell_env,
+        from: args.from,
+        plan_digest: args.plan_digest.clone(),
+        keep_session: args.keep_session,
+        session: args.session.clone(),
+        platform: args.platform.clone(),
+        target: args.target.clone(),
+        level: args.level.word().into(),
+        resume_command: format!("ad run {}", source.name),
+        ..RunOptions::default()
+    };
+    let session = SessionConfig {
+        app_model: args.app.clone(),
+        artifacts_root: args.artifacts_dir.clone(),
+        persist_session: true,
+        no_journal: false,
+    };
+    let _ = &args.backend;
+    let mut quiet = ad_runtime::interp::Quiet;
+    let mut live = StderrProgress::new();
+    let progress: &mut dyn Progress = if args.quiet || args.json {
+        &mut quiet
+    } else {
+        &mut live
+    };
+    let outcome = match run_script(&plan, &args.file, &options, &session, progress) {
+        Ok(o) => o,
+        Err(e) => return crate::usage_error(&e.0),
+    };
+    let r = &outcome.result;
+    let journal = outcome
+        .run_dir
+        .as_ref()
+        .map(|d| d.display().to_string())
+        .unwrap_or_default();
+    if args.json {
+        let mut v = r.to_json();
+        v["runDir"] = journal.clone().into();
+        if let Some(f) = &outcome.session_file {
+            v["sessionFile"] = f.display().to_string().into();
+        }
+        println!("{}", serde_json::to_string_pretty(&v).unwrap_or_default());
+    }
+    match &r.error {
+        None => {
+            if !args.json {
+                let device = format!("{:.1} s device time", r.device_ms as f64 / 1000.0);
+                println!(
+                    "ok: {} — {} step(s) replayed in {:.0} ms ({device}); journal {journal}",
+                    source.name, r.replayed, r.wall_ms
+                );
+                if r.session_active {
+                    let loc = &r.location;
+                    let screen = loc.get("screen").and_then(|s| s.as_str()).unwrap_or("?");
+                    let app = loc.get("app").and_then(|s| s.as_str()).unwrap_or("no app");
+                    let kept = outcome
+                        .session_file
+                        .as_ref()
+                        .map(|f| format!(", kept in {}", f.display()))
+                        .unwrap_or_default();
+                    println!(
+                        "session \"{}\" is still active: {app} on screen \"{screen}\"{kept}",
+                        r.session
+                    );
+                }
+            }
+            0
+        }
+        Some(e) if e.preflight => {
+            if !args.json {
+                eprintln!("error[{}]: {}", e.code, e.message);
+                if let Some(h) = &e.hint {
+                    eprintln!("  help: {h}");
+                }
+            }
+            2
+        }
+        Some(e) => {
+            if !args.json {
+                let code = if e.divergence().is_some() {
+                    "REPLAY_DIVERGENCE"
+                } else {
+                    e.code.as_str()
+                };
+                let mut err = std::io::stderr().lock();
+                let _ = writeln!(err, "error[{code}]: {}", e.message);
+                if let Some(line) = e.line {
+                    let _ = writeln!(err, "  --> {}:{line}", source.name);
+                    let _ = writeln!(err, "   | {}", source_excerpt(&source.text, line));
+                }
+                if let Some(h) = &e.hint {
+                    let _ = writeln!(err, "  help: {h}");
+                }
+                if let Some(d) = e.divergence() {
+                    let _ = writeln!(err);
+                    let _ = writeln!(
+                        err,
+                        "{}",
+                        ad_runtime::divergence::render(d, &options.resume_command)
+                    );
+                }
+                let _ = writeln!(err);
+                let _ = writeln!(
+                    err,
+                    "failed: {} — {} of {} step(s) replayed; journal {journal}",
+                    source.name, r.replayed, r.total
+                );
+            }
+            1
+        }
+    }
+}

@@ -1,0 +1,257 @@
+//! `ad test PATHS…`: run a suite of scripts on the simulator and report (human, JUnit, JSON).
+
+use std::io::{IsTerminal, Write};
+use std::path::PathBuf;
+
+use ad_runtime::session::SessionConfig;
+use ad_runtime::suite::{self, Case, CaseResult, Status, SuiteOptions};
+use ad_runtime::vars;
+use clap::Args;
+
+use crate::files;
+
+pub const TEST_AFTER_HELP: &str = "\
+Examples:
+  ad test examples/ -e PASSWORD=hunter2          every *.ad under examples/ (recursively)
+  ad test flows/ --platform ios --jobs 4         only scripts whose `context platform=` is ios, 4 at a time
+  ad test flows/ --shard 2/3 --report-junit junit.xml
+                                                 the second third of the suite, JUnit for CI
+  ad test flows/ --retries 2 --fail-fast         retry failures twice (a later pass is reported
+                                                 as flaky), stop at the first failure
+
+Every script is checked statically first; a script with errors is reported as invalid and never
+runs. Per-script `context timeout=` (device-clock ms) and `retries=` apply unless --timeout /
+--retries override them (retries are clamped to 0..3). With --platform, scripts without a context
+platform are skipped and scripts for another platform are left out. Output is in discovery order
+whatever --jobs is.
+
+Exit codes: 0 every script passed (flaky passes included); 1 a script failed or was invalid;
+2 usage or I/O error.";
+
+#[derive(Args)]
+#[command(after_help = TEST_AFTER_HELP)]
+pub struct TestArgs {
+    /// Scripts or folders (searched recursively for *.ad).
+    #[arg(default_value = ".")]
+    paths: Vec<PathBuf>,
+    /// Set a script variable for every script (repeatable).
+    #[arg(short = 'e', long = "env", value_name = "KEY=VALUE")]
+    env: Vec<String>,
+    /// Keep only scripts whose `context platform=` matches (`apple` matches ios and macos).
+    #[arg(long)]
+    platform: Option<String>,
+    /// Per-script timeout in device-clock milliseconds (overrides `context timeout=`).
+    #[arg(long, value_name = "MS")]
+    timeout: Option<u64>,
+    /// Retries per failing script, 0..3 (overrides `context retries=`).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(0..=3))]
+    retries: Option<u64>,
+    /// Stop starting scripts after the first failure (the rest are reported as not run).
+    #[arg(long)]
+    fail_fast: bool,
+    /// Scripts run in parallel, each in its own session.
+    #[arg(long, short = 'j', value_name = "N", default_value_t = 1)]
+    jobs: usize,
+    /// Run only this part of the suite: INDEX/COUNT, 1-based (`--shard 2/4`).
+    #[arg(long, value_name = "INDEX/COUNT", value_parser = parse_shard)]
+    shard: Option<(usize, usize)>,
+    /// The simulator's app model (default: found by app id; see `ad run --help`).
+    #[arg(long, value_name = "MODEL")]
+    app: Option<PathBuf>,
+    /// Where run folders are written.
+    #[arg(long, value_name = "DIR", default_value = "ad-artifacts")]
+    artifacts_dir: PathBuf,
+    /// Write a JUnit XML report (one testcase per script).
+    #[arg(long, value_name = "FILE")]
+    report_junit: Option<PathBuf>,
+    /// Write a JSON report.
+    #[arg(long, value_name = "FILE")]
+    report_json: Option<PathBuf>,
+}
+
+fn parse_shard(s: &str) -> Result<(usize, usize), String> {
+    let (i, c) = s
+        .split_once('/')
+        .ok_or_else(|| format!("expected INDEX/COUNT (e.g. 2/4), got \"{s}\""))?;
+    let i: usize = i
+        .trim()
+        .parse()
+        .map_err(|_| format!("shard index \"{i}\" is not a number"))?;
+    let c: usize = c
+        .trim()
+        .parse()
+        .map_err(|_| format!("shard count \"{c}\" is not a number"))?;
+    if c == 0 || i == 0 || i > c {
+        return Err(format!("shard {i}/{c}: INDEX must be between 1 and COUNT"));
+    }
+    Ok((i, c))
+}
+
+fn describe(r: &CaseResult) -> String {
+    let mut line = format!("{:<8} {}", r.status.word().to_uppercase(), r.display);
+    let last = r.attempts.last();
+    match r.status {
+        Status::Passed | Status::Flaky => {
+            if let Some(a) = last {
+                line.push_str(&format!(
+                    "  ({} steps, {:.1} s device time)",
+                    a.replayed,
+                    a.device_ms as f64 / 1000.0
+                ));
+            }
+            if r.status == Status::Flaky {
+                line.push_str(&format!(
+                    "  passed on attempt {} of {}",
+                    r.attempts.len(),
+                    r.retries_allowed + 1
+                ));
+                for (i, a) in r.attempts.iter().enumerate().filter(|(_, a)| !a.ok) {
+                    line.push_str(&format!(
+                        "\n           attempt {}: {}",
+                        i + 1,
+                        a.message.as_deref().unwrap_or("failed")
+                    ));
+                }
+            }
+        }
+        Status::Failed => {
+            if let Some(a) = last {
+                if let Some(l) = a.line {
+                    line.push_str(&format!("\n           {}:{l}", r.display));
+                }
+                line.push_str(&format!(
+                    "\n           {}",
+                    a.message.as_deref().unwrap_or("failed")
+                ));
+                if r.attempts.len() > 1 {
+                    line.push_str(&format!("\n           ({} attempts)", r.attempts.len()));
+                }
+                if let Some(d) = &a.run_dir {
+                    line.push_str(&format!("\n           journal {d}"));
+                }
+            }
+        }
+        Status::Invalid => {
+            for e in &r.static_errors {
+                line.push_str(&format!(
+                    "\n           {}:{}:{}: [{}] {}",
+                    r.display, e.line, e.column, e.code, e.message
+                ));
+            }
+            line.push_str("\n           not run: fix the static errors (`ad check`)");
+        }
+        Status::Skipped => {
+            if let Some(why) = &r.skip_reason {
+                line.push_str(&format!("  ({why})"));
+            }
+        }
+    }
+    line
+}
+
+pub fn run(args: TestArgs) -> i32 {
+    let paths = match files::collect(&args.paths) {
+        Ok(p) => p,
+        Err(e) => return crate::usage_error(&e.0),
+    };
+    let paths: Vec<PathBuf> = paths.into_iter().filter(|p| p.as_os_str() != "-").collect();
+    if paths.is_empty() {
+        return crate::usage_error("no .ad scripts found in the given paths");
+    }
+    let mut cases = Vec::new();
+    for p in &paths {
+        match files::read(p) {
+            Ok(s) => cases.push(Case {
+                path: p.clone(),
+                display: s.name,
+                text: s.text,
+            }),
+            Err(e) => return crate::usage_error(&e.0),
+        }
+    }
+    let cli_env = match vars::parse_cli_entries(&args.env) {
+        Ok(v) => v,
+        Err(e) => return crate::usage_error(&e),
+    };
+    let opts = SuiteOptions {
+        platform: args.platform.clone(),
+        timeout_ms: args.timeout,
+        retries: args.retries,
+        fail_fast: args.fail_fast,
+        jobs: args.jobs.max(1),
+        shard: args.shard,
+        session: SessionConfig {
+            app_model: args.app.clone(),
+            artifacts_root: args.artifacts_dir.clone(),
+            persist_session: false,
+            no_journal: false,
+        },
+        cli_env,
+        shell_env: vars::shell_imports(std::env::vars()),
+        level: "default".into(),
+    };
+    let tty = std::io::stdout().is_terminal();
+    let _ = tty;
+    let mut print = |r: &CaseResult| {
+        let mut out = std::io::stdout().lock();
+        let _ = writeln!(out, "{}", describe(r));
+        let _ = out.flush();
+    };
+    let summary = suite::run_suite(&cases, &opts, &mut print);
+    let mut parts = vec![
+        format!(
+            "{} passed",
+            summary.count(Status::Passed) + summary.count(Status::Flaky)
+        ),
+        format!("{} failed", summary.count(Status::Failed)),
+    ];
+    if summary.count(Status::Flaky) > 0 {
+        parts.push(format!("{} flaky", summary.count(Status::Flaky)));
+    }
+    if summary.count(Status::Invalid) > 0 {
+        parts.push(format!("{} invalid", summary.count(Status::Invalid)));
+    }
+    if summary.count(Status::Skipped) > 0 {
+        parts.push(format!("{} skipped", summary.count(Status::Skipped)));
+    }
+    let mut extra = Vec::new();
+    if summary.filtered > 0 {
+        extra.push(format!(
+            "{} left out by --platform {}",
+            summary.filtered,
+            args.platform.as_deref().unwrap_or("")
+        ));
+    }
+    if summary.other_shards > 0 {
+        extra.push(format!("{} in other shards", summary.other_shards));
+    }
+    let extra = if extra.is_empty() {
+        String::new()
+    } else {
+        format!(" ({})", extra.join(", "))
+    };
+    println!();
+    println!(
+        "test result: {}. {}{extra}; finished in {:.2} s",
+        if summary.ok() { "ok" } else { "FAILED" },
+        parts.join(", "),
+        summary.wall_ms / 1000.0
+    );
+    if let Some(p) = &args.report_junit {
+        if let Err(e) = crate::atomic_write(p, ad_runtime::report::junit(&summary).as_bytes()) {
+            return crate::usage_error(&format!("{}: {e}", p.display()));
+        }
+    }
+    if let Some(p) = &args.report_json {
+        let text =
+            serde_json::to_string_pretty(&suite::json_report(&summary)).unwrap_or_default() + "\n";
+        if let Err(e) = crate::atomic_write(p, text.as_bytes()) {
+            return crate::usage_error(&format!("{}: {e}", p.display()));
+        }
+    }
+    if summary.ok() {
+        0
+    } else {
+        1
+    }
+}

@@ -1,0 +1,535 @@
+//! `ad run` and `ad test` end to end: exit codes, progress and summaries, divergence output,
+//! static errors, resume checks, JSON results, JUnit, help texts, and a `kill -9` in the middle of
+//! a run (the journal stays readable and the last intent is visible).
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use serde_json::Value;
+
+fn repo() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .unwrap()
+        .to_path_buf()
+}
+
+fn scratch(name: &str) -> PathBuf {
+    static NEXT: AtomicUsize = AtomicUsize::new(0);
+    let n = NEXT.fetch_add(1, Ordering::Relaxed);
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .join(format!("ad-run-{name}-{}-{n}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+fn ad(dir: &Path) -> Command {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_ad"));
+    c.current_dir(dir)
+        .env("NO_COLOR", "1")
+        .env_remove("AD_VAR_PASSWORD")
+        .stdin(Stdio::null());
+    c
+}
+
+/// Runs `ad args…` from the repository root with a scratch artifacts folder.
+fn run(args: &[&str], art: &Path) -> Output {
+    let mut c = ad(&repo());
+    c.args(args).arg("--artifacts-dir").arg(art);
+    c.output().unwrap()
+}
+
+fn code(o: &Output) -> i32 {
+    o.status.code().expect("exited normally")
+}
+fn out(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+fn err(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+/// Replaces what changes between runs: the artifacts path, run ids and wall-clock durations.
+fn normalize(s: &str, art: &Path) -> String {
+    let s = s.replace(&art.display().to_string(), "[artifacts]");
+    let mut out = String::new();
+    let mut rest = s.as_str();
+    // Run ids: [artifacts]/YYYYMMDDTHHMMSSZ-xxxxxx
+    while let Some(i) = rest.find("[artifacts]/") {
+        out.push_str(&rest[..i + 12]);
+        rest = &rest[i + 12..];
+        let id_len = rest
+            .char_indices()
+            .take_while(|(_, c)| c.is_ascii_alphanumeric() || *c == '-')
+            .count();
+        if id_len == 23 {
+            out.push_str("[run-id]");
+            rest = &rest[id_len..];
+        }
+    }
+    out.push_str(rest);
+    // Wall-clock durations: "(1.2 ms" and "replayed in 12 ms".
+    let mut result = String::new();
+    let chars: Vec<char> = out.chars().collect();
+    let mut i = 0;
+    while i < chars.len() {
+        let starts_number =
+            chars[i].is_ascii_digit() && (i == 0 || !chars[i - 1].is_ascii_alphanumeric());
+        if starts_number {
+            let mut j = i;
+            while j < chars.len() && (chars[j].is_ascii_digit() || chars[j] == '.') {
+                j += 1;
+            }
+            let num: String = chars[i..j].iter().collect();
+            let after: String = chars[j..chars.len().min(j + 3)].iter().collect();
+            let before: String = chars[i.saturating_sub(12)..i].iter().collect();
+            let wall = (after == " ms" && (num.contains('.') || before.ends_with("replayed in ")))
+                || (after.starts_with(" s") && before.ends_with("finished in "));
+            if wall {
+                result.push_str("[wall]");
+                i = j;
+                continue;
+            }
+        }
+        result.push(chars[i]);
+        i += 1;
+    }
+    result
+}
+
+// ---- ad run -----------------------------------------------------------------------------------
+
+#[test]
+fn login_runs_green_with_progress_and_a_summary() {
+    let art = scratch("login");
+    let o = run(
+        &["run", "examples/login.ad", "-e", "PASSWORD=hunter2"],
+        &art,
+    );
+    assert_eq!(code(&o), 0, "{}", err(&o));
+    insta::assert_snapshot!("run_login_stdout", normalize(&out(&o), &art));
+    insta::assert_snapshot!("run_login_progress", normalize(&err(&o), &art));
+    // One run folder with a complete journal.
+    let runs: Vec<_> = std::fs::read_dir(&art)
+        .unwrap()
+        .filter_map(|e| e.ok())
+        .filter(|e| e.path().join("events.jsonl").is_file())
+        .collect();
+    assert_eq!(runs.len(), 1);
+    let summary: Value =
+        serde_json::from_str(&std::fs::read_to_string(runs[0].path().join("run.json")).unwrap())
+            .unwrap();
+    assert_eq!(summary["exit_code"], 0);
+    assert_eq!(summary["steps"]["replayed"], 8);
+}
+
+#[test]
+fn the_password_can_come_from_the_environment() {
+    let art = scratch("shellvar");
+    let mut c = ad(&repo());
+    c.args(["run", "-q", "examples/login.ad", "--artifacts-dir"])
+        .arg(&art)
+        .env("AD_VAR_PASSWORD", "hunter2");
+    let o = c.output().unwrap();
+    assert_eq!(code(&o), 0, "{}", err(&o));
+}
+
+#[test]
+fn reshuffled_login_fails_with_the_divergence_report() {
+    let art = scratch("reshuffled");
+    let o = run(&["run", "examples/divergent/reshuffled-login.ad"], &art);
+    assert_eq!(code(&o), 1);
+    let e = normalize(&err(&o), &art);
+    assert!(
+        e.contains("Target binding: identity-mismatch (matchCount 3)"),
+        "{e}"
+    );
+    insta::assert_snapshot!("run_reshuffled_stderr", e);
+}
+
+#[test]
+fn unresolved_variable_fails_with_file_and_line() {
+    let art = scratch("unresolved");
+    let o = run(&["run", "-q", "examples/login.ad"], &art);
+    assert_eq!(code(&o), 1);
+    let e = normalize(&err(&o), &art);
+    insta::assert_snapshot!("run_unresolved_stderr", e);
+}
+
+#[test]
+fn static_errors_stop_the_run() {
+    let art = scratch("static");
+    let dir = scratch("static-src");
+    std::fs::write(
+        dir.join("bad.ad"),
+        "open \"com.example.shop\"\nclick \"label=Sign in\"\n",
+    )
+    .unwrap();
+    let mut c = ad(&dir);
+    c.args(["run", "bad.ad", "--artifacts-dir"]).arg(&art);
+    let o = c.output().unwrap();
+    assert_eq!(code(&o), 2);
+    let e = err(&o);
+    assert!(e.contains("AD201"), "{e}");
+    assert!(e.contains("nothing was run"), "{e}");
+    assert!(!art.join("sessions").exists());
+}
+
+#[test]
+fn force_runs_past_ad_only_errors() {
+    // AD711 (a stale ref) is ad's finding; agent-device accepts the script and fails at run time.
+    let art = scratch("force");
+    let dir = scratch("force-src");
+    std::fs::write(
+        dir.join("stale.ad"),
+        "open \"com.example.shop\" --relaunch\nsnapshot\nclick @e8\nclick @e9\n",
+    )
+    .unwrap();
+    std::fs::create_dir_all(dir.join("apps")).unwrap();
+    std::fs::copy(
+        repo().join("examples/apps/shop.json"),
+        dir.join("apps/shop.json"),
+    )
+    .unwrap();
+    let mut c = ad(&dir);
+    c.args(["run", "stale.ad", "--artifacts-dir"]).arg(&art);
+    assert_eq!(
+        code(&c.output().unwrap()),
+        2,
+        "errors stop the run without --force"
+    );
+    let mut c = ad(&dir);
+    c.args([
+        "run",
+        "-q",
+        "stale.ad",
+        "--force",
+        "--json",
+        "--artifacts-dir",
+    ])
+    .arg(&art);
+    let o = c.output().unwrap();
+    assert_eq!(code(&o), 1);
+    let v: Value = serde_json::from_str(&out(&o)).unwrap();
+    assert_eq!(v["error"]["details"]["reason"], "ref_frame_expired");
+    assert_eq!(v["error"]["code"], "REPLAY_DIVERGENCE");
+}
+
+#[test]
+fn json_result_and_the_digest_agree_with_ad_parse() {
+    let art = scratch("json");
+    let o = run(&["run", "examples/handoff-profile.ad", "--json"], &art);
+    assert_eq!(code(&o), 0, "{}", err(&o));
+    let mut v: Value = serde_json::from_str(&out(&o)).unwrap();
+    assert_eq!(v["sessionActive"], true);
+    assert_eq!(v["location"]["screen"], "profile");
+    let parse = ad(&repo())
+        .args(["parse", "--digest", "examples/handoff-profile.ad"])
+        .output()
+        .unwrap();
+    assert!(out(&parse).contains(v["planDigest"].as_str().unwrap()));
+    v["runDir"] = "[run-dir]".into();
+    v["sessionFile"] = "[session-file]".into();
+    insta::assert_json_snapshot!("run_handoff_json", v);
+}
+
+#[test]
+fn a_handoff_script_leaves_the_session_active() {
+    let art = scratch("handoff");
+    let o = run(&["run", "-q", "examples/handoff-profile.ad"], &art);
+    assert_eq!(code(&o), 0);
+    assert!(
+        out(&o).contains(
+            "session \"default\" is still active: com.example.shop on screen \"profile\""
+        ),
+        "{}",
+        out(&o)
+    );
+    assert!(art.join("sessions/default.json").is_file());
+}
+
+#[test]
+fn resume_is_refused_on_a_digest_mismatch_and_accepted_on_a_match() {
+    let art = scratch("resume");
+    let o = run(
+        &[
+            "run",
+            "examples/navigation.ad",
+            "--from",
+            "2",
+            "--plan-digest",
+            "abc",
+        ],
+        &art,
+    );
+    assert_eq!(code(&o), 2);
+    assert!(
+        err(&o).contains("--plan-digest does not match"),
+        "{}",
+        err(&o)
+    );
+    let o = run(&["run", "examples/navigation.ad", "--from", "2"], &art);
+    assert_eq!(code(&o), 2, "--from needs --plan-digest (clap)");
+
+    let parse = ad(&repo())
+        .args(["parse", "--digest", "examples/navigation.ad"])
+        .output()
+        .unwrap();
+    let text = out(&parse);
+    let digest = text
+        .split(|c: char| !c.is_ascii_hexdigit())
+        .find(|w| w.len() == 64)
+        .expect("ad parse --digest prints the digest")
+        .to_string();
+    let o = run(
+        &[
+            "run",
+            "-q",
+            "examples/navigation.ad",
+            "--from",
+            "1",
+            "--plan-digest",
+            &digest,
+        ],
+        &art,
+    );
+    assert_eq!(code(&o), 0, "{}", err(&o));
+}
+
+#[test]
+fn help_texts_teach() {
+    for cmd in ["run", "test"] {
+        let o = ad(&repo()).args([cmd, "--help"]).output().unwrap();
+        assert_eq!(code(&o), 0);
+        insta::assert_snapshot!(format!("help_{cmd}"), out(&o));
+    }
+}
+
+// ---- ad test ------------------------------------------------------------------------------------
+
+/// A small XML well-formedness check: balanced tags, quoted attributes, known entities.
+type Element = (String, Vec<(String, String)>);
+
+fn check_xml(xml: &str) -> Result<Vec<Element>, String> {
+    let mut stack: Vec<String> = Vec::new();
+    let mut elements = Vec::new();
+    let mut rest = xml.trim_start();
+    if let Some(r) = rest.strip_prefix("<?xml") {
+        rest = &r[r.find("?>").ok_or("unterminated declaration")? + 2..];
+    }
+    let check_text = |t: &str| -> Result<(), String> {
+        let mut r = t;
+        while let Some(i) = r.find('&') {
+            let end = r[i..]
+                .find(';')
+                .ok_or_else(|| format!("bad entity in {t:?}"))?;
+            let ent = &r[i + 1..i + end];
+            if !matches!(ent, "amp" | "lt" | "gt" | "quot" | "apos") && !ent.starts_with('#') {
+                return Err(format!("unknown entity &{ent};"));
+            }
+            r = &r[i + end..];
+        }
+        if t.contains('<') {
+            return Err("raw < in text".into());
+        }
+        Ok(())
+    };
+    while let Some(open) = rest.find('<') {
+        check_text(&rest[..open])?;
+        let close = rest[open..].find('>').ok_or("unterminated tag")? + open;
+        let tag = &rest[open + 1..close];
+        rest = &rest[close + 1..];
+        if let Some(name) = tag.strip_prefix('/') {
+            let top = stack.pop().ok_or("close without open")?;
+            if top != name.trim() {
+                return Err(format!("</{name}> closes <{top}>"));
+            }
+            continue;
+        }
+        let self_closing = tag.ends_with('/');
+        let body = tag.trim_end_matches('/');
+        let name = body
+            .split_whitespace()
+            .next()
+            .ok_or("empty tag")?
+            .to_string();
+        let mut attrs = Vec::new();
+        let mut a = body[name.len()..].trim();
+        while !a.is_empty() {
+            let eq = a
+                .find('=')
+                .ok_or_else(|| format!("attribute without value in <{name}>"))?;
+            let key = a[..eq].trim().to_string();
+            let v = a[eq + 1..].trim_start();
+            let v = v.strip_prefix('"').ok_or("unquoted attribute")?;
+            let end = v.find('"').ok_or("unterminated attribute")?;
+            check_text(&v[..end])?;
+            attrs.push((key, v[..end].to_string()));
+            a = v[end + 1..].trim();
+        }
+        elements.push((name.clone(), attrs));
+        if !self_closing {
+            stack.push(name);
+        }
+    }
+    if !stack.is_empty() {
+        return Err(format!("unclosed {stack:?}"));
+    }
+    Ok(elements)
+}
+
+#[test]
+fn test_runs_the_examples_and_writes_valid_junit() {
+    let art = scratch("suite");
+    let junit = art.join("junit.xml");
+    let json = art.join("report.json");
+    let o = run(
+        &[
+            "test",
+            "examples",
+            "-e",
+            "PASSWORD=hunter2",
+            "--jobs",
+            "2",
+            "--report-junit",
+            junit.to_str().unwrap(),
+            "--report-json",
+            json.to_str().unwrap(),
+        ],
+        &art,
+    );
+    assert_eq!(code(&o), 1, "the divergent example fails");
+    insta::assert_snapshot!("test_examples_stdout", normalize(&out(&o), &art));
+    let xml = std::fs::read_to_string(&junit).unwrap();
+    let elements = check_xml(&xml).unwrap_or_else(|e| panic!("invalid XML ({e}):\n{xml}"));
+    let cases: Vec<_> = elements.iter().filter(|e| e.0 == "testcase").collect();
+    assert_eq!(cases.len(), 7);
+    let failures: Vec<_> = elements.iter().filter(|e| e.0 == "failure").collect();
+    assert_eq!(failures.len(), 1);
+    let msg = &failures[0].1.iter().find(|a| a.0 == "message").unwrap().1;
+    assert!(msg.contains("reshuffled-login.ad:12"), "{msg}");
+    let report: Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    assert_eq!(report["summary"]["passed"], 6);
+    assert_eq!(report["summary"]["failed"], 1);
+}
+
+#[test]
+fn test_shards_and_platform_filter() {
+    let art = scratch("shard");
+    let o = run(
+        &[
+            "test",
+            "examples",
+            "--shard",
+            "1/3",
+            "--platform",
+            "android",
+        ],
+        &art,
+    );
+    assert_eq!(code(&o), 0, "{}", out(&o));
+    assert!(
+        out(&o).contains("left out by --platform android"),
+        "{}",
+        out(&o)
+    );
+    let o = run(&["test", "examples", "--shard", "4/3"], &art);
+    assert_eq!(code(&o), 2);
+}
+
+// ---- crash safety ---------------------------------------------------------------------------------
+
+#[test]
+fn kill_9_leaves_a_readable_journal_with_the_last_intent() {
+    let dir = scratch("kill");
+    let art = dir.join("art");
+    std::fs::write(
+        dir.join("slow.json"),
+        r#"{"app": "com.example.slow", "start": "main", "screens": {"main": {"elements": [
+            {"type": "button", "id": "go", "label": "Go"},
+            {"type": "button", "id": "slow", "label": "Slow", "on": {"tap": {"stallMs": 60000}}}
+        ]}}}"#,
+    )
+    .unwrap();
+    let mut script = String::from("open \"com.example.slow\"\n");
+    for _ in 0..30 {
+        script.push_str("click \"id=\\\"go\\\"\"\n");
+    }
+    script.push_str("click \"id=\\\"slow\\\"\"\n");
+    for _ in 0..10 {
+        script.push_str("click \"id=\\\"go\\\"\"\n");
+    }
+    script.push_str("close\n");
+    std::fs::write(dir.join("long.ad"), &script).unwrap();
+    let mut child = ad(&dir)
+        .args([
+            "run",
+            "-q",
+            "long.ad",
+            "--app",
+            "slow.json",
+            "--artifacts-dir",
+        ])
+        .arg(&art)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    // Wait (bounded) until the slow step's intent is on disk, then kill -9.
+    let mut events_path = None;
+    for _ in 0..600 {
+        if let Some(p) = std::fs::read_dir(&art)
+            .ok()
+            .into_iter()
+            .flatten()
+            .filter_map(|e| e.ok())
+            .map(|e| e.path().join("events.jsonl"))
+            .find(|p| p.is_file())
+        {
+            let text = std::fs::read_to_string(&p).unwrap_or_default();
+            if text.contains("\"event\":\"action_attempt\",\"step\":32,") {
+                events_path = Some(p);
+                break;
+            }
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    child.kill().unwrap(); // SIGKILL
+    child.wait().unwrap();
+    let path = events_path.expect("the run reached the slow step");
+    let text = std::fs::read_to_string(&path).unwrap();
+    let complete: Vec<&str> = text
+        .split_inclusive('\n')
+        .filter(|l| l.ends_with('\n'))
+        .collect();
+    let rows: Vec<Value> = complete
+        .iter()
+        .map(|l| serde_json::from_str(l.trim_end()).expect("every complete line parses"))
+        .collect();
+    for (i, r) in rows.iter().enumerate() {
+        assert_eq!(r["sequence"], i as u64 + 1);
+    }
+    let last_attempt = rows
+        .iter()
+        .rev()
+        .find(|r| r["event"] == "action_attempt")
+        .unwrap();
+    assert_eq!(last_attempt["step"], 32);
+    let id = last_attempt["attempt_id"].as_str().unwrap();
+    assert!(
+        !rows
+            .iter()
+            .any(|r| r["event"] == "action_result" && r["attempt_id"] == id),
+        "the interrupted action has no result: its outcome is unknown"
+    );
+    assert!(!rows.iter().any(|r| r["event"] == "run_end"));
+    assert!(!path.parent().unwrap().join("run.json").exists());
+    // Every referenced observation is on disk with its hash.
+    for r in rows.iter().filter(|r| r["event"] == "observation") {
+        let file = path.parent().unwrap().join(r["path"].as_str().unwrap());
+        let bytes = std::fs::read(&file).unwrap();
+        assert_eq!(r["bytes"], bytes.len() as u64);
+    }
+}

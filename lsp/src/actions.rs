@@ -1,0 +1,89 @@
+//! Code actions: every fix a diagnostic carries becomes a quick fix (did-you-mean, quoting a
+//! selector whose whitespace would collapse, a secure-field fill turned into `${NAME}`, removing
+//! ignored flags, a destination guard, …), plus "fix all" applying them together the way
+//! `ad check --fix` does. Nothing here knows what a fix means.
+
+use std::collections::HashMap;
+
+use ad_grammar::{Fix, Span};
+use lsp_types::{
+    CodeAction, CodeActionKind, CodeActionOrCommand, CodeActionParams, TextEdit, WorkspaceEdit,
+};
+
+use crate::diagnostics;
+use crate::server::Snapshot;
+
+#[allow(clippy::mutable_key_type)] // lsp-types keys edits by `Uri`
+fn edit(snap: &Snapshot, edits: Vec<TextEdit>) -> WorkspaceEdit {
+    let mut changes = HashMap::new();
+    changes.insert(snap.doc.uri.clone(), edits);
+    WorkspaceEdit {
+        changes: Some(changes),
+        ..Default::default()
+    }
+}
+
+fn text_edits(snap: &Snapshot, fix: &Fix) -> Vec<TextEdit> {
+    let doc = &snap.doc;
+    fix.edits
+        .iter()
+        .map(|e| TextEdit::new(doc.lines.range(&doc.text, e.span), e.replacement.clone()))
+        .collect()
+}
+
+fn wants(params: &CodeActionParams, kind: &CodeActionKind) -> bool {
+    match &params.context.only {
+        None => true,
+        Some(only) => only.iter().any(|o| {
+            kind.as_str() == o.as_str() || kind.as_str().starts_with(&format!("{}.", o.as_str()))
+        }),
+    }
+}
+
+pub fn code_actions(snap: &Snapshot, params: CodeActionParams) -> Option<Vec<CodeActionOrCommand>> {
+    let doc = &snap.doc;
+    let analysis = doc.analysis().ok()?;
+    let range = doc.lines.span(&doc.text, params.range);
+    let mut out = Vec::new();
+    if wants(&params, &CodeActionKind::QUICKFIX) {
+        for d in &analysis.diagnostics {
+            let Some(fix) = &d.fix else { continue };
+            let at = d.primary_span();
+            let touches = |s: Span| s.start <= range.end && range.start <= s.end;
+            if !touches(at) && !fix.edits.iter().any(|e| touches(e.span)) {
+                continue;
+            }
+            out.push(CodeActionOrCommand::CodeAction(CodeAction {
+                title: format!("{} ({})", fix.title, d.code),
+                kind: Some(CodeActionKind::QUICKFIX),
+                diagnostics: Some(vec![diagnostics::convert(doc, d)]),
+                edit: Some(edit(snap, text_edits(snap, fix))),
+                command: None,
+                is_preferred: Some(true),
+                disabled: None,
+                data: None,
+            }));
+        }
+    }
+    let fixable = analysis
+        .diagnostics
+        .iter()
+        .filter(|d| d.fix.is_some())
+        .count();
+    if fixable > 0 && wants(&params, &CodeActionKind::SOURCE_FIX_ALL) {
+        let (fixed, applied) = ad_compiler::apply_fixes(&doc.text, &analysis.diagnostics);
+        if applied > 0 {
+            let edits = crate::formatting::line_edits(doc, &fixed, None);
+            out.push(CodeActionOrCommand::CodeAction(CodeAction {
+                title: format!(
+                    "Fix all auto-fixable problems ({applied} fix{})",
+                    if applied == 1 { "" } else { "es" }
+                ),
+                kind: Some(CodeActionKind::SOURCE_FIX_ALL),
+                edit: Some(edit(snap, edits)),
+                ..Default::default()
+            }));
+        }
+    }
+    Some(out)
+}

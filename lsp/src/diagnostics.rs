@@ -1,0 +1,106 @@
+//! `ad check`'s diagnostics as LSP diagnostics: same codes, severities and ranges; secondary
+//! labels become related information.
+
+use ad_compiler::codes;
+use ad_grammar::Severity;
+use lsp_types::{
+    DiagnosticRelatedInformation, DiagnosticSeverity, DiagnosticTag, Location, NumberOrString,
+};
+
+use crate::document::{Document, NoAnalysis};
+
+/// The `source` of every diagnostic the server publishes.
+pub const SOURCE: &str = "ad";
+
+/// Diagnostics whose flagged text does nothing (the editor fades it).
+const UNNECESSARY: &[&str] = &[
+    codes::DROPPED_ARGUMENT,
+    codes::IGNORED_TOKEN,
+    codes::REPLAY_SKIPPED,
+    codes::UNUSED_ENV,
+];
+/// Diagnostics about words agent-device removed (the editor strikes them through).
+const DEPRECATED: &[&str] = &[codes::RETIRED_COMMAND, codes::REMOVED_FLAG];
+
+pub fn severity(s: Severity) -> DiagnosticSeverity {
+    match s {
+        Severity::Error => DiagnosticSeverity::ERROR,
+        Severity::Warning => DiagnosticSeverity::WARNING,
+        Severity::Info => DiagnosticSeverity::INFORMATION,
+    }
+}
+
+/// The message shown in the editor: the diagnostic, its label, its help and, for a script
+/// agent-device rejects, agent-device's own words.
+pub fn message(d: &ad_grammar::Diagnostic) -> String {
+    let mut m = d.message.clone();
+    if let Some(label) = d.labels.iter().find(|l| l.primary) {
+        if !label.message.is_empty() && label.message != d.message {
+            m.push('\n');
+            m.push_str(&label.message);
+        }
+    }
+    if let Some(help) = &d.help {
+        m.push_str("\nhelp: ");
+        m.push_str(help);
+    }
+    if let Some(r) = &d.rejection {
+        m.push_str("\nagent-device 0.21.5 rejects the script: ");
+        m.push_str(&r.message);
+    }
+    m
+}
+
+pub fn convert(doc: &Document, d: &ad_grammar::Diagnostic) -> lsp_types::Diagnostic {
+    let text = doc.text.as_str();
+    let related: Vec<DiagnosticRelatedInformation> = d
+        .labels
+        .iter()
+        .filter(|l| !l.primary)
+        .map(|l| DiagnosticRelatedInformation {
+            location: Location::new(doc.uri.clone(), doc.lines.range(text, l.span)),
+            message: if l.message.is_empty() {
+                "related".into()
+            } else {
+                l.message.clone()
+            },
+        })
+        .collect();
+    let mut tags = Vec::new();
+    if UNNECESSARY.contains(&d.code) {
+        tags.push(DiagnosticTag::UNNECESSARY);
+    }
+    if DEPRECATED.contains(&d.code) {
+        tags.push(DiagnosticTag::DEPRECATED);
+    }
+    lsp_types::Diagnostic {
+        range: doc.lines.range(text, d.primary_span()),
+        severity: Some(severity(d.severity)),
+        code: Some(NumberOrString::String(d.code.to_string())),
+        code_description: None,
+        source: Some(SOURCE.into()),
+        message: message(d),
+        related_information: (!related.is_empty()).then_some(related),
+        tags: (!tags.is_empty()).then_some(tags),
+        data: None,
+    }
+}
+
+/// Everything to publish for a document.
+pub fn publish(doc: &Document) -> Vec<lsp_types::Diagnostic> {
+    match doc.analysis() {
+        Ok(a) => a.diagnostics.iter().map(|d| convert(doc, d)).collect(),
+        Err(NoAnalysis::TooLarge) => Vec::new(),
+        Err(NoAnalysis::Crashed) => vec![lsp_types::Diagnostic {
+            range: lsp_types::Range::default(),
+            severity: Some(DiagnosticSeverity::ERROR),
+            code: Some(NumberOrString::String("internal".into())),
+            source: Some(SOURCE.into()),
+            message: "ad crashed while analysing this text, so nothing else is reported for this \
+                      version (a bug in ad: please report it with the script); the language \
+                      server keeps running"
+                .into(),
+            ..Default::default()
+        }],
+    }
+}

@@ -1,0 +1,262 @@
+//! The device interface every backend implements, at the level a real device offers: app
+//! lifecycle, accessibility-tree capture, touches at points, text input, scrolling and gestures,
+//! system keys, keyboard and alert status/actions, clipboard and screenshots, plus the device
+//! clock. Selector resolution, waiting, identity verification, ref frames and journaling live in
+//! the interpreter, so every backend gets them for free.
+
+use std::future::Future;
+
+use serde::Serialize;
+use serde_json::Value;
+
+use crate::tree::{Node, Point, Rect};
+
+/// A backend call that did not succeed.
+#[derive(Debug, Clone, PartialEq)]
+pub enum BackendError {
+    /// The device definitively refused the request; nothing happened (`action_result: rejected`).
+    Rejected {
+        code: String,
+        message: String,
+        hint: Option<String>,
+    },
+    /// The request may or may not have reached the device (`action_result: unknown`); never
+    /// retried automatically.
+    Transport { message: String },
+}
+
+impl BackendError {
+    pub fn rejected(code: &str, message: impl Into<String>) -> Self {
+        BackendError::Rejected {
+            code: code.into(),
+            message: message.into(),
+            hint: None,
+        }
+    }
+    pub fn with_hint(self, h: impl Into<String>) -> Self {
+        match self {
+            BackendError::Rejected { code, message, .. } => BackendError::Rejected {
+                code,
+                message,
+                hint: Some(h.into()),
+            },
+            other => other,
+        }
+    }
+    pub fn code(&self) -> &str {
+        match self {
+            BackendError::Rejected { code, .. } => code,
+            BackendError::Transport { .. } => "COMMAND_FAILED",
+        }
+    }
+    pub fn message(&self) -> &str {
+        match self {
+            BackendError::Rejected { message, .. } | BackendError::Transport { message } => message,
+        }
+    }
+    pub fn hint(&self) -> Option<&str> {
+        match self {
+            BackendError::Rejected { hint, .. } => hint.as_deref(),
+            BackendError::Transport { .. } => None,
+        }
+    }
+}
+
+pub type BackendResult<T> = Result<T, BackendError>;
+
+/// One capture of the screen.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Capture {
+    /// Top-level nodes (usually one application node).
+    pub roots: Vec<Node>,
+    pub viewport: Rect,
+    /// The foreground app, when one is running.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub app: Option<String>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct LaunchOptions {
+    pub relaunch: bool,
+    /// An optional URL / deep link (`open app url`).
+    pub url: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct TapOptions {
+    pub count: u32,
+    pub interval_ms: u64,
+    pub hold_ms: u64,
+    pub double_tap: bool,
+    pub button: String,
+}
+
+impl Default for TapOptions {
+    fn default() -> Self {
+        TapOptions {
+            count: 1,
+            interval_ms: 0,
+            hold_ms: 0,
+            double_tap: false,
+            button: "primary".into(),
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Direction {
+    Up,
+    Down,
+    Left,
+    Right,
+    Top,
+    Bottom,
+}
+
+impl Direction {
+    pub fn parse(s: &str) -> Option<Direction> {
+        Some(match s.to_lowercase().as_str() {
+            "up" => Direction::Up,
+            "down" => Direction::Down,
+            "left" => Direction::Left,
+            "right" => Direction::Right,
+            "top" => Direction::Top,
+            "bottom" => Direction::Bottom,
+            _ => return None,
+        })
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum SystemKey {
+    Back,
+    Home,
+    AppSwitcher,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum KeyboardAction {
+    Status,
+    Dismiss,
+    Enter,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct KeyboardState {
+    pub visible: bool,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum AlertAction {
+    Get,
+    Accept,
+    Dismiss,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct AlertInfo {
+    pub title: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub message: Option<String>,
+    pub buttons: Vec<String>,
+}
+
+/// A structured gesture (`swipe`, `gesture …`): pointer paths in device points.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct GesturePlan {
+    /// The gesture kind as written (`swipe`, `pan`, `fling`, `pinch`, `rotate`, `drag`, …).
+    pub kind: String,
+    /// One path per pointer: points visited in order.
+    pub pointers: Vec<Vec<Point>>,
+    pub duration_ms: u64,
+    pub repeat: u32,
+}
+
+/// The device interface. Methods take `&mut self`: one backend drives one session at a time.
+///
+/// The device clock (`now_ms`, `sleep`) is the backend's: the simulator's is virtual, so waits
+/// and timeouts are exact and instant; a real device's is the wall clock.
+pub trait Backend: Send {
+    /// Short name for reports (`sim`).
+    fn name(&self) -> &str;
+    /// The platform the backend presents (`ios`, `android`, …).
+    fn platform(&self) -> &str;
+    /// Device time in milliseconds since the session started.
+    fn now_ms(&self) -> u64;
+    /// Lets device time pass (a poll interval, a `wait 500`).
+    fn sleep(&mut self, ms: u64) -> impl Future<Output = ()> + Send;
+
+    fn launch(
+        &mut self,
+        app: &str,
+        options: &LaunchOptions,
+    ) -> impl Future<Output = BackendResult<()>> + Send;
+    /// Closes `app`, or the foreground app.
+    fn close(&mut self, app: Option<&str>) -> impl Future<Output = BackendResult<()>> + Send;
+    fn capture(&mut self) -> impl Future<Output = BackendResult<Capture>> + Send;
+
+    fn tap(
+        &mut self,
+        at: Point,
+        options: &TapOptions,
+    ) -> impl Future<Output = BackendResult<()>> + Send;
+    fn long_press(
+        &mut self,
+        at: Point,
+        duration_ms: u64,
+    ) -> impl Future<Output = BackendResult<()>> + Send;
+    fn hover(&mut self, at: Point) -> impl Future<Output = BackendResult<()>> + Send;
+    /// Focuses the element at a point (`focus x y`).
+    fn focus(&mut self, at: Point) -> impl Future<Output = BackendResult<()>> + Send;
+    /// Focuses the field at a point and replaces its text.
+    fn fill(
+        &mut self,
+        at: Point,
+        text: &str,
+        delay_ms: u64,
+    ) -> impl Future<Output = BackendResult<()>> + Send;
+    /// Types into the focused element.
+    fn type_text(
+        &mut self,
+        text: &str,
+        delay_ms: u64,
+    ) -> impl Future<Output = BackendResult<()>> + Send;
+    /// Scrolls the frontmost scrollable region by a fraction of the viewport (default 0.5).
+    fn scroll(
+        &mut self,
+        direction: Direction,
+        amount: Option<f64>,
+    ) -> impl Future<Output = BackendResult<()>> + Send;
+    fn gesture(&mut self, plan: &GesturePlan) -> impl Future<Output = BackendResult<()>> + Send;
+    fn press_key(&mut self, key: SystemKey) -> impl Future<Output = BackendResult<()>> + Send;
+    fn keyboard(
+        &mut self,
+        action: KeyboardAction,
+    ) -> impl Future<Output = BackendResult<KeyboardState>> + Send;
+    /// The current alert (`Get`), or accept/dismiss it. `None` when no alert is shown.
+    fn alert(
+        &mut self,
+        action: AlertAction,
+    ) -> impl Future<Output = BackendResult<Option<AlertInfo>>> + Send;
+    fn clipboard_read(&mut self) -> impl Future<Output = BackendResult<String>> + Send;
+    fn clipboard_write(&mut self, text: &str) -> impl Future<Output = BackendResult<()>> + Send;
+    /// PNG bytes of the screen.
+    fn screenshot(&mut self) -> impl Future<Output = BackendResult<Vec<u8>>> + Send;
+    /// Anything else the device understands (`orientation`, `settings`, `appstate`, …): the
+    /// command word and its interpolated positionals. Unknown commands are `Rejected`.
+    fn other(
+        &mut self,
+        command: &str,
+        positionals: &[String],
+    ) -> impl Future<Output = BackendResult<Value>> + Send;
+    /// Where the session stands, for handoff results (`{app, screen}` for the simulator).
+    fn location(&self) -> Value {
+        Value::Null
+    }
+}

@@ -1,0 +1,110 @@
+//! Running one script end to end on the simulator: model lookup, the run journal, and the live
+//! session a run leaves behind (handoff scripts, `--keep-session`, divergences), which
+//! `--from N --plan-digest SHA` resumes.
+
+use std::path::{Path, PathBuf};
+
+use crate::interp::{self, Plan, Progress, RunOptions, RunResult};
+use crate::journal::Journal;
+use crate::sim::{ModelResolver, Sim};
+
+/// Where and how a script runs.
+#[derive(Debug, Clone, Default)]
+pub struct SessionConfig {
+    /// `--app MODEL`: a model file (or a model name looked up in the apps folders).
+    pub app_model: Option<PathBuf>,
+    /// `--artifacts-dir`: run folders are created inside it.
+    pub artifacts_root: PathBuf,
+    /// Keep the live session on disk for a later `--from` resume.
+    pub persist_session: bool,
+    /// Journal in memory only (benchmarks and tests); no run folder is created.
+    pub no_journal: bool,
+}
+
+/// What running a script produced.
+pub struct ScriptOutcome {
+    pub result: RunResult,
+    /// `<artifacts>/<run-id>/`.
+    pub run_dir: Option<PathBuf>,
+    /// The saved live session, if the run left one.
+    pub session_file: Option<PathBuf>,
+}
+
+/// The file a live sim session is kept in.
+pub fn session_file(artifacts_root: &Path, session: &str) -> PathBuf {
+    let safe: String = session
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '-' || c == '_' || c == '.' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    artifacts_root.join("sessions").join(format!("{safe}.json"))
+}
+
+/// A problem before the run could start (exit code 2).
+#[derive(Debug, Clone, PartialEq)]
+pub struct SetupError(pub String);
+
+/// Runs `plan` (compiled from the script at `script`) on a fresh simulator — or, with
+/// `--from`, on the session a previous run left live.
+pub fn run_script(
+    plan: &Plan<'_>,
+    script: &Path,
+    options: &RunOptions,
+    config: &SessionConfig,
+    progress: &mut dyn Progress,
+) -> Result<ScriptOutcome, SetupError> {
+    let mut sim = Sim::new(ModelResolver::for_script(script, config.app_model.clone()));
+    let saved = session_file(&config.artifacts_root, &options.session);
+    if options.from.is_some() && saved.is_file() {
+        let state = Sim::load_state(&saved).map_err(|e| {
+            SetupError(format!(
+                "{}: cannot read the saved session: {e}",
+                saved.display()
+            ))
+        })?;
+        sim.restore(state).map_err(|e| SetupError(e.0))?;
+    }
+    let mut journal = if config.no_journal {
+        Journal::memory(&options.session)
+    } else {
+        Journal::create(&config.artifacts_root, &options.session).map_err(|e| {
+            SetupError(format!(
+                "cannot create a run folder in {}: {e} (pass --artifacts-dir DIR)",
+                config.artifacts_root.display()
+            ))
+        })?
+    };
+    let run_dir = journal.dir().map(Path::to_path_buf);
+    let mut opts = options.clone();
+    if opts.output_dir.is_none() {
+        opts.output_dir = run_dir.clone();
+    }
+    if opts.artifacts.is_none() {
+        opts.artifacts = run_dir.as_ref().map(|d| d.display().to_string());
+    }
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_time()
+        .build()
+        .map_err(|e| SetupError(format!("cannot start the async runtime: {e}")))?;
+    let result = rt.block_on(interp::run(plan, &mut sim, &mut journal, progress, &opts));
+    let mut session_file_out = None;
+    if config.persist_session && !result.error.as_ref().is_some_and(|e| e.preflight) {
+        if result.session_active && sim.state().foreground.is_some() {
+            if sim.save(&saved).is_ok() {
+                session_file_out = Some(saved.clone());
+            }
+        } else if saved.is_file() {
+            let _ = std::fs::remove_file(&saved);
+        }
+    }
+    Ok(ScriptOutcome {
+        result,
+        run_dir,
+        session_file: session_file_out,
+    })
+}

@@ -1,0 +1,411 @@
+//! `ad test`: runs many scripts — static check first (a script with errors never touches a
+//! device), `context platform` filtering, shards, per-script timeout and retries (a pass after a
+//! retry is *flaky*, never hidden), fail-fast, parallel jobs with results in discovery order.
+
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::Mutex;
+use std::time::Instant;
+
+use ad_grammar::Severity;
+use serde_json::{json, Value};
+
+use crate::interp::{Plan, Quiet, RunOptions};
+use crate::session::{run_script, SessionConfig};
+
+/// One script to test.
+#[derive(Debug, Clone)]
+pub struct Case {
+    pub path: PathBuf,
+    /// As shown in output.
+    pub display: String,
+    pub text: String,
+}
+
+#[derive(Debug, Clone, Default)]
+pub struct SuiteOptions {
+    /// `--platform`: keep scripts whose context platform matches.
+    pub platform: Option<String>,
+    /// `--timeout` (ms, device clock): overrides `context timeout=`.
+    pub timeout_ms: Option<u64>,
+    /// `--retries`: overrides `context retries=` (clamped to 0..3).
+    pub retries: Option<u64>,
+    pub fail_fast: bool,
+    pub jobs: usize,
+    /// (one-based index, count).
+    pub shard: Option<(usize, usize)>,
+    pub session: SessionConfig,
+    pub cli_env: Vec<(String, String)>,
+    pub shell_env: Vec<(String, String)>,
+    pub level: String,
+}
+
+/// A static problem (for scripts that are not run).
+#[derive(Debug, Clone, PartialEq)]
+pub struct StaticError {
+    pub line: usize,
+    pub column: usize,
+    pub code: String,
+    pub message: String,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Attempt {
+    pub ok: bool,
+    pub code: Option<String>,
+    pub kind: Option<String>,
+    pub message: Option<String>,
+    pub step: Option<usize>,
+    pub line: Option<usize>,
+    pub run_dir: Option<String>,
+    pub replayed: usize,
+    pub total: usize,
+    pub wall_ms: f64,
+    pub device_ms: u64,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Status {
+    Passed,
+    /// Passed after at least one failed attempt.
+    Flaky,
+    Failed,
+    /// Static errors: not run.
+    Invalid,
+    Skipped,
+}
+
+impl Status {
+    pub fn word(self) -> &'static str {
+        match self {
+            Status::Passed => "passed",
+            Status::Flaky => "flaky",
+            Status::Failed => "failed",
+            Status::Invalid => "invalid",
+            Status::Skipped => "skipped",
+        }
+    }
+}
+
+#[derive(Debug, Clone)]
+pub struct CaseResult {
+    pub display: String,
+    pub status: Status,
+    pub skip_reason: Option<String>,
+    pub static_errors: Vec<StaticError>,
+    pub attempts: Vec<Attempt>,
+    pub retries_allowed: u64,
+    pub timeout_ms: Option<u64>,
+    pub wall_ms: f64,
+}
+
+#[derive(Debug, Clone, Default)]
+pub struct Summary {
+    pub results: Vec<CaseResult>,
+    /// Scripts dropped by `--platform` (different platform).
+    pub filtered: usize,
+    /// Scripts outside this shard.
+    pub other_shards: usize,
+    pub wall_ms: f64,
+}
+
+impl Summary {
+    pub fn count(&self, s: Status) -> usize {
+        self.results.iter().filter(|r| r.status == s).count()
+    }
+    pub fn ok(&self) -> bool {
+        self.count(Status::Failed) == 0 && self.count(Status::Invalid) == 0
+    }
+}
+
+/// Does a context platform satisfy `--platform`? (`apple` matches Apple platforms.)
+pub fn platform_matches(wanted: &str, script: &str) -> bool {
+    wanted == script || (wanted == "apple" && matches!(script, "ios" | "macos" | "apple"))
+}
+
+/// The case's per-script settings and plan, or why it is not run.
+enum Prepared {
+    Run { retries: u64, timeout: Option<u64> },
+    Skip(String),
+    Invalid(Vec<StaticError>),
+    Filtered,
+}
+
+fn prepare(case: &Case, analysis: &ad_compiler::Analysis, opts: &SuiteOptions) -> Prepared {
+    let errors: Vec<StaticError> = analysis
+        .diagnostics
+        .iter()
+        .filter(|d| d.severity == Severity::Error)
+        .map(|d| {
+            let (line, column) = line_col(&case.text, d.primary_span().start);
+            StaticError {
+                line,
+                column,
+                code: d.code.to_string(),
+                message: d.message.clone(),
+            }
+        })
+        .collect();
+    if !errors.is_empty() {
+        return Prepared::Invalid(errors);
+    }
+    let md = analysis.metadata();
+    if let Some(want) = &opts.platform {
+        match &md.platform {
+            None => {
+                return Prepared::Skip(format!("missing platform metadata for --platform {want}"))
+            }
+            Some(p) if !platform_matches(want, &p.value) => return Prepared::Filtered,
+            _ => {}
+        }
+    }
+    let retries = opts
+        .retries
+        .or_else(|| md.retries.as_ref().map(|r| r.value as u64))
+        .unwrap_or(0)
+        .min(3);
+    let timeout = opts
+        .timeout_ms
+        .or_else(|| md.timeout_ms.as_ref().map(|t| t.value as u64));
+    Prepared::Run { retries, timeout }
+}
+
+/// 1-based line and column of a byte offset.
+pub fn line_col(text: &str, offset: usize) -> (usize, usize) {
+    let before = &text[..offset.min(text.len())];
+    let line = before.matches('\n').count() + 1;
+    let col = before
+        .rsplit('\n')
+        .next()
+        .map(|l| l.chars().count())
+        .unwrap_or(0)
+        + 1;
+    (line, col)
+}
+
+fn stem(display: &str) -> String {
+    std::path::Path::new(display)
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "script".into())
+}
+
+fn run_case(
+    index: usize,
+    case: &Case,
+    opts: &SuiteOptions,
+    stop: &AtomicBool,
+) -> Option<CaseResult> {
+    let started = Instant::now();
+    // The same analysis as `ad check` (honouring an ad.toml beside the script).
+    let config = ad_compiler::config::Config::discover(&case.path).unwrap_or_default();
+    let analysis = ad_compiler::analyze_with(&case.text, &config);
+    let base = |status, skip_reason, static_errors| CaseResult {
+        display: case.display.clone(),
+        status,
+        skip_reason,
+        static_errors,
+        attempts: Vec::new(),
+        retries_allowed: 0,
+        timeout_ms: None,
+        wall_ms: started.elapsed().as_secs_f64() * 1000.0,
+    };
+    let (retries, timeout) = match prepare(case, &analysis, opts) {
+        Prepared::Filtered => return None,
+        Prepared::Skip(r) => return Some(base(Status::Skipped, Some(r), Vec::new())),
+        Prepared::Invalid(e) => return Some(base(Status::Invalid, None, e)),
+        Prepared::Run { retries, timeout } => (retries, timeout),
+    };
+    if stop.load(Ordering::SeqCst) {
+        return Some(base(
+            Status::Skipped,
+            Some("not run: --fail-fast stopped the suite".into()),
+            Vec::new(),
+        ));
+    }
+    let plan = Plan {
+        steps: &analysis.steps,
+        metadata: analysis.metadata(),
+    };
+    let mut attempts = Vec::new();
+    let mut status = Status::Failed;
+    for attempt in 0..=retries {
+        let opts_run = RunOptions {
+            script_path: case.display.clone(),
+            cli_env: opts.cli_env.clone(),
+            shell_env: opts.shell_env.clone(),
+            session: format!("test-{}-{}-{}", index + 1, stem(&case.display), attempt + 1),
+            shard: opts.shard.map(|(i, c)| (i - 1, c)),
+            timeout_ms: timeout,
+            level: opts.level.clone(),
+            resume_command: format!("ad run {}", case.display),
+            ..RunOptions::default()
+        };
+        let mut config = opts.session.clone();
+        config.persist_session = false;
+        let t0 = Instant::now();
+        let a = match run_script(&plan, &case.path, &opts_run, &config, &mut Quiet) {
+            Ok(out) => {
+                let e = out.result.error.as_ref();
+                Attempt {
+                    ok: out.result.ok,
+                    code: e.map(|e| {
+                        if e.divergence().is_some() {
+                            "REPLAY_DIVERGENCE".into()
+                        } else {
+                            e.code.clone()
+                        }
+                    }),
+                    kind: e
+                        .and_then(|e| e.divergence())
+                        .and_then(|d| d["kind"].as_str())
+                        .map(str::to_string),
+                    message: e.map(|e| e.message.clone()),
+                    step: e.and_then(|e| e.step),
+                    line: e.and_then(|e| e.line),
+                    run_dir: out.run_dir.map(|d| d.display().to_string()),
+                    replayed: out.result.replayed,
+                    total: out.result.total,
+                    wall_ms: t0.elapsed().as_secs_f64() * 1000.0,
+                    device_ms: out.result.device_ms,
+                }
+            }
+            Err(e) => Attempt {
+                ok: false,
+                code: Some("SETUP".into()),
+                kind: None,
+                message: Some(e.0),
+                step: None,
+                line: None,
+                run_dir: None,
+                replayed: 0,
+                total: analysis.steps.len(),
+                wall_ms: t0.elapsed().as_secs_f64() * 1000.0,
+                device_ms: 0,
+            },
+        };
+        let ok = a.ok;
+        attempts.push(a);
+        if ok {
+            status = if attempt == 0 {
+                Status::Passed
+            } else {
+                Status::Flaky
+            };
+            break;
+        }
+    }
+    Some(CaseResult {
+        display: case.display.clone(),
+        status,
+        skip_reason: None,
+        static_errors: Vec::new(),
+        attempts,
+        retries_allowed: retries,
+        timeout_ms: timeout,
+        wall_ms: started.elapsed().as_secs_f64() * 1000.0,
+    })
+}
+
+/// Runs the suite. `report` is called once per script, in discovery order, as soon as that
+/// script and every one before it have finished.
+pub fn run_suite(
+    cases: &[Case],
+    opts: &SuiteOptions,
+    report: &mut (dyn FnMut(&CaseResult) + Send),
+) -> Summary {
+    let started = Instant::now();
+    let mut summary = Summary::default();
+    let mut selected: Vec<(usize, &Case)> = cases.iter().enumerate().collect();
+    if let Some((i, c)) = opts.shard {
+        let before = selected.len();
+        selected = selected
+            .into_iter()
+            .enumerate()
+            .filter(|(k, _)| k % c == i - 1)
+            .map(|(_, x)| x)
+            .collect();
+        summary.other_shards = before - selected.len();
+    }
+    let n = selected.len();
+    let next = AtomicUsize::new(0);
+    let stop = AtomicBool::new(false);
+    let slots: Mutex<(Vec<Option<Option<CaseResult>>>, usize)> = Mutex::new((vec![None; n], 0));
+    let filtered = AtomicUsize::new(0);
+    let report = Mutex::new(report);
+    let out: Mutex<Vec<CaseResult>> = Mutex::new(Vec::new());
+    let jobs = opts.jobs.clamp(1, 64).min(n.max(1));
+    std::thread::scope(|s| {
+        for _ in 0..jobs {
+            s.spawn(|| loop {
+                let k = next.fetch_add(1, Ordering::SeqCst);
+                if k >= n {
+                    break;
+                }
+                let (index, case) = selected[k];
+                let r = run_case(index, case, opts, &stop);
+                if opts.fail_fast
+                    && r.as_ref()
+                        .is_some_and(|r| matches!(r.status, Status::Failed | Status::Invalid))
+                {
+                    stop.store(true, Ordering::SeqCst);
+                }
+                let mut g = slots.lock().expect("slots");
+                g.0[k] = Some(r);
+                // Emit every finished result in order.
+                while g.1 < n {
+                    let cursor = g.1;
+                    let Some(slot) = g.0[cursor].take() else {
+                        break;
+                    };
+                    g.1 += 1;
+                    match slot {
+                        None => {
+                            filtered.fetch_add(1, Ordering::SeqCst);
+                        }
+                        Some(r) => {
+                            (report.lock().expect("report"))(&r);
+                            out.lock().expect("out").push(r);
+                        }
+                    }
+                }
+            });
+        }
+    });
+    summary.results = out.into_inner().expect("out");
+    summary.filtered = filtered.load(Ordering::SeqCst);
+    summary.wall_ms = started.elapsed().as_secs_f64() * 1000.0;
+    summary
+}
+
+/// The JSON report (`--report-json`).
+pub fn json_report(s: &Summary) -> Value {
+    json!({
+        "version": 1,
+        "summary": {
+            "total": s.results.len(),
+            "passed": s.count(Status::Passed),
+            "flaky": s.count(Status::Flaky),
+            "failed": s.count(Status::Failed),
+            "invalid": s.count(Status::Invalid),
+            "skipped": s.count(Status::Skipped),
+            "filtered": s.filtered,
+            "otherShards": s.other_shards,
+            "ok": s.ok(),
+            "wallMs": (s.wall_ms * 1000.0).round() / 1000.0,
+        },
+        "scripts": s.results.iter().map(|r| json!({
+            "path": r.display,
+            "status": r.status.word(),
+            "skipReason": r.skip_reason,
+            "retriesAllowed": r.retries_allowed,
+            "timeoutMs": r.timeout_ms,
+            "staticErrors": r.static_errors.iter().map(|e| json!({"line": e.line, "column": e.column, "code": e.code, "message": e.message})).collect::<Vec<_>>(),
+            "attempts": r.attempts.iter().map(|a| json!({
+                "ok": a.ok, "code": a.code, "kind": a.kind, "message": a.message, "step": a.step, "line": a.line,
+                "replayed": a.replayed, "total": a.total, "runDir": a.run_dir,
+                "wallMs": (a.wall_ms * 1000.0).round() / 1000.0, "deviceMs": a.device_ms,
+            })).collect::<Vec<_>>(),
+        })).collect::<Vec<_>>(),
+    })
+}

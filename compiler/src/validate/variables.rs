@@ -61,7 +61,13 @@ pub(super) fn check(cx: &Context, out: &mut Vec<Diagnostic>) {
                             .with_label(
                                 "AD_* is reserved for built-ins; nothing else can define it",
                             )
-                            .with_help(format!("built-ins: {}", names.join(", "))),
+                            .with_help(match name.strip_prefix(crate::builtins::SHELL_IMPORT_PREFIX) {
+                                // `${AD_VAR_PASSWORD}`: the prefix belongs on the shell side only.
+                                Some(rest) if !rest.is_empty() => format!(
+                                    "AD_VAR_ is the shell import prefix: write `${{{rest}}}` in the script and export AD_VAR_{rest} (or pass -e {rest}=…)"
+                                ),
+                                _ => format!("built-ins: {}", names.join(", ")),
+                            }),
                         );
                     }
                 } else if meta.env_value(name).is_none() && !has_fallback {

@@ -7,6 +7,7 @@ pub const RETIRED_COMMAND: &str = "AD102";
 pub const CLI_ALIAS: &str = "AD103";
 pub const CLIENT_ONLY_COMMAND: &str = "AD104";
 pub const REPLAY_SKIPPED: &str = "AD105";
+pub const INTERNAL_REQUEST: &str = "AD106";
 // Arguments and flags
 pub const ARITY: &str = "AD110";
 pub const REMOVED_FLAG: &str = "AD111";
@@ -66,6 +67,10 @@ pub const ALL: &[(&str, &str)] = &[
         "client-only command with no daemon route",
     ),
     (REPLAY_SKIPPED, "`replay` line is skipped at run time"),
+    (
+        INTERNAL_REQUEST,
+        "internal daemon request, not a script command",
+    ),
     (ARITY, "too many arguments for swipe/gesture"),
     (REMOVED_FLAG, "removed flag"),
     (INVALID_FLAG_VALUE, "invalid flag value"),

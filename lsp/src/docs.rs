@@ -53,6 +53,10 @@ pub fn availability_note(spec: &CommandSpec) -> Option<String> {
         Availability::ClientOnly => Some(
             "**Client-only**: this command has no daemon route and cannot run from a script.".into(),
         ),
+        Availability::Internal => Some(
+            "**Internal**: a daemon request the agent-device CLI sends with structured input; not a script command."
+                .into(),
+        ),
     }
 }
 

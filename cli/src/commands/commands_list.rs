@@ -25,6 +25,7 @@ pub fn run(args: CommandsArgs) -> i32 {
                 format!(" (CLI alias of {canonical}; not in scripts)")
             }
             Availability::ClientOnly => " (client-only; not in scripts)".into(),
+            Availability::Internal => " (internal daemon request; not in scripts)".into(),
         };
         println!("{:<16} {}{note}", c.name, c.summary);
         if !c.signature.is_empty() {

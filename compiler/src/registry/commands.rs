@@ -1764,7 +1764,7 @@ pub static COMMANDS: &[CommandSpec] = &[
         effect: Effect::NotRecorded,
         targeting: Targeting::None,
         verification: Verification::None,
-        availability: Availability::Script,
+        availability: Availability::Internal,
     },
     CommandSpec {
         name: "lease_allocate",
@@ -1776,7 +1776,7 @@ pub static COMMANDS: &[CommandSpec] = &[
         effect: Effect::NotRecorded,
         targeting: Targeting::None,
         verification: Verification::None,
-        availability: Availability::Script,
+        availability: Availability::Internal,
     },
     CommandSpec {
         name: "lease_heartbeat",
@@ -1788,7 +1788,7 @@ pub static COMMANDS: &[CommandSpec] = &[
         effect: Effect::NotRecorded,
         targeting: Targeting::None,
         verification: Verification::None,
-        availability: Availability::Script,
+        availability: Availability::Internal,
     },
     CommandSpec {
         name: "lease_release",
@@ -1800,7 +1800,7 @@ pub static COMMANDS: &[CommandSpec] = &[
         effect: Effect::NotRecorded,
         targeting: Targeting::None,
         verification: Verification::None,
-        availability: Availability::Script,
+        availability: Availability::Internal,
     },
     CommandSpec {
         name: "session_list",
@@ -1812,7 +1812,7 @@ pub static COMMANDS: &[CommandSpec] = &[
         effect: Effect::NotRecorded,
         targeting: Targeting::None,
         verification: Verification::None,
-        availability: Availability::Script,
+        availability: Availability::Internal,
     },
     CommandSpec {
         name: "session_save_script",
@@ -1824,7 +1824,7 @@ pub static COMMANDS: &[CommandSpec] = &[
         effect: Effect::NotRecorded,
         targeting: Targeting::None,
         verification: Verification::None,
-        availability: Availability::Script,
+        availability: Availability::Internal,
     },
     CommandSpec {
         name: "install_source",
@@ -1837,7 +1837,7 @@ pub static COMMANDS: &[CommandSpec] = &[
         effect: Effect::Mutates,
         targeting: Targeting::None,
         verification: Verification::None,
-        availability: Availability::Script,
+        availability: Availability::Internal,
     },
     CommandSpec {
         name: "release_materialized_paths",
@@ -1850,7 +1850,7 @@ pub static COMMANDS: &[CommandSpec] = &[
         effect: Effect::NotRecorded,
         targeting: Targeting::None,
         verification: Verification::None,
-        availability: Availability::Script,
+        availability: Availability::Internal,
     },
     // ---- Script header --------------------------------------------------------------------------
     // Free-form `key=value` metadata, read by regex rather than as positionals (spec §4).

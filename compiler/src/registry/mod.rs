@@ -200,6 +200,8 @@ pub enum Availability {
     CliAlias { canonical: &'static str },
     /// Client-only command with no daemon route: unusable in `.ad`.
     ClientOnly,
+    /// An internal daemon request (structured input, sent by the CLI itself): not a script command.
+    Internal,
 }
 
 /// Looks up a command word (exact, case-sensitive, as the reader matches).

@@ -65,6 +65,17 @@ pub(super) fn check(cx: &Context, out: &mut Vec<Diagnostic>) {
                 .with_label("client-only command: the daemon has no route for it")
                 .with_help("run it from the agent-device CLI before or after the replay"),
             ),
+            Availability::Internal => out.push(
+                Diagnostic::error(
+                    codes::INTERNAL_REQUEST,
+                    format!("`{word}` is an internal daemon request, not a script command"),
+                    span,
+                )
+                .with_label(
+                    "the agent-device CLI sends it with structured input; a script line cannot",
+                )
+                .with_help("use the public command it backs (see `ad commands`), or drop the line"),
+            ),
             Availability::Script | Availability::Legacy => {}
         }
         if spec.effect == Effect::Skipped {

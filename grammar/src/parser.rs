@@ -298,7 +298,7 @@ fn comment_or_annotation(
                 diagnostics.push(
                     Diagnostic::error(codes::ANNOTATION_INVALID, e.message.clone(), at)
                         .with_label(format!("invalid {what}"))
-                        .with_help(annotation_help(&e.field))
+                        .with_help(annotation_help(kind, &e.field))
                         .rejected_by(
                             Reader::Parser,
                             e.message,
@@ -353,8 +353,10 @@ fn comment_or_annotation(
     LineKind::Comment(Comment { kind })
 }
 
-fn annotation_help(field: &str) -> String {
-    if field.is_empty() {
+fn annotation_help(kind: AnnotationKind, field: &str) -> String {
+    if field.is_empty() && kind == AnnotationKind::Targets {
+        "the payload must be one JSON object: {\"source\":{…target-v1…},\"destination\":{…target-v1…}}".into()
+    } else if field.is_empty() {
         "the payload must be one JSON object: {\"role\":…,\"verification\":\"verified\"|\"unverifiable\", …}".into()
     } else {
         "target-v1 fields: id?, role (required), label?, ancestry? (≤8 {role,label?}), sibling?, viewportOrder?, scrollRegion? {role,id?|label?}, rect? {x,y,width,height}, verification (required)".into()

@@ -43,6 +43,12 @@ pub(super) fn check(cx: &Context, out: &mut Vec<Diagnostic>) {
             .max_by_key(|(r, _)| (r.matched, std::cmp::Reverse(r.too_many)))
             .unwrap();
         let (m, form) = best;
+        // "usage: back (no arguments)" / "usage: scroll <up|down|…> [amount]".
+        let usage = if spec.signature.is_empty() {
+            format!("usage: {} (no arguments)", step.command)
+        } else {
+            format!("usage: {} {}", step.command, spec.signature)
+        };
         let signature = if spec.signature.is_empty() {
             "no arguments".to_string()
         } else {
@@ -58,7 +64,7 @@ pub(super) fn check(cx: &Context, out: &mut Vec<Diagnostic>) {
                 step.arg_span(arg),
             )
             .with_label(format!("expected {}", describe(kind)))
-            .with_help(format!("{} {signature}", step.command));
+            .with_help(usage.clone());
             if let ArgKind::Enum(words) = kind {
                 if let Some(s) = did_you_mean(&arg.value, words.iter().copied()) {
                     d = d.with_fix(
@@ -88,7 +94,7 @@ pub(super) fn check(cx: &Context, out: &mut Vec<Diagnostic>) {
                     span,
                 )
                 .with_label("extra argument")
-                .with_help(format!("{} {signature}", step.command)),
+                .with_help(usage.clone()),
             );
         } else {
             out.push(

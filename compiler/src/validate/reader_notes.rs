@@ -93,18 +93,81 @@ pub(super) fn check(cx: &Context, out: &mut Vec<Diagnostic>) {
                     } else {
                         codes::DROPPED_ARGUMENT
                     };
-                    out.push(
-                        Diagnostic::warning(
-                            code,
-                            format!("`{raw}` is ignored by the .ad reader"),
-                            span,
-                        )
-                        .with_label(why)
-                        .with_fix(
+                    // Words after an @ref's label: one report, and the fix quotes the whole label
+                    // (`click @e12 Add to cart` meant the label "Add to cart").
+                    if let Some(label) = step
+                        .ref_label
+                        .as_ref()
+                        .filter(|l| l.tokens.first().is_some_and(|t| *t < token))
+                    {
+                        let first_dropped = step.notes.iter().find_map(|n| match n {
+                            ReaderNote::Dropped { token, .. } if *token > label.tokens[0] => {
+                                Some(*token)
+                            }
+                            _ => None,
+                        });
+                        if first_dropped != Some(token) {
+                            continue;
+                        }
+                        let last = step
+                            .notes
+                            .iter()
+                            .filter_map(|n| match n {
+                                ReaderNote::Dropped { token, .. } => Some(*token),
+                                _ => None,
+                            })
+                            .max()
+                            .unwrap_or(token);
+                        let whole = Span::new(
+                            step.token_spans[label.tokens[0]].start,
+                            step.token_spans[last].end,
+                        );
+                        let words: Vec<&str> = (label.tokens[0]..=last)
+                            .map(|t| &text[step.token_spans[t].range()])
+                            .collect();
+                        out.push(
+                            Diagnostic::warning(
+                                code,
+                                format!(
+                                    "only `{}` is read as the ref's label; the rest is dropped",
+                                    label.value
+                                ),
+                                Span::new(span.start, step.token_spans[last].end),
+                            )
+                            .with_label(why)
+                            .with_help("quote a label that has several words")
+                            .with_fix(
+                                "Quote the label",
+                                vec![Edit {
+                                    span: whole,
+                                    replacement: ad_grammar::json::quote(&words.join(" ")),
+                                }],
+                            ),
+                        );
+                        continue;
+                    }
+                    let mut d = Diagnostic::warning(
+                        code,
+                        format!("`{raw}` is ignored by the .ad reader"),
+                        span,
+                    )
+                    .with_label(why);
+                    d = match (is_snapshot, raw) {
+                        (true, "--interactive") => {
+                            d.with_help("the .ad reader spells it `-i`").with_fix(
+                                "Use `-i`",
+                                vec![Edit {
+                                    span,
+                                    replacement: "-i".into(),
+                                }],
+                            )
+                        }
+                        _ => d.with_fix(
                             format!("Remove `{raw}`"),
                             remove_token_edits(step, token, text, false),
                         ),
-                    );
+                    };
+                    out.push(d);
                 }
                 ReaderNote::Joined { arg } => whitespace_collapse(cx, step, arg, out),
                 ReaderNote::PinStripped { .. } => {}

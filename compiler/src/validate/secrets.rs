@@ -31,7 +31,11 @@ pub(super) fn check(cx: &Context, out: &mut Vec<Diagnostic>) {
                             .with_fix(format!("Replace the literal with `${{{name}}}`"), vec![Edit { span, replacement: format!("\"${{{name}}}\"") }]),
                     );
                 }
-                if !whole && placeholders(value).next().is_some() {
+                let only_placeholder = {
+                    let mut all = placeholders(value);
+                    matches!((all.next(), all.next()), (Some(p), None) if p.span == (0..value.len()))
+                };
+                if !whole && !only_placeholder && placeholders(value).next().is_some() {
                     out.push(expanded_info(
                         step,
                         value_arg.tokens.clone(),

@@ -75,6 +75,8 @@ fn check_target(cx: &Context, step: &Step, arg: &Arg, target: &Target, out: &mut
     let Target::Selector { text, valid: false } = target else {
         return;
     };
+    // A flag or `#` glued into the selector is explained by AD112/AD113/AD121 on that token; the
+    // selector error stays too, because the step really fails on the device.
     let Some((chain, errors)) = target.selector_tree() else {
         return;
     };

@@ -325,7 +325,7 @@ impl Shift for Span {
 }
 
 /// Whitespace-separated words, where a `"…"` run (with `\` escapes) does not split.
-fn context_words(line: &str) -> Vec<(usize, usize)> {
+pub(crate) fn context_words(line: &str) -> Vec<(usize, usize)> {
     let mut words = Vec::new();
     let mut start = None;
     let mut in_quote = false;

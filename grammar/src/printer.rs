@@ -176,38 +176,13 @@ fn print_env(content: &str) -> String {
 }
 
 /// Collapses whitespace runs outside `"…"` to one space (context lines are read by regex; the
-/// quoted `device="…"` value is kept exactly).
+/// quoted `device="…"` value is kept exactly): the header's own word split, rejoined.
 fn collapse_outside_quotes(content: &str) -> String {
-    let mut out = String::with_capacity(content.len());
-    let mut in_quote = false;
-    let mut escaped = false;
-    let mut pending_space = false;
-    for c in content.chars() {
-        if in_quote {
-            out.push(c);
-            if escaped {
-                escaped = false;
-            } else if c == '\\' {
-                escaped = true;
-            } else if c == '"' {
-                in_quote = false;
-            }
-            continue;
-        }
-        if is_js_whitespace(c) {
-            pending_space = true;
-            continue;
-        }
-        if pending_space {
-            out.push(' ');
-            pending_space = false;
-        }
-        if c == '"' {
-            in_quote = true;
-        }
-        out.push(c);
-    }
-    out
+    let words: Vec<&str> = crate::metadata::context_words(content)
+        .into_iter()
+        .map(|(a, b)| &content[a..b])
+        .collect();
+    words.join(" ")
 }
 
 #[cfg(test)]

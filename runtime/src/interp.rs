@@ -619,13 +619,18 @@ fn finish_early(mut result: RunResult, journal: &mut Journal, wall: Instant) -> 
     result
 }
 
-/// The command's selector policy (agent-device `df`).
+/// The command's selector policy (agent-device `df`), from its targeting in the registry.
 fn policy_for(command: &str, p: &[String]) -> Policy {
-    match command {
-        "click" | "press" | "longpress" | "hover" | "fill" => Policy::ACT,
-        "get" if p.first().map(String::as_str) == Some("text") => Policy::READ_TEXT,
-        "get" => Policy::READ_UNIQUE,
-        "is" => Policy::READ_TEXT,
+    use ad_compiler::registry::Targeting;
+    match ad_compiler::registry::lookup(command).map(|s| s.targeting) {
+        Some(Targeting::Element) => Policy::ACT,
+        Some(Targeting::ElementAfterSubcommand)
+            if p.first().map(String::as_str) == Some("text") =>
+        {
+            Policy::READ_TEXT
+        }
+        Some(Targeting::ElementAfterSubcommand) => Policy::READ_UNIQUE,
+        Some(Targeting::Predicate) => Policy::READ_TEXT,
         _ => Policy::ANY,
     }
 }
@@ -2196,17 +2201,21 @@ impl<B: Backend> Exec<'_, B> {
             },
         };
         let raw = step.positional_values();
-        let selector = match step.command.as_str() {
-            "click" | "press" | "longpress" | "hover" | "fill" => raw
+        // The step's selector, located by its targeting in the registry.
+        use ad_compiler::registry::Targeting;
+        let selector = match step.spec.map(|s| s.targeting) {
+            Some(Targeting::Element) => raw
                 .first()
                 .filter(|s| !s.starts_with('@') && !is_numeric(s))
                 .cloned(),
-            "get" => raw.get(1).filter(|s| !s.starts_with('@')).cloned(),
-            "wait" => match wait_form(&raw) {
+            Some(Targeting::ElementAfterSubcommand) => {
+                raw.get(1).filter(|s| !s.starts_with('@')).cloned()
+            }
+            Some(Targeting::WaitTarget) => match wait_form(&raw) {
                 WaitForm::Selector { selector, .. } => Some(selector),
                 _ => None,
             },
-            "is" => match is_form(&raw) {
+            Some(Targeting::Predicate) => match is_form(&raw) {
                 IsForm::Check { selector, .. } => Some(selector),
                 _ => None,
             },

@@ -8,6 +8,7 @@ use ad_grammar::json::js_number_value;
 use ad_grammar::text::{is_numeric, js_flag_integer, js_number, js_trim};
 use ad_grammar::{ActionLine, Diagnostic, Line, SourceFile, Span};
 use serde_json::{Map, Value};
+use std::borrow::Cow;
 
 use crate::codes;
 use crate::registry::arity::{arity_for, Migration};
@@ -18,7 +19,48 @@ use crate::registry::{self, CommandSpec, FlagValue, ReaderRule};
 pub struct Arg {
     pub value: String,
     /// Indices into the action line's tokens (0 is the command word).
-    pub tokens: Vec<usize>,
+    pub tokens: TokenIndices,
+}
+
+/// The token indices of an argument. Almost every argument is one token, and that case is
+/// stored inline: lowering allocates nothing for it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum TokenIndices {
+    One([usize; 1]),
+    Many(Vec<usize>),
+}
+
+impl TokenIndices {
+    pub fn one(index: usize) -> TokenIndices {
+        TokenIndices::One([index])
+    }
+}
+
+impl std::ops::Deref for TokenIndices {
+    type Target = [usize];
+    fn deref(&self) -> &[usize] {
+        match self {
+            TokenIndices::One(one) => one,
+            TokenIndices::Many(many) => many,
+        }
+    }
+}
+
+impl From<Vec<usize>> for TokenIndices {
+    fn from(indices: Vec<usize>) -> TokenIndices {
+        match indices[..] {
+            [one] => TokenIndices::one(one),
+            _ => TokenIndices::Many(indices),
+        }
+    }
+}
+
+impl<'a> IntoIterator for &'a TokenIndices {
+    type Item = &'a usize;
+    type IntoIter = std::slice::Iter<'a, usize>;
+    fn into_iter(self) -> Self::IntoIter {
+        self.iter()
+    }
 }
 
 impl AsRef<str> for Arg {
@@ -49,7 +91,8 @@ pub enum ReaderNote {
 pub struct Step {
     /// 0-based line index.
     pub line: usize,
-    pub command: String,
+    /// The command word (borrowed from the registry for known commands: no allocation per step).
+    pub command: Cow<'static, str>,
     pub spec: Option<&'static CommandSpec>,
     pub positionals: Vec<Arg>,
     /// The `flags` object as agent-device builds it.
@@ -105,7 +148,7 @@ impl Step {
     /// agent-device's parsed action as JSON (without `ts`).
     pub fn to_agent_device_json(&self) -> Value {
         let mut m = Map::new();
-        m.insert("command".into(), self.command.clone().into());
+        m.insert("command".into(), self.command.to_string().into());
         m.insert(
             "positionals".into(),
             self.positionals
@@ -155,8 +198,12 @@ fn lower_line(
     diagnostics: &mut Vec<Diagnostic>,
 ) -> Step {
     let text = file.text.as_str();
-    let command = action.command().value(text).to_string();
-    let spec = registry::lookup(&command);
+    let word = action.command().value(text);
+    let spec = registry::lookup(word);
+    let command = match spec {
+        Some(spec) => Cow::Borrowed(spec.name),
+        None => Cow::Owned(word.to_string()),
+    };
     let args: Vec<Tok> = action
         .args()
         .iter()
@@ -223,14 +270,14 @@ fn lower_line(
 fn single(t: &&Tok) -> Arg {
     Arg {
         value: t.value.to_string(),
-        tokens: vec![t.index],
+        tokens: TokenIndices::one(t.index),
     }
 }
 
 fn joined(tokens: &[&Tok]) -> Arg {
     Arg {
         value: tokens.iter().map(|t| t.value).collect::<Vec<_>>().join(" "),
-        tokens: tokens.iter().map(|t| t.index).collect(),
+        tokens: tokens.iter().map(|t| t.index).collect::<Vec<_>>().into(),
     }
 }
 
@@ -277,7 +324,7 @@ impl Ctx<'_, '_> {
         }
         Arg {
             value: stripped,
-            tokens: vec![t.index],
+            tokens: TokenIndices::one(t.index),
         }
     }
 
@@ -705,7 +752,14 @@ impl Ctx<'_, '_> {
         }
     }
 
-    fn reject(&mut self, code: &'static str, token: usize, message: &str, title: &str, help: &str) {
+    fn reject(
+        &mut self,
+        code: &'static str,
+        token: usize,
+        message: &str,
+        title: &'static str,
+        help: &'static str,
+    ) {
         let span = self.step.token_spans[token];
         self.diagnostics.push(
             Diagnostic::error(code, title, span)
@@ -720,13 +774,14 @@ impl Ctx<'_, '_> {
         if self.step.command != "swipe" && self.step.command != "gesture" {
             return;
         }
-        let positionals = self.step.positional_values();
-        let Some((arity, counted)) = arity_for(&self.step.command, &positionals) else {
+        let Some((arity, counted)) = arity_for(&self.step.command, &self.step.positionals) else {
             return;
         };
         if counted.len() <= arity.max {
             return;
         }
+        let positionals = self.step.positional_values();
+        let counted = &positionals[positionals.len() - counted.len()..];
         let n = self.line + 1;
         let mut migration = None;
         if let Some(retired) = arity.retired {
@@ -774,7 +829,7 @@ impl Ctx<'_, '_> {
             .positionals
             .iter()
             .skip(positionals.len() - (counted.len() - arity.max))
-            .flat_map(|a| a.tokens.clone())
+            .flat_map(|a| a.tokens.iter().copied())
             .collect();
         let span = extra_tokens
             .iter()

@@ -2,6 +2,8 @@
 //! sub-grammars of `wait` and `is`, exactly as agent-device's daemon readers interpret the
 //! positionals (spec §9–§11). Shared by the validator, the script rules and the interpreter.
 
+use std::borrow::Cow;
+
 use ad_grammar::selector::{self, SelectorChain, SelectorError};
 use ad_grammar::text::{is_numeric, js_number, js_trim};
 
@@ -10,35 +12,44 @@ use crate::registry::Targeting;
 
 /// An element target as the daemon's positional target reader classifies it.
 #[derive(Debug, Clone, PartialEq)]
-pub enum Target {
+pub enum Target<'a> {
     Ref {
-        value: String,
+        value: Cow<'a, str>,
     },
     Point {
         x: f64,
         y: f64,
     },
-    /// A selector expression; `valid` comes from the fast check, the tree is built on demand.
+    /// A selector expression; validity ([`Target::is_valid_selector`]) and the tree are
+    /// computed on demand, since most callers only need the kind of target.
     Selector {
-        text: String,
-        valid: bool,
+        text: Cow<'a, str>,
     },
 }
 
-impl Target {
-    pub fn classify(value: &str) -> Target {
+impl<'a> Target<'a> {
+    pub fn classify(value: &'a str) -> Target<'a> {
         if value.starts_with('@') {
             return Target::Ref {
-                value: value.to_string(),
+                value: value.into(),
             };
         }
-        Target::Selector {
-            text: value.to_string(),
-            valid: selector::is_valid(value),
+        Target::Selector { text: value.into() }
+    }
+    /// The same target, owning its text.
+    pub fn into_owned(self) -> Target<'static> {
+        match self {
+            Target::Ref { value } => Target::Ref {
+                value: Cow::Owned(value.into_owned()),
+            },
+            Target::Point { x, y } => Target::Point { x, y },
+            Target::Selector { text } => Target::Selector {
+                text: Cow::Owned(text.into_owned()),
+            },
         }
     }
     pub fn is_valid_selector(&self) -> bool {
-        matches!(self, Target::Selector { valid: true, .. })
+        matches!(self, Target::Selector { text } if selector::is_valid(text))
     }
     /// The selector tree and its errors (for a selector target).
     pub fn selector_tree(&self) -> Option<(SelectorChain, Vec<SelectorError>)> {
@@ -50,7 +61,7 @@ impl Target {
 }
 
 /// The element-target positional(s) of a step, with the argument they came from.
-pub fn element_targets(step: &Step) -> Vec<(&Arg, Target)> {
+pub fn element_targets(step: &Step) -> Vec<(&Arg, Target<'_>)> {
     let Some(spec) = step.spec else {
         return Vec::new();
     };
@@ -85,19 +96,22 @@ pub fn element_targets(step: &Step) -> Vec<(&Arg, Target)> {
                 .map(|a| (a, Target::classify(&a.value)))
                 .collect()
         }
-        Targeting::WaitTarget => wait_targets(step, &wait_form(&step.positionals)),
+        Targeting::WaitTarget => wait_targets(step, &wait_form(&step.positionals))
+            .into_iter()
+            .map(|(arg, target)| (arg, target.into_owned()))
+            .collect(),
         _ => Vec::new(),
     }
 }
 
 /// The element target of a `wait` whose form is already known.
-pub fn wait_targets<'s>(step: &'s Step, form: &WaitForm) -> Vec<(&'s Arg, Target)> {
+pub fn wait_targets<'s, 'f>(step: &'s Step, form: &'f WaitForm) -> Vec<(&'s Arg, Target<'f>)> {
     let p = &step.positionals;
     match (form, p.first()) {
         (WaitForm::Ref { reference, .. }, Some(a)) => vec![(
             a,
             Target::Ref {
-                value: reference.clone(),
+                value: reference.into(),
             },
         )],
         (WaitForm::Selector { selector, .. }, Some(a)) => vec![(a, Target::classify(selector))],
@@ -153,29 +167,24 @@ pub enum WaitForm {
 
 /// agent-device's `wait` positional reader.
 pub fn wait_form<S: AsRef<str>>(p: &[S]) -> WaitForm {
-    let values: Vec<&str> = p.iter().map(AsRef::as_ref).collect();
-    wait_form_of(&values)
-}
-
-fn wait_form_of(p: &[&str]) -> WaitForm {
-    let Some(first) = p.first() else {
+    let Some(first) = p.first().map(AsRef::as_ref) else {
         return WaitForm::Empty;
     };
-    if let Some(ms) = finite(Some(first)) {
+    if let Some(ms) = finite(Some(&first)) {
         return WaitForm::Sleep { ms };
     }
-    let timeout = finite(p.last());
-    let body = |skip: usize| -> Vec<&str> {
+    let timeout = finite(p.last().map(AsRef::as_ref).as_ref());
+    let body = |skip: usize| -> &[S] {
         let end = if timeout.is_some() {
             p.len() - 1
         } else {
             p.len()
         };
-        p[skip.min(end)..end].to_vec()
+        &p[skip.min(end)..end]
     };
-    match *first {
+    match first {
         "text" => WaitForm::Text {
-            text: js_trim(&body(1).join(" ")).to_string(),
+            text: js_trim(&join(body(1))).to_string(),
             timeout_ms: timeout,
         },
         "stable" => {
@@ -184,10 +193,10 @@ fn wait_form_of(p: &[&str]) -> WaitForm {
                 quiet_ms: if rest.is_empty() {
                     None
                 } else {
-                    finite(rest.first())
+                    finite(rest.first().map(AsRef::as_ref).as_ref())
                 },
                 timeout_ms: if rest.len() > 1 {
-                    finite(rest.get(1))
+                    finite(rest.get(1).map(AsRef::as_ref).as_ref())
                 } else {
                     None
                 },
@@ -195,9 +204,9 @@ fn wait_form_of(p: &[&str]) -> WaitForm {
         }
         "absent" => {
             let n = body(1);
-            match split_selector_prefix(&n, false) {
+            match split_selector_prefix(n, false) {
                 Some((sel, rest))
-                    if !n.is_empty() && rest.is_empty() && selector::is_valid(&sel) =>
+                    if !n.is_empty() && rest == n.len() && selector::is_valid(&sel) =>
                 {
                     WaitForm::Absent {
                         selector: sel,
@@ -205,7 +214,7 @@ fn wait_form_of(p: &[&str]) -> WaitForm {
                     }
                 }
                 _ => {
-                    let joined = n.join(" ");
+                    let joined = join(n);
                     WaitForm::Invalid {
                         reason: "absent-selector-required",
                         message: if joined.is_empty() {
@@ -223,23 +232,24 @@ fn wait_form_of(p: &[&str]) -> WaitForm {
         },
         _ => {
             let n = body(0);
-            let split = split_selector_prefix(&n, false);
-            if let Some((sel, rest)) = &split {
-                if rest.is_empty() {
+            let split = split_selector_prefix(n, false);
+            let split = match split {
+                Some((sel, rest)) if rest == n.len() => {
                     return WaitForm::Selector {
-                        selector: sel.clone(),
+                        selector: sel,
                         timeout_ms: timeout,
-                    };
+                    }
                 }
-            }
-            for t in &n {
-                if let Some((key, value)) = unknown_key_term(t) {
+                other => other.map(|(sel, rest)| (sel, &n[rest..])),
+            };
+            for t in n {
+                if let Some((key, value)) = unknown_key_term(t.as_ref()) {
                     return WaitForm::Invalid {
                         reason: "unknown-selector-key",
                         message: format!(
                             "Unknown selector key \"{key}\" in \"{}\". Use wait 'label=\"{value}\"' to wait for a selector, or wait text '{}' for the literal text.",
-                            n.join(" "),
-                            n.join(" ")
+                            join(n),
+                            join(n)
                         ),
                     };
                 }
@@ -250,22 +260,22 @@ fn wait_form_of(p: &[&str]) -> WaitForm {
                         reason: "selector-shaped-text",
                         message: format!(
                             "Selector {sel} is followed by unexpected extra arguments: {}",
-                            rest.join(" ")
+                            join(rest)
                         ),
                     };
                 }
             }
-            if n.iter().any(|t| selector::looks_like_term(t)) {
+            if n.iter().any(|t| selector::looks_like_term(t.as_ref())) {
                 return WaitForm::Invalid {
                     reason: "selector-shaped-text",
                     message: format!(
                         "\"{}\" looks like a selector but does not parse as one",
-                        n.join(" ")
+                        join(n)
                     ),
                 };
             }
             WaitForm::Text {
-                text: js_trim(&body(0).join(" ")).to_string(),
+                text: js_trim(&join(body(0))).to_string(),
                 timeout_ms: timeout,
             }
         }
@@ -289,37 +299,54 @@ fn unknown_key_term(t: &str) -> Option<(String, String)> {
     (!value.is_empty()).then_some((key, value))
 }
 
+/// Tokens joined with one space, as the daemon joins them.
+fn join<S: AsRef<str>>(tokens: &[S]) -> String {
+    let mut out = String::with_capacity(tokens.iter().map(|t| t.as_ref().len() + 1).sum());
+    for (i, t) in tokens.iter().enumerate() {
+        if i > 0 {
+            out.push(' ');
+        }
+        out.push_str(t.as_ref());
+    }
+    out
+}
+
 /// `b(tokens)`: the longest (or, preferring a trailing value, the longest leaving one) prefix of
-/// selector-looking tokens that parses as a selector, and the rest.
+/// selector-looking tokens that parses as a selector, and the index where the rest starts.
 pub fn split_selector_prefix<S: AsRef<str>>(
     tokens: &[S],
     prefer_trailing_value: bool,
-) -> Option<(String, Vec<String>)> {
-    let tokens: Vec<&str> = tokens.iter().map(AsRef::as_ref).collect();
-    if tokens.is_empty() {
-        return None;
-    }
-    let mut ends = Vec::new();
-    let mut r = 0;
-    while r < tokens.len() {
-        if !selector::looks_like_term(tokens[r]) {
+) -> Option<(String, usize)> {
+    // The prefixes grow one token at a time, so one buffer holds them all; a candidate is
+    // remembered as its token count and its trimmed byte range in the buffer.
+    let mut joined = String::new();
+    let mut longest = None;
+    let mut longest_leaving_one = None;
+    for (r, t) in tokens.iter().enumerate() {
+        let t = t.as_ref();
+        if !selector::looks_like_term(t) {
             break;
         }
-        r += 1;
-        let joined = tokens[..r].join(" ");
-        let joined = js_trim(&joined);
-        if !joined.is_empty() && selector::is_valid(joined) {
-            ends.push(r);
+        if r > 0 {
+            joined.push(' ');
+        }
+        joined.push_str(t);
+        let (start, end) = ad_grammar::text::js_trim_range(&joined);
+        if start < end && selector::is_valid(&joined[start..end]) {
+            longest = Some((r + 1, start..end));
+            if r + 1 < tokens.len() {
+                longest_leaving_one = longest.clone();
+            }
         }
     }
-    let mut end = *ends.last()?;
-    if prefer_trailing_value {
-        if let Some(e) = ends.iter().rev().find(|e| **e < tokens.len()) {
-            end = *e;
-        }
-    }
-    let sel = js_trim(&tokens[..end].join(" ")).to_string();
-    (!sel.is_empty()).then(|| (sel, tokens[end..].iter().map(|t| t.to_string()).collect()))
+    let (end, range) = if prefer_trailing_value {
+        longest_leaving_one.or(longest)
+    } else {
+        longest
+    }?;
+    joined.truncate(range.end);
+    joined.drain(..range.start);
+    Some((joined, end))
 }
 
 /// `is` predicates.
@@ -339,25 +366,29 @@ pub enum IsForm {
     },
 }
 
+/// An `is` predicate word, compared as the daemon does (lowercased).
+fn is_predicate(word: &str) -> bool {
+    if word.is_ascii() {
+        IS_PREDICATES.iter().any(|p| p.eq_ignore_ascii_case(word))
+    } else {
+        IS_PREDICATES.contains(&word.to_lowercase().as_str())
+    }
+}
+
 /// agent-device's `is` reader: `<predicate> <selector…> [value]` or `<selector…> <predicate>`.
 pub fn is_form<S: AsRef<str>>(p: &[S]) -> IsForm {
-    let mut tokens: Vec<String> = p.iter().map(|t| t.as_ref().to_string()).collect();
-    let first_is_predicate = tokens
-        .first()
-        .is_some_and(|t| IS_PREDICATES.contains(&t.to_lowercase().as_str()));
+    let mut tokens: Vec<&str> = p.iter().map(AsRef::as_ref).collect();
+    let first_is_predicate = tokens.first().is_some_and(|t| is_predicate(t));
     if !first_is_predicate {
         for i in 1..tokens.len() {
-            let t = tokens[i].to_lowercase();
-            if IS_PREDICATES.contains(&t.as_str()) && selector::is_valid(&tokens[..i].join(" ")) {
-                let mut reordered = vec![t];
-                reordered.extend_from_slice(&tokens[..i]);
-                reordered.extend_from_slice(&tokens[i + 1..]);
-                tokens = reordered;
+            if is_predicate(tokens[i]) && selector::is_valid(&join(&tokens[..i])) {
+                // `<selector…> <predicate> [rest]` reads as `<predicate> <selector…> [rest]`.
+                tokens[..=i].rotate_right(1);
                 break;
             }
         }
     }
-    let predicate = tokens.first().cloned().unwrap_or_default().to_lowercase();
+    let predicate = tokens.first().copied().unwrap_or_default().to_lowercase();
     if !IS_PREDICATES.contains(&predicate.as_str()) {
         return IsForm::Invalid {
             message: format!("is requires predicate: {}", IS_PREDICATES.join("|")),
@@ -368,7 +399,8 @@ pub fn is_form<S: AsRef<str>>(p: &[S]) -> IsForm {
             message: "is requires a selector expression".into(),
         };
     };
-    let expected = js_trim(&rest.join(" ")).to_string();
+    let rest = &tokens[1 + rest..];
+    let expected = js_trim(&join(rest)).to_string();
     if predicate == "text" && expected.is_empty() {
         return IsForm::Invalid {
             message: "is text requires expected text value".into(),

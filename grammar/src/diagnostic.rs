@@ -2,6 +2,11 @@
 //! with ariadne, the language server maps it, JSON/SARIF/GitHub are further renderers.
 
 use serde::Serialize;
+use std::borrow::Cow;
+
+/// Diagnostic text: most messages, labels and help lines are fixed strings, and a check that
+/// reports thousands of findings should not allocate for each of them.
+pub type Text = Cow<'static, str>;
 
 /// A byte range in the source text.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, PartialOrd, Ord)]
@@ -87,7 +92,7 @@ pub mod phase {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Label {
     pub span: Span,
-    pub message: String,
+    pub message: Text,
     /// The primary label is where the problem is; secondary ones give context.
     pub primary: bool,
 }
@@ -111,10 +116,10 @@ pub struct Diagnostic {
     /// Stable code, e.g. `AD101`. Never reused for another meaning.
     pub code: &'static str,
     pub severity: Severity,
-    pub message: String,
+    pub message: Text,
     pub labels: Vec<Label>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub help: Option<String>,
+    pub help: Option<Text>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub fix: Option<Fix>,
     /// Set when agent-device 0.21.5 itself rejects the script for this.
@@ -126,7 +131,7 @@ impl Diagnostic {
     pub fn new(
         code: &'static str,
         severity: Severity,
-        message: impl Into<String>,
+        message: impl Into<Text>,
         span: Span,
     ) -> Self {
         Diagnostic {
@@ -135,7 +140,7 @@ impl Diagnostic {
             message: message.into(),
             labels: vec![Label {
                 span,
-                message: String::new(),
+                message: Text::Borrowed(""),
                 primary: true,
             }],
             help: None,
@@ -143,21 +148,21 @@ impl Diagnostic {
             rejection: None,
         }
     }
-    pub fn error(code: &'static str, message: impl Into<String>, span: Span) -> Self {
+    pub fn error(code: &'static str, message: impl Into<Text>, span: Span) -> Self {
         Self::new(code, Severity::Error, message, span)
     }
-    pub fn warning(code: &'static str, message: impl Into<String>, span: Span) -> Self {
+    pub fn warning(code: &'static str, message: impl Into<Text>, span: Span) -> Self {
         Self::new(code, Severity::Warning, message, span)
     }
-    pub fn info(code: &'static str, message: impl Into<String>, span: Span) -> Self {
+    pub fn info(code: &'static str, message: impl Into<Text>, span: Span) -> Self {
         Self::new(code, Severity::Info, message, span)
     }
     /// Text for the primary label.
-    pub fn with_label(mut self, message: impl Into<String>) -> Self {
+    pub fn with_label(mut self, message: impl Into<Text>) -> Self {
         self.labels[0].message = message.into();
         self
     }
-    pub fn with_secondary(mut self, span: Span, message: impl Into<String>) -> Self {
+    pub fn with_secondary(mut self, span: Span, message: impl Into<Text>) -> Self {
         self.labels.push(Label {
             span,
             message: message.into(),
@@ -165,7 +170,7 @@ impl Diagnostic {
         });
         self
     }
-    pub fn with_help(mut self, help: impl Into<String>) -> Self {
+    pub fn with_help(mut self, help: impl Into<Text>) -> Self {
         self.help = Some(help.into());
         self
     }

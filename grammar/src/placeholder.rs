@@ -142,7 +142,13 @@ pub fn scan(s: &str) -> Vec<Piece> {
 
 /// The placeholders of a value.
 pub fn placeholders(s: &str) -> impl Iterator<Item = Placeholder> {
-    scan(s).into_iter().filter_map(|p| match p {
+    // Most values have none: skip building the literal piece for them.
+    let pieces = if s.contains("${") {
+        scan(s)
+    } else {
+        Vec::new()
+    };
+    pieces.into_iter().filter_map(|p| match p {
         Piece::Var(v) => Some(v),
         _ => None,
     })

@@ -401,10 +401,34 @@ pub fn is_valid(text: &str) -> bool {
     let mut term_start: Option<usize> = None;
     let mut i = 0;
     while i < b.len() {
+        if let Some(q) = quote {
+            // Inside quotes only the closing quote and backslashes (which escape the next
+            // character) matter: skip straight to them. UTF-8 continuation bytes never match.
+            let Some(off) = b[i..].iter().position(|&x| x == q || x == b'\\') else {
+                break; // unclosed
+            };
+            i += off;
+            if b[i] == q {
+                quote = None;
+                i += 1;
+            } else {
+                i += 1;
+                if let Some(escaped) = t[i..].chars().next() {
+                    i += escaped.len_utf8();
+                }
+            }
+            continue;
+        }
         let c = b[i];
+        // ASCII is decoded without going through `chars()`.
+        let ch = if c < 0x80 {
+            char::from(c)
+        } else {
+            t[i..].chars().next().unwrap_or(' ')
+        };
         if escaped {
             escaped = false;
-            i += t[i..].chars().next().map_or(1, char::len_utf8);
+            i += ch.len_utf8();
             continue;
         }
         if c == b'\\' {
@@ -413,20 +437,12 @@ pub fn is_valid(text: &str) -> bool {
             i += 1;
             continue;
         }
-        if let Some(q) = quote {
-            if c == q {
-                quote = None;
-            }
-            i += t[i..].chars().next().map_or(1, char::len_utf8);
-            continue;
-        }
         if c == b'"' || c == b'\'' {
             quote = Some(c);
             term_start.get_or_insert(i);
             i += 1;
             continue;
         }
-        let ch = t[i..].chars().next().unwrap_or(' ');
         let is_sep = c == b'|' && b.get(i + 1) == Some(&b'|');
         if is_js_whitespace(ch) || is_sep {
             if let Some(s) = term_start.take() {
@@ -463,23 +479,57 @@ pub fn is_valid(text: &str) -> bool {
 
 fn valid_term(raw: &str) -> bool {
     match raw.find('=') {
-        None => {
-            BOOLEAN_KEYS.iter().any(|k| k.eq_ignore_ascii_case(raw))
-                && raw.len() < 16
-                && BOOLEAN_KEYS.contains(&raw.to_lowercase().as_str())
-        }
+        // A non-ASCII word never equals a boolean key here (the reference compares before
+        // lowercasing), so the ASCII comparison is the whole rule.
+        None => raw.is_ascii() && key_kind(raw) == Some(KeyKind::Boolean),
         Some(eq) => {
-            let key = js_trim(&raw[..eq]).to_lowercase();
+            let key = js_trim(&raw[..eq]);
             let value = js_trim(&raw[eq + 1..]);
-            if !is_key(&key) || value.is_empty() {
+            let kind = key_kind(key);
+            if value.is_empty() || kind.is_none() {
                 return false;
             }
-            if BOOLEAN_KEYS.contains(&key.as_str()) {
-                let v = unquote(value).to_lowercase();
-                return v == "true" || v == "false";
+            if kind == Some(KeyKind::Boolean) {
+                // "true"/"false" have no letter that a non-ASCII character lowercases to.
+                let v = unquote(value);
+                return v.eq_ignore_ascii_case("true") || v.eq_ignore_ascii_case("false");
             }
             true
         }
+    }
+}
+
+/// What kind of selector key `word` names once lowercased as JavaScript does, without
+/// allocating for ASCII words (the hot path of `is_valid` and `looks_like_term`).
+fn key_kind(word: &str) -> Option<KeyKind> {
+    const LONGEST: usize = 11; // "windowtitle"
+    if !word.is_ascii() {
+        return key_kind_lower(word.to_lowercase().as_bytes());
+    }
+    if word.len() > LONGEST {
+        return None;
+    }
+    let mut buf = [0u8; LONGEST];
+    let lower = &mut buf[..word.len()];
+    lower.copy_from_slice(word.as_bytes());
+    lower.make_ascii_lowercase();
+    key_kind_lower(lower)
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum KeyKind {
+    String,
+    Boolean,
+}
+
+fn key_kind_lower(lower: &[u8]) -> Option<KeyKind> {
+    match lower {
+        b"id" | b"role" | b"text" | b"label" | b"value" | b"appname" | b"windowtitle" => {
+            Some(KeyKind::String)
+        }
+        b"visible" | b"hidden" | b"editable" | b"selected" | b"focused" | b"enabled"
+        | b"hittable" => Some(KeyKind::Boolean),
+        _ => None,
     }
 }
 
@@ -493,15 +543,33 @@ pub fn looks_like_term(token: &str) -> bool {
     if t == "||" {
         return true;
     }
-    match t.find('=') {
-        Some(eq) => is_key(&js_trim(&t[..eq]).to_lowercase()),
-        None => is_key(&t.to_lowercase()),
-    }
+    let key = match t.find('=') {
+        Some(eq) => js_trim(&t[..eq]),
+        None => t,
+    };
+    key_kind(key).is_some()
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn key_kind_agrees_with_the_key_lists() {
+        for k in STRING_KEYS {
+            assert!(key_kind(k) == Some(KeyKind::String), "{k}");
+            assert!(key_kind(&k.to_uppercase()) == Some(KeyKind::String), "{k}");
+        }
+        for k in BOOLEAN_KEYS {
+            assert!(key_kind(k) == Some(KeyKind::Boolean), "{k}");
+        }
+        // U+212A KELVIN SIGN lowercases to an ASCII k; no key contains one, so no match.
+        assert!(key_kind("\u{212A}").is_none());
+        assert!(key_kind("ID").is_some() && key_kind("identity").is_none());
+        assert!(key_kind("").is_none() && key_kind("windowtitles").is_none());
+        // İ (U+0130) lowercases to "i̇": two code points, not "id".
+        assert!(key_kind("\u{130}d").is_none());
+    }
 
     fn first_error(s: &str) -> Option<String> {
         parse_chain(s).1.first().map(|e| e.message.clone())

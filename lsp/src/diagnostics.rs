@@ -33,7 +33,7 @@ pub fn severity(s: Severity) -> DiagnosticSeverity {
 /// The message shown in the editor: the diagnostic, its label, its help and, for a script
 /// agent-device rejects, agent-device's own words.
 pub fn message(d: &ad_grammar::Diagnostic) -> String {
-    let mut m = d.message.clone();
+    let mut m = d.message.to_string();
     if let Some(label) = d.labels.iter().find(|l| l.primary) {
         if !label.message.is_empty() && label.message != d.message {
             m.push('\n');
@@ -62,7 +62,7 @@ pub fn convert(doc: &Document, d: &ad_grammar::Diagnostic) -> lsp_types::Diagnos
             message: if l.message.is_empty() {
                 "related".into()
             } else {
-                l.message.clone()
+                l.message.to_string()
             },
         })
         .collect();

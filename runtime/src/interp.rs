@@ -837,7 +837,7 @@ impl<B: Backend> Exec<'_, B> {
 
     async fn step(&mut self, step: &Step, path: &str) -> Outcome {
         let (p, flags, _runtime) = self.interpolate(step, path).await?;
-        let cmd = step.command.as_str();
+        let cmd = &*step.command;
         let mutates = ad_compiler::profile::mutates(step);
         match cmd {
             "open" => self.open(&p, &flags).await,

@@ -142,7 +142,7 @@ fn prepare(case: &Case, analysis: &ad_compiler::Analysis, opts: &SuiteOptions) -
                 line,
                 column,
                 code: d.code.to_string(),
-                message: d.message.clone(),
+                message: d.message.to_string(),
             }
         })
         .collect();

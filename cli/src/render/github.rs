@@ -24,7 +24,7 @@ pub fn render(files: &[CheckedFile]) -> String {
                 Severity::Warning => "warning",
                 Severity::Info => "notice",
             };
-            let mut message = d.message.clone();
+            let mut message = d.message.to_string();
             if let Some(h) = &d.help {
                 message.push_str(&format!("\nhelp: {h}"));
             }

@@ -36,7 +36,7 @@ pub fn render(file: &CheckedFile, d: &Diagnostic, colour: bool, out: &mut Vec<u8
         let text = if label.message.is_empty() && label.primary {
             title
         } else {
-            label.message.as_str()
+            &label.message
         };
         if !text.is_empty() {
             l = l.with_message(text);

@@ -15,7 +15,7 @@ pub fn render(files: &[CheckedFile], rules: &[(&str, &str)]) -> Value {
                 Severity::Warning => "warning",
                 Severity::Info => "note",
             };
-            let mut text = d.message.clone();
+            let mut text = d.message.to_string();
             if let Some(h) = &d.help {
                 text.push_str(&format!("\nhelp: {h}"));
             }

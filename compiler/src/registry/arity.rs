@@ -68,10 +68,10 @@ pub static ARITIES: &[Arity] = &[
 
 /// The arity entry for a step (`swipe`, or `gesture` by its first positional) and the arguments
 /// it counts.
-pub fn arity_for<'a>(
+pub fn arity_for<'a, S: AsRef<str>>(
     command: &str,
-    positionals: &'a [String],
-) -> Option<(&'static Arity, &'a [String])> {
+    positionals: &'a [S],
+) -> Option<(&'static Arity, &'a [S])> {
     if command == "swipe" {
         return ARITIES
             .iter()
@@ -81,10 +81,9 @@ pub fn arity_for<'a>(
     if command != "gesture" {
         return None;
     }
-    let kind = positionals.first()?;
-    let key = format!("gesture {kind}");
+    let kind = positionals.first()?.as_ref();
     ARITIES
         .iter()
-        .find(|a| a.key == key)
+        .find(|a| a.key.strip_prefix("gesture ") == Some(kind))
         .map(|a| (a, &positionals[1..]))
 }

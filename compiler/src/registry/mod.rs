@@ -206,17 +206,42 @@ pub enum Availability {
 
 /// Looks up a command word (exact, case-sensitive, as the reader matches).
 pub fn lookup(word: &str) -> Option<&'static CommandSpec> {
-    // Sorted once; a binary search beats hashing for ~90 short words.
-    static INDEX: std::sync::OnceLock<Vec<&'static CommandSpec>> = std::sync::OnceLock::new();
-    let index = INDEX.get_or_init(|| {
-        let mut v: Vec<_> = COMMANDS.iter().collect();
-        v.sort_by_key(|c| c.name);
-        v
+    // Every action line asks once: an open-addressing table over the command words answers with
+    // one hash and (almost always) one comparison, where a sorted binary search paid ~7 memcmps.
+    const SLOTS: usize = 512;
+    const EMPTY: u8 = u8::MAX;
+    static TABLE: std::sync::OnceLock<[u8; SLOTS]> = std::sync::OnceLock::new();
+    fn hash(word: &[u8]) -> usize {
+        // FNV-1a: command words are short, so a byte loop is as fast as anything fancier.
+        let h = word.iter().fold(0x811c_9dc5_u32, |h, &b| {
+            (h ^ u32::from(b)).wrapping_mul(0x0100_0193)
+        });
+        h as usize % SLOTS
+    }
+    let table = TABLE.get_or_init(|| {
+        assert!(COMMANDS.len() < usize::from(EMPTY));
+        let mut table = [EMPTY; SLOTS];
+        for (i, c) in COMMANDS.iter().enumerate() {
+            let mut slot = hash(c.name.as_bytes());
+            while table[slot] != EMPTY {
+                slot = (slot + 1) % SLOTS;
+            }
+            table[slot] = i as u8;
+        }
+        table
     });
-    index
-        .binary_search_by(|c| c.name.cmp(word))
-        .ok()
-        .map(|i| index[i])
+    let mut slot = hash(word.as_bytes());
+    loop {
+        let i = table[slot];
+        if i == EMPTY {
+            return None;
+        }
+        let spec = &COMMANDS[usize::from(i)];
+        if spec.name == word {
+            return Some(spec);
+        }
+        slot = (slot + 1) % SLOTS;
+    }
 }
 
 impl CommandSpec {

@@ -233,6 +233,9 @@ fn lookup_is_exact_and_case_sensitive() {
     assert!(lookup("click ").is_none());
     assert!(lookup("fragment-v1").is_none());
     assert!(lookup("").is_none());
+    for c in COMMANDS {
+        assert!(std::ptr::eq(lookup(c.name).unwrap(), c), "{}", c.name);
+    }
 }
 
 #[test]

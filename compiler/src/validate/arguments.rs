@@ -32,11 +32,11 @@ pub(super) fn check(cx: &Context, out: &mut Vec<Diagnostic>) {
         if free_form || step.positionals.iter().any(|p| p.value.contains("${")) {
             continue;
         }
-        let values = step.positional_values();
-        let results: Vec<FormMatch> = spec.forms.iter().map(|f| match_form(f, &values)).collect();
-        if results.iter().any(|r| r.ok) {
+        let values = &step.positionals;
+        if spec.forms.iter().any(|f| match_form(f, values).ok) {
             continue;
         }
+        let results: Vec<FormMatch> = spec.forms.iter().map(|f| match_form(f, values)).collect();
         let best = results
             .iter()
             .zip(spec.forms)
@@ -118,7 +118,7 @@ struct FormMatch {
     too_many: bool,
 }
 
-fn match_form(form: &Form, values: &[String]) -> FormMatch {
+fn match_form(form: &Form, values: &[crate::lower::Arg]) -> FormMatch {
     let mut matched = 0;
     let mut i = 0;
     for p in form.positionals {
@@ -133,7 +133,7 @@ fn match_form(form: &Form, values: &[String]) -> FormMatch {
                 };
             }
             for (k, v) in rest.iter().enumerate() {
-                if !fits(p.kind, v) {
+                if !fits(p.kind, &v.value) {
                     return FormMatch {
                         ok: false,
                         matched,
@@ -160,7 +160,7 @@ fn match_form(form: &Form, values: &[String]) -> FormMatch {
                     too_many: false,
                 }
             }
-            Some(v) if fits(p.kind, v) => {
+            Some(v) if fits(p.kind, &v.value) => {
                 matched += 1;
                 i += 1;
             }

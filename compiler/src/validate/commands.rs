@@ -10,7 +10,7 @@ use crate::registry::{Availability, Effect, COMMANDS};
 pub(super) fn check(cx: &Context, out: &mut Vec<Diagnostic>) {
     for step in cx.steps {
         let span = step.command_span();
-        let word = step.command.as_str();
+        let word = &*step.command;
         let Some(spec) = step.spec else {
             let usable = COMMANDS
                 .iter()

@@ -153,35 +153,33 @@ pub(super) fn check(cx: &Context, decision: ProfileDecision, out: &mut Vec<Diagn
 }
 
 /// Why a `wait` does not qualify as a destination guard (None: it does).
-fn guard_problem(cx: &Context, step: &Step) -> Option<String> {
-    match cx.wait_form(step).cloned().unwrap_or(WaitForm::Empty) {
+fn guard_problem(cx: &Context, step: &Step) -> Option<&'static str> {
+    match cx.wait_form(step).unwrap_or(&WaitForm::Empty) {
         WaitForm::Selector { .. } => {}
-        WaitForm::Sleep { .. } => {
-            return Some("a duration wait proves nothing about the screen".into())
-        }
-        WaitForm::Text { .. } => return Some("`wait text` is not a portable selector".into()),
+        WaitForm::Sleep { .. } => return Some("a duration wait proves nothing about the screen"),
+        WaitForm::Text { .. } => return Some("`wait text` is not a portable selector"),
         WaitForm::Stable { .. } => {
-            return Some("`wait stable` may follow the guard but is not one".into())
+            return Some("`wait stable` may follow the guard but is not one")
         }
         WaitForm::Absent { .. } => {
-            return Some("`wait absent` proves something is gone, not where the script is".into())
+            return Some("`wait absent` proves something is gone, not where the script is")
         }
-        WaitForm::Ref { .. } => return Some("`wait @ref` uses a session-local ref".into()),
+        WaitForm::Ref { .. } => return Some("`wait @ref` uses a session-local ref"),
         WaitForm::Invalid { .. } | WaitForm::Empty => {
-            return Some("its arguments do not form a wait".into())
+            return Some("its arguments do not form a wait")
         }
     }
     let Some(e) = &step.target_evidence else {
-        return Some("it has no target-v1 annotation to verify the landmark's identity".into());
+        return Some("it has no target-v1 annotation to verify the landmark's identity");
     };
     if e.verification != VerificationState::Verified {
-        return Some("its target-v1 annotation is \"unverifiable\"".into());
+        return Some("its target-v1 annotation is \"unverifiable\"");
     }
     if e.id.is_none() && e.label.is_none() {
-        return Some("its landmark has neither id nor label".into());
+        return Some("its landmark has neither id nor label");
     }
     if e.label.as_deref().is_some_and(|l| l.contains("${")) {
-        return Some("its landmark label echoes a `${VAR}` value".into());
+        return Some("its landmark label echoes a `${VAR}` value");
     }
     None
 }

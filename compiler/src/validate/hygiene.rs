@@ -85,7 +85,7 @@ fn after_close(cx: &Context, out: &mut Vec<Diagnostic>) {
     let terminal = terminal_close(cx.steps).map(|s| s.line);
     let mut closed_at: Option<&Step> = None;
     for step in cx.steps {
-        match step.command.as_str() {
+        match &*step.command {
             "close" if Some(step.line) != terminal => closed_at = Some(step),
             "open" | "replay" | "context" => closed_at = None,
             _ => {
@@ -116,12 +116,14 @@ fn wait_timeouts(cx: &Context, out: &mut Vec<Diagnostic>) {
         {
             continue;
         }
-        let timeout = match cx.wait_form(step).cloned().unwrap_or(WaitForm::Empty) {
-            WaitForm::Text { timeout_ms, .. }
-            | WaitForm::Absent { timeout_ms, .. }
-            | WaitForm::Ref { timeout_ms, .. }
-            | WaitForm::Selector { timeout_ms, .. } => timeout_ms,
-            WaitForm::Stable { timeout_ms, .. } => timeout_ms,
+        let timeout = match cx.wait_form(step) {
+            Some(
+                WaitForm::Text { timeout_ms, .. }
+                | WaitForm::Absent { timeout_ms, .. }
+                | WaitForm::Ref { timeout_ms, .. }
+                | WaitForm::Selector { timeout_ms, .. }
+                | WaitForm::Stable { timeout_ms, .. },
+            ) => *timeout_ms,
             _ => None,
         };
         let Some(t) = timeout else { continue };

@@ -80,19 +80,20 @@ pub(crate) fn validate(
     hygiene::check(&cx, diagnostics);
 }
 
-/// Levenshtein distance, for did-you-mean suggestions.
-pub(crate) fn edit_distance(a: &str, b: &str) -> usize {
-    let b: Vec<char> = b.chars().collect();
-    let mut prev: Vec<usize> = (0..=b.len()).collect();
-    for (i, ca) in a.chars().enumerate() {
-        let mut cur = vec![i + 1];
-        for (j, cb) in b.iter().enumerate() {
-            let cost = usize::from(ca != *cb);
-            cur.push((prev[j] + cost).min(prev[j + 1] + 1).min(cur[j] + 1));
+/// Levenshtein distance between `a` (as chars) and `b`; `prev`/`cur` are reused row buffers.
+fn edit_distance(a: &[char], b: &str, prev: &mut Vec<usize>, cur: &mut Vec<usize>) -> usize {
+    prev.clear();
+    prev.extend(0..=a.len());
+    for (j, cb) in b.chars().enumerate() {
+        cur.clear();
+        cur.push(j + 1);
+        for (i, ca) in a.iter().enumerate() {
+            let cost = usize::from(*ca != cb);
+            cur.push((prev[i] + cost).min(prev[i + 1] + 1).min(cur[i] + 1));
         }
-        prev = cur;
+        std::mem::swap(prev, cur);
     }
-    prev[b.len()]
+    prev[a.len()]
 }
 
 /// The closest candidate within a small distance.
@@ -100,14 +101,30 @@ pub(crate) fn did_you_mean<'a>(
     word: &str,
     candidates: impl IntoIterator<Item = &'a str>,
 ) -> Option<&'a str> {
-    let lower = word.to_lowercase();
-    let len = lower.chars().count();
+    let lower: Vec<char> = word.to_lowercase().chars().collect();
+    let len = lower.len();
+    let (mut prev, mut cur) = (Vec::new(), Vec::new());
     candidates
         .into_iter()
         // Cheap length bound first: the distance is at least the length difference.
         .filter(|c| c.len().abs_diff(len) <= 2.max(c.len() / 4))
-        .map(|c| (edit_distance(&lower, c), c))
+        .map(|c| (edit_distance(&lower, c, &mut prev, &mut cur), c))
         .filter(|(d, c)| *d <= 2.max(c.len() / 4) && *d < c.len())
         .min_by_key(|(d, _)| *d)
         .map(|(_, c)| c)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::did_you_mean;
+
+    #[test]
+    fn did_you_mean_picks_the_closest_within_reach() {
+        let words = ["click", "press", "fill", "scroll", "screenshot"];
+        assert_eq!(did_you_mean("clik", words), Some("click"));
+        assert_eq!(did_you_mean("Scrol", words), Some("scroll"));
+        assert_eq!(did_you_mean("screenshots", words), Some("screenshot"));
+        assert_eq!(did_you_mean("xyz", words), None);
+        assert_eq!(did_you_mean("", words), None);
+    }
 }

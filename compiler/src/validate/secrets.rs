@@ -38,7 +38,7 @@ pub(super) fn check(cx: &Context, out: &mut Vec<Diagnostic>) {
                 if !whole && !only_placeholder && placeholders(value).next().is_some() {
                     out.push(expanded_info(
                         step,
-                        value_arg.tokens.clone(),
+                        &value_arg.tokens,
                         "a fill text that embeds a placeholder in other text",
                         text,
                     ));
@@ -52,7 +52,7 @@ pub(super) fn check(cx: &Context, out: &mut Vec<Diagnostic>) {
                 if placeholders(&arg.value).next().is_some() {
                     out.push(expanded_info(
                         step,
-                        arg.tokens.clone(),
+                        &arg.tokens,
                         &format!("`{}` text", step.command),
                         text,
                     ));
@@ -63,7 +63,7 @@ pub(super) fn check(cx: &Context, out: &mut Vec<Diagnostic>) {
     }
 }
 
-fn expanded_info(step: &Step, tokens: Vec<usize>, what: &str, _text: &str) -> Diagnostic {
+fn expanded_info(step: &Step, tokens: &[usize], what: &str, _text: &str) -> Diagnostic {
     let span = tokens
         .iter()
         .map(|t| step.token_spans[*t])

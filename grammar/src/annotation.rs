@@ -4,7 +4,8 @@
 use serde::Serialize;
 use serde_json::Value;
 
-use crate::json::{parse_js, JsValue};
+use crate::json::{parse_js, JsValue, RawKind, RawValue, SpanReader};
+use std::borrow::Cow;
 use unicode_normalization::UnicodeNormalization;
 
 use crate::text::is_js_whitespace;
@@ -127,7 +128,7 @@ pub fn match_marker(line: &str, marker: &str) -> Option<MarkerMatch> {
         return None; // `target-v1x`: the regex needs whitespace after the digits
     }
     let payload = &after[payload_rel..];
-    if payload.is_empty() || payload.contains(['\r', '\n', '\u{2028}', '\u{2029}']) {
+    if payload.is_empty() || has_line_terminator(payload) {
         return None;
     }
     let start = digits_end + payload_rel;
@@ -135,6 +136,29 @@ pub fn match_marker(line: &str, marker: &str) -> Option<MarkerMatch> {
         word: word_start..digits_end,
         version: digits_start..digits_end,
         payload: Some(start..line.len()),
+    })
+}
+
+/// Whether `s` holds an ECMAScript line terminator (`\r`, `\n`, U+2028, U+2029). A branch-free
+/// pass over blocks (it vectorizes) looks for `\r`, `\n` and 0xE2, the lead byte of U+2028 and
+/// U+2029 (E2 80 A8, E2 80 A9); only a block with a hit is looked at closely.
+fn has_line_terminator(s: &str) -> bool {
+    let b = s.as_bytes();
+    let exact = |from: usize, block: &[u8]| {
+        block.iter().enumerate().any(|(k, &c)| {
+            let i = from + k;
+            c == b'\r'
+                || c == b'\n'
+                || (c == 0xE2
+                    && b.get(i + 1) == Some(&0x80)
+                    && matches!(b.get(i + 2), Some(0xA8 | 0xA9)))
+        })
+    };
+    b.chunks(32).enumerate().any(|(n, block)| {
+        let hit = block.iter().fold(false, |hit, &c| {
+            hit | (c == b'\r') | (c == b'\n') | (c == 0xE2)
+        });
+        hit && exact(n * 32, block)
     })
 }
 
@@ -191,7 +215,24 @@ pub fn parse_targets(payload: &str) -> Result<DualEvidence, EvidenceError> {
     })
 }
 
+/// The fields of a target-v1 object, in the order the reference checks them.
+const TARGET_KEYS: [&str; 9] = [
+    "role",
+    "id",
+    "label",
+    "ancestry",
+    "sibling",
+    "viewportOrder",
+    "scrollRegion",
+    "rect",
+    "verification",
+];
+
 /// `target-v1` payload → typed evidence.
+///
+/// One validating pass over the JSON records where each known field's (last) value is; only those
+/// values are then decoded, in the reference's check order, so messages and precedence are those
+/// of `JSON.parse` followed by the field rules.
 pub fn parse_target(payload: &str) -> Result<TargetEvidence, EvidenceError> {
     if payload.len() > TARGET_PAYLOAD_CAP {
         return fail(
@@ -199,32 +240,37 @@ pub fn parse_target(payload: &str) -> Result<TargetEvidence, EvidenceError> {
             "",
         );
     }
-    let Some(value) = parse_js(payload) else {
+    let mut fields = [None; TARGET_KEYS.len()];
+    let Some(value) = SpanReader::document(payload, &TARGET_KEYS, &mut fields) else {
         return fail("target-v1 annotation is not valid JSON.".into(), "");
     };
-    if !matches!(value, JsValue::Object(_)) {
+    if value.kind != RawKind::Object {
         return fail("target-v1 annotation must be a JSON object.".into(), "");
     }
-    let map = &value;
-    // Field order of the checks is the reference's: role, id, label, ancestry, sibling,
-    // viewportOrder, scrollRegion, rect, verification.
-    let role = required_string(map.get("role"), "role")?;
-    let id = optional_id(map.get("id"), "id")?;
-    let label = optional_label(map.get("label"), "label")?;
-    let ancestry = ancestry(map.get("ancestry"))?;
-    let sibling = non_negative_integer(map.get("sibling"), "sibling")?;
-    let viewport_order = non_negative_integer(map.get("viewportOrder"), "viewportOrder")?;
-    let scroll_region = scroll_region(map.get("scrollRegion"))?;
-    let rect = rect(map.get("rect"))?;
-    let verification = match map.get("verification") {
-        Some(JsValue::String(s)) if s == "verified" => VerificationState::Verified,
-        Some(JsValue::String(s)) if s == "unverifiable" => VerificationState::Unverifiable,
-        _ => {
-            return fail(
-                "target-v1 \"verification\" must be \"verified\" or \"unverifiable\".".into(),
-                "verification",
-            )
-        }
+    let [role, id, label, ancestry, sibling, viewport_order, scroll_region, rect, verification] =
+        fields;
+    let t = payload;
+    let role = required_string(t, role, Field::Plain("role"))?;
+    let id = optional_id(t, id, Field::Plain("id"))?;
+    let label = optional_label(t, label, Field::Plain("label"))?;
+    let ancestry = read_ancestry(t, ancestry)?;
+    let sibling = non_negative_integer(t, sibling, "sibling")?;
+    let viewport_order = non_negative_integer(t, viewport_order, "viewportOrder")?;
+    let scroll_region = read_scroll_region(t, scroll_region)?;
+    let rect = read_rect(t, rect)?;
+    let verification = match verification.filter(|v| v.kind == RawKind::String) {
+        Some(v) => match &*SpanReader::string(t, v) {
+            "verified" => Some(VerificationState::Verified),
+            "unverifiable" => Some(VerificationState::Unverifiable),
+            _ => None,
+        },
+        None => None,
+    };
+    let Some(verification) = verification else {
+        return fail(
+            "target-v1 \"verification\" must be \"verified\" or \"unverifiable\".".into(),
+            "verification",
+        );
     };
     Ok(TargetEvidence {
         id,
@@ -239,20 +285,44 @@ pub fn parse_target(payload: &str) -> Result<TargetEvidence, EvidenceError> {
     })
 }
 
-fn nfc(s: &str) -> String {
-    // ASCII text is already in NFC; most evidence strings are ASCII.
-    if s.is_ascii()
-        || unicode_normalization::is_nfc_quick(s.chars())
-            == unicode_normalization::IsNormalized::Yes
-    {
-        return s.to_string();
-    }
-    s.nfc().collect()
+/// A field path for messages, built only when a message needs it.
+#[derive(Clone, Copy)]
+enum Field<'a> {
+    Plain(&'a str),
+    /// `ancestry[i].<name>`
+    Ancestry(usize, &'a str),
 }
 
-fn capped(s: String, field: &str) -> Result<String, EvidenceError> {
+impl std::fmt::Display for Field<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Field::Plain(name) => f.write_str(name),
+            Field::Ancestry(i, name) => write!(f, "ancestry[{i}].{name}"),
+        }
+    }
+}
+
+fn fail_at<T>(message: String, field: Field) -> Result<T, EvidenceError> {
+    Err(EvidenceError {
+        message,
+        field: field.to_string(),
+    })
+}
+
+fn string_value<'a>(
+    text: &'a str,
+    v: RawValue,
+    field: Field,
+) -> Result<Cow<'a, str>, EvidenceError> {
+    if v.kind != RawKind::String {
+        return fail_at(format!("target-v1 \"{field}\" must be a string."), field);
+    }
+    Ok(SpanReader::string(text, v))
+}
+
+fn capped_at(s: String, field: Field) -> Result<String, EvidenceError> {
     if s.len() > FIELD_CAP {
-        return fail(
+        return fail_at(
             format!("target-v1 \"{field}\" exceeds the {FIELD_CAP}-byte field cap."),
             field,
         );
@@ -260,91 +330,81 @@ fn capped(s: String, field: &str) -> Result<String, EvidenceError> {
     Ok(s)
 }
 
-fn as_string<'a>(v: &'a JsValue, field: &str) -> Result<&'a str, EvidenceError> {
-    match v {
-        JsValue::String(s) => Ok(s),
-        _ => fail(format!("target-v1 \"{field}\" must be a string."), field),
-    }
-}
-
-fn required_string(v: Option<&JsValue>, field: &str) -> Result<String, EvidenceError> {
+fn required_string(text: &str, v: Option<RawValue>, field: Field) -> Result<String, EvidenceError> {
     let Some(v) = v else {
-        return fail(format!("target-v1 \"{field}\" is required."), field);
+        return fail_at(format!("target-v1 \"{field}\" is required."), field);
     };
-    capped(nfc(as_string(v, field)?), field)
+    capped_at(nfc_owned(string_value(text, v, field)?), field)
 }
 
-fn optional_id(v: Option<&JsValue>, field: &str) -> Result<Option<String>, EvidenceError> {
+fn optional_id(
+    text: &str,
+    v: Option<RawValue>,
+    field: Field,
+) -> Result<Option<String>, EvidenceError> {
     let Some(v) = v else { return Ok(None) };
-    let s = nfc(as_string(v, field)?);
+    let s = nfc_owned(string_value(text, v, field)?);
     if s.is_empty() {
         return Ok(None);
     }
-    capped(s, field).map(Some)
+    capped_at(s, field).map(Some)
 }
 
-/// NFC, trimmed, whitespace runs collapsed to one space; empty → absent.
-pub fn normalize_label(s: &str) -> String {
-    let n = nfc(s);
-    let mut out = String::with_capacity(n.len());
-    for word in n.split(is_js_whitespace).filter(|w| !w.is_empty()) {
-        if !out.is_empty() {
-            out.push(' ');
-        }
-        out.push_str(word);
-    }
-    out
-}
-
-fn optional_label(v: Option<&JsValue>, field: &str) -> Result<Option<String>, EvidenceError> {
+fn optional_label(
+    text: &str,
+    v: Option<RawValue>,
+    field: Field,
+) -> Result<Option<String>, EvidenceError> {
     let Some(v) = v else { return Ok(None) };
-    let s = normalize_label(as_string(v, field)?);
+    let s = normalize_label_owned(string_value(text, v, field)?);
     if s.is_empty() {
         return Ok(None);
     }
-    capped(s, field).map(Some)
+    capped_at(s, field).map(Some)
 }
 
-fn ancestry(v: Option<&JsValue>) -> Result<Vec<AncestryEntry>, EvidenceError> {
+fn read_ancestry(text: &str, v: Option<RawValue>) -> Result<Vec<AncestryEntry>, EvidenceError> {
     let Some(v) = v else { return Ok(Vec::new()) };
-    let JsValue::Array(items) = v else {
+    if v.kind != RawKind::Array {
         return fail(
             "target-v1 \"ancestry\" must be an array.".into(),
             "ancestry",
         );
-    };
-    if items.len() > ANCESTRY_CAP {
+    }
+    let count = SpanReader::items(text, v).count();
+    if count > ANCESTRY_CAP {
         return fail(
             format!("target-v1 \"ancestry\" exceeds the {ANCESTRY_CAP}-entry cap."),
             "ancestry",
         );
     }
-    items
-        .iter()
-        .enumerate()
-        .map(|(i, item)| {
-            let m = item;
-            let JsValue::Object(_) = item else {
-                return fail(
-                    format!("target-v1 \"ancestry[{i}]\" must be an object."),
-                    &format!("ancestry[{i}]"),
-                );
-            };
-            Ok(AncestryEntry {
-                role: required_string(m.get("role"), &format!("ancestry[{i}].role"))?,
-                label: optional_label(m.get("label"), &format!("ancestry[{i}].label"))?,
-            })
-        })
-        .collect()
+    let mut entries = Vec::with_capacity(count);
+    for (i, item) in SpanReader::items(text, v).enumerate() {
+        if item.kind != RawKind::Object {
+            return fail(
+                format!("target-v1 \"ancestry[{i}]\" must be an object."),
+                &format!("ancestry[{i}]"),
+            );
+        }
+        let mut f = [None; 2];
+        SpanReader::fields(text, item, &["role", "label"], &mut f);
+        entries.push(AncestryEntry {
+            role: required_string(text, f[0], Field::Ancestry(i, "role"))?,
+            label: optional_label(text, f[1], Field::Ancestry(i, "label"))?,
+        });
+    }
+    Ok(entries)
 }
 
-fn non_negative_integer(v: Option<&JsValue>, field: &str) -> Result<u64, EvidenceError> {
+fn non_negative_integer(
+    text: &str,
+    v: Option<RawValue>,
+    field: &str,
+) -> Result<u64, EvidenceError> {
     let Some(v) = v else { return Ok(0) };
-    let n = match v {
-        JsValue::Number(n) => Some(*n),
-        _ => None,
-    };
-    let n = n.filter(|n| n.fract() == 0.0 && *n >= 0.0 && *n <= 9_007_199_254_740_991.0);
+    let n = (v.kind == RawKind::Number)
+        .then(|| SpanReader::number(text, v))
+        .filter(|n| n.fract() == 0.0 && *n >= 0.0 && *n <= 9_007_199_254_740_991.0);
     match n {
         Some(n) => Ok(n as u64),
         None => fail(
@@ -354,42 +414,94 @@ fn non_negative_integer(v: Option<&JsValue>, field: &str) -> Result<u64, Evidenc
     }
 }
 
-fn object<'a>(v: &'a JsValue, field: &str) -> Result<&'a JsValue, EvidenceError> {
-    match v {
-        JsValue::Object(_) => Ok(v),
-        _ => fail(format!("target-v1 \"{field}\" must be an object."), field),
+fn read_scroll_region(
+    text: &str,
+    v: Option<RawValue>,
+) -> Result<Option<ScrollRegion>, EvidenceError> {
+    let Some(v) = v else { return Ok(None) };
+    if v.kind != RawKind::Object {
+        return fail(
+            "target-v1 \"scrollRegion\" must be an object.".into(),
+            "scrollRegion",
+        );
     }
-}
-
-fn scroll_region(v: Option<&JsValue>) -> Result<Option<ScrollRegion>, EvidenceError> {
-    let Some(v) = v else { return Ok(None) };
-    let m = object(v, "scrollRegion")?;
+    let mut f = [None; 3];
+    SpanReader::fields(text, v, &["role", "id", "label"], &mut f);
     Ok(Some(ScrollRegion {
-        role: required_string(m.get("role"), "scrollRegion.role")?,
+        role: required_string(text, f[0], Field::Plain("scrollRegion.role"))?,
         // The reference names this field plain "id" in its messages.
-        id: optional_id(m.get("id"), "id")?,
-        label: optional_label(m.get("label"), "scrollRegion.label")?,
+        id: optional_id(text, f[1], Field::Plain("id"))?,
+        label: optional_label(text, f[2], Field::Plain("scrollRegion.label"))?,
     }))
 }
 
-fn rect(v: Option<&JsValue>) -> Result<Option<Rect>, EvidenceError> {
+fn read_rect(text: &str, v: Option<RawValue>) -> Result<Option<Rect>, EvidenceError> {
     let Some(v) = v else { return Ok(None) };
-    let m = object(v, "rect")?;
-    let num = |k: &str| -> Result<f64, EvidenceError> {
-        match m.get(k) {
-            Some(JsValue::Number(n)) if n.is_finite() => Ok(*n),
-            _ => fail(
-                format!("target-v1 \"rect.{k}\" must be a finite number."),
-                &format!("rect.{k}"),
-            ),
+    if v.kind != RawKind::Object {
+        return fail("target-v1 \"rect\" must be an object.".into(), "rect");
+    }
+    const KEYS: [&str; 4] = ["x", "y", "width", "height"];
+    let mut f = [None; 4];
+    SpanReader::fields(text, v, &KEYS, &mut f);
+    let mut n = [0.0; 4];
+    for (k, (slot, out)) in KEYS.iter().zip(f.iter().zip(n.iter_mut())) {
+        match slot
+            .filter(|v| v.kind == RawKind::Number)
+            .map(|v| SpanReader::number(text, v))
+        {
+            Some(x) if x.is_finite() => *out = x,
+            _ => {
+                return fail(
+                    format!("target-v1 \"rect.{k}\" must be a finite number."),
+                    &format!("rect.{k}"),
+                )
+            }
         }
-    };
+    }
     Ok(Some(Rect {
-        x: num("x")?,
-        y: num("y")?,
-        width: num("width")?,
-        height: num("height")?,
+        x: n[0],
+        y: n[1],
+        width: n[2],
+        height: n[3],
     }))
+}
+
+/// NFC of `s`, reusing its buffer when it is already normalized (ASCII always is).
+fn nfc_owned(s: Cow<str>) -> String {
+    if s.is_ascii()
+        || unicode_normalization::is_nfc_quick(s.chars())
+            == unicode_normalization::IsNormalized::Yes
+    {
+        return s.into_owned();
+    }
+    s.nfc().collect()
+}
+
+/// NFC, trimmed, whitespace runs collapsed to one space; empty → absent.
+pub fn normalize_label(s: &str) -> String {
+    normalize_label_owned(Cow::Borrowed(s))
+}
+
+fn normalize_label_owned(s: Cow<str>) -> String {
+    // Already normalized: ASCII words separated by single spaces (the usual recorded label).
+    let b = s.as_bytes();
+    if b.first() != Some(&b' ')
+        && b.last() != Some(&b' ')
+        && !b.windows(2).any(|w| w == b"  ")
+        && b.iter()
+            .all(|&c| c.is_ascii() && !matches!(c, b'\t' | b'\n' | 0x0B | 0x0C | b'\r'))
+    {
+        return s.into_owned();
+    }
+    let n = nfc_owned(s);
+    let mut out = String::with_capacity(n.len());
+    for word in n.split(is_js_whitespace).filter(|w| !w.is_empty()) {
+        if !out.is_empty() {
+            out.push(' ');
+        }
+        out.push_str(word);
+    }
+    out
 }
 
 impl TargetEvidence {
@@ -432,6 +544,200 @@ impl Evidence {
 mod tests {
     use super::*;
 
+    /// The former implementation over a `JsValue` tree: the reference `parse_target` is tested
+    /// against.
+    mod reference {
+        use super::super::*;
+        use crate::json::{parse_js, JsValue};
+
+        fn nfc(s: &str) -> String {
+            nfc_owned(Cow::Borrowed(s))
+        }
+
+        fn capped(s: String, field: &str) -> Result<String, EvidenceError> {
+            if s.len() > FIELD_CAP {
+                return fail(
+                    format!("target-v1 \"{field}\" exceeds the {FIELD_CAP}-byte field cap."),
+                    field,
+                );
+            }
+            Ok(s)
+        }
+
+        /// `target-v1` payload → typed evidence.
+        pub(super) fn parse_target(payload: &str) -> Result<TargetEvidence, EvidenceError> {
+            if payload.len() > TARGET_PAYLOAD_CAP {
+                return fail(
+                    format!(
+                        "target-v1 annotation exceeds the {TARGET_PAYLOAD_CAP}-byte payload cap."
+                    ),
+                    "",
+                );
+            }
+            let Some(value) = parse_js(payload) else {
+                return fail("target-v1 annotation is not valid JSON.".into(), "");
+            };
+            if !matches!(value, JsValue::Object(_)) {
+                return fail("target-v1 annotation must be a JSON object.".into(), "");
+            }
+            let map = &value;
+            // Field order of the checks is the reference's: role, id, label, ancestry, sibling,
+            // viewportOrder, scrollRegion, rect, verification.
+            let role = required_string(map.get("role"), "role")?;
+            let id = optional_id(map.get("id"), "id")?;
+            let label = optional_label(map.get("label"), "label")?;
+            let ancestry = ancestry(map.get("ancestry"))?;
+            let sibling = non_negative_integer(map.get("sibling"), "sibling")?;
+            let viewport_order = non_negative_integer(map.get("viewportOrder"), "viewportOrder")?;
+            let scroll_region = scroll_region(map.get("scrollRegion"))?;
+            let rect = rect(map.get("rect"))?;
+            let verification = match map.get("verification") {
+                Some(JsValue::String(s)) if s == "verified" => VerificationState::Verified,
+                Some(JsValue::String(s)) if s == "unverifiable" => VerificationState::Unverifiable,
+                _ => {
+                    return fail(
+                        "target-v1 \"verification\" must be \"verified\" or \"unverifiable\"."
+                            .into(),
+                        "verification",
+                    )
+                }
+            };
+            Ok(TargetEvidence {
+                id,
+                role,
+                label,
+                ancestry,
+                sibling,
+                viewport_order,
+                scroll_region,
+                rect,
+                verification,
+            })
+        }
+
+        fn as_string<'a>(v: &'a JsValue, field: &str) -> Result<&'a str, EvidenceError> {
+            match v {
+                JsValue::String(s) => Ok(s),
+                _ => fail(format!("target-v1 \"{field}\" must be a string."), field),
+            }
+        }
+
+        fn required_string(v: Option<&JsValue>, field: &str) -> Result<String, EvidenceError> {
+            let Some(v) = v else {
+                return fail(format!("target-v1 \"{field}\" is required."), field);
+            };
+            capped(nfc(as_string(v, field)?), field)
+        }
+
+        fn optional_id(v: Option<&JsValue>, field: &str) -> Result<Option<String>, EvidenceError> {
+            let Some(v) = v else { return Ok(None) };
+            let s = nfc(as_string(v, field)?);
+            if s.is_empty() {
+                return Ok(None);
+            }
+            capped(s, field).map(Some)
+        }
+
+        fn optional_label(
+            v: Option<&JsValue>,
+            field: &str,
+        ) -> Result<Option<String>, EvidenceError> {
+            let Some(v) = v else { return Ok(None) };
+            let s = normalize_label(as_string(v, field)?);
+            if s.is_empty() {
+                return Ok(None);
+            }
+            capped(s, field).map(Some)
+        }
+
+        fn ancestry(v: Option<&JsValue>) -> Result<Vec<AncestryEntry>, EvidenceError> {
+            let Some(v) = v else { return Ok(Vec::new()) };
+            let JsValue::Array(items) = v else {
+                return fail(
+                    "target-v1 \"ancestry\" must be an array.".into(),
+                    "ancestry",
+                );
+            };
+            if items.len() > ANCESTRY_CAP {
+                return fail(
+                    format!("target-v1 \"ancestry\" exceeds the {ANCESTRY_CAP}-entry cap."),
+                    "ancestry",
+                );
+            }
+            items
+                .iter()
+                .enumerate()
+                .map(|(i, item)| {
+                    let m = item;
+                    let JsValue::Object(_) = item else {
+                        return fail(
+                            format!("target-v1 \"ancestry[{i}]\" must be an object."),
+                            &format!("ancestry[{i}]"),
+                        );
+                    };
+                    Ok(AncestryEntry {
+                        role: required_string(m.get("role"), &format!("ancestry[{i}].role"))?,
+                        label: optional_label(m.get("label"), &format!("ancestry[{i}].label"))?,
+                    })
+                })
+                .collect()
+        }
+
+        fn non_negative_integer(v: Option<&JsValue>, field: &str) -> Result<u64, EvidenceError> {
+            let Some(v) = v else { return Ok(0) };
+            let n = match v {
+                JsValue::Number(n) => Some(*n),
+                _ => None,
+            };
+            let n = n.filter(|n| n.fract() == 0.0 && *n >= 0.0 && *n <= 9_007_199_254_740_991.0);
+            match n {
+                Some(n) => Ok(n as u64),
+                None => fail(
+                    format!("target-v1 \"{field}\" must be a non-negative integer."),
+                    field,
+                ),
+            }
+        }
+
+        fn object<'a>(v: &'a JsValue, field: &str) -> Result<&'a JsValue, EvidenceError> {
+            match v {
+                JsValue::Object(_) => Ok(v),
+                _ => fail(format!("target-v1 \"{field}\" must be an object."), field),
+            }
+        }
+
+        fn scroll_region(v: Option<&JsValue>) -> Result<Option<ScrollRegion>, EvidenceError> {
+            let Some(v) = v else { return Ok(None) };
+            let m = object(v, "scrollRegion")?;
+            Ok(Some(ScrollRegion {
+                role: required_string(m.get("role"), "scrollRegion.role")?,
+                // The reference names this field plain "id" in its messages.
+                id: optional_id(m.get("id"), "id")?,
+                label: optional_label(m.get("label"), "scrollRegion.label")?,
+            }))
+        }
+
+        fn rect(v: Option<&JsValue>) -> Result<Option<Rect>, EvidenceError> {
+            let Some(v) = v else { return Ok(None) };
+            let m = object(v, "rect")?;
+            let num = |k: &str| -> Result<f64, EvidenceError> {
+                match m.get(k) {
+                    Some(JsValue::Number(n)) if n.is_finite() => Ok(*n),
+                    _ => fail(
+                        format!("target-v1 \"rect.{k}\" must be a finite number."),
+                        &format!("rect.{k}"),
+                    ),
+                }
+            };
+            Ok(Some(Rect {
+                x: num("x")?,
+                y: num("y")?,
+                width: num("width")?,
+                height: num("height")?,
+            }))
+        }
+    }
+
     #[test]
     fn marker_regex_semantics() {
         let m = match_marker("#agent-device:target-v01 {}", "target-v").unwrap();
@@ -443,6 +749,8 @@ mod tests {
             .payload
             .is_none());
         assert!(match_marker("# agent-device:targets-v1 {}", "target-v").is_none());
+        assert!(match_marker("# agent-device:target-v1 {\"a\":\u{2029}1}", "target-v").is_none());
+        assert!(match_marker("# agent-device:target-v1 {\"a\":\u{2027}1}", "target-v").is_some());
     }
 
     #[test]
@@ -457,5 +765,157 @@ mod tests {
             parse_target(r#"{"role":"b","ancestry":[{"label":"x"}],"verification":"verified"}"#)
                 .unwrap_err();
         assert_eq!(err.message, "target-v1 \"ancestry[0].role\" is required.");
+    }
+
+    /// A small xorshift generator: deterministic, no dependency.
+    struct Rng(u64);
+    impl Rng {
+        fn next(&mut self) -> u64 {
+            self.0 ^= self.0 << 13;
+            self.0 ^= self.0 >> 7;
+            self.0 ^= self.0 << 17;
+            self.0
+        }
+        fn below(&mut self, n: usize) -> usize {
+            (self.next() % n as u64) as usize
+        }
+        fn pick<'a>(&mut self, from: &[&'a str]) -> &'a str {
+            from[self.below(from.len())]
+        }
+    }
+
+    fn gen_value(r: &mut Rng, depth: u32) -> String {
+        const KEYS: &[&str] = &[
+            "role",
+            "id",
+            "label",
+            "ancestry",
+            "sibling",
+            "viewportOrder",
+            "scrollRegion",
+            "rect",
+            "verification",
+            "x",
+            "y",
+            "width",
+            "height",
+            "r\\u006fle",
+            "other",
+        ];
+        const STRINGS: &[&str] = &[
+            "\"button\"",
+            "\"\"",
+            "\" a  b \"",
+            "\"verified\"",
+            "\"unverifiable\"",
+            "\"Verified\"",
+            "\"e\\u0301\"",
+            "\"\u{e9}\"",
+            "\"a\\tb\\nc\"",
+            "\"\\ud800\"",
+            "\"\\ud83d\\ude00\"",
+            "\"a\u{3000}b\u{a0}\"",
+            "\"\\u0041\"",
+            "\"bad\\x\"",
+            "\"\\\"q\\\"\"",
+            "\"\u{2028}\"",
+        ];
+        const NUMBERS: &[&str] = &[
+            "0",
+            "-0",
+            "1",
+            "2.0",
+            "1.5",
+            "-1",
+            "1e999",
+            "-1e999",
+            "9007199254740991",
+            "9007199254740992",
+            "01",
+            "1.",
+            "1e",
+            "3E+2",
+            "0.5e-1",
+        ];
+        let long = format!("\"{}\"", "w ".repeat(130));
+        match r.below(if depth > 3 { 4 } else { 7 }) {
+            0 => r.pick(STRINGS).to_string(),
+            1 => r.pick(NUMBERS).to_string(),
+            2 => r
+                .pick(&["true", "false", "null", "nul", "[]", "{}"])
+                .to_string(),
+            3 if r.below(8) == 0 => long,
+            3 => r.pick(STRINGS).to_string(),
+            4 | 5 => {
+                let n = r.below(5);
+                let members: Vec<String> = (0..n)
+                    .map(|_| format!("\"{}\":{}", r.pick(KEYS), gen_value(r, depth + 1)))
+                    .collect();
+                format!("{{{}}}", members.join(r.pick(&[",", " , ", ",\n"])))
+            }
+            _ => {
+                let n = r.below(11);
+                let items: Vec<String> = (0..n).map(|_| gen_value(r, depth + 1)).collect();
+                format!("[{}]", items.join(","))
+            }
+        }
+    }
+
+    #[test]
+    fn agrees_with_the_value_tree_reader() {
+        let mut r = Rng(0x9e37_79b9_7f4a_7c15);
+        let mut outcomes = std::collections::BTreeMap::<String, usize>::new();
+        let good = r#"{"id":"a","role":"textfield","label":"Field 1","ancestry":[{"role":"form","label":"Profile"}],"sibling":1,"viewportOrder":0,"scrollRegion":{"role":"list","id":"l"},"rect":{"x":1,"y":2.5,"width":3,"height":4},"verification":"verified"}"#;
+        for n in 0..40_000 {
+            let payload = match n % 4 {
+                // A valid payload with one field replaced or added.
+                0 | 1 => {
+                    let key = r.pick(&[
+                        "role",
+                        "id",
+                        "label",
+                        "ancestry",
+                        "sibling",
+                        "viewportOrder",
+                        "scrollRegion",
+                        "rect",
+                        "verification",
+                    ]);
+                    format!(
+                        "{},\"{key}\":{}}}",
+                        &good[..good.len() - 1],
+                        gen_value(&mut r, 1)
+                    )
+                }
+                2 => gen_value(&mut r, 0),
+                // Byte-level damage to a valid payload.
+                _ => {
+                    let mut p = good.to_string();
+                    for _ in 0..1 + r.below(3) {
+                        let at = r.below(p.len());
+                        if p.is_char_boundary(at) {
+                            let with = r.pick(&["", "\"", ",", "}", "]", "\\", " ", "1", "{"]);
+                            p.replace_range(at..(at + r.below(2)).min(p.len()), with);
+                        }
+                    }
+                    p
+                }
+            };
+            let payload = if r.below(4) == 0 {
+                format!(" {payload}\t")
+            } else {
+                payload
+            };
+            let ours = parse_target(&payload);
+            assert_eq!(ours, reference::parse_target(&payload), "payload {payload}");
+            *outcomes
+                .entry(ours.map_or_else(|e| e.message, |_| "ok".into()))
+                .or_insert(0) += 1;
+        }
+        // The generator reaches acceptance and most kinds of rejection.
+        assert!(
+            outcomes.len() > 25 && outcomes["ok"] > 1000,
+            "{outcomes:#?}"
+        );
     }
 }

@@ -3,6 +3,7 @@
 //! plan digest hashes byte for byte.
 
 use serde_json::Value;
+use std::borrow::Cow;
 
 /// Why a quoted token is not a JSON string literal.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -49,83 +50,123 @@ pub fn as_lone_surrogate(c: char) -> Option<u32> {
 /// Decodes a JSON string literal (`raw` includes both quotes), with `JSON.parse` semantics.
 /// `lone_surrogate` reports that a lone surrogate was kept as its stand-in character.
 pub fn decode_string_literal(raw: &str) -> Result<Decoded, StringLiteralError> {
+    decode_string_literal_cow(raw).map(|d| Decoded {
+        value: d.value.into_owned(),
+        lone_surrogate: d.lone_surrogate,
+    })
+}
+
+/// [`decode_string_literal`] without copying when the literal has no escape: the value then
+/// borrows the text between the quotes.
+pub fn decode_string_literal_cow(raw: &str) -> Result<DecodedCow<'_>, StringLiteralError> {
     debug_assert!(raw.starts_with('"'));
-    let mut out = String::with_capacity(raw.len());
-    let mut lone_surrogate = false;
-    let mut chars = raw[1..].char_indices().peekable();
+    let b = raw.as_bytes();
     let err = |offset, len, kind| Err(StringLiteralError { offset, len, kind });
-    while let Some((rel, c)) = chars.next() {
-        let i = rel + 1;
-        match c {
-            '"' => {
+    // The stop bytes are ASCII, so a byte scan never stops inside a multi-byte character.
+    let stop = |i: usize| {
+        b[i..]
+            .iter()
+            .position(|&c| c == b'"' || c == b'\\' || c < 0x20)
+            .map_or(b.len(), |p| i + p)
+    };
+    let mut i = stop(1);
+    let mut out = match b.get(i) {
+        None => return err(0, raw.len(), StringLiteralErrorKind::Unterminated),
+        Some(b'"') => {
+            let end = i + 1;
+            if end != raw.len() {
+                return err(end, raw.len() - end, StringLiteralErrorKind::TrailingText);
+            }
+            return Ok(DecodedCow {
+                value: Cow::Borrowed(&raw[1..i]),
+                lone_surrogate: false,
+            });
+        }
+        Some(b'\\') => {
+            let mut out = String::with_capacity(raw.len());
+            out.push_str(&raw[1..i]);
+            out
+        }
+        Some(_) => return err(i, 1, StringLiteralErrorKind::ControlCharacter),
+    };
+    let mut lone_surrogate = false;
+    // Invariant: `i` is at a backslash; each round decodes one escape, then copies the
+    // unescaped run after it.
+    loop {
+        let Some(e) = raw[i + 1..].chars().next() else {
+            return err(i, 1, StringLiteralErrorKind::Unterminated);
+        };
+        let mut next = i + 2;
+        match e {
+            '"' => out.push('"'),
+            '\\' => out.push('\\'),
+            '/' => out.push('/'),
+            'b' => out.push('\u{08}'),
+            'f' => out.push('\u{0C}'),
+            'n' => out.push('\n'),
+            'r' => out.push('\r'),
+            't' => out.push('\t'),
+            'u' => {
+                let unit = read_hex4(raw, i + 2).ok_or(StringLiteralError {
+                    offset: i,
+                    len: 2,
+                    kind: StringLiteralErrorKind::InvalidUnicodeEscape,
+                })?;
+                next = i + 6;
+                if (0xD800..0xDC00).contains(&unit) {
+                    // A high surrogate pairs only with an immediately following \uDC00-\uDFFF.
+                    let low = (raw.get(i + 6..i + 8) == Some("\\u"))
+                        .then(|| read_hex4(raw, i + 8))
+                        .flatten()
+                        .filter(|l| (0xDC00..0xE000).contains(l));
+                    if let Some(low) = low {
+                        next = i + 12;
+                        let cp = 0x10000 + ((unit - 0xD800) << 10) + (low - 0xDC00);
+                        out.push(char::from_u32(cp).unwrap_or('\u{FFFD}'));
+                    } else {
+                        lone_surrogate = true;
+                        out.push(lone_surrogate_char(unit));
+                    }
+                } else if (0xDC00..0xE000).contains(&unit) {
+                    lone_surrogate = true;
+                    out.push(lone_surrogate_char(unit));
+                } else {
+                    out.push(char::from_u32(unit).unwrap_or('\u{FFFD}'));
+                }
+            }
+            other => {
+                return err(
+                    i,
+                    1 + other.len_utf8(),
+                    StringLiteralErrorKind::InvalidEscape,
+                )
+            }
+        }
+        i = stop(next);
+        out.push_str(&raw[next..i]);
+        match b.get(i) {
+            None => return err(0, raw.len(), StringLiteralErrorKind::Unterminated),
+            Some(b'"') => {
                 let end = i + 1;
                 if end != raw.len() {
                     return err(end, raw.len() - end, StringLiteralErrorKind::TrailingText);
                 }
-                return Ok(Decoded {
-                    value: out,
+                return Ok(DecodedCow {
+                    value: Cow::Owned(out),
                     lone_surrogate,
                 });
             }
-            '\\' => {
-                let Some((_, e)) = chars.next() else {
-                    return err(i, 1, StringLiteralErrorKind::Unterminated);
-                };
-                match e {
-                    '"' => out.push('"'),
-                    '\\' => out.push('\\'),
-                    '/' => out.push('/'),
-                    'b' => out.push('\u{08}'),
-                    'f' => out.push('\u{0C}'),
-                    'n' => out.push('\n'),
-                    'r' => out.push('\r'),
-                    't' => out.push('\t'),
-                    'u' => {
-                        let unit = read_hex4(raw, i + 2).ok_or(StringLiteralError {
-                            offset: i,
-                            len: 2,
-                            kind: StringLiteralErrorKind::InvalidUnicodeEscape,
-                        })?;
-                        for _ in 0..4 {
-                            chars.next();
-                        }
-                        if (0xD800..0xDC00).contains(&unit) {
-                            // A high surrogate pairs only with an immediately following \uDC00-\uDFFF.
-                            let low = (raw.get(i + 6..i + 8) == Some("\\u"))
-                                .then(|| read_hex4(raw, i + 8))
-                                .flatten()
-                                .filter(|l| (0xDC00..0xE000).contains(l));
-                            if let Some(low) = low {
-                                for _ in 0..6 {
-                                    chars.next();
-                                }
-                                let cp = 0x10000 + ((unit - 0xD800) << 10) + (low - 0xDC00);
-                                out.push(char::from_u32(cp).unwrap_or('\u{FFFD}'));
-                            } else {
-                                lone_surrogate = true;
-                                out.push(lone_surrogate_char(unit));
-                            }
-                        } else if (0xDC00..0xE000).contains(&unit) {
-                            lone_surrogate = true;
-                            out.push(lone_surrogate_char(unit));
-                        } else {
-                            out.push(char::from_u32(unit).unwrap_or('\u{FFFD}'));
-                        }
-                    }
-                    other => {
-                        return err(
-                            i,
-                            1 + other.len_utf8(),
-                            StringLiteralErrorKind::InvalidEscape,
-                        )
-                    }
-                }
-            }
-            c if (c as u32) < 0x20 => return err(i, 1, StringLiteralErrorKind::ControlCharacter),
-            c => out.push(c),
+            Some(b'\\') => {}
+            Some(_) => return err(i, 1, StringLiteralErrorKind::ControlCharacter),
         }
     }
-    err(0, raw.len(), StringLiteralErrorKind::Unterminated)
+}
+
+/// A decoded literal that borrows from the source when it had no escape.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DecodedCow<'a> {
+    pub value: std::borrow::Cow<'a, str>,
+    pub lone_surrogate: bool,
 }
 
 fn read_hex4(raw: &str, at: usize) -> Option<u32> {
@@ -476,6 +517,280 @@ impl JsParser<'_> {
             .parse::<f64>()
             .ok()
             .map(JsValue::Number)
+    }
+}
+
+/// What kind of value a [`RawValue`] is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum RawKind {
+    Null,
+    Bool,
+    Number,
+    String,
+    Array,
+    Object,
+}
+
+/// A value `JSON.parse` accepts, left as its span in the source text: readers that need only a
+/// few fields validate the whole text once and decode just those, with no value tree.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct RawValue {
+    pub kind: RawKind,
+    pub start: usize,
+    pub end: usize,
+}
+
+/// A validating reader over JSON text with exactly [`parse_js`]'s acceptance.
+pub(crate) struct SpanReader<'a> {
+    text: &'a str,
+    s: &'a [u8],
+    i: usize,
+}
+
+impl<'a> SpanReader<'a> {
+    pub(crate) fn new(text: &'a str) -> Self {
+        SpanReader {
+            text,
+            s: text.as_bytes(),
+            i: 0,
+        }
+    }
+
+    /// Validates `text` as one JSON value (surrounding whitespace allowed). For an object, the
+    /// value of each of `keys` (the last one, like `JSON.parse`) lands in `slots`.
+    pub(crate) fn document(
+        text: &'a str,
+        keys: &[&str],
+        slots: &mut [Option<RawValue>],
+    ) -> Option<RawValue> {
+        let mut r = SpanReader::new(text);
+        r.ws();
+        let v = if r.peek() == Some(b'{') {
+            r.object(keys, slots)?
+        } else {
+            r.value()?
+        };
+        r.ws();
+        (r.i == r.s.len()).then_some(v)
+    }
+
+    /// The members of an object `v` that [`document`](Self::document) already validated.
+    pub(crate) fn fields(
+        text: &'a str,
+        v: RawValue,
+        keys: &[&str],
+        slots: &mut [Option<RawValue>],
+    ) {
+        debug_assert_eq!(v.kind, RawKind::Object);
+        let mut r = SpanReader {
+            i: v.start,
+            ..SpanReader::new(text)
+        };
+        let read = r.object(keys, slots);
+        debug_assert!(read.is_some());
+    }
+
+    /// The items of an array `v` that [`document`](Self::document) already validated.
+    pub(crate) fn items(text: &'a str, v: RawValue) -> impl Iterator<Item = RawValue> + 'a {
+        debug_assert_eq!(v.kind, RawKind::Array);
+        let mut r = SpanReader {
+            i: v.start + 1,
+            ..SpanReader::new(text)
+        };
+        let mut first = true;
+        std::iter::from_fn(move || {
+            r.ws();
+            if r.eat(b']') {
+                return None;
+            }
+            if !first {
+                r.eat(b',');
+                r.ws();
+            }
+            first = false;
+            r.value()
+        })
+    }
+
+    /// The decoded value of a string `v` that [`document`](Self::document) already validated.
+    pub(crate) fn string(text: &'a str, v: RawValue) -> Cow<'a, str> {
+        debug_assert_eq!(v.kind, RawKind::String);
+        decode_string_literal_cow(&text[v.start..v.end])
+            .map(|d| d.value)
+            .unwrap_or_default()
+    }
+
+    /// The number `v` (validated JSON number syntax; `1e999` is Infinity, as in JavaScript).
+    pub(crate) fn number(text: &str, v: RawValue) -> f64 {
+        debug_assert_eq!(v.kind, RawKind::Number);
+        text[v.start..v.end].parse::<f64>().unwrap_or(f64::NAN)
+    }
+
+    fn peek(&self) -> Option<u8> {
+        self.s.get(self.i).copied()
+    }
+    fn ws(&mut self) {
+        while matches!(self.peek(), Some(b' ' | b'\t' | b'\n' | b'\r')) {
+            self.i += 1;
+        }
+    }
+    fn eat(&mut self, b: u8) -> bool {
+        let hit = self.peek() == Some(b);
+        self.i += usize::from(hit);
+        hit
+    }
+    fn literal(&mut self, lit: &str, kind: RawKind) -> Option<RawValue> {
+        let start = self.i;
+        self.s[self.i..].starts_with(lit.as_bytes()).then(|| {
+            self.i += lit.len();
+            RawValue {
+                kind,
+                start,
+                end: self.i,
+            }
+        })
+    }
+
+    fn value(&mut self) -> Option<RawValue> {
+        match self.peek()? {
+            b'{' => self.object(&[], &mut []),
+            b'[' => {
+                let start = self.i;
+                self.i += 1;
+                self.ws();
+                if !self.eat(b']') {
+                    loop {
+                        self.ws();
+                        self.value()?;
+                        self.ws();
+                        if self.eat(b',') {
+                            continue;
+                        }
+                        if !self.eat(b']') {
+                            return None;
+                        }
+                        break;
+                    }
+                }
+                Some(RawValue {
+                    kind: RawKind::Array,
+                    start,
+                    end: self.i,
+                })
+            }
+            b'"' => {
+                let start = self.i;
+                self.string_literal()?;
+                Some(RawValue {
+                    kind: RawKind::String,
+                    start,
+                    end: self.i,
+                })
+            }
+            b't' => self.literal("true", RawKind::Bool),
+            b'f' => self.literal("false", RawKind::Bool),
+            b'n' => self.literal("null", RawKind::Null),
+            _ => self.number_literal(),
+        }
+    }
+
+    /// An object at `self.i`; members named in `keys` are recorded in `slots`.
+    fn object(&mut self, keys: &[&str], slots: &mut [Option<RawValue>]) -> Option<RawValue> {
+        let start = self.i;
+        if !self.eat(b'{') {
+            return None;
+        }
+        self.ws();
+        if !self.eat(b'}') {
+            loop {
+                self.ws();
+                let key = self.string_literal()?;
+                self.ws();
+                if !self.eat(b':') {
+                    return None;
+                }
+                self.ws();
+                let v = self.value()?;
+                if !keys.is_empty() {
+                    if let Some(k) = keys.iter().position(|k| *k == key) {
+                        slots[k] = Some(v);
+                    }
+                }
+                self.ws();
+                if self.eat(b',') {
+                    continue;
+                }
+                if !self.eat(b'}') {
+                    return None;
+                }
+                break;
+            }
+        }
+        Some(RawValue {
+            kind: RawKind::Object,
+            start,
+            end: self.i,
+        })
+    }
+
+    /// A string literal at `self.i`, decoded (borrowed when it has no escape).
+    fn string_literal(&mut self) -> Option<Cow<'a, str>> {
+        if self.peek() != Some(b'"') {
+            return None;
+        }
+        let start = self.i;
+        // The closing quote as `parse_js` finds it; the decoder then validates the escapes.
+        let mut j = self.i + 1;
+        while j < self.s.len() {
+            match self.s[j] {
+                b'\\' => j += 2,
+                b'"' => break,
+                _ => j += 1,
+            }
+        }
+        if j >= self.s.len() {
+            return None;
+        }
+        self.i = j + 1;
+        decode_string_literal_cow(&self.text[start..=j])
+            .ok()
+            .map(|d| d.value)
+    }
+
+    fn number_literal(&mut self) -> Option<RawValue> {
+        let start = self.i;
+        let digits = |p: &mut Self| {
+            let d = p.i;
+            while p.peek().is_some_and(|b| b.is_ascii_digit()) {
+                p.i += 1;
+            }
+            p.i - d
+        };
+        self.eat(b'-');
+        match self.peek() {
+            Some(b'0') => self.i += 1,
+            Some(b'1'..=b'9') => {
+                digits(self);
+            }
+            _ => return None,
+        }
+        if self.eat(b'.') && digits(self) == 0 {
+            return None;
+        }
+        if matches!(self.peek(), Some(b'e' | b'E')) {
+            self.i += 1;
+            if matches!(self.peek(), Some(b'+' | b'-')) {
+                self.i += 1;
+            }
+            if digits(self) == 0 {
+                return None;
+            }
+        }
+        Some(RawValue {
+            kind: RawKind::Number,
+            start,
+            end: self.i,
+        })
     }
 }
 

@@ -6,11 +6,12 @@
 use crate::annotation::{self, Evidence};
 use crate::codes;
 use crate::diagnostic::{phase, Diagnostic, Edit, Reader, Span};
-use crate::json::{decode_string_literal, StringLiteralErrorKind};
+use crate::json::{decode_string_literal, decode_string_literal_cow, StringLiteralErrorKind};
 use crate::lexer::{lex, RawToken};
 use crate::metadata::{self, Metadata};
-use crate::text::{is_js_whitespace, js_trim_range, split_lines};
+use crate::text::{is_js_whitespace, js_trim_range, raw_lines};
 use crate::tree::*;
+use std::borrow::Cow;
 
 /// The result of parsing: always a tree, plus everything wrong with it.
 #[derive(Debug, Clone)]
@@ -29,8 +30,7 @@ struct PendingAnnotation {
 
 pub fn parse(text: &str) -> Parse {
     let mut diagnostics = Vec::new();
-    let raw_lines = split_lines(text);
-    let mut lines = Vec::with_capacity(raw_lines.len());
+    let mut lines = Vec::with_capacity(line_count(text));
     let mut pending: Option<PendingAnnotation> = None;
     let mut seen_action = false;
     // The metadata reader scans from the top and stops at the first line it does not understand.
@@ -39,7 +39,7 @@ pub fn parse(text: &str) -> Parse {
 
     file_level_checks(text, &mut diagnostics);
 
-    for (index, raw) in raw_lines.iter().enumerate() {
+    for (index, (raw, has_cr)) in raw_lines(text).enumerate() {
         let line_text = &text[raw.start..raw.end];
         let (ts, te) = js_trim_range(line_text);
         let content = Span::new(raw.start + ts, raw.start + te);
@@ -49,7 +49,7 @@ pub fn parse(text: &str) -> Parse {
             1 => LineTerminator::Lf,
             _ => LineTerminator::CrLf,
         };
-        if trimmed.contains('\r') {
+        if has_cr && trimmed.contains('\r') {
             lone_cr(text, content, index, &mut diagnostics);
         }
 
@@ -172,6 +172,17 @@ pub fn parse(text: &str) -> Parse {
         metadata,
         diagnostics,
     }
+}
+
+/// The number of lines `raw_lines` yields, so `lines` never reallocates. Counted in blocks of
+/// 64 bytes with a byte-sized sum, which the compiler vectorizes well.
+fn line_count(text: &str) -> usize {
+    let mut chunks = text.as_bytes().chunks_exact(64);
+    let mut n = 1;
+    for c in &mut chunks {
+        n += usize::from(c.iter().map(|&b| u8::from(b == b'\n')).sum::<u8>());
+    }
+    n + chunks.remainder().iter().filter(|&&b| b == b'\n').count()
 }
 
 fn is_env_directive(trimmed: &str) -> bool {
@@ -391,7 +402,7 @@ fn tokenize(
         let span = Span::new(off + range.start, off + range.end);
         let raw = &line[range];
         let token = match kind {
-            RawToken::Bare | RawToken::Whitespace => Token {
+            RawToken::Bare => Token {
                 span,
                 quoting: Quoting::Bare,
                 decoded: None,
@@ -414,16 +425,23 @@ fn tokenize(
                     error: Some(TokenError::Unterminated),
                 }
             }
-            RawToken::Quoted => match decode_string_literal(raw) {
-                Ok(d) => {
-                    let plain = !raw.contains('\\');
-                    Token {
-                        span,
-                        quoting: Quoting::Json,
-                        decoded: (!plain).then(|| d.value.into_boxed_str()),
-                        error: None,
-                    }
-                }
+            RawToken::Quoted { plain: true } => Token {
+                span,
+                quoting: Quoting::Json,
+                decoded: None,
+                error: None,
+            },
+            RawToken::Quoted { plain: false } => match decode_string_literal_cow(raw) {
+                // Only a token with escapes keeps a decoded copy.
+                Ok(d) => Token {
+                    span,
+                    quoting: Quoting::Json,
+                    decoded: match d.value {
+                        Cow::Borrowed(_) => None,
+                        Cow::Owned(v) => Some(v.into_boxed_str()),
+                    },
+                    error: None,
+                },
                 Err(e) => {
                     if !reported {
                         reported = true;

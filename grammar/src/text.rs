@@ -24,6 +24,11 @@ pub fn js_trim(s: &str) -> &str {
 
 /// The byte range of `s.trim()` inside `s`.
 pub fn js_trim_range(s: &str) -> (usize, usize) {
+    // Most lines start and end with printable ASCII: nothing to trim.
+    let printable = |b: &u8| (0x21..0x7F).contains(b);
+    if s.as_bytes().first().is_some_and(printable) && s.as_bytes().last().is_some_and(printable) {
+        return (0, s.len());
+    }
     let start = s.len() - s.trim_start_matches(is_js_whitespace).len();
     let end = s.trim_end_matches(is_js_whitespace).len();
     if start >= end {
@@ -43,35 +48,111 @@ pub struct RawLine {
 
 /// Splits like `text.split(/\r?\n/)`: a lone `\r` stays inside its line.
 pub fn split_lines(text: &str) -> Vec<RawLine> {
-    let bytes = text.as_bytes();
-    let mut lines = Vec::with_capacity(bytes.len() / 24 + 1);
-    let mut start = 0;
-    let mut i = 0;
-    while let Some(off) = memchr_newline(&bytes[i..]) {
-        let nl = i + off;
-        let (end, terminator) = if nl > start && bytes[nl - 1] == b'\r' {
-            (nl - 1, 2)
-        } else {
-            (nl, 1)
-        };
-        lines.push(RawLine {
-            start,
-            end,
-            terminator,
-        });
-        start = nl + 1;
-        i = start;
-    }
-    lines.push(RawLine {
-        start,
-        end: bytes.len(),
-        terminator: 0,
-    });
-    lines
+    raw_lines(text).map(|(line, _)| line).collect()
 }
 
-fn memchr_newline(bytes: &[u8]) -> Option<usize> {
-    bytes.iter().position(|&b| b == b'\n')
+/// The lines of [`split_lines`] one by one, each with whether it holds a lone `\r` (one that is
+/// not part of its terminator).
+pub fn raw_lines(text: &str) -> RawLines<'_> {
+    RawLines {
+        bytes: text.as_bytes(),
+        start: 0,
+        done: false,
+    }
+}
+
+/// Iterator returned by [`raw_lines`].
+pub struct RawLines<'a> {
+    bytes: &'a [u8],
+    start: usize,
+    done: bool,
+}
+
+impl Iterator for RawLines<'_> {
+    type Item = (RawLine, bool);
+
+    fn next(&mut self) -> Option<Self::Item> {
+        if self.done {
+            return None;
+        }
+        let b = self.bytes;
+        let start = self.start;
+        let mut lone_cr = false;
+        let mut i = start;
+        loop {
+            i = find_line_break(b, i);
+            let (end, terminator, next) = match b.get(i) {
+                None => {
+                    self.done = true;
+                    (i, 0, i)
+                }
+                Some(b'\n') => (i, 1, i + 1),
+                _ if b.get(i + 1) == Some(&b'\n') => (i, 2, i + 2),
+                _ => {
+                    lone_cr = true;
+                    i += 1;
+                    continue;
+                }
+            };
+            self.start = next;
+            let line = RawLine {
+                start,
+                end,
+                terminator,
+            };
+            return Some((line, lone_cr));
+        }
+    }
+}
+
+/// Index of the first `\n` or `\r` in `b` at or after `i`, or `b.len()`. Eight bytes at a time
+/// (the classic "has zero byte" test on `word ^ pattern`): lines are long enough for this to beat a
+/// byte loop, and short enough that a call to a general `memchr` does not pay.
+fn find_line_break(b: &[u8], mut i: usize) -> usize {
+    const ONES: u64 = u64::from_le_bytes([0x01; 8]);
+    const HIGHS: u64 = u64::from_le_bytes([0x80; 8]);
+    while let Some(chunk) = b.get(i..i + 8) {
+        let w = u64::from_le_bytes(chunk.try_into().expect("8 bytes"));
+        let lf = w ^ (ONES * u64::from(b'\n'));
+        let cr = w ^ (ONES * u64::from(b'\r'));
+        // The lowest flagged byte is always a true match (false positives only sit above one).
+        let found = ((lf.wrapping_sub(ONES) & !lf) | (cr.wrapping_sub(ONES) & !cr)) & HIGHS;
+        if found != 0 {
+            return i + (found.trailing_zeros() / 8) as usize;
+        }
+        i += 8;
+    }
+    while i < b.len() && b[i] != b'\n' && b[i] != b'\r' {
+        i += 1;
+    }
+    i
+}
+
+/// Index of the first byte at or after `i` that ends a run of plain JSON string content: `"`, `\\`
+/// or a control character (below 0x20, which includes `\n`); `b.len()` when there is none. Eight
+/// bytes at a time, like [`find_line_break`]. All three are ASCII, so the scan may start on any
+/// byte of a character.
+pub(crate) fn find_string_stop(b: &[u8], mut i: usize) -> usize {
+    const ONES: u64 = u64::from_le_bytes([0x01; 8]);
+    const HIGHS: u64 = u64::from_le_bytes([0x80; 8]);
+    while let Some(chunk) = b.get(i..i + 8) {
+        let w = u64::from_le_bytes(chunk.try_into().expect("8 bytes"));
+        let quote = w ^ (ONES * u64::from(b'"'));
+        let backslash = w ^ (ONES * u64::from(b'\\'));
+        // `w - 0x20…` borrows out of the bytes below 0x20 (the lowest flagged one is exact).
+        let found = ((quote.wrapping_sub(ONES) & !quote)
+            | (backslash.wrapping_sub(ONES) & !backslash)
+            | (w.wrapping_sub(ONES * 0x20) & !w))
+            & HIGHS;
+        if found != 0 {
+            return i + (found.trailing_zeros() / 8) as usize;
+        }
+        i += 8;
+    }
+    while i < b.len() && !matches!(b[i], b'"' | b'\\' | 0..0x20) {
+        i += 1;
+    }
+    i
 }
 
 /// ECMAScript `Number(string)`: trims JS whitespace; empty → 0; decimal with optional sign,
@@ -197,11 +278,46 @@ mod tests {
 
     #[test]
     fn lines_split_only_on_lf_and_crlf() {
+        let cr: Vec<bool> = raw_lines("a\r\nb\rc\nd\r\r\n\r")
+            .map(|(_, cr)| cr)
+            .collect();
+        assert_eq!(cr, [false, true, true, true]);
+        let long = format!(
+            "{}\r{}\n{}\r\n",
+            "x".repeat(13),
+            "y".repeat(9),
+            "z".repeat(8)
+        );
+        let l = split_lines(&long);
+        assert_eq!((l[0].start, l[0].end, l[0].terminator), (0, 23, 1));
+        assert_eq!((l[1].start, l[1].end, l[1].terminator), (24, 32, 2));
+        assert_eq!((l[2].start, l[2].end, l[2].terminator), (34, 34, 0));
         let l = split_lines("a\r\nb\rc\nd");
         assert_eq!(l.len(), 3);
         assert_eq!((l[0].start, l[0].end, l[0].terminator), (0, 1, 2));
         assert_eq!((l[1].start, l[1].end), (3, 6));
         assert_eq!((l[2].start, l[2].end, l[2].terminator), (7, 8, 0));
+    }
+
+    #[test]
+    fn string_stops_are_found_in_and_after_whole_words() {
+        let naive = |b: &[u8], i: usize| {
+            (i..b.len())
+                .find(|&j| matches!(b[j], b'"' | b'\\' | 0..0x20))
+                .unwrap_or(b.len().max(i))
+        };
+        let mut text = "abcdefgh\u{e9}\u{3000}xyz".repeat(3).into_bytes();
+        for stop in [b'"', b'\\', b'\n', 0x1F, 0x00] {
+            for at in 0..text.len() {
+                let saved = text[at];
+                text[at] = stop;
+                for from in 0..=text.len() {
+                    assert_eq!(find_string_stop(&text, from), naive(&text, from));
+                }
+                text[at] = saved;
+            }
+        }
+        assert_eq!(find_string_stop(b"ab", 3), 3);
     }
 
     #[test]

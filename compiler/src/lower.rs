@@ -184,17 +184,20 @@ struct Tok<'a> {
 /// Lowers every action line. Parity diagnostics (the reader's rejections) are appended.
 pub fn lower(file: &SourceFile, diagnostics: &mut Vec<Diagnostic>) -> Vec<Step> {
     let mut steps = Vec::with_capacity(file.actions().count());
+    // One token buffer for the whole file instead of one per line.
+    let mut args = Vec::new();
     steps.extend(
         file.actions()
-            .map(|(line, action)| lower_line(file, line, action, diagnostics)),
+            .map(|(line, action)| lower_line(file, line, action, &mut args, diagnostics)),
     );
     steps
 }
 
-fn lower_line(
-    file: &SourceFile,
+fn lower_line<'t>(
+    file: &'t SourceFile,
     line: &Line,
-    action: &ActionLine,
+    action: &'t ActionLine,
+    args: &mut Vec<Tok<'t>>,
     diagnostics: &mut Vec<Diagnostic>,
 ) -> Step {
     let text = file.text.as_str();
@@ -204,15 +207,12 @@ fn lower_line(
         Some(spec) => Cow::Borrowed(spec.name),
         None => Cow::Owned(word.to_string()),
     };
-    let args: Vec<Tok> = action
-        .args()
-        .iter()
-        .enumerate()
-        .map(|(i, t)| Tok {
-            value: t.value(text),
-            index: i + 1,
-        })
-        .collect();
+    args.clear();
+    args.extend(action.args().iter().enumerate().map(|(i, t)| Tok {
+        value: t.value(text),
+        index: i + 1,
+    }));
+    let args = &args[..];
     let (target_evidence, target_evidences) = match action
         .annotation
         .and_then(|l| file.annotation(l))
@@ -243,25 +243,25 @@ fn lower_line(
         line: line.index,
     };
     match rule {
-        ReaderRule::Verbatim | ReaderRule::Context => ctx.verbatim(&args, false),
-        ReaderRule::StripPins => ctx.verbatim(&args, true),
-        ReaderRule::Snapshot => ctx.snapshot(&args),
-        ReaderRule::Open => ctx.open(&args),
+        ReaderRule::Verbatim | ReaderRule::Context => ctx.verbatim(args, false),
+        ReaderRule::StripPins => ctx.verbatim(args, true),
+        ReaderRule::Snapshot => ctx.snapshot(args),
+        ReaderRule::Open => ctx.open(args),
         ReaderRule::Runtime => {
             let refs: Vec<&Tok> = args.iter().collect();
             let (positionals, flags) = ctx.read_runtime(&refs);
             ctx.step.positionals = positionals;
             ctx.step.flags.extend(flags);
         }
-        ReaderRule::ClickLike => ctx.click_like(&args),
-        ReaderRule::Fill => ctx.fill(&args),
-        ReaderRule::Get => ctx.get(&args),
+        ReaderRule::ClickLike => ctx.click_like(args),
+        ReaderRule::Fill => ctx.fill(args),
+        ReaderRule::Get => ctx.get(args),
         ReaderRule::SeriesFlags => {
-            let rest = ctx.series_flags(&args);
+            let rest = ctx.series_flags(args);
             ctx.step.positionals = rest.iter().map(single).collect();
         }
-        ReaderRule::Record => ctx.record(&args),
-        ReaderRule::Screenshot => ctx.screenshot(&args),
+        ReaderRule::Record => ctx.record(args),
+        ReaderRule::Screenshot => ctx.screenshot(args),
     }
     ctx.arity();
     step
@@ -329,6 +329,7 @@ impl Ctx<'_, '_> {
     }
 
     fn verbatim(&mut self, args: &[Tok], strip_pins: bool) {
+        self.step.positionals.reserve_exact(args.len());
         for t in args {
             // A CLI flag the reader keeps as a positional (`scroll down --pixels 200`).
             if self.step.spec.is_some_and(|s| s.is_usable_in_scripts())

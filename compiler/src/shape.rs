@@ -129,6 +129,13 @@ fn finite(value: Option<&&str>) -> Option<f64> {
     if v.is_empty() {
         return None;
     }
+    // A finite `Number()` of a non-blank string starts with a digit, a sign or a point; most
+    // wait words (`text`, selectors, labels) do not, and need no number parse.
+    match js_trim(v).bytes().next() {
+        None => return Some(0.0),
+        Some(b) if !(b.is_ascii_digit() || matches!(b, b'+' | b'-' | b'.')) => return None,
+        _ => {}
+    }
     let n = js_number(v);
     n.is_finite().then_some(n)
 }
@@ -429,6 +436,21 @@ mod tests {
     #[test]
     fn wait_forms() {
         assert_eq!(wait_form(&v(&["500"])), WaitForm::Sleep { ms: 500.0 });
+        // JavaScript's Number(): blank is 0, Infinity is not finite, hex and exponents count.
+        assert_eq!(wait_form(&v(&[" "])), WaitForm::Sleep { ms: 0.0 });
+        assert_eq!(wait_form(&v(&["0x10"])), WaitForm::Sleep { ms: 16.0 });
+        assert_eq!(wait_form(&v(&["1e3"])), WaitForm::Sleep { ms: 1000.0 });
+        assert!(!matches!(
+            wait_form(&v(&["Infinity"])),
+            WaitForm::Sleep { .. }
+        ));
+        assert!(matches!(
+            wait_form(&v(&["text", "Done", "Infinity"])),
+            WaitForm::Text {
+                timeout_ms: None,
+                ..
+            }
+        ));
         assert!(matches!(
             wait_form(&v(&["Checkout form", "5000"])),
             WaitForm::Text {

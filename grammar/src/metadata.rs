@@ -362,16 +362,19 @@ pub(crate) fn context_words(line: &str) -> Vec<(usize, usize)> {
 
 /// `(?:^|\s)key=(\S+)` (or `(\d+)` when `digits`): the first position where it matches.
 fn find_key<'a>(line: &'a str, key: &str, digits: bool) -> Option<(&'a str, Span)> {
-    let needle = format!("{key}=");
     let mut from = 0;
-    while let Some(rel) = line[from..].find(&needle) {
+    while let Some(rel) = line[from..].find(key) {
         let at = from + rel;
         from = at + 1;
+        // `key=`, searched as `key` then `=`: no needle string built for every header line.
+        if line.as_bytes().get(at + key.len()) != Some(&b'=') {
+            continue;
+        }
         let boundary = at == 0 || line[..at].chars().next_back().is_some_and(is_js_whitespace);
         if !boundary {
             continue;
         }
-        let vstart = at + needle.len();
+        let vstart = at + key.len() + 1;
         let rest = &line[vstart..];
         let vlen = if digits {
             rest.bytes().take_while(u8::is_ascii_digit).count()

@@ -140,10 +140,23 @@ pub fn scan(s: &str) -> Vec<Piece> {
     pieces
 }
 
+/// Whether `s` contains `${` at all (placeholder or not): the cheap first question asked of
+/// every value. A `$` search, not a substring search.
+pub fn has_dollar_brace(s: &str) -> bool {
+    let mut rest = s;
+    while let Some(i) = rest.find('$') {
+        if rest.as_bytes().get(i + 1) == Some(&b'{') {
+            return true;
+        }
+        rest = &rest[i + 1..];
+    }
+    false
+}
+
 /// The placeholders of a value.
 pub fn placeholders(s: &str) -> impl Iterator<Item = Placeholder> {
     // Most values have none: skip building the literal piece for them.
-    let pieces = if s.contains("${") {
+    let pieces = if has_dollar_brace(s) {
         scan(s)
     } else {
         Vec::new()
@@ -196,6 +209,13 @@ pub fn whole_token_variable(s: &str) -> Option<&str> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn dollar_brace_is_found_anywhere() {
+        assert!(has_dollar_brace("${A}") && has_dollar_brace("a $ ${") && has_dollar_brace("é${"));
+        assert!(!has_dollar_brace("") && !has_dollar_brace("$") && !has_dollar_brace("$ {a}"));
+        assert!(!has_dollar_brace("{$}") && !has_dollar_brace("a$"));
+    }
 
     fn expand(s: &str) -> Result<String, Unresolved> {
         interpolate(s, |n| match n {

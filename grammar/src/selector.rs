@@ -395,86 +395,80 @@ pub fn is_valid(text: &str) -> bool {
         return false;
     }
     let b = t.as_bytes();
-    let mut quote: Option<u8> = None;
-    let mut escaped = false;
+    // Ends the term that runs up to `end`: false when it is not a valid term.
+    let close = |term_start: &mut Option<usize>, end: usize, has_term: &mut bool| {
+        if let Some(s) = term_start.take() {
+            if !valid_term(&t[s..end]) {
+                return false;
+            }
+            *has_term = true;
+        }
+        true
+    };
     let mut segment_has_term = false;
     let mut term_start: Option<usize> = None;
     let mut i = 0;
     while i < b.len() {
-        if let Some(q) = quote {
-            // Inside quotes only the closing quote and backslashes (which escape the next
-            // character) matter: skip straight to them. UTF-8 continuation bytes never match.
-            let Some(off) = b[i..].iter().position(|&x| x == q || x == b'\\') else {
-                break; // unclosed
-            };
-            i += off;
-            if b[i] == q {
-                quote = None;
-                i += 1;
-            } else {
-                i += 1;
-                if let Some(escaped) = t[i..].chars().next() {
-                    i += escaped.len_utf8();
-                }
-            }
-            continue;
-        }
         let c = b[i];
-        // ASCII is decoded without going through `chars()`.
-        let ch = if c < 0x80 {
-            char::from(c)
-        } else {
-            t[i..].chars().next().unwrap_or(' ')
-        };
-        if escaped {
-            escaped = false;
-            i += ch.len_utf8();
-            continue;
-        }
-        if c == b'\\' {
-            escaped = true;
+        if is_plain(c) {
+            // The common case: a run of ordinary ASCII term characters.
             term_start.get_or_insert(i);
             i += 1;
-            continue;
-        }
-        if c == b'"' || c == b'\'' {
-            quote = Some(c);
-            term_start.get_or_insert(i);
-            i += 1;
-            continue;
-        }
-        let is_sep = c == b'|' && b.get(i + 1) == Some(&b'|');
-        if is_js_whitespace(ch) || is_sep {
-            if let Some(s) = term_start.take() {
-                if !valid_term(&t[s..i]) {
-                    return false;
-                }
-                segment_has_term = true;
+            while i < b.len() && is_plain(b[i]) {
+                i += 1;
             }
-            if is_sep {
-                if !segment_has_term {
+            continue;
+        }
+        match c {
+            b'\\' => {
+                // Escapes the next character, whatever it is.
+                term_start.get_or_insert(i);
+                i += 1;
+                i += t[i..].chars().next().map_or(0, char::len_utf8);
+            }
+            b'"' | b'\'' => {
+                // Inside quotes only the closing quote and backslashes matter. UTF-8
+                // continuation bytes never match either.
+                term_start.get_or_insert(i);
+                i += 1;
+                loop {
+                    let Some(off) = b[i..].iter().position(|&x| x == c || x == b'\\') else {
+                        return false; // unclosed
+                    };
+                    i += off + 1;
+                    if b[i - 1] == c {
+                        break;
+                    }
+                    i += t[i..].chars().next().map_or(0, char::len_utf8);
+                }
+            }
+            b'|' if b.get(i + 1) == Some(&b'|') => {
+                if !close(&mut term_start, i, &mut segment_has_term) || !segment_has_term {
                     return false;
                 }
                 segment_has_term = false;
                 i += 2;
-            } else {
+            }
+            _ => {
+                let ch = t[i..].chars().next().unwrap_or(' ');
+                if is_js_whitespace(ch) {
+                    if !close(&mut term_start, i, &mut segment_has_term) {
+                        return false;
+                    }
+                } else {
+                    term_start.get_or_insert(i);
+                }
                 i += ch.len_utf8();
             }
-            continue;
         }
-        term_start.get_or_insert(i);
-        i += ch.len_utf8();
     }
-    if quote.is_some() {
-        return false;
-    }
-    if let Some(s) = term_start {
-        if !valid_term(&t[s..]) {
-            return false;
-        }
-        segment_has_term = true;
-    }
-    segment_has_term
+    close(&mut term_start, b.len(), &mut segment_has_term) && segment_has_term
+}
+
+/// An ASCII byte that is part of a term whatever surrounds it: not whitespace, a quote, a
+/// backslash or `|`.
+fn is_plain(c: u8) -> bool {
+    c < 0x80 && !matches!(c, b'\t'..=b'\r' | b' ' | b'"' | b'\'' | b'\\' | b'|')
 }
 
 fn valid_term(raw: &str) -> bool {
@@ -502,18 +496,30 @@ fn valid_term(raw: &str) -> bool {
 /// What kind of selector key `word` names once lowercased as JavaScript does, without
 /// allocating for ASCII words (the hot path of `is_valid` and `looks_like_term`).
 fn key_kind(word: &str) -> Option<KeyKind> {
-    const LONGEST: usize = 11; // "windowtitle"
+    use KeyKind::{Boolean as B, String as S};
     if !word.is_ascii() {
         return key_kind_lower(word.to_lowercase().as_bytes());
     }
-    if word.len() > LONGEST {
-        return None;
-    }
-    let mut buf = [0u8; LONGEST];
-    let lower = &mut buf[..word.len()];
-    lower.copy_from_slice(word.as_bytes());
-    lower.make_ascii_lowercase();
-    key_kind_lower(lower)
+    // Bucketed by length, then compared ignoring ASCII case.
+    let candidates: &[(&[u8], KeyKind)] = match word.len() {
+        2 => &[(b"id", S)],
+        4 => &[(b"role", S), (b"text", S)],
+        5 => &[(b"label", S), (b"value", S)],
+        6 => &[(b"hidden", B)],
+        7 => &[
+            (b"appname", S),
+            (b"visible", B),
+            (b"focused", B),
+            (b"enabled", B),
+        ],
+        8 => &[(b"editable", B), (b"selected", B), (b"hittable", B)],
+        11 => &[(b"windowtitle", S)],
+        _ => &[],
+    };
+    candidates
+        .iter()
+        .find(|(key, _)| key.eq_ignore_ascii_case(word.as_bytes()))
+        .map(|(_, kind)| *kind)
 }
 
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -649,6 +655,13 @@ mod tests {
             "value=a\\ b",
             "id=\"",
             "appName=Calc",
+            "é",
+            "label=\"é\\\"\"",
+            "\u{212A}",
+            "id=\\é",
+            "selected=\"TRUE\"",
+            "\u{a0}",
+            "label='a\\'b'",
         ];
         let mut seed = 0x2545F4914F6CDD1Du64;
         let mut next = || {
@@ -657,8 +670,8 @@ mod tests {
             seed ^= seed << 17;
             seed
         };
-        for _ in 0..20000 {
-            let n = (next() % 5) as usize;
+        for _ in 0..40000 {
+            let n = (next() % 6) as usize;
             let s: String = (0..n)
                 .map(|_| atoms[(next() % atoms.len() as u64) as usize])
                 .collect::<Vec<_>>()

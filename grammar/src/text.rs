@@ -19,7 +19,8 @@ pub fn is_js_whitespace(c: char) -> bool {
 
 /// `str.trim()` as ECMAScript defines it.
 pub fn js_trim(s: &str) -> &str {
-    s.trim_matches(is_js_whitespace)
+    let (start, end) = js_trim_range(s);
+    &s[start..end]
 }
 
 /// The byte range of `s.trim()` inside `s`.
@@ -238,7 +239,17 @@ fn is_decimal_literal(s: &str) -> bool {
 
 /// The reader's `isNumeric`: non-empty and `Number(t)` is not NaN.
 pub fn is_numeric(s: &str) -> bool {
-    !s.is_empty() && !js_number(s).is_nan()
+    if s.is_empty() {
+        return false;
+    }
+    let t = js_trim(s);
+    let b = t.as_bytes();
+    if b.len() > 2 && b[0] == b'0' && matches!(b[1], b'x' | b'X' | b'o' | b'O' | b'b' | b'B') {
+        return !js_number(t).is_nan();
+    }
+    // A decimal literal always parses, so the answer needs no float conversion.
+    let unsigned = t.strip_prefix(['+', '-']).unwrap_or(t);
+    t.is_empty() || unsigned == "Infinity" || is_decimal_literal(unsigned)
 }
 
 /// The reader's flag-integer rule `J(v)`: non-empty, finite, ≥ 0, floored.
@@ -257,6 +268,39 @@ pub fn js_flag_integer(s: &str) -> Option<f64> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn is_numeric_matches_number_not_nan() {
+        for s in [
+            "",
+            " ",
+            "0",
+            "-1.5",
+            "+.5",
+            "1e3",
+            "1e",
+            "0x1F",
+            "0xG",
+            "0b102",
+            "Infinity",
+            "-Infinity",
+            "infinity",
+            "1 2",
+            "12px",
+            ".",
+            "+",
+            "-",
+            "\u{a0}7\u{a0}",
+            "0o17",
+            "00",
+        ] {
+            assert_eq!(
+                is_numeric(s),
+                !s.is_empty() && !js_number(s).is_nan(),
+                "{s:?}"
+            );
+        }
+    }
 
     #[test]
     fn number_matches_ecmascript() {

@@ -5,6 +5,7 @@
 //! publication refusals do.
 
 use ad_grammar::annotation::VerificationState;
+use ad_grammar::placeholder::has_dollar_brace;
 use ad_grammar::{Diagnostic, Edit, Span};
 
 use super::Context;
@@ -19,9 +20,11 @@ pub(super) fn check(cx: &Context, decision: ProfileDecision, out: &mut Vec<Diagn
         return;
     }
     let why = decision.describe();
-    let note = |d: Diagnostic| {
-        let help = d.help.clone().unwrap_or_default();
-        d.with_help(format!("{help}\nrequired by the {why}; pass `--profile flow` (or set check.profile in ad.toml) if this is a test flow"))
+    let required = format!("\nrequired by the {why}; pass `--profile flow` (or set check.profile in ad.toml) if this is a test flow");
+    let note = |mut d: Diagnostic| {
+        let mut help = d.help.take().map(|h| h.into_owned()).unwrap_or_default();
+        help.push_str(&required);
+        d.with_help(help)
     };
 
     // Exactly one open, and it is the first action.
@@ -178,7 +181,7 @@ fn guard_problem(cx: &Context, step: &Step) -> Option<&'static str> {
     if e.id.is_none() && e.label.is_none() {
         return Some("its landmark has neither id nor label");
     }
-    if e.label.as_deref().is_some_and(|l| l.contains("${")) {
+    if e.label.as_deref().is_some_and(has_dollar_brace) {
         return Some("its landmark label echoes a `${VAR}` value");
     }
     None

@@ -1,6 +1,7 @@
 //! Script hygiene: unused `env` directives, `${…}` in env values, steps after an interior
 //! `close`, wait timeouts outside the useful range, recording stutters.
 
+use ad_grammar::placeholder::has_dollar_brace;
 use ad_grammar::{Diagnostic, Edit, Span};
 
 use super::Context;
@@ -39,7 +40,7 @@ fn env_directives(cx: &Context, out: &mut Vec<Diagnostic>) {
                     .iter()
                     .flat_map(|r| r.values().filter_map(|v| v.as_str())),
             );
-        for value in strings.filter(|v| v.contains("${")) {
+        for value in strings.filter(|v| has_dollar_brace(v)) {
             for p in ad_grammar::placeholder::placeholders(value) {
                 used_names.insert(p.name(value).to_string());
             }
@@ -71,7 +72,7 @@ fn env_directives(cx: &Context, out: &mut Vec<Diagnostic>) {
                 ),
             );
         }
-        if entry.value.contains("${") {
+        if has_dollar_brace(&entry.value) {
             out.push(
                 Diagnostic::warning(codes::ENV_VALUE_PLACEHOLDER, format!("`${{…}}` in the value of `{}` is never expanded", entry.key), line.content)
                     .with_label("env values are taken literally")

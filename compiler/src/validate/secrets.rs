@@ -3,6 +3,7 @@
 //! a re-recording would expand; placeholders inside verified evidence.
 
 use ad_grammar::annotation::{TargetEvidence, VerificationState};
+use ad_grammar::placeholder::has_dollar_brace;
 use ad_grammar::placeholder::{placeholders, whole_token_variable};
 use ad_grammar::{Diagnostic, Edit, Span};
 
@@ -172,7 +173,7 @@ fn evidence_placeholders(cx: &Context, step: &Step, out: &mut Vec<Diagnostic>) {
         .iter()
         .chain(e.ancestry.iter().filter_map(|a| a.label.as_ref()))
         .chain(e.scroll_region.iter().filter_map(|r| r.label.as_ref()));
-    if !labels.into_iter().any(|l| l.contains("${")) {
+    if !labels.into_iter().any(|l| has_dollar_brace(l)) {
         return;
     }
     let Some(line) = step.annotation_line else {

@@ -2,6 +2,7 @@
 //! selectors no layer unwraps, plain words that are neither ref, selector nor point, and
 //! `wait`/`is` argument shapes the daemon rejects.
 
+use ad_grammar::placeholder::has_dollar_brace;
 use ad_grammar::selector::SelectorErrorKind;
 use ad_grammar::{Diagnostic, Edit, Span};
 
@@ -31,7 +32,7 @@ pub(super) fn check(cx: &Context, out: &mut Vec<Diagnostic>) {
             }
             Targeting::Predicate => {
                 if let IsForm::Invalid { message } = is_form(&step.positionals) {
-                    if !step.positionals.iter().any(|p| p.value.contains("${")) {
+                    if !step.positionals.iter().any(|p| has_dollar_brace(&p.value)) {
                         out.push(
                             Diagnostic::error(codes::INVALID_SELECTOR, format!("`is`: {message}"), args_span(step))
                                 .with_help("is <predicate> <selector> [value] | is <selector> <predicate>; predicates: visible hidden exists absent editable selected focused text"),
@@ -83,7 +84,7 @@ fn check_target(cx: &Context, step: &Step, arg: &Arg, target: &Target, out: &mut
         return;
     };
     let Some(first) = errors.first() else { return };
-    if text.contains("${") {
+    if has_dollar_brace(text) {
         return; // resolved at run time; checked once values are known
     }
     let arg_span = step.arg_span(arg);

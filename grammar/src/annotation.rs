@@ -154,12 +154,18 @@ fn has_line_terminator(s: &str) -> bool {
                     && matches!(b.get(i + 2), Some(0xA8 | 0xA9)))
         })
     };
-    b.chunks(32).enumerate().any(|(n, block)| {
-        let hit = block.iter().fold(false, |hit, &c| {
-            hit | (c == b'\r') | (c == b'\n') | (c == 0xE2)
+    let mut blocks = b.chunks_exact(32);
+    let mut from = 0;
+    for block in &mut blocks {
+        let hits = block.iter().fold(0u8, |hits, &c| {
+            hits | u8::from(c == b'\r') | u8::from(c == b'\n') | u8::from(c == 0xE2)
         });
-        hit && exact(n * 32, block)
-    })
+        if hits != 0 && exact(from, block) {
+            return true;
+        }
+        from += 32;
+    }
+    exact(from, blocks.remainder())
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -241,10 +247,10 @@ pub fn parse_target(payload: &str) -> Result<TargetEvidence, EvidenceError> {
         );
     }
     let mut fields = [None; TARGET_KEYS.len()];
-    let Some(value) = SpanReader::document(payload, &TARGET_KEYS, &mut fields) else {
+    let Some(kind) = SpanReader::document(payload, &TARGET_KEYS, &mut fields) else {
         return fail("target-v1 annotation is not valid JSON.".into(), "");
     };
-    if value.kind != RawKind::Object {
+    if kind != RawKind::Object {
         return fail("target-v1 annotation must be a JSON object.".into(), "");
     }
     let [role, id, label, ancestry, sibling, viewport_order, scroll_region, rect, verification] =
@@ -371,7 +377,13 @@ fn read_ancestry(text: &str, v: Option<RawValue>) -> Result<Vec<AncestryEntry>, 
             "ancestry",
         );
     }
-    let count = SpanReader::items(text, v).count();
+    // The cap is checked before any entry: gather at most one entry too many.
+    let mut items = [None; ANCESTRY_CAP + 1];
+    let mut count = 0;
+    for (slot, item) in items.iter_mut().zip(SpanReader::items(text, v)) {
+        *slot = Some(item);
+        count += 1;
+    }
     if count > ANCESTRY_CAP {
         return fail(
             format!("target-v1 \"ancestry\" exceeds the {ANCESTRY_CAP}-entry cap."),
@@ -379,7 +391,7 @@ fn read_ancestry(text: &str, v: Option<RawValue>) -> Result<Vec<AncestryEntry>, 
         );
     }
     let mut entries = Vec::with_capacity(count);
-    for (i, item) in SpanReader::items(text, v).enumerate() {
+    for (i, item) in items.into_iter().map_while(|item| item).enumerate() {
         if item.kind != RawKind::Object {
             return fail(
                 format!("target-v1 \"ancestry[{i}]\" must be an object."),
@@ -485,12 +497,15 @@ pub fn normalize_label(s: &str) -> String {
 fn normalize_label_owned(s: Cow<str>) -> String {
     // Already normalized: ASCII words separated by single spaces (the usual recorded label).
     let b = s.as_bytes();
-    if b.first() != Some(&b' ')
-        && b.last() != Some(&b' ')
-        && !b.windows(2).any(|w| w == b"  ")
-        && b.iter()
-            .all(|&c| c.is_ascii() && !matches!(c, b'\t' | b'\n' | 0x0B | 0x0C | b'\r'))
-    {
+    let mut space = true; // no leading space
+    let normal = b.iter().all(|&c| {
+        let ok = c.is_ascii()
+            && !matches!(c, b'\t' | b'\n' | 0x0B | 0x0C | b'\r')
+            && !(space && c == b' ');
+        space = c == b' ';
+        ok
+    }) && !space;
+    if normal || b.is_empty() {
         return s.into_owned();
     }
     let n = nfc_owned(s);

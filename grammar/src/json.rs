@@ -5,6 +5,8 @@
 use serde_json::Value;
 use std::borrow::Cow;
 
+use crate::text::find_string_stop;
+
 /// Why a quoted token is not a JSON string literal.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct StringLiteralError {
@@ -62,13 +64,8 @@ pub fn decode_string_literal_cow(raw: &str) -> Result<DecodedCow<'_>, StringLite
     debug_assert!(raw.starts_with('"'));
     let b = raw.as_bytes();
     let err = |offset, len, kind| Err(StringLiteralError { offset, len, kind });
-    // The stop bytes are ASCII, so a byte scan never stops inside a multi-byte character.
-    let stop = |i: usize| {
-        b[i..]
-            .iter()
-            .position(|&c| c == b'"' || c == b'\\' || c < 0x20)
-            .map_or(b.len(), |p| i + p)
-    };
+    // The stop bytes are ASCII, so the scan never stops inside a multi-byte character.
+    let stop = |i: usize| find_string_stop(b, i);
     let mut i = stop(1);
     let mut out = match b.get(i) {
         None => return err(0, raw.len(), StringLiteralErrorKind::Unterminated),
@@ -538,6 +535,8 @@ pub(crate) struct RawValue {
     pub kind: RawKind,
     pub start: usize,
     pub end: usize,
+    /// A string without escapes: its value is the text between the quotes.
+    pub plain: bool,
 }
 
 /// A validating reader over JSON text with exactly [`parse_js`]'s acceptance.
@@ -545,6 +544,8 @@ pub(crate) struct SpanReader<'a> {
     text: &'a str,
     s: &'a [u8],
     i: usize,
+    /// Whether the last string value stepped over had no escape.
+    plain: bool,
 }
 
 impl<'a> SpanReader<'a> {
@@ -553,6 +554,7 @@ impl<'a> SpanReader<'a> {
             text,
             s: text.as_bytes(),
             i: 0,
+            plain: false,
         }
     }
 
@@ -562,16 +564,16 @@ impl<'a> SpanReader<'a> {
         text: &'a str,
         keys: &[&str],
         slots: &mut [Option<RawValue>],
-    ) -> Option<RawValue> {
+    ) -> Option<RawKind> {
         let mut r = SpanReader::new(text);
         r.ws();
-        let v = if r.peek() == Some(b'{') {
+        let kind = if r.peek() == Some(b'{') {
             r.object(keys, slots)?
         } else {
-            r.value()?
+            r.skip_value()?
         };
         r.ws();
-        (r.i == r.s.len()).then_some(v)
+        (r.i == r.s.len()).then_some(kind)
     }
 
     /// The members of an object `v` that [`document`](Self::document) already validated.
@@ -615,6 +617,9 @@ impl<'a> SpanReader<'a> {
     /// The decoded value of a string `v` that [`document`](Self::document) already validated.
     pub(crate) fn string(text: &'a str, v: RawValue) -> Cow<'a, str> {
         debug_assert_eq!(v.kind, RawKind::String);
+        if v.plain {
+            return Cow::Borrowed(&text[v.start + 1..v.end - 1]);
+        }
         decode_string_literal_cow(&text[v.start..v.end])
             .map(|d| d.value)
             .unwrap_or_default()
@@ -639,98 +644,87 @@ impl<'a> SpanReader<'a> {
         self.i += usize::from(hit);
         hit
     }
-    fn literal(&mut self, lit: &str, kind: RawKind) -> Option<RawValue> {
+    /// One value at `self.i`, as its span.
+    fn value(&mut self) -> Option<RawValue> {
         let start = self.i;
-        self.s[self.i..].starts_with(lit.as_bytes()).then(|| {
-            self.i += lit.len();
-            RawValue {
-                kind,
-                start,
-                end: self.i,
-            }
+        let kind = self.skip_value()?;
+        Some(RawValue {
+            kind,
+            start,
+            end: self.i,
+            plain: self.plain,
         })
     }
 
-    fn value(&mut self) -> Option<RawValue> {
+    /// Steps over one value, returning only its kind (cheaper to hand back than a span);
+    /// `self.plain` tells whether a string had no escape.
+    fn skip_value(&mut self) -> Option<RawKind> {
+        let literal = |r: &mut Self, lit: &[u8], kind| {
+            r.s[r.i..].starts_with(lit).then(|| {
+                r.i += lit.len();
+                kind
+            })
+        };
+        self.plain = false;
         match self.peek()? {
             b'{' => self.object(&[], &mut []),
             b'[' => {
-                let start = self.i;
                 self.i += 1;
                 self.ws();
-                if !self.eat(b']') {
-                    loop {
-                        self.ws();
-                        self.value()?;
-                        self.ws();
-                        if self.eat(b',') {
-                            continue;
-                        }
-                        if !self.eat(b']') {
-                            return None;
-                        }
-                        break;
-                    }
+                if self.eat(b']') {
+                    return Some(RawKind::Array);
                 }
-                Some(RawValue {
-                    kind: RawKind::Array,
-                    start,
-                    end: self.i,
-                })
+                loop {
+                    self.ws();
+                    self.skip_value()?;
+                    self.ws();
+                    if self.eat(b',') {
+                        continue;
+                    }
+                    return self.eat(b']').then_some(RawKind::Array);
+                }
             }
             b'"' => {
-                let start = self.i;
-                self.string_literal()?;
-                Some(RawValue {
-                    kind: RawKind::String,
-                    start,
-                    end: self.i,
-                })
+                let value = self.string_literal()?;
+                self.plain = matches!(value, Cow::Borrowed(_));
+                Some(RawKind::String)
             }
-            b't' => self.literal("true", RawKind::Bool),
-            b'f' => self.literal("false", RawKind::Bool),
-            b'n' => self.literal("null", RawKind::Null),
+            b't' => literal(self, b"true", RawKind::Bool),
+            b'f' => literal(self, b"false", RawKind::Bool),
+            b'n' => literal(self, b"null", RawKind::Null),
             _ => self.number_literal(),
         }
     }
 
     /// An object at `self.i`; members named in `keys` are recorded in `slots`.
-    fn object(&mut self, keys: &[&str], slots: &mut [Option<RawValue>]) -> Option<RawValue> {
-        let start = self.i;
+    fn object(&mut self, keys: &[&str], slots: &mut [Option<RawValue>]) -> Option<RawKind> {
         if !self.eat(b'{') {
             return None;
         }
         self.ws();
-        if !self.eat(b'}') {
-            loop {
-                self.ws();
-                let key = self.string_literal()?;
-                self.ws();
-                if !self.eat(b':') {
-                    return None;
-                }
-                self.ws();
-                let v = self.value()?;
-                if !keys.is_empty() {
-                    if let Some(k) = keys.iter().position(|k| *k == key) {
-                        slots[k] = Some(v);
-                    }
-                }
-                self.ws();
-                if self.eat(b',') {
-                    continue;
-                }
-                if !self.eat(b'}') {
-                    return None;
-                }
-                break;
-            }
+        if self.eat(b'}') {
+            return Some(RawKind::Object);
         }
-        Some(RawValue {
-            kind: RawKind::Object,
-            start,
-            end: self.i,
-        })
+        loop {
+            self.ws();
+            let key = self.string_literal()?;
+            self.ws();
+            if !self.eat(b':') {
+                return None;
+            }
+            self.ws();
+            match keys.iter().position(|k| *k == key) {
+                Some(k) => slots[k] = Some(self.value()?),
+                None => {
+                    self.skip_value()?;
+                }
+            }
+            self.ws();
+            if self.eat(b',') {
+                continue;
+            }
+            return self.eat(b'}').then_some(RawKind::Object);
+        }
     }
 
     /// A string literal at `self.i`, decoded (borrowed when it has no escape).
@@ -739,26 +733,29 @@ impl<'a> SpanReader<'a> {
             return None;
         }
         let start = self.i;
-        // The closing quote as `parse_js` finds it; the decoder then validates the escapes.
+        // The closing quote as `parse_js` finds it; the decoder then validates any escape or
+        // control character.
         let mut j = self.i + 1;
-        while j < self.s.len() {
-            match self.s[j] {
-                b'\\' => j += 2,
+        let mut plain = true;
+        loop {
+            j = find_string_stop(self.s, j);
+            match self.s.get(j)? {
                 b'"' => break,
+                b'\\' => j += 2,
                 _ => j += 1,
             }
-        }
-        if j >= self.s.len() {
-            return None;
+            plain = false;
         }
         self.i = j + 1;
+        if plain {
+            return Some(Cow::Borrowed(&self.text[start + 1..j]));
+        }
         decode_string_literal_cow(&self.text[start..=j])
             .ok()
             .map(|d| d.value)
     }
 
-    fn number_literal(&mut self) -> Option<RawValue> {
-        let start = self.i;
+    fn number_literal(&mut self) -> Option<RawKind> {
         let digits = |p: &mut Self| {
             let d = p.i;
             while p.peek().is_some_and(|b| b.is_ascii_digit()) {
@@ -786,11 +783,7 @@ impl<'a> SpanReader<'a> {
                 return None;
             }
         }
-        Some(RawValue {
-            kind: RawKind::Number,
-            start,
-            end: self.i,
-        })
+        Some(RawKind::Number)
     }
 }
 

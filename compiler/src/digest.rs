@@ -72,7 +72,7 @@ pub fn canonical_plan(steps: &[Step], metadata: &Metadata, options: &DigestOptio
         out.push_str("{\"command\":");
         write_string(&mut out, &s.command);
         out.push_str(",\"flags\":");
-        out.push_str(&stringify(&Value::Object(s.flags.clone()), true));
+        out.push_str(&stringify(&Value::Object(s.flags.to_map()), true));
         out.push_str(",\"positionals\":[");
         for (k, a) in s.positionals.iter().enumerate() {
             if k > 0 {
@@ -82,7 +82,7 @@ pub fn canonical_plan(steps: &[Step], metadata: &Metadata, options: &DigestOptio
         }
         out.push_str("],\"runtime\":");
         match &s.runtime {
-            Some(r) => out.push_str(&stringify(&Value::Object(r.clone()), true)),
+            Some(r) => out.push_str(&stringify(&Value::Object(r.to_map()), true)),
             None => out.push_str("null"),
         }
         out.push_str(&format!(

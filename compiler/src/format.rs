@@ -315,7 +315,7 @@ pub fn write_step(step: &Step) -> String {
     out.join(" ")
 }
 
-fn write_runtime(out: &mut Vec<String>, r: &serde_json::Map<String, Value>) {
+fn write_runtime(out: &mut Vec<String>, r: &crate::flags::Flags) {
     if let Some(Value::String(p)) = r.get("platform") {
         out.extend(["--platform".to_string(), p.clone()]);
     }

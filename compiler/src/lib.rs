@@ -10,6 +10,7 @@ pub mod builtins;
 pub mod codes;
 pub mod config;
 pub mod digest;
+pub mod flags;
 pub mod format;
 pub mod lower;
 pub mod profile;
@@ -18,6 +19,7 @@ pub mod shape;
 mod validate;
 
 pub use ad_grammar::{Diagnostic, Severity, Span};
+pub use flags::Flags;
 pub use lower::{Arg, Step};
 
 /// Everything known about one script.

@@ -96,9 +96,9 @@ pub struct Step {
     pub spec: Option<&'static CommandSpec>,
     pub positionals: Vec<Arg>,
     /// The `flags` object as agent-device builds it.
-    pub flags: Map<String, Value>,
+    pub flags: crate::flags::Flags,
     /// `open`'s runtime hints.
-    pub runtime: Option<Map<String, Value>>,
+    pub runtime: Option<crate::flags::Flags>,
     pub ref_label: Option<Arg>,
     /// Boxed: most steps have none, and a step is moved around a lot.
     pub target_evidence: Option<Box<TargetEvidence>>,
@@ -156,9 +156,9 @@ impl Step {
                 .map(|a| Value::from(a.value.clone()))
                 .collect(),
         );
-        m.insert("flags".into(), Value::Object(self.flags.clone()));
+        m.insert("flags".into(), Value::Object(self.flags.to_map()));
         if let Some(r) = &self.runtime {
-            m.insert("runtime".into(), Value::Object(r.clone()));
+            m.insert("runtime".into(), Value::Object(r.to_map()));
         }
         if let Some(l) = &self.ref_label {
             m.insert("result".into(), serde_json::json!({ "refLabel": l.value }));
@@ -227,7 +227,7 @@ fn lower_line<'t>(
         command,
         spec,
         positionals: Vec::new(),
-        flags: Map::new(),
+        flags: crate::flags::Flags::new(),
         runtime: None,
         ref_label: None,
         target_evidence,
@@ -251,7 +251,9 @@ fn lower_line<'t>(
             let refs: Vec<&Tok> = args.iter().collect();
             let (positionals, flags) = ctx.read_runtime(&refs);
             ctx.step.positionals = positionals;
-            ctx.step.flags.extend(flags);
+            for (key, value) in &flags {
+                ctx.set_flag(key, value.clone());
+            }
         }
         ReaderRule::ClickLike => ctx.click_like(args),
         ReaderRule::Fill => ctx.fill(args),
@@ -345,8 +347,8 @@ impl Ctx<'_, '_> {
         }
     }
 
-    fn set_flag(&mut self, key: &str, value: Value) {
-        self.step.flags.insert(key.to_string(), value);
+    fn set_flag(&mut self, key: &'static str, value: Value) {
+        self.step.flags.insert(key, value);
     }
 
     /// Series flags anywhere (click/press, swipe, gesture, type/fill); returns the rest.
@@ -569,8 +571,8 @@ impl Ctx<'_, '_> {
         }
     }
 
-    fn read_runtime(&mut self, args: &[&Tok]) -> (Vec<Arg>, Map<String, Value>) {
-        let mut out = Map::new();
+    fn read_runtime(&mut self, args: &[&Tok]) -> (Vec<Arg>, crate::flags::Flags) {
+        let mut out = crate::flags::Flags::new();
         let mut rest = Vec::new();
         let mut i = 0;
         while i < args.len() {
@@ -589,7 +591,7 @@ impl Ctx<'_, '_> {
                     match key {
                         "platform" => {
                             if ["ios", "android", "harmonyos"].contains(&n.value) {
-                                out.insert(key.into(), n.value.into());
+                                out.insert(key, n.value.into());
                             } else {
                                 self.step.notes.push(ReaderNote::FlagValueIgnored {
                                     token: t.index,
@@ -599,7 +601,7 @@ impl Ctx<'_, '_> {
                         }
                         "metroPort" => match js_flag_integer(n.value) {
                             Some(v) => {
-                                out.insert(key.into(), js_number_value(v));
+                                out.insert(key, js_number_value(v));
                             }
                             None => self.step.notes.push(ReaderNote::FlagValueIgnored {
                                 token: t.index,
@@ -607,7 +609,7 @@ impl Ctx<'_, '_> {
                             }),
                         },
                         _ => {
-                            out.insert(key.into(), n.value.into());
+                            out.insert(key, n.value.into());
                         }
                     }
                     i += 2;

@@ -815,7 +815,7 @@ impl<B: Backend> Exec<'_, B> {
         }
         let flags = match self
             .scope
-            .expand_value(&Value::Object(step.flags.clone()))
+            .expand_value(&Value::Object(step.flags.to_map()))
             .map_err(|u| unresolved(u, line))?
         {
             Value::Object(m) => m,
@@ -824,7 +824,7 @@ impl<B: Backend> Exec<'_, B> {
         let runtime = match &step.runtime {
             Some(r) => match self
                 .scope
-                .expand_value(&Value::Object(r.clone()))
+                .expand_value(&Value::Object(r.to_map()))
                 .map_err(|u| unresolved(u, line))?
             {
                 Value::Object(m) => Some(m),

@@ -27,8 +27,10 @@ fn env_directives(cx: &Context, out: &mut Vec<Diagnostic>) {
         return;
     }
     let text = cx.text();
-    // Every `${NAME}` the steps read (positionals, flag and runtime values), collected once.
-    let mut used_names = std::collections::HashSet::new();
+    // Which directives some `${NAME}` in the steps reads (positionals, flag and runtime values).
+    // Scripts declare a handful of names, so a linear match beats hashing every use.
+    let env = &cx.parse.metadata.env;
+    let mut used = vec![false; env.len()];
     for step in cx.steps {
         let strings = step
             .positionals
@@ -42,13 +44,15 @@ fn env_directives(cx: &Context, out: &mut Vec<Diagnostic>) {
             );
         for value in strings.filter(|v| has_dollar_brace(v)) {
             for p in ad_grammar::placeholder::placeholders(value) {
-                used_names.insert(p.name(value).to_string());
+                let name = p.name(value);
+                for (e, used) in env.iter().zip(used.iter_mut()) {
+                    *used |= e.key == name;
+                }
             }
         }
     }
-    for entry in &cx.parse.metadata.env {
+    for (entry, used) in env.iter().zip(used) {
         let line = &cx.parse.file.lines[entry.line];
-        let used = used_names.contains(entry.key.as_str());
         if !used {
             let end = if line.span.end < text.len() {
                 line.span.end + 1

@@ -91,16 +91,26 @@ fn find_types_text(step: &Step) -> bool {
 /// A secure text field by role (iOS `securetextfield`, web/desktop password roles), or a field
 /// whose recorded id or label names a password (Android records plain `edittext`).
 fn is_secure_field(e: &TargetEvidence) -> bool {
-    let role = e.role.to_lowercase();
+    // Lowercasing can only turn a non-ASCII character into ASCII `k` or `i`, which none of
+    // these words contain: an ASCII case-insensitive search is the same test, with no copies.
     let named = |s: &Option<String>| {
         s.as_deref().is_some_and(|s| {
-            let s = s.to_lowercase();
             ["password", "passcode", "passwd", "secret"]
                 .iter()
-                .any(|w| s.contains(w))
+                .any(|w| contains_ignore_ascii_case(s, w))
         })
     };
-    role.contains("secure") || role.contains("password") || named(&e.id) || named(&e.label)
+    contains_ignore_ascii_case(&e.role, "secure")
+        || contains_ignore_ascii_case(&e.role, "password")
+        || named(&e.id)
+        || named(&e.label)
+}
+
+fn contains_ignore_ascii_case(haystack: &str, needle: &str) -> bool {
+    haystack
+        .as_bytes()
+        .windows(needle.len())
+        .any(|w| w.eq_ignore_ascii_case(needle.as_bytes()))
 }
 
 /// A variable name from the field's id or label: `login.password` → `PASSWORD`.

@@ -71,9 +71,13 @@ impl Iterator for Lexer<'_> {
                 self.at = i;
                 return None;
             }
-            match whitespace_len(self.line, i) {
-                0 => break,
-                n => i += n,
+            match CLASS[usize::from(b[i])] {
+                ASCII_SPACE => i += 1,
+                PLAIN => break,
+                _ => match whitespace_len(self.line, i) {
+                    0 => break,
+                    n => i += n,
+                },
             }
         }
         let start = i;

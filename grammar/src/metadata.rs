@@ -166,10 +166,13 @@ impl HeaderReader {
     ) {
         let line = &text[content.range()];
         let off = content.start;
-        let mut recognised = Vec::new();
+        // Where the (at most four) keys read from this line start.
+        let mut recognised = [usize::MAX; 4];
+        let mut n_recognised = 0;
         if let Some((v, span)) = find_key(line, "platform", false) {
             let span = span.shift(off);
-            recognised.push(span.start);
+            recognised[n_recognised] = span.start;
+            n_recognised += 1;
             if CONTEXT_PLATFORMS.contains(&v) {
                 self.set(
                     |m| &mut m.platform,
@@ -185,7 +188,8 @@ impl HeaderReader {
         }
         if let Some((v, span)) = find_key(line, "target", false) {
             let span = span.shift(off);
-            recognised.push(span.start);
+            recognised[n_recognised] = span.start;
+            n_recognised += 1;
             if CONTEXT_TARGETS.contains(&v) {
                 self.set(
                     |m| &mut m.target,
@@ -207,7 +211,8 @@ impl HeaderReader {
                     .take_while(|c| !is_js_whitespace(*c))
                     .collect();
                 let span = span.shift(off);
-                recognised.push(span.start);
+                recognised[n_recognised] = span.start;
+                n_recognised += 1;
                 if !tail.is_empty() {
                     let unit = if key == "timeout" { " ms" } else { "" };
                     diagnostics.push(
@@ -256,14 +261,16 @@ impl HeaderReader {
             }
         }
         // Words the reader never looks at (a quoted value such as device="iPhone 17" is one word).
-        for (start, end) in context_words(line) {
+        for (start, end) in context_word_ranges(line) {
             let word = &line[start..end];
             if start == 0 {
                 continue;
             }
             let key = word.split('=').next().unwrap_or(word);
             let span = Span::new(off + start, off + end);
-            if recognised.iter().any(|s| *s >= span.start && *s < span.end)
+            if recognised[..n_recognised]
+                .iter()
+                .any(|s| *s >= span.start && *s < span.end)
                 || RECORDER_ONLY_KEYS.contains(&key)
             {
                 continue;
@@ -326,55 +333,66 @@ impl Shift for Span {
 
 /// Whitespace-separated words, where a `"…"` run (with `\` escapes) does not split.
 pub(crate) fn context_words(line: &str) -> Vec<(usize, usize)> {
-    let mut words = Vec::new();
-    let mut start = None;
-    let mut in_quote = false;
-    let mut escaped = false;
-    for (i, c) in line.char_indices() {
-        if in_quote {
-            if escaped {
-                escaped = false;
-            } else if c == '\\' {
-                escaped = true;
-            } else if c == '"' {
-                in_quote = false;
+    context_word_ranges(line).collect()
+}
+
+/// [`context_words`] one at a time.
+pub(crate) fn context_word_ranges(line: &str) -> impl Iterator<Item = (usize, usize)> + '_ {
+    let mut chars = line.char_indices();
+    let mut done = false;
+    std::iter::from_fn(move || {
+        if done {
+            return None;
+        }
+        let mut start = None;
+        let mut in_quote = false;
+        let mut escaped = false;
+        for (i, c) in chars.by_ref() {
+            if in_quote {
+                if escaped {
+                    escaped = false;
+                } else if c == '\\' {
+                    escaped = true;
+                } else if c == '"' {
+                    in_quote = false;
+                }
+                continue;
             }
-            continue;
-        }
-        if is_js_whitespace(c) {
-            if let Some(s) = start.take() {
-                words.push((s, i));
+            if is_js_whitespace(c) {
+                if let Some(s) = start {
+                    return Some((s, i));
+                }
+                continue;
             }
-            continue;
+            if start.is_none() {
+                start = Some(i);
+            }
+            if c == '"' {
+                in_quote = true;
+            }
         }
-        if start.is_none() {
-            start = Some(i);
-        }
-        if c == '"' {
-            in_quote = true;
-        }
-    }
-    if let Some(s) = start {
-        words.push((s, line.len()));
-    }
-    words
+        done = true;
+        start.map(|s| (s, line.len()))
+    })
 }
 
 /// `(?:^|\s)key=(\S+)` (or `(\d+)` when `digits`): the first position where it matches.
 fn find_key<'a>(line: &'a str, key: &str, digits: bool) -> Option<(&'a str, Span)> {
+    let b = line.as_bytes();
+    let k = key.as_bytes();
+    // Every `key=` in order (keys start with an ASCII letter, so `at` is a char boundary).
     let mut from = 0;
-    while let Some(rel) = line[from..].find(key) {
+    while let Some(rel) = b[from..].iter().position(|&c| c == k[0]) {
         let at = from + rel;
         from = at + 1;
-        // `key=`, searched as `key` then `=`: no needle string built for every header line.
-        if line.as_bytes().get(at + key.len()) != Some(&b'=') {
+        if !(b[at..].starts_with(k) && b.get(at + k.len()) == Some(&b'=')) {
             continue;
         }
         let boundary = at == 0 || line[..at].chars().next_back().is_some_and(is_js_whitespace);
         if !boundary {
             continue;
         }
-        let vstart = at + key.len() + 1;
+        let vstart = at + k.len() + 1;
         let rest = &line[vstart..];
         let vlen = if digits {
             rest.bytes().take_while(u8::is_ascii_digit).count()

@@ -30,14 +30,15 @@ struct PendingAnnotation {
 
 pub fn parse(text: &str) -> Parse {
     let mut diagnostics = Vec::new();
-    let mut lines = Vec::with_capacity(line_count(text));
+    let (line_count, has_nul) = scan_text(text);
+    let mut lines = Vec::with_capacity(line_count);
     let mut pending: Option<PendingAnnotation> = None;
     let mut seen_action = false;
     // The metadata reader scans from the top and stops at the first line it does not understand.
     let mut header_open = true;
     let mut header = metadata::HeaderReader::default();
 
-    file_level_checks(text, &mut diagnostics);
+    file_level_checks(text, has_nul, &mut diagnostics);
 
     for (index, (raw, has_cr)) in raw_lines(text).enumerate() {
         let line_text = &text[raw.start..raw.end];
@@ -95,7 +96,9 @@ pub fn parse(text: &str) -> Parse {
             LineKind::Env(env)
         } else {
             let tokens = tokenize(text, content, index, &mut diagnostics);
-            let first_is_context = tokens.first().is_some_and(|t| t.value(text) == "context");
+            // The first token starts the line: a bare `context` or a quoted token spelling it.
+            let first_is_context = (trimmed.starts_with("context") || trimmed.starts_with('"'))
+                && tokens.first().is_some_and(|t| t.value(text) == "context");
             if first_is_context {
                 if let Some(p) = pending.take() {
                     binding_error(
@@ -174,22 +177,27 @@ pub fn parse(text: &str) -> Parse {
     }
 }
 
-/// The number of lines `raw_lines` yields, so `lines` never reallocates. Counted in blocks of
-/// 64 bytes with a byte-sized sum, which the compiler vectorizes well.
-fn line_count(text: &str) -> usize {
+/// The number of lines `raw_lines` yields (so `lines` never reallocates), and whether the text
+/// holds a NUL byte. Blocks of 64 bytes with byte-sized sums, which the compiler vectorizes well.
+fn scan_text(text: &str) -> (usize, bool) {
     let mut chunks = text.as_bytes().chunks_exact(64);
-    let mut n = 1;
+    let (mut lines, mut nul) = (1, 0u8);
     for c in &mut chunks {
-        n += usize::from(c.iter().map(|&b| u8::from(b == b'\n')).sum::<u8>());
+        lines += usize::from(c.iter().map(|&b| u8::from(b == b'\n')).sum::<u8>());
+        nul |= c.iter().fold(0, |z, &b| z | u8::from(b == 0));
     }
-    n + chunks.remainder().iter().filter(|&&b| b == b'\n').count()
+    for &b in chunks.remainder() {
+        lines += usize::from(b == b'\n');
+        nul |= u8::from(b == 0);
+    }
+    (lines, nul != 0)
 }
 
 fn is_env_directive(trimmed: &str) -> bool {
     trimmed == "env" || trimmed.starts_with("env ") || trimmed.starts_with("env\t")
 }
 
-fn file_level_checks(text: &str, diagnostics: &mut Vec<Diagnostic>) {
+fn file_level_checks(text: &str, has_nul: bool, diagnostics: &mut Vec<Diagnostic>) {
     let first = text.trim_start_matches(is_js_whitespace);
     if first.starts_with('{') || first.starts_with('[') {
         let start = text.len() - first.len();
@@ -203,7 +211,7 @@ fn file_level_checks(text: &str, diagnostics: &mut Vec<Diagnostic>) {
                 ),
         );
     }
-    if let Some(nul) = text.find('\0') {
+    if let Some(nul) = has_nul.then(|| text.find('\0')).flatten() {
         diagnostics.push(
             Diagnostic::warning(
                 codes::BINARY_CONTENT,
@@ -214,7 +222,10 @@ fn file_level_checks(text: &str, diagnostics: &mut Vec<Diagnostic>) {
         );
     }
     if text.starts_with("appId:")
-        || text.lines().take(5).any(|l| l.trim() == "---") && text.contains("- launchApp")
+        || raw_lines(text)
+            .take(5)
+            .any(|(l, _)| text[l.start..l.end].trim() == "---")
+            && text.contains("- launchApp")
     {
         diagnostics.push(
             Diagnostic::warning(codes::MAESTRO_YAML, "this looks like a Maestro YAML flow saved as `.ad`", Span::new(0, text.find('\n').unwrap_or(text.len())))

@@ -277,9 +277,19 @@ fn single(t: &&Tok) -> Arg {
 }
 
 fn joined(tokens: &[&Tok]) -> Arg {
+    if let [one] = tokens {
+        return single(one);
+    }
+    let mut value = String::with_capacity(tokens.iter().map(|t| t.value.len() + 1).sum());
+    for (i, t) in tokens.iter().enumerate() {
+        if i > 0 {
+            value.push(' ');
+        }
+        value.push_str(t.value);
+    }
     Arg {
-        value: tokens.iter().map(|t| t.value).collect::<Vec<_>>().join(" "),
-        tokens: tokens.iter().map(|t| t.index).collect::<Vec<_>>().into(),
+        value,
+        tokens: TokenIndices::Many(tokens.iter().map(|t| t.index).collect()),
     }
 }
 
@@ -318,6 +328,9 @@ impl Ctx<'_, '_> {
     }
 
     fn pin(&mut self, t: &Tok) -> Arg {
+        if !t.value.starts_with('@') {
+            return single(&t); // only refs carry pins
+        }
         let stripped = strip_pin(t.value);
         if stripped != t.value && t.value.contains('~') {
             self.step

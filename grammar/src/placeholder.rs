@@ -141,16 +141,22 @@ pub fn scan(s: &str) -> Vec<Piece> {
 }
 
 /// Whether `s` contains `${` at all (placeholder or not): the cheap first question asked of
-/// every value. A `$` search, not a substring search.
+/// every value, several times per step. Values are short, where a `memchr` call costs more than
+/// looking at eight bytes at a time for a `$`.
 pub fn has_dollar_brace(s: &str) -> bool {
-    let mut rest = s;
-    while let Some(i) = rest.find('$') {
-        if rest.as_bytes().get(i + 1) == Some(&b'{') {
-            return true;
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGHS: u64 = 0x8080_8080_8080_8080;
+    let b = s.as_bytes();
+    let mut i = 0;
+    while let Some(chunk) = b.get(i..i + 8) {
+        let word = u64::from_le_bytes(chunk.try_into().expect("eight bytes")) ^ (ONES * 0x24);
+        // Some byte of `word` is zero exactly where the chunk holds a `$`.
+        if word.wrapping_sub(ONES) & !word & HIGHS != 0 {
+            break;
         }
-        rest = &rest[i + 1..];
+        i += 8;
     }
-    false
+    b[i..].windows(2).any(|w| w == b"${")
 }
 
 /// The placeholders of a value.
@@ -215,6 +221,16 @@ mod tests {
         assert!(has_dollar_brace("${A}") && has_dollar_brace("a $ ${") && has_dollar_brace("é${"));
         assert!(!has_dollar_brace("") && !has_dollar_brace("$") && !has_dollar_brace("$ {a}"));
         assert!(!has_dollar_brace("{$}") && !has_dollar_brace("a$"));
+        // Across the eight-byte steps of the scan.
+        for at in 0..20 {
+            let mut s = "x".repeat(at);
+            s.push_str("${");
+            assert!(has_dollar_brace(&s), "{at}");
+            s.push_str(&"y".repeat(at));
+            assert!(has_dollar_brace(&s), "{at}");
+            let only_dollar = format!("{}${}", "x".repeat(at), "z".repeat(20));
+            assert!(!has_dollar_brace(&only_dollar), "{at}");
+        }
     }
 
     fn expand(s: &str) -> Result<String, Unresolved> {

@@ -247,6 +247,10 @@ pub fn lookup(word: &str) -> Option<&'static CommandSpec> {
 impl CommandSpec {
     /// The flag this token spells for this command, if the reader knows it.
     pub fn flag(&self, token: &str) -> Option<&'static FlagSpec> {
+        // Every flag is spelled with a leading `-`; most tokens are not flags.
+        if !token.starts_with('-') {
+            return None;
+        }
         self.flags
             .iter()
             .find(|f| f.name == token || f.aliases.contains(&token))

@@ -235,6 +235,11 @@ fn lookup_is_exact_and_case_sensitive() {
     assert!(lookup("").is_none());
     for c in COMMANDS {
         assert!(std::ptr::eq(lookup(c.name).unwrap(), c), "{}", c.name);
+        // `CommandSpec::flag` relies on it.
+        for f in c.flags {
+            assert!(f.name.starts_with('-'), "{}", f.name);
+            assert!(f.aliases.iter().all(|a| a.starts_with('-')), "{}", f.name);
+        }
     }
 }
 

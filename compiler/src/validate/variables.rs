@@ -14,7 +14,8 @@ pub(super) fn check(cx: &Context, out: &mut Vec<Diagnostic>) {
         for arg in step.positionals.iter().chain(step.ref_label.iter()) {
             for p in placeholders(&arg.value) {
                 let name = p.name(&arg.value);
-                let span = step.value_span(arg, p.span.clone(), &cx.parse.file);
+                // Only a finding needs the source span.
+                let span = || step.value_span(arg, p.span.clone(), &cx.parse.file);
                 let has_fallback = p.fallback.is_some();
                 if !is_var_name(name) {
                     let upper = name.to_ascii_uppercase().replace('.', "_");
@@ -27,9 +28,9 @@ pub(super) fn check(cx: &Context, out: &mut Vec<Diagnostic>) {
                         "`${{{name}}}` can never be defined: variable names are [A-Z_][A-Z0-9_]*"
                     );
                     let mut d = if severity_error {
-                        Diagnostic::error(codes::UNDEFINABLE_VARIABLE, message, span)
+                        Diagnostic::error(codes::UNDEFINABLE_VARIABLE, message, span())
                     } else {
-                        Diagnostic::warning(codes::UNDEFINABLE_VARIABLE, message, span)
+                        Diagnostic::warning(codes::UNDEFINABLE_VARIABLE, message, span())
                     }
                     .with_label(label)
                     .with_help("env directives, -e and AD_VAR_* only define uppercase names");
@@ -56,7 +57,7 @@ pub(super) fn check(cx: &Context, out: &mut Vec<Diagnostic>) {
                             Diagnostic::error(
                                 codes::UNDEFINABLE_VARIABLE,
                                 format!("`${{{name}}}` is not a built-in variable"),
-                                span,
+                                span(),
                             )
                             .with_label(
                                 "AD_* is reserved for built-ins; nothing else can define it",
@@ -72,7 +73,7 @@ pub(super) fn check(cx: &Context, out: &mut Vec<Diagnostic>) {
                     }
                 } else if meta.env_value(name).is_none() && !has_fallback {
                     out.push(
-                        Diagnostic::info(codes::UNDEFINED_VARIABLE, format!("`${{{name}}}` is not defined in this script"), span)
+                        Diagnostic::info(codes::UNDEFINED_VARIABLE, format!("`${{{name}}}` is not defined in this script"), span())
                             .with_label("must be supplied when the script runs")
                             .with_help(format!(
                                 "pass `-e {name}=…` or export `AD_VAR_{name}`; or add `env {name}=…` to the header for a default"

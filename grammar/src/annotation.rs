@@ -496,16 +496,16 @@ pub fn normalize_label(s: &str) -> String {
 
 fn normalize_label_owned(s: Cow<str>) -> String {
     // Already normalized: ASCII words separated by single spaces (the usual recorded label).
-    let b = s.as_bytes();
-    let mut space = true; // no leading space
-    let normal = b.iter().all(|&c| {
-        let ok = c.is_ascii()
-            && !matches!(c, b'\t' | b'\n' | 0x0B | 0x0C | b'\r')
-            && !(space && c == b' ');
+    let mut space = true; // a leading space is not normal
+    let mut normal = true;
+    for &c in s.as_bytes() {
+        if c >= 0x80 || (0x09..=0x0D).contains(&c) || (c == b' ' && space) {
+            normal = false;
+            break;
+        }
         space = c == b' ';
-        ok
-    }) && !space;
-    if normal || b.is_empty() {
+    }
+    if (normal && !space) || s.is_empty() {
         return s.into_owned();
     }
     let n = nfc_owned(s);

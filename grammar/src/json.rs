@@ -65,27 +65,52 @@ pub fn decode_string_literal_cow(raw: &str) -> Result<DecodedCow<'_>, StringLite
     let b = raw.as_bytes();
     let err = |offset, len, kind| Err(StringLiteralError { offset, len, kind });
     // The stop bytes are ASCII, so the scan never stops inside a multi-byte character.
-    let stop = |i: usize| find_string_stop(b, i);
-    let mut i = stop(1);
-    let mut out = match b.get(i) {
-        None => return err(0, raw.len(), StringLiteralErrorKind::Unterminated),
+    let i = find_string_stop(b, 1);
+    match b.get(i) {
+        None => err(0, raw.len(), StringLiteralErrorKind::Unterminated),
         Some(b'"') => {
             let end = i + 1;
             if end != raw.len() {
                 return err(end, raw.len() - end, StringLiteralErrorKind::TrailingText);
             }
-            return Ok(DecodedCow {
+            Ok(DecodedCow {
                 value: Cow::Borrowed(&raw[1..i]),
                 lone_surrogate: false,
-            });
+            })
         }
         Some(b'\\') => {
             let mut out = String::with_capacity(raw.len());
-            out.push_str(&raw[1..i]);
-            out
+            let lone_surrogate = decode_escaped(raw, i, &mut out)?;
+            Ok(DecodedCow {
+                value: Cow::Owned(out),
+                lone_surrogate,
+            })
         }
-        Some(_) => return err(i, 1, StringLiteralErrorKind::ControlCharacter),
-    };
+        Some(_) => err(i, 1, StringLiteralErrorKind::ControlCharacter),
+    }
+}
+
+/// [`decode_string_literal`] into `out` (cleared first), so a caller can reuse one buffer;
+/// returns whether a lone surrogate was kept.
+pub fn decode_string_literal_into(raw: &str, out: &mut String) -> Result<bool, StringLiteralError> {
+    out.clear();
+    let i = find_string_stop(raw.as_bytes(), 1);
+    match raw.as_bytes().get(i) {
+        Some(b'\\') => decode_escaped(raw, i, out),
+        _ => {
+            let d = decode_string_literal_cow(raw)?;
+            out.push_str(&d.value);
+            Ok(d.lone_surrogate)
+        }
+    }
+}
+
+/// The rest of a literal from its first backslash at `i` (the text before it is plain).
+fn decode_escaped(raw: &str, mut i: usize, out: &mut String) -> Result<bool, StringLiteralError> {
+    let b = raw.as_bytes();
+    let err = |offset, len, kind| Err(StringLiteralError { offset, len, kind });
+    let stop = |i: usize| find_string_stop(b, i);
+    out.push_str(&raw[1..i]);
     let mut lone_surrogate = false;
     // Invariant: `i` is at a backslash; each round decodes one escape, then copies the
     // unescaped run after it.
@@ -148,10 +173,7 @@ pub fn decode_string_literal_cow(raw: &str) -> Result<DecodedCow<'_>, StringLite
                 if end != raw.len() {
                     return err(end, raw.len() - end, StringLiteralErrorKind::TrailingText);
                 }
-                return Ok(DecodedCow {
-                    value: Cow::Owned(out),
-                    lone_surrogate,
-                });
+                return Ok(lone_surrogate);
             }
             Some(b'\\') => {}
             Some(_) => return err(i, 1, StringLiteralErrorKind::ControlCharacter),
@@ -628,7 +650,7 @@ impl<'a> SpanReader<'a> {
     /// The number `v` (validated JSON number syntax; `1e999` is Infinity, as in JavaScript).
     pub(crate) fn number(text: &str, v: RawValue) -> f64 {
         debug_assert_eq!(v.kind, RawKind::Number);
-        text[v.start..v.end].parse::<f64>().unwrap_or(f64::NAN)
+        crate::text::parse_decimal(&text[v.start..v.end])
     }
 
     fn peek(&self) -> Option<u8> {
@@ -685,8 +707,7 @@ impl<'a> SpanReader<'a> {
                 }
             }
             b'"' => {
-                let value = self.string_literal()?;
-                self.plain = matches!(value, Cow::Borrowed(_));
+                self.plain = self.string_span()?;
                 Some(RawKind::String)
             }
             b't' => literal(self, b"true", RawKind::Bool),
@@ -707,13 +728,28 @@ impl<'a> SpanReader<'a> {
         }
         loop {
             self.ws();
-            let key = self.string_literal()?;
+            let key_start = self.i;
+            let plain = self.string_span()?;
+            let key = &self.s[key_start + 1..self.i - 1];
+            let slot = if keys.is_empty() {
+                None
+            } else if plain {
+                // Length and first byte first: most members are not wanted, and a `memcmp`
+                // call for each candidate costs more than the test.
+                keys.iter().position(|k| {
+                    let k = k.as_bytes();
+                    k.len() == key.len() && k.first() == key.first() && k == key
+                })
+            } else {
+                let key = decode_string_literal_cow(&self.text[key_start..self.i]).ok()?;
+                keys.iter().position(|k| *k == key.value)
+            };
             self.ws();
             if !self.eat(b':') {
                 return None;
             }
             self.ws();
-            match keys.iter().position(|k| *k == key) {
+            match slot {
                 Some(k) => slots[k] = Some(self.value()?),
                 None => {
                     self.skip_value()?;
@@ -727,8 +763,9 @@ impl<'a> SpanReader<'a> {
         }
     }
 
-    /// A string literal at `self.i`, decoded (borrowed when it has no escape).
-    fn string_literal(&mut self) -> Option<Cow<'a, str>> {
+    /// Steps over a string literal at `self.i`: `Some(plain)` when `JSON.parse` accepts it,
+    /// `plain` meaning no escape (its value is the text between the quotes).
+    fn string_span(&mut self) -> Option<bool> {
         if self.peek() != Some(b'"') {
             return None;
         }
@@ -747,12 +784,10 @@ impl<'a> SpanReader<'a> {
             plain = false;
         }
         self.i = j + 1;
-        if plain {
-            return Some(Cow::Borrowed(&self.text[start + 1..j]));
+        if !plain && decode_string_literal_cow(&self.text[start..=j]).is_err() {
+            return None;
         }
-        decode_string_literal_cow(&self.text[start..=j])
-            .ok()
-            .map(|d| d.value)
+        Some(plain)
     }
 
     fn number_literal(&mut self) -> Option<RawKind> {

@@ -6,12 +6,11 @@
 use crate::annotation::{self, Evidence};
 use crate::codes;
 use crate::diagnostic::{phase, Diagnostic, Edit, Reader, Span};
-use crate::json::{decode_string_literal, decode_string_literal_cow, StringLiteralErrorKind};
+use crate::json::{decode_string_literal, decode_string_literal_into, StringLiteralErrorKind};
 use crate::lexer::{lex, RawToken};
 use crate::metadata::{self, Metadata};
 use crate::text::{is_js_whitespace, js_trim_range, raw_lines};
 use crate::tree::*;
-use std::borrow::Cow;
 
 /// The result of parsing: always a tree, plus everything wrong with it.
 #[derive(Debug, Clone)]
@@ -33,6 +32,7 @@ pub fn parse(text: &str) -> Parse {
     let (line_count, has_nul) = scan_text(text);
     let mut lines = Vec::with_capacity(line_count);
     let mut pending: Option<PendingAnnotation> = None;
+    let mut scratch = String::new();
     let mut seen_action = false;
     // The metadata reader scans from the top and stops at the first line it does not understand.
     let mut header_open = true;
@@ -95,7 +95,7 @@ pub fn parse(text: &str) -> Parse {
             );
             LineKind::Env(env)
         } else {
-            let tokens = tokenize(text, content, index, &mut diagnostics);
+            let tokens = tokenize(text, content, index, &mut scratch, &mut diagnostics);
             // The first token starts the line: a bare `context` or a quoted token spelling it.
             let first_is_context = (trimmed.starts_with("context") || trimmed.starts_with('"'))
                 && tokens.first().is_some_and(|t| t.value(text) == "context");
@@ -403,6 +403,7 @@ fn tokenize(
     text: &str,
     content: Span,
     index: usize,
+    scratch: &mut String,
     diagnostics: &mut Vec<Diagnostic>,
 ) -> Vec<Token> {
     let line = &text[content.range()];
@@ -442,15 +443,12 @@ fn tokenize(
                 decoded: None,
                 error: None,
             },
-            RawToken::Quoted { plain: false } => match decode_string_literal_cow(raw) {
-                // Only a token with escapes keeps a decoded copy.
-                Ok(d) => Token {
+            // Decoded into a reused buffer, then copied once at its exact size.
+            RawToken::Quoted { plain: false } => match decode_string_literal_into(raw, scratch) {
+                Ok(_) => Token {
                     span,
                     quoting: Quoting::Json,
-                    decoded: match d.value {
-                        Cow::Borrowed(_) => None,
-                        Cow::Owned(v) => Some(v.into_boxed_str()),
-                    },
+                    decoded: Some(scratch.as_str().into()),
                     error: None,
                 },
                 Err(e) => {

@@ -20,7 +20,7 @@ pub(super) fn check(cx: &Context, out: &mut Vec<Diagnostic>) {
             .notes
             .iter()
             .any(|n| matches!(n, crate::lower::ReaderNote::UnknownFlag { .. }));
-        if cx.rejected_lines.contains(&step.line) || kept_flag {
+        if cx.is_rejected_line(step.line) || kept_flag {
             continue;
         }
         flag_ranges(step, out);

@@ -21,8 +21,9 @@ pub(crate) struct Context<'a> {
     pub parse: &'a Parse,
     pub config: &'a crate::config::Config,
     pub steps: &'a [Step],
-    /// Lines agent-device already rejects; rules stay quiet there to avoid double reports.
-    pub rejected_lines: std::collections::HashSet<usize>,
+    /// Lines agent-device already rejects (sorted); rules stay quiet there to avoid double
+    /// reports. Usually empty, so a sorted list costs nothing to build or ask.
+    rejected_lines: Vec<usize>,
     /// The `wait` sub-grammar of each step (None for other commands), computed once.
     wait_forms: Vec<Option<crate::shape::WaitForm>>,
 }
@@ -30,6 +31,11 @@ pub(crate) struct Context<'a> {
 impl Context<'_> {
     pub fn text(&self) -> &str {
         &self.parse.file.text
+    }
+
+    /// Whether agent-device rejects the script on this (0-based) line.
+    pub fn is_rejected_line(&self, line: usize) -> bool {
+        self.rejected_lines.binary_search(&line).is_ok()
     }
 
     /// The `wait` form of a step of this script (steps are in line order).
@@ -48,10 +54,12 @@ pub(crate) fn validate(
     config: &crate::config::Config,
     diagnostics: &mut Vec<Diagnostic>,
 ) {
-    let rejected_lines = diagnostics
+    let mut rejected_lines: Vec<usize> = diagnostics
         .iter()
         .filter_map(|d| d.rejection.as_ref().map(|r| r.order.0))
         .collect();
+    rejected_lines.sort_unstable();
+    rejected_lines.dedup();
     let wait_forms = steps
         .iter()
         .map(|s| {

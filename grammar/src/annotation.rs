@@ -104,7 +104,7 @@ fn fail<T>(message: String, field: &str) -> Result<T, EvidenceError> {
 /// excludes ECMAScript line terminators. Returns (version digits range, payload range).
 pub fn match_marker(line: &str, marker: &str) -> Option<MarkerMatch> {
     let rest = line.strip_prefix('#')?;
-    let after_hash = 1 + rest.len() - rest.trim_start_matches(is_js_whitespace).len();
+    let after_hash = 1 + rest.len() - crate::text::js_trim_start(rest).len();
     let tail = line[after_hash..]
         .strip_prefix("agent-device:")?
         .strip_prefix(marker)?;
@@ -123,7 +123,7 @@ pub fn match_marker(line: &str, marker: &str) -> Option<MarkerMatch> {
             payload: None,
         });
     }
-    let payload_rel = after.len() - after.trim_start_matches(is_js_whitespace).len();
+    let payload_rel = after.len() - crate::text::js_trim_start(after).len();
     if payload_rel == 0 {
         return None; // `target-v1x`: the regex needs whitespace after the digits
     }
@@ -221,18 +221,21 @@ pub fn parse_targets(payload: &str) -> Result<DualEvidence, EvidenceError> {
     })
 }
 
-/// The fields of a target-v1 object, in the order the reference checks them.
-const TARGET_KEYS: [&str; 9] = [
-    "role",
-    "id",
-    "label",
-    "ancestry",
-    "sibling",
-    "viewportOrder",
-    "scrollRegion",
-    "rect",
-    "verification",
-];
+/// The slot of each target-v1 field, in the order the reference checks them.
+fn target_key(name: &[u8]) -> Option<usize> {
+    Some(match name {
+        b"role" => 0,
+        b"id" => 1,
+        b"label" => 2,
+        b"ancestry" => 3,
+        b"sibling" => 4,
+        b"viewportOrder" => 5,
+        b"scrollRegion" => 6,
+        b"rect" => 7,
+        b"verification" => 8,
+        _ => return None,
+    })
+}
 
 /// `target-v1` payload → typed evidence.
 ///
@@ -246,8 +249,8 @@ pub fn parse_target(payload: &str) -> Result<TargetEvidence, EvidenceError> {
             "",
         );
     }
-    let mut fields = [None; TARGET_KEYS.len()];
-    let Some(kind) = SpanReader::document(payload, &TARGET_KEYS, &mut fields) else {
+    let mut fields = [None; 9];
+    let Some(kind) = SpanReader::document(payload, target_key, &mut fields) else {
         return fail("target-v1 annotation is not valid JSON.".into(), "");
     };
     if kind != RawKind::Object {
@@ -378,9 +381,14 @@ fn read_ancestry(text: &str, v: Option<RawValue>) -> Result<Vec<AncestryEntry>, 
         );
     }
     // The cap is checked before any entry: gather at most one entry too many.
+    let role_label = |name: &[u8]| match name {
+        b"role" => Some(0),
+        b"label" => Some(1),
+        _ => None,
+    };
     let mut items = [None; ANCESTRY_CAP + 1];
     let mut count = 0;
-    for (slot, item) in items.iter_mut().zip(SpanReader::items(text, v)) {
+    for (slot, item) in items.iter_mut().zip(SpanReader::items(text, v, role_label)) {
         *slot = Some(item);
         count += 1;
     }
@@ -391,18 +399,16 @@ fn read_ancestry(text: &str, v: Option<RawValue>) -> Result<Vec<AncestryEntry>, 
         );
     }
     let mut entries = Vec::with_capacity(count);
-    for (i, item) in items.into_iter().map_while(|item| item).enumerate() {
+    for (i, (item, [role, label])) in items.into_iter().map_while(|item| item).enumerate() {
         if item.kind != RawKind::Object {
             return fail(
                 format!("target-v1 \"ancestry[{i}]\" must be an object."),
                 &format!("ancestry[{i}]"),
             );
         }
-        let mut f = [None; 2];
-        SpanReader::fields(text, item, &["role", "label"], &mut f);
         entries.push(AncestryEntry {
-            role: required_string(text, f[0], Field::Ancestry(i, "role"))?,
-            label: optional_label(text, f[1], Field::Ancestry(i, "label"))?,
+            role: required_string(text, role, Field::Ancestry(i, "role"))?,
+            label: optional_label(text, label, Field::Ancestry(i, "label"))?,
         });
     }
     Ok(entries)
@@ -438,7 +444,13 @@ fn read_scroll_region(
         );
     }
     let mut f = [None; 3];
-    SpanReader::fields(text, v, &["role", "id", "label"], &mut f);
+    let key = |name: &[u8]| match name {
+        b"role" => Some(0),
+        b"id" => Some(1),
+        b"label" => Some(2),
+        _ => None,
+    };
+    SpanReader::fields(text, v, key, &mut f);
     Ok(Some(ScrollRegion {
         role: required_string(text, f[0], Field::Plain("scrollRegion.role"))?,
         // The reference names this field plain "id" in its messages.
@@ -454,7 +466,8 @@ fn read_rect(text: &str, v: Option<RawValue>) -> Result<Option<Rect>, EvidenceEr
     }
     const KEYS: [&str; 4] = ["x", "y", "width", "height"];
     let mut f = [None; 4];
-    SpanReader::fields(text, v, &KEYS, &mut f);
+    let key = |name: &[u8]| KEYS.iter().position(|k| k.as_bytes() == name);
+    SpanReader::fields(text, v, key, &mut f);
     let mut n = [0.0; 4];
     for (k, (slot, out)) in KEYS.iter().zip(f.iter().zip(n.iter_mut())) {
         match slot

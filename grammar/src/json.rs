@@ -561,6 +561,11 @@ pub(crate) struct RawValue {
     pub plain: bool,
 }
 
+/// Maps an object member's (decoded) name to the slot its value is recorded in, if any; a
+/// `match` on byte strings at the call site beats searching a list of names.
+pub(crate) trait KeySlot: Fn(&[u8]) -> Option<usize> + Copy {}
+impl<F: Fn(&[u8]) -> Option<usize> + Copy> KeySlot for F {}
+
 /// A validating reader over JSON text with exactly [`parse_js`]'s acceptance.
 pub(crate) struct SpanReader<'a> {
     text: &'a str,
@@ -581,16 +586,17 @@ impl<'a> SpanReader<'a> {
     }
 
     /// Validates `text` as one JSON value (surrounding whitespace allowed). For an object, the
-    /// value of each of `keys` (the last one, like `JSON.parse`) lands in `slots`.
+    /// value of each member that `key` gives a slot number (the last one, like `JSON.parse`)
+    /// lands in `slots`.
     pub(crate) fn document(
         text: &'a str,
-        keys: &[&str],
+        key: impl KeySlot,
         slots: &mut [Option<RawValue>],
     ) -> Option<RawKind> {
         let mut r = SpanReader::new(text);
         r.ws();
         let kind = if r.peek() == Some(b'{') {
-            r.object(keys, slots)?
+            r.object(key, slots)?
         } else {
             r.skip_value()?
         };
@@ -602,7 +608,7 @@ impl<'a> SpanReader<'a> {
     pub(crate) fn fields(
         text: &'a str,
         v: RawValue,
-        keys: &[&str],
+        key: impl KeySlot,
         slots: &mut [Option<RawValue>],
     ) {
         debug_assert_eq!(v.kind, RawKind::Object);
@@ -610,12 +616,17 @@ impl<'a> SpanReader<'a> {
             i: v.start,
             ..SpanReader::new(text)
         };
-        let read = r.object(keys, slots);
+        let read = r.object(key, slots);
         debug_assert!(read.is_some());
     }
 
-    /// The items of an array `v` that [`document`](Self::document) already validated.
-    pub(crate) fn items(text: &'a str, v: RawValue) -> impl Iterator<Item = RawValue> + 'a {
+    /// The items of an array `v` that [`document`](Self::document) already validated; the
+    /// members of object items that `key` names are read on the way (no second pass).
+    pub(crate) fn items<K: KeySlot + 'a, const N: usize>(
+        text: &'a str,
+        v: RawValue,
+        key: K,
+    ) -> impl Iterator<Item = (RawValue, [Option<RawValue>; N])> + 'a {
         debug_assert_eq!(v.kind, RawKind::Array);
         let mut r = SpanReader {
             i: v.start + 1,
@@ -632,7 +643,20 @@ impl<'a> SpanReader<'a> {
                 r.ws();
             }
             first = false;
-            r.value()
+            let mut slots = [None; N];
+            let item = if r.peek() == Some(b'{') {
+                let start = r.i;
+                r.object(key, &mut slots)?;
+                RawValue {
+                    kind: RawKind::Object,
+                    start,
+                    end: r.i,
+                    plain: false,
+                }
+            } else {
+                r.value()?
+            };
+            Some((item, slots))
         })
     }
 
@@ -689,7 +713,7 @@ impl<'a> SpanReader<'a> {
         };
         self.plain = false;
         match self.peek()? {
-            b'{' => self.object(&[], &mut []),
+            b'{' => self.object(|_: &[u8]| None, &mut []),
             b'[' => {
                 self.i += 1;
                 self.ws();
@@ -717,8 +741,8 @@ impl<'a> SpanReader<'a> {
         }
     }
 
-    /// An object at `self.i`; members named in `keys` are recorded in `slots`.
-    fn object(&mut self, keys: &[&str], slots: &mut [Option<RawValue>]) -> Option<RawKind> {
+    /// An object at `self.i`; members that `key` gives a slot are recorded in `slots`.
+    fn object(&mut self, key: impl KeySlot, slots: &mut [Option<RawValue>]) -> Option<RawKind> {
         if !self.eat(b'{') {
             return None;
         }
@@ -730,19 +754,11 @@ impl<'a> SpanReader<'a> {
             self.ws();
             let key_start = self.i;
             let plain = self.string_span()?;
-            let key = &self.s[key_start + 1..self.i - 1];
-            let slot = if keys.is_empty() {
-                None
-            } else if plain {
-                // Length and first byte first: most members are not wanted, and a `memcmp`
-                // call for each candidate costs more than the test.
-                keys.iter().position(|k| {
-                    let k = k.as_bytes();
-                    k.len() == key.len() && k.first() == key.first() && k == key
-                })
+            let slot = if plain {
+                key(&self.s[key_start + 1..self.i - 1])
             } else {
-                let key = decode_string_literal_cow(&self.text[key_start..self.i]).ok()?;
-                keys.iter().position(|k| *k == key.value)
+                let name = decode_string_literal_cow(&self.text[key_start..self.i]).ok()?;
+                key(name.value.as_bytes())
             };
             self.ws();
             if !self.eat(b':') {
@@ -765,6 +781,7 @@ impl<'a> SpanReader<'a> {
 
     /// Steps over a string literal at `self.i`: `Some(plain)` when `JSON.parse` accepts it,
     /// `plain` meaning no escape (its value is the text between the quotes).
+    #[inline]
     fn string_span(&mut self) -> Option<bool> {
         if self.peek() != Some(b'"') {
             return None;

@@ -4,7 +4,7 @@
 //! A hand-written byte scanner (it used to be a logos lexer, which the tests keep as the
 //! reference): the token rules are simple enough that a direct scan is several times faster.
 
-use crate::text::{find_string_stop, is_js_whitespace};
+use crate::text::{find_string_stop, whitespace_len, ASCII_SPACE, CLASS, PLAIN};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum RawToken {
@@ -26,38 +26,6 @@ pub(crate) fn lex(line: &str) -> Lexer<'_> {
 pub(crate) struct Lexer<'a> {
     line: &'a str,
     at: usize,
-}
-
-/// Byte classes: plain (never starts whitespace), ASCII whitespace, or the lead byte of a
-/// character that may be whitespace (U+00A0, U+1680, U+2000–U+205F, U+3000, U+FEFF).
-const PLAIN: u8 = 0;
-const ASCII_SPACE: u8 = 1;
-const MAYBE_SPACE: u8 = 2;
-static CLASS: [u8; 256] = {
-    let mut t = [PLAIN; 256];
-    let mut i = 0;
-    while i < 256 {
-        t[i] = match i as u8 {
-            b'\t' | b'\n' | 0x0B | 0x0C | b'\r' | b' ' => ASCII_SPACE,
-            0xC2 | 0xE1 | 0xE2 | 0xE3 | 0xEF => MAYBE_SPACE,
-            _ => PLAIN,
-        };
-        i += 1;
-    }
-    t
-};
-
-/// The length of the ECMAScript whitespace character starting at `i`, or 0.
-#[inline]
-fn whitespace_len(line: &str, i: usize) -> usize {
-    match CLASS[usize::from(line.as_bytes()[i])] {
-        PLAIN => 0,
-        ASCII_SPACE => 1,
-        _ => match line[i..].chars().next() {
-            Some(c) if is_js_whitespace(c) => c.len_utf8(),
-            _ => 0,
-        },
-    }
 }
 
 impl Iterator for Lexer<'_> {

@@ -3,7 +3,7 @@
 
 use crate::codes;
 use crate::diagnostic::{Diagnostic, Reader, Span};
-use crate::text::is_js_whitespace;
+use crate::text::{is_js_whitespace, whitespace_len};
 use crate::tree::EnvDirective;
 use serde::Serialize;
 
@@ -169,7 +169,8 @@ impl HeaderReader {
         // Where the (at most four) keys read from this line start.
         let mut recognised = [usize::MAX; 4];
         let mut n_recognised = 0;
-        if let Some((v, span)) = find_key(line, "platform", false) {
+        let [platform, target, timeout, retries] = find_keys(line);
+        if let Some((v, span)) = platform {
             let span = span.shift(off);
             recognised[n_recognised] = span.start;
             n_recognised += 1;
@@ -186,7 +187,7 @@ impl HeaderReader {
                 ignored_value(diagnostics, span, "platform", v, CONTEXT_PLATFORMS);
             }
         }
-        if let Some((v, span)) = find_key(line, "target", false) {
+        if let Some((v, span)) = target {
             let span = span.shift(off);
             recognised[n_recognised] = span.start;
             n_recognised += 1;
@@ -203,8 +204,11 @@ impl HeaderReader {
                 ignored_value(diagnostics, span, "target", v, CONTEXT_TARGETS);
             }
         }
-        for (key, json_key, min) in [("timeout", "timeoutMs", 1.0), ("retries", "retries", 0.0)] {
-            if let Some((v, span)) = find_key(line, key, true) {
+        for (key, json_key, min, found) in [
+            ("timeout", "timeoutMs", 1.0, timeout),
+            ("retries", "retries", 0.0, retries),
+        ] {
+            if let Some((v, span)) = found {
                 // Only the digit prefix is read: `timeout=60s` means 60 ms.
                 let tail: String = line[span.end..]
                     .chars()
@@ -336,75 +340,91 @@ pub(crate) fn context_words(line: &str) -> Vec<(usize, usize)> {
     context_word_ranges(line).collect()
 }
 
-/// [`context_words`] one at a time.
+/// [`context_words`] one at a time. The bytes that matter (`"`, `\\`, ASCII whitespace) are
+/// ASCII, so bytes are stepped one by one; only a possible non-ASCII space is decoded.
 pub(crate) fn context_word_ranges(line: &str) -> impl Iterator<Item = (usize, usize)> + '_ {
-    let mut chars = line.char_indices();
-    let mut done = false;
+    let b = line.as_bytes();
+    let mut i = 0;
     std::iter::from_fn(move || {
-        if done {
-            return None;
+        loop {
+            if i >= b.len() {
+                return None;
+            }
+            match whitespace_len(line, i) {
+                0 => break,
+                n => i += n,
+            }
         }
-        let mut start = None;
+        let start = i;
         let mut in_quote = false;
         let mut escaped = false;
-        for (i, c) in chars.by_ref() {
+        while i < b.len() {
+            let c = b[i];
             if in_quote {
                 if escaped {
                     escaped = false;
-                } else if c == '\\' {
+                } else if c == b'\\' {
                     escaped = true;
-                } else if c == '"' {
+                } else if c == b'"' {
                     in_quote = false;
                 }
-                continue;
-            }
-            if is_js_whitespace(c) {
-                if let Some(s) = start {
-                    return Some((s, i));
-                }
-                continue;
-            }
-            if start.is_none() {
-                start = Some(i);
-            }
-            if c == '"' {
+            } else if whitespace_len(line, i) > 0 {
+                return Some((start, i));
+            } else if c == b'"' {
                 in_quote = true;
             }
+            i += 1;
         }
-        done = true;
-        start.map(|s| (s, line.len()))
+        Some((start, b.len()))
     })
 }
 
-/// `(?:^|\s)key=(\S+)` (or `(\d+)` when `digits`): the first position where it matches.
-fn find_key<'a>(line: &'a str, key: &str, digits: bool) -> Option<(&'a str, Span)> {
+/// The context keys the reader looks for, and whether only a digit run is read as the value.
+const KEYS: [(&str, bool); 4] = [
+    ("platform", false),
+    ("target", false),
+    ("timeout", true),
+    ("retries", true),
+];
+
+/// For each of [`KEYS`], `(?:^|\s)key=(\S+)` (or `(\d+)` for the digit keys): the first position
+/// where it matches, as (value, span of `key=value`). One pass over the word starts of the line.
+fn find_keys(line: &str) -> [Option<(&str, Span)>; 4] {
+    let mut found = [None; 4];
     let b = line.as_bytes();
-    let k = key.as_bytes();
-    // Every `key=` in order (keys start with an ASCII letter, so `at` is a char boundary).
-    let mut from = 0;
-    while let Some(rel) = b[from..].iter().position(|&c| c == k[0]) {
-        let at = from + rel;
-        from = at + 1;
-        if !(b[at..].starts_with(k) && b.get(at + k.len()) == Some(&b'=')) {
-            continue;
+    let mut i = 0;
+    let mut boundary = true; // at the start, or after whitespace
+    while i < b.len() {
+        if boundary && matches!(b[i], b'p' | b't' | b'r') {
+            for (slot, (key, digits)) in found.iter_mut().zip(KEYS) {
+                if slot.is_none() {
+                    *slot = key_at(line, i, key, digits);
+                }
+            }
         }
-        let boundary = at == 0 || line[..at].chars().next_back().is_some_and(is_js_whitespace);
-        if !boundary {
-            continue;
-        }
-        let vstart = at + k.len() + 1;
-        let rest = &line[vstart..];
-        let vlen = if digits {
-            rest.bytes().take_while(u8::is_ascii_digit).count()
+        let c = b[i];
+        if c < 0x80 {
+            boundary = matches!(c, b'\t' | b'\n' | 0x0B | 0x0C | b'\r' | b' ');
+            i += 1;
         } else {
-            rest.find(is_js_whitespace).unwrap_or(rest.len())
-        };
-        if vlen == 0 {
-            continue;
+            let ch = line[i..].chars().next().unwrap_or(' ');
+            boundary = is_js_whitespace(ch);
+            i += ch.len_utf8();
         }
-        return Some((&line[vstart..vstart + vlen], Span::new(at, vstart + vlen)));
     }
-    None
+    found
+}
+
+/// `key=value` at `at` (a word start), when the value is not empty.
+fn key_at<'a>(line: &'a str, at: usize, key: &str, digits: bool) -> Option<(&'a str, Span)> {
+    let rest = line[at..].strip_prefix(key)?.strip_prefix('=')?;
+    let vlen = if digits {
+        rest.bytes().take_while(u8::is_ascii_digit).count()
+    } else {
+        rest.find(is_js_whitespace).unwrap_or(rest.len())
+    };
+    let vstart = at + key.len() + 1;
+    (vlen > 0).then(|| (&rest[..vlen], Span::new(at, vstart + vlen)))
 }
 
 fn ignored_value(
@@ -496,4 +516,149 @@ pub fn is_var_name(s: &str) -> bool {
     let mut bytes = s.bytes();
     matches!(bytes.next(), Some(b'A'..=b'Z' | b'_'))
         && bytes.all(|b| matches!(b, b'A'..=b'Z' | b'0'..=b'9' | b'_'))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The former search, one key at a time over every occurrence of `key=`.
+    mod reference {
+        use super::super::*;
+
+        /// `(?:^|\s)key=(\S+)` (or `(\d+)` when `digits`): the first position where it matches.
+        pub(super) fn find_key<'a>(
+            line: &'a str,
+            key: &str,
+            digits: bool,
+        ) -> Option<(&'a str, Span)> {
+            let b = line.as_bytes();
+            let k = key.as_bytes();
+            // Every `key=` in order (keys start with an ASCII letter, so `at` is a char boundary).
+            let mut from = 0;
+            while let Some(rel) = b[from..].iter().position(|&c| c == k[0]) {
+                let at = from + rel;
+                from = at + 1;
+                if !(b[at..].starts_with(k) && b.get(at + k.len()) == Some(&b'=')) {
+                    continue;
+                }
+                let boundary =
+                    at == 0 || line[..at].chars().next_back().is_some_and(is_js_whitespace);
+                if !boundary {
+                    continue;
+                }
+                let vstart = at + k.len() + 1;
+                let rest = &line[vstart..];
+                let vlen = if digits {
+                    rest.bytes().take_while(u8::is_ascii_digit).count()
+                } else {
+                    rest.find(is_js_whitespace).unwrap_or(rest.len())
+                };
+                if vlen == 0 {
+                    continue;
+                }
+                return Some((&line[vstart..vstart + vlen], Span::new(at, vstart + vlen)));
+            }
+            None
+        }
+    }
+
+    /// The former word split, char by char.
+    fn reference_words(line: &str) -> Vec<(usize, usize)> {
+        let mut words = Vec::new();
+        let mut start = None;
+        let mut in_quote = false;
+        let mut escaped = false;
+        for (i, c) in line.char_indices() {
+            if in_quote {
+                if escaped {
+                    escaped = false;
+                } else if c == '\\' {
+                    escaped = true;
+                } else if c == '"' {
+                    in_quote = false;
+                }
+                continue;
+            }
+            if is_js_whitespace(c) {
+                if let Some(s) = start.take() {
+                    words.push((s, i));
+                }
+                continue;
+            }
+            if start.is_none() {
+                start = Some(i);
+            }
+            if c == '"' {
+                in_quote = true;
+            }
+        }
+        if let Some(s) = start {
+            words.push((s, line.len()));
+        }
+        words
+    }
+
+    #[test]
+    fn word_split_agrees_with_the_char_by_char_split() {
+        let pieces = [
+            "a", "\"", "\\", " ", "\t", "\u{3000}", "\u{85}", "é", "\\é", "=", "\u{FEFF}",
+        ];
+        let mut seed = 0x0bad_cafe_f00d_1234u64;
+        for _ in 0..20_000 {
+            let mut line = String::new();
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            for _ in 0..seed % 12 {
+                seed ^= seed << 13;
+                seed ^= seed >> 7;
+                seed ^= seed << 17;
+                line.push_str(pieces[(seed % pieces.len() as u64) as usize]);
+            }
+            assert_eq!(context_words(&line), reference_words(&line), "{line:?}");
+        }
+    }
+
+    #[test]
+    fn key_search_agrees_with_the_per_key_search() {
+        let pieces = [
+            "platform=ios",
+            "target=tv",
+            "timeout=60s",
+            "retries=2",
+            "timeout=",
+            "xplatform=a",
+            "platform=",
+            "target=\u{e9}",
+            "\u{3000}",
+            " ",
+            "\t",
+            "\u{85}",
+            "retries=x",
+            "t",
+            "=",
+            "timeout=12",
+            "platform=android",
+            "é",
+        ];
+        let mut seed = 0x1234_5678_9abc_def1u64;
+        for _ in 0..20_000 {
+            let mut line = String::from("context ");
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            for _ in 0..seed % 7 {
+                seed ^= seed << 13;
+                seed ^= seed >> 7;
+                seed ^= seed << 17;
+                line.push_str(pieces[(seed % pieces.len() as u64) as usize]);
+                if seed % 3 == 0 {
+                    line.push(' ');
+                }
+            }
+            let expected = KEYS.map(|(key, digits)| reference::find_key(&line, key, digits));
+            assert_eq!(find_keys(&line), expected, "{line:?}");
+        }
+    }
 }

@@ -17,10 +17,54 @@ pub fn is_js_whitespace(c: char) -> bool {
     )
 }
 
+/// Byte classes: plain (never starts whitespace), ASCII whitespace, or the lead byte of a
+/// character that may be whitespace (U+00A0, U+1680, U+2000–U+205F, U+3000, U+FEFF).
+pub(crate) const PLAIN: u8 = 0;
+pub(crate) const ASCII_SPACE: u8 = 1;
+pub(crate) const MAYBE_SPACE: u8 = 2;
+pub(crate) static CLASS: [u8; 256] = {
+    let mut t = [PLAIN; 256];
+    let mut i = 0;
+    while i < 256 {
+        t[i] = match i as u8 {
+            b'\t' | b'\n' | 0x0B | 0x0C | b'\r' | b' ' => ASCII_SPACE,
+            0xC2 | 0xE1 | 0xE2 | 0xE3 | 0xEF => MAYBE_SPACE,
+            _ => PLAIN,
+        };
+        i += 1;
+    }
+    t
+};
+
+/// The length of the ECMAScript whitespace character starting at `i`, or 0.
+#[inline]
+pub(crate) fn whitespace_len(line: &str, i: usize) -> usize {
+    match CLASS[usize::from(line.as_bytes()[i])] {
+        PLAIN => 0,
+        ASCII_SPACE => 1,
+        _ => match line[i..].chars().next() {
+            Some(c) if is_js_whitespace(c) => c.len_utf8(),
+            _ => 0,
+        },
+    }
+}
+
 /// `str.trim()` as ECMAScript defines it.
 pub fn js_trim(s: &str) -> &str {
     let (start, end) = js_trim_range(s);
     &s[start..end]
+}
+
+/// `str.trimStart()` as ECMAScript defines it, with a shortcut for ASCII.
+pub fn js_trim_start(s: &str) -> &str {
+    let n = s
+        .bytes()
+        .take_while(|b| matches!(b, b'\t' | b'\n' | 0x0B | 0x0C | b'\r' | b' '))
+        .count();
+    match s.as_bytes().get(n) {
+        Some(b) if *b >= 0x80 => s[n..].trim_start_matches(is_js_whitespace),
+        _ => &s[n..],
+    }
 }
 
 /// The byte range of `s.trim()` inside `s`.
@@ -397,6 +441,8 @@ mod tests {
 
     #[test]
     fn trim_uses_the_ecmascript_set() {
+        assert_eq!(js_trim_start(" \t\u{3000}\u{A0}a "), "a ");
+        assert_eq!(js_trim_start("  \u{85}a"), "\u{85}a");
         assert_eq!(js_trim("\u{FEFF} a \u{3000}"), "a");
         assert_eq!(js_trim("\u{85}a"), "\u{85}a");
     }

@@ -3,7 +3,7 @@
 use clap::{Parser, Subcommand};
 
 #[global_allocator]
-static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+static GLOBAL: ad_alloc::Mimalloc = ad_alloc::Mimalloc;
 
 mod commands {
     pub mod check;

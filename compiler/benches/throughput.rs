@@ -10,7 +10,7 @@ use std::time::Instant;
 
 // The allocator the `ad` binary ships with.
 #[global_allocator]
-static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+static GLOBAL: ad_alloc::Mimalloc = ad_alloc::Mimalloc;
 
 fn corpus_texts() -> Vec<String> {
     let shared = std::env::var("AD_SHARED_DIR")

@@ -497,29 +497,62 @@ fn valid_term(raw: &str) -> bool {
 /// allocating for ASCII words (the hot path of `is_valid` and `looks_like_term`).
 fn key_kind(word: &str) -> Option<KeyKind> {
     use KeyKind::{Boolean as B, String as S};
-    if !word.is_ascii() {
-        return key_kind_lower(word.to_lowercase().as_bytes());
+    /// A lowercase key packed into an integer, for one comparison per key.
+    const fn pack(key: &str) -> u128 {
+        let b = key.as_bytes();
+        let mut buf = [0u8; 16];
+        let mut i = 0;
+        while i < b.len() {
+            buf[i] = b[i];
+            i += 1;
+        }
+        u128::from_le_bytes(buf)
     }
-    // Bucketed by length, then compared ignoring ASCII case.
-    let candidates: &[(&[u8], KeyKind)] = match word.len() {
-        2 => &[(b"id", S)],
-        4 => &[(b"role", S), (b"text", S)],
-        5 => &[(b"label", S), (b"value", S)],
-        6 => &[(b"hidden", B)],
-        7 => &[
-            (b"appname", S),
-            (b"visible", B),
-            (b"focused", B),
-            (b"enabled", B),
-        ],
-        8 => &[(b"editable", B), (b"selected", B), (b"hittable", B)],
-        11 => &[(b"windowtitle", S)],
-        _ => &[],
-    };
-    candidates
-        .iter()
-        .find(|(key, _)| key.eq_ignore_ascii_case(word.as_bytes()))
+    const KEYS: [(u128, KeyKind); 14] = [
+        (pack("id"), S),
+        (pack("role"), S),
+        (pack("text"), S),
+        (pack("label"), S),
+        (pack("value"), S),
+        (pack("appname"), S),
+        (pack("windowtitle"), S),
+        (pack("visible"), B),
+        (pack("hidden"), B),
+        (pack("editable"), B),
+        (pack("selected"), B),
+        (pack("focused"), B),
+        (pack("enabled"), B),
+        (pack("hittable"), B),
+    ];
+    let b = word.as_bytes();
+    let mut buf = [0u8; 16];
+    if b.len() > buf.len() {
+        return if word.is_ascii() {
+            None
+        } else {
+            slow_key_kind(word)
+        };
+    }
+    for (slot, &c) in buf.iter_mut().zip(b) {
+        if !c.is_ascii_alphabetic() {
+            // Keys are letters only; a non-ASCII word may still lowercase into one.
+            return if word.is_ascii() {
+                None
+            } else {
+                slow_key_kind(word)
+            };
+        }
+        *slot = c.to_ascii_lowercase();
+    }
+    let packed = u128::from_le_bytes(buf);
+    KEYS.iter()
+        .find(|(k, _)| *k == packed)
         .map(|(_, kind)| *kind)
+}
+
+/// `key_kind` for a word with non-ASCII characters: lowercased as JavaScript does first.
+fn slow_key_kind(word: &str) -> Option<KeyKind> {
+    key_kind_lower(word.to_lowercase().as_bytes())
 }
 
 #[derive(Clone, Copy, PartialEq, Eq)]

@@ -15,7 +15,7 @@ use lsp_server::{Connection, Message, Notification, Request, RequestId};
 use serde_json::{json, Value};
 
 #[global_allocator]
-static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+static GLOBAL: ad_alloc::Mimalloc = ad_alloc::Mimalloc;
 
 const URI: &str = "file:///bench/flows/long.ad";
 

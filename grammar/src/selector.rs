@@ -449,6 +449,12 @@ pub fn is_valid(text: &str) -> bool {
                 segment_has_term = false;
                 i += 2;
             }
+            b'\t'..=b'\r' | b' ' => {
+                if !close(&mut term_start, i, &mut segment_has_term) {
+                    return false;
+                }
+                i += 1;
+            }
             _ => {
                 let ch = t[i..].chars().next().unwrap_or(' ');
                 if is_js_whitespace(ch) {
@@ -468,11 +474,21 @@ pub fn is_valid(text: &str) -> bool {
 /// An ASCII byte that is part of a term whatever surrounds it: not whitespace, a quote, a
 /// backslash or `|`.
 fn is_plain(c: u8) -> bool {
-    c < 0x80 && !matches!(c, b'\t'..=b'\r' | b' ' | b'"' | b'\'' | b'\\' | b'|')
+    const PLAIN: [bool; 256] = {
+        let mut table = [false; 256];
+        let mut c = 0;
+        while c < 0x80 {
+            table[c] = !matches!(c as u8, b'\t'..=b'\r' | b' ' | b'"' | b'\'' | b'\\' | b'|');
+            c += 1;
+        }
+        table
+    };
+    PLAIN[usize::from(c)]
 }
 
 fn valid_term(raw: &str) -> bool {
-    match raw.find('=') {
+    // Terms are short: a byte loop beats setting up a `memchr`.
+    match raw.bytes().position(|b| b == b'=') {
         // A non-ASCII word never equals a boolean key here (the reference compares before
         // lowercasing), so the ASCII comparison is the whole rule.
         None => raw.is_ascii() && key_kind(raw) == Some(KeyKind::Boolean),
@@ -493,11 +509,12 @@ fn valid_term(raw: &str) -> bool {
     }
 }
 
-/// What kind of selector key `word` names once lowercased as JavaScript does, without
-/// allocating for ASCII words (the hot path of `is_valid` and `looks_like_term`).
+/// What kind of selector key `word` names once lowercased as JavaScript does. Keys are ASCII
+/// letters, and no non-ASCII character lowercases to one of theirs (only U+212A becomes `k`,
+/// which no key has; U+0130 becomes two characters), so a byte-wise ASCII case fold decides.
 fn key_kind(word: &str) -> Option<KeyKind> {
     use KeyKind::{Boolean as B, String as S};
-    /// A lowercase key packed into an integer, for one comparison per key.
+    /// A lowercase key packed into an integer: one comparison per key.
     const fn pack(key: &str) -> u128 {
         let b = key.as_bytes();
         let mut buf = [0u8; 16];
@@ -509,10 +526,10 @@ fn key_kind(word: &str) -> Option<KeyKind> {
         u128::from_le_bytes(buf)
     }
     const KEYS: [(u128, KeyKind); 14] = [
-        (pack("id"), S),
-        (pack("role"), S),
-        (pack("text"), S),
         (pack("label"), S),
+        (pack("id"), S),
+        (pack("text"), S),
+        (pack("role"), S),
         (pack("value"), S),
         (pack("appname"), S),
         (pack("windowtitle"), S),
@@ -525,51 +542,24 @@ fn key_kind(word: &str) -> Option<KeyKind> {
         (pack("hittable"), B),
     ];
     let b = word.as_bytes();
+    if !(2..=11).contains(&b.len()) {
+        return None;
+    }
     let mut buf = [0u8; 16];
-    if b.len() > buf.len() {
-        return if word.is_ascii() {
-            None
-        } else {
-            slow_key_kind(word)
-        };
-    }
-    for (slot, &c) in buf.iter_mut().zip(b) {
-        if !c.is_ascii_alphabetic() {
-            // Keys are letters only; a non-ASCII word may still lowercase into one.
-            return if word.is_ascii() {
-                None
-            } else {
-                slow_key_kind(word)
-            };
-        }
-        *slot = c.to_ascii_lowercase();
-    }
-    let packed = u128::from_le_bytes(buf);
+    buf[..b.len()].copy_from_slice(b);
+    // `| 0x20` folds exactly the ASCII capitals onto the lowercase letters the keys are made of
+    // (no other byte lands on a lowercase letter); only the word's own bytes are folded.
+    let folded =
+        u128::from_le_bytes(buf) | (u128::from_le_bytes([0x20; 16]) >> (8 * (16 - b.len())));
     KEYS.iter()
-        .find(|(k, _)| *k == packed)
+        .find(|(k, _)| *k == folded)
         .map(|(_, kind)| *kind)
-}
-
-/// `key_kind` for a word with non-ASCII characters: lowercased as JavaScript does first.
-fn slow_key_kind(word: &str) -> Option<KeyKind> {
-    key_kind_lower(word.to_lowercase().as_bytes())
 }
 
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum KeyKind {
     String,
     Boolean,
-}
-
-fn key_kind_lower(lower: &[u8]) -> Option<KeyKind> {
-    match lower {
-        b"id" | b"role" | b"text" | b"label" | b"value" | b"appname" | b"windowtitle" => {
-            Some(KeyKind::String)
-        }
-        b"visible" | b"hidden" | b"editable" | b"selected" | b"focused" | b"enabled"
-        | b"hittable" => Some(KeyKind::Boolean),
-        _ => None,
-    }
 }
 
 /// Does this token look like a selector term (`key=…` with a known key, a boolean key, or `||`)?

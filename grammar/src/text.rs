@@ -50,6 +50,7 @@ pub(crate) fn whitespace_len(line: &str, i: usize) -> usize {
 }
 
 /// `str.trim()` as ECMAScript defines it.
+#[inline]
 pub fn js_trim(s: &str) -> &str {
     let (start, end) = js_trim_range(s);
     &s[start..end]
@@ -68,6 +69,7 @@ pub fn js_trim_start(s: &str) -> &str {
 }
 
 /// The byte range of `s.trim()` inside `s`.
+#[inline]
 pub fn js_trim_range(s: &str) -> (usize, usize) {
     // Most lines start and end with printable ASCII: nothing to trim.
     let printable = |b: &u8| (0x21..0x7F).contains(b);

@@ -978,7 +978,7 @@ mod tests {
             "xyzxyzxyz",
             "\u{1F600}",
         ];
-        let mut seed = 0x5eed_0f_dec0_dedu64;
+        let mut seed = 0x5eed_0fde_c0de_d00d_u64;
         for _ in 0..50_000 {
             let mut raw = String::from("\"");
             seed ^= seed << 13;

@@ -115,26 +115,26 @@ fn decode_escaped(raw: &str, mut i: usize, out: &mut String) -> Result<bool, Str
     // Invariant: `i` is at a backslash; each round decodes one escape, then copies the
     // unescaped run after it.
     loop {
-        let Some(e) = raw[i + 1..].chars().next() else {
+        let Some(&e) = b.get(i + 1) else {
             return err(i, 1, StringLiteralErrorKind::Unterminated);
         };
-        let mut next = i + 2;
+        // Where the literal run after the escape starts, and where its scan starts.
+        let (mut run, mut next) = (i + 2, i + 2);
         match e {
-            '"' => out.push('"'),
-            '\\' => out.push('\\'),
-            '/' => out.push('/'),
-            'b' => out.push('\u{08}'),
-            'f' => out.push('\u{0C}'),
-            'n' => out.push('\n'),
-            'r' => out.push('\r'),
-            't' => out.push('\t'),
-            'u' => {
+            // The escaped character is itself: it starts the run (one copy instead of two).
+            b'"' | b'\\' | b'/' => run = i + 1,
+            b'b' => out.push('\u{08}'),
+            b'f' => out.push('\u{0C}'),
+            b'n' => out.push('\n'),
+            b'r' => out.push('\r'),
+            b't' => out.push('\t'),
+            b'u' => {
                 let unit = read_hex4(raw, i + 2).ok_or(StringLiteralError {
                     offset: i,
                     len: 2,
                     kind: StringLiteralErrorKind::InvalidUnicodeEscape,
                 })?;
-                next = i + 6;
+                (run, next) = (i + 6, i + 6);
                 if (0xD800..0xDC00).contains(&unit) {
                     // A high surrogate pairs only with an immediately following \uDC00-\uDFFF.
                     let low = (raw.get(i + 6..i + 8) == Some("\\u"))
@@ -142,7 +142,7 @@ fn decode_escaped(raw: &str, mut i: usize, out: &mut String) -> Result<bool, Str
                         .flatten()
                         .filter(|l| (0xDC00..0xE000).contains(l));
                     if let Some(low) = low {
-                        next = i + 12;
+                        (run, next) = (i + 12, i + 12);
                         let cp = 0x10000 + ((unit - 0xD800) << 10) + (low - 0xDC00);
                         out.push(char::from_u32(cp).unwrap_or('\u{FFFD}'));
                     } else {
@@ -156,16 +156,13 @@ fn decode_escaped(raw: &str, mut i: usize, out: &mut String) -> Result<bool, Str
                     out.push(char::from_u32(unit).unwrap_or('\u{FFFD}'));
                 }
             }
-            other => {
-                return err(
-                    i,
-                    1 + other.len_utf8(),
-                    StringLiteralErrorKind::InvalidEscape,
-                )
+            _ => {
+                let other = raw[i + 1..].chars().next().map_or(1, char::len_utf8);
+                return err(i, 1 + other, StringLiteralErrorKind::InvalidEscape);
             }
         }
         i = stop(next);
-        out.push_str(&raw[next..i]);
+        out.push_str(&raw[run..i]);
         match b.get(i) {
             None => return err(0, raw.len(), StringLiteralErrorKind::Unterminated),
             Some(b'"') => {
@@ -870,6 +867,138 @@ mod tests {
         assert_eq!(js_number_to_string(123.456), "123.456");
         assert_eq!(js_number_to_string(-0.000001), "-0.000001");
         assert_eq!(js_number_to_string(1.5e300), "1.5e+300");
+    }
+
+    /// The former decoder, char by char: the reference for the byte-run one.
+    mod reference {
+        use super::super::*;
+
+        pub(super) fn decode_string_literal(raw: &str) -> Result<Decoded, StringLiteralError> {
+            debug_assert!(raw.starts_with('"'));
+            let mut out = String::with_capacity(raw.len());
+            let mut lone_surrogate = false;
+            let mut chars = raw[1..].char_indices().peekable();
+            let err = |offset, len, kind| Err(StringLiteralError { offset, len, kind });
+            while let Some((rel, c)) = chars.next() {
+                let i = rel + 1;
+                match c {
+                    '"' => {
+                        let end = i + 1;
+                        if end != raw.len() {
+                            return err(end, raw.len() - end, StringLiteralErrorKind::TrailingText);
+                        }
+                        return Ok(Decoded {
+                            value: out,
+                            lone_surrogate,
+                        });
+                    }
+                    '\\' => {
+                        let Some((_, e)) = chars.next() else {
+                            return err(i, 1, StringLiteralErrorKind::Unterminated);
+                        };
+                        match e {
+                            '"' => out.push('"'),
+                            '\\' => out.push('\\'),
+                            '/' => out.push('/'),
+                            'b' => out.push('\u{08}'),
+                            'f' => out.push('\u{0C}'),
+                            'n' => out.push('\n'),
+                            'r' => out.push('\r'),
+                            't' => out.push('\t'),
+                            'u' => {
+                                let unit = read_hex4(raw, i + 2).ok_or(StringLiteralError {
+                                    offset: i,
+                                    len: 2,
+                                    kind: StringLiteralErrorKind::InvalidUnicodeEscape,
+                                })?;
+                                for _ in 0..4 {
+                                    chars.next();
+                                }
+                                if (0xD800..0xDC00).contains(&unit) {
+                                    // A high surrogate pairs only with an immediately following \uDC00-\uDFFF.
+                                    let low = (raw.get(i + 6..i + 8) == Some("\\u"))
+                                        .then(|| read_hex4(raw, i + 8))
+                                        .flatten()
+                                        .filter(|l| (0xDC00..0xE000).contains(l));
+                                    if let Some(low) = low {
+                                        for _ in 0..6 {
+                                            chars.next();
+                                        }
+                                        let cp = 0x10000 + ((unit - 0xD800) << 10) + (low - 0xDC00);
+                                        out.push(char::from_u32(cp).unwrap_or('\u{FFFD}'));
+                                    } else {
+                                        lone_surrogate = true;
+                                        out.push(lone_surrogate_char(unit));
+                                    }
+                                } else if (0xDC00..0xE000).contains(&unit) {
+                                    lone_surrogate = true;
+                                    out.push(lone_surrogate_char(unit));
+                                } else {
+                                    out.push(char::from_u32(unit).unwrap_or('\u{FFFD}'));
+                                }
+                            }
+                            other => {
+                                return err(
+                                    i,
+                                    1 + other.len_utf8(),
+                                    StringLiteralErrorKind::InvalidEscape,
+                                )
+                            }
+                        }
+                    }
+                    c if (c as u32) < 0x20 => {
+                        return err(i, 1, StringLiteralErrorKind::ControlCharacter)
+                    }
+                    c => out.push(c),
+                }
+            }
+            err(0, raw.len(), StringLiteralErrorKind::Unterminated)
+        }
+    }
+
+    #[test]
+    fn decoder_agrees_with_the_char_by_char_decoder() {
+        let pieces = [
+            "a",
+            "é",
+            "\\\"",
+            "\\\\",
+            "\\/",
+            "\\n",
+            "\\t",
+            "\\u00e9",
+            "\\ud83d",
+            "\\ude00",
+            "\\u12",
+            "\\x",
+            "\\é",
+            "\t",
+            "\"",
+            "\\",
+            "xyzxyzxyz",
+            "\u{1F600}",
+        ];
+        let mut seed = 0x5eed_0fde_c0de_d00d_u64;
+        for _ in 0..50_000 {
+            let mut raw = String::from("\"");
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            for _ in 0..seed % 9 {
+                seed ^= seed << 13;
+                seed ^= seed >> 7;
+                seed ^= seed << 17;
+                raw.push_str(pieces[(seed % pieces.len() as u64) as usize]);
+            }
+            if seed & 8 == 0 {
+                raw.push('"');
+            }
+            assert_eq!(
+                decode_string_literal(&raw),
+                reference::decode_string_literal(&raw),
+                "{raw:?}"
+            );
+        }
     }
 
     #[test]

@@ -4,7 +4,9 @@
 //! A hand-written byte scanner (it used to be a logos lexer, which the tests keep as the
 //! reference): the token rules are simple enough that a direct scan is several times faster.
 
-use crate::text::{find_string_stop, whitespace_len, ASCII_SPACE, CLASS, PLAIN};
+use crate::text::{
+    find_space_candidate, find_string_stop, whitespace_len, ASCII_SPACE, CLASS, PLAIN,
+};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum RawToken {
@@ -77,13 +79,14 @@ impl Iterator for Lexer<'_> {
             // A bare run: up to the next whitespace character. Continuation bytes (0x80–0xBF)
             // never start whitespace, so stepping byte by byte is safe.
             i += 1;
-            while i < b.len() {
-                match CLASS[usize::from(b[i])] {
-                    PLAIN => i += 1,
-                    ASCII_SPACE => break,
-                    _ if whitespace_len(self.line, i) > 0 => break,
-                    _ => i += 1,
+            loop {
+                // Candidates (space, control or non-ASCII bytes) a word at a time; most bare
+                // tokens end at the first one.
+                i = find_space_candidate(b, i);
+                if i >= b.len() || whitespace_len(self.line, i) > 0 {
+                    break;
                 }
+                i += 1;
             }
             RawToken::Bare
         };

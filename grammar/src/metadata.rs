@@ -653,7 +653,7 @@ mod tests {
                 seed ^= seed >> 7;
                 seed ^= seed << 17;
                 line.push_str(pieces[(seed % pieces.len() as u64) as usize]);
-                if seed % 3 == 0 {
+                if seed & 4 == 0 {
                     line.push(' ');
                 }
             }

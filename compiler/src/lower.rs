@@ -98,8 +98,9 @@ pub struct Step {
     /// The `flags` object as agent-device builds it.
     pub flags: crate::flags::Flags,
     /// `open`'s runtime hints.
-    pub runtime: Option<crate::flags::Flags>,
-    pub ref_label: Option<Arg>,
+    pub runtime: Option<Box<crate::flags::Flags>>,
+    /// Boxed: rare, and a step is moved and stored a lot.
+    pub ref_label: Option<Box<Arg>>,
     /// Boxed: most steps have none, and a step is moved around a lot.
     pub target_evidence: Option<Box<TargetEvidence>>,
     pub target_evidences: Option<Box<DualEvidence>>,
@@ -426,7 +427,7 @@ impl Ctx<'_, '_> {
             let arg = self.pin(first);
             self.step.positionals = vec![arg];
             if let Some(label) = rest.get(1).filter(|l| !l.value.is_empty()) {
-                self.step.ref_label = Some(single(label));
+                self.step.ref_label = Some(Box::new(single(label)));
             }
             for t in rest.iter().skip(2) {
                 self.step.notes.push(ReaderNote::Dropped {
@@ -473,7 +474,7 @@ impl Ctx<'_, '_> {
             let r = self.pin(p[0]);
             self.step.positionals.push(r);
             if p.len() > 2 {
-                self.step.ref_label = Some(single(&p[1]));
+                self.step.ref_label = Some(Box::new(single(&p[1])));
                 self.push_joined(&p[2..]);
             } else {
                 self.step.positionals.push(single(&p[1]));
@@ -494,7 +495,7 @@ impl Ctx<'_, '_> {
             let r = self.pin(&args[1]);
             self.step.positionals.push(r);
             if let Some(l) = args.get(2).filter(|l| !l.value.is_empty()) {
-                self.step.ref_label = Some(single(&l));
+                self.step.ref_label = Some(Box::new(single(&l)));
             }
             for t in args.iter().skip(3) {
                 self.step.notes.push(ReaderNote::Dropped {
@@ -580,7 +581,7 @@ impl Ctx<'_, '_> {
             || truthy("bundleUrl")
             || truthy("launchUrl")
         {
-            self.step.runtime = Some(runtime);
+            self.step.runtime = Some(Box::new(runtime));
         }
     }
 

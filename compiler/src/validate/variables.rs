@@ -11,7 +11,7 @@ use crate::codes;
 pub(super) fn check(cx: &Context, out: &mut Vec<Diagnostic>) {
     let meta = &cx.parse.metadata;
     for step in cx.steps {
-        for arg in step.positionals.iter().chain(step.ref_label.iter()) {
+        for arg in step.positionals.iter().chain(step.ref_label.as_deref()) {
             for p in placeholders(&arg.value) {
                 let name = p.name(&arg.value);
                 // Only a finding needs the source span.

@@ -187,20 +187,22 @@ pub fn lower(file: &SourceFile, diagnostics: &mut Vec<Diagnostic>) -> Vec<Step> 
     let mut steps = Vec::with_capacity(file.actions().count());
     // One token buffer for the whole file instead of one per line.
     let mut args = Vec::new();
-    steps.extend(
-        file.actions()
-            .map(|(line, action)| lower_line(file, line, action, &mut args, diagnostics)),
-    );
+    for (line, action) in file.actions() {
+        lower_line(file, line, action, &mut args, &mut steps, diagnostics);
+    }
     steps
 }
 
+/// Lowers one action line onto the end of `steps` (built in place: a step is large, and moving
+/// it out of a function and into the list costs two copies).
 fn lower_line<'t>(
     file: &'t SourceFile,
     line: &Line,
     action: &'t ActionLine,
     args: &mut Vec<Tok<'t>>,
+    steps: &mut Vec<Step>,
     diagnostics: &mut Vec<Diagnostic>,
-) -> Step {
+) {
     let text = file.text.as_str();
     let word = action.command().value(text);
     let spec = registry::lookup(word);
@@ -223,7 +225,7 @@ fn lower_line<'t>(
         Some(Evidence::Dual(d)) => (None, Some(Box::new(d))),
         None => (None, None),
     };
-    let mut step = Step {
+    steps.push(Step {
         line: line.index,
         command,
         spec,
@@ -236,10 +238,11 @@ fn lower_line<'t>(
         annotation_line: action.annotation,
         notes: Vec::new(),
         token_spans: action.tokens.iter().map(|t| t.span).collect(),
-    };
+    });
+    let step = steps.last_mut().expect("just pushed");
     let rule = spec.map(|s| s.reader).unwrap_or(ReaderRule::Verbatim);
     let mut ctx = Ctx {
-        step: &mut step,
+        step,
         diagnostics,
         line: line.index,
     };
@@ -267,7 +270,6 @@ fn lower_line<'t>(
         ReaderRule::Screenshot => ctx.screenshot(args),
     }
     ctx.arity();
-    step
 }
 
 fn single(t: &&Tok) -> Arg {

@@ -93,7 +93,7 @@ pub fn parse(text: &str) -> Parse {
                 &mut header,
                 &mut diagnostics,
             );
-            LineKind::Env(env)
+            LineKind::Env(Box::new(env))
         } else {
             let tokens = tokenize(text, content, index, &mut scratch, &mut diagnostics);
             // The first token starts the line: a bare `context` or a quoted token spelling it.
@@ -117,11 +117,11 @@ pub fn parse(text: &str) -> Parse {
                     header_open = false;
                 }
                 let entries = context_entries(text, &tokens);
-                LineKind::Context(ContextLine {
+                LineKind::Context(Box::new(ContextLine {
                     tokens,
                     entries,
                     in_header,
-                })
+                }))
             } else {
                 header_open = false;
                 seen_action = true;
@@ -344,13 +344,13 @@ fn comment_or_annotation(
             kind,
             span: content,
         });
-        return LineKind::Annotation(Annotation {
+        return LineKind::Annotation(Box::new(Annotation {
             kind,
             marker: marker_span,
             payload: payload_span,
             evidence,
             binds_to: None,
-        });
+        }));
     }
     if let Some(p) = pending.take() {
         binding_error(&p, index, "is a comment", content, diagnostics);

@@ -32,13 +32,15 @@ pub enum LineTerminator {
     CrLf,
 }
 
+/// The rarer, larger kinds are boxed: a script is mostly actions, and every line is stored (and
+/// moved into the tree) at the size of its largest kind.
 #[derive(Debug, Clone, Serialize)]
 pub enum LineKind {
     Blank,
     Comment(Comment),
-    Annotation(Annotation),
-    Env(EnvDirective),
-    Context(ContextLine),
+    Annotation(Box<Annotation>),
+    Env(Box<EnvDirective>),
+    Context(Box<ContextLine>),
     Action(ActionLine),
 }
 

@@ -218,6 +218,9 @@ fn describe(kind: ArgKind) -> String {
 
 fn flag_ranges(step: &Step, out: &mut Vec<Diagnostic>) {
     let Some(spec) = step.spec else { return };
+    if step.flags.is_empty() && step.runtime.is_none() {
+        return; // the common case: nothing to range-check
+    }
     for flag in spec.flags {
         let Some(value) = step
             .flags

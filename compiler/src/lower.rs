@@ -5,6 +5,7 @@
 use ad_grammar::annotation::{DualEvidence, Evidence, TargetEvidence};
 use ad_grammar::diagnostic::{phase, Reader};
 use ad_grammar::json::js_number_value;
+use ad_grammar::placeholder::has_dollar_brace;
 use ad_grammar::text::{is_numeric, js_flag_integer, js_number, js_trim};
 use ad_grammar::{ActionLine, Diagnostic, Line, SourceFile, Span};
 use serde_json::{Map, Value};
@@ -20,6 +21,23 @@ pub struct Arg {
     pub value: String,
     /// Indices into the action line's tokens (0 is the command word).
     pub tokens: TokenIndices,
+    /// Whether `value` contains `${`: several rules ask, so lowering answers once.
+    dollar_brace: bool,
+}
+
+impl Arg {
+    fn new(value: String, tokens: TokenIndices) -> Arg {
+        let dollar_brace = has_dollar_brace(&value);
+        Arg {
+            value,
+            tokens,
+            dollar_brace,
+        }
+    }
+    /// Whether the value contains `${` (a placeholder, or text that looks like one).
+    pub fn has_dollar_brace(&self) -> bool {
+        self.dollar_brace
+    }
 }
 
 /// The token indices of an argument. Almost every argument is one token, and that case is
@@ -273,10 +291,7 @@ fn lower_line<'t>(
 }
 
 fn single(t: &&Tok) -> Arg {
-    Arg {
-        value: t.value.to_string(),
-        tokens: TokenIndices::one(t.index),
-    }
+    Arg::new(t.value.to_string(), TokenIndices::one(t.index))
 }
 
 fn joined(tokens: &[&Tok]) -> Arg {
@@ -290,10 +305,10 @@ fn joined(tokens: &[&Tok]) -> Arg {
         }
         value.push_str(t.value);
     }
-    Arg {
+    Arg::new(
         value,
-        tokens: TokenIndices::Many(tokens.iter().map(|t| t.index).collect()),
-    }
+        TokenIndices::Many(tokens.iter().map(|t| t.index).collect()),
+    )
 }
 
 /// The reference's pin parser: `@e12~s4` → `@e12`; an invalid pin is left as is.
@@ -340,10 +355,7 @@ impl Ctx<'_, '_> {
                 .notes
                 .push(ReaderNote::PinStripped { token: t.index });
         }
-        Arg {
-            value: stripped,
-            tokens: TokenIndices::one(t.index),
-        }
+        Arg::new(stripped, TokenIndices::one(t.index))
     }
 
     fn verbatim(&mut self, args: &[Tok], strip_pins: bool) {

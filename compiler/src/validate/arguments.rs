@@ -2,14 +2,13 @@
 //! command's forms; flag values must be in their declared ranges (the daemon enforces them when
 //! the step is dispatched, after earlier steps ran).
 
-use ad_grammar::placeholder::has_dollar_brace;
 use ad_grammar::text::{is_numeric, js_number};
 use ad_grammar::{Diagnostic, Edit};
 use serde_json::Value;
 
 use super::{did_you_mean, Context};
 use crate::codes;
-use crate::lower::Step;
+use crate::lower::{Arg, Step};
 use crate::registry::{ArgKind, FlagValue, Form, ReaderRule, Targeting};
 
 pub(super) fn check(cx: &Context, out: &mut Vec<Diagnostic>) {
@@ -30,7 +29,7 @@ pub(super) fn check(cx: &Context, out: &mut Vec<Diagnostic>) {
         ) || spec.reader == ReaderRule::Snapshot
             || spec.forms.is_empty()
             || !spec.is_usable_in_scripts();
-        if free_form || step.positionals.iter().any(|p| has_dollar_brace(&p.value)) {
+        if free_form || step.positionals.iter().any(Arg::has_dollar_brace) {
             continue;
         }
         let values = &step.positionals;

@@ -88,8 +88,15 @@ pub(crate) fn validate(
     hygiene::check(&cx, diagnostics);
 }
 
-/// Levenshtein distance between `a` (as chars) and `b`; `prev`/`cur` are reused row buffers.
-fn edit_distance(a: &[char], b: &str, prev: &mut Vec<usize>, cur: &mut Vec<usize>) -> usize {
+/// Levenshtein distance between `a` (as chars) and `b`, or `limit + 1` as soon as it is known
+/// to exceed `limit` (a row's minimum never decreases). `prev`/`cur` are reused row buffers.
+fn edit_distance(
+    a: &[char],
+    b: &str,
+    limit: usize,
+    prev: &mut Vec<usize>,
+    cur: &mut Vec<usize>,
+) -> usize {
     prev.clear();
     prev.extend(0..=a.len());
     for (j, cb) in b.chars().enumerate() {
@@ -98,6 +105,9 @@ fn edit_distance(a: &[char], b: &str, prev: &mut Vec<usize>, cur: &mut Vec<usize
         for (i, ca) in a.iter().enumerate() {
             let cost = usize::from(*ca != cb);
             cur.push((prev[i] + cost).min(prev[i + 1] + 1).min(cur[i] + 1));
+        }
+        if cur.iter().min().is_some_and(|m| *m > limit) {
+            return limit + 1;
         }
         std::mem::swap(prev, cur);
     }
@@ -116,7 +126,10 @@ pub(crate) fn did_you_mean<'a>(
         .into_iter()
         // Cheap length bound first: the distance is at least the length difference.
         .filter(|c| c.len().abs_diff(len) <= 2.max(c.len() / 4))
-        .map(|c| (edit_distance(&lower, c, &mut prev, &mut cur), c))
+        .map(|c| {
+            let limit = 2.max(c.len() / 4);
+            (edit_distance(&lower, c, limit, &mut prev, &mut cur), c)
+        })
         .filter(|(d, c)| *d <= 2.max(c.len() / 4) && *d < c.len())
         .min_by_key(|(d, _)| *d)
         .map(|(_, c)| c)

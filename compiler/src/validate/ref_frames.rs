@@ -3,7 +3,6 @@
 //! that may invalidate the frame (a mutating step expires it at the side-effect seam, before it
 //! dispatches). Pins the reader keeps never match a new session.
 
-use ad_grammar::placeholder::has_dollar_brace;
 use ad_grammar::{Diagnostic, Edit, Span};
 
 use super::Context;
@@ -87,7 +86,7 @@ pub(super) fn check(cx: &Context, out: &mut Vec<Diagnostic>) {
 fn refs(step: &Step) -> Vec<(&Arg, String)> {
     step.positionals
         .iter()
-        .filter(|a| a.value.starts_with('@') && a.value.len() > 1 && !has_dollar_brace(&a.value))
+        .filter(|a| a.value.starts_with('@') && a.value.len() > 1 && !a.has_dollar_brace())
         .map(|a| (a, a.value.clone()))
         .collect()
 }

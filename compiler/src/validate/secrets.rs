@@ -50,7 +50,7 @@ pub(super) fn check(cx: &Context, out: &mut Vec<Diagnostic>) {
             spec.name == "type" || (spec.targeting == Targeting::Locator && find_types_text(step));
         if embeds_in_type {
             for arg in &step.positionals {
-                if placeholders(&arg.value).next().is_some() {
+                if arg.has_dollar_brace() && placeholders(&arg.value).next().is_some() {
                     out.push(expanded_info(
                         step,
                         &arg.tokens,
@@ -140,7 +140,7 @@ fn record_as(cx: &Context, step: &Step, out: &mut Vec<Diagnostic>) {
     let Some(i) = step
         .token_spans
         .iter()
-        .position(|s| &text[s.range()] == "--record-as")
+        .position(|s| s.len() == "--record-as".len() && &text[s.range()] == "--record-as")
     else {
         return;
     };

@@ -32,7 +32,7 @@ pub(super) fn check(cx: &Context, out: &mut Vec<Diagnostic>) {
             }
             Targeting::Predicate => {
                 if let IsForm::Invalid { message } = is_form(&step.positionals) {
-                    if !step.positionals.iter().any(|p| has_dollar_brace(&p.value)) {
+                    if !step.positionals.iter().any(Arg::has_dollar_brace) {
                         out.push(
                             Diagnostic::error(codes::INVALID_SELECTOR, format!("`is`: {message}"), args_span(step))
                                 .with_help("is <predicate> <selector> [value] | is <selector> <predicate>; predicates: visible hidden exists absent editable selected focused text"),

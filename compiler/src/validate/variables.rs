@@ -12,6 +12,9 @@ pub(super) fn check(cx: &Context, out: &mut Vec<Diagnostic>) {
     let meta = &cx.parse.metadata;
     for step in cx.steps {
         for arg in step.positionals.iter().chain(step.ref_label.as_deref()) {
+            if !arg.has_dollar_brace() {
+                continue;
+            }
             for p in placeholders(&arg.value) {
                 let name = p.name(&arg.value);
                 // Only a finding needs the source span.

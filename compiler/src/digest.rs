@@ -96,7 +96,7 @@ pub fn canonical_plan(steps: &[Step], metadata: &Metadata, options: &DigestOptio
         }
         out.push_str(",\"targetEvidences\":");
         match &s.target_evidences {
-            Some(d) => out.push_str(&stringify(&Evidence::Dual((**d).clone()).to_value(), true)),
+            Some(d) => out.push_str(&stringify(&Evidence::Dual(d.clone()).to_value(), true)),
             None => out.push_str("null"),
         }
         out.push('}');

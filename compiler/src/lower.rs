@@ -10,6 +10,7 @@ use ad_grammar::text::{is_numeric, js_flag_integer, js_number, js_trim};
 use ad_grammar::{ActionLine, Diagnostic, Line, SourceFile, Span};
 use serde_json::{Map, Value};
 use std::borrow::Cow;
+use std::sync::Arc;
 
 use crate::codes;
 use crate::registry::arity::{arity_for, Migration};
@@ -119,9 +120,9 @@ pub struct Step {
     pub runtime: Option<Box<crate::flags::Flags>>,
     /// Boxed: rare, and a step is moved and stored a lot.
     pub ref_label: Option<Box<Arg>>,
-    /// Boxed: most steps have none, and a step is moved around a lot.
-    pub target_evidence: Option<Box<TargetEvidence>>,
-    pub target_evidences: Option<Box<DualEvidence>>,
+    /// Shared with the annotation in the tree (most steps have none).
+    pub target_evidence: Option<Arc<TargetEvidence>>,
+    pub target_evidences: Option<Arc<DualEvidence>>,
     /// Annotation line index, when one is bound.
     pub annotation_line: Option<usize>,
     pub notes: Vec<ReaderNote>,
@@ -188,7 +189,7 @@ impl Step {
         if let Some(e) = &self.target_evidences {
             m.insert(
                 "targetEvidences".into(),
-                Evidence::Dual((**e).clone()).to_value(),
+                Evidence::Dual(e.clone()).to_value(),
             );
         }
         Value::Object(m)
@@ -237,10 +238,10 @@ fn lower_line<'t>(
     let (target_evidence, target_evidences) = match action
         .annotation
         .and_then(|l| file.annotation(l))
-        .and_then(|a| a.evidence.as_deref().cloned())
+        .and_then(|a| a.evidence.clone())
     {
-        Some(Evidence::Single(e)) => (Some(Box::new(e)), None),
-        Some(Evidence::Dual(d)) => (None, Some(Box::new(d))),
+        Some(Evidence::Single(e)) => (Some(e), None),
+        Some(Evidence::Dual(d)) => (None, Some(d)),
         None => (None, None),
     };
     steps.push(Step {

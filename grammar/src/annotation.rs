@@ -3,6 +3,7 @@
 
 use serde::Serialize;
 use serde_json::Value;
+use std::sync::Arc;
 
 use crate::json::{parse_js, JsValue, RawKind, RawValue, SpanReader};
 use std::borrow::Cow;
@@ -19,13 +20,13 @@ pub const FIELD_CAP: usize = 256;
 /// Maximum ancestry entries.
 pub const ANCESTRY_CAP: usize = 8;
 
-// Always stored boxed (`Annotation::evidence`), so the variants' size difference costs nothing.
-#[allow(clippy::large_enum_variant)]
+/// Shared, not copied: the tree keeps the evidence and every step lowered from the action it
+/// annotates holds the same allocation.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(untagged)]
 pub enum Evidence {
-    Single(TargetEvidence),
-    Dual(DualEvidence),
+    Single(Arc<TargetEvidence>),
+    Dual(Arc<DualEvidence>),
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]

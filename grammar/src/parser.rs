@@ -303,11 +303,15 @@ fn comment_or_annotation(
             .map(|r| Span::new(off + r.start, off + r.end));
         let payload = m.payload.map(|r| &trimmed[r]).unwrap_or("");
         let parsed = match kind {
-            AnnotationKind::Target => annotation::parse_target(payload).map(Evidence::Single),
-            AnnotationKind::Targets => annotation::parse_targets(payload).map(Evidence::Dual),
+            AnnotationKind::Target => {
+                annotation::parse_target(payload).map(|e| Evidence::Single(e.into()))
+            }
+            AnnotationKind::Targets => {
+                annotation::parse_targets(payload).map(|e| Evidence::Dual(e.into()))
+            }
         };
         let evidence = match parsed {
-            Ok(e) => Some(Box::new(e)),
+            Ok(e) => Some(e),
             Err(e) => {
                 let at = payload_span
                     .map(|p| field_span(text, p, &e.field))

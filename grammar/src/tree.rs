@@ -83,7 +83,7 @@ pub struct Annotation {
     /// The JSON payload after the marker, trimmed.
     pub payload: Option<Span>,
     /// Typed evidence when the payload passed every field rule.
-    pub evidence: Option<Box<Evidence>>,
+    pub evidence: Option<Evidence>,
     /// The action line (0-based index) it is bound to, when the next line is one.
     pub binds_to: Option<usize>,
 }

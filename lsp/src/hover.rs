@@ -246,7 +246,7 @@ fn context_key_markdown(key: &str, in_header: bool) -> String {
 }
 
 pub fn annotation_markdown(a: &Annotation, verification: Verification) -> Option<String> {
-    match a.evidence.as_deref()? {
+    match a.evidence.as_ref()? {
         Evidence::Single(e) => Some(docs::identity_markdown(
             e,
             verification,

@@ -130,7 +130,7 @@ pub fn document_symbols(snap: &Snapshot) -> Option<DocumentSymbolResponse> {
             span = file.lines[a].content.cover(span);
             detail = file
                 .annotation(a)
-                .and_then(|a| a.evidence.as_deref())
+                .and_then(|a| a.evidence.as_ref())
                 .map(|e| match e {
                     Evidence::Single(e) => identity(&e.role, e.label.as_deref(), e.id.as_deref()),
                     Evidence::Dual(d) => format!(

@@ -32,17 +32,21 @@ fn env_directives(cx: &Context, out: &mut Vec<Diagnostic>) {
     let env = &cx.parse.metadata.env;
     let mut used = vec![false; env.len()];
     for step in cx.steps {
+        let flag_strings = step
+            .flags
+            .values()
+            .chain(step.runtime.iter().flat_map(|r| r.values()));
         let strings = step
             .positionals
             .iter()
+            .filter(|a| a.has_dollar_brace())
             .map(|a| a.value.as_str())
-            .chain(step.flags.values().filter_map(|v| v.as_str()))
             .chain(
-                step.runtime
-                    .iter()
-                    .flat_map(|r| r.values().filter_map(|v| v.as_str())),
+                flag_strings
+                    .filter_map(|v| v.as_str())
+                    .filter(|v| has_dollar_brace(v)),
             );
-        for value in strings.filter(|v| has_dollar_brace(v)) {
+        for value in strings {
             for p in ad_grammar::placeholder::placeholders(value) {
                 let name = p.name(value);
                 for (e, used) in env.iter().zip(used.iter_mut()) {

@@ -1,12 +1,11 @@
 //! Tokens of one trimmed action line, as agent-device's tokenizer splits them: whitespace,
 //! JSON-quoted tokens (which may be unterminated) and bare runs.
 //!
-//! A hand-written byte scanner (it used to be a logos lexer, which the tests keep as the
-//! reference): the token rules are simple enough that a direct scan is several times faster.
+//! A logos lexer. Whitespace is skipped inside the lexer, and a quoted token without escapes
+//! or control characters is its own pattern, so the parser knows without another look that its
+//! value is the text between the quotes.
 
-use crate::text::{
-    find_space_candidate, find_string_stop, whitespace_len, ASCII_SPACE, CLASS, PLAIN,
-};
+use logos::Logos;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum RawToken {
@@ -20,86 +19,42 @@ pub(crate) enum RawToken {
     Bare,
 }
 
+/// The token patterns. Whitespace is ECMAScript `\s`: not Rust's `char::is_whitespace` (no
+/// U+0085, plus U+FEFF).
+#[derive(Logos, Debug, Clone, Copy, PartialEq, Eq)]
+#[logos(skip r"[\t\n\x0B\x0C\r \xA0\x{1680}\x{2000}-\x{200A}\x{2028}\x{2029}\x{202F}\x{205F}\x{3000}\x{FEFF}]+")]
+enum Pattern {
+    /// A quoted token that is already a plain JSON string (wins over `Quoted` on a tie).
+    #[regex(r#""[^"\\\x00-\x1F]*""#, priority = 10)]
+    PlainQuoted,
+    #[regex(r#""([^"\\\n]|\\[^\n])*""#)]
+    Quoted,
+    #[regex(r#""([^"\\\n]|\\[^\n])*\\?"#)]
+    Unterminated,
+    #[regex(r#"[^"\t\n\x0B\x0C\r \xA0\x{1680}\x{2000}-\x{200A}\x{2028}\x{2029}\x{202F}\x{205F}\x{3000}\x{FEFF}][^\t\n\x0B\x0C\r \xA0\x{1680}\x{2000}-\x{200A}\x{2028}\x{2029}\x{202F}\x{205F}\x{3000}\x{FEFF}]*"#)]
+    Bare,
+}
+
 /// Splits `line` (already trimmed) into (kind, byte range) pairs, whitespace omitted.
-pub(crate) fn lex(line: &str) -> Lexer<'_> {
-    Lexer { line, at: 0 }
-}
-
-pub(crate) struct Lexer<'a> {
-    line: &'a str,
-    at: usize,
-}
-
-impl Iterator for Lexer<'_> {
-    type Item = (RawToken, std::ops::Range<usize>);
-
-    fn next(&mut self) -> Option<Self::Item> {
-        let b = self.line.as_bytes();
-        let mut i = self.at;
-        loop {
-            if i >= b.len() {
-                self.at = i;
-                return None;
-            }
-            match CLASS[usize::from(b[i])] {
-                ASCII_SPACE => i += 1,
-                PLAIN => break,
-                _ => match whitespace_len(self.line, i) {
-                    0 => break,
-                    n => i += n,
-                },
-            }
-        }
-        let start = i;
-        let kind = if b[i] == b'"' {
-            i += 1;
-            let mut plain = true;
-            loop {
-                i = find_string_stop(b, i);
-                match b.get(i) {
-                    None | Some(b'\n') => break RawToken::Unterminated,
-                    Some(b'"') => {
-                        i += 1;
-                        break RawToken::Quoted { plain };
-                    }
-                    // The escaped byte is skipped; the scan may go on from inside a character.
-                    Some(b'\\') => match b.get(i + 1) {
-                        None | Some(b'\n') => {
-                            i += 1;
-                            break RawToken::Unterminated;
-                        }
-                        Some(_) => i += 2,
-                    },
-                    // Another control character: JSON rejects it, the tokenizer does not.
-                    Some(_) => i += 1,
-                }
-                plain = false;
-            }
-        } else {
-            // A bare run: up to the next whitespace character. Continuation bytes (0x80–0xBF)
-            // never start whitespace, so stepping byte by byte is safe.
-            i += 1;
-            loop {
-                // Candidates (space, control or non-ASCII bytes) a word at a time; most bare
-                // tokens end at the first one.
-                i = find_space_candidate(b, i);
-                if i >= b.len() || whitespace_len(self.line, i) > 0 {
-                    break;
-                }
-                i += 1;
-            }
-            RawToken::Bare
+pub(crate) fn lex(line: &str) -> impl Iterator<Item = (RawToken, std::ops::Range<usize>)> + '_ {
+    Pattern::lexer(line).spanned().map(|(pattern, span)| {
+        let kind = match pattern {
+            Ok(Pattern::PlainQuoted) => RawToken::Quoted { plain: true },
+            Ok(Pattern::Quoted) => RawToken::Quoted { plain: false },
+            Ok(Pattern::Unterminated) => RawToken::Unterminated,
+            // Every character is covered by some pattern; keep the input covered regardless.
+            Ok(Pattern::Bare) | Err(()) => RawToken::Bare,
         };
-        self.at = i;
-        Some((kind, start..i))
-    }
+        (kind, span)
+    })
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    /// The original logos lexer: the token rules as regular expressions.
+    /// The token rules written plainly (whitespace as a token, plainness checked afterwards):
+    /// the lexer above, with its skip and its plain-string pattern, must split every line alike.
     mod reference {
         use logos::Logos;
 

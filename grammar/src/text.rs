@@ -202,27 +202,6 @@ pub(crate) fn find_string_stop(b: &[u8], mut i: usize) -> usize {
     i
 }
 
-/// Index of the first byte at or after `i` that may start ECMAScript whitespace: one at most
-/// 0x20 or non-ASCII (`b.len()` when there is none). Eight bytes at a time, like
-/// [`find_line_break`]; the caller decides with [`whitespace_len`].
-pub(crate) fn find_space_candidate(b: &[u8], mut i: usize) -> usize {
-    const ONES: u64 = u64::from_le_bytes([0x01; 8]);
-    const HIGHS: u64 = u64::from_le_bytes([0x80; 8]);
-    while let Some(chunk) = b.get(i..i + 8) {
-        let w = u64::from_le_bytes(chunk.try_into().expect("8 bytes"));
-        // Bytes below 0x21 (lowest flagged one exact) or with the high bit set.
-        let found = ((w.wrapping_sub(ONES * 0x21) & !w) | w) & HIGHS;
-        if found != 0 {
-            return i + (found.trailing_zeros() / 8) as usize;
-        }
-        i += 8;
-    }
-    while i < b.len() && (0x21..0x80).contains(&b[i]) {
-        i += 1;
-    }
-    i
-}
-
 /// ECMAScript `Number(string)`: trims JS whitespace; empty → 0; decimal with optional sign,
 /// fraction and exponent; `Infinity` with optional sign; unsigned `0x`/`0o`/`0b` integers.
 /// Anything else is NaN.
@@ -459,24 +438,6 @@ mod tests {
                 s.parse::<f64>().unwrap().to_bits(),
                 "{s}"
             );
-        }
-    }
-
-    #[test]
-    fn space_candidates_are_found_in_and_after_whole_words() {
-        let mut text = "abcdefghijklmnop-_=@0123456789xyz".to_string().into_bytes();
-        for stop in [b' ', b'\t', 0x00, 0x20, 0x80, 0xE3, 0x7F] {
-            for at in 0..text.len() {
-                let saved = text[at];
-                text[at] = stop;
-                for from in 0..=text.len() {
-                    let naive = (from..text.len())
-                        .find(|&j| !(0x21..0x80).contains(&text[j]))
-                        .unwrap_or(text.len());
-                    assert_eq!(find_space_candidate(&text, from), naive);
-                }
-                text[at] = saved;
-            }
         }
     }
 

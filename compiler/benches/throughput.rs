@@ -2,7 +2,9 @@
 //!
 //! 1. the corpus (../shared/corpus, or AD_SHARED_DIR/corpus) analysed file by file, repeated
 //!    until 50 MB have been processed;
-//! 2. one generated 2 MiB script (recorded-style lines with annotations, selectors, variables).
+//! 2. one generated 2 MiB script (recorded-style lines with annotations, selectors, variables);
+//!
+//! each parsed and validated (`ad check`'s work), parsed only, and (the 2 MiB script) formatted.
 //!
 //! Reports MB/s (single-threaded): the median and the best of several runs.
 
@@ -85,6 +87,21 @@ fn main() {
             for _ in 0..rounds {
                 for t in &corpus {
                     n += ad_compiler::analyze(t).diagnostics.len();
+                }
+            }
+            n
+        },
+    );
+
+    measure(
+        &format!("corpus x{rounds}, parse only"),
+        5,
+        rounds * corpus_bytes,
+        || {
+            let mut n = 0;
+            for _ in 0..rounds {
+                for t in &corpus {
+                    n += ad_grammar::parse(t).file.lines.len();
                 }
             }
             n

@@ -54,6 +54,14 @@ impl PartialEq for Flags {
     }
 }
 
+impl IntoIterator for Flags {
+    type Item = (&'static str, Value);
+    type IntoIter = std::vec::IntoIter<(&'static str, Value)>;
+    fn into_iter(self) -> Self::IntoIter {
+        self.0.into_iter()
+    }
+}
+
 impl<'a> IntoIterator for &'a Flags {
     type Item = (&'static str, &'a Value);
     type IntoIter = std::iter::Map<

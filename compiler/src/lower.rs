@@ -65,15 +65,6 @@ impl std::ops::Deref for TokenIndices {
     }
 }
 
-impl From<Vec<usize>> for TokenIndices {
-    fn from(indices: Vec<usize>) -> TokenIndices {
-        match indices[..] {
-            [one] => TokenIndices::one(one),
-            _ => TokenIndices::Many(indices),
-        }
-    }
-}
-
 impl<'a> IntoIterator for &'a TokenIndices {
     type Item = &'a usize;
     type IntoIter = std::slice::Iter<'a, usize>;
@@ -274,8 +265,8 @@ fn lower_line<'t>(
             let refs: Vec<&Tok> = args.iter().collect();
             let (positionals, flags) = ctx.read_runtime(&refs);
             ctx.step.positionals = positionals;
-            for (key, value) in &flags {
-                ctx.set_flag(key, value.clone());
+            for (key, value) in flags {
+                ctx.set_flag(key, value);
             }
         }
         ReaderRule::ClickLike => ctx.click_like(args),

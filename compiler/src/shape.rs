@@ -124,8 +124,8 @@ pub fn wait_targets<'s, 'f>(step: &'s Step, form: &'f WaitForm) -> Vec<(&'s Arg,
 }
 
 /// `j(e)`: a non-empty string whose `Number()` is finite.
-fn finite(value: Option<&&str>) -> Option<f64> {
-    let v = *value?;
+fn finite(value: Option<&str>) -> Option<f64> {
+    let v = value?;
     if v.is_empty() {
         return None;
     }
@@ -177,10 +177,10 @@ pub fn wait_form<S: AsRef<str>>(p: &[S]) -> WaitForm {
     let Some(first) = p.first().map(AsRef::as_ref) else {
         return WaitForm::Empty;
     };
-    if let Some(ms) = finite(Some(&first)) {
+    if let Some(ms) = finite(Some(first)) {
         return WaitForm::Sleep { ms };
     }
-    let timeout = finite(p.last().map(AsRef::as_ref).as_ref());
+    let timeout = finite(p.last().map(AsRef::as_ref));
     let body = |skip: usize| -> &[S] {
         let end = if timeout.is_some() {
             p.len() - 1
@@ -200,10 +200,10 @@ pub fn wait_form<S: AsRef<str>>(p: &[S]) -> WaitForm {
                 quiet_ms: if rest.is_empty() {
                     None
                 } else {
-                    finite(rest.first().map(AsRef::as_ref).as_ref())
+                    finite(rest.first().map(AsRef::as_ref))
                 },
                 timeout_ms: if rest.len() > 1 {
-                    finite(rest.get(1).map(AsRef::as_ref).as_ref())
+                    finite(rest.get(1).map(AsRef::as_ref))
                 } else {
                     None
                 },

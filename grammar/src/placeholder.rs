@@ -96,7 +96,7 @@ fn scan_placeholder(s: &str, at: usize) -> Option<Scanned> {
 /// Splits a value into literal text, escapes and placeholders.
 pub fn scan(s: &str) -> Vec<Piece> {
     let mut pieces = Vec::new();
-    if !s.contains("${") {
+    if !has_dollar_brace(s) {
         if !s.is_empty() {
             pieces.push(Piece::Literal(0..s.len()));
         }
@@ -141,22 +141,18 @@ pub fn scan(s: &str) -> Vec<Piece> {
 }
 
 /// Whether `s` contains `${` at all (placeholder or not): the cheap first question asked of
-/// every value, several times per step. Values are short, where a `memchr` call costs more than
-/// looking at eight bytes at a time for a `$`.
+/// every value.
 pub fn has_dollar_brace(s: &str) -> bool {
-    const ONES: u64 = 0x0101_0101_0101_0101;
-    const HIGHS: u64 = 0x8080_8080_8080_8080;
     let b = s.as_bytes();
     let mut i = 0;
-    while let Some(chunk) = b.get(i..i + 8) {
-        let word = u64::from_le_bytes(chunk.try_into().expect("eight bytes")) ^ (ONES * 0x24);
-        // Some byte of `word` is zero exactly where the chunk holds a `$`.
-        if word.wrapping_sub(ONES) & !word & HIGHS != 0 {
-            break;
+    loop {
+        i = crate::text::find_byte(b, i, b'$');
+        match b.get(i + 1) {
+            _ if i >= b.len() => return false,
+            Some(b'{') => return true,
+            _ => i += 1,
         }
-        i += 8;
     }
-    b[i..].windows(2).any(|w| w == b"${")
 }
 
 /// The placeholders of a value.

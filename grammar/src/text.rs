@@ -152,54 +152,70 @@ impl Iterator for RawLines<'_> {
     }
 }
 
-/// Index of the first `\n` or `\r` in `b` at or after `i`, or `b.len()`. Eight bytes at a time
-/// (the classic "has zero byte" test on `word ^ pattern`): lines are long enough for this to beat a
+const ONES: u64 = u64::from_le_bytes([0x01; 8]);
+const HIGHS: u64 = u64::from_le_bytes([0x80; 8]);
+
+/// The high bit of each byte of `word` that equals `byte` (the classic "has zero byte" test on
+/// `word ^ pattern`). The lowest flagged byte is always a true match; false positives only sit
+/// above one, which is all a search for the first match needs.
+fn bytes_equal(word: u64, byte: u8) -> u64 {
+    let x = word ^ (ONES * u64::from(byte));
+    x.wrapping_sub(ONES) & !x & HIGHS
+}
+
+/// Index of the first byte at or after `i` that `is_stop` accepts, or `b.len()`. Eight bytes at a
+/// time, with `flags` (made of [`bytes_equal`] masks) marking the candidate bytes of a word: the
+/// texts searched (lines, string literals, argument values) are long enough for this to beat a
 /// byte loop, and short enough that a call to a general `memchr` does not pay.
-fn find_line_break(b: &[u8], mut i: usize) -> usize {
-    const ONES: u64 = u64::from_le_bytes([0x01; 8]);
-    const HIGHS: u64 = u64::from_le_bytes([0x80; 8]);
+fn find_first(
+    b: &[u8],
+    mut i: usize,
+    flags: impl Fn(u64) -> u64,
+    is_stop: impl Fn(u8) -> bool,
+) -> usize {
     while let Some(chunk) = b.get(i..i + 8) {
-        let w = u64::from_le_bytes(chunk.try_into().expect("8 bytes"));
-        let lf = w ^ (ONES * u64::from(b'\n'));
-        let cr = w ^ (ONES * u64::from(b'\r'));
-        // The lowest flagged byte is always a true match (false positives only sit above one).
-        let found = ((lf.wrapping_sub(ONES) & !lf) | (cr.wrapping_sub(ONES) & !cr)) & HIGHS;
+        let found = flags(u64::from_le_bytes(chunk.try_into().expect("8 bytes")));
         if found != 0 {
             return i + (found.trailing_zeros() / 8) as usize;
         }
         i += 8;
     }
-    while i < b.len() && b[i] != b'\n' && b[i] != b'\r' {
+    while i < b.len() && !is_stop(b[i]) {
         i += 1;
     }
     i
 }
 
+/// Index of the first `\n` or `\r` in `b` at or after `i`, or `b.len()`.
+fn find_line_break(b: &[u8], i: usize) -> usize {
+    find_first(
+        b,
+        i,
+        |w| bytes_equal(w, b'\n') | bytes_equal(w, b'\r'),
+        |c| c == b'\n' || c == b'\r',
+    )
+}
+
 /// Index of the first byte at or after `i` that ends a run of plain JSON string content: `"`, `\\`
-/// or a control character (below 0x20, which includes `\n`); `b.len()` when there is none. Eight
-/// bytes at a time, like [`find_line_break`]. All three are ASCII, so the scan may start on any
-/// byte of a character.
-pub(crate) fn find_string_stop(b: &[u8], mut i: usize) -> usize {
-    const ONES: u64 = u64::from_le_bytes([0x01; 8]);
-    const HIGHS: u64 = u64::from_le_bytes([0x80; 8]);
-    while let Some(chunk) = b.get(i..i + 8) {
-        let w = u64::from_le_bytes(chunk.try_into().expect("8 bytes"));
-        let quote = w ^ (ONES * u64::from(b'"'));
-        let backslash = w ^ (ONES * u64::from(b'\\'));
+/// or a control character (below 0x20, which includes `\n`); `b.len()` when there is none. All
+/// three are ASCII, so the scan may start on any byte of a character.
+pub(crate) fn find_string_stop(b: &[u8], i: usize) -> usize {
+    find_first(
+        b,
+        i,
         // `w - 0x20…` borrows out of the bytes below 0x20 (the lowest flagged one is exact).
-        let found = ((quote.wrapping_sub(ONES) & !quote)
-            | (backslash.wrapping_sub(ONES) & !backslash)
-            | (w.wrapping_sub(ONES * 0x20) & !w))
-            & HIGHS;
-        if found != 0 {
-            return i + (found.trailing_zeros() / 8) as usize;
-        }
-        i += 8;
-    }
-    while i < b.len() && !matches!(b[i], b'"' | b'\\' | 0..0x20) {
-        i += 1;
-    }
-    i
+        |w| {
+            bytes_equal(w, b'"')
+                | bytes_equal(w, b'\\')
+                | (w.wrapping_sub(ONES * 0x20) & !w & HIGHS)
+        },
+        |c| matches!(c, b'"' | b'\\' | 0..0x20),
+    )
+}
+
+/// Index of the first `byte` (ASCII) in `b` at or after `i`, or `b.len()`.
+pub(crate) fn find_byte(b: &[u8], i: usize, byte: u8) -> usize {
+    find_first(b, i, |w| bytes_equal(w, byte), |c| c == byte)
 }
 
 /// ECMAScript `Number(string)`: trims JS whitespace; empty → 0; decimal with optional sign,

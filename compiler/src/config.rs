@@ -5,6 +5,9 @@
 //! profile = "auto"          # auto | flow | handoff
 //! builtins = ["AD_TENANT"]  # extra built-in variables your runner provides
 //!
+//! [profiles]                # by place: path globs relative to this file's folder
+//! "handoff/**" = "handoff"  # the most specific (longest) matching pattern wins
+//!
 //! [rules]
 //! AD301 = "off"             # off | info | warning | error
 //! AD705 = "error"
@@ -39,6 +42,33 @@ impl ProfileChoice {
     }
 }
 
+/// Where a forced profile came from, for the "why" in publication diagnostics.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub enum ProfileOrigin {
+    /// Nothing forced it (`auto`).
+    #[default]
+    Default,
+    /// `check.profile` in this `ad.toml`.
+    Setting(PathBuf),
+    /// A `[profiles]` glob in this `ad.toml`.
+    Glob { pattern: String, source: PathBuf },
+    /// `--profile` on the command line.
+    CommandLine,
+}
+
+impl ProfileOrigin {
+    pub fn describe(&self) -> String {
+        match self {
+            ProfileOrigin::Default => "default".into(),
+            ProfileOrigin::Setting(p) => format!("check.profile in {}", p.display()),
+            ProfileOrigin::Glob { pattern, source } => {
+                format!("[profiles] \"{pattern}\" in {}", source.display())
+            }
+            ProfileOrigin::CommandLine => "--profile".into(),
+        }
+    }
+}
+
 /// A rule's configured level.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum RuleLevel {
@@ -50,6 +80,10 @@ pub enum RuleLevel {
 #[derive(Debug, Clone, Default)]
 pub struct Config {
     pub profile: ProfileChoice,
+    /// Where `profile` was forced (when it is not `auto`).
+    pub profile_origin: ProfileOrigin,
+    /// `[profiles]`: path globs (relative to the `ad.toml`'s folder) and the profile they force.
+    pub profiles: Vec<(String, ProfileChoice)>,
     /// Extra `AD_*` names the runner defines.
     pub builtins: Vec<String>,
     /// Per-code overrides.
@@ -89,6 +123,10 @@ impl Config {
                             ("profile", toml::Value::String(p)) => {
                                 config.profile = ProfileChoice::parse(p)
                                     .ok_or_else(|| ConfigError(format!("{name}: check.profile must be auto, flow or handoff, not {p:?}")))?;
+                                if config.profile != ProfileChoice::Auto {
+                                    config.profile_origin =
+                                        ProfileOrigin::Setting(PathBuf::from(&name));
+                                }
                             }
                             ("builtins", toml::Value::Array(items)) => {
                                 for item in items {
@@ -106,6 +144,21 @@ impl Config {
                                 )))
                             }
                         }
+                    }
+                }
+                ("profiles", toml::Value::Table(globs)) => {
+                    for (pattern, value) in globs {
+                        let choice = value.as_str().and_then(ProfileChoice::parse).ok_or_else(|| {
+                            ConfigError(format!(
+                                "{name}: profiles.\"{pattern}\" must be auto, flow or handoff"
+                            ))
+                        })?;
+                        if pattern.is_empty() || pattern.starts_with('/') || pattern.contains('\\') {
+                            return Err(ConfigError(format!(
+                                "{name}: profiles.\"{pattern}\": a pattern is a relative path with `/` separators (e.g. \"handoff/**\")"
+                            )));
+                        }
+                        config.profiles.push((pattern.clone(), choice));
                     }
                 }
                 ("rules", toml::Value::Table(rules)) => {
@@ -132,7 +185,7 @@ impl Config {
                 }
                 _ => {
                     return Err(ConfigError(format!(
-                        "{name}: unknown section [{key}] (known: [check], [rules])"
+                        "{name}: unknown section [{key}] (known: [check], [profiles], [rules])"
                     )))
                 }
             }
@@ -158,12 +211,47 @@ impl Config {
             if candidate.is_file() {
                 let text = std::fs::read_to_string(&candidate)
                     .map_err(|e| ConfigError(format!("{}: {e}", candidate.display())))?;
-                return Config::parse(&text, Some(&candidate));
+                return Ok(Config::parse(&text, Some(&candidate))?.for_script(script));
             }
             if dir.join(".git").exists() || !dir.pop() {
                 return Ok(Config::default());
             }
         }
+    }
+
+    /// This configuration as it applies to `script`: the most specific (longest) `[profiles]`
+    /// pattern matching the script's path relative to the `ad.toml`'s folder forces the profile.
+    /// A forced profile (`--profile`) set afterwards still wins.
+    pub fn for_script(mut self, script: &Path) -> Config {
+        let (Some(source), false) = (&self.source, self.profiles.is_empty()) else {
+            return self;
+        };
+        let base = source.parent().unwrap_or(Path::new("."));
+        let base = base.canonicalize().unwrap_or_else(|_| base.to_path_buf());
+        let script = script
+            .canonicalize()
+            .unwrap_or_else(|_| script.to_path_buf());
+        let Ok(relative) = script.strip_prefix(&base) else {
+            return self;
+        };
+        let relative: Vec<String> = relative
+            .components()
+            .map(|c| c.as_os_str().to_string_lossy().into_owned())
+            .collect();
+        let relative: Vec<&str> = relative.iter().map(String::as_str).collect();
+        let best = self
+            .profiles
+            .iter()
+            .filter(|(pattern, _)| glob_matches(pattern, &relative))
+            .max_by_key(|(pattern, _)| pattern.len());
+        if let Some((pattern, choice)) = best {
+            self.profile = *choice;
+            self.profile_origin = ProfileOrigin::Glob {
+                pattern: pattern.clone(),
+                source: source.clone(),
+            };
+        }
+        self
     }
 
     /// Applies the rule levels: drops `off` rules, changes severities. Parity errors (what
@@ -188,6 +276,37 @@ impl Config {
     }
 }
 
+/// Does a glob match a relative path (its components)? `*` and `?` stay within one component,
+/// `**` spans any number of them; a pattern without `/` matches the file name in any folder.
+fn glob_matches(pattern: &str, path: &[&str]) -> bool {
+    let parts: Vec<&str> = pattern.split('/').filter(|p| !p.is_empty()).collect();
+    if parts.len() == 1 && !pattern.contains('/') {
+        return path
+            .last()
+            .is_some_and(|name| component_matches(parts[0].as_bytes(), name.as_bytes()));
+    }
+    path_matches(&parts, path)
+}
+
+fn path_matches(parts: &[&str], path: &[&str]) -> bool {
+    match parts.split_first() {
+        None => path.is_empty(),
+        Some((&"**", rest)) => (0..=path.len()).any(|skip| path_matches(rest, &path[skip..])),
+        Some((part, rest)) => path.split_first().is_some_and(|(name, tail)| {
+            component_matches(part.as_bytes(), name.as_bytes()) && path_matches(rest, tail)
+        }),
+    }
+}
+
+fn component_matches(pattern: &[u8], name: &[u8]) -> bool {
+    match pattern.split_first() {
+        None => name.is_empty(),
+        Some((b'*', rest)) => (0..=name.len()).any(|skip| component_matches(rest, &name[skip..])),
+        Some((b'?', rest)) => !name.is_empty() && component_matches(rest, &name[1..]),
+        Some((c, rest)) => name.first() == Some(c) && component_matches(rest, &name[1..]),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -201,5 +320,48 @@ mod tests {
         assert!(Config::parse("[rules]\nAD999 = \"off\"\n", None).is_err());
         assert!(Config::parse("[check]\nprofile = \"x\"\n", None).is_err());
         assert!(Config::parse("[nope]\n", None).is_err());
+        assert!(Config::parse("[profiles]\n\"a/**\" = \"x\"\n", None).is_err());
+        assert!(Config::parse("[profiles]\n\"/abs/**\" = \"flow\"\n", None).is_err());
+    }
+
+    #[test]
+    fn globs_match_relative_paths() {
+        let m = |p: &str, path: &str| glob_matches(p, &path.split('/').collect::<Vec<_>>());
+        assert!(m("handoff/**", "handoff/a.ad"));
+        assert!(m("handoff/**", "handoff/deep/er/a.ad"));
+        assert!(!m("handoff/**", "flows/a.ad"));
+        assert!(m("**/published/*.ad", "x/y/published/a.ad"));
+        assert!(m("**/published/*.ad", "published/a.ad"));
+        assert!(!m("**/published/*.ad", "published/sub/a.ad"));
+        assert!(m("*-handoff.ad", "deep/login-handoff.ad"));
+        assert!(!m("*-handoff.ad", "deep/login.ad"));
+        assert!(m("flows/?.ad", "flows/a.ad"));
+        assert!(!m("flows/?.ad", "flows/ab.ad"));
+    }
+
+    #[test]
+    fn the_most_specific_profile_glob_wins() {
+        let dir = std::env::temp_dir().join(format!("ad-config-globs-{}", std::process::id()));
+        std::fs::create_dir_all(dir.join("handoff/drafts")).unwrap();
+        std::fs::write(dir.join(".git"), "").unwrap();
+        std::fs::write(
+            dir.join("ad.toml"),
+            "[profiles]\n\"handoff/**\" = \"handoff\"\n\"handoff/drafts/**\" = \"flow\"\n",
+        )
+        .unwrap();
+        for (file, want) in [
+            ("handoff/a.ad", ProfileChoice::Handoff),
+            ("handoff/drafts/b.ad", ProfileChoice::Flow),
+            ("c.ad", ProfileChoice::Auto),
+        ] {
+            let path = dir.join(file);
+            std::fs::write(&path, "open \"x\"\n").unwrap();
+            let c = Config::discover(&path).unwrap();
+            assert_eq!(c.profile, want, "{file}");
+            if want != ProfileChoice::Auto {
+                assert!(matches!(c.profile_origin, ProfileOrigin::Glob { .. }), "{file}");
+            }
+        }
+        let _ = std::fs::remove_dir_all(&dir);
     }
 }

@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use ad_grammar::Severity;
 use clap::{Args, ValueEnum};
 
-use ad_compiler::config::{Config, ProfileChoice};
+use ad_compiler::config::{Config, ProfileChoice, ProfileOrigin};
 
 use crate::files;
 use crate::render::{self, CheckedFile};
@@ -29,7 +29,8 @@ pub struct CheckArgs {
     #[arg(long)]
     parity_only: bool,
     /// Check scripts as test flows or as handoff scripts (default: inferred; a terminal `close`
-    /// makes a flow). Overrides check.profile in ad.toml.
+    /// or no recorder evidence makes a flow, a close-less script with target-v1 evidence a
+    /// handoff). Overrides check.profile and [profiles] in ad.toml.
     #[arg(long, value_parser = ["auto", "flow", "handoff"])]
     profile: Option<String>,
     /// Set a rule's level, e.g. `--rule AD301=off` or `--rule AD733=error` (repeatable;
@@ -47,13 +48,18 @@ fn config_for(args: &CheckArgs, script: Option<&std::path::Path>) -> Result<Conf
         (Some(file), _) => {
             let text =
                 std::fs::read_to_string(file).map_err(|e| format!("{}: {e}", file.display()))?;
-            Config::parse(&text, Some(file)).map_err(|e| e.0)?
+            let config = Config::parse(&text, Some(file)).map_err(|e| e.0)?;
+            match script {
+                Some(path) => config.for_script(path),
+                None => config,
+            }
         }
         (None, Some(path)) => Config::discover(path).map_err(|e| e.0)?,
         (None, None) => Config::discover(std::path::Path::new(".")).map_err(|e| e.0)?,
     };
     if let Some(p) = &args.profile {
         config.profile = ProfileChoice::parse(p).unwrap_or_default();
+        config.profile_origin = ProfileOrigin::CommandLine;
     }
     let overrides = args.rules.iter().map(|r| {
         format!(

@@ -15,12 +15,16 @@ use crate::profile::{mutates, Profile, ProfileDecision};
 use crate::registry::{Effect, Targeting, Verification};
 use crate::shape::{element_targets, Target, WaitForm};
 
-pub(super) fn check(cx: &Context, decision: ProfileDecision, out: &mut Vec<Diagnostic>) {
+pub(super) fn check(cx: &Context, decision: &ProfileDecision, out: &mut Vec<Diagnostic>) {
     if decision.profile != Profile::Handoff || cx.steps.is_empty() {
         return;
     }
     let why = decision.describe();
-    let required = format!("\nrequired by the {why}; pass `--profile flow` (or set check.profile in ad.toml) if this is a test flow");
+    let required = if decision.forced() {
+        format!("\nrequired by the {why}")
+    } else {
+        format!("\nrequired by the {why}; if this is a test flow, end it with `close` or pass `--profile flow` (or map its folder in ad.toml's [profiles])")
+    };
     let note = |mut d: Diagnostic| {
         let mut help = d.help.take().map(|h| h.into_owned()).unwrap_or_default();
         help.push_str(&required);

@@ -81,8 +81,8 @@ pub(crate) fn validate(
     arguments::check(&cx, diagnostics);
     variables::check(&cx, diagnostics);
     annotations::check(&cx, diagnostics);
-    let decision = crate::profile::decide(steps, config.profile);
-    handoff::check(&cx, decision, diagnostics);
+    let decision = crate::profile::decide(steps, config.profile, &config.profile_origin);
+    handoff::check(&cx, &decision, diagnostics);
     ref_frames::check(&cx, diagnostics);
     secrets::check(&cx, diagnostics);
     hygiene::check(&cx, diagnostics);

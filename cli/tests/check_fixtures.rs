@@ -39,6 +39,19 @@ fn visible(text: &str) -> String {
         .collect()
 }
 
+/// Codes the run gate reports: their fixtures and docs examples go through `ad run`.
+fn is_run_gate_code(code: &str) -> bool {
+    ad_compiler::codes::RUN_GATE.contains(&code)
+}
+
+/// `ad run FILE` in `dir` with a scratch artifacts folder: (exit code, stderr).
+fn run_gate(dir: &std::path::Path, file: &str) -> (i32, String) {
+    let art = scratch_dir("gate-artifacts");
+    let art = art.to_string_lossy().into_owned();
+    let out = run_in(dir, &["run", "-q", file, "--artifacts-dir", &art], None);
+    (exit_code(&out), stderr(&out))
+}
+
 fn codes_in(diagnostics: &[Value]) -> Vec<String> {
     diagnostics
         .iter()
@@ -56,6 +69,15 @@ fn fixtures_report_their_code_and_clean_fixtures_report_nothing() {
     );
     let mut problems = Vec::new();
     for name in &names {
+        if let Some(code) = code_of(name).filter(|c| is_run_gate_code(c)) {
+            let (exit, err) = run_gate(&fixtures_dir(), name);
+            if exit != 2 || !err.contains(&format!("[{code}]")) {
+                problems.push(format!(
+                    "{name}: `ad run` should refuse with {code} (exit {exit}):\n{err}"
+                ));
+            }
+            continue;
+        }
         let out = run_fixtures(&["check", "--format", "json", name]);
         let diagnostics = json_diagnostics(&out);
         let codes = codes_in(&diagnostics);
@@ -97,6 +119,13 @@ fn fixtures_report_their_code_and_clean_fixtures_report_nothing() {
 #[test]
 fn human_output_of_every_fixture() {
     for name in fixture_names() {
+        if let Some(code) = code_of(&name).filter(|c| is_run_gate_code(c)) {
+            let (exit, err) = run_gate(&fixtures_dir(), &name);
+            assert!(err.contains(&format!("[{code}]")), "{name}:\n{err}");
+            let snapshot = format!("$ ad run {name}\nexit code: {exit}\n\n{}", visible(&err));
+            insta::assert_snapshot!(name.trim_end_matches(".ad"), snapshot);
+            continue;
+        }
         let out = run_fixtures(&["check", &name]);
         let text = stdout(&out);
         if let Some(code) = code_of(&name) {
@@ -240,6 +269,23 @@ fn docs_examples_report_their_code_and_their_fixes_are_clean() {
         };
         let path = dir.join(format!("{code}-example.ad"));
         std::fs::write(&path, script_from_docs(example)).expect("scratch file");
+        if is_run_gate_code(code) {
+            let (_, err) = run_gate(&dir, &format!("{code}-example.ad"));
+            if !err.contains(&format!("[{code}]")) {
+                problems.push(format!(
+                    "{code}: `ad run` of the example does not report it:\n{err}"
+                ));
+            }
+            let fixed = format!("{code}-fix.ad");
+            std::fs::write(dir.join(&fixed), script_from_docs(fix)).expect("scratch file");
+            let (_, err) = run_gate(&dir, &fixed);
+            if err.contains(&format!("[{code}]")) || err.contains("nothing was run") {
+                problems.push(format!(
+                    "{code}: `ad run` of the fixed example is refused:\n{err}"
+                ));
+            }
+            continue;
+        }
         let got = json_diagnostics(&run_in(
             &dir,
             &["check", "--format", "json", &format!("{code}-example.ad")],

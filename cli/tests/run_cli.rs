@@ -150,12 +150,131 @@ fn reshuffled_login_fails_with_the_divergence_report() {
 }
 
 #[test]
-fn unresolved_variable_fails_with_file_and_line() {
+fn missing_variables_refuse_the_run_before_any_step() {
     let art = scratch("unresolved");
     let o = run(&["run", "-q", "examples/login.ad"], &art);
-    assert_eq!(code(&o), 1);
+    assert_eq!(code(&o), 2, "{}", err(&o));
     let e = normalize(&err(&o), &art);
+    assert!(e.contains("examples/login.ad:9:31"), "{e}");
+    assert!(e.contains("-e PASSWORD="), "{e}");
+    // Nothing dispatched, no run folder, no journal.
+    assert!(
+        std::fs::read_dir(&art).map_or(true, |mut d| d.next().is_none()),
+        "the refused run wrote into {}",
+        art.display()
+    );
     insta::assert_snapshot!("run_unresolved_stderr", e);
+}
+
+#[test]
+fn every_missing_variable_is_listed_at_once_and_from_counts() {
+    let art = scratch("missing-many");
+    let dir = scratch("missing-many-src");
+    std::fs::write(
+        dir.join("vars.ad"),
+        "env USER=demo\nopen \"com.example.shop\"\nfill \"id=a\" \"${USER}\"\nfill \"id=b\" \"${PASSWORD}\"\nclick \"id=${BUTTON}\"\nfill \"id=c\" \"${PASSWORD}\"\nfill \"id=d\" \"${GONE:-fallback}\"\nclose\n",
+    )
+    .unwrap();
+    let mut c = ad(&dir);
+    c.args(["run", "vars.ad", "--artifacts-dir"]).arg(&art);
+    let o = c.output().unwrap();
+    assert_eq!(code(&o), 2);
+    let e = err(&o);
+    assert!(e.contains("`${BUTTON}` has no value"), "{e}");
+    assert!(e.contains("`${PASSWORD}` has no value"), "{e}");
+    assert!(e.contains("vars.ad:4:"), "first use of PASSWORD: {e}");
+    assert!(
+        e.contains("also needed here"),
+        "second use of PASSWORD: {e}"
+    );
+    assert!(!e.contains("GONE"), "a fallback is a value: {e}");
+    assert!(
+        e.contains("the run needs 2 variables that have no value (${BUTTON}, ${PASSWORD})"),
+        "{e}"
+    );
+    // With --from, only the steps from N on count (step 5 is the last fill).
+    let digest = out(&ad(&dir)
+        .args(["parse", "--digest", "vars.ad"])
+        .output()
+        .unwrap());
+    let digest = digest
+        .split_whitespace()
+        .next()
+        .unwrap_or_default()
+        .to_string();
+    let mut c = ad(&dir);
+    c.args([
+        "run",
+        "vars.ad",
+        "--from",
+        "5",
+        "--plan-digest",
+        &digest,
+        "-e",
+        "BUTTON=x",
+        "--artifacts-dir",
+    ])
+    .arg(&art);
+    let e = err(&c.output().unwrap());
+    assert!(
+        e.contains("the run needs ${PASSWORD} from step 5 on, which has no value"),
+        "{e}"
+    );
+    assert!(!e.contains("BUTTON"), "{e}");
+}
+
+#[test]
+fn ad_test_reports_missing_variables_and_broken_config_as_invalid() {
+    let art = scratch("test-gate");
+    let dir = scratch("test-gate-src");
+    std::fs::write(dir.join(".git"), "").unwrap();
+    std::fs::create_dir_all(dir.join("vars")).unwrap();
+    std::fs::write(
+        dir.join("vars/needs.ad"),
+        "open \"com.example.shop\"\nfill \"id=b\" \"${PASSWORD}\"\nclose\n",
+    )
+    .unwrap();
+    std::fs::create_dir_all(dir.join("broken")).unwrap();
+    std::fs::write(
+        dir.join("broken/ad.toml"),
+        "[check]\nprofile = \"sideways\"\n",
+    )
+    .unwrap();
+    std::fs::write(
+        dir.join("broken/ok.ad"),
+        "open \"com.example.shop\"\nclose\n",
+    )
+    .unwrap();
+    let mut c = ad(&dir);
+    c.args(["test", ".", "--artifacts-dir"]).arg(&art);
+    let o = c.output().unwrap();
+    let text = out(&o);
+    assert_eq!(code(&o), 1, "{text}");
+    assert!(
+        text.contains("INVALID  ./broken/ok.ad\n           not run: "),
+        "{text}"
+    );
+    assert!(
+        text.contains("check.profile must be auto, flow or handoff"),
+        "{text}"
+    );
+    assert!(text.contains("INVALID"), "{text}");
+    assert!(
+        text.contains("[AD303] Error: `${PASSWORD}` has no value for this run"),
+        "{text}"
+    );
+    assert!(text.contains("needs.ad:2:14"), "{text}");
+    assert!(text.contains("2 invalid"), "{text}");
+    // `ad run` refuses the broken configuration the same way.
+    let mut c = ad(&dir);
+    c.args(["run", "broken/ok.ad", "--artifacts-dir"]).arg(&art);
+    let o = c.output().unwrap();
+    assert_eq!(code(&o), 2);
+    assert!(
+        err(&o).contains("check.profile must be auto, flow or handoff"),
+        "{}",
+        err(&o)
+    );
 }
 
 #[test]

@@ -28,6 +28,9 @@ pub const NOT_A_TARGET: &str = "AD203";
 // Variables
 pub const UNDEFINED_VARIABLE: &str = "AD301";
 pub const UNDEFINABLE_VARIABLE: &str = "AD302";
+/// Reported by the run gate (`ad run`, `ad test`), never by `ad check`: it depends on the run's
+/// `-e` and `AD_VAR_*` values.
+pub const VARIABLE_WITHOUT_VALUE: &str = "AD303";
 // Annotations
 pub const ANNOTATION_MISPLACED: &str = "AD401";
 
@@ -56,6 +59,10 @@ pub const ENV_VALUE_PLACEHOLDER: &str = "AD731";
 pub const STEP_AFTER_CLOSE: &str = "AD732";
 pub const WAIT_TIMEOUT_RANGE: &str = "AD733";
 pub const DUPLICATE_STEP: &str = "AD734";
+
+/// Codes only the run gate reports (`ad run`, `ad test`, before the first step), never `ad check`:
+/// they depend on the run's values.
+pub const RUN_GATE: &[&str] = &[VARIABLE_WITHOUT_VALUE];
 
 /// Every compiler code with a one-line title.
 pub const ALL: &[(&str, &str)] = &[
@@ -93,6 +100,10 @@ pub const ALL: &[(&str, &str)] = &[
     (
         UNDEFINABLE_VARIABLE,
         "variable name that can never be defined",
+    ),
+    (
+        VARIABLE_WITHOUT_VALUE,
+        "variable with no value for this run",
     ),
     (
         ANNOTATION_MISPLACED,

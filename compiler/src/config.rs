@@ -148,12 +148,17 @@ impl Config {
                 }
                 ("profiles", toml::Value::Table(globs)) => {
                     for (pattern, value) in globs {
-                        let choice = value.as_str().and_then(ProfileChoice::parse).ok_or_else(|| {
-                            ConfigError(format!(
+                        let choice =
+                            value
+                                .as_str()
+                                .and_then(ProfileChoice::parse)
+                                .ok_or_else(|| {
+                                    ConfigError(format!(
                                 "{name}: profiles.\"{pattern}\" must be auto, flow or handoff"
                             ))
-                        })?;
-                        if pattern.is_empty() || pattern.starts_with('/') || pattern.contains('\\') {
+                                })?;
+                        if pattern.is_empty() || pattern.starts_with('/') || pattern.contains('\\')
+                        {
                             return Err(ConfigError(format!(
                                 "{name}: profiles.\"{pattern}\": a pattern is a relative path with `/` separators (e.g. \"handoff/**\")"
                             )));
@@ -359,7 +364,10 @@ mod tests {
             let c = Config::discover(&path).unwrap();
             assert_eq!(c.profile, want, "{file}");
             if want != ProfileChoice::Auto {
-                assert!(matches!(c.profile_origin, ProfileOrigin::Glob { .. }), "{file}");
+                assert!(
+                    matches!(c.profile_origin, ProfileOrigin::Glob { .. }),
+                    "{file}"
+                );
             }
         }
         let _ = std::fs::remove_dir_all(&dir);

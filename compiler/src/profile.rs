@@ -48,7 +48,8 @@ impl ProfileDecision {
             ProfileReason::Forced(origin) => format!("set by {}", origin.describe()),
             ProfileReason::TerminalClose => "inferred: the script ends with `close`".into(),
             ProfileReason::RecorderEvidence => {
-                "inferred: no terminal `close`, and recorder evidence (target-v1 annotations)".into()
+                "inferred: no terminal `close`, and recorder evidence (target-v1 annotations)"
+                    .into()
             }
             ProfileReason::NoRecorderEvidence => {
                 "inferred: no terminal `close` and no recorder evidence, so a plain replay script"

@@ -177,14 +177,22 @@ fn profiles_are_inferred_and_can_be_forced() {
 #[test]
 fn a_close_less_script_without_recorder_evidence_is_a_plain_replay_flow() {
     // agent-device's own integration replays end without `close` and carry no annotations.
-    let replay = handoff("click \"id=\\\"tab.profile\\\"\"\nfind label \"Profile\" click\nclick @e3\nopen \"other\"");
+    let replay = handoff(
+        "click \"id=\\\"tab.profile\\\"\"\nfind label \"Profile\" click\nclick @e3\nopen \"other\"",
+    );
     case(
         &replay,
         &["AD710"],
-        &["AD701", "AD702", "AD703", "AD704", "AD705", "AD706", "AD707"],
+        &[
+            "AD701", "AD702", "AD703", "AD704", "AD705", "AD706", "AD707",
+        ],
     );
     // Ref-frame, selector and parity rules still apply to it.
-    case(&handoff("snapshot\npress @e1\npress @e2"), &["AD711"], &["AD703"]);
+    case(
+        &handoff("snapshot\npress @e1\npress @e2"),
+        &["AD711"],
+        &["AD703"],
+    );
     case(&handoff("click \"label=Sign in\""), &["AD201"], &["AD703"]);
     // One annotation anywhere is recorder evidence: the publication contract applies in full.
     case(
@@ -199,9 +207,16 @@ fn a_close_less_script_without_recorder_evidence_is_a_plain_replay_flow() {
         ..Config::default()
     };
     let a = ad_compiler::analyze_with(&replay, &forced);
-    let d = a.diagnostics.iter().find(|d| d.code == "AD703").expect("AD703 when forced");
+    let d = a
+        .diagnostics
+        .iter()
+        .find(|d| d.code == "AD703")
+        .expect("AD703 when forced");
     assert!(
-        d.help.as_deref().unwrap().contains("handoff profile (set by --profile)"),
+        d.help
+            .as_deref()
+            .unwrap()
+            .contains("handoff profile (set by --profile)"),
         "{:?}",
         d.help
     );

@@ -322,6 +322,37 @@ fn seed_for(session: &str) -> u64 {
     (h % 900) + 100
 }
 
+/// The plan's platform: `--platform`, else the context header's.
+fn run_platform(opts: &RunOptions, metadata: &Metadata) -> Option<String> {
+    opts.platform
+        .clone()
+        .or_else(|| metadata.platform.as_ref().map(|p| p.value.clone()))
+}
+
+/// The built-in `AD_*` variables a run defines (spec §6), from its options and header.
+pub fn builtin_values(opts: &RunOptions, metadata: &Metadata) -> Vec<(String, String)> {
+    let target = opts
+        .target
+        .clone()
+        .or_else(|| metadata.target.as_ref().map(|p| p.value.clone()));
+    let mut builtins = vec![
+        ("AD_SESSION".to_string(), opts.session.clone()),
+        ("AD_FILENAME".to_string(), opts.script_path.clone()),
+    ];
+    let mut push = |k: &str, v: Option<String>| {
+        if let Some(v) = v {
+            builtins.push((k.to_string(), v));
+        }
+    };
+    push("AD_PLATFORM", run_platform(opts, metadata));
+    push("AD_TARGET", target);
+    push("AD_DEVICE", opts.device.clone());
+    push("AD_SHARD_INDEX", opts.shard.map(|s| s.0.to_string()));
+    push("AD_SHARD_COUNT", opts.shard.map(|s| s.1.to_string()));
+    push("AD_ARTIFACTS", opts.artifacts.clone());
+    builtins
+}
+
 /// Runs `plan` on `backend`, journaling into `journal`.
 pub async fn run<B: Backend>(
     plan: &Plan<'_>,
@@ -381,29 +412,8 @@ pub async fn run<B: Backend>(
             n
         }
     };
-    let platform = opts
-        .platform
-        .clone()
-        .or_else(|| plan.metadata.platform.as_ref().map(|p| p.value.clone()));
-    let target = opts
-        .target
-        .clone()
-        .or_else(|| plan.metadata.target.as_ref().map(|p| p.value.clone()));
-    let mut builtins = vec![
-        ("AD_SESSION".to_string(), opts.session.clone()),
-        ("AD_FILENAME".to_string(), opts.script_path.clone()),
-    ];
-    let mut push = |k: &str, v: Option<String>| {
-        if let Some(v) = v {
-            builtins.push((k.to_string(), v));
-        }
-    };
-    push("AD_PLATFORM", platform.clone());
-    push("AD_TARGET", target);
-    push("AD_DEVICE", opts.device.clone());
-    push("AD_SHARD_INDEX", opts.shard.map(|s| s.0.to_string()));
-    push("AD_SHARD_COUNT", opts.shard.map(|s| s.1.to_string()));
-    push("AD_ARTIFACTS", opts.artifacts.clone());
+    let platform = run_platform(opts, plan.metadata);
+    let builtins = builtin_values(opts, plan.metadata);
     let file_env: Vec<(String, String)> = plan
         .metadata
         .env

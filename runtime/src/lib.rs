@@ -11,12 +11,14 @@
 //! - [`interp::run`]: variables, selector resolution, waits, identity verification, ref frames,
 //!   divergence reports;
 //! - [`journal::Journal`]: the crash-safe run journal;
+//! - [`gate`]: the static gate every run passes first (config, static errors, missing variables);
 //! - [`session`]: running one script end to end (model lookup, journal, session persistence);
 //! - [`suite`]: `ad test` (discovery filters, retries, shards, parallel jobs) and its reports.
 
 pub mod backend;
 pub mod divergence;
 pub mod frame;
+pub mod gate;
 pub mod identity;
 pub mod interp;
 pub mod journal;

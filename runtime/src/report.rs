@@ -107,18 +107,20 @@ fn testcase(r: &CaseResult, out: &mut String) {
             }
         }
         Status::Invalid => {
-            let first = r.static_errors.first();
-            let msg = first
-                .map(|e| format!("line {}: {} [{}]", e.line, e.message, e.code))
-                .unwrap_or_default();
-            let all: Vec<String> = r
-                .static_errors
+            let errors: Vec<_> = r
+                .refusal
                 .iter()
-                .map(|e| {
-                    format!(
-                        "{}:{}:{}: {} [{}]",
-                        r.display, e.line, e.column, e.message, e.code
-                    )
+                .flat_map(|f| f.diagnostics.iter().zip(&f.positions))
+                .collect();
+            let msg = match (errors.first(), &r.refusal) {
+                (Some((d, (line, _))), _) => format!("line {line}: {} [{}]", d.message, d.code),
+                (None, Some(f)) => f.summary.clone(),
+                (None, None) => String::new(),
+            };
+            let all: Vec<String> = errors
+                .iter()
+                .map(|(d, (line, column))| {
+                    format!("{}:{line}:{column}: {} [{}]", r.display, d.message, d.code)
                 })
                 .collect();
             body.push_str(&format!(

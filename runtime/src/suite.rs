@@ -7,9 +7,9 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Mutex;
 use std::time::Instant;
 
-use ad_grammar::Severity;
 use serde_json::{json, Value};
 
+use crate::gate::{self, Refusal};
 use crate::interp::{Plan, Quiet, RunOptions};
 use crate::session::{run_script, SessionConfig};
 
@@ -38,15 +38,6 @@ pub struct SuiteOptions {
     pub cli_env: Vec<(String, String)>,
     pub shell_env: Vec<(String, String)>,
     pub level: String,
-}
-
-/// A static problem (for scripts that are not run).
-#[derive(Debug, Clone, PartialEq)]
-pub struct StaticError {
-    pub line: usize,
-    pub column: usize,
-    pub code: String,
-    pub message: String,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -92,7 +83,8 @@ pub struct CaseResult {
     pub display: String,
     pub status: Status,
     pub skip_reason: Option<String>,
-    pub static_errors: Vec<StaticError>,
+    /// Why an invalid script was not run (the run gate's diagnostics).
+    pub refusal: Option<Refusal>,
     pub attempts: Vec<Attempt>,
     pub retries_allowed: u64,
     pub timeout_ms: Option<u64>,
@@ -127,28 +119,11 @@ pub fn platform_matches(wanted: &str, script: &str) -> bool {
 enum Prepared {
     Run { retries: u64, timeout: Option<u64> },
     Skip(String),
-    Invalid(Vec<StaticError>),
+
     Filtered,
 }
 
-fn prepare(case: &Case, analysis: &ad_compiler::Analysis, opts: &SuiteOptions) -> Prepared {
-    let errors: Vec<StaticError> = analysis
-        .diagnostics
-        .iter()
-        .filter(|d| d.severity == Severity::Error)
-        .map(|d| {
-            let (line, column) = line_col(&case.text, d.primary_span().start);
-            StaticError {
-                line,
-                column,
-                code: d.code.to_string(),
-                message: d.message.to_string(),
-            }
-        })
-        .collect();
-    if !errors.is_empty() {
-        return Prepared::Invalid(errors);
-    }
+fn prepare(analysis: &ad_compiler::Analysis, opts: &SuiteOptions) -> Prepared {
     let md = analysis.metadata();
     if let Some(want) = &opts.platform {
         match &md.platform {
@@ -170,19 +145,6 @@ fn prepare(case: &Case, analysis: &ad_compiler::Analysis, opts: &SuiteOptions) -
     Prepared::Run { retries, timeout }
 }
 
-/// 1-based line and column of a byte offset.
-pub fn line_col(text: &str, offset: usize) -> (usize, usize) {
-    let before = &text[..offset.min(text.len())];
-    let line = before.matches('\n').count() + 1;
-    let col = before
-        .rsplit('\n')
-        .next()
-        .map(|l| l.chars().count())
-        .unwrap_or(0)
-        + 1;
-    (line, col)
-}
-
 fn stem(display: &str) -> String {
     std::path::Path::new(display)
         .file_stem()
@@ -197,30 +159,45 @@ fn run_case(
     stop: &AtomicBool,
 ) -> Option<CaseResult> {
     let started = Instant::now();
-    // The same analysis as `ad check` (honouring an ad.toml beside the script).
-    let config = ad_compiler::config::Config::discover(&case.path).unwrap_or_default();
-    let analysis = ad_compiler::analyze_with(&case.text, &config);
-    let base = |status, skip_reason, static_errors| CaseResult {
+    let base = |status, skip_reason, refusal| CaseResult {
         display: case.display.clone(),
         status,
         skip_reason,
-        static_errors,
+        refusal,
         attempts: Vec::new(),
         retries_allowed: 0,
         timeout_ms: None,
         wall_ms: started.elapsed().as_secs_f64() * 1000.0,
     };
-    let (retries, timeout) = match prepare(case, &analysis, opts) {
+    // The run gate `ad run` uses: the same ad.toml, diagnostics and refusals.
+    let analysis = match gate::analyze(&case.path, &case.display, &case.text, false) {
+        Ok(a) => a,
+        Err(refusal) => return Some(base(Status::Invalid, None, Some(refusal))),
+    };
+    let (retries, timeout) = match prepare(&analysis, opts) {
         Prepared::Filtered => return None,
-        Prepared::Skip(r) => return Some(base(Status::Skipped, Some(r), Vec::new())),
-        Prepared::Invalid(e) => return Some(base(Status::Invalid, None, e)),
+        Prepared::Skip(r) => return Some(base(Status::Skipped, Some(r), None)),
         Prepared::Run { retries, timeout } => (retries, timeout),
     };
+    let run_options = |attempt: u64| RunOptions {
+        script_path: case.display.clone(),
+        cli_env: opts.cli_env.clone(),
+        shell_env: opts.shell_env.clone(),
+        session: format!("test-{}-{}-{}", index + 1, stem(&case.display), attempt + 1),
+        shard: opts.shard.map(|(i, c)| (i - 1, c)),
+        timeout_ms: timeout,
+        level: opts.level.clone(),
+        resume_command: format!("ad run {}", case.display),
+        ..RunOptions::default()
+    };
+    if let Err(refusal) = gate::missing_variables(&analysis, &case.display, &run_options(0)) {
+        return Some(base(Status::Invalid, None, Some(refusal)));
+    }
     if stop.load(Ordering::SeqCst) {
         return Some(base(
             Status::Skipped,
             Some("not run: --fail-fast stopped the suite".into()),
-            Vec::new(),
+            None,
         ));
     }
     let plan = Plan {
@@ -230,17 +207,7 @@ fn run_case(
     let mut attempts = Vec::new();
     let mut status = Status::Failed;
     for attempt in 0..=retries {
-        let opts_run = RunOptions {
-            script_path: case.display.clone(),
-            cli_env: opts.cli_env.clone(),
-            shell_env: opts.shell_env.clone(),
-            session: format!("test-{}-{}-{}", index + 1, stem(&case.display), attempt + 1),
-            shard: opts.shard.map(|(i, c)| (i - 1, c)),
-            timeout_ms: timeout,
-            level: opts.level.clone(),
-            resume_command: format!("ad run {}", case.display),
-            ..RunOptions::default()
-        };
+        let opts_run = run_options(attempt);
         let mut config = opts.session.clone();
         config.persist_session = false;
         let t0 = Instant::now();
@@ -299,7 +266,7 @@ fn run_case(
         display: case.display.clone(),
         status,
         skip_reason: None,
-        static_errors: Vec::new(),
+        refusal: None,
         attempts,
         retries_allowed: retries,
         timeout_ms: timeout,
@@ -400,7 +367,8 @@ pub fn json_report(s: &Summary) -> Value {
             "skipReason": r.skip_reason,
             "retriesAllowed": r.retries_allowed,
             "timeoutMs": r.timeout_ms,
-            "staticErrors": r.static_errors.iter().map(|e| json!({"line": e.line, "column": e.column, "code": e.code, "message": e.message})).collect::<Vec<_>>(),
+            "refused": r.refusal.as_ref().map(|f| f.summary.clone()),
+            "staticErrors": r.refusal.iter().flat_map(|f| f.diagnostics.iter().zip(&f.positions)).map(|(d, (line, column))| json!({"line": line, "column": column, "code": d.code, "message": d.message})).collect::<Vec<_>>(),
             "attempts": r.attempts.iter().map(|a| json!({
                 "ok": a.ok, "code": a.code, "kind": a.kind, "message": a.message, "step": a.step, "line": a.line,
                 "replayed": a.replayed, "total": a.total, "runDir": a.run_dir,

@@ -96,7 +96,7 @@ fn a_suite_reports_every_kind_of_outcome() {
         invalid.attempts.is_empty(),
         "a script with static errors never runs"
     );
-    assert_eq!(invalid.static_errors[0].line, 3);
+    assert_eq!(invalid.refusal.as_ref().unwrap().positions[0].0, 3);
     let flaky = &summary.results[4];
     assert_eq!(flaky.attempts.len(), 2);
     assert!(!flaky.attempts[0].ok && flaky.attempts[1].ok);

@@ -4,7 +4,8 @@
 use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
 
-use ad_grammar::{Diagnostic, Severity};
+use ad_grammar::Severity;
+use ad_runtime::gate::{self, Refusal};
 use ad_runtime::interp::{Plan, Progress, RunOptions, StepEnd, StepInfo};
 use ad_runtime::session::{run_script, SessionConfig};
 use ad_runtime::vars;
@@ -26,8 +27,12 @@ Variables: -e KEY=VALUE > AD_VAR_KEY in the environment > `env KEY=…` in the s
 
 Every run writes <artifacts-dir>/<run-id>/ (events.jsonl, observations/, run.json): see docs/run.md.
 
+Before the first step, the run is refused (exit 2, nothing dispatched) when the ad.toml that
+applies is broken, when `ad check` reports errors, or when a ${VAR} a step needs (from --from on)
+has no value: every missing variable is listed with each use, and how to supply it.
+
 Exit codes: 0 the script passed; 1 the script failed (a step diverged, an assertion or a wait
-failed, a variable was unresolved); 2 usage, I/O or static errors (nothing was run).";
+failed); 2 usage, I/O, configuration or static errors, or missing variables (nothing was run).";
 
 #[derive(Args)]
 #[command(after_help = RUN_AFTER_HELP)]
@@ -174,22 +179,26 @@ impl Progress for StderrProgress {
     }
 }
 
-/// Prints the static errors of a script (ariadne) and returns how many there were.
-pub fn print_static_errors(name: &str, text: &str, diagnostics: &[Diagnostic]) -> usize {
-    let errors: Vec<Diagnostic> = diagnostics
-        .iter()
-        .filter(|d| d.severity == Severity::Error)
-        .cloned()
-        .collect();
-    let n = errors.len();
-    let file = CheckedFile::new(name.to_string(), text.to_string(), errors);
+/// Prints why the gate refused a script: its diagnostics as `ad check` renders them (ariadne),
+/// then the one-line summary. Returns exit code 2 (nothing was run).
+pub fn print_refusal(name: &str, text: &str, refusal: &Refusal) -> i32 {
     let colour = std::io::stderr().is_terminal();
     let mut buf = Vec::new();
-    for d in &file.diagnostics {
-        human::render(&file, d, colour, &mut buf);
-    }
+    render_refusal(name, text, refusal, colour, &mut buf);
     let _ = std::io::stderr().write_all(&buf);
-    n
+    crate::usage_error(&refusal.summary)
+}
+
+/// The refusal's diagnostics, rendered as `ad check` renders them.
+pub fn render_refusal(name: &str, text: &str, refusal: &Refusal, colour: bool, out: &mut Vec<u8>) {
+    let file = CheckedFile::new(
+        name.to_string(),
+        text.to_string(),
+        refusal.diagnostics.clone(),
+    );
+    for d in &file.diagnostics {
+        human::render(&file, d, colour, out);
+    }
 }
 
 /// `path:line` and the line's text, for failure headers.
@@ -205,31 +214,24 @@ pub fn run(args: RunArgs) -> i32 {
         Ok(s) => s,
         Err(e) => return crate::usage_error(&e.0),
     };
-    let config = match ad_compiler::config::Config::discover(&args.file) {
-        Ok(c) => c,
-        Err(e) => return crate::usage_error(&e.0),
-    };
-    let analysis = ad_compiler::analyze_with(&source.text, &config);
-    if analysis.has_errors() {
-        let n = print_static_errors(&source.name, &source.text, &analysis.diagnostics);
-        if !analysis.accepted_by_agent_device() {
-            return crate::usage_error(&format!(
-                "{}: {n} static error(s), and agent-device itself rejects this script: nothing was run (fix them; `ad check {}`)",
-                source.name, source.name
-            ));
-        }
-        if !args.force {
-            return crate::usage_error(&format!(
-                "{}: {n} static error(s): nothing was run (fix them — `ad check {}` — or pass --force to see how the run fails)",
-                source.name, source.name
-            ));
-        }
-        eprintln!("warning: running despite {n} static error(s) (--force)");
-    }
     let cli_env = match vars::parse_cli_entries(&args.env) {
         Ok(v) => v,
         Err(e) => return crate::usage_error(&e),
     };
+    let analysis = match gate::analyze(&args.file, &source.name, &source.text, args.force) {
+        Ok(a) => a,
+        Err(refusal) => return print_refusal(&source.name, &source.text, &refusal),
+    };
+    if analysis.has_errors() {
+        eprintln!(
+            "warning: running despite {} static error(s) (--force)",
+            analysis
+                .diagnostics
+                .iter()
+                .filter(|d| d.severity == Severity::Error)
+                .count()
+        );
+    }
     let shell_env = vars::shell_imports(std::env::vars());
     let plan = Plan {
         steps: &analysis.steps,
@@ -249,6 +251,9 @@ pub fn run(args: RunArgs) -> i32 {
         resume_command: format!("ad run {}", source.name),
         ..RunOptions::default()
     };
+    if let Err(refusal) = gate::missing_variables(&analysis, &source.name, &options) {
+        return print_refusal(&source.name, &source.text, &refusal);
+    }
     let session = SessionConfig {
         app_model: args.app.clone(),
         artifacts_root: args.artifacts_dir.clone(),

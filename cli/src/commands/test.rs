@@ -19,8 +19,8 @@ Examples:
   ad test flows/ --retries 2 --fail-fast         retry failures twice (a later pass is reported
                                                  as flaky), stop at the first failure
 
-Every script is checked statically first; a script with errors is reported as invalid and never
-runs. Per-script `context timeout=` (device-clock ms) and `retries=` apply unless --timeout /
+Every script passes the same gate as `ad run` first: a broken ad.toml, static errors or a ${VAR}
+with no value make it INVALID (its diagnostics shown as `ad check` shows them) and it never runs. Per-script `context timeout=` (device-clock ms) and `retries=` apply unless --timeout /
 --retries override them (retries are clamped to 0..3). With --platform, scripts without a context
 platform are skipped and scripts for another platform are left out. Output is in discovery order
 whatever --jobs is.
@@ -87,7 +87,8 @@ fn parse_shard(s: &str) -> Result<(usize, usize), String> {
     Ok((i, c))
 }
 
-fn describe(r: &CaseResult) -> String {
+/// One script's result; `text` is the script (for rendering an invalid script's diagnostics).
+fn describe(r: &CaseResult, text: &str, colour: bool) -> String {
     let mut line = format!("{:<8} {}", r.status.word().to_uppercase(), r.display);
     let last = r.attempts.last();
     match r.status {
@@ -132,13 +133,16 @@ fn describe(r: &CaseResult) -> String {
             }
         }
         Status::Invalid => {
-            for e in &r.static_errors {
-                line.push_str(&format!(
-                    "\n           {}:{}:{}: [{}] {}",
-                    r.display, e.line, e.column, e.code, e.message
-                ));
+            // The diagnostics as `ad check` renders them, then the gate's one-line reason.
+            if let Some(refusal) = &r.refusal {
+                let mut rendered = Vec::new();
+                super::run::render_refusal(&r.display, text, refusal, colour, &mut rendered);
+                if !rendered.is_empty() {
+                    line.push('\n');
+                    line.push_str(String::from_utf8_lossy(&rendered).trim_end());
+                }
+                line.push_str(&format!("\n           not run: {}", refusal.summary));
             }
-            line.push_str("\n           not run: fix the static errors (`ad check`)");
         }
         Status::Skipped => {
             if let Some(why) = &r.skip_reason {
@@ -190,11 +194,15 @@ pub fn run(args: TestArgs) -> i32 {
         shell_env: vars::shell_imports(std::env::vars()),
         level: "default".into(),
     };
-    let tty = std::io::stdout().is_terminal();
-    let _ = tty;
+    let colour = std::io::stdout().is_terminal();
+    let texts: std::collections::HashMap<&str, &str> = cases
+        .iter()
+        .map(|c| (c.display.as_str(), c.text.as_str()))
+        .collect();
     let mut print = |r: &CaseResult| {
+        let text = texts.get(r.display.as_str()).copied().unwrap_or("");
         let mut out = std::io::stdout().lock();
-        let _ = writeln!(out, "{}", describe(r));
+        let _ = writeln!(out, "{}", describe(r, text, colour));
         let _ = out.flush();
     };
     let summary = suite::run_suite(&cases, &opts, &mut print);

@@ -29,15 +29,27 @@ fn ad(dir: &Path) -> Command {
     let mut c = Command::new(env!("CARGO_BIN_EXE_ad"));
     c.current_dir(dir)
         .env("NO_COLOR", "1")
+        .env("AD_STATE_DIR", state_dir())
         .env_remove("AD_VAR_PASSWORD")
         .stdin(Stdio::null());
     c
+}
+
+fn state_for(art: &Path) -> PathBuf {
+    PathBuf::from(format!("{}-state", art.display()))
+}
+
+/// This test process's live-session folder (never the user's own).
+fn state_dir() -> PathBuf {
+    Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("ad-run-state-{}", std::process::id()))
 }
 
 /// Runs `ad args…` from the repository root with a scratch artifacts folder.
 fn run(args: &[&str], art: &Path) -> Output {
     let mut c = ad(&repo());
     c.args(args).arg("--artifacts-dir").arg(art);
+    // Each test its own live sessions, beside (never inside) its artifacts folder.
+    c.env("AD_STATE_DIR", state_for(art));
     c.output().unwrap()
 }
 
@@ -366,7 +378,9 @@ fn a_handoff_script_leaves_the_session_active() {
         "{}",
         out(&o)
     );
-    assert!(art.join("sessions/default.json").is_file());
+    // The live session is kept in the state folder, never among the artifacts.
+    assert!(state_for(&art).join("sessions/default.json").is_file());
+    assert!(!art.join("sessions").exists());
 }
 
 #[test]
@@ -651,4 +665,202 @@ fn kill_9_leaves_a_readable_journal_with_the_last_intent() {
         let bytes = std::fs::read(&file).unwrap();
         assert_eq!(r["bytes"], bytes.len() as u64);
     }
+}
+
+/// Every file under `dir`, recursively.
+fn files_under(dir: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        let Ok(entries) = std::fs::read_dir(&d) else {
+            continue;
+        };
+        for e in entries.flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                stack.push(p);
+            } else {
+                out.push(p);
+            }
+        }
+    }
+    out
+}
+
+#[test]
+fn no_injected_secret_is_persisted_and_live_sessions_stay_private() {
+    const SECRET: &str = "S3cr3t-Zebra-9911";
+    let art = scratch("secret");
+    // Two failing runs (a divergence leaves the session live), the secret from -e and from the
+    // environment.
+    let kept = run(
+        &[
+            "run",
+            "-q",
+            "examples/login.ad",
+            "--keep-session",
+            "-e",
+            &format!("PASSWORD={SECRET}"),
+        ],
+        &art,
+    );
+    // The shop model expects another password: the run diverges after the fill, session live.
+    assert_eq!(code(&kept), 1, "{}", err(&kept));
+    let mut c = ad(&repo());
+    c.args([
+        "run",
+        "examples/divergent/reshuffled-login.ad",
+        "--session",
+        "div",
+        "--artifacts-dir",
+    ])
+    .arg(&art)
+    .env("AD_STATE_DIR", state_for(&art))
+    .env("AD_VAR_PASSWORD", SECRET);
+    let failed = c.output().unwrap();
+    assert_eq!(code(&failed), 1, "{}", err(&failed));
+    for o in [&kept, &failed] {
+        assert!(!out(o).contains(SECRET) && !err(o).contains(SECRET));
+    }
+    let state = state_for(&art);
+    let sessions: Vec<PathBuf> = files_under(&state.join("sessions"));
+    assert_eq!(
+        sessions.len(),
+        2,
+        "both runs left their session live: {sessions:?}"
+    );
+    for f in files_under(&art).iter().chain(&sessions) {
+        let bytes = std::fs::read(f).unwrap();
+        assert!(
+            !String::from_utf8_lossy(&bytes).contains(SECRET),
+            "{} holds the secret in clear",
+            f.display()
+        );
+    }
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        for f in &sessions {
+            let mode = std::fs::metadata(f).unwrap().permissions().mode() & 0o777;
+            assert_eq!(mode, 0o600, "{}", f.display());
+        }
+        let mode = std::fs::metadata(state.join("sessions"))
+            .unwrap()
+            .permissions()
+            .mode()
+            & 0o777;
+        assert_eq!(mode, 0o700);
+    }
+    // The secure field is kept masked, as the device shows it; the run still resumes from it.
+    let saved = std::fs::read_to_string(state.join("sessions/default.json")).unwrap();
+    assert!(
+        saved.contains(&"•".repeat(SECRET.chars().count())),
+        "{saved}"
+    );
+    assert!(!art.join("sessions").exists());
+}
+
+#[test]
+fn resume_without_a_live_session_is_refused() {
+    let art = scratch("resume-blank");
+    let parse = ad(&repo())
+        .args(["parse", "--digest", "examples/navigation.ad"])
+        .output()
+        .unwrap();
+    let digest = out(&parse)
+        .split(|c: char| !c.is_ascii_hexdigit())
+        .find(|w| w.len() == 64)
+        .expect("a digest")
+        .to_string();
+    let o = run(
+        &[
+            "run",
+            "examples/navigation.ad",
+            "--from",
+            "5",
+            "--plan-digest",
+            &digest,
+        ],
+        &art,
+    );
+    assert_eq!(code(&o), 2, "{}", err(&o));
+    let e = err(&o);
+    assert!(e.contains("no live session \"default\" to resume"), "{e}");
+    assert!(
+        e.contains(
+            &state_for(&art)
+                .join("sessions/default.json")
+                .display()
+                .to_string()
+        ),
+        "{e}"
+    );
+    assert!(!art.exists() || files_under(&art).is_empty(), "nothing ran");
+}
+
+#[test]
+fn usage_errors_for_jobs_and_shards_are_exact() {
+    let art = scratch("usage");
+    for (args, want) in [
+        (
+            vec!["test", "examples/", "--jobs", "0"],
+            "must be at least 1",
+        ),
+        (
+            vec!["test", "examples/", "--shard", "1/0"],
+            "COUNT must be at least 1",
+        ),
+        (
+            vec!["test", "examples/", "--shard", "3/2"],
+            "INDEX must be between 1 and COUNT (2)",
+        ),
+    ] {
+        let o = run(&args, &art);
+        assert_eq!(code(&o), 2, "{args:?}: {}", err(&o));
+        assert!(err(&o).contains(want), "{args:?}: {}", err(&o));
+    }
+}
+
+#[test]
+fn a_bad_report_path_is_refused_before_the_suite_runs() {
+    let art = scratch("reports");
+    let ok_json = art.join("ok.json");
+    let o = run(
+        &[
+            "test",
+            "examples/navigation.ad",
+            "--report-junit",
+            "/nonexistent/j.xml",
+            "--report-json",
+            ok_json.to_str().unwrap(),
+        ],
+        &art,
+    );
+    assert_eq!(code(&o), 2, "{}", err(&o));
+    assert!(
+        err(&o).contains("/nonexistent/j.xml: cannot write the report there"),
+        "{}",
+        err(&o)
+    );
+    assert!(err(&o).contains("nothing was run"), "{}", err(&o));
+    assert!(
+        !out(&o).contains("PASSED"),
+        "the suite did not run: {}",
+        out(&o)
+    );
+    // With good destinations the same suite runs and writes both.
+    let junit = art.join("j.xml");
+    let o = run(
+        &[
+            "test",
+            "examples/navigation.ad",
+            "--report-junit",
+            junit.to_str().unwrap(),
+            "--report-json",
+            ok_json.to_str().unwrap(),
+        ],
+        &art,
+    );
+    assert_eq!(code(&o), 0, "{}", err(&o));
+    assert!(junit.is_file() && ok_json.is_file());
 }

@@ -1,6 +1,11 @@
 //! Running one script end to end on the simulator: model lookup, the run journal, and the live
 //! session a run leaves behind (handoff scripts, `--keep-session`, divergences), which
 //! `--from N --plan-digest SHA` resumes.
+//!
+//! A live session is the device's state, not a log: it is kept in a per-user state folder
+//! ([`default_state_dir`], folders 0700, files 0600), never in `--artifacts-dir` (which CI systems
+//! upload), with secure fields masked as the device shows them and injected values redacted from
+//! what the screen does not show (the clipboard, the last action).
 
 use std::path::{Path, PathBuf};
 
@@ -17,6 +22,8 @@ pub struct SessionConfig {
     pub artifacts_root: PathBuf,
     /// Keep the live session on disk for a later `--from` resume.
     pub persist_session: bool,
+    /// The per-user state folder live sessions are kept in (`<state>/sessions/<name>.json`).
+    pub state_dir: PathBuf,
     /// Journal in memory only (benchmarks and tests); no run folder is created.
     pub no_journal: bool,
 }
@@ -30,8 +37,29 @@ pub struct ScriptOutcome {
     pub session_file: Option<PathBuf>,
 }
 
+/// The per-user state folder: `$AD_STATE_DIR`, else `$XDG_STATE_HOME/ad`, else
+/// `~/.local/state/ad`, else a per-user folder under the system temp folder.
+pub fn default_state_dir() -> PathBuf {
+    let var = |k: &str| {
+        std::env::var_os(k)
+            .filter(|v| !v.is_empty())
+            .map(PathBuf::from)
+    };
+    if let Some(d) = var("AD_STATE_DIR") {
+        return d;
+    }
+    if let Some(d) = var("XDG_STATE_HOME") {
+        return d.join("ad");
+    }
+    if let Some(home) = var("HOME") {
+        return home.join(".local/state/ad");
+    }
+    let user = std::env::var("USER").unwrap_or_else(|_| "user".into());
+    std::env::temp_dir().join(format!("ad-state-{user}"))
+}
+
 /// The file a live sim session is kept in.
-pub fn session_file(artifacts_root: &Path, session: &str) -> PathBuf {
+pub fn session_file(state_dir: &Path, session: &str) -> PathBuf {
     let safe: String = session
         .chars()
         .map(|c| {
@@ -42,7 +70,21 @@ pub fn session_file(artifacts_root: &Path, session: &str) -> PathBuf {
             }
         })
         .collect();
-    artifacts_root.join("sessions").join(format!("{safe}.json"))
+    state_dir.join("sessions").join(format!("{safe}.json"))
+}
+
+/// Does the run start after step 1 of `plan` (a valid `--from N` with N > 1)? An invalid resume is
+/// left to the interpreter, which refuses it with the exact reason.
+fn resumes_mid_plan(plan: &Plan<'_>, options: &RunOptions) -> bool {
+    let digest = ad_compiler::digest::plan_digest(
+        plan.steps,
+        plan.metadata,
+        &ad_compiler::digest::DigestOptions {
+            platform: options.platform.clone(),
+            target: options.target.clone(),
+        },
+    );
+    interp::resume_preflight(options, &digest, plan.steps.len()).is_ok_and(|from| from > 1)
 }
 
 /// A problem before the run could start (exit code 2).
@@ -59,7 +101,15 @@ pub fn run_script(
     progress: &mut dyn Progress,
 ) -> Result<ScriptOutcome, SetupError> {
     let mut sim = Sim::new(ModelResolver::for_script(script, config.app_model.clone()));
-    let saved = session_file(&config.artifacts_root, &options.session);
+    let saved = session_file(&config.state_dir, &options.session);
+    if config.persist_session && !saved.is_file() && resumes_mid_plan(plan, options) {
+        // Resuming on a blank device would replay later steps against the wrong screen.
+        return Err(SetupError(format!(
+            "no live session \"{}\" to resume: looked for {} (the session a run leaves live after a divergence, a handoff or --keep-session); run the whole script again, without --from",
+            options.session,
+            saved.display()
+        )));
+    }
     if options.from.is_some() && saved.is_file() {
         let state = Sim::load_state(&saved).map_err(|e| {
             SetupError(format!(
@@ -92,10 +142,14 @@ pub fn run_script(
         .build()
         .map_err(|e| SetupError(format!("cannot start the async runtime: {e}")))?;
     let result = rt.block_on(interp::run(plan, &mut sim, &mut journal, progress, &opts));
+    // The run's injected values (`-e`, `AD_VAR_*`), longest first, for what is persisted.
+    let redactor =
+        crate::vars::Scope::new(&[], &[], &opts.shell_env, &opts.cli_env).unwrap_or_default();
+    let redact = |s: &str| redactor.redact(s);
     let mut session_file_out = None;
     if config.persist_session && !result.error.as_ref().is_some_and(|e| e.preflight) {
         if result.session_active && sim.state().foreground.is_some() {
-            if sim.save(&saved).is_ok() {
+            if sim.save(&saved, &|s| redact(s)).is_ok() {
                 session_file_out = Some(saved.clone());
             }
         } else if saved.is_file() {

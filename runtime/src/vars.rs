@@ -28,13 +28,28 @@ fn reserved(key: &str) -> String {
 /// Parses `-e KEY=VALUE` entries with agent-device's messages.
 pub fn parse_cli_entries(entries: &[String]) -> Result<Vec<(String, String)>, String> {
     let mut out = Vec::new();
-    for e in entries {
+    for (n, e) in entries.iter().enumerate() {
+        // Never echo the entry: `-e "$PASSWORD"` (a forgotten `KEY=`) would print the secret.
         let Some(eq) = e.find('=').filter(|i| *i > 0) else {
-            return Err(format!("Invalid -e entry \"{e}\": expected KEY=VALUE."));
+            let what = if e.is_empty() {
+                "is empty"
+            } else if e.starts_with('=') {
+                "has no KEY before `=`"
+            } else {
+                "has no `=`"
+            };
+            return Err(format!(
+                "Invalid -e entry #{} ({} character(s), not shown: it may be a secret) {what}: expected KEY=VALUE.",
+                n + 1,
+                e.chars().count()
+            ));
         };
         let key = &e[..eq];
         if !is_var_name(key) {
-            return Err(format!("Invalid -e key \"{key}\": keys must be uppercase letters, digits, and underscores (e.g. APP_ID)."));
+            // The key is a name, not the value; still cap it so a pasted secret is not echoed whole.
+            let shown: String = key.chars().take(32).collect();
+            let more = if key.chars().count() > 32 { "…" } else { "" };
+            return Err(format!("Invalid -e key \"{shown}{more}\" (entry #{}): keys must be uppercase letters, digits, and underscores (e.g. APP_ID).", n + 1));
         }
         if key.starts_with("AD_") {
             return Err(reserved(key));
@@ -211,6 +226,16 @@ mod tests {
                 name: "NOPE".into()
             })
         );
+    }
+
+    #[test]
+    fn a_malformed_entry_never_echoes_its_value() {
+        for bad in ["S3cr3t-Zebra-9911", "=S3cr3t-Zebra-9911", ""] {
+            let e = parse_cli_entries(&["A=1".into(), bad.into()]).unwrap_err();
+            assert!(!e.contains("S3cr3t"), "{e}");
+            assert!(e.contains("entry #2"), "{e}");
+            assert!(e.contains("expected KEY=VALUE"), "{e}");
+        }
     }
 
     #[test]

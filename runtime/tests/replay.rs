@@ -492,6 +492,7 @@ fn resume_continues_the_live_session() {
         app_model: Some(shop_path()),
         artifacts_root: dir.path().join("artifacts"),
         persist_session: true,
+        state_dir: dir.path().join("state"),
         no_journal: false,
     };
     let opts = |button: &str, from: Option<(usize, String)>| RunOptions {

@@ -26,6 +26,7 @@ fn options(dir: &Path) -> SuiteOptions {
             app_model: Some(shop_path()),
             artifacts_root: dir.join("artifacts"),
             persist_session: false,
+            state_dir: dir.join("state"),
             no_journal: false,
         },
         jobs: 1,

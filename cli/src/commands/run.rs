@@ -66,8 +66,9 @@ pub struct RunArgs {
     /// Where run folders are written.
     #[arg(long, value_name = "DIR", default_value = "ad-artifacts")]
     artifacts_dir: PathBuf,
-    /// Session name (AD_SESSION); a session a run leaves live is kept under
-    /// <artifacts-dir>/sessions/ for `--from`.
+    /// Session name (AD_SESSION); a session a run leaves live is kept, for `--from`, in the
+    /// per-user state folder ($AD_STATE_DIR, else $XDG_STATE_HOME/ad or ~/.local/state/ad),
+    /// owner-only, secure fields masked.
     #[arg(long, value_name = "NAME", default_value = "default")]
     session: String,
     /// Platform for the plan digest and AD_PLATFORM (default: the context header).
@@ -258,6 +259,7 @@ pub fn run(args: RunArgs) -> i32 {
         app_model: args.app.clone(),
         artifacts_root: args.artifacts_dir.clone(),
         persist_session: true,
+        state_dir: ad_runtime::session::default_state_dir(),
         no_journal: false,
     };
     let _ = &args.backend;

@@ -25,8 +25,11 @@ with no value make it INVALID (its diagnostics shown as `ad check` shows them) a
 platform are skipped and scripts for another platform are left out. Output is in discovery order
 whatever --jobs is.
 
+Report destinations (--report-junit, --report-json) are checked before anything runs; if a
+write still fails at the end, the other reports are written and the verdict stays on screen.
+
 Exit codes: 0 every script passed (flaky passes included); 1 a script failed or was invalid;
-2 usage or I/O error.";
+2 usage or I/O error (a report that could not be written after a passing suite included).";
 
 #[derive(Args)]
 #[command(after_help = TEST_AFTER_HELP)]
@@ -50,7 +53,7 @@ pub struct TestArgs {
     #[arg(long)]
     fail_fast: bool,
     /// Scripts run in parallel, each in its own session.
-    #[arg(long, short = 'j', value_name = "N", default_value_t = 1)]
+    #[arg(long, short = 'j', value_name = "N", default_value_t = 1, value_parser = parse_jobs)]
     jobs: usize,
     /// Run only this part of the suite: INDEX/COUNT, 1-based (`--shard 2/4`).
     #[arg(long, value_name = "INDEX/COUNT", value_parser = parse_shard)]
@@ -69,6 +72,46 @@ pub struct TestArgs {
     report_json: Option<PathBuf>,
 }
 
+/// Can a report be written at `path`? Its folder exists and takes a new file, and `path` is not
+/// a folder. (Creates and removes a probe file beside it.)
+fn writable_destination(path: &std::path::Path) -> Result<(), String> {
+    if path.is_dir() {
+        return Err("it is a folder".into());
+    }
+    let dir = match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => std::path::Path::new("."),
+    };
+    if !dir.is_dir() {
+        return Err(format!("the folder {} does not exist", dir.display()));
+    }
+    let probe = dir.join(format!(".ad-report-probe-{}", std::process::id()));
+    std::fs::write(&probe, b"").map_err(|e| e.to_string())?;
+    let _ = std::fs::remove_file(&probe);
+    Ok(())
+}
+
+/// Writes every report; returns one message per report that could not be written.
+fn write_reports(reports: &[(PathBuf, Vec<u8>)]) -> Vec<String> {
+    reports
+        .iter()
+        .filter_map(|(path, bytes)| {
+            crate::atomic_write(path, bytes)
+                .err()
+                .map(|e| format!("{}: {e}", path.display()))
+        })
+        .collect()
+}
+
+fn parse_jobs(s: &str) -> Result<usize, String> {
+    match s.trim().parse::<usize>() {
+        Ok(0) => Err("must be at least 1 (the number of scripts run at once)".into()),
+        Ok(n) if n > 64 => Err(format!("{n} is more than 64 scripts at once")),
+        Ok(n) => Ok(n),
+        Err(_) => Err(format!("\"{s}\" is not a number of jobs (1 to 64)")),
+    }
+}
+
 fn parse_shard(s: &str) -> Result<(usize, usize), String> {
     let (i, c) = s
         .split_once('/')
@@ -81,8 +124,13 @@ fn parse_shard(s: &str) -> Result<(usize, usize), String> {
         .trim()
         .parse()
         .map_err(|_| format!("shard count \"{c}\" is not a number"))?;
-    if c == 0 || i == 0 || i > c {
-        return Err(format!("shard {i}/{c}: INDEX must be between 1 and COUNT"));
+    if c == 0 {
+        return Err(format!("shard {i}/{c}: COUNT must be at least 1"));
+    }
+    if i == 0 || i > c {
+        return Err(format!(
+            "shard {i}/{c}: INDEX must be between 1 and COUNT ({c})"
+        ));
     }
     Ok((i, c))
 }
@@ -177,6 +225,18 @@ pub fn run(args: TestArgs) -> i32 {
         Ok(v) => v,
         Err(e) => return crate::usage_error(&e),
     };
+    // Report destinations are checked before anything runs: a typo must not cost a whole suite.
+    for report in [&args.report_junit, &args.report_json]
+        .into_iter()
+        .flatten()
+    {
+        if let Err(e) = writable_destination(report) {
+            return crate::usage_error(&format!(
+                "{}: cannot write the report there: {e} (nothing was run)",
+                report.display()
+            ));
+        }
+    }
     let opts = SuiteOptions {
         platform: args.platform.clone(),
         timeout_ms: args.timeout,
@@ -188,6 +248,7 @@ pub fn run(args: TestArgs) -> i32 {
             app_model: args.app.clone(),
             artifacts_root: args.artifacts_dir.clone(),
             persist_session: false,
+            state_dir: ad_runtime::session::default_state_dir(),
             no_journal: false,
         },
         cli_env,
@@ -245,21 +306,62 @@ pub fn run(args: TestArgs) -> i32 {
         parts.join(", "),
         summary.wall_ms / 1000.0
     );
+    // Every report is attempted; a failed write is reported after the verdict, never instead of it.
+    let mut reports = Vec::new();
     if let Some(p) = &args.report_junit {
-        if let Err(e) = crate::atomic_write(p, ad_runtime::report::junit(&summary).as_bytes()) {
-            return crate::usage_error(&format!("{}: {e}", p.display()));
-        }
+        reports.push((p.clone(), ad_runtime::report::junit(&summary).into_bytes()));
     }
     if let Some(p) = &args.report_json {
         let text =
             serde_json::to_string_pretty(&suite::json_report(&summary)).unwrap_or_default() + "\n";
-        if let Err(e) = crate::atomic_write(p, text.as_bytes()) {
-            return crate::usage_error(&format!("{}: {e}", p.display()));
+        reports.push((p.clone(), text.into_bytes()));
+    }
+    let write_failures = write_reports(&reports);
+    if !write_failures.is_empty() {
+        for f in &write_failures {
+            eprintln!("error: cannot write the report {f}");
         }
+        let verdict = if summary.ok() { "passed" } else { "FAILED" };
+        eprintln!("(the suite {verdict}; see the result line above)");
+        return if summary.ok() { 2 } else { 1 };
     }
     if summary.ok() {
         0
     } else {
         1
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_report_that_cannot_be_written_does_not_stop_the_others() {
+        let dir = std::env::temp_dir().join(format!("ad-reports-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let good = dir.join("good.json");
+        let bad = dir.join("missing-folder/j.xml");
+        let failures = write_reports(&[
+            (bad.clone(), b"<x/>".to_vec()),
+            (good.clone(), b"{}".to_vec()),
+        ]);
+        assert_eq!(failures.len(), 1);
+        assert!(
+            failures[0].starts_with(&bad.display().to_string()),
+            "{failures:?}"
+        );
+        assert_eq!(std::fs::read(&good).unwrap(), b"{}");
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn report_destinations_are_checked() {
+        assert!(writable_destination(std::path::Path::new("/nonexistent/j.xml")).is_err());
+        assert!(
+            writable_destination(&std::env::temp_dir()).is_err(),
+            "a folder"
+        );
+        assert!(writable_destination(&std::env::temp_dir().join("r.xml")).is_ok());
     }
 }

@@ -53,6 +53,11 @@ pub fn ad(dir: &Path) -> Command {
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_ad"));
     cmd.current_dir(dir)
         .env("NO_COLOR", "1")
+        // Live sessions of `ad run` go to a folder of this test process, never the user's.
+        .env(
+            "AD_STATE_DIR",
+            Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("ad-state-{}", std::process::id())),
+        )
         .env_remove("CLICOLOR_FORCE")
         .env_remove("FORCE_COLOR");
     cmd

@@ -47,6 +47,9 @@ pub struct AppState {
     pub shown: BTreeMap<String, bool>,
     pub vars: BTreeMap<String, String>,
     pub scroll: BTreeMap<String, f64>,
+    /// Keys of secure text fields the session has focused or filled (masked when persisted).
+    #[serde(default)]
+    pub secure: std::collections::BTreeSet<String>,
     pub focused: Option<String>,
     pub keyboard: bool,
     pub alert: Option<String>,
@@ -94,6 +97,8 @@ struct Hit {
     path: Option<Vec<usize>>,
     key: String,
     editable: bool,
+    /// A secure text field (its text is never exposed).
+    secure: bool,
     enabled: bool,
     /// Alert button index.
     alert_button: Option<usize>,
@@ -149,6 +154,38 @@ fn template(s: &str, vars: &BTreeMap<String, String>) -> String {
     out
 }
 
+/// Creates `dir` (and its parents); the last folder is owner-only.
+fn create_private_dir(dir: &Path) -> std::io::Result<()> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::{DirBuilderExt, PermissionsExt};
+        std::fs::DirBuilder::new()
+            .recursive(true)
+            .mode(0o700)
+            .create(dir)?;
+        std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o700))
+    }
+    #[cfg(not(unix))]
+    std::fs::create_dir_all(dir)
+}
+
+/// Writes a new owner-only file (0600 from its creation: never readable by others, not even
+/// briefly).
+fn write_private(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    use std::io::Write;
+    let _ = std::fs::remove_file(path);
+    let mut options = std::fs::OpenOptions::new();
+    options.write(true).create_new(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        options.mode(0o600);
+    }
+    let mut f = options.open(path)?;
+    f.write_all(bytes)?;
+    f.sync_all()
+}
+
 fn intersects(a: &Rect, b: &Rect) -> bool {
     a.x < b.x + b.width && b.x < a.x + a.width && a.y < b.y + b.height && b.y < a.y + a.height
 }
@@ -191,13 +228,32 @@ impl Sim {
         Ok(())
     }
 
-    /// Saves the session state to `path` (JSON).
-    pub fn save(&self, path: &Path) -> std::io::Result<()> {
+    /// The state as it may be persisted: secure fields masked as the device shows them (a
+    /// device never exposes their text), and `redact` applied to what the screen does not show
+    /// (the clipboard, the last action).
+    pub fn persisted_state(&self, redact: &dyn Fn(&str) -> String) -> SimState {
+        let mut state = self.state.clone();
+        for app in state.apps.values_mut() {
+            for key in &app.secure {
+                if let Some(v) = app.values.get_mut(key) {
+                    *v = "•".repeat(v.chars().count());
+                }
+            }
+        }
+        state.clipboard = redact(&state.clipboard);
+        state.last_action = state.last_action.as_deref().map(redact);
+        state
+    }
+
+    /// Saves the persisted form of the session state ([`Sim::persisted_state`]) to `path`:
+    /// owner-only (folder 0700, file 0600), written to a temp file and renamed into place.
+    pub fn save(&self, path: &Path, redact: &dyn Fn(&str) -> String) -> std::io::Result<()> {
         if let Some(d) = path.parent() {
-            std::fs::create_dir_all(d)?;
+            create_private_dir(d)?;
         }
         let tmp = path.with_extension("json.tmp");
-        std::fs::write(&tmp, serde_json::to_vec_pretty(&self.state)?)?;
+        let bytes = serde_json::to_vec_pretty(&self.persisted_state(redact))?;
+        write_private(&tmp, &bytes)?;
         std::fs::rename(tmp, path)
     }
 
@@ -605,6 +661,7 @@ impl Sim {
             ..Node::default()
         };
         hits.push(Hit {
+            secure: false,
             rect: viewport,
             clip: None,
             depth: 0,
@@ -639,6 +696,7 @@ impl Sim {
                 ..Node::default()
             });
             hits.push(Hit {
+                secure: false,
                 rect: Rect {
                     x: 0.0,
                     y: top,
@@ -715,6 +773,7 @@ impl Sim {
                 alert_rect = Some(ar);
                 let alert_index = hits.len();
                 hits.push(Hit {
+                    secure: false,
                     rect: ar,
                     clip: None,
                     depth: 1,
@@ -746,6 +805,7 @@ impl Sim {
                         ..Node::default()
                     });
                     hits.push(Hit {
+                        secure: false,
                         rect: Rect {
                             x: ar.x + 16.0,
                             y: ar.y + 56.0,
@@ -780,6 +840,7 @@ impl Sim {
                         ..Node::default()
                     });
                     hits.push(Hit {
+                        secure: false,
                         rect: br,
                         clip: None,
                         depth: 2,
@@ -810,6 +871,7 @@ impl Sim {
                 ..Node::default()
             });
             hits.push(Hit {
+                secure: false,
                 rect: kr,
                 clip: None,
                 depth: 1,
@@ -1215,6 +1277,7 @@ impl Cx<'_> {
         let hittable = e.hittable.unwrap_or(interactive) && on_screen;
         let me = self.hits.len();
         self.hits.push(Hit {
+            secure,
             rect,
             clip,
             depth,
@@ -1371,6 +1434,7 @@ impl Backend for Sim {
                     shown: BTreeMap::new(),
                     vars: model.state.clone(),
                     scroll: BTreeMap::new(),
+                    secure: Default::default(),
                     focused: None,
                     keyboard: false,
                     alert: None,
@@ -1486,6 +1550,9 @@ impl Backend for Sim {
         let a = self.app_mut(&app);
         a.focused = Some(h.key.clone());
         a.keyboard = h.editable;
+        if h.secure {
+            a.secure.insert(h.key.clone());
+        }
         Ok(())
     }
 
@@ -1511,6 +1578,9 @@ impl Backend for Sim {
         let a = self.app_mut(&app);
         a.focused = Some(h.key.clone());
         a.keyboard = true;
+        if h.secure {
+            a.secure.insert(h.key.clone());
+        }
         a.values.insert(h.key.clone(), text.to_string());
         let mut log = Vec::new();
         if let Some(fx) = self.handler(&model, &app, &laid, i, "fill") {

@@ -324,25 +324,29 @@ fn seed_for(session: &str) -> u64 {
 
 /// The step a run starts at: 1, or `--from N` when `--plan-digest` matches the plan's `digest`
 /// and N is one of its `total` steps.
-pub fn resume_preflight(opts: &RunOptions, digest: &str, total: usize) -> Result<usize, RunError> {
+pub fn resume_preflight(
+    opts: &RunOptions,
+    digest: &str,
+    total: usize,
+) -> Result<usize, Box<RunError>> {
     match (opts.from, &opts.plan_digest) {
         (None, None) => Ok(1),
-        (Some(_), None) | (None, Some(_)) => Err(RunError::preflight(
+        (Some(_), None) | (None, Some(_)) => Err(Box::new(RunError::preflight(
             "--from and --plan-digest must be given together".into(),
             Some("copy both from the divergence report's resume line"),
-        )),
+        ))),
         (Some(n), Some(d)) => {
             if d != digest {
-                return Err(RunError::preflight(
+                return Err(Box::new(RunError::preflight(
                     format!("--plan-digest does not match {}: expected {digest}, got {d}", opts.script_path),
                     Some("the script changed since the digest was taken (any edit, even a comment or blank line, changes it); run the whole script again or take the digest with `ad parse --digest`"),
-                ));
+                )));
             }
             if n < 1 || n > total {
-                return Err(RunError::preflight(
+                return Err(Box::new(RunError::preflight(
                     format!("--from {n} is out of range: the plan has {total} step(s)"),
                     Some("steps are numbered 1.. among action lines (comments, blank, env and context lines are not steps)"),
-                ));
+                )));
             }
             Ok(n)
         }
@@ -415,7 +419,7 @@ pub async fn run<B: Backend>(
     let from = match resume_preflight(opts, &digest, total) {
         Ok(from) => from,
         Err(e) => {
-            result.error = Some(e);
+            result.error = Some(*e);
             return finish_early(result, journal, wall);
         }
     };

@@ -864,3 +864,34 @@ fn a_bad_report_path_is_refused_before_the_suite_runs() {
     assert_eq!(code(&o), 0, "{}", err(&o));
     assert!(junit.is_file() && ok_json.is_file());
 }
+
+#[test]
+fn a_one_character_secret_leaves_paths_and_structure_intact() {
+    let art = scratch("one-char");
+    let o = run(
+        &[
+            "run",
+            "--json",
+            "examples/divergent/reshuffled-login.ad",
+            "-e",
+            "PASSWORD=x",
+        ],
+        &art,
+    );
+    assert_eq!(code(&o), 1, "{}", err(&o));
+    let text = out(&o);
+    let v: Value = serde_json::from_str(&text).unwrap();
+    let details = &v["error"]["details"];
+    assert_eq!(
+        details["replayPath"], "examples/divergent/reshuffled-login.ad",
+        "{text}"
+    );
+    // No role, code or kind anywhere is rewritten.
+    for needle in ["te<var:PASSWORD>tfield", "<var:PASSWORD>amples", "RE<var:"] {
+        assert!(!text.contains(needle), "{needle} in {text}");
+    }
+    assert!(
+        text.contains("\"role\": \"textfield\"") || text.contains("textfield"),
+        "{text}"
+    );
+}

@@ -73,15 +73,21 @@ pub struct Input<'a> {
 fn ref_entry(n: &FlatNode, scope: &Scope) -> Value {
     let mut m = Map::new();
     m.insert("ref".into(), n.reference.clone().into());
-    m.insert("role".into(), clip(scope, &display_role(n)).into());
+    m.insert("role".into(), clip_plain(&display_role(n)).into());
     if let Some(l) = display_label(n) {
         m.insert("label".into(), clip(scope, &l).into());
     }
     Value::Object(m)
 }
 
+/// Data a run observed or built from its arguments: redacted, then cut to the field budget.
 fn clip(scope: &Scope, s: &str) -> String {
     truncate(&scope.redact(s), FIELD_BYTES)
+}
+
+/// Structure (roles, paths): cut to the field budget, never redacted.
+fn clip_plain(s: &str) -> String {
+    truncate(s, FIELD_BYTES)
 }
 
 /// The refs a divergence screen shows (and so issues, as a partial frame).
@@ -253,7 +259,7 @@ fn suggestions(input: &Input, s: &Snapshot, scope: &Scope) -> Vec<Value> {
         );
         m.insert("basis".into(), b.into());
         m.insert("ref".into(), n.reference.clone().into());
-        m.insert("role".into(), clip(scope, &display_role(n)).into());
+        m.insert("role".into(), clip_plain(&display_role(n)).into());
         if let Some(l) = display_label(n) {
             m.insert("label".into(), clip(scope, &l).into());
         }
@@ -318,7 +324,7 @@ pub fn build(input: &Input, scope: &Scope) -> Value {
     d.insert("kind".into(), input.kind.into());
     d.insert(
         "step".into(),
-        json!({"index": n, "source": {"path": clip(scope, &input.path), "line": input.line}}),
+        json!({"index": n, "source": {"path": clip_plain(&input.path), "line": input.line}}),
     );
     d.insert("action".into(), clip(scope, &input.action).into());
     d.insert("cause".into(), Value::Object(cause));
@@ -339,7 +345,7 @@ pub fn build(input: &Input, scope: &Scope) -> Value {
         if let Some(id) = &e.id {
             rec.insert("id".into(), clip(scope, id).into());
         }
-        rec.insert("role".into(), clip(scope, &e.role).into());
+        rec.insert("role".into(), clip_plain(&e.role).into());
         if let Some(l) = &e.label {
             rec.insert("label".into(), clip(scope, l).into());
         }
@@ -350,7 +356,7 @@ pub fn build(input: &Input, scope: &Scope) -> Value {
             if let Some(i) = id.id {
                 m.insert("id".into(), clip(scope, &i).into());
             }
-            m.insert("role".into(), clip(scope, &id.role).into());
+            m.insert("role".into(), clip_plain(&id.role).into());
             if let Some(l) = id.label {
                 m.insert("label".into(), clip(scope, &l).into());
             }

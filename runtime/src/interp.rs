@@ -477,7 +477,9 @@ pub async fn run<B: Backend>(
         let index = i + 1;
         let line = step.line + 1;
         let raw: Vec<String> = step.positional_values();
-        let label = ex.scope.redact(&action_label(&step.command, &raw));
+        // Built from the script's own text (before interpolation): no injected value is in it,
+        // and redacting it would rewrite the script's words (`open "com.e<var:X>ample"`).
+        let label = action_label(&step.command, &raw);
         let info = StepInfo {
             index,
             total,

@@ -142,9 +142,13 @@ pub fn run_script(
         .build()
         .map_err(|e| SetupError(format!("cannot start the async runtime: {e}")))?;
     let result = rt.block_on(interp::run(plan, &mut sim, &mut journal, progress, &opts));
-    // The run's injected values (`-e`, `AD_VAR_*`), longest first, for what is persisted.
-    let redactor =
-        crate::vars::Scope::new(&[], &[], &opts.shell_env, &opts.cli_env).unwrap_or_default();
+    // The run's injected values (`-e`, `AD_VAR_*`), for what is persisted.
+    let redactor = crate::vars::Redactor::new(
+        opts.shell_env
+            .iter()
+            .chain(&opts.cli_env)
+            .map(|(k, v)| (k.as_str(), v.as_str())),
+    );
     let redact = |s: &str| redactor.redact(s);
     let mut session_file_out = None;
     if config.persist_session && !result.error.as_ref().is_some_and(|e| e.preflight) {

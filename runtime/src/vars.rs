@@ -12,7 +12,144 @@ use serde_json::{Map, Value};
 pub struct Scope {
     values: BTreeMap<String, String>,
     expanded_builtins: BTreeSet<String>,
-    redactions: Vec<(String, String)>,
+    redactor: Redactor,
+}
+
+/// Replaces injected values with `<var:NAME>`: the one redactor of the tool (journal, results,
+/// reports, observations, persisted sessions).
+///
+/// One left-to-right pass: at each position the longest registered value that starts there is
+/// replaced, and the scan resumes after it, so emitted `<var:NAME>` text is never re-scanned (a
+/// value `var` or `<` cannot corrupt it) and a value that is part of a longer one never splits it.
+#[derive(Debug, Clone)]
+pub struct Redactor {
+    /// (name, value), longest value first (ties by name, for determinism).
+    values: Vec<(String, String)>,
+    /// First bytes of the values: most positions are rejected with one lookup.
+    first_bytes: [bool; 256],
+}
+
+/// JSON keys whose values are structure, never data an injected value flows into: paths, codes,
+/// kinds, roles, digests. [`Redactor::redact_value`] leaves them alone, so a one-character or
+/// common-word value cannot rewrite `"replayPath"` or `"role"`.
+const STRUCTURAL_KEYS: &[&str] = &[
+    "app",
+    "code",
+    "command",
+    "exit_reason",
+    "file",
+    "kind",
+    "path",
+    "planDigest",
+    "plan_digest",
+    "reason",
+    "replayPath",
+    "role",
+    "runDir",
+    "screen",
+    "script",
+    "session",
+    "sessionFile",
+    "status",
+    "type",
+    "verification",
+];
+
+impl Default for Redactor {
+    fn default() -> Self {
+        Redactor::new([])
+    }
+}
+
+impl Redactor {
+    /// A redactor for these (name, value) pairs; empty values are ignored.
+    pub fn new<'a>(pairs: impl IntoIterator<Item = (&'a str, &'a str)>) -> Redactor {
+        let mut values: Vec<(String, String)> = pairs
+            .into_iter()
+            .filter(|(_, v)| !v.is_empty())
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect();
+        values.sort_by(|a, b| b.1.len().cmp(&a.1.len()).then(a.0.cmp(&b.0)));
+        values.dedup_by(|a, b| a.1 == b.1);
+        let mut first_bytes = [false; 256];
+        for (_, v) in &values {
+            first_bytes[v.as_bytes()[0] as usize] = true;
+        }
+        Redactor {
+            values,
+            first_bytes,
+        }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.values.is_empty()
+    }
+
+    /// `s` with every registered value replaced by `<var:NAME>`.
+    pub fn redact(&self, s: &str) -> String {
+        if self.values.is_empty() {
+            return s.to_string();
+        }
+        let bytes = s.as_bytes();
+        let mut out = String::with_capacity(s.len());
+        let (mut i, mut copied) = (0, 0);
+        while i < bytes.len() {
+            let hit = self.first_bytes[bytes[i] as usize]
+                .then(|| {
+                    self.values
+                        .iter()
+                        .find(|(_, v)| bytes[i..].starts_with(v.as_bytes()))
+                })
+                .flatten();
+            match hit {
+                Some((name, value)) => {
+                    out.push_str(&s[copied..i]);
+                    out.push_str("<var:");
+                    out.push_str(name);
+                    out.push('>');
+                    i += value.len();
+                    copied = i;
+                }
+                // Whole characters only: a value always starts on a character boundary.
+                None => i += utf8_width(bytes[i]),
+            }
+        }
+        out.push_str(&s[copied..]);
+        out
+    }
+
+    /// Redacts every string leaf of a JSON value, except under [`STRUCTURAL_KEYS`].
+    pub fn redact_value(&self, v: &mut Value) {
+        if self.values.is_empty() {
+            return;
+        }
+        match v {
+            Value::String(s) => {
+                let r = self.redact(s);
+                if r != *s {
+                    *s = r;
+                }
+            }
+            Value::Array(a) => a.iter_mut().for_each(|x| self.redact_value(x)),
+            Value::Object(m) => {
+                for (k, x) in m.iter_mut() {
+                    if !STRUCTURAL_KEYS.contains(&k.as_str()) {
+                        self.redact_value(x);
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+fn utf8_width(first: u8) -> usize {
+    match first {
+        0xF0..=0xFF => 4,
+        0xE0..=0xEF => 3,
+        0xC0..=0xDF => 2,
+        _ => 1,
+    }
 }
 
 /// A `${NAME}` with no value and no fallback.
@@ -96,7 +233,7 @@ impl Scope {
         let mut s = Scope {
             values,
             expanded_builtins: BTreeSet::new(),
-            redactions: Vec::new(),
+            redactor: Redactor::default(),
         };
         s.rebuild_redactions();
         Ok(s)
@@ -107,16 +244,17 @@ impl Scope {
     }
 
     fn rebuild_redactions(&mut self) {
-        let mut r: Vec<(String, String)> = self
-            .values
-            .iter()
-            .filter(|(k, v)| {
-                !v.is_empty() && (!k.starts_with("AD_") || self.expanded_builtins.contains(*k))
-            })
-            .map(|(k, v)| (k.clone(), v.clone()))
-            .collect();
-        r.sort_by(|a, b| b.1.len().cmp(&a.1.len()).then(a.0.cmp(&b.0)));
-        self.redactions = r;
+        self.redactor = Redactor::new(
+            self.values
+                .iter()
+                .filter(|(k, _)| !k.starts_with("AD_") || self.expanded_builtins.contains(*k))
+                .map(|(k, v)| (k.as_str(), v.as_str())),
+        );
+    }
+
+    /// The redactor for this scope's injected values.
+    pub fn redactor(&self) -> &Redactor {
+        &self.redactor
     }
 
     /// Expands one string.
@@ -164,37 +302,18 @@ impl Scope {
         })
     }
 
-    /// Replaces every injected value with `<var:NAME>` (longest value first).
+    /// Replaces every injected value with `<var:NAME>` ([`Redactor::redact`]).
     pub fn redact(&self, s: &str) -> String {
-        let mut out = s.to_string();
-        for (name, value) in &self.redactions {
-            if out.contains(value.as_str()) {
-                out = out.replace(value.as_str(), &format!("<var:{name}>"));
-            }
-        }
-        out
+        self.redactor.redact(s)
     }
 
-    /// Redacts every string leaf (and key) of a JSON value.
+    /// Redacts a JSON value's data, never its structure ([`Redactor::redact_value`]).
     pub fn redact_value(&self, v: &mut Value) {
-        if self.redactions.is_empty() {
-            return;
-        }
-        match v {
-            Value::String(s) => {
-                let r = self.redact(s);
-                if r != *s {
-                    *s = r;
-                }
-            }
-            Value::Array(a) => a.iter_mut().for_each(|x| self.redact_value(x)),
-            Value::Object(m) => m.values_mut().for_each(|x| self.redact_value(x)),
-            _ => {}
-        }
+        self.redactor.redact_value(v)
     }
 
     pub fn has_redactions(&self) -> bool {
-        !self.redactions.is_empty()
+        !self.redactor.is_empty()
     }
 }
 
@@ -226,6 +345,39 @@ mod tests {
                 name: "NOPE".into()
             })
         );
+    }
+
+    #[test]
+    fn redaction_is_one_pass_longest_first_and_never_rescans() {
+        let r = Redactor::new([("A", "pass"), ("B", "password"), ("C", "var"), ("D", "$")]);
+        // Longest first at each position; the shorter value inside a longer one stays whole.
+        assert_eq!(r.redact("password pass"), "<var:B> <var:A>");
+        // Emitted text is never scanned again: `var` does not rewrite `<var:B>`.
+        assert_eq!(r.redact("var password"), "<var:C> <var:B>");
+        assert_eq!(r.redact("a $ b"), "a <var:D> b");
+        // A value that is part of a placeholder name or of `<var:`.
+        let r = Redactor::new([("X", "<var:"), ("Y", "A")]);
+        assert_eq!(r.redact("<var:A>"), "<var:X><var:Y>>");
+        // Multi-byte text around a value.
+        let r = Redactor::new([("S", "é")]);
+        assert_eq!(r.redact("café é"), "caf<var:S> <var:S>");
+    }
+
+    #[test]
+    fn one_character_values_leave_structure_alone() {
+        let r = Redactor::new([("PASSWORD", "x")]);
+        let mut v = serde_json::json!({
+            "replayPath": "examples/divergent/reshuffled-login.ad",
+            "role": "textfield",
+            "message": "typed x into the field",
+            "nodes": [{"role": "textbox", "label": "x"}],
+        });
+        r.redact_value(&mut v);
+        assert_eq!(v["replayPath"], "examples/divergent/reshuffled-login.ad");
+        assert_eq!(v["role"], "textfield");
+        assert_eq!(v["nodes"][0]["role"], "textbox");
+        assert_eq!(v["message"], "typed <var:PASSWORD> into the field");
+        assert_eq!(v["nodes"][0]["label"], "<var:PASSWORD>");
     }
 
     #[test]

@@ -50,6 +50,10 @@ pub struct AppState {
     /// Keys of secure text fields the session has focused or filled (masked when persisted).
     #[serde(default)]
     pub secure: std::collections::BTreeSet<String>,
+    /// In a persisted session: the SHA-256 of each masked secure field's text, so a resumed
+    /// session still evaluates the model's conditions on it without holding it in clear.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub secure_digests: BTreeMap<String, String>,
     pub focused: Option<String>,
     pub keyboard: bool,
     pub alert: Option<String>,
@@ -154,6 +158,14 @@ fn template(s: &str, vars: &BTreeMap<String, String>) -> String {
     out
 }
 
+/// `sha256:<hex>` of a secure field's text.
+fn text_digest(text: &str) -> String {
+    use sha2::Digest;
+    let hash = sha2::Sha256::digest(text.as_bytes());
+    let hex: String = hash.iter().map(|b| format!("{b:02x}")).collect();
+    format!("sha256:{hex}")
+}
+
 /// Creates `dir` (and its parents); the last folder is owner-only.
 fn create_private_dir(dir: &Path) -> std::io::Result<()> {
     #[cfg(unix)]
@@ -236,6 +248,9 @@ impl Sim {
         for app in state.apps.values_mut() {
             for key in &app.secure {
                 if let Some(v) = app.values.get_mut(key) {
+                    if !app.secure_digests.contains_key(key) {
+                        app.secure_digests.insert(key.clone(), text_digest(v));
+                    }
                     *v = "•".repeat(v.chars().count());
                 }
             }
@@ -317,7 +332,12 @@ impl Sim {
         let a = &self.state.apps[app];
         if let Some(v) = &c.values {
             for (k, want) in v {
-                if a.values.get(k).map(String::as_str).unwrap_or("") != want {
+                let holds = match a.secure_digests.get(k) {
+                    // A resumed session's masked secure field: compare digests.
+                    Some(digest) => *digest == text_digest(want),
+                    None => a.values.get(k).map(String::as_str).unwrap_or("") == want,
+                };
+                if !holds {
                     return false;
                 }
             }
@@ -1435,6 +1455,7 @@ impl Backend for Sim {
                     vars: model.state.clone(),
                     scroll: BTreeMap::new(),
                     secure: Default::default(),
+                    secure_digests: BTreeMap::new(),
                     focused: None,
                     keyboard: false,
                     alert: None,
@@ -1581,6 +1602,7 @@ impl Backend for Sim {
         if h.secure {
             a.secure.insert(h.key.clone());
         }
+        a.secure_digests.remove(&h.key);
         a.values.insert(h.key.clone(), text.to_string());
         let mut log = Vec::new();
         if let Some(fx) = self.handler(&model, &app, &laid, i, "fill") {
@@ -1604,6 +1626,10 @@ impl Backend for Sim {
             self.sleep(delay_ms * text.chars().count() as u64).await;
         }
         let a = self.app_mut(&app);
+        if a.secure_digests.remove(&key).is_some() {
+            // Typing into a resumed, masked secure field: its old text is unknown.
+            a.values.remove(&key);
+        }
         a.values.entry(key.clone()).or_default().push_str(text);
         self.state.last_action = Some(format!("type into {key}"));
         Ok(())

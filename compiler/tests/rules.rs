@@ -346,3 +346,30 @@ fn config_changes_levels_but_never_hides_parity_errors() {
     case("open \"${AD_TENANT}\"\nclose\n", &["AD302"], &[]);
     case_with("open \"${AD_TENANT}\"\nclose\n", &builtins, &[], &["AD302"]);
 }
+
+#[test]
+fn moving_a_trailing_comment_keeps_its_annotation_bound() {
+    let script = format!(
+        "open \"com.example.shop\"\n{}\nclick \"id=\\\"login.submit\\\"\" # tap sign in\nclose\n",
+        TAP.lines().next().unwrap()
+    );
+    let a = ad_compiler::analyze(&script);
+    assert!(a.diagnostics.iter().any(|d| d.code == "AD121"));
+    let (fixed, _) = ad_compiler::apply_fixes(&script, &a.diagnostics);
+    let b = ad_compiler::analyze(&fixed);
+    assert!(b.accepted_by_agent_device(), "{fixed}");
+    let click = b.steps.iter().find(|s| s.command == "click").unwrap();
+    assert!(
+        click.target_evidence.is_some(),
+        "the annotation still binds:\n{fixed}"
+    );
+    assert!(
+        fixed.contains("# tap sign in\n# agent-device:target-v1"),
+        "{fixed}"
+    );
+    // A trailing `# agent-device:…` would become a marker on its own line: no automatic fix.
+    let marker = "open \"x\"\nclick \"id=a\" # agent-device:targets-v1 {}\nclose\n";
+    let a = ad_compiler::analyze(marker);
+    let d = a.diagnostics.iter().find(|d| d.code == "AD121").unwrap();
+    assert!(d.fix.is_none());
+}

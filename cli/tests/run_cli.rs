@@ -895,3 +895,58 @@ fn a_one_character_secret_leaves_paths_and_structure_intact() {
         "{text}"
     );
 }
+
+#[test]
+fn a_script_cannot_write_outside_its_run_folder() {
+    let art = scratch("escape");
+    let dir = scratch("escape-src");
+    std::fs::create_dir_all(dir.join("apps")).unwrap();
+    std::fs::copy(
+        repo().join("examples/apps/shop.json"),
+        dir.join("apps/shop.json"),
+    )
+    .unwrap();
+    let victim = dir.join("victim.txt");
+    std::fs::write(&victim, "keep me").unwrap();
+    std::fs::write(
+        dir.join("inside.ad"),
+        "open \"com.example.shop\"\nscreenshot \"shots/home.png\"\nclose\n",
+    )
+    .unwrap();
+    let mut c = ad(&dir);
+    c.args(["run", "-q", "inside.ad", "--artifacts-dir"])
+        .arg(&art);
+    let o = c.output().unwrap();
+    assert_eq!(code(&o), 0, "{}", err(&o));
+    let shots: Vec<PathBuf> = files_under(&art)
+        .into_iter()
+        .filter(|p| p.ends_with("shots/home.png"))
+        .collect();
+    assert_eq!(shots.len(), 1, "written inside the run folder");
+    for escape in [
+        "../victim.txt".to_string(),
+        victim.display().to_string(),
+        "shots/../../../victim.txt".to_string(),
+    ] {
+        std::fs::write(
+            dir.join("escape.ad"),
+            format!("open \"com.example.shop\"\nscreenshot \"{escape}\"\nclose\n"),
+        )
+        .unwrap();
+        // AD735 is a warning: the run starts, and the step is refused.
+        let mut c = ad(&dir);
+        c.args(["run", "escape.ad", "--artifacts-dir"]).arg(&art);
+        let o = c.output().unwrap();
+        assert_eq!(code(&o), 1, "{escape}: {}", err(&o));
+        assert!(
+            err(&o).contains("is outside the run's artifacts folder"),
+            "{}",
+            err(&o)
+        );
+        assert_eq!(
+            std::fs::read_to_string(&victim).unwrap(),
+            "keep me",
+            "{escape}"
+        );
+    }
+}

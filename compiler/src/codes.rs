@@ -59,6 +59,7 @@ pub const ENV_VALUE_PLACEHOLDER: &str = "AD731";
 pub const STEP_AFTER_CLOSE: &str = "AD732";
 pub const WAIT_TIMEOUT_RANGE: &str = "AD733";
 pub const DUPLICATE_STEP: &str = "AD734";
+pub const ARTIFACT_PATH_ESCAPES: &str = "AD735";
 
 /// Codes only the run gate reports (`ad run`, `ad test`, before the first step), never `ad check`:
 /// they depend on the run's values.
@@ -156,5 +157,9 @@ pub const ALL: &[(&str, &str)] = &[
     ),
     (STEP_AFTER_CLOSE, "step after `close` without a new `open`"),
     (WAIT_TIMEOUT_RANGE, "wait timeout outside the useful range"),
+    (
+        ARTIFACT_PATH_ESCAPES,
+        "artifact path outside the run's artifacts folder",
+    ),
     (DUPLICATE_STEP, "identical consecutive steps"),
 ];

@@ -13,6 +13,7 @@ pub mod digest;
 pub mod flags;
 pub mod format;
 pub mod lower;
+pub mod paths;
 pub mod profile;
 pub mod registry;
 pub mod shape;

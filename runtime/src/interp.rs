@@ -2146,12 +2146,24 @@ impl<B: Backend> Exec<'_, B> {
             .await
             .map_err(Fail::from_backend)?;
         self.screenshots += 1;
+        // A path the script names resolves inside the run folder; one that escapes it (absolute,
+        // or `..` above it) is refused: a script never writes over other files.
+        let Some(dir) = &self.output_dir else {
+            return Ok(crate::journal::fields(json!({"bytes": bytes.len()})));
+        };
         let path = match p.iter().find(|x| !x.starts_with('-')) {
-            Some(path) => std::path::PathBuf::from(path),
-            None => match &self.output_dir {
-                Some(d) => d.join(format!("screenshot-{:03}.png", self.screenshots)),
-                None => return Ok(crate::journal::fields(json!({"bytes": bytes.len()}))),
-            },
+            Some(named) => ad_compiler::paths::inside(dir, named).ok_or_else(|| {
+                let mut f = Fail::new(
+                    "INVALID_ARGS",
+                    format!("screenshot path {named} is outside the run's artifacts folder"),
+                )
+                .hint("name the file relative to the artifacts folder (`shots/login.png`); `ad check` reports such paths as AD735")
+                .reason("artifact_path_outside");
+                // A script error, not a screen that diverged: no divergence report.
+                f.bare = true;
+                f
+            })?,
+            None => dir.join(format!("screenshot-{:03}.png", self.screenshots)),
         };
         if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
             let _ = std::fs::create_dir_all(parent);

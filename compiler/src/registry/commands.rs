@@ -1209,7 +1209,7 @@ pub static COMMANDS: &[CommandSpec] = &[
         signature: "[path]",
         reader: ReaderRule::Screenshot,
         forms: &[Form {
-            positionals: &[opt("path", ArgKind::Path)],
+            positionals: &[opt("path", ArgKind::ArtifactPath)],
         }],
         flags: SCREENSHOT_FLAGS,
         effect: Effect::Observes,
@@ -1224,7 +1224,10 @@ pub static COMMANDS: &[CommandSpec] = &[
         reader: ReaderRule::Record,
         forms: &[
             Form {
-                positionals: &[word("action", &["start"]), opt("path", ArgKind::Path)],
+                positionals: &[
+                    word("action", &["start"]),
+                    opt("path", ArgKind::ArtifactPath),
+                ],
             },
             Form {
                 positionals: &[word("action", &["stop"])],
@@ -1244,7 +1247,7 @@ pub static COMMANDS: &[CommandSpec] = &[
         forms: &[Form {
             positionals: &[
                 word("action", &["start", "stop"]),
-                req("path", ArgKind::Path),
+                req("path", ArgKind::ArtifactPath),
             ],
         }],
         flags: &[],

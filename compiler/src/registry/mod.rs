@@ -102,8 +102,11 @@ pub enum ArgKind {
     App,
     /// A URL or deep link.
     Url,
-    /// A file system path.
+    /// A file system path the command reads (or hands to the device).
     Path,
+    /// A file the command writes (a screenshot, a recording, a trace): `ad run` resolves it
+    /// inside the run's artifacts folder and refuses one that escapes it.
+    ArtifactPath,
     /// Anything.
     Any,
 }

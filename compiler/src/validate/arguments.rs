@@ -110,15 +110,15 @@ pub(super) fn check(cx: &Context, out: &mut Vec<Diagnostic>) {
     }
 }
 
-struct FormMatch {
-    ok: bool,
+pub(super) struct FormMatch {
+    pub(super) ok: bool,
     /// Leading positionals that fit.
     matched: usize,
     mismatch: Option<usize>,
     too_many: bool,
 }
 
-fn match_form(form: &Form, values: &[crate::lower::Arg]) -> FormMatch {
+pub(super) fn match_form(form: &Form, values: &[crate::lower::Arg]) -> FormMatch {
     let mut matched = 0;
     let mut i = 0;
     for p in form.positionals {
@@ -199,6 +199,7 @@ fn fits(kind: ArgKind, v: &str) -> bool {
         | ArgKind::App
         | ArgKind::Url
         | ArgKind::Path
+        | ArgKind::ArtifactPath
         | ArgKind::Any => true,
     }
 }

@@ -7,6 +7,7 @@ use crate::lower::Step;
 
 mod annotations;
 mod arguments;
+mod artifact_paths;
 mod commands;
 mod handoff;
 mod hygiene;
@@ -86,6 +87,7 @@ pub(crate) fn validate(
     ref_frames::check(&cx, diagnostics);
     secrets::check(&cx, diagnostics);
     hygiene::check(&cx, diagnostics);
+    artifact_paths::check(&cx, diagnostics);
 }
 
 /// Levenshtein distance between `a` (as chars) and `b`, or `limit + 1` as soon as it is known

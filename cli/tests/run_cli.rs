@@ -950,3 +950,39 @@ fn a_script_cannot_write_outside_its_run_folder() {
         );
     }
 }
+
+#[test]
+fn a_bad_app_model_is_a_usage_error_before_anything_runs() {
+    let art = scratch("bad-model");
+    let dir = scratch("bad-model-src");
+    let malformed = dir.join("broken.json");
+    std::fs::write(
+        &malformed,
+        "{\n  \"app\": \"com.example.shop\",\n  oops\n}\n",
+    )
+    .unwrap();
+    for (model, want) in [
+        (
+            "/etc/passwd".to_string(),
+            "/etc/passwd:1:1: invalid app model".to_string(),
+        ),
+        (
+            malformed.display().to_string(),
+            format!("{}:3:3: invalid app model", malformed.display()),
+        ),
+        (
+            dir.join("missing.json").display().to_string(),
+            "no such model file".to_string(),
+        ),
+        (
+            dir.display().to_string(),
+            "is a folder, not an app model file".to_string(),
+        ),
+    ] {
+        let o = run(&["run", "examples/navigation.ad", "--app", &model], &art);
+        assert_eq!(code(&o), 2, "{model}: {}", err(&o));
+        assert!(err(&o).contains(&want), "{model}: {}", err(&o));
+        assert!(!err(&o).contains("REPLAY_DIVERGENCE"), "{}", err(&o));
+    }
+    assert!(files_under(&art).is_empty(), "nothing ran, no journal");
+}

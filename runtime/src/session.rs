@@ -73,6 +73,29 @@ pub fn session_file(state_dir: &Path, session: &str) -> PathBuf {
     state_dir.join("sessions").join(format!("{safe}.json"))
 }
 
+/// Loads the `--app` model and the model of every app the plan opens by a literal name (one with
+/// a `${VAR}` is resolved when it runs).
+fn preflight_models(
+    resolver: &ModelResolver,
+    plan: &Plan<'_>,
+) -> Result<(), crate::sim::ModelError> {
+    if resolver.explicit.is_some() {
+        resolver.resolve("")?;
+        return Ok(());
+    }
+    let opened = plan
+        .steps
+        .iter()
+        .filter(|s| s.command == "open")
+        .filter_map(|s| s.positionals.first())
+        .map(|a| a.value.as_str())
+        .filter(|app| !app.contains("://") && !ad_grammar::placeholder::has_dollar_brace(app));
+    for app in opened {
+        resolver.resolve(app)?;
+    }
+    Ok(())
+}
+
 /// Does the run start after step 1 of `plan` (a valid `--from N` with N > 1)? An invalid resume is
 /// left to the interpreter, which refuses it with the exact reason.
 fn resumes_mid_plan(plan: &Plan<'_>, options: &RunOptions) -> bool {
@@ -100,7 +123,11 @@ pub fn run_script(
     config: &SessionConfig,
     progress: &mut dyn Progress,
 ) -> Result<ScriptOutcome, SetupError> {
-    let mut sim = Sim::new(ModelResolver::for_script(script, config.app_model.clone()));
+    let resolver = ModelResolver::for_script(script, config.app_model.clone());
+    // A missing or broken app model is an input error, found before the first step (exit 2),
+    // not a divergence halfway through the run.
+    preflight_models(&resolver, plan).map_err(|e| SetupError(e.0))?;
+    let mut sim = Sim::new(resolver);
     let saved = session_file(&config.state_dir, &options.session);
     if config.persist_session && !saved.is_file() && resumes_mid_plan(plan, options) {
         // Resuming on a blank device would replay later steps against the wrong screen.

@@ -420,15 +420,29 @@ impl ModelResolver {
             dirs.push(dir.join("apps"));
             dirs.push(dir.join("examples").join("apps"));
         }
+        let mut search_dirs: Vec<PathBuf> = Vec::new();
+        for d in dirs.into_iter().filter(|d| d.is_dir()) {
+            // `<x>/examples/apps` and `<x>/examples` + `apps` are the same folder.
+            let canonical = std::fs::canonicalize(&d).unwrap_or(d);
+            if !search_dirs.contains(&canonical) {
+                search_dirs.push(canonical);
+            }
+        }
         ModelResolver {
             explicit,
-            search_dirs: dirs.into_iter().filter(|d| d.is_dir()).collect(),
+            search_dirs,
         }
     }
 
     /// The model to launch for `app`.
     pub fn resolve(&self, app: &str) -> Result<(PathBuf, AppModel), ModelError> {
         if let Some(p) = &self.explicit {
+            if p.is_dir() {
+                return Err(ModelError(format!(
+                    "--app {}: is a folder, not an app model file (docs/sim-model.md)",
+                    p.display()
+                )));
+            }
             let path = if p.is_file() {
                 p.clone()
             } else {

@@ -986,3 +986,88 @@ fn a_bad_app_model_is_a_usage_error_before_anything_runs() {
     }
     assert!(files_under(&art).is_empty(), "nothing ran, no journal");
 }
+
+#[cfg(unix)]
+#[test]
+fn sigint_and_sigterm_end_the_run_with_its_journal_and_session() {
+    for signal in ["INT", "TERM"] {
+        let dir = scratch(&format!("signal-{signal}"));
+        let art = dir.join("art");
+        std::fs::write(
+            dir.join("slow.json"),
+            r#"{"app": "com.example.slow", "start": "main", "screens": {"main": {"elements": [
+                {"type": "button", "id": "go", "label": "Go", "on": {"tap": {"stallMs": 150}}}
+            ]}}}"#,
+        )
+        .unwrap();
+        let mut script = String::from("open \"com.example.slow\"\n");
+        for _ in 0..200 {
+            script.push_str("click \"id=\\\"go\\\"\"\n");
+        }
+        script.push_str("close\n");
+        std::fs::write(dir.join("long.ad"), &script).unwrap();
+        let child = ad(&dir)
+            .args([
+                "run",
+                "-q",
+                "long.ad",
+                "--app",
+                "slow.json",
+                "--artifacts-dir",
+            ])
+            .arg(&art)
+            .env("AD_STATE_DIR", dir.join("state"))
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        // Bounded wait until a few steps have run, then the signal.
+        let mut events = None;
+        for _ in 0..400 {
+            events = std::fs::read_dir(&art)
+                .ok()
+                .into_iter()
+                .flatten()
+                .filter_map(|e| e.ok())
+                .map(|e| e.path().join("events.jsonl"))
+                .find(|p| {
+                    std::fs::read_to_string(p)
+                        .unwrap_or_default()
+                        .contains("\"step\":4,")
+                });
+            if events.is_some() {
+                break;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(25));
+        }
+        let events = events.expect("the run got going");
+        let status = Command::new("kill")
+            .args([&format!("-{signal}"), &child.id().to_string()])
+            .status()
+            .unwrap();
+        assert!(status.success());
+        let out = child.wait_with_output().unwrap();
+        assert_eq!(
+            out.status.code(),
+            Some(130),
+            "{signal}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let text = std::fs::read_to_string(&events).unwrap();
+        assert!(
+            text.contains("\"event\":\"run_end\""),
+            "{signal}: no run_end"
+        );
+        assert!(text.contains("\"exit_reason\":\"interrupted\""), "{signal}");
+        let run_json = events.with_file_name("run.json");
+        let summary = std::fs::read_to_string(&run_json).expect("run.json written");
+        assert!(
+            summary.contains("\"exit_code\": 130") || summary.contains("\"exit_code\":130"),
+            "{summary}"
+        );
+        assert!(
+            dir.join("state/sessions/default.json").is_file(),
+            "{signal}: the live session was saved for --from"
+        );
+    }
+}

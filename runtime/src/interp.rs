@@ -87,6 +87,28 @@ impl RunError {
     pub fn divergence(&self) -> Option<&Value> {
         self.details.get("divergence")
     }
+    /// The run stopped on a signal before step `index` (at `line`).
+    fn interrupted(signal: &str, index: usize, line: usize, replayed: usize) -> RunError {
+        RunError {
+            code: "INTERRUPTED".into(),
+            message: format!(
+                "interrupted by {signal} before step {index} ({replayed} step(s) replayed)"
+            ),
+            hint: Some(
+                "the session was left live: resume with --from and --plan-digest (see run.json)"
+                    .into(),
+            ),
+            step: Some(index),
+            line: Some(line),
+            preflight: false,
+            details: json!({"reason": "interrupted", "signal": signal}),
+        }
+    }
+
+    pub fn is_interrupted(&self) -> bool {
+        self.code == "INTERRUPTED"
+    }
+
     fn preflight(message: String, hint: Option<&str>) -> RunError {
         RunError {
             code: "INVALID_ARGS".into(),
@@ -503,6 +525,10 @@ pub async fn run<B: Backend>(
             );
             continue;
         }
+        if let Some(signal) = crate::interrupt::requested() {
+            result.error = Some(RunError::interrupted(signal, index, line, result.replayed));
+            break;
+        }
         if let Some(d) = ex.deadline {
             if ex.backend.now_ms() >= d {
                 let t = opts.timeout_ms.unwrap_or(0);
@@ -585,11 +611,17 @@ pub async fn run<B: Backend>(
     result.wall_ms = wall.elapsed().as_secs_f64() * 1000.0;
     let exit_reason = match &result.error {
         None => "completed",
+        Some(e) if e.is_interrupted() => "interrupted",
         Some(e) if e.details.get("divergence").is_some() => "divergence",
         Some(_) => "error",
     };
+    let exit_code = match &result.error {
+        None => 0,
+        Some(e) if e.is_interrupted() => 130,
+        Some(_) => 1,
+    };
     let end = json!({
-        "exit_code": if result.ok { 0 } else { 1 },
+        "exit_code": exit_code,
         "exit_reason": exit_reason,
         "replayed": result.replayed,
         "total": total,
@@ -602,7 +634,7 @@ pub async fn run<B: Backend>(
         "plan_digest": digest,
         "backend": ex.backend.name(),
         "ok": result.ok,
-        "exit_code": if result.ok { 0 } else { 1 },
+        "exit_code": exit_code,
         "exit_reason": exit_reason,
         "steps": {"total": total, "from": from, "replayed": result.replayed},
         "session_active": result.session_active,
@@ -801,6 +833,21 @@ impl<B: Backend> Exec<'_, B> {
                 Err(Fail::from_backend(e))
             }
         }
+    }
+
+    /// Sleeps on the device clock between polls; a stop request (Ctrl-C, SIGTERM) ends the wait.
+    async fn nap(&mut self, ms: u64) -> Result<(), Fail> {
+        if let Some(signal) = crate::interrupt::requested() {
+            let mut f = Fail::new(
+                "INTERRUPTED",
+                format!("interrupted by {signal} while waiting"),
+            )
+            .reason("interrupted");
+            f.bare = true; // no divergence: the screen did not diverge, the user stopped the run
+            return Err(f);
+        }
+        self.backend.sleep(ms).await;
+        Ok(())
     }
 
     fn remaining(&self, timeout: u64) -> u64 {
@@ -1169,7 +1216,7 @@ impl<B: Backend> Exec<'_, B> {
                 return Ok(self.resolved_from(&snap, w, &r, "unannotated"));
             }
             let nap = POLL_INTERVAL_MS.min(budget - waited);
-            self.backend.sleep(nap).await;
+            self.nap(nap).await?;
         }
     }
 
@@ -1516,9 +1563,7 @@ impl<B: Backend> Exec<'_, B> {
                         )
                         .reason("wait_target_absent"));
                     }
-                    self.backend
-                        .sleep(POLL_INTERVAL_MS.min(timeout - waited))
-                        .await;
+                    self.nap(POLL_INTERVAL_MS.min(timeout - waited)).await?;
                 }
             }
             "accept" | "dismiss" => {
@@ -1558,7 +1603,7 @@ impl<B: Backend> Exec<'_, B> {
         match form {
             WaitForm::Sleep { ms } => {
                 let ms = ms.max(0.0) as u64;
-                self.backend.sleep(ms).await;
+                self.nap(ms).await?;
                 Ok(crate::journal::fields(json!({"waitedMs": ms})))
             }
             WaitForm::Text { text, timeout_ms } => self.wait_text(&text, timeout_ms).await,
@@ -1607,14 +1652,13 @@ impl<B: Backend> Exec<'_, B> {
                         )
                         .reason("wait_stable_timeout"));
                     }
-                    self.backend
-                        .sleep(
-                            POLL_INTERVAL_MS
-                                .min(quiet)
-                                .min(timeout - (now - start))
-                                .max(1),
-                        )
-                        .await;
+                    self.nap(
+                        POLL_INTERVAL_MS
+                            .min(quiet)
+                            .min(timeout - (now - start))
+                            .max(1),
+                    )
+                    .await?;
                     let f = self.observe("wait").await?.fingerprint();
                     captures += 1;
                     if f != last {
@@ -1656,9 +1700,7 @@ impl<B: Backend> Exec<'_, B> {
                         );
                         return Err(f);
                     }
-                    self.backend
-                        .sleep(POLL_INTERVAL_MS.min(timeout - waited))
-                        .await;
+                    self.nap(POLL_INTERVAL_MS.min(timeout - waited)).await?;
                 }
             }
             WaitForm::Selector {
@@ -1746,9 +1788,7 @@ impl<B: Backend> Exec<'_, B> {
                         }
                         return Err(f);
                     }
-                    self.backend
-                        .sleep(POLL_INTERVAL_MS.min(timeout - waited))
-                        .await;
+                    self.nap(POLL_INTERVAL_MS.min(timeout - waited)).await?;
                 }
             }
             WaitForm::Invalid { reason, message } => {
@@ -1779,9 +1819,7 @@ impl<B: Backend> Exec<'_, B> {
                 )
                 .reason("wait_target_absent"));
             }
-            self.backend
-                .sleep(POLL_INTERVAL_MS.min(timeout - waited))
-                .await;
+            self.nap(POLL_INTERVAL_MS.min(timeout - waited)).await?;
         }
     }
 
@@ -2029,9 +2067,7 @@ impl<B: Backend> Exec<'_, B> {
             if !found.is_empty() || waited >= timeout {
                 break (snap, found);
             }
-            self.backend
-                .sleep(POLL_INTERVAL_MS.min(timeout - waited))
-                .await;
+            self.nap(POLL_INTERVAL_MS.min(timeout - waited)).await?;
         };
         if !mutates && !found.is_empty() {
             // A read-only find publishes a partial frame with the refs it returned.

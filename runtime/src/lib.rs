@@ -21,6 +21,7 @@ pub mod frame;
 pub mod gate;
 pub mod identity;
 pub mod interp;
+pub mod interrupt;
 pub mod journal;
 pub mod report;
 pub mod select;

@@ -193,6 +193,13 @@ fn run_case(
     if let Err(refusal) = gate::missing_variables(&analysis, &case.display, &run_options(0)) {
         return Some(base(Status::Invalid, None, Some(refusal)));
     }
+    if let Some(signal) = crate::interrupt::requested() {
+        return Some(base(
+            Status::Skipped,
+            Some(format!("not run: {signal} interrupted the suite")),
+            None,
+        ));
+    }
     if stop.load(Ordering::SeqCst) {
         return Some(base(
             Status::Skipped,

@@ -31,8 +31,13 @@ Before the first step, the run is refused (exit 2, nothing dispatched) when the 
 applies is broken, when `ad check` reports errors, or when a ${VAR} a step needs (from --from on)
 has no value: every missing variable is listed with each use, and how to supply it.
 
+Ctrl-C or SIGTERM stops the run before the next step (or poll of a wait): the journal's end,
+run.json (exit_reason: interrupted) and the live session are still written; exit code 130. A
+second Ctrl-C quits at once.
+
 Exit codes: 0 the script passed; 1 the script failed (a step diverged, an assertion or a wait
-failed); 2 usage, I/O, configuration or static errors, or missing variables (nothing was run).";
+failed); 2 usage, I/O, configuration or static errors, or missing variables (nothing was run);
+130 interrupted.";
 
 #[derive(Args)]
 #[command(after_help = RUN_AFTER_HELP)]
@@ -263,6 +268,8 @@ pub fn run(args: RunArgs) -> i32 {
         no_journal: false,
     };
     let _ = &args.backend;
+    // Ctrl-C / SIGTERM stop the run at the next step and still write the journal's end.
+    ad_runtime::interrupt::install();
     let mut quiet = ad_runtime::interp::Quiet;
     let mut live = StderrProgress::new();
     let progress: &mut dyn Progress = if args.quiet || args.json {
@@ -312,6 +319,19 @@ pub fn run(args: RunArgs) -> i32 {
                 }
             }
             0
+        }
+        Some(e) if e.is_interrupted() => {
+            if !args.json {
+                eprintln!("error[INTERRUPTED]: {}", e.message);
+                if let Some(h) = &e.hint {
+                    eprintln!("  help: {h}");
+                }
+                eprintln!(
+                    "interrupted: {} — {} of {} step(s) replayed; journal {journal}",
+                    source.name, r.replayed, r.total
+                );
+            }
+            130
         }
         Some(e) if e.preflight => {
             if !args.json {

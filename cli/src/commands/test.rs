@@ -266,6 +266,9 @@ pub fn run(args: TestArgs) -> i32 {
         let _ = writeln!(out, "{}", describe(r, text, colour));
         let _ = out.flush();
     };
+    // Ctrl-C / SIGTERM: the running scripts stop at their next step, no new one starts, and the
+    // reports are still written.
+    ad_runtime::interrupt::install();
     let summary = suite::run_suite(&cases, &opts, &mut print);
     let mut parts = vec![
         format!(
@@ -325,7 +328,9 @@ pub fn run(args: TestArgs) -> i32 {
         eprintln!("(the suite {verdict}; see the result line above)");
         return if summary.ok() { 2 } else { 1 };
     }
-    if summary.ok() {
+    if ad_runtime::interrupt::requested().is_some() {
+        130
+    } else if summary.ok() {
         0
     } else {
         1

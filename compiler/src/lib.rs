@@ -97,11 +97,46 @@ pub fn all_codes() -> Vec<(&'static str, &'static str)> {
     all
 }
 
-/// Applies the fixes of `diagnostics` to `text`, skipping edits that overlap an earlier one.
-/// Returns the new text and how many fixes were applied.
+/// Applies the fixes of `diagnostics` (the analysis of `text`), skipping edits that overlap an
+/// earlier one. A fix never makes agent-device reject a script it accepted, nor unbinds a target
+/// annotation: when the fixes together would, each is tried in order and only those that keep
+/// the script whole are applied. Returns the new text and how many fixes were applied.
 pub fn apply_fixes(text: &str, diagnostics: &[Diagnostic]) -> (String, usize) {
-    let mut fixes: Vec<&ad_grammar::Fix> =
-        diagnostics.iter().filter_map(|d| d.fix.as_ref()).collect();
+    let fixes: Vec<&ad_grammar::Fix> = diagnostics.iter().filter_map(|d| d.fix.as_ref()).collect();
+    let (out, applied) = apply_unchecked(text, &fixes);
+    if applied == 0 || diagnostics.iter().any(Diagnostic::is_parity_error) {
+        // Nothing applied, or agent-device already rejects the script: nothing to keep.
+        return (out, applied);
+    }
+    let evidence = bound_annotations(&analyze(text));
+    let keeps = |candidate: &str| {
+        let after = analyze(candidate);
+        after.accepted_by_agent_device() && bound_annotations(&after) >= evidence
+    };
+    if keeps(&out) {
+        return (out, applied);
+    }
+    // Greedy: keep each fix that, with the ones kept so far, leaves the script whole.
+    let mut kept: Vec<&ad_grammar::Fix> = Vec::new();
+    for fix in fixes {
+        kept.push(fix);
+        if !keeps(&apply_unchecked(text, &kept).0) {
+            kept.pop();
+        }
+    }
+    apply_unchecked(text, &kept)
+}
+
+/// Steps that carry target evidence.
+fn bound_annotations(a: &Analysis) -> usize {
+    a.steps
+        .iter()
+        .filter(|s| s.target_evidence.is_some() || s.target_evidences.is_some())
+        .count()
+}
+
+fn apply_unchecked(text: &str, fixes: &[&ad_grammar::Fix]) -> (String, usize) {
+    let mut fixes: Vec<&ad_grammar::Fix> = fixes.to_vec();
     fixes.sort_by_key(|f| f.edits.iter().map(|e| e.span.start).min().unwrap_or(0));
     let mut taken: Vec<&ad_grammar::Edit> = Vec::new();
     let mut applied = 0;
@@ -123,4 +158,14 @@ pub fn apply_fixes(text: &str, diagnostics: &[Diagnostic]) -> (String, usize) {
         out.replace_range(e.span.range(), &e.replacement);
     }
     (out, applied)
+}
+
+/// Is this one fix safe to offer on its own (an editor's quick fix)? It keeps a script that
+/// agent-device accepts accepted, with every annotation bound.
+pub fn fix_keeps_script_whole(analysis: &Analysis, fix: &ad_grammar::Fix) -> bool {
+    if !analysis.accepted_by_agent_device() {
+        return true;
+    }
+    let after = analyze(&apply_unchecked(analysis.text(), &[fix]).0);
+    after.accepted_by_agent_device() && bound_annotations(&after) >= bound_annotations(analysis)
 }

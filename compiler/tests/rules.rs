@@ -373,3 +373,24 @@ fn moving_a_trailing_comment_keeps_its_annotation_bound() {
     let d = a.diagnostics.iter().find(|d| d.code == "AD121").unwrap();
     assert!(d.fix.is_none());
 }
+
+#[test]
+fn fixes_never_make_agent_device_reject_a_script() {
+    // The did-you-mean fix for `conte&xt` alone would write a second `context` header, which
+    // agent-device rejects: it is left out, the other fixes still apply.
+    let script = "context platform=ios timeout=60000\nconte&xt platform=android retries=1\nopen \"com.example.shop\"\nclick \"id=a\" # note\nclose\n";
+    let a = ad_compiler::analyze(script);
+    assert!(a.accepted_by_agent_device());
+    let (fixed, applied) = ad_compiler::apply_fixes(script, &a.diagnostics);
+    assert!(
+        ad_compiler::analyze(&fixed).accepted_by_agent_device(),
+        "{fixed}"
+    );
+    assert!(fixed.contains("conte&xt"), "{fixed}");
+    assert!(applied >= 1 && fixed.contains("# note\nclick"), "{fixed}");
+    let d = a.diagnostics.iter().find(|d| d.code == "AD101").unwrap();
+    assert!(!ad_compiler::fix_keeps_script_whole(
+        &a,
+        d.fix.as_ref().unwrap()
+    ));
+}

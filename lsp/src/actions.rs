@@ -53,6 +53,11 @@ pub fn code_actions(snap: &Snapshot, params: CodeActionParams) -> Option<Vec<Cod
             if !touches(at) && !fix.edits.iter().any(|e| touches(e.span)) {
                 continue;
             }
+            // The same guarantee as `ad check --fix`: never offer an edit that would make
+            // agent-device reject the script or unbind an annotation.
+            if !ad_compiler::fix_keeps_script_whole(analysis, fix) {
+                continue;
+            }
             out.push(CodeActionOrCommand::CodeAction(CodeAction {
                 title: format!("{} ({})", fix.title, d.code),
                 kind: Some(CodeActionKind::QUICKFIX),

@@ -9,6 +9,7 @@
 //! * [`normalize`], [`compare`], [`compare_messages`], [`compare_exact`] and [`diff`] decide and
 //!   explain (dis)agreement.
 
+pub mod fuzz;
 pub mod gen;
 pub mod minimize;
 

@@ -45,7 +45,8 @@ cargo clippy --workspace --all-targets --quiet -- -D warnings
 echo "==> cargo test"
 mkdir -p target
 status=0
-cargo test --workspace --quiet 2>&1 | tee target/test-output.txt || status=$?
+# --no-fail-fast: every test binary runs, so the summary counts every failure.
+cargo test --workspace --quiet --no-fail-fast 2>&1 | tee target/test-output.txt || status=$?
 # One closing line for CI readers: N passed, N failed.
 passed=$(grep -Eo '[0-9]+ passed' target/test-output.txt | awk '{s+=$1} END {print s+0}')
 failed=$(grep -Eo '[0-9]+ failed' target/test-output.txt | awk '{s+=$1} END {print s+0}')

@@ -171,14 +171,9 @@ pub fn shared_required() -> bool {
     std::env::var("AD_REQUIRE_SHARED").is_ok_and(|v| v.trim() == "1")
 }
 
-/// The optional `shared/` folder (spec, corpus): `$AD_SHARED_DIR` if set, else
-/// `<repo>/../shared`; `None` when it does not exist.
-pub fn shared_dir() -> Option<PathBuf> {
-    let dir = shared_dir_path();
-    dir.is_dir().then(|| dir.canonicalize().unwrap_or(dir))
-}
-
-fn shared_dir_path() -> PathBuf {
+/// Where the optional `shared/` folder (spec, corpus) is looked for: `$AD_SHARED_DIR` if set,
+/// else `<repo>/../shared`. It may not exist.
+pub fn shared_dir() -> PathBuf {
     match std::env::var_os("AD_SHARED_DIR") {
         Some(d) if !d.is_empty() => PathBuf::from(d),
         _ => repo_dir().join("../shared"),
@@ -191,7 +186,7 @@ fn shared_dir_path() -> PathBuf {
 /// harness's capture) the line saying that only the repository's own data sets run. With
 /// `AD_REQUIRE_SHARED=1` its absence panics instead.
 pub fn corpus_dir() -> Option<PathBuf> {
-    let dir = shared_dir_path().join("corpus");
+    let dir = shared_dir().join("corpus");
     if dir.join("expected").is_dir() {
         return Some(dir.canonicalize().unwrap_or(dir));
     }

@@ -10,8 +10,8 @@
 //! Comparing with the checked-in outputs needs no node; the freshness check runs the oracle.
 
 use ad_tests::{
-    check_fixtures, compare_exact, conformance, corpus, normalize, ours_catching, run_oracle,
-    DataSet,
+    check_fixtures, compare_exact, conformance, corpus, data_sets, normalize, ours_catching,
+    own_data_sets, run_oracle, DataSet,
 };
 
 /// Problems of one data set: every script's parse against its expected output.
@@ -81,37 +81,125 @@ fn corpus_matches_agent_device_0_21_5() {
     }
 }
 
-/// The repository's scripts cover what the reader can say: accepted scripts and every kind of
-/// rejection (metadata, parse, daemon preflight).
+/// Every reader rule the repository's scripts must keep exercising, as what agent-device says
+/// about them: a rejection message fragment, or a field of the accepted parse.
+const REJECTIONS: &[&str] = &[
+    "Duplicate replay test metadata",
+    "Conflicting replay test metadata",
+    "env directives must precede all actions",
+    "Invalid env directive",
+    "Invalid env key",
+    "reserved",
+    "Duplicate env directive",
+    "Invalid quoted env value",
+    "(line 3 is blank)",
+    "is a comment)",
+    "is another target annotation)",
+    "is an env directive)",
+    "did not parse as an action)",
+    "(end of script reached)",
+    "targets-v1 annotation on line",
+    "annotation is not valid JSON",
+    "annotation must be a JSON object",
+    "exceeds the 4096-byte payload cap",
+    "exceeds the 8-entry cap",
+    "exceeds the 256-byte field cap",
+    "\"role\" is required",
+    "must be a non-negative integer",
+    "must be \"verified\" or \"unverifiable\"",
+    "requires source and destination evidence",
+    "Invalid quoted value",
+    "Invalid replay script line",
+    "swipe accepts 4 arguments",
+    "The trailing durationMs positional was removed",
+    "The trailing velocity positional was removed",
+    "gesture drag accepts at most 5 arguments",
+    "record --max-size was removed",
+    "screenshot --scale",
+    "screenshot --pixel-density",
+    "JSON replay payloads are no longer supported",
+];
+const ACCEPTED_FIELDS: &[&str] = &[
+    "metadata.platform",
+    "metadata.target",
+    "metadata.timeoutMs",
+    "metadata.retries",
+    "metadata.env",
+    "action.targetEvidence",
+    "action.targetEvidences",
+    "action.result",
+    "action.runtime",
+    "flags.count",
+    "flags.intervalMs",
+    "flags.holdMs",
+    "flags.jitterPx",
+    "flags.doubleTap",
+    "flags.clickButton",
+    "flags.pauseMs",
+    "flags.pattern",
+    "flags.pointerCount",
+    "flags.delayMs",
+    "flags.fps",
+    "flags.quality",
+    "flags.hideTouches",
+    "flags.relaunch",
+    "flags.testIme",
+    "flags.platform",
+    "flags.snapshotInteractiveOnly",
+    "flags.snapshotRaw",
+    "flags.snapshotForceFull",
+    "flags.snapshotDepth",
+    "flags.snapshotScope",
+    "flags.screenshotFullscreen",
+    "flags.screenshotNoStabilize",
+    "flags.screenshotNormalizeStatusBar",
+    "flags.screenshotPixelDensity",
+    "flags.screenshotScale",
+    "flags.screenshotCropOn",
+];
+
+/// The repository's own scripts (what a fresh clone tests) keep covering every rule above.
 #[test]
-fn own_data_sets_cover_acceptance_and_every_kind_of_rejection() {
-    let mut seen = std::collections::BTreeMap::<&str, usize>::new();
-    for set in [conformance(), check_fixtures()] {
+fn own_data_sets_cover_every_reader_rule() {
+    let mut messages = Vec::new();
+    let mut fields = std::collections::BTreeSet::new();
+    for set in own_data_sets() {
         for file in set.scripts() {
             let Ok(v) = set.expected(&file) else { continue };
-            for key in [
-                "daemonPreflightError",
-                "metadataError",
-                "parseError",
-                "planDigest",
-            ] {
-                if v.get(key).is_some() {
-                    *seen.entry(key).or_default() += 1;
+            for key in ["daemonPreflightError", "metadataError", "parseError"] {
+                if let Some(m) = v[key]["message"].as_str() {
+                    messages.push(m.to_string());
+                }
+            }
+            if let Some(meta) = v["metadata"].as_object() {
+                fields.extend(meta.keys().map(|k| format!("metadata.{k}")));
+            }
+            for action in v["parse"]["actions"].as_array().into_iter().flatten() {
+                if let Some(action) = action.as_object() {
+                    fields.extend(action.keys().map(|k| format!("action.{k}")));
+                    if let Some(flags) = action.get("flags").and_then(|f| f.as_object()) {
+                        fields.extend(flags.keys().map(|k| format!("flags.{k}")));
+                    }
                 }
             }
         }
     }
-    for key in [
-        "daemonPreflightError",
-        "metadataError",
-        "parseError",
-        "planDigest",
-    ] {
-        assert!(
-            seen.get(key).copied().unwrap_or(0) >= 2,
-            "the repository's scripts should exercise {key} more than once: {seen:?}"
-        );
-    }
+    let mut missing: Vec<String> = REJECTIONS
+        .iter()
+        .filter(|r| !messages.iter().any(|m| m.contains(*r)))
+        .map(|r| format!("no script is rejected with {r:?}"))
+        .collect();
+    missing.extend(
+        ACCEPTED_FIELDS
+            .iter()
+            .filter(|f| !fields.contains(**f))
+            .map(|f| format!("no accepted script has {f}")),
+    );
+    assert!(
+        missing.is_empty(),
+        "the repository's data sets no longer cover:\n{}",
+        missing.join("\n")
+    );
 }
 
 /// The checked-in outputs of the repository's data sets are what agent-device 0.21.5 prints
@@ -119,8 +207,7 @@ fn own_data_sets_cover_acceptance_and_every_kind_of_rejection() {
 /// still reproduces the public corpus's outputs when that is present.
 #[test]
 fn expected_outputs_are_what_the_oracle_prints() {
-    let mut sets = vec![conformance(), check_fixtures()];
-    sets.extend(corpus());
+    let sets = data_sets();
     let mut problems = Vec::new();
     let mut total = 0;
     for set in &sets {

@@ -40,10 +40,12 @@ fn findings(files: &[PathBuf]) -> String {
 #[test]
 fn corpus_findings() {
     let Some(corpus) = corpus() else { return };
-    insta::assert_snapshot!("corpus-check", findings(&corpus.scripts()));
+    let report = findings(&corpus.scripts());
+    insta::assert_snapshot!("corpus-check", report);
 }
 
 #[test]
 fn conformance_findings() {
-    insta::assert_snapshot!("conformance-check", findings(&conformance().scripts()));
+    let report = findings(&conformance().scripts());
+    insta::assert_snapshot!("conformance-check", report);
 }

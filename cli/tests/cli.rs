@@ -475,17 +475,10 @@ fn fix_replaces_every_lone_cr_in_one_run() {
 
 // ---- ad parse -----------------------------------------------------------------------------------
 
+/// `ad parse --format agent-device --digest` prints exactly agent-device 0.21.5's parse (checked
+/// in beside each script of every data set) and exits 1 exactly when it rejects the script.
 #[test]
-fn parse_digest_matches_agent_device_on_the_corpus() {
-    let corpus = shared_dir().join("corpus");
-    let expected_dir = corpus.join("expected");
-    let mut files: Vec<_> = std::fs::read_dir(&corpus)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|e| e == "ad"))
-        .collect();
-    files.sort();
-    assert!(files.len() >= 60, "the corpus has its 64 scripts");
+fn parse_digest_matches_agent_device_on_every_data_set() {
     let strip = |mut v: Value| {
         let m = v.as_object_mut().expect("an object per file");
         m.remove("file");
@@ -493,32 +486,43 @@ fn parse_digest_matches_agent_device_on_the_corpus() {
         v
     };
     let mut problems = Vec::new();
-    for file in &files {
-        let stem = file.file_stem().unwrap().to_string_lossy();
-        let expected: Value = serde_json::from_str(
-            &std::fs::read_to_string(expected_dir.join(format!("{stem}.json"))).unwrap(),
-        )
-        .unwrap();
-        let out = run_in(
-            &corpus,
-            &[
-                "parse",
-                "--format",
-                "agent-device",
-                "--digest",
-                &file.file_name().unwrap().to_string_lossy(),
-            ],
-            None,
-        );
-        let ours: Value = serde_json::from_str(&stdout(&out)).expect("ad parse prints JSON");
-        let ok = expected["ok"] == true;
-        if exit_code(&out) != i32::from(!ok) {
-            problems.push(format!("{stem}: exit {} with ok = {ok}", exit_code(&out)));
-        }
-        if strip(ours) != strip(expected) {
-            problems.push(format!("{stem}: differs from expected/{stem}.json"));
+    let mut checked = 0;
+    for set in ad_tests::data_sets() {
+        for file in set.scripts() {
+            let name = file.file_name().unwrap().to_string_lossy().into_owned();
+            let expected = match set.expected(&file) {
+                Ok(v) => v,
+                Err(e) => {
+                    problems.push(format!("{}/{name}: {e}", set.name));
+                    continue;
+                }
+            };
+            let out = run_in(
+                &set.dir,
+                &["parse", "--format", "agent-device", "--digest", &name],
+                None,
+            );
+            let printed = ad_tests::replace_lone_surrogates(&stdout(&out)).into_owned();
+            let ours: Value = serde_json::from_str(&printed).expect("ad parse prints JSON");
+            let ok = expected["ok"] == true;
+            if exit_code(&out) != i32::from(!ok) {
+                problems.push(format!(
+                    "{}/{name}: exit {} with ok = {ok}",
+                    set.name,
+                    exit_code(&out)
+                ));
+            }
+            if strip(ours) != strip(expected) {
+                let stem = file.file_stem().unwrap().to_string_lossy();
+                problems.push(format!(
+                    "{}/{name}: differs from expected/{stem}.json",
+                    set.name
+                ));
+            }
+            checked += 1;
         }
     }
+    assert!(checked >= 100, "only {checked} scripts in the data sets");
     assert!(problems.is_empty(), "{}", problems.join("\n"));
 }
 

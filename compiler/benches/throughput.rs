@@ -1,37 +1,67 @@
 //! Parse + validate throughput. `cargo bench -p ad-compiler --bench throughput`
 //!
-//! 1. the corpus (../shared/corpus, or AD_SHARED_DIR/corpus) analysed file by file, repeated
-//!    until 50 MB have been processed;
+//! 1. the repository's scripts (tests/conformance, tests/fixtures/check, examples) analysed file
+//!    by file, repeated until 50 MB have been processed; the same for the public corpus
+//!    (../shared/corpus, or AD_SHARED_DIR/corpus) when it is present;
 //! 2. one generated 2 MiB script (recorded-style lines with annotations, selectors, variables);
 //!
 //! each parsed and validated (`ad check`'s work), parsed only, and (the 2 MiB script) formatted.
 //!
 //! Reports MB/s (single-threaded): the median and the best of several runs.
 
+use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 // The allocator the `ad` binary ships with.
 #[global_allocator]
 static GLOBAL: ad_alloc::Mimalloc = ad_alloc::Mimalloc;
 
-fn corpus_texts() -> Vec<String> {
-    let shared = std::env::var("AD_SHARED_DIR")
-        .map(std::path::PathBuf::from)
-        .unwrap_or_else(|_| std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared"));
-    let dir = shared.join("corpus");
-    let mut texts: Vec<String> = std::fs::read_dir(&dir)
-        .unwrap_or_else(|e| {
-            panic!(
-                "{}: {e} (set AD_SHARED_DIR to the shared/ folder)",
-                dir.display()
-            )
-        })
-        .filter_map(|e| e.ok())
-        .filter(|e| e.path().extension().is_some_and(|x| x == "ad"))
-        .map(|e| std::fs::read_to_string(e.path()).unwrap())
-        .collect();
-    texts.sort();
+/// The `.ad` files of `dir` (and of its subfolders when `recursive`), sorted by path, as text.
+fn scripts_in(dir: &Path, recursive: bool) -> Vec<String> {
+    let mut paths = Vec::new();
+    let mut todo = vec![dir.to_path_buf()];
+    while let Some(d) = todo.pop() {
+        let entries = std::fs::read_dir(&d).unwrap_or_else(|e| panic!("{}: {e}", d.display()));
+        for path in entries.filter_map(|e| e.ok().map(|e| e.path())) {
+            if path.is_dir() && recursive {
+                todo.push(path);
+            } else if path.extension().is_some_and(|x| x == "ad") {
+                paths.push(path);
+            }
+        }
+    }
+    paths.sort();
+    paths
+        .iter()
+        .map(|p| String::from_utf8_lossy(&std::fs::read(p).unwrap()).into_owned())
+        .collect()
+}
+
+/// The repository's own scripts: the conformance scripts, the check fixtures and the examples.
+fn repository_texts() -> Vec<String> {
+    let repo = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let mut texts = scripts_in(&repo.join("tests/conformance"), false);
+    texts.extend(scripts_in(&repo.join("tests/fixtures/check"), false));
+    texts.extend(scripts_in(&repo.join("examples"), true));
     texts
+}
+
+/// The public corpus of the optional shared/ folder, when it is present.
+fn corpus_texts() -> Option<Vec<String>> {
+    let shared = std::env::var_os("AD_SHARED_DIR")
+        .filter(|d| !d.is_empty())
+        .map(PathBuf::from)
+        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared"));
+    let dir = shared.join("corpus");
+    if dir.is_dir() {
+        Some(scripts_in(&dir, false))
+    } else {
+        println!(
+            "corpus: {} not present; measuring the repository's own scripts only",
+            dir.display()
+        );
+        None
+    }
 }
 
 fn big_script(target: usize) -> String {
@@ -70,43 +100,49 @@ fn measure(label: &str, runs: usize, bytes: usize, mut work: impl FnMut() -> usi
     );
 }
 
-fn main() {
-    let corpus = corpus_texts();
-    let corpus_bytes: usize = corpus.iter().map(|t| t.len()).sum();
-    let rounds = 50 * 1024 * 1024 / corpus_bytes + 1;
+/// Parse + validate, then parse only, over `texts` file by file, repeated to about 50 MB.
+fn measure_files(name: &str, texts: &[String]) {
+    let bytes: usize = texts.iter().map(|t| t.len()).sum();
+    let rounds = 50 * 1024 * 1024 / bytes + 1;
     measure(
         &format!(
-            "corpus x{rounds} ({:.1} MB, {} files each round), parse+validate",
-            (rounds * corpus_bytes) as f64 / 1e6,
-            corpus.len()
+            "{name} x{rounds} ({:.1} MB, {} files each round), parse+validate",
+            (rounds * bytes) as f64 / 1e6,
+            texts.len()
         ),
         5,
-        rounds * corpus_bytes,
+        rounds * bytes,
         || {
             let mut n = 0;
             for _ in 0..rounds {
-                for t in &corpus {
+                for t in texts {
                     n += ad_compiler::analyze(t).diagnostics.len();
                 }
             }
             n
         },
     );
-
     measure(
-        &format!("corpus x{rounds}, parse only"),
+        &format!("{name} x{rounds}, parse only"),
         5,
-        rounds * corpus_bytes,
+        rounds * bytes,
         || {
             let mut n = 0;
             for _ in 0..rounds {
-                for t in &corpus {
+                for t in texts {
                     n += ad_grammar::parse(t).file.lines.len();
                 }
             }
             n
         },
     );
+}
+
+fn main() {
+    measure_files("repository scripts", &repository_texts());
+    if let Some(corpus) = corpus_texts() {
+        measure_files("corpus", &corpus);
+    }
 
     let big = big_script(2 * 1024 * 1024);
     let lines = ad_grammar::parse(&big).file.lines.len();

@@ -1,10 +1,13 @@
-//! Shared helpers for the integration tests: locating ../shared, the oracle, normalization.
+//! Shared helpers for the integration tests: the data sets, the oracle, normalization.
 //!
-//! * [`shared_dir`], [`corpus_dir`], [`oracle_script`] find the read-only `shared/` folder that
-//!   sits beside the repository (or `$AD_SHARED_DIR`) and panic with a clear message when it, or a
-//!   part of it, is missing.
-//! * [`run_oracle`] runs agent-device 0.21.5's own parser (`ref-parse.mjs --digest`) on many
-//!   files, in batches, and returns one JSON object per file.
+//! * [`conformance`], [`check_fixtures`] and [`corpus`] are the data sets: folders of `.ad`
+//!   scripts with agent-device 0.21.5's parse of each checked in as `expected/<stem>.json`
+//!   (written by `oracle/regenerate.sh`). The first two live in the repository; the public
+//!   corpus comes from the optional `shared/` folder beside it ([`shared_dir`], `$AD_SHARED_DIR`)
+//!   and is an extra data set: without it the tests run on the repository's own scripts and say
+//!   so in one line, unless `AD_REQUIRE_SHARED=1` (CI) makes its absence a failure.
+//! * [`run_oracle`] runs agent-device 0.21.5's own parser (`oracle/parse.mjs --digest`, from
+//!   `npm ci` in `oracle/`) on many files, in batches, and returns one JSON object per file.
 //! * [`ours`] is our side: `ad_compiler::agent_device::report` on the analysed text.
 //! * [`normalize`], [`compare`], [`compare_messages`], [`compare_exact`] and [`diff`] decide and
 //!   explain (dis)agreement.
@@ -19,65 +22,244 @@ use std::process::Command;
 
 use serde_json::{Map, Number, Value};
 
-/// The panic message when `ref-parse.mjs` cannot find the agent-device package.
-pub const ORACLE_MISSING: &str =
-    "agent-device 0.21.5 oracle is not installed: run ../shared/oracle/setup.sh (needs node and npm)";
+/// The panic message when the oracle (agent-device 0.21.5 under `oracle/node_modules`) is missing.
+pub const ORACLE_MISSING: &str = "the agent-device 0.21.5 oracle is not installed: run `npm ci` \
+     in the repository's oracle/ folder (needs node and npm; `bash scripts/test-all.sh` installs \
+     everything), or point AD_AGENT_DEVICE_DIR at an installed agent-device 0.21.5 package";
 
-/// Files per `node ref-parse.mjs` process.
+/// Files per `node parse.mjs` process.
 pub const ORACLE_BATCH: usize = 200;
 
-/// The `shared/` folder: `$AD_SHARED_DIR` if set, else `<CARGO_MANIFEST_DIR>/../../shared`
-/// (i.e. `<repo>/../shared`). Panics, saying what is missing, when it does not exist.
+/// Scripts in the public corpus (`shared/corpus`).
+pub const CORPUS_FILES: usize = 64;
+
+/// The repository root.
+pub fn repo_dir() -> PathBuf {
+    let manifest = Path::new(env!("CARGO_MANIFEST_DIR"));
+    manifest.parent().unwrap_or(manifest).to_path_buf()
+}
+
+/// A folder of `.ad` scripts with the oracle's output for each in `expected/<stem>.json`.
+#[derive(Clone, Debug)]
+pub struct DataSet {
+    /// A short name for messages (`conformance`, `check fixtures`, `corpus`).
+    pub name: &'static str,
+    pub dir: PathBuf,
+    /// The exact number of scripts the folder must hold, when it is fixed.
+    pub expected_count: Option<usize>,
+}
+
+impl DataSet {
+    /// The `.ad` files of the folder, sorted.
+    pub fn scripts(&self) -> Vec<PathBuf> {
+        let mut files: Vec<PathBuf> = std::fs::read_dir(&self.dir)
+            .unwrap_or_else(|e| panic!("cannot list {}: {e}", self.dir.display()))
+            .map(|e| e.expect("a directory entry").path())
+            .filter(|p| p.extension().is_some_and(|x| x == "ad") && p.is_file())
+            .collect();
+        files.sort();
+        files
+    }
+
+    /// Every script with its text, as the oracle reads it (lossy UTF-8). Names are
+    /// `<data set>/<file name>`.
+    pub fn texts(&self) -> Vec<(String, String)> {
+        self.scripts()
+            .into_iter()
+            .map(|p| (format!("{}/{}", self.name, file_name(&p)), read_script(&p)))
+            .collect()
+    }
+
+    /// `expected/`.
+    pub fn expected_dir(&self) -> PathBuf {
+        self.dir.join("expected")
+    }
+
+    /// The checked-in oracle output for `script` (lone surrogate escapes read as in
+    /// [`replace_lone_surrogates`]).
+    pub fn expected(&self, script: &Path) -> Result<Value, String> {
+        let stem = script.file_stem().unwrap_or_default().to_string_lossy();
+        let path = self.expected_dir().join(format!("{stem}.json"));
+        let text = std::fs::read_to_string(&path).map_err(|e| {
+            format!(
+                "cannot read {}: {e}{}",
+                path.display(),
+                self.regenerate_hint()
+            )
+        })?;
+        serde_json::from_str(&replace_lone_surrogates(&text))
+            .map_err(|e| format!("{} is not JSON: {e}", path.display()))
+    }
+
+    /// Problems with the folder's shape: expected files without a script, a wrong script count.
+    pub fn layout_problems(&self) -> Vec<String> {
+        let scripts = self.scripts();
+        let mut problems = Vec::new();
+        match self.expected_count {
+            Some(n) if scripts.len() != n => problems.push(format!(
+                "expected {n} scripts in {}, found {}",
+                self.dir.display(),
+                scripts.len()
+            )),
+            _ if scripts.is_empty() => {
+                problems.push(format!("no .ad scripts in {}", self.dir.display()))
+            }
+            _ => {}
+        }
+        if let Ok(entries) = std::fs::read_dir(self.expected_dir()) {
+            let mut orphans: Vec<String> = entries
+                .filter_map(|e| e.ok().map(|e| e.path()))
+                .filter(|p| p.extension().is_some_and(|x| x == "json"))
+                .filter(|p| {
+                    let stem = p.file_stem().unwrap_or_default().to_string_lossy();
+                    !self.dir.join(format!("{stem}.ad")).is_file()
+                })
+                .map(|p| file_name(&p))
+                .collect();
+            orphans.sort();
+            for o in orphans {
+                problems.push(format!(
+                    "expected/{o} has no script in {}{}",
+                    self.dir.display(),
+                    self.regenerate_hint()
+                ));
+            }
+        }
+        problems
+    }
+
+    fn regenerate_hint(&self) -> &'static str {
+        if self.name == "corpus" {
+            ""
+        } else {
+            " (bash oracle/regenerate.sh rewrites the expected outputs)"
+        }
+    }
+}
+
+/// `tests/conformance`: scripts written to exercise every rule of agent-device's reader.
+pub fn conformance() -> DataSet {
+    DataSet {
+        name: "conformance",
+        dir: repo_dir().join("tests/conformance"),
+        expected_count: None,
+    }
+}
+
+/// `tests/fixtures/check`: one script per `ad check` diagnostic code plus clean scripts.
+pub fn check_fixtures() -> DataSet {
+    DataSet {
+        name: "check fixtures",
+        dir: repo_dir().join("tests/fixtures/check"),
+        expected_count: None,
+    }
+}
+
+/// The repository's own data sets: [`conformance`] and [`check_fixtures`].
+pub fn own_data_sets() -> Vec<DataSet> {
+    vec![conformance(), check_fixtures()]
+}
+
+/// Every data set: the repository's own, then the public [`corpus`] when it is there.
+pub fn data_sets() -> Vec<DataSet> {
+    let mut sets = own_data_sets();
+    sets.extend(corpus());
+    sets
+}
+
+/// Whether `AD_REQUIRE_SHARED=1`: CI makes the public corpus a required data set.
+pub fn shared_required() -> bool {
+    std::env::var("AD_REQUIRE_SHARED").is_ok_and(|v| v.trim() == "1")
+}
+
+/// Where the optional `shared/` folder (spec, corpus) is looked for: `$AD_SHARED_DIR` if set,
+/// else `<repo>/../shared`. It may not exist.
 pub fn shared_dir() -> PathBuf {
-    let (dir, origin) = match std::env::var_os("AD_SHARED_DIR") {
-        Some(d) if !d.is_empty() => (PathBuf::from(d), "$AD_SHARED_DIR"),
-        _ => (
-            Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared"),
-            "<repo>/../shared (set AD_SHARED_DIR to override)",
-        ),
-    };
-    if !dir.is_dir() {
+    match std::env::var_os("AD_SHARED_DIR") {
+        Some(d) if !d.is_empty() => PathBuf::from(d),
+        _ => repo_dir().join("../shared"),
+    }
+}
+
+/// `shared/corpus`: the public `.ad` corpus, with the oracle's output in `expected/<name>.json`.
+///
+/// `None` when it is absent, after printing (once per test process, to stderr, past the test
+/// harness's capture) the line saying that only the repository's own data sets run. With
+/// `AD_REQUIRE_SHARED=1` its absence panics instead.
+pub fn corpus_dir() -> Option<PathBuf> {
+    let dir = shared_dir().join("corpus");
+    if dir.join("expected").is_dir() {
+        return Some(dir.canonicalize().unwrap_or(dir));
+    }
+    if shared_required() {
         panic!(
-            "the shared/ folder (spec, corpus, oracle) is missing: expected a directory at {} \
-             from {origin}; CI provides a read-only copy of shared/ beside the repository",
+            "AD_REQUIRE_SHARED=1 but the public corpus is missing: expected {} with its expected/ \
+             outputs (the shared/ folder is $AD_SHARED_DIR, else <repo>/../shared); CI provides \
+             it, elsewhere unset AD_REQUIRE_SHARED to run on the repository's own fixtures only",
             dir.display()
         );
     }
-    dir.canonicalize().unwrap_or(dir)
+    static NOTE: std::sync::Once = std::sync::Once::new();
+    NOTE.call_once(|| {
+        use std::io::Write;
+        let _ = writeln!(
+            std::io::stderr(),
+            "corpus: {} not present; running on the repository's own fixtures only",
+            dir.display()
+        );
+    });
+    None
 }
 
-fn shared_path(rel: &str, what: &str) -> PathBuf {
-    let p = shared_dir().join(rel);
-    if !p.exists() {
+/// The public corpus as a data set (see [`corpus_dir`]).
+pub fn corpus() -> Option<DataSet> {
+    corpus_dir().map(|dir| DataSet {
+        name: "corpus",
+        dir,
+        expected_count: Some(CORPUS_FILES),
+    })
+}
+
+/// A script's text as agent-device reads it: Node's lossy UTF-8 decoding.
+pub fn read_script(path: &Path) -> String {
+    let bytes =
+        std::fs::read(path).unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()));
+    String::from_utf8_lossy(&bytes).into_owned()
+}
+
+fn file_name(path: &Path) -> String {
+    path.file_name()
+        .unwrap_or_default()
+        .to_string_lossy()
+        .into_owned()
+}
+
+/// `oracle/parse.mjs`, after checking that the package it reads is installed
+/// (`oracle/node_modules/agent-device`, or `$AD_AGENT_DEVICE_DIR`). Panics with
+/// [`ORACLE_MISSING`] otherwise.
+pub fn oracle_script() -> PathBuf {
+    let oracle = repo_dir().join("oracle");
+    let package = match std::env::var_os("AD_AGENT_DEVICE_DIR") {
+        Some(d) if !d.is_empty() => PathBuf::from(d),
+        _ => oracle.join("node_modules/agent-device"),
+    };
+    if !package.join("package.json").is_file() {
         panic!(
-            "{what} is missing: expected {} inside the shared/ folder",
-            p.display()
+            "{ORACLE_MISSING}\n(no agent-device package at {})",
+            package.display()
         );
     }
-    p
+    oracle.join("parse.mjs")
 }
 
-/// `shared/corpus`: the `.ad` corpus, with the oracle's output in `expected/<name>.json`.
-pub fn corpus_dir() -> PathBuf {
-    shared_path("corpus", "the .ad corpus (shared/corpus)")
-}
-
-/// `shared/oracle/ref-parse.mjs`.
-pub fn oracle_script() -> PathBuf {
-    shared_path(
-        "oracle/ref-parse.mjs",
-        "the oracle script (shared/oracle/ref-parse.mjs)",
-    )
-}
-
-/// The oracle's output for one file: `node ref-parse.mjs --digest FILE`.
+/// The oracle's output for one file: `node oracle/parse.mjs --digest FILE`.
 pub fn run_oracle_one(file: &Path) -> Value {
     run_oracle(&[file.to_path_buf()], 1)
         .pop()
         .expect("one oracle result")
 }
 
-/// Runs the oracle (`ref-parse.mjs --digest`) on `files`, [`ORACLE_BATCH`] files per node
+/// Runs the oracle (`oracle/parse.mjs --digest`) on `files`, [`ORACLE_BATCH`] files per node
 /// process and up to `jobs` processes at a time; returns one object per file, in order.
 pub fn run_oracle(files: &[PathBuf], jobs: usize) -> Vec<Value> {
     if files.is_empty() {
@@ -126,11 +308,14 @@ fn oracle_batch(script: &Path, files: &[PathBuf]) -> Vec<Value> {
     let stderr = String::from_utf8_lossy(&output.stderr);
     match output.status.code() {
         Some(0) | Some(1) => {}
-        Some(2) if stderr.contains("cannot find the agent-device package") => {
-            panic!("{ORACLE_MISSING}\n(ref-parse.mjs said: {})", stderr.trim())
+        Some(2) if stderr.contains("is not installed") || stderr.contains("the tests need") => {
+            panic!(
+                "{ORACLE_MISSING}\n(oracle/parse.mjs said: {})",
+                stderr.trim()
+            )
         }
         other => panic!(
-            "ref-parse.mjs failed (exit status {other:?}) on {} file(s): {}",
+            "oracle/parse.mjs failed (exit status {other:?}) on {} file(s): {}",
             files.len(),
             stderr.trim()
         ),
@@ -139,19 +324,19 @@ fn oracle_batch(script: &Path, files: &[PathBuf]) -> Vec<Value> {
     let text = replace_lone_surrogates(&stdout);
     let value: Value = serde_json::from_str(&text).unwrap_or_else(|e| {
         panic!(
-            "ref-parse.mjs printed invalid JSON ({e}); stderr: {}",
+            "oracle/parse.mjs printed invalid JSON ({e}); stderr: {}",
             stderr.trim()
         )
     });
     let values = match value {
         Value::Array(items) if files.len() != 1 => items,
         single if files.len() == 1 => vec![single],
-        other => panic!("unexpected ref-parse.mjs output shape: {other}"),
+        other => panic!("unexpected oracle/parse.mjs output shape: {other}"),
     };
     assert_eq!(
         values.len(),
         files.len(),
-        "ref-parse.mjs returned one result per file"
+        "oracle/parse.mjs returned one result per file"
     );
     values
 }

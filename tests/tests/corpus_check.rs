@@ -1,20 +1,20 @@
-//! `ad check` over the real scripts in ../shared/corpus, snapshotted: a review of what the
-//! validator finds in scripts people actually wrote and recorded. A change here is a change in
-//! what users see; read the diff line by line.
+//! `ad check` over whole data sets, snapshotted: a review of what the validator finds in scripts
+//! people actually wrote and recorded. A change here is a change in what users see; read the
+//! diff line by line.
+//!
+//! * `corpus-check`: the public scripts of the optional ../shared/corpus (skipped, with a one-line
+//!   note, when that folder is absent; required under `AD_REQUIRE_SHARED=1`).
+//! * `conformance-check`: the repository's own tests/conformance scripts.
 
-use ad_tests::corpus_dir;
+use std::path::PathBuf;
 
-#[test]
-fn corpus_findings() {
-    let mut files: Vec<_> = std::fs::read_dir(corpus_dir())
-        .unwrap()
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.extension().is_some_and(|e| e == "ad"))
-        .collect();
-    files.sort();
+use ad_tests::{conformance, corpus, read_script};
+
+/// One block per file: its name, then `line:col CODE severity message` per diagnostic.
+fn findings(files: &[PathBuf]) -> String {
     let mut report = String::new();
-    for path in &files {
-        let text = String::from_utf8_lossy(&std::fs::read(path).unwrap()).into_owned();
+    for path in files {
+        let text = read_script(path);
         let analysis = ad_compiler::analyze(&text);
         let index = ad_grammar::LineIndex::new(&text);
         let name = path.file_name().unwrap().to_string_lossy();
@@ -34,5 +34,18 @@ fn corpus_findings() {
             ));
         }
     }
+    report
+}
+
+#[test]
+fn corpus_findings() {
+    let Some(corpus) = corpus() else { return };
+    let report = findings(&corpus.scripts());
     insta::assert_snapshot!("corpus-check", report);
+}
+
+#[test]
+fn conformance_findings() {
+    let report = findings(&conformance().scripts());
+    insta::assert_snapshot!("conformance-check", report);
 }

@@ -1,5 +1,5 @@
 //! Differential test: generated scripts (see `ad_tests::gen`) through agent-device 0.21.5's own
-//! parser (`ref-parse.mjs --digest`, batched) and through ours, in-process.
+//! parser (`oracle/parse.mjs --digest`, batched) and through ours, in-process.
 //!
 //! * `AD_DIFF_SEED` (decimal or 0x-hex; default `gen::DEFAULT_SEED`), `AD_DIFF_CASES` (default
 //!   3000) choose the scripts; script `n` of a seed is `gen::script(seed, n)`.
@@ -307,7 +307,7 @@ fn differential_against_agent_device_0_21_5() {
         let mut msg = format!(
             "{} of {count} generated scripts disagree with agent-device 0.21.5 \
              (ok {ok_agree}/{count}, accepted output {output_agree}/{accepted}); seed {seed:#x}.\n\
-             Reproduce: ad parse --format agent-device --digest F / node ref-parse.mjs --digest F \
+             Reproduce: ad parse --format agent-device --digest F / node oracle/parse.mjs --digest F \
              with F in {}\n",
             failures.len(),
             fail_dir.display()

@@ -1,35 +1,23 @@
 //! `ad fmt` never changes what a script does, and is idempotent.
 //!
-//! - Corpus and generated scripts: for every script agent-device accepts, our view of the
+//! - The data sets' scripts (tests/conformance, tests/fixtures/check, and ../shared/corpus when
+//!   present) and generated scripts: for every script agent-device accepts, our view of the
 //!   formatted text (metadata, actions, action lines, plan digest) equals the original's;
 //!   rejected scripts keep their rejected lines byte for byte; fmt(fmt(x)) == fmt(x).
 //! - The same claim checked against agent-device 0.21.5 itself: the oracle's parse of the
-//!   formatted corpus and of a sample of formatted generated scripts equals its parse of the
-//!   originals.
+//!   formatted data set scripts and of a sample of formatted generated scripts equals its parse
+//!   of the originals.
 //! - Before/after snapshots of the fixtures in tests/fixtures/fmt.
 
 use std::path::PathBuf;
 
 use ad_compiler::format::format;
-use ad_tests::{compare_exact, corpus_dir, gen, normalize, ours, run_oracle};
+use ad_tests::{compare_exact, data_sets, gen, normalize, ours, run_oracle};
 use serde_json::Value;
 
-fn corpus() -> Vec<(String, String)> {
-    let mut files: Vec<PathBuf> = std::fs::read_dir(corpus_dir())
-        .unwrap()
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.extension().is_some_and(|e| e == "ad"))
-        .collect();
-    files.sort();
-    files
-        .into_iter()
-        .map(|p| {
-            (
-                p.file_name().unwrap().to_string_lossy().into_owned(),
-                String::from_utf8_lossy(&std::fs::read(&p).unwrap()).into_owned(),
-            )
-        })
-        .collect()
+/// Every script of every data set (the repository's own, plus the public corpus when present).
+fn scripts() -> Vec<(String, String)> {
+    data_sets().iter().flat_map(|set| set.texts()).collect()
 }
 
 fn generated(n: u64) -> Vec<(String, String)> {
@@ -92,8 +80,8 @@ fn check_one(name: &str, text: &str, failures: &mut Vec<String>) -> String {
 }
 
 #[test]
-fn fmt_preserves_meaning_on_corpus_and_generated_scripts() {
-    let cases: Vec<(String, String)> = corpus().into_iter().chain(generated(3000)).collect();
+fn fmt_preserves_meaning_on_data_sets_and_generated_scripts() {
+    let cases: Vec<(String, String)> = scripts().into_iter().chain(generated(3000)).collect();
     let mut failures = Vec::new();
     let mut changed = 0;
     for (name, text) in &cases {
@@ -122,7 +110,7 @@ fn fmt_preserves_meaning_on_corpus_and_generated_scripts() {
 fn fmt_preserves_meaning_for_agent_device_itself() {
     let dir = std::env::temp_dir().join(format!("ad-fmt-oracle-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
-    let cases: Vec<(String, String)> = corpus().into_iter().chain(generated(400)).collect();
+    let cases: Vec<(String, String)> = scripts().into_iter().chain(generated(400)).collect();
     let mut originals = Vec::new();
     let mut formatted = Vec::new();
     for (i, (_, text)) in cases.iter().enumerate() {

@@ -1,5 +1,5 @@
-//! Helpers shared by the `ad` CLI integration tests: running the binary, locating fixtures and the
-//! shared corpus, and scratch folders.
+//! Helpers shared by the `ad` CLI integration tests: running the binary, locating fixtures, and
+//! scratch folders. The conformance data sets come from `ad_tests`.
 #![allow(dead_code)] // each test crate uses a different subset
 
 use std::io::Write;
@@ -31,21 +31,6 @@ pub fn fixture_names() -> Vec<String> {
         .collect();
     names.sort();
     names
-}
-
-/// The read-only `shared/` folder beside the repository (or `$AD_SHARED_DIR`), as the
-/// conformance tests locate it.
-pub fn shared_dir() -> PathBuf {
-    let dir = match std::env::var_os("AD_SHARED_DIR") {
-        Some(d) if !d.is_empty() => PathBuf::from(d),
-        _ => repo_root().join("../shared"),
-    };
-    assert!(
-        dir.is_dir(),
-        "the shared/ folder (spec, corpus) is missing: expected {} (set AD_SHARED_DIR)",
-        dir.display()
-    );
-    dir
 }
 
 /// The `ad` binary with a clean, colourless environment, run from `dir`.

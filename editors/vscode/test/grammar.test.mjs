@@ -1,4 +1,5 @@
-// Tokenizes every `.ad` file of a folder (the shared corpus) with VS Code's own TextMate engine
+// Tokenizes every `.ad` file of some folders (the repository's data sets and examples, and the
+// shared corpus when present) with VS Code's own TextMate engine
 // (vscode-textmate + vscode-oniguruma) and the extension's grammar, then checks that
 //   - every line tokenizes completely and in time,
 //   - command words, `target-v1`/`targets-v1` annotations, `${NAME}` placeholders and selector
@@ -67,8 +68,9 @@ function expectScope(where, tokens, offset, scope, what) {
 
 for (const file of targets) {
   counts.files++;
-  // Lines as agent-device splits them (\n and \r\n).
-  const lines = readFileSync(file, "utf8").split(/\r?\n/);
+  // Lines as agent-device splits them (\n and \r\n). A leading byte order mark is dropped, as
+  // VS Code does when it opens a file: the grammar never sees it.
+  const lines = readFileSync(file, "utf8").replace(/^\uFEFF/, "").split(/\r?\n/);
   let stack = vsctm.INITIAL;
   lines.forEach((line, i) => {
     const where = `${file}:${i + 1}`;

@@ -174,7 +174,7 @@ pub fn mutate(rng: &mut Rng, input: &[u8], others: &[Vec<u8>]) -> Vec<u8> {
             6 if !out.is_empty() => {
                 // Flip an ASCII byte into a quote, space or backslash.
                 let i = rng.below(out.len());
-                out[i] = *rng.pick(&[b'"', b' ', b'\\', b'$', b'{', b'=', b'#']);
+                out[i] = *rng.pick(b"\" \\${=#");
             }
             7 => {
                 // A long run: long lines and many placeholders, without blowing up the test.

@@ -98,9 +98,10 @@ pub fn all_codes() -> Vec<(&'static str, &'static str)> {
 }
 
 /// Applies the fixes of `diagnostics` (the analysis of `text`), skipping edits that overlap an
-/// earlier one. A fix never makes agent-device reject a script it accepted, nor unbinds a target
-/// annotation: when the fixes together would, each is tried in order and only those that keep
-/// the script whole are applied. Returns the new text and how many fixes were applied.
+/// earlier one. A fix never makes agent-device reject a script it accepted, never unbinds a
+/// target annotation, and never changes a step on a line it does not edit: when the fixes
+/// together would, each is tried in order and only those that keep the script whole are
+/// applied. Returns the new text and how many fixes were applied.
 pub fn apply_fixes(text: &str, diagnostics: &[Diagnostic]) -> (String, usize) {
     let fixes: Vec<&ad_grammar::Fix> = diagnostics.iter().filter_map(|d| d.fix.as_ref()).collect();
     let (out, applied) = apply_unchecked(text, &fixes);
@@ -108,23 +109,58 @@ pub fn apply_fixes(text: &str, diagnostics: &[Diagnostic]) -> (String, usize) {
         // Nothing applied, or agent-device already rejects the script: nothing to keep.
         return (out, applied);
     }
-    let evidence = bound_annotations(&analyze(text));
-    let keeps = |candidate: &str| {
-        let after = analyze(candidate);
-        after.accepted_by_agent_device() && bound_annotations(&after) >= evidence
-    };
-    if keeps(&out) {
+    let original = analyze(text);
+    if keeps_script_whole(&original, &fixes, &out) {
         return (out, applied);
     }
     // Greedy: keep each fix that, with the ones kept so far, leaves the script whole.
     let mut kept: Vec<&ad_grammar::Fix> = Vec::new();
     for fix in fixes {
         kept.push(fix);
-        if !keeps(&apply_unchecked(text, &kept).0) {
+        if !keeps_script_whole(&original, &kept, &apply_unchecked(text, &kept).0) {
             kept.pop();
         }
     }
     apply_unchecked(text, &kept)
+}
+
+/// Is this one fix safe to offer on its own (an editor's quick fix)? The same guarantee as
+/// [`apply_fixes`].
+pub fn fix_keeps_script_whole(analysis: &Analysis, fix: &ad_grammar::Fix) -> bool {
+    if !analysis.accepted_by_agent_device() {
+        return true;
+    }
+    let fixed = apply_unchecked(analysis.text(), &[fix]).0;
+    keeps_script_whole(analysis, &[fix], &fixed)
+}
+
+/// `fixed` (the `original` with `fixes` applied) is still accepted by agent-device, keeps every
+/// bound annotation, and reads every step on a line no fix edits exactly as before, in order.
+fn keeps_script_whole(original: &Analysis, fixes: &[&ad_grammar::Fix], fixed: &str) -> bool {
+    let after = analyze(fixed);
+    if !after.accepted_by_agent_device() || bound_annotations(&after) < bound_annotations(original)
+    {
+        return false;
+    }
+    let text = original.text();
+    let index = ad_grammar::LineIndex::new(text);
+    let touched: Vec<(usize, usize)> = fixes
+        .iter()
+        .flat_map(|f| f.edits.iter())
+        .map(|e| (index.line_of(e.span.start), index.line_of(e.span.end)))
+        .collect();
+    let untouched = original
+        .steps
+        .iter()
+        .filter(|s| !touched.iter().any(|(a, b)| (*a..=*b).contains(&s.line)));
+    let mut rest = after.steps.iter();
+    untouched.into_iter().all(|s| {
+        rest.by_ref().any(|t| {
+            t.same_action(s)
+                && t.target_evidence == s.target_evidence
+                && t.target_evidences == s.target_evidences
+        })
+    })
 }
 
 /// Steps that carry target evidence.
@@ -158,14 +194,4 @@ fn apply_unchecked(text: &str, fixes: &[&ad_grammar::Fix]) -> (String, usize) {
         out.replace_range(e.span.range(), &e.replacement);
     }
     (out, applied)
-}
-
-/// Is this one fix safe to offer on its own (an editor's quick fix)? It keeps a script that
-/// agent-device accepts accepted, with every annotation bound.
-pub fn fix_keeps_script_whole(analysis: &Analysis, fix: &ad_grammar::Fix) -> bool {
-    if !analysis.accepted_by_agent_device() {
-        return true;
-    }
-    let after = analyze(&apply_unchecked(analysis.text(), &[fix]).0);
-    after.accepted_by_agent_device() && bound_annotations(&after) >= bound_annotations(analysis)
 }

@@ -104,7 +104,9 @@ impl Default for TapOptions {
     }
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Serialize, serde::Deserialize, schemars::JsonSchema,
+)]
 #[serde(rename_all = "kebab-case")]
 pub enum Direction {
     Up,
@@ -137,7 +139,9 @@ pub enum SystemKey {
     AppSwitcher,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Serialize, serde::Deserialize, schemars::JsonSchema,
+)]
 #[serde(rename_all = "lowercase")]
 pub enum KeyboardAction {
     Status,
@@ -145,7 +149,7 @@ pub enum KeyboardAction {
     Enter,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, serde::Deserialize, schemars::JsonSchema)]
 pub struct KeyboardState {
     pub visible: bool,
 }
@@ -158,16 +162,16 @@ pub enum AlertAction {
     Dismiss,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, serde::Deserialize, schemars::JsonSchema)]
 pub struct AlertInfo {
     pub title: String,
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub message: Option<String>,
     pub buttons: Vec<String>,
 }
 
 /// A structured gesture (`swipe`, `gesture …`): pointer paths in device points.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, serde::Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct GesturePlan {
     /// The gesture kind as written (`swipe`, `pan`, `fling`, `pinch`, `rotate`, `drag`, …).

@@ -1,11 +1,15 @@
-//! The version-1 divergence report (spec §20): what failed, where, the screen at the time,
-//! ranked suggestions, a repair hint and how to resume, within a byte budget; and its human
-//! rendering.
+//! Building the version-1 divergence report ([`DivergenceReport`], spec §20) from a failed step:
+//! the screen at the time, ranked suggestions, a repair hint and how to resume, within a byte
+//! budget. (The `ad` command renders it for people.)
 
 use ad_grammar::annotation::TargetEvidence;
-use serde_json::{json, Map, Value};
 
 use crate::identity::{ancestry, identity, BindingFailure};
+use crate::records::divergence::{
+    Cause, Identity, Overflow, RepairHint, Resume, Screen, SourceLocation, StepLocation,
+    Suggestion, TargetBinding,
+};
+use crate::records::{DivergenceKind, DivergenceReport, NodeRef};
 use crate::select::{basis, resolve, Policy, Selector};
 use crate::tree::{display_label, display_role, FlatNode, Snapshot};
 use crate::vars::Scope;
@@ -44,7 +48,7 @@ pub enum ScreenEvidence<'a> {
 
 /// Everything the report is built from.
 pub struct Input<'a> {
-    pub kind: &'static str,
+    pub kind: DivergenceKind,
     /// 1-based plan index.
     pub step: usize,
     pub path: String,
@@ -66,18 +70,15 @@ pub struct Input<'a> {
     pub plan_digest: String,
     /// Whether the session stays live after the failure.
     pub session_exists: bool,
-    /// How resume commands are spelled in guidance (`ad run flow.ad`).
-    pub resume_command: String,
 }
 
-fn ref_entry(n: &FlatNode, scope: &Scope) -> Value {
-    let mut m = Map::new();
-    m.insert("ref".into(), n.reference.clone().into());
-    m.insert("role".into(), clip_plain(&display_role(n)).into());
-    if let Some(l) = display_label(n) {
-        m.insert("label".into(), clip(scope, &l).into());
+fn ref_entry(n: &FlatNode, scope: &Scope) -> NodeRef {
+    NodeRef {
+        reference: n.reference.clone(),
+        role: clip_plain(&display_role(n)),
+        id: None,
+        label: display_label(n).map(|l| clip(scope, &l)),
     }
-    Value::Object(m)
 }
 
 /// Data a run observed or built from its arguments: redacted, then cut to the field budget.
@@ -108,7 +109,7 @@ pub fn issued_refs(s: &Snapshot) -> std::collections::BTreeSet<String> {
 }
 
 /// Actionable refs (labelled or hittable), at most 20.
-fn screen_refs(s: &Snapshot, scope: &Scope) -> (Vec<Value>, bool) {
+fn screen_refs(s: &Snapshot, scope: &Scope) -> (Vec<NodeRef>, bool) {
     let mut picked: Vec<&FlatNode> = s
         .nodes
         .iter()
@@ -128,7 +129,7 @@ fn screen_refs(s: &Snapshot, scope: &Scope) -> (Vec<Value>, bool) {
     )
 }
 
-/// Is the recorded container (ancestry / scroll region) present in the capture (`Md`)?
+/// Is the recorded container (ancestry / scroll region) present in the capture?
 fn container_present(e: &TargetEvidence, s: &Snapshot) -> bool {
     let ancestry_ok = if e.ancestry.is_empty() {
         !s.nodes.is_empty()
@@ -166,27 +167,29 @@ fn has_container(e: &TargetEvidence) -> bool {
             .is_some_and(|r| r.id.is_some() || r.label.is_some())
 }
 
-/// `Ad`: the repair hint for a divergence.
+/// The repair hint for a divergence: caution when an impostor matched; with a recorded
+/// container, record-and-heal while it is on screen (a selector miss without it: state-repair);
+/// otherwise manual.
 pub fn repair_hint(
-    kind: &str,
+    kind: DivergenceKind,
     evidence: Option<&TargetEvidence>,
     screen: Option<&Snapshot>,
-) -> &'static str {
-    if kind == "identity-mismatch" {
-        return "caution";
+) -> RepairHint {
+    if kind == DivergenceKind::IdentityMismatch {
+        return RepairHint::Caution;
     }
     let (Some(e), Some(s)) = (evidence, screen) else {
-        return "manual";
+        return RepairHint::Manual;
     };
-    if kind == "identity-unverifiable" || !has_container(e) {
-        return "manual";
+    if kind == DivergenceKind::IdentityUnverifiable || !has_container(e) {
+        return RepairHint::Manual;
     }
     let present = container_present(e, s);
     match (kind, present) {
-        ("selector-miss", true) => "record-and-heal",
-        ("selector-miss", false) => "state-repair",
-        (_, true) => "record-and-heal",
-        _ => "manual",
+        (DivergenceKind::SelectorMiss, true) => RepairHint::RecordAndHeal,
+        (DivergenceKind::SelectorMiss, false) => RepairHint::StateRepair,
+        (_, true) => RepairHint::RecordAndHeal,
+        _ => RepairHint::Manual,
     }
 }
 
@@ -225,9 +228,9 @@ fn basis_rank(b: &str) -> u8 {
 
 /// Ranked suggestions: more identity components first, then the recorded scroll region, then
 /// document order (ADR 0012). The element a binding failure refused is never suggested.
-fn suggestions(input: &Input, s: &Snapshot, scope: &Scope) -> Vec<Value> {
+fn suggestions(input: &Input, s: &Snapshot, scope: &Scope) -> Vec<Suggestion> {
     let refused = input.binding.and_then(|b| b.observed);
-    let mut found: Vec<(u8, u8, usize, Value)> = Vec::new();
+    let mut found: Vec<(u8, u8, usize, Suggestion)> = Vec::new();
     for cand in candidate_selectors(input) {
         let Ok(sel) = Selector::parse(&cand) else {
             continue;
@@ -252,23 +255,17 @@ fn suggestions(input: &Input, s: &Snapshot, scope: &Scope) -> Vec<Value> {
             }
             None => 0,
         };
-        let mut m = Map::new();
-        m.insert(
-            "selector".into(),
-            clip(scope, &crate::select::selector_for(s, n)).into(),
-        );
-        m.insert("basis".into(), b.into());
-        m.insert("ref".into(), n.reference.clone().into());
-        m.insert("role".into(), clip_plain(&display_role(n)).into());
-        if let Some(l) = display_label(n) {
-            m.insert("label".into(), clip(scope, &l).into());
-        }
+        let m = Suggestion {
+            selector: clip(scope, &crate::select::selector_for(s, n)),
+            basis: b.into(),
+            reference: n.reference.clone(),
+            role: clip_plain(&display_role(n)),
+            label: display_label(n).map(|l| clip(scope, &l)),
+        };
         match found.iter_mut().find(|f| f.2 == w) {
-            Some(f) if basis_rank(b) < f.0 => {
-                *f = (basis_rank(b), region_rank, w, Value::Object(m))
-            }
+            Some(f) if basis_rank(b) < f.0 => *f = (basis_rank(b), region_rank, w, m),
             Some(_) => {}
-            None => found.push((basis_rank(b), region_rank, w, Value::Object(m))),
+            None => found.push((basis_rank(b), region_rank, w, m)),
         }
     }
     found.sort_by_key(|f| (f.0, f.1, f.2));
@@ -276,7 +273,7 @@ fn suggestions(input: &Input, s: &Snapshot, scope: &Scope) -> Vec<Value> {
 }
 
 /// Builds the full (uncapped) report.
-pub fn build(input: &Input, scope: &Scope) -> Value {
+pub fn build(input: &Input, scope: &Scope) -> DivergenceReport {
     let snapshot = match &input.screen {
         ScreenEvidence::Available { snapshot, .. } => Some(*snapshot),
         _ => None,
@@ -287,302 +284,140 @@ pub fn build(input: &Input, scope: &Scope) -> Value {
             generation,
         } => {
             let (refs, truncated) = screen_refs(snapshot, scope);
-            let mut m = Map::new();
-            m.insert("state".into(), "available".into());
-            m.insert("refsGeneration".into(), (*generation).into());
-            m.insert("refs".into(), Value::Array(refs));
-            if truncated {
-                m.insert("truncated".into(), true.into());
+            Screen::Available {
+                refs_generation: *generation,
+                refs,
+                truncated: truncated.then_some(true),
             }
-            Value::Object(m)
         }
-        ScreenEvidence::Unavailable { reason, hint } => json!({
-            "state": "unavailable", "reason": clip(scope, reason), "hint": clip(scope, hint),
-        }),
+        ScreenEvidence::Unavailable { reason, hint } => Screen::Unavailable {
+            reason: clip(scope, reason),
+            hint: clip(scope, hint),
+        },
     };
-    let sugg = snapshot
+    let suggestions = snapshot
         .map(|s| suggestions(input, s, scope))
         .unwrap_or_default();
     let hint = repair_hint(input.kind, input.evidence, snapshot);
     let n = input.step;
-    let from = if hint == "record-and-heal" { n + 1 } else { n };
-    let mut resume = Map::new();
-    resume.insert("allowed".into(), true.into());
-    resume.insert("from".into(), from.into());
-    resume.insert("planDigest".into(), input.plan_digest.clone().into());
-    if matches!(hint, "caution" | "manual") && (input.session_exists || n < input.total_steps) {
-        resume.insert("alternateFrom".into(), (n + 1).into());
+    let resume = Resume {
+        allowed: true,
+        from: if hint == RepairHint::RecordAndHeal {
+            n + 1
+        } else {
+            n
+        },
+        plan_digest: input.plan_digest.clone(),
+        alternate_from: (matches!(hint, RepairHint::Caution | RepairHint::Manual)
+            && (input.session_exists || n < input.total_steps))
+            .then_some(n + 1),
+    };
+    let target_binding = match (input.binding, input.evidence) {
+        (Some(b), Some(e)) => {
+            let bs = input.binding_snapshot;
+            Some(TargetBinding {
+                classification: b.kind,
+                match_count: b.match_count,
+                recorded: Identity {
+                    id: e.id.as_deref().map(|i| clip(scope, i)),
+                    role: clip_plain(&e.role),
+                    label: e.label.as_deref().map(|l| clip(scope, l)),
+                },
+                observed: b.observed.zip(bs).map(|(o, s)| {
+                    let id = identity(&s.nodes[o]);
+                    Identity {
+                        id: id.id.map(|i| clip(scope, &i)),
+                        role: clip_plain(&id.role),
+                        label: id.label.map(|l| clip(scope, &l)),
+                    }
+                }),
+                mismatches: b
+                    .mismatches
+                    .iter()
+                    .take(5)
+                    .map(|m| clip(scope, m))
+                    .collect(),
+                candidates: b
+                    .candidates
+                    .iter()
+                    .take(5)
+                    .filter_map(|&i| bs.map(|s| ref_entry(&s.nodes[i], scope)))
+                    .collect(),
+            })
+        }
+        _ => None,
+    };
+    DivergenceReport {
+        version: 1,
+        kind: input.kind,
+        step: StepLocation {
+            index: n,
+            source: SourceLocation {
+                path: clip_plain(&input.path),
+                line: input.line,
+            },
+        },
+        action: clip(scope, &input.action),
+        cause: Cause {
+            code: input.cause_code.clone(),
+            message: clip(scope, &input.cause_message),
+            hint: input.cause_hint.as_deref().map(|h| clip(scope, h)),
+        },
+        screen,
+        suggestion_count: suggestions.len(),
+        suggestions,
+        resume,
+        repair_hint: hint,
+        target_binding,
+        overflow: None,
+        artifact_unavailable: None,
     }
-    let mut cause = Map::new();
-    cause.insert("code".into(), input.cause_code.clone().into());
-    cause.insert("message".into(), clip(scope, &input.cause_message).into());
-    if let Some(h) = &input.cause_hint {
-        cause.insert("hint".into(), clip(scope, h).into());
-    }
-    let mut d = Map::new();
-    d.insert("version".into(), 1.into());
-    d.insert("kind".into(), input.kind.into());
-    d.insert(
-        "step".into(),
-        json!({"index": n, "source": {"path": clip_plain(&input.path), "line": input.line}}),
-    );
-    d.insert("action".into(), clip(scope, &input.action).into());
-    d.insert("cause".into(), Value::Object(cause));
-    d.insert("screen".into(), screen);
-    let count = sugg.len();
-    d.insert("suggestions".into(), Value::Array(sugg));
-    d.insert("suggestionCount".into(), count.into());
-    d.insert("resume".into(), Value::Object(resume));
-    d.insert("repairHint".into(), hint.into());
-    if let (Some(b), Some(e)) = (input.binding, input.evidence) {
-        let bs = input.binding_snapshot;
-        let mut tb = Map::new();
-        tb.insert("classification".into(), b.kind.into());
-        if let Some(c) = b.match_count {
-            tb.insert("matchCount".into(), c.into());
-        }
-        let mut rec = Map::new();
-        if let Some(id) = &e.id {
-            rec.insert("id".into(), clip(scope, id).into());
-        }
-        rec.insert("role".into(), clip_plain(&e.role).into());
-        if let Some(l) = &e.label {
-            rec.insert("label".into(), clip(scope, l).into());
-        }
-        tb.insert("recorded".into(), Value::Object(rec));
-        if let (Some(o), Some(s)) = (b.observed, bs) {
-            let id = identity(&s.nodes[o]);
-            let mut m = Map::new();
-            if let Some(i) = id.id {
-                m.insert("id".into(), clip(scope, &i).into());
-            }
-            m.insert("role".into(), clip_plain(&id.role).into());
-            if let Some(l) = id.label {
-                m.insert("label".into(), clip(scope, &l).into());
-            }
-            tb.insert("observed".into(), Value::Object(m));
-        }
-        tb.insert(
-            "mismatches".into(),
-            b.mismatches
-                .iter()
-                .take(5)
-                .map(|m| Value::from(clip(scope, m)))
-                .collect(),
-        );
-        tb.insert(
-            "candidates".into(),
-            b.candidates
-                .iter()
-                .take(5)
-                .filter_map(|&i| bs.map(|s| ref_entry(&s.nodes[i], scope)))
-                .collect(),
-        );
-        d.insert("targetBinding".into(), Value::Object(tb));
-    }
-    Value::Object(d)
 }
 
 /// Applies a response level's caps (`digest`, `default`, `full`). When the report is still over
 /// budget, the screen is replaced and the full report is handed to `write_overflow`, which
 /// returns where it was written.
 pub fn cap(
-    full: &Value,
+    full: &DivergenceReport,
     level: &str,
-    write_overflow: &mut dyn FnMut(&Value) -> Option<String>,
-) -> Value {
+    write_overflow: &mut dyn FnMut(&DivergenceReport) -> Option<String>,
+) -> DivergenceReport {
     let (budget, max_refs, max_sugg) = match level {
         "digest" => (DIGEST_BYTES, 8, 0),
         "full" => (FULL_BYTES, 20, 5),
         _ => (DEFAULT_BYTES, 20, 5),
     };
     let mut d = full.clone();
-    if let Some(refs) = d.pointer_mut("/screen/refs").and_then(Value::as_array_mut) {
+    if let Screen::Available {
+        refs, truncated, ..
+    } = &mut d.screen
+    {
         if refs.len() > max_refs {
             refs.truncate(max_refs);
-            d["screen"]["truncated"] = true.into();
+            *truncated = Some(true);
         }
     }
-    if let Some(s) = d.get_mut("suggestions").and_then(Value::as_array_mut) {
-        s.truncate(max_sugg);
-    }
+    d.suggestions.truncate(max_sugg);
     let size = serde_json::to_vec(&d).map(|v| v.len()).unwrap_or(0);
     if size <= budget {
         return d;
     }
     let omitted = size - budget;
-    d["screen"] = json!({
-        "state": "unavailable",
-        "reason": "omitted-for-size",
-        "hint": "The screen digest and suggestions were omitted to stay within the report byte budget. See overflow.artifactPath for the complete report.",
-    });
-    d["suggestions"] = json!([]);
+    d.screen = Screen::Unavailable {
+        reason: "omitted-for-size".into(),
+        hint: "The screen digest and suggestions were omitted to stay within the report byte budget. See overflow.artifactPath for the complete report.".into(),
+    };
+    d.suggestions.clear();
     match write_overflow(full) {
         Some(path) => {
-            d["overflow"] = json!({"omittedBytes": omitted, "artifactPath": path});
+            d.overflow = Some(Overflow {
+                omitted_bytes: omitted,
+                artifact_path: path,
+            });
         }
-        None => {
-            d["artifactUnavailable"] = true.into();
-        }
+        None => d.artifact_unavailable = Some(true),
     }
     d
-}
-
-fn resume_line(cmd: &str, from: u64, digest: &str) -> String {
-    format!("`{cmd} --from {from} --plan-digest {digest}`")
-}
-
-fn guidance(hint: &str, resume: &Value, cmd: &str) -> Option<String> {
-    let allowed = resume["allowed"].as_bool() == Some(true);
-    let from = resume["from"].as_u64().unwrap_or(1);
-    let digest = resume["planDigest"].as_str().unwrap_or("");
-    let alt = resume["alternateFrom"].as_u64();
-    let not_resumable =
-        "This step cannot currently be resumed automatically — run a fresh full replay instead.";
-    let two_way = |lead: &str| {
-        if !allowed {
-            return format!("{lead} {not_resumable}");
-        }
-        let first = format!(
-            "if you fixed app state by hand: {}",
-            resume_line(cmd, from, digest)
-        );
-        match alt {
-            Some(a) => format!(
-                "{lead} {first}; if you performed the step's intent yourself: {}.",
-                resume_line(cmd, a, digest)
-            ),
-            None => format!("{lead} {first}."),
-        }
-    };
-    Some(match hint {
-        "record-and-heal" if allowed => format!(
-            "perform this step by hand on the device (the recorded container is on screen), then {}.",
-            resume_line(cmd, from, digest)
-        ),
-        "record-and-heal" => format!("perform this step by hand on the device. {not_resumable}"),
-        "state-repair" if allowed => format!(
-            "bring the app to the state this step expects, then {} to re-run it.",
-            resume_line(cmd, from, digest)
-        ),
-        "state-repair" => format!("bring the app to the state this step expects. {not_resumable}"),
-        "caution" => two_way("something already matches the recorded selector; a blind re-press may repeat the mistake."),
-        "manual" => two_way("no safe automated repair could be proven; inspect the screen and repair by hand."),
-        _ => return None,
-    })
-}
-
-fn describe_ref(v: &Value) -> String {
-    let label = v["label"]
-        .as_str()
-        .map(|l| format!(" \"{l}\""))
-        .unwrap_or_default();
-    format!(
-        "  @{} [{}]{label}",
-        v["ref"].as_str().unwrap_or("?"),
-        v["role"].as_str().unwrap_or("?")
-    )
-}
-
-/// The text rendering (replay-divergence.js `p`), with resume commands spelled for `ad`.
-pub fn render(d: &Value, resume_command: &str) -> String {
-    let mut lines = Vec::new();
-    let step = &d["step"];
-    let src = &step["source"];
-    lines.push(format!(
-        "Divergence at step {} ({}:{})",
-        step["index"],
-        src["path"].as_str().unwrap_or("?"),
-        src["line"]
-    ));
-    let kind = d["kind"].as_str().unwrap_or("");
-    if kind != "action-failure" {
-        if let Some(tb) = d.get("targetBinding") {
-            let mc = tb["matchCount"]
-                .as_u64()
-                .map(|c| format!(" (matchCount {c})"))
-                .unwrap_or_default();
-            lines.push(format!(
-                "Target binding: {kind}{mc} — recorded target evidence did not verify."
-            ));
-            if let Some(m) = tb["mismatches"].as_array().filter(|m| !m.is_empty()) {
-                let parts: Vec<&str> = m.iter().take(5).filter_map(Value::as_str).collect();
-                lines.push(format!("  mismatches: {}", parts.join("; ")));
-            }
-            if let Some(c) = tb["candidates"].as_array().filter(|c| !c.is_empty()) {
-                lines.push(format!(
-                    "  {} candidate(s) shared the recorded identity:",
-                    c.len()
-                ));
-                for x in c.iter().take(5) {
-                    lines.push(format!("    {}", describe_ref(x)));
-                }
-            }
-        }
-    }
-    if let Some(h) = d["repairHint"].as_str() {
-        match guidance(h, &d["resume"], resume_command) {
-            Some(g) => lines.push(format!("Repair hint: {h} — {g}")),
-            None => lines.push(format!("Repair hint: {h}")),
-        }
-    }
-    let screen = &d["screen"];
-    match screen["state"].as_str() {
-        Some("available") => {
-            let refs = screen["refs"].as_array().cloned().unwrap_or_default();
-            lines.push(format!(
-                "Screen: {} actionable ref(s) captured (refsGeneration {}).",
-                refs.len(),
-                screen["refsGeneration"]
-            ));
-            for r in refs.iter().take(8) {
-                lines.push(describe_ref(r));
-            }
-            if refs.len() > 8 {
-                lines.push(format!("  ... {} more", refs.len() - 8));
-            }
-        }
-        Some("unavailable") => {
-            let hint = screen["hint"]
-                .as_str()
-                .filter(|h| !h.is_empty())
-                .map(|h| format!(" {h}"))
-                .unwrap_or_default();
-            lines.push(format!(
-                "Screen: unavailable ({}).{hint}",
-                screen["reason"].as_str().unwrap_or("unknown")
-            ));
-        }
-        _ => {}
-    }
-    let sugg = d["suggestions"].as_array().cloned().unwrap_or_default();
-    if !sugg.is_empty() {
-        lines.push("Suggestions:".into());
-        for s in sugg.iter().take(5) {
-            let label = s["label"]
-                .as_str()
-                .map(|l| format!(" \"{l}\""))
-                .unwrap_or_default();
-            lines.push(format!(
-                "  - [{}]{label} {}",
-                s["basis"].as_str().unwrap_or("?"),
-                s["selector"].as_str().unwrap_or("?")
-            ));
-        }
-    } else if let Some(c) = d["suggestionCount"].as_u64().filter(|c| *c > 0) {
-        lines.push(format!(
-            "Suggestions: {c} available (omitted at this report level; rerun with --json for the full report)."
-        ));
-    }
-    if let Some(p) = d.pointer("/overflow/artifactPath").and_then(Value::as_str) {
-        lines.push(format!("Full report written to {p}."));
-    } else if d.get("artifactUnavailable") == Some(&Value::Bool(true)) {
-        lines.push(
-            "Full report exceeded the report budget and the overflow artifact could not be written."
-                .into(),
-        );
-    }
-    lines.join("\n")
 }
 
 #[cfg(test)]
@@ -600,19 +435,74 @@ mod tests {
 
     #[test]
     fn over_budget_reports_overflow() {
-        let big = json!({
-            "version": 1, "kind": "action-failure",
-            "screen": {"state": "available", "refsGeneration": 1,
-                "refs": (0..20).map(|i| json!({"ref": format!("e{i}"), "role": "x".repeat(250), "label": "y".repeat(1500)})).collect::<Vec<_>>()},
-            "suggestions": [], "suggestionCount": 0,
-        });
+        let big = DivergenceReport {
+            version: 1,
+            kind: DivergenceKind::ActionFailure,
+            step: StepLocation {
+                index: 1,
+                source: SourceLocation {
+                    path: "x.ad".into(),
+                    line: 1,
+                },
+            },
+            action: "click".into(),
+            cause: Cause {
+                code: "X".into(),
+                message: "m".into(),
+                hint: None,
+            },
+            screen: Screen::Available {
+                refs_generation: 1,
+                refs: (0..20)
+                    .map(|i| NodeRef {
+                        reference: format!("e{i}"),
+                        role: "x".repeat(250),
+                        id: None,
+                        label: Some("y".repeat(1500)),
+                    })
+                    .collect(),
+                truncated: None,
+            },
+            suggestions: vec![],
+            suggestion_count: 0,
+            resume: Resume {
+                allowed: true,
+                from: 1,
+                plan_digest: "d".into(),
+                alternate_from: None,
+            },
+            repair_hint: RepairHint::Manual,
+            target_binding: None,
+            overflow: None,
+            artifact_unavailable: None,
+        };
         let mut written = None;
         let capped = cap(&big, "digest", &mut |v| {
             written = Some(v.clone());
             Some("divergence-full.json".into())
         });
-        assert_eq!(capped["screen"]["reason"], "omitted-for-size");
-        assert_eq!(capped["overflow"]["artifactPath"], "divergence-full.json");
-        assert!(written.is_some());
+        assert!(
+            matches!(&capped.screen, Screen::Unavailable { reason, .. } if reason == "omitted-for-size")
+        );
+        assert_eq!(
+            capped.overflow.unwrap().artifact_path,
+            "divergence-full.json"
+        );
+        assert_eq!(written, Some(big));
+        let kept = cap(&capped_small(), "default", &mut |_| panic!("within budget"));
+        assert_eq!(kept.suggestions.len(), 0);
+    }
+
+    fn capped_small() -> DivergenceReport {
+        serde_json::from_value(serde_json::json!({
+            "version": 1, "kind": "action-failure",
+            "step": {"index": 1, "source": {"path": "x.ad", "line": 1}},
+            "action": "click", "cause": {"code": "X", "message": "m"},
+            "screen": {"state": "unavailable", "reason": "capture-failed", "hint": ""},
+            "suggestions": [], "suggestionCount": 0,
+            "resume": {"allowed": true, "from": 1, "planDigest": "d"},
+            "repairHint": "manual"
+        }))
+        .expect("a report")
     }
 }

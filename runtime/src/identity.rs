@@ -4,12 +4,13 @@
 //! region-scoped `viewportOrder`, break ties. Landmark verification for annotated `wait`s uses
 //! the identity tier only.
 
+use crate::records::DivergenceKind;
 use ad_grammar::annotation::{normalize_label, AncestryEntry, ScrollRegion, TargetEvidence};
 use serde::Serialize;
 
 use crate::tree::{normalize_type, FlatNode, Snapshot};
 
-/// A node's identity as agent-device derives it (`kt`).
+/// A node's identity as agent-device derives it: id, role and label, each capped.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Identity {
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -56,7 +57,8 @@ pub fn recorded_identity(e: &TargetEvidence) -> Identity {
     }
 }
 
-/// `Lt`: same id when the record has one, else same role and label.
+/// Does an observed identity carry the recorded one? Same id when the record has one, else
+/// same role and label.
 fn same_identity(observed: &Identity, recorded: &Identity) -> bool {
     match &recorded.id {
         Some(id) => observed.id.as_deref() == Some(id),
@@ -64,7 +66,7 @@ fn same_identity(observed: &Identity, recorded: &Identity) -> bool {
     }
 }
 
-/// Walks up to `n` ancestors, nearest first (`lt`). `broken` when a parent is missing.
+/// Walks up to `n` ancestors, nearest first. `broken` when a parent is missing.
 pub fn ancestry(s: &Snapshot, node: &FlatNode, n: usize) -> (Vec<AncestryEntry>, bool) {
     let mut chain = Vec::new();
     let mut cur = node;
@@ -85,7 +87,7 @@ pub fn ancestry(s: &Snapshot, node: &FlatNode, n: usize) -> (Vec<AncestryEntry>,
     (chain, false)
 }
 
-/// `Rt`: the observed chain starts with the recorded entries.
+/// Does the observed ancestor chain start with the recorded entries?
 fn ancestry_prefix(observed: &[AncestryEntry], recorded: &[AncestryEntry]) -> bool {
     if observed.len() < recorded.len() {
         return false;
@@ -96,7 +98,7 @@ fn ancestry_prefix(observed: &[AncestryEntry], recorded: &[AncestryEntry]) -> bo
         .all(|(r, o)| o.role == r.role && (r.label.is_none() || o.label == r.label))
 }
 
-/// The members of `candidates` that carry the recorded identity and ancestry prefix (`ut`).
+/// The members of `candidates` that carry the recorded identity and ancestry prefix.
 pub fn identity_set(
     s: &Snapshot,
     candidates: &[usize],
@@ -134,7 +136,7 @@ fn region_of(s: &Snapshot, n: &FlatNode) -> Option<ScrollRegion> {
     })
 }
 
-/// `w`: both absent, or equal role and (id or label).
+/// Do two optional region identities agree? Both absent, or equal role and (id or label).
 fn same_region(a: Option<&ScrollRegion>, b: Option<&ScrollRegion>) -> bool {
     match (a, b) {
         (None, None) => true,
@@ -190,7 +192,7 @@ pub enum Verdict {
 #[derive(Debug, Clone, PartialEq)]
 pub struct BindingFailure {
     /// `selector-miss`, `identity-mismatch` or `identity-unverifiable`.
-    pub kind: &'static str,
+    pub kind: DivergenceKind,
     pub cause_code: &'static str,
     pub cause_message: String,
     /// Absent for a recorded-unverifiable annotation.
@@ -210,7 +212,7 @@ fn describe_entry(e: Option<&AncestryEntry>) -> String {
     }
 }
 
-/// `zt` + `Ht`: what differs between the record and the observed node.
+/// What differs between the record and the observed node (id, role, label, then ancestry).
 pub fn mismatches(s: &Snapshot, recorded: &TargetEvidence, node: &FlatNode) -> Vec<String> {
     let o = identity(node);
     let mut out = Vec::new();
@@ -254,7 +256,7 @@ pub fn mismatches(s: &Snapshot, recorded: &TargetEvidence, node: &FlatNode) -> V
     out
 }
 
-/// Pre-dispatch verification (`Bf`): `matched` are the selector's matches, `winner` the
+/// Pre-dispatch verification: `matched` are the selector's matches, `winner` the
 /// element resolution settled on (if any).
 pub fn verify(
     s: &Snapshot,
@@ -265,7 +267,7 @@ pub fn verify(
     use ad_grammar::annotation::VerificationState;
     if recorded.verification == VerificationState::Unverifiable {
         return Verdict::Failed(BindingFailure {
-            kind: "identity-unverifiable",
+            kind: DivergenceKind::IdentityUnverifiable,
             cause_code: "IDENTITY_UNVERIFIABLE",
             cause_message: "The recorded target evidence is marked unverifiable, so the step cannot be proven to act on the recorded element.".into(),
             match_count: None,
@@ -277,7 +279,7 @@ pub fn verify(
     let rid = recorded_identity(recorded);
     if matched.is_empty() {
         return Verdict::Failed(BindingFailure {
-            kind: "selector-miss",
+            kind: DivergenceKind::SelectorMiss,
             cause_code: "SELECTOR_MISS",
             cause_message: "The recorded target no longer matches any current element.".into(),
             match_count: Some(0),
@@ -306,7 +308,7 @@ pub fn verify(
         .get(recorded.viewport_order as usize)
         .copied();
     let winner_ok = |i: usize| Some(i) == winner;
-    let fail = |kind: &'static str, code: &'static str, msg: String, cands: Vec<usize>| {
+    let fail = |kind: DivergenceKind, code: &'static str, msg: String, cands: Vec<usize>| {
         Verdict::Failed(BindingFailure {
             kind,
             cause_code: code,
@@ -314,7 +316,7 @@ pub fn verify(
             match_count: Some(matched.len()),
             observed: winner,
             candidates: cands,
-            mismatches: if kind == "identity-mismatch" {
+            mismatches: if kind == DivergenceKind::IdentityMismatch {
                 winner
                     .map(|w| mismatches(s, recorded, &s.nodes[w]))
                     .unwrap_or_default()
@@ -329,7 +331,7 @@ pub fn verify(
     };
     if set.is_empty() {
         return fail(
-            "identity-mismatch",
+            DivergenceKind::IdentityMismatch,
             "IDENTITY_MISMATCH",
             "The recorded selector/ref still matches, but nothing in the current tree carries the recorded identity.".into(),
             Vec::new(),
@@ -340,7 +342,7 @@ pub fn verify(
             verified(set[0])
         } else {
             fail(
-                "identity-mismatch",
+                DivergenceKind::IdentityMismatch,
                 "IDENTITY_MISMATCH",
                 "Exactly one current element carries the recorded identity, but the resolved target is a different element.".into(),
                 Vec::new(),
@@ -352,7 +354,7 @@ pub fn verify(
             verified(siblings[0])
         } else {
             fail(
-                "identity-mismatch",
+                DivergenceKind::IdentityMismatch,
                 "IDENTITY_MISMATCH",
                 "A disambiguation signal (sibling or viewport position) isolated a different element than the resolved target.".into(),
                 Vec::new(),
@@ -365,7 +367,7 @@ pub fn verify(
                 verified(v)
             } else {
                 fail(
-                    "identity-mismatch",
+                    DivergenceKind::IdentityMismatch,
                     "IDENTITY_MISMATCH",
                     "A disambiguation signal (sibling or viewport position) isolated a different element than the resolved target.".into(),
                     Vec::new(),
@@ -375,14 +377,14 @@ pub fn verify(
     }
     let n = set.len();
     fail(
-        "identity-unverifiable",
+        DivergenceKind::IdentityUnverifiable,
         "IDENTITY_UNVERIFIABLE",
         format!("{n} current elements carry the recorded identity and neither disambiguation signal isolated one."),
         set.into_iter().take(5).collect(),
     )
 }
 
-/// Landmark verification for an annotated `wait` (`Mo`): the first match carrying the recorded
+/// Landmark verification for an annotated `wait`: the first match carrying the recorded
 /// identity, if any.
 pub fn landmark(s: &Snapshot, recorded: &TargetEvidence, matched: &[usize]) -> Option<usize> {
     identity_set(s, matched, &recorded_identity(recorded), &recorded.ancestry)

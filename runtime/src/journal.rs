@@ -15,10 +15,15 @@ use std::fs::{File, OpenOptions};
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 
-use serde_json::{json, Map, Value};
+use serde_json::Value;
 use sha2::{Digest, Sha256};
 
-pub const SCHEMA_VERSION: u64 = 1;
+pub use crate::records::journal::SCHEMA_VERSION;
+use crate::records::journal::{
+    ActionArgs, ActionAttempt, ActionResult, Event, JournalEvent, Observation, Outcome, Phase,
+    RunEnd,
+};
+use crate::records::RunSummary;
 /// How many recent observation hashes are remembered for de-duplicating identical captures.
 const RECENT_OBSERVATIONS: usize = 32;
 
@@ -242,22 +247,20 @@ impl Journal {
         r
     }
 
-    /// Appends one event row; returns its sequence number.
-    pub fn append(&mut self, event: &str, fields: Value) -> io::Result<u64> {
+    /// Appends one event; returns its sequence number.
+    pub fn append(&mut self, event: Event) -> io::Result<u64> {
         if let Some(f) = &self.failed {
             return Err(io::Error::other(format!("journal unavailable: {f}")));
         }
         self.sequence += 1;
-        let mut row = Map::new();
-        row.insert("schema_version".into(), SCHEMA_VERSION.into());
-        row.insert("session".into(), self.session.clone().into());
-        row.insert("sequence".into(), self.sequence.into());
-        row.insert("recorded_at".into(), (self.clock)().into());
-        row.insert("event".into(), event.into());
-        if let Value::Object(m) = fields {
-            row.extend(m);
-        }
-        let mut line = serde_json::to_string(&Value::Object(row)).unwrap_or_default();
+        let row = JournalEvent {
+            schema_version: SCHEMA_VERSION,
+            session: self.session.clone(),
+            sequence: self.sequence,
+            recorded_at: (self.clock)(),
+            event,
+        };
+        let mut line = serde_json::to_string(&row).unwrap_or_default();
         line.push('\n');
         let r = match &mut self.sink {
             Sink::Disk { events, .. } => events.write_all(line.as_bytes()),
@@ -272,26 +275,19 @@ impl Journal {
         Ok(self.sequence)
     }
 
-    /// Stores an observation file (flushed) and appends its `observation` event. Identical
-    /// consecutive captures are separate events that reference the same file.
-    pub fn observe(
-        &mut self,
-        body: &Value,
-        fields: Map<String, Value>,
-    ) -> io::Result<ObservationRef> {
-        self.observe_bytes(|| serde_json::to_vec(body).unwrap_or_default(), fields)
-    }
-
     /// Whether observation bodies are stored (a null journal skips serializing them).
     pub fn records(&self) -> bool {
         !matches!(self.sink, Sink::Null)
     }
 
-    /// [`Journal::observe`] with the body produced only when it is stored.
-    pub fn observe_bytes(
+    /// Stores an observation file (flushed) and appends its `observation` event; `body` is
+    /// produced only when it is stored. Identical consecutive captures are separate events that
+    /// reference the same file.
+    pub fn observe(
         &mut self,
         body: impl FnOnce() -> Vec<u8>,
-        mut fields: Map<String, Value>,
+        step: usize,
+        phase: Phase,
     ) -> io::Result<ObservationRef> {
         self.observations += 1;
         let id = format!("obs-{:06}", self.observations);
@@ -326,17 +322,17 @@ impl Journal {
                 self.recent.push((sha.clone(), path.clone(), id.clone()));
             }
         }
-        fields.insert("observation_id".into(), id.clone().into());
-        fields.insert("path".into(), path.clone().into());
-        fields.insert("sha256".into(), sha.clone().into());
-        fields.insert("bytes".into(), (bytes.len() as u64).into());
-        if let Some((_, _, first)) = &reused {
-            fields.insert("same_as".into(), first.clone().into());
-        }
-        if let Some(a) = self.pending_attempt.take() {
-            fields.insert("after_attempt_id".into(), a.into());
-        }
-        self.append("observation", Value::Object(fields))?;
+        let event = Observation {
+            step,
+            phase,
+            observation_id: id.clone(),
+            path: path.clone(),
+            sha256: sha.clone(),
+            bytes: bytes.len() as u64,
+            same_as: reused.map(|(_, _, first)| first),
+            after_attempt_id: self.pending_attempt.take(),
+        };
+        self.append(Event::Observation(event))?;
         Ok(ObservationRef {
             id,
             path,
@@ -344,17 +340,19 @@ impl Journal {
         })
     }
 
-    /// Records the intent to call the device, durably (fsync) *before* the call. An error means
-    /// the action must not be dispatched.
-    pub fn attempt(&mut self, fields: Value) -> io::Result<String> {
+    /// Records the intent to call the device, durably (fsync) *before* the call; returns the
+    /// attempt id. An error means the action must not be dispatched.
+    pub fn attempt(&mut self, intent: Intent) -> io::Result<String> {
         self.attempts += 1;
         let id = format!("att-{:06}", self.attempts);
-        let mut m = match fields {
-            Value::Object(m) => m,
-            _ => Map::new(),
-        };
-        m.insert("attempt_id".into(), id.clone().into());
-        self.append("action_attempt", Value::Object(m))?;
+        self.append(Event::ActionAttempt(ActionAttempt {
+            step: intent.step,
+            line: intent.line,
+            action: intent.action,
+            command: intent.command,
+            args: intent.args,
+            attempt_id: id.clone(),
+        }))?;
         let r = match &mut self.sink {
             Sink::Disk { events, .. } => events.sync_data(),
             _ => Ok(()),
@@ -364,43 +362,38 @@ impl Journal {
         Ok(id)
     }
 
-    /// Records the device's answer to an attempt: `accepted`, `rejected` or `unknown`.
-    pub fn result(&mut self, attempt_id: &str, outcome: &str, detail: Value) -> io::Result<u64> {
-        let mut m = match detail {
-            Value::Object(m) => m,
-            _ => Map::new(),
-        };
-        m.insert("attempt_id".into(), attempt_id.into());
-        m.insert("result".into(), outcome.into());
-        self.append("action_result", Value::Object(m))
+    /// Records the device's answer to an attempt (`code` and `message` when it refused or the
+    /// transport failed).
+    pub fn result(
+        &mut self,
+        attempt_id: &str,
+        result: Outcome,
+        failure: Option<(String, String)>,
+    ) -> io::Result<u64> {
+        let (code, message) = failure.unzip();
+        self.append(Event::ActionResult(ActionResult {
+            attempt_id: attempt_id.to_string(),
+            result,
+            code,
+            message,
+        }))
     }
 
-    /// Appends `run_end` and writes `run.json` (atomically, fsync'd).
-    pub fn finish(&mut self, end: Value, mut summary: Map<String, Value>) -> io::Result<()> {
+    /// Appends `run_end` and writes `run.json` (atomically, fsync'd); fills in what the journal
+    /// knows (counts, run id, the attempt still awaiting an observation).
+    pub fn finish(&mut self, mut end: RunEnd, mut summary: RunSummary) -> io::Result<()> {
         let awaiting = self.pending_attempt.clone();
-        let mut end = match end {
-            Value::Object(m) => m,
-            _ => Map::new(),
-        };
-        end.insert(
-            "awaiting_observation_after_attempt".into(),
-            awaiting.clone().map(Value::from).unwrap_or(Value::Null),
-        );
-        let _ = self.append("run_end", Value::Object(end));
-        summary.insert("schema_version".into(), SCHEMA_VERSION.into());
-        summary.insert("run_id".into(), self.run_id.clone().into());
-        summary.insert("session".into(), self.session.clone().into());
-        summary.insert("events".into(), self.sequence.into());
-        summary.insert("observations".into(), self.observations.into());
-        summary.insert("attempts".into(), self.attempts.into());
-        summary.insert(
-            "awaiting_observation_after_attempt".into(),
-            awaiting.map(Value::from).unwrap_or(Value::Null),
-        );
-        if let Some(f) = &self.failed {
-            summary.insert("journal_error".into(), f.clone().into());
-        }
-        let bytes = serde_json::to_vec_pretty(&Value::Object(summary)).unwrap_or_default();
+        end.awaiting_observation_after_attempt = awaiting.clone();
+        let _ = self.append(Event::RunEnd(end));
+        summary.schema_version = SCHEMA_VERSION;
+        summary.run_id = self.run_id.clone();
+        summary.session = self.session.clone();
+        summary.events = self.sequence;
+        summary.observations = self.observations;
+        summary.attempts = self.attempts;
+        summary.awaiting_observation_after_attempt = awaiting;
+        summary.journal_error = self.failed.clone();
+        let bytes = serde_json::to_vec_pretty(&summary).unwrap_or_default();
         match &mut self.sink {
             Sink::Disk { dir, events } => {
                 let _ = events.sync_data();
@@ -421,6 +414,15 @@ impl Journal {
     }
 }
 
+/// An action about to be sent to the device (the journal gives it its attempt id).
+pub struct Intent {
+    pub step: usize,
+    pub line: usize,
+    pub action: String,
+    pub command: String,
+    pub args: ActionArgs,
+}
+
 fn write_flushed(path: &Path, bytes: &[u8]) -> io::Result<()> {
     let mut f = OpenOptions::new().create_new(true).write(true).open(path)?;
     f.write_all(bytes)?;
@@ -437,14 +439,6 @@ pub fn read_events(path: &Path) -> io::Result<Vec<Value>> {
         .collect())
 }
 
-/// Convenience for building event fields.
-pub fn fields(v: Value) -> Map<String, Value> {
-    match v {
-        Value::Object(m) => m,
-        _ => json!({}).as_object().cloned().unwrap_or_default(),
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -459,11 +453,20 @@ mod tests {
     #[test]
     fn attempts_link_to_next_observation() {
         let mut j = Journal::memory("s").with_clock(|| "T".into());
-        j.observe(&json!({"a": 1}), Map::new()).unwrap();
-        let a = j.attempt(json!({"step": 1})).unwrap();
-        j.result(&a, "accepted", json!({})).unwrap();
-        j.observe(&json!({"a": 1}), Map::new()).unwrap();
-        j.observe(&json!({"a": 2}), Map::new()).unwrap();
+        let body = |b: &'static str| move || b.as_bytes().to_vec();
+        j.observe(body("{\"a\":1}"), 1, Phase::Resolve).unwrap();
+        let a = j
+            .attempt(Intent {
+                step: 1,
+                line: 1,
+                action: "home".into(),
+                command: "home".into(),
+                args: ActionArgs::None {},
+            })
+            .unwrap();
+        j.result(&a, Outcome::Accepted, None).unwrap();
+        j.observe(body("{\"a\":1}"), 1, Phase::Resolve).unwrap();
+        j.observe(body("{\"a\":2}"), 1, Phase::Resolve).unwrap();
         let rows: Vec<Value> = j
             .rows()
             .iter()

@@ -11,9 +11,13 @@
 //! - [`interp::run`]: variables, selector resolution, waits, identity verification, ref frames,
 //!   divergence reports;
 //! - [`journal::Journal`]: the crash-safe run journal;
+//! - [`records`]: every record a run or suite writes (`--json`, events, `run.json`, divergence
+//!   and suite reports) as typed structs, with their JSON Schemas (`docs/schemas/`);
 //! - [`gate`]: the static gate every run passes first (config, static errors, missing variables);
 //! - [`session`]: running one script end to end (model lookup, journal, session persistence);
-//! - [`suite`]: `ad test` (discovery filters, retries, shards, parallel jobs) and its reports.
+//! - [`suite`]: `ad test` (discovery filters, retries, shards, parallel jobs) and its report.
+//!
+//! Nothing here prints: the `ad` command renders these records for people.
 
 pub mod backend;
 pub mod divergence;
@@ -23,7 +27,7 @@ pub mod identity;
 pub mod interp;
 pub mod interrupt;
 pub mod journal;
-pub mod report;
+pub mod records;
 pub mod select;
 pub mod session;
 pub mod sim;
@@ -32,6 +36,6 @@ pub mod tree;
 pub mod vars;
 
 pub use backend::Backend;
-pub use interp::{run, Plan, Progress, RunOptions, RunResult};
+pub use interp::{run, Plan, Progress, RunError, RunOptions, RunResult};
 pub use journal::Journal;
 pub use sim::Sim;

@@ -217,7 +217,7 @@ pub fn resolve(snapshot: &Snapshot, selector: &Selector, policy: Policy) -> Reso
     let mut first: Option<(usize, Vec<usize>)> = None;
     for (ai, alt) in selector.alternatives.iter().enumerate() {
         let mut matched = Vec::new();
-        // best-candidate tracking (`yn`)
+        // keep the best candidate seen so far
         let mut best: Option<usize> = None;
         let mut best_visible = false;
         let mut tie = false;

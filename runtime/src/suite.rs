@@ -7,11 +7,13 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Mutex;
 use std::time::Instant;
 
-use serde_json::{json, Value};
-
 use crate::gate::{self, Refusal};
+use crate::interp::results::round3;
 use crate::interp::{Plan, Quiet, RunOptions};
+use crate::records::suite::{ScriptReport, StaticError, SuiteCounts, SuiteReport};
 use crate::session::{run_script, SessionConfig};
+
+pub use crate::records::suite::{Attempt, Status};
 
 /// One script to test.
 #[derive(Debug, Clone)]
@@ -38,44 +40,6 @@ pub struct SuiteOptions {
     pub cli_env: Vec<(String, String)>,
     pub shell_env: Vec<(String, String)>,
     pub level: String,
-}
-
-#[derive(Debug, Clone, PartialEq)]
-pub struct Attempt {
-    pub ok: bool,
-    pub code: Option<String>,
-    pub kind: Option<String>,
-    pub message: Option<String>,
-    pub step: Option<usize>,
-    pub line: Option<usize>,
-    pub run_dir: Option<String>,
-    pub replayed: usize,
-    pub total: usize,
-    pub wall_ms: f64,
-    pub device_ms: u64,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Status {
-    Passed,
-    /// Passed after at least one failed attempt.
-    Flaky,
-    Failed,
-    /// Static errors: not run.
-    Invalid,
-    Skipped,
-}
-
-impl Status {
-    pub fn word(self) -> &'static str {
-        match self {
-            Status::Passed => "passed",
-            Status::Flaky => "flaky",
-            Status::Failed => "failed",
-            Status::Invalid => "invalid",
-            Status::Skipped => "skipped",
-        }
-    }
 }
 
 #[derive(Debug, Clone)]
@@ -223,24 +187,15 @@ fn run_case(
                 let e = out.result.error.as_ref();
                 Attempt {
                     ok: out.result.ok,
-                    code: e.map(|e| {
-                        if e.divergence().is_some() {
-                            "REPLAY_DIVERGENCE".into()
-                        } else {
-                            e.code.clone()
-                        }
-                    }),
-                    kind: e
-                        .and_then(|e| e.divergence())
-                        .and_then(|d| d["kind"].as_str())
-                        .map(str::to_string),
+                    code: e.map(|e| e.public_code().to_string()),
+                    kind: e.and_then(|e| e.divergence()).map(|d| d.kind),
                     message: e.map(|e| e.message.clone()),
                     step: e.and_then(|e| e.step),
                     line: e.and_then(|e| e.line),
                     run_dir: out.run_dir.map(|d| d.display().to_string()),
                     replayed: out.result.replayed,
                     total: out.result.total,
-                    wall_ms: t0.elapsed().as_secs_f64() * 1000.0,
+                    wall_ms: round3(t0.elapsed().as_secs_f64() * 1000.0),
                     device_ms: out.result.device_ms,
                 }
             }
@@ -254,7 +209,7 @@ fn run_case(
                 run_dir: None,
                 replayed: 0,
                 total: analysis.steps.len(),
-                wall_ms: t0.elapsed().as_secs_f64() * 1000.0,
+                wall_ms: round3(t0.elapsed().as_secs_f64() * 1000.0),
                 device_ms: 0,
             },
         };
@@ -352,35 +307,46 @@ pub fn run_suite(
     summary
 }
 
-/// The JSON report (`--report-json`).
-pub fn json_report(s: &Summary) -> Value {
-    json!({
-        "version": 1,
-        "summary": {
-            "total": s.results.len(),
-            "passed": s.count(Status::Passed),
-            "flaky": s.count(Status::Flaky),
-            "failed": s.count(Status::Failed),
-            "invalid": s.count(Status::Invalid),
-            "skipped": s.count(Status::Skipped),
-            "filtered": s.filtered,
-            "otherShards": s.other_shards,
-            "ok": s.ok(),
-            "wallMs": (s.wall_ms * 1000.0).round() / 1000.0,
+/// The suite report (`--report-json`, and what the JUnit report is rendered from).
+pub fn report(s: &Summary) -> SuiteReport {
+    SuiteReport {
+        version: 1,
+        summary: SuiteCounts {
+            total: s.results.len(),
+            passed: s.count(Status::Passed),
+            flaky: s.count(Status::Flaky),
+            failed: s.count(Status::Failed),
+            invalid: s.count(Status::Invalid),
+            skipped: s.count(Status::Skipped),
+            filtered: s.filtered,
+            other_shards: s.other_shards,
+            ok: s.ok(),
+            wall_ms: round3(s.wall_ms),
         },
-        "scripts": s.results.iter().map(|r| json!({
-            "path": r.display,
-            "status": r.status.word(),
-            "skipReason": r.skip_reason,
-            "retriesAllowed": r.retries_allowed,
-            "timeoutMs": r.timeout_ms,
-            "refused": r.refusal.as_ref().map(|f| f.summary.clone()),
-            "staticErrors": r.refusal.iter().flat_map(|f| f.diagnostics.iter().zip(&f.positions)).map(|(d, (line, column))| json!({"line": line, "column": column, "code": d.code, "message": d.message})).collect::<Vec<_>>(),
-            "attempts": r.attempts.iter().map(|a| json!({
-                "ok": a.ok, "code": a.code, "kind": a.kind, "message": a.message, "step": a.step, "line": a.line,
-                "replayed": a.replayed, "total": a.total, "runDir": a.run_dir,
-                "wallMs": (a.wall_ms * 1000.0).round() / 1000.0, "deviceMs": a.device_ms,
-            })).collect::<Vec<_>>(),
-        })).collect::<Vec<_>>(),
-    })
+        scripts: s
+            .results
+            .iter()
+            .map(|r| ScriptReport {
+                path: r.display.clone(),
+                status: r.status,
+                skip_reason: r.skip_reason.clone(),
+                retries_allowed: r.retries_allowed,
+                timeout_ms: r.timeout_ms,
+                refused: r.refusal.as_ref().map(|f| f.summary.clone()),
+                static_errors: r
+                    .refusal
+                    .iter()
+                    .flat_map(|f| f.diagnostics.iter().zip(&f.positions))
+                    .map(|(d, &(line, column))| StaticError {
+                        line,
+                        column,
+                        code: d.code.to_string(),
+                        message: d.message.to_string(),
+                    })
+                    .collect(),
+                attempts: r.attempts.clone(),
+                wall_ms: round3(r.wall_ms),
+            })
+            .collect(),
+    }
 }

@@ -6,7 +6,7 @@ use ad_grammar::text::is_js_whitespace;
 use serde::{Deserialize, Serialize};
 
 /// A rectangle in device points.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, Default, schemars::JsonSchema)]
 pub struct Rect {
     pub x: f64,
     pub y: f64,
@@ -33,7 +33,7 @@ impl Rect {
 }
 
 /// A point in device points.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Point {
     pub x: f64,
     pub y: f64,
@@ -80,35 +80,35 @@ fn is_false(b: &bool) -> bool {
 }
 
 /// A flattened node: the backend's fields plus document-order bookkeeping.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-#[serde(rename_all = "camelCase")]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct FlatNode {
     pub index: usize,
     /// `e1`, `e2`, … in document order.
     #[serde(rename = "ref")]
     pub reference: String,
     pub depth: usize,
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub parent_index: Option<usize>,
     #[serde(rename = "type")]
     pub kind: String,
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub id: Option<String>,
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub label: Option<String>,
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub value: Option<String>,
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rect: Option<Rect>,
-    #[serde(skip_serializing_if = "is_true")]
+    #[serde(default = "yes", skip_serializing_if = "is_true")]
     pub enabled: bool,
-    #[serde(skip_serializing_if = "is_false")]
+    #[serde(default, skip_serializing_if = "is_false")]
     pub selected: bool,
-    #[serde(skip_serializing_if = "is_false")]
+    #[serde(default, skip_serializing_if = "is_false")]
     pub focused: bool,
-    #[serde(skip_serializing_if = "is_false")]
+    #[serde(default, skip_serializing_if = "is_false")]
     pub editable: bool,
-    #[serde(skip_serializing_if = "is_false")]
+    #[serde(default, skip_serializing_if = "is_false")]
     pub hittable: bool,
 }
 
@@ -169,7 +169,7 @@ impl Snapshot {
         n.parent_index.and_then(|i| self.nodes.get(i))
     }
 
-    /// Index among the parent's children (`Nt`).
+    /// Index among the parent's children.
     pub fn sibling_index(&self, n: &FlatNode) -> u64 {
         let mut k = 0;
         for other in &self.nodes {

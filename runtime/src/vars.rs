@@ -33,9 +33,11 @@ pub struct Redactor {
 /// kinds, roles, digests. [`Redactor::redact_value`] leaves them alone, so a one-character or
 /// common-word value cannot rewrite `"replayPath"` or `"role"`.
 const STRUCTURAL_KEYS: &[&str] = &[
+    "action",
     "app",
     "code",
     "command",
+    "direction",
     "exit_reason",
     "file",
     "kind",
@@ -51,6 +53,7 @@ const STRUCTURAL_KEYS: &[&str] = &[
     "session",
     "sessionFile",
     "status",
+    "tiebreak",
     "type",
     "verification",
 ];
@@ -310,6 +313,20 @@ impl Scope {
     /// Redacts a JSON value's data, never its structure ([`Redactor::redact_value`]).
     pub fn redact_value(&self, v: &mut Value) {
         self.redactor.redact_value(v)
+    }
+
+    /// A record with its data redacted as [`Redactor::redact_value`] redacts its JSON; `None`
+    /// when the redacted JSON no longer fits the record (never the unredacted record).
+    pub fn redacted<T: serde::Serialize + serde::de::DeserializeOwned>(
+        &self,
+        record: T,
+    ) -> Option<T> {
+        if self.redactor.is_empty() {
+            return Some(record);
+        }
+        let mut v = serde_json::to_value(&record).ok()?;
+        self.redactor.redact_value(&mut v);
+        serde_json::from_value(v).ok()
     }
 
     pub fn has_redactions(&self) -> bool {

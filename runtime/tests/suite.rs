@@ -1,13 +1,13 @@
 //! `ad test` semantics: static check first, platform filter, retries and flaky reporting,
-//! fail-fast, shards, deterministic order under parallel jobs, and valid JUnit XML.
+//! fail-fast, shards, deterministic order under parallel jobs, and the suite report.
 
 mod common;
 
 use std::path::Path;
 
-use ad_runtime::report::junit;
+use ad_runtime::records::DivergenceKind;
 use ad_runtime::session::SessionConfig;
-use ad_runtime::suite::{json_report, run_suite, Case, Status, SuiteOptions, Summary};
+use ad_runtime::suite::{report, run_suite, Case, Status, SuiteOptions, Summary};
 use common::*;
 
 fn case(dir: &Path, name: &str, text: &str) -> Case {
@@ -106,47 +106,29 @@ fn a_suite_reports_every_kind_of_outcome() {
         Some("missing platform metadata for --platform ios")
     );
     let failed = &summary.results[1].attempts[0];
-    assert_eq!(failed.kind.as_deref(), Some("identity-mismatch"));
+    assert_eq!(failed.kind, Some(DivergenceKind::IdentityMismatch));
     assert_eq!(failed.line, Some(12));
     assert!(!summary.ok());
 
-    // JUnit: valid XML, one testcase per script, failure with step, line and cause.
-    let xml = junit(&summary);
-    let doc = roxmltree::Document::parse(&xml).expect("the JUnit report is well-formed XML");
-    let root = doc.root_element();
-    assert_eq!(root.tag_name().name(), "testsuites");
-    assert_eq!(root.attribute("tests"), Some("5"));
-    assert_eq!(root.attribute("failures"), Some("1"));
-    assert_eq!(root.attribute("errors"), Some("1"));
-    assert_eq!(root.attribute("skipped"), Some("1"));
-    let cases: Vec<_> = doc
-        .descendants()
-        .filter(|n| n.has_tag_name("testcase"))
-        .collect();
-    assert_eq!(cases.len(), 5);
-    let failure = cases[1]
-        .children()
-        .find(|n| n.has_tag_name("failure"))
-        .expect("a <failure>");
-    assert_eq!(failure.attribute("type"), Some("REPLAY_DIVERGENCE"));
-    let msg = failure.attribute("message").unwrap();
-    assert!(
-        msg.contains("step 4") && msg.contains("b-reshuffled.ad:12"),
-        "{msg}"
+    // The suite report (what --report-json writes and JUnit is rendered from).
+    let report = report(&summary);
+    assert_eq!(report.summary.total, 5);
+    assert_eq!(report.summary.flaky, 1);
+    assert_eq!(report.summary.filtered, 1);
+    assert!(!report.summary.ok);
+    let failed = &report.scripts[1];
+    assert_eq!(
+        failed.attempts[0].code.as_deref(),
+        Some("REPLAY_DIVERGENCE")
     );
-    assert!(failure.text().unwrap().contains("[identity-mismatch]"));
-    assert!(cases[2].children().any(|n| n.has_tag_name("error")));
-    assert!(cases[3].children().any(|n| n.has_tag_name("skipped")));
-    let props: Vec<_> = cases[4]
-        .descendants()
-        .filter(|n| n.has_tag_name("property"))
-        .map(|n| (n.attribute("name").unwrap(), n.attribute("value").unwrap()))
-        .collect();
-    assert_eq!(props, vec![("flaky", "true"), ("attempts", "2")]);
-
-    let report = json_report(&summary);
-    assert_eq!(report["summary"]["flaky"], 1);
-    assert_eq!(report["summary"]["filtered"], 1);
+    assert!(failed.attempts[0]
+        .message
+        .as_deref()
+        .is_some_and(|m| m.contains("step 4")));
+    let invalid = &report.scripts[2];
+    assert_eq!(invalid.static_errors[0].line, 3);
+    assert_eq!(invalid.static_errors[0].code, "AD201");
+    assert_eq!(report.scripts[4].attempts.len(), 2);
 }
 
 #[test]

@@ -288,12 +288,16 @@ pub fn run(args: RunArgs) -> i32 {
         .map(|d| d.display().to_string())
         .unwrap_or_default();
     if args.json {
-        let mut v = r.to_json();
-        v["runDir"] = journal.clone().into();
-        if let Some(f) = &outcome.session_file {
-            v["sessionFile"] = f.display().to_string().into();
-        }
-        println!("{}", serde_json::to_string_pretty(&v).unwrap_or_default());
+        let mut record = r.record();
+        record.run_dir = Some(journal.clone());
+        record.session_file = outcome
+            .session_file
+            .as_ref()
+            .map(|f| f.display().to_string());
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&record).unwrap_or_default()
+        );
     }
     match &r.error {
         None => {
@@ -344,11 +348,7 @@ pub fn run(args: RunArgs) -> i32 {
         }
         Some(e) => {
             if !args.json {
-                let code = if e.divergence().is_some() {
-                    "REPLAY_DIVERGENCE"
-                } else {
-                    e.code.as_str()
-                };
+                let code = e.public_code();
                 let mut err = std::io::stderr().lock();
                 let _ = writeln!(err, "error[{code}]: {}", e.message);
                 if let Some(line) = e.line {
@@ -363,7 +363,7 @@ pub fn run(args: RunArgs) -> i32 {
                     let _ = writeln!(
                         err,
                         "{}",
-                        ad_runtime::divergence::render(d, &options.resume_command)
+                        crate::render::divergence::render(d, &options.resume_command)
                     );
                 }
                 let _ = writeln!(err);

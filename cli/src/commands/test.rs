@@ -310,13 +310,13 @@ pub fn run(args: TestArgs) -> i32 {
         summary.wall_ms / 1000.0
     );
     // Every report is attempted; a failed write is reported after the verdict, never instead of it.
+    let record = suite::report(&summary);
     let mut reports = Vec::new();
     if let Some(p) = &args.report_junit {
-        reports.push((p.clone(), ad_runtime::report::junit(&summary).into_bytes()));
+        reports.push((p.clone(), crate::render::junit::junit(&record).into_bytes()));
     }
     if let Some(p) = &args.report_json {
-        let text =
-            serde_json::to_string_pretty(&suite::json_report(&summary)).unwrap_or_default() + "\n";
+        let text = serde_json::to_string_pretty(&record).unwrap_or_default() + "\n";
         reports.push((p.clone(), text.into_bytes()));
     }
     let write_failures = write_reports(&reports);

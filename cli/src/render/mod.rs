@@ -1,9 +1,12 @@
-//! Renderers of the one diagnostic model: human (ariadne), JSON, SARIF 2.1.0, GitHub workflow
-//! annotations. Each takes the same checked files.
+//! Renderers: of the one diagnostic model (human via ariadne, JSON, SARIF 2.1.0, GitHub workflow
+//! annotations; each takes the same checked files), and of the run records `ad_runtime` returns
+//! (the divergence report as text, the suite report as JUnit XML).
 
+pub mod divergence;
 pub mod github;
 pub mod human;
 pub mod json;
+pub mod junit;
 pub mod sarif;
 
 use ad_grammar::{Diagnostic, LineIndex};

@@ -42,12 +42,15 @@ impl Ran {
     pub fn events(&self, kind: &str) -> Vec<&Value> {
         self.rows.iter().filter(|r| r["event"] == kind).collect()
     }
-    pub fn divergence(&self) -> &Value {
-        self.result
+    /// The divergence report, as JSON.
+    pub fn divergence(&self) -> Value {
+        let d = self
+            .result
             .error
             .as_ref()
             .and_then(|e| e.divergence())
-            .expect("a divergence report")
+            .expect("a divergence report");
+        serde_json::to_value(d).expect("a report serializes")
     }
     pub fn attempts_for(&self, step: u64) -> usize {
         self.events("action_attempt")
@@ -144,6 +147,11 @@ pub fn stable_row(v: &Value) -> Value {
         }
     }
     v
+}
+
+/// A run error's details, as JSON.
+pub fn details(e: &ad_runtime::RunError) -> Value {
+    serde_json::to_value(&e.details).expect("details serialize")
 }
 
 /// The login prefix every shop script starts with.

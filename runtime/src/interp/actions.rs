@@ -1,0 +1,454 @@
+//! The commands that act on the device: open, tap, long-press, fill, gestures, keyboard, alerts,
+//! screenshots. (`close`, `hover`, `focus`, `type`, `scroll`, system keys and `clipboard` are
+//! small enough to live in the dispatch.)
+
+use ad_compiler::Step;
+use serde_json::{Map, Value};
+
+use super::exec::{flag_u64, num};
+use super::failure::{Fail, Outcome};
+use super::targets::Resolved;
+use super::{Exec, LONGPRESS_MS, POLL_INTERVAL_MS, WAIT_TIMEOUT_MS};
+use crate::backend::{
+    AlertAction, Backend, GesturePlan, KeyboardAction, LaunchOptions, TapOptions,
+};
+use crate::records::journal::{ActionArgs, StepResult};
+use crate::select::Policy;
+use crate::tree::Point;
+
+impl<B: Backend> Exec<'_, B> {
+    pub(super) async fn open(&mut self, p: &[String], flags: &Map<String, Value>) -> Outcome {
+        let relaunch = flags
+            .get("relaunch")
+            .and_then(Value::as_bool)
+            .unwrap_or(false);
+        let Some(first) = p.first().cloned() else {
+            return Err(Fail::new("INVALID_ARGS", "open requires an app id or URL")
+                .hint("open \"com.example.app\""));
+        };
+        let (app, url) = if first.contains("://") && p.len() == 1 {
+            // A bare URL opens in the foreground app of the device.
+            let fg = self
+                .backend
+                .location()
+                .get("app")
+                .and_then(Value::as_str)
+                .map(str::to_string);
+            match fg {
+                Some(a) => (a, Some(first.clone())),
+                None => (first.clone(), None),
+            }
+        } else {
+            (first.clone(), p.get(1).cloned())
+        };
+        let opts = LaunchOptions { relaunch, url };
+        let app2 = app.clone();
+        self.act(
+            "open",
+            ActionArgs::Launch {
+                app,
+                relaunch,
+                url: opts.url.clone(),
+            },
+            async move |b: &mut B| b.launch(&app2, &opts).await,
+        )
+        .await?;
+        Ok(None)
+    }
+
+    pub(super) async fn click(
+        &mut self,
+        step: &Step,
+        p: &[String],
+        flags: &Map<String, Value>,
+    ) -> Outcome {
+        let t = self.target(step, p, 0, true).await?;
+        let opts = TapOptions {
+            count: flags
+                .get("count")
+                .and_then(Value::as_f64)
+                .map(|c| c.clamp(1.0, 200.0) as u32)
+                .unwrap_or(1),
+            interval_ms: flags
+                .get("intervalMs")
+                .and_then(Value::as_f64)
+                .unwrap_or(0.0) as u64,
+            hold_ms: flags.get("holdMs").and_then(Value::as_f64).unwrap_or(0.0) as u64,
+            double_tap: flags
+                .get("doubleTap")
+                .and_then(Value::as_bool)
+                .unwrap_or(false),
+            button: flags
+                .get("clickButton")
+                .and_then(Value::as_str)
+                .unwrap_or("primary")
+                .to_string(),
+        };
+        let pt = t.point;
+        let o2 = opts.clone();
+        self.act(
+            &step.command,
+            ActionArgs::Tap {
+                point: pt,
+                count: opts.count,
+                target: t.target.clone(),
+            },
+            async move |b: &mut B| b.tap(pt, &o2).await,
+        )
+        .await?;
+        let _ = (&t.node, &t.tree);
+        Ok(t.result())
+    }
+
+    pub(super) async fn longpress(&mut self, step: &Step, p: &[String]) -> Outcome {
+        // A trailing number after a non-point target is the duration.
+        let mut args = p.to_vec();
+        let mut duration = LONGPRESS_MS;
+        let point = num(p.first()).is_some() && num(p.get(1)).is_some();
+        if (point && p.len() >= 3) || (!point && p.len() > 1) {
+            if let Some(d) = num(p.last()) {
+                duration = d.max(0.0) as u64;
+                args.pop();
+            }
+        }
+        let t = self.target(step, &args, 0, true).await?;
+        let pt = t.point;
+        self.act(
+            "longpress",
+            ActionArgs::LongPress {
+                point: pt,
+                duration_ms: duration,
+            },
+            async move |b: &mut B| b.long_press(pt, duration).await,
+        )
+        .await?;
+        Ok(t.result())
+    }
+
+    pub(super) async fn fill(
+        &mut self,
+        step: &Step,
+        p: &[String],
+        _flags: &Map<String, Value>,
+    ) -> Outcome {
+        let point = num(p.first()).is_some() && num(p.get(1)).is_some();
+        let text_at = if point { 2 } else { 1 };
+        if p.len() < 2 {
+            return Err(Fail::new(
+                "INVALID_ARGS",
+                "fill requires x y text, @ref text, or selector text",
+            )
+            .hint("fill \"id=\\\"email\\\"\" \"me@example.com\""));
+        }
+        let text = p.get(text_at).cloned().unwrap_or_default();
+        let t = self.target(step, p, 0, true).await?;
+        let pt = t.point;
+        let delay = flag_u64(step, "delayMs").unwrap_or(0);
+        let args = ActionArgs::Fill {
+            point: pt,
+            text: text.clone(),
+            target: t.target.clone(),
+            record_as: step
+                .positionals
+                .get(text_at)
+                .and_then(|a| ad_grammar::placeholder::whole_token_variable(&a.value))
+                .map(Into::into),
+        };
+        self.act("fill", args, async move |b: &mut B| {
+            b.fill(pt, &text, delay).await
+        })
+        .await?;
+        Ok(t.result())
+    }
+
+    pub(super) async fn swipe(&mut self, step: &Step, p: &[String]) -> Outcome {
+        let c: Vec<Option<f64>> = (0..4).map(|i| num(p.get(i))).collect();
+        let [Some(x1), Some(y1), Some(x2), Some(y2)] = [c[0], c[1], c[2], c[3]] else {
+            return Err(Fail::new("INVALID_ARGS", "swipe requires x1 y1 x2 y2")
+                .hint("swipe 200 600 200 200"));
+        };
+        let plan = GesturePlan {
+            kind: "swipe".into(),
+            pointers: vec![vec![Point { x: x1, y: y1 }, Point { x: x2, y: y2 }]],
+            duration_ms: 300,
+            repeat: flag_u64(step, "count").unwrap_or(1).max(1) as u32,
+        };
+        let args = ActionArgs::Gesture { plan: plan.clone() };
+        self.act("swipe", args, async move |b: &mut B| b.gesture(&plan).await)
+            .await?;
+        Ok(None)
+    }
+
+    pub(super) async fn gesture(&mut self, step: &Step, p: &[String]) -> Outcome {
+        let kind = p.first().cloned().unwrap_or_default();
+        let n = |i: usize| num(p.get(i));
+        let pt = |x: Option<f64>, y: Option<f64>| Point {
+            x: x.unwrap_or(195.0),
+            y: y.unwrap_or(422.0),
+        };
+        let mut info = None;
+        let plan = match kind.as_str() {
+            "pan" => {
+                let a = pt(n(1), n(2));
+                let b = Point {
+                    x: a.x + n(3).unwrap_or(0.0),
+                    y: a.y + n(4).unwrap_or(0.0),
+                };
+                GesturePlan {
+                    kind: "swipe".into(),
+                    pointers: vec![vec![a, b]],
+                    duration_ms: n(5).unwrap_or(300.0) as u64,
+                    repeat: 1,
+                }
+            }
+            "fling" => {
+                let a = pt(n(2), n(3));
+                let d = n(4).unwrap_or(400.0);
+                let b = match p.get(1).map(String::as_str) {
+                    Some("up") => Point { x: a.x, y: a.y - d },
+                    Some("down") => Point { x: a.x, y: a.y + d },
+                    Some("left") => Point { x: a.x - d, y: a.y },
+                    Some("right") => Point { x: a.x + d, y: a.y },
+                    other => {
+                        return Err(Fail::new(
+                            "INVALID_ARGS",
+                            format!(
+                                "gesture fling requires up, down, left or right, got {other:?}"
+                            ),
+                        ))
+                    }
+                };
+                GesturePlan {
+                    kind: "swipe".into(),
+                    pointers: vec![vec![a, b]],
+                    duration_ms: 120,
+                    repeat: 1,
+                }
+            }
+            "drag" => {
+                let src = self.drag_endpoint(step, p.get(1), "source").await?;
+                let dst = self.drag_endpoint(step, p.get(2), "destination").await?;
+                info = Some(StepResult::Drag {
+                    source: src.target.clone(),
+                    destination: dst.target.clone(),
+                });
+                GesturePlan {
+                    kind: "drag".into(),
+                    pointers: vec![vec![src.point, dst.point]],
+                    duration_ms: n(4).unwrap_or(300.0) as u64,
+                    repeat: 1,
+                }
+            }
+            "swipe" | "pinch" | "rotate" | "transform" => GesturePlan {
+                kind: kind.clone(),
+                pointers: vec![],
+                duration_ms: 300,
+                repeat: 1,
+            },
+            other => {
+                return Err(
+                    Fail::new("INVALID_ARGS", format!("unknown gesture \"{other}\""))
+                        .hint("gesture pan|fling|swipe|pinch|rotate|transform|drag …"),
+                )
+            }
+        };
+        let args = ActionArgs::Gesture { plan: plan.clone() };
+        self.act("gesture", args, async move |b: &mut B| {
+            b.gesture(&plan).await
+        })
+        .await?;
+        Ok(info)
+    }
+
+    pub(super) async fn drag_endpoint(
+        &mut self,
+        step: &Step,
+        t: Option<&String>,
+        which: &str,
+    ) -> Result<Resolved, Fail> {
+        let Some(t) = t else {
+            return Err(Fail::new(
+                "INVALID_ARGS",
+                format!("gesture drag requires a {which}"),
+            ));
+        };
+        let evidence = step.target_evidences.as_ref().map(|d| {
+            if which == "source" {
+                &d.source
+            } else {
+                &d.destination
+            }
+        });
+        if t.starts_with('@') {
+            return self.ref_target(step, t, evidence).await;
+        }
+        if let Some((x, y)) = t.split_once(',').and_then(|(a, b)| {
+            Some((
+                num(Some(&a.trim().to_string()))?,
+                num(Some(&b.trim().to_string()))?,
+            ))
+        }) {
+            return Ok(Resolved {
+                point: Point { x, y },
+                node: None,
+                tree: None,
+                target: None,
+                resolution: None,
+                verification: None,
+            });
+        }
+        self.selector_target(step, t, Policy::ACT, evidence, true)
+            .await
+    }
+
+    pub(super) async fn keyboard(&mut self, p: &[String], mutates: bool) -> Outcome {
+        let action = match p.first().map(|s| s.to_lowercase()).as_deref() {
+            None | Some("status") | Some("get") => KeyboardAction::Status,
+            Some("dismiss") | Some("hide") => KeyboardAction::Dismiss,
+            Some("enter") | Some("return") => KeyboardAction::Enter,
+            Some(o) => {
+                return Err(Fail::new(
+                    "INVALID_ARGS",
+                    format!("keyboard requires status, get, dismiss, enter or return, got {o}"),
+                ))
+            }
+        };
+        let st = if mutates {
+            self.act(
+                "keyboard",
+                ActionArgs::Keyboard { action },
+                async move |b: &mut B| b.keyboard(action).await,
+            )
+            .await?
+        } else {
+            self.backend
+                .keyboard(action)
+                .await
+                .map_err(Fail::from_backend)?
+        };
+        Ok(Some(StepResult::Keyboard { keyboard: st }))
+    }
+
+    pub(super) async fn alert(&mut self, p: &[String], mutates: bool) -> Outcome {
+        let sub = p
+            .first()
+            .map(|s| s.to_lowercase())
+            .unwrap_or_else(|| "get".into());
+        match sub.as_str() {
+            "get" => {
+                let a = self
+                    .backend
+                    .alert(AlertAction::Get)
+                    .await
+                    .map_err(Fail::from_backend)?;
+                Ok(Some(StepResult::Alert {
+                    alert: a,
+                    waited_ms: None,
+                }))
+            }
+            "wait" => {
+                let timeout =
+                    self.remaining(num(p.get(1)).map(|t| t as u64).unwrap_or(WAIT_TIMEOUT_MS));
+                let start = self.backend.now_ms();
+                loop {
+                    if let Some(a) = self
+                        .backend
+                        .alert(AlertAction::Get)
+                        .await
+                        .map_err(Fail::from_backend)?
+                    {
+                        return Ok(Some(StepResult::Alert {
+                            alert: Some(a),
+                            waited_ms: Some(self.backend.now_ms() - start),
+                        }));
+                    }
+                    let waited = self.backend.now_ms() - start;
+                    if waited >= timeout {
+                        return Err(Fail::new(
+                            "COMMAND_FAILED",
+                            format!("alert wait timed out after {timeout} ms: no alert appeared"),
+                        )
+                        .reason("wait_target_absent"));
+                    }
+                    self.nap(POLL_INTERVAL_MS.min(timeout - waited)).await?;
+                }
+            }
+            "accept" | "dismiss" => {
+                let action = if sub == "accept" {
+                    AlertAction::Accept
+                } else {
+                    AlertAction::Dismiss
+                };
+                let _ = mutates;
+                let r = self
+                    .act(
+                        "alert",
+                        ActionArgs::Alert {
+                            action: sub.clone(),
+                        },
+                        async move |b: &mut B| b.alert(action).await,
+                    )
+                    .await?;
+                match r {
+                    Some(a) => Ok(Some(StepResult::Alert {
+                        alert: Some(a),
+                        waited_ms: None,
+                    })),
+                    None => Err(Fail::new(
+                        "COMMAND_FAILED",
+                        format!("alert {sub}: no alert is shown"),
+                    )
+                    .hint("wait for it first (`alert wait 2000`)")),
+                }
+            }
+            o => Err(Fail::new(
+                "INVALID_ARGS",
+                format!("alert requires get, accept, dismiss or wait, got {o}"),
+            )),
+        }
+    }
+
+    pub(super) async fn screenshot(&mut self, p: &[String]) -> Outcome {
+        let bytes = self
+            .backend
+            .screenshot()
+            .await
+            .map_err(Fail::from_backend)?;
+        self.screenshots += 1;
+        // A path the script names resolves inside the run folder; one that escapes it (absolute,
+        // or `..` above it) is refused: a script never writes over other files.
+        let Some(dir) = &self.output_dir else {
+            return Ok(Some(StepResult::Screenshot {
+                path: None,
+                bytes: bytes.len(),
+            }));
+        };
+        let path = match p.iter().find(|x| !x.starts_with('-')) {
+            Some(named) => ad_compiler::paths::inside(dir, named).ok_or_else(|| {
+                let mut f = Fail::new(
+                    "INVALID_ARGS",
+                    format!("screenshot path {named} is outside the run's artifacts folder"),
+                )
+                .hint("name the file relative to the artifacts folder (`shots/login.png`); `ad check` reports such paths as AD735")
+                .reason("artifact_path_outside");
+                // A script error, not a screen that diverged: no divergence report.
+                f.bare = true;
+                f
+            })?,
+            None => dir.join(format!("screenshot-{:03}.png", self.screenshots)),
+        };
+        if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
+            let _ = std::fs::create_dir_all(parent);
+        }
+        std::fs::write(&path, &bytes).map_err(|e| {
+            Fail::new(
+                "COMMAND_FAILED",
+                format!("could not write {}: {e}", path.display()),
+            )
+        })?;
+        Ok(Some(StepResult::Screenshot {
+            path: Some(path.display().to_string()),
+            bytes: bytes.len(),
+        }))
+    }
+}

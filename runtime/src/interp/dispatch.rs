@@ -1,0 +1,150 @@
+//! Which command does what: the dispatch from a step's command to its implementation.
+
+use ad_compiler::Step;
+
+use super::exec::{flag_u64, num};
+use super::failure::{Fail, Outcome};
+use super::Exec;
+use crate::backend::{Backend, Direction, SystemKey};
+use crate::records::journal::{ActionArgs, StepResult};
+use crate::tree::Point;
+
+impl<B: Backend> Exec<'_, B> {
+    pub(super) async fn step(&mut self, step: &Step, path: &str) -> Outcome {
+        let (p, flags, _runtime) = self.interpolate(step, path).await?;
+        let cmd = &*step.command;
+        let mutates = ad_compiler::profile::mutates(step);
+        match cmd {
+            "open" => self.open(&p, &flags).await,
+            "close" => {
+                let app = p.first().cloned();
+                let args = ActionArgs::Close { app: app.clone() };
+                self.act("close", args, async move |b: &mut B| {
+                    b.close(app.as_deref()).await
+                })
+                .await?;
+                Ok(None)
+            }
+            "click" | "press" => self.click(step, &p, &flags).await,
+            "longpress" => self.longpress(step, &p).await,
+            "hover" => {
+                let t = self.target(step, &p, 0, true).await?;
+                let pt = t.point;
+                self.act(
+                    "hover",
+                    ActionArgs::AtPoint { point: pt },
+                    async move |b: &mut B| b.hover(pt).await,
+                )
+                .await?;
+                Ok(t.result())
+            }
+            "focus" => {
+                let (Some(x), Some(y)) = (num(p.first()), num(p.get(1))) else {
+                    return Err(
+                        Fail::new("INVALID_ARGS", "focus requires x y").hint("focus <x> <y>")
+                    );
+                };
+                let pt = Point { x, y };
+                self.act(
+                    "focus",
+                    ActionArgs::AtPoint { point: pt },
+                    async move |b: &mut B| b.focus(pt).await,
+                )
+                .await?;
+                Ok(None)
+            }
+            "fill" => self.fill(step, &p, &flags).await,
+            "type" => {
+                let text = p.join(" ");
+                let delay = flag_u64(step, "delayMs").unwrap_or(0);
+                let args = ActionArgs::Text { text: text.clone() };
+                self.act("type", args, async move |b: &mut B| {
+                    b.type_text(&text, delay).await
+                })
+                .await?;
+                Ok(None)
+            }
+            "swipe" => self.swipe(step, &p).await,
+            "gesture" => self.gesture(step, &p).await,
+            "scroll" => {
+                let Some(dir) = p.first().and_then(|d| Direction::parse(d)) else {
+                    return Err(Fail::new("INVALID_ARGS", format!("scroll requires a direction (up, down, left, right, top, bottom), got {:?}", p.first().cloned().unwrap_or_default())));
+                };
+                let amount = num(p.get(1)).map(|a| a.min(0.8));
+                self.act(
+                    "scroll",
+                    ActionArgs::Scroll {
+                        direction: dir,
+                        amount,
+                    },
+                    async move |b: &mut B| b.scroll(dir, amount).await,
+                )
+                .await?;
+                Ok(None)
+            }
+            "back" | "home" | "app-switcher" => {
+                let key = match cmd {
+                    "back" => SystemKey::Back,
+                    "home" => SystemKey::Home,
+                    _ => SystemKey::AppSwitcher,
+                };
+                self.act(cmd, ActionArgs::None {}, async move |b: &mut B| {
+                    b.press_key(key).await
+                })
+                .await?;
+                Ok(None)
+            }
+            "keyboard" => self.keyboard(&p, mutates).await,
+            "alert" => self.alert(&p, mutates).await,
+            "clipboard" => match p.first().map(String::as_str) {
+                Some("read") | None => {
+                    let t = self
+                        .backend
+                        .clipboard_read()
+                        .await
+                        .map_err(Fail::from_backend)?;
+                    Ok(Some(StepResult::Clipboard { text: t }))
+                }
+                Some("write") => {
+                    let text = p[1..].join(" ");
+                    self.act(
+                        "clipboard",
+                        ActionArgs::ClipboardWrite {
+                            write: text.clone(),
+                        },
+                        async move |b: &mut B| b.clipboard_write(&text).await,
+                    )
+                    .await?;
+                    Ok(None)
+                }
+                Some(other) => Err(Fail::new(
+                    "INVALID_ARGS",
+                    format!("clipboard requires read or write, got {other}"),
+                )),
+            },
+            "wait" => self.wait(step, &p).await,
+            "is" => self.is(step, &p).await,
+            "get" => self.get(step, &p).await,
+            "snapshot" => self.snapshot(&flags).await,
+            "find" => self.find(&p, mutates).await,
+            "screenshot" => self.screenshot(&p).await,
+            _ => {
+                let cmd_s = cmd.to_string();
+                let p2 = p.clone();
+                let v = if mutates {
+                    let args = ActionArgs::Other {
+                        positionals: p.clone(),
+                    };
+                    self.act(cmd, args, async move |b: &mut B| b.other(&cmd_s, &p2).await)
+                        .await?
+                } else {
+                    self.backend
+                        .other(&cmd_s, &p2)
+                        .await
+                        .map_err(Fail::from_backend)?
+                };
+                Ok(Some(StepResult::Response { response: v }))
+            }
+        }
+    }
+}

@@ -1,0 +1,224 @@
+//! The executor's plumbing every command uses: capturing the screen, crossing the side-effect
+//! seam (expire the ref frame, journal the intent, call the device), sleeping on the device
+//! clock, and interpolating a step's arguments.
+
+use std::sync::Arc;
+
+use ad_compiler::Step;
+use ad_grammar::text::is_numeric;
+use serde_json::{Map, Value};
+
+use super::failure::Fail;
+use super::Exec;
+use crate::backend::{Backend, BackendError, BackendResult};
+use crate::journal::Intent;
+use crate::records::journal::{ActionArgs, ObservationFile, Outcome, Phase};
+use crate::records::ErrorDetails;
+use crate::select::Selector;
+use crate::tree::{FlatNode, Snapshot};
+use crate::vars::Unresolved;
+
+/// A positional as a finite number, if it is one.
+pub(super) fn num(s: Option<&String>) -> Option<f64> {
+    let s = s?;
+    if s.trim().is_empty() || !is_numeric(s) {
+        return None;
+    }
+    let n = ad_grammar::text::js_number(s);
+    n.is_finite().then_some(n)
+}
+
+pub(super) fn flag_u64(step: &Step, key: &str) -> Option<u64> {
+    step.flags
+        .get(key)
+        .and_then(Value::as_f64)
+        .map(|f| f.max(0.0) as u64)
+}
+
+impl<B: Backend> Exec<'_, B> {
+    /// Captures the screen, journals it as an observation and remembers it.
+    pub(super) async fn observe(&mut self, phase: Phase) -> Result<Arc<Snapshot>, Fail> {
+        let cap = self
+            .backend
+            .capture()
+            .await
+            .map_err(|e| Fail::from_backend(e).reason("wait_capture_stalled"))?;
+        let app = cap.app;
+        let snap = Arc::new(Snapshot::flatten_owned(cap.roots, cap.viewport));
+        let now = self.backend.now_ms();
+        let scope = &self.scope;
+        let make_body = || {
+            let nodes: std::borrow::Cow<[FlatNode]> = if scope.has_redactions() {
+                snap.nodes
+                    .iter()
+                    .map(|n| {
+                        let mut n = n.clone();
+                        for v in [&mut n.id, &mut n.label, &mut n.value]
+                            .into_iter()
+                            .flatten()
+                        {
+                            *v = scope.redact(v);
+                        }
+                        n
+                    })
+                    .collect::<Vec<_>>()
+                    .into()
+            } else {
+                (&snap.nodes[..]).into()
+            };
+            serde_json::to_vec(&ObservationFile {
+                app: app.as_deref().map(Into::into),
+                viewport: snap.viewport,
+                device_time_ms: now,
+                nodes,
+            })
+            .unwrap_or_default()
+        };
+        self.journal
+            .observe(make_body, self.step_no, phase)
+            .map_err(|e| {
+                Fail::new(
+                    "JOURNAL_WRITE_FAILED",
+                    format!("could not record an observation: {e}"),
+                )
+                .hint("check free space and permissions of the artifacts folder")
+            })?;
+        self.last = Some(snap.clone());
+        Ok(snap)
+    }
+
+    /// Parses a selector, remembering recent ones (scripts repeat their selectors).
+    pub(super) fn selector(&mut self, text: &str) -> Result<Arc<Selector>, String> {
+        if let Some(s) = self.selectors.get(text) {
+            return Ok(s.clone());
+        }
+        let s = Arc::new(Selector::parse(text)?);
+        if self.selectors.len() >= 256 {
+            self.selectors.clear();
+        }
+        self.selectors.insert(text.to_string(), s.clone());
+        Ok(s)
+    }
+
+    /// Expires the frame, journals the intent (fsync) and calls the device.
+    pub(super) async fn act<T, F>(
+        &mut self,
+        command: &str,
+        args: ActionArgs,
+        call: F,
+    ) -> Result<T, Fail>
+    where
+        F: AsyncFnOnce(&mut B) -> BackendResult<T>,
+    {
+        self.frames.expire();
+        // Never sent unredacted: a redaction the record cannot hold drops the arguments.
+        let args = self.scope.redacted(args).unwrap_or(ActionArgs::None {});
+        let attempt = self
+            .journal
+            .attempt(Intent {
+                step: self.step_no,
+                line: self.line,
+                action: self.label.clone(),
+                command: command.to_string(),
+                args,
+            })
+            .map_err(|e| {
+                Fail::new(
+                    "JOURNAL_WRITE_FAILED",
+                    format!("could not record the action intent, so it was not sent: {e}"),
+                )
+                .hint("check free space and permissions of the artifacts folder")
+            })?;
+        match call(self.backend).await {
+            Ok(v) => {
+                let _ = self.journal.result(&attempt, Outcome::Accepted, None);
+                Ok(v)
+            }
+            Err(e) => {
+                let outcome = match e {
+                    BackendError::Rejected { .. } => Outcome::Rejected,
+                    BackendError::Transport { .. } => Outcome::Unknown,
+                };
+                let msg = self.scope.redact(e.message());
+                let _ = self
+                    .journal
+                    .result(&attempt, outcome, Some((e.code().to_string(), msg)));
+                Err(Fail::from_backend(e))
+            }
+        }
+    }
+
+    /// Sleeps on the device clock between polls; a stop request (Ctrl-C, SIGTERM) ends the wait.
+    pub(super) async fn nap(&mut self, ms: u64) -> Result<(), Fail> {
+        if let Some(signal) = crate::interrupt::requested() {
+            let mut f = Fail::new(
+                "INTERRUPTED",
+                format!("interrupted by {signal} while waiting"),
+            )
+            .reason("interrupted");
+            f.bare = true; // no divergence: the screen did not diverge, the user stopped the run
+            return Err(f);
+        }
+        self.backend.sleep(ms).await;
+        Ok(())
+    }
+
+    pub(super) fn remaining(&self, timeout: u64) -> u64 {
+        let now = self.backend.now_ms();
+        match self.deadline {
+            Some(d) => timeout.min(d.saturating_sub(now)),
+            None => timeout,
+        }
+    }
+
+    pub(super) async fn interpolate(
+        &mut self,
+        step: &Step,
+        path: &str,
+    ) -> Result<(Vec<String>, Map<String, Value>, Option<Map<String, Value>>), Fail> {
+        let unresolved = |u: Unresolved, line: usize| {
+            Fail {
+            kind: crate::records::DivergenceKind::ActionFailure,
+            code: "INVALID_ARGS".into(),
+            message: format!("Unresolved variable ${{{}}} at {path}:{line}.", u.name),
+            hint: Some(format!("pass -e {0}=… or export AD_VAR_{0}=…; or give it a default with `env {0}=…` or `${{{0}:-fallback}}`", u.name)),
+            details: ErrorDetails {
+                reason: Some("unresolved_variable".into()),
+                variable: Some(u.name),
+                ..ErrorDetails::default()
+            },
+            binding: None,
+            bare: true,
+        }
+        };
+        let line = step.line + 1;
+        let mut p = Vec::with_capacity(step.positionals.len());
+        for a in &step.positionals {
+            p.push(
+                self.scope
+                    .expand(&a.value)
+                    .map_err(|u| unresolved(u, line))?,
+            );
+        }
+        let flags = match self
+            .scope
+            .expand_value(&Value::Object(step.flags.to_map()))
+            .map_err(|u| unresolved(u, line))?
+        {
+            Value::Object(m) => m,
+            _ => Map::new(),
+        };
+        let runtime = match &step.runtime {
+            Some(r) => match self
+                .scope
+                .expand_value(&Value::Object(r.to_map()))
+                .map_err(|u| unresolved(u, line))?
+            {
+                Value::Object(m) => Some(m),
+                _ => None,
+            },
+            None => None,
+        };
+        Ok((p, flags, runtime))
+    }
+}

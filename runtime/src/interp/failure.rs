@@ -1,0 +1,212 @@
+//! A failed step ([`Fail`]), and the run error it becomes, with its divergence report.
+
+use std::sync::Arc;
+
+use ad_compiler::shape::{is_form, wait_form, IsForm, WaitForm};
+use ad_compiler::Step;
+use ad_grammar::text::is_numeric;
+
+use super::targets::policy_for;
+use super::{Exec, Plan, RunError, RunOptions};
+use crate::backend::{Backend, BackendError};
+use crate::divergence::{self, ScreenEvidence};
+use crate::frame::FrameScope;
+use crate::identity::BindingFailure;
+use crate::records::journal::{DivergenceEvent, Event, Phase, StepError, StepResult};
+use crate::records::{DivergenceKind, ErrorDetails};
+use crate::tree::Snapshot;
+
+/// A step that did not complete.
+pub(super) struct Fail {
+    pub kind: DivergenceKind,
+    pub code: String,
+    pub message: String,
+    pub hint: Option<String>,
+    pub details: ErrorDetails,
+    pub binding: Option<(BindingFailure, Arc<Snapshot>)>,
+    /// No divergence report (unresolved variable, interrupted wait, …).
+    pub bare: bool,
+}
+
+impl Fail {
+    pub fn new(code: &str, message: impl Into<String>) -> Fail {
+        Fail {
+            kind: DivergenceKind::ActionFailure,
+            code: code.into(),
+            message: message.into(),
+            hint: None,
+            details: ErrorDetails::default(),
+            binding: None,
+            bare: false,
+        }
+    }
+    pub fn hint(mut self, h: impl Into<String>) -> Fail {
+        self.hint = Some(h.into());
+        self
+    }
+    pub fn reason(mut self, r: &str) -> Fail {
+        self.details.reason = Some(r.into());
+        self
+    }
+    pub fn from_backend(e: BackendError) -> Fail {
+        let mut f = Fail::new(e.code(), e.message().to_string());
+        if let Some(h) = e.hint() {
+            f.hint = Some(h.to_string());
+        }
+        if matches!(e, BackendError::Transport { .. }) {
+            f.details.reason = Some("transport-failure".into());
+            f.details.retriable = Some(false);
+        }
+        f
+    }
+}
+
+/// What a step produced (journaled in `step_end`): `None` when there is nothing to say.
+pub(super) type Outcome = Result<Option<StepResult>, Fail>;
+
+impl<B: Backend> Exec<'_, B> {
+    /// Turns a step failure into the run error (with the divergence report).
+    #[allow(clippy::too_many_arguments)]
+    pub(super) async fn failure(
+        &mut self,
+        fail: Fail,
+        step: &Step,
+        index: usize,
+        line: usize,
+        label: &str,
+        plan: &Plan<'_>,
+        digest: &str,
+        opts: &RunOptions,
+    ) -> RunError {
+        let message = self.scope.redact(&format!(
+            "Replay failed at step {index} ({label}): {}",
+            fail.message
+        ));
+        if fail.bare {
+            let msg = self.scope.redact(&fail.message);
+            let _ = self.journal.append(Event::StepError(StepError {
+                step: index,
+                line,
+                code: fail.code.clone(),
+                message: msg.clone(),
+            }));
+            return RunError {
+                code: fail.code,
+                message: msg,
+                hint: fail.hint.map(|h| self.scope.redact(&h)),
+                step: Some(index),
+                line: Some(line),
+                preflight: false,
+                details: fail.details,
+            };
+        }
+        // Capture the screen for the report (a binding failure already has it).
+        let post = match &fail.binding {
+            Some((_, tree)) => Ok(tree.clone()),
+            None => self.observe(Phase::Divergence).await,
+        };
+        // The divergence screen publishes its refs as a partial frame (ADR 0014).
+        let generation = match &post {
+            Ok(tree) => self.frames.activate(
+                tree.clone(),
+                FrameScope::Issued(divergence::issued_refs(tree)),
+            ),
+            Err(_) => self.frames.current().map(|f| f.generation).unwrap_or(0),
+        };
+        let screen = match &post {
+            Ok(tree) => ScreenEvidence::Available {
+                snapshot: tree,
+                generation,
+            },
+            Err(e) => ScreenEvidence::Unavailable {
+                reason: "capture-failed".into(),
+                hint: e.message.clone(),
+            },
+        };
+        let raw = step.positional_values();
+        // The step's selector, located by its targeting in the registry.
+        use ad_compiler::registry::Targeting;
+        let selector = match step.spec.map(|s| s.targeting) {
+            Some(Targeting::Element) => raw
+                .first()
+                .filter(|s| !s.starts_with('@') && !is_numeric(s))
+                .cloned(),
+            Some(Targeting::ElementAfterSubcommand) => {
+                raw.get(1).filter(|s| !s.starts_with('@')).cloned()
+            }
+            Some(Targeting::WaitTarget) => match wait_form(&raw) {
+                WaitForm::Selector { selector, .. } => Some(selector),
+                _ => None,
+            },
+            Some(Targeting::Predicate) => match is_form(&raw) {
+                IsForm::Check { selector, .. } => Some(selector),
+                _ => None,
+            },
+            _ => None,
+        }
+        .and_then(|s| self.scope.clone().expand(&s).ok());
+        let evidence = step.target_evidence.as_deref();
+        let binding = fail.binding.as_ref().map(|(b, _)| b);
+        let binding_snapshot = fail.binding.as_ref().map(|(_, t)| t.as_ref());
+        let input = divergence::Input {
+            kind: fail.kind,
+            step: index,
+            path: opts.script_path.clone(),
+            line,
+            action: label.to_string(),
+            cause_code: fail.code.clone(),
+            cause_message: fail.message.clone(),
+            cause_hint: fail.hint.clone(),
+            screen,
+            evidence,
+            binding,
+            binding_snapshot,
+            selector,
+            policy: policy_for(&step.command, &raw),
+            total_steps: plan.steps.len(),
+            plan_digest: digest.to_string(),
+            session_exists: true,
+        };
+        let full = divergence::build(&input, &self.scope);
+        let dir = self.journal.dir().map(std::path::Path::to_path_buf);
+        let level = if opts.level.is_empty() {
+            "default"
+        } else {
+            opts.level.as_str()
+        };
+        let report = divergence::cap(&full, level, &mut |full| {
+            let d = dir.as_ref()?;
+            let path = d.join("divergence-full.json");
+            std::fs::write(&path, serde_json::to_vec_pretty(full).ok()?).ok()?;
+            Some(path.display().to_string())
+        });
+        let _ = self.journal.append(Event::Divergence(DivergenceEvent {
+            step: index,
+            line,
+            report: report.clone(),
+        }));
+        let mut details = fail.details;
+        details.replay_path = Some(opts.script_path.clone());
+        details.step = Some(index);
+        details.action = Some(step.command.to_string());
+        details.positionals = Some(raw);
+        // The report is redacted as it is built; redacting it again could rewrite its markers.
+        let mut details = self
+            .scope
+            .redacted(details)
+            .unwrap_or_else(|| ErrorDetails {
+                reason: Some("redaction-failed".into()),
+                ..ErrorDetails::default()
+            });
+        details.divergence = Some(report);
+        RunError {
+            code: fail.code,
+            message,
+            hint: fail.hint.map(|h| self.scope.redact(&h)),
+            step: Some(index),
+            line: Some(line),
+            preflight: false,
+            details,
+        }
+    }
+}

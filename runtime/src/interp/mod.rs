@@ -1,0 +1,456 @@
+//! The interpreter: runs a checked plan against a [`Backend`], step by step — interpolate
+//! variables, resolve and verify targets, cross the side-effect seam (expire the ref frame,
+//! journal the intent durably), dispatch, and on failure build the divergence report.
+//!
+//! - `mod.rs`: the run loop (this file);
+//! - [`results`]: what a run returns, and the records made from it;
+//! - `exec.rs`: the per-run executor's plumbing (observe, act, nap, interpolate);
+//! - `dispatch.rs`: which command does what;
+//! - `targets.rs`: resolving and verifying a step's target;
+//! - `actions.rs`, `waits.rs`, `reads.rs`, `find.rs`: the commands;
+//! - `failure.rs`: a failed step, and the run error with its divergence report;
+//! - [`labels`]: how steps are named in messages and reports.
+
+mod actions;
+mod dispatch;
+mod exec;
+mod failure;
+mod find;
+pub mod labels;
+mod reads;
+pub mod results;
+mod targets;
+mod waits;
+
+use std::sync::Arc;
+use std::time::Instant;
+
+use ad_compiler::digest::{plan_digest, DigestOptions};
+use ad_compiler::registry::Effect;
+use ad_compiler::Step;
+use ad_grammar::Metadata;
+use serde_json::Value;
+
+use crate::backend::Backend;
+use crate::frame::Frames;
+use crate::journal::Journal;
+use crate::records::journal::{
+    Event, RunStart, StepEnd as StepEndEvent, StepSkipped, StepStart, StepStatus, VariableNames,
+};
+use crate::select::Selector;
+use crate::tree::Snapshot;
+use crate::vars::Scope;
+use failure::Fail;
+
+pub use labels::{action_label, format_arg};
+pub use results::{RunError, RunResult};
+
+/// Defaults of agent-device's waits.
+pub const WAIT_TIMEOUT_MS: u64 = 10_000;
+pub const POLL_INTERVAL_MS: u64 = 300;
+pub const STABLE_QUIET_MS: u64 = 500;
+/// How long click / press / longpress / fill wait for their target to appear.
+pub const APPEAR_TIMEOUT_MS: u64 = 2_000;
+pub const LONGPRESS_MS: u64 = 800;
+
+/// How a run is configured.
+#[derive(Debug, Clone, Default)]
+pub struct RunOptions {
+    /// The script path as shown in messages (`examples/login.ad`).
+    pub script_path: String,
+    /// `-e KEY=VALUE` (already validated).
+    pub cli_env: Vec<(String, String)>,
+    /// `AD_VAR_*` imports (prefix stripped).
+    pub shell_env: Vec<(String, String)>,
+    pub from: Option<usize>,
+    pub plan_digest: Option<String>,
+    pub keep_session: bool,
+    pub session: String,
+    pub platform: Option<String>,
+    pub target: Option<String>,
+    pub device: Option<String>,
+    /// (zero-based index, count) under `test --shard`.
+    pub shard: Option<(usize, usize)>,
+    /// `AD_ARTIFACTS`.
+    pub artifacts: Option<String>,
+    /// Fails the run when the device clock passes this many ms.
+    pub timeout_ms: Option<u64>,
+    /// Divergence report level: `digest`, `default` or `full`.
+    pub level: String,
+    /// How resume commands are spelled in guidance (`ad run flow.ad`).
+    pub resume_command: String,
+    /// Where screenshots without a path go.
+    pub output_dir: Option<std::path::PathBuf>,
+}
+
+/// A compiled script.
+pub struct Plan<'a> {
+    pub steps: &'a [Step],
+    pub metadata: &'a Metadata,
+}
+
+/// One step as progress reporters see it.
+#[derive(Debug, Clone)]
+pub struct StepInfo {
+    pub index: usize,
+    pub total: usize,
+    pub line: usize,
+    pub label: String,
+}
+
+/// How a step ended, for progress reporters.
+#[derive(Debug, Clone)]
+pub struct StepEnd {
+    pub status: &'static str,
+    pub wall_ms: f64,
+    pub device_ms: u64,
+    pub note: Option<String>,
+}
+
+/// Live progress (stderr in the CLI).
+pub trait Progress {
+    fn step_start(&mut self, _step: &StepInfo) {}
+    fn step_end(&mut self, _step: &StepInfo, _end: &StepEnd) {}
+}
+
+/// A progress reporter that says nothing.
+pub struct Quiet;
+impl Progress for Quiet {}
+
+struct Exec<'b, B: Backend> {
+    backend: &'b mut B,
+    journal: &'b mut Journal,
+    scope: Scope,
+    frames: Frames,
+    last: Option<Arc<Snapshot>>,
+    step_no: usize,
+    /// The current step's action label (redacted).
+    label: String,
+    line: usize,
+    deadline: Option<u64>,
+    warnings: Vec<String>,
+    output_dir: Option<std::path::PathBuf>,
+    screenshots: u64,
+    selectors: std::collections::HashMap<String, Arc<Selector>>,
+}
+
+fn seed_for(session: &str) -> u64 {
+    // FNV-1a: a session-specific, deterministic starting epoch.
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for b in session.bytes() {
+        h ^= b as u64;
+        h = h.wrapping_mul(0x100_0000_01b3);
+    }
+    (h % 900) + 100
+}
+
+/// The step a run starts at: 1, or `--from N` when `--plan-digest` matches the plan's `digest`
+/// and N is one of its `total` steps.
+pub fn resume_preflight(
+    opts: &RunOptions,
+    digest: &str,
+    total: usize,
+) -> Result<usize, Box<RunError>> {
+    match (opts.from, &opts.plan_digest) {
+        (None, None) => Ok(1),
+        (Some(_), None) | (None, Some(_)) => Err(Box::new(RunError::preflight(
+            "--from and --plan-digest must be given together".into(),
+            Some("copy both from the divergence report's resume line"),
+        ))),
+        (Some(n), Some(d)) => {
+            if d != digest {
+                return Err(Box::new(RunError::preflight(
+                    format!("--plan-digest does not match {}: expected {digest}, got {d}", opts.script_path),
+                    Some("the script changed since the digest was taken (any edit, even a comment or blank line, changes it); run the whole script again or take the digest with `ad parse --digest`"),
+                )));
+            }
+            if n < 1 || n > total {
+                return Err(Box::new(RunError::preflight(
+                    format!("--from {n} is out of range: the plan has {total} step(s)"),
+                    Some("steps are numbered 1.. among action lines (comments, blank, env and context lines are not steps)"),
+                )));
+            }
+            Ok(n)
+        }
+    }
+}
+
+/// The plan's platform: `--platform`, else the context header's.
+fn run_platform(opts: &RunOptions, metadata: &Metadata) -> Option<String> {
+    opts.platform
+        .clone()
+        .or_else(|| metadata.platform.as_ref().map(|p| p.value.clone()))
+}
+
+/// The built-in `AD_*` variables a run defines (spec §6), from its options and header.
+pub fn builtin_values(opts: &RunOptions, metadata: &Metadata) -> Vec<(String, String)> {
+    let target = opts
+        .target
+        .clone()
+        .or_else(|| metadata.target.as_ref().map(|p| p.value.clone()));
+    let mut builtins = vec![
+        ("AD_SESSION".to_string(), opts.session.clone()),
+        ("AD_FILENAME".to_string(), opts.script_path.clone()),
+    ];
+    let mut push = |k: &str, v: Option<String>| {
+        if let Some(v) = v {
+            builtins.push((k.to_string(), v));
+        }
+    };
+    push("AD_PLATFORM", run_platform(opts, metadata));
+    push("AD_TARGET", target);
+    push("AD_DEVICE", opts.device.clone());
+    push("AD_SHARD_INDEX", opts.shard.map(|s| s.0.to_string()));
+    push("AD_SHARD_COUNT", opts.shard.map(|s| s.1.to_string()));
+    push("AD_ARTIFACTS", opts.artifacts.clone());
+    builtins
+}
+
+/// Runs `plan` on `backend`, journaling into `journal`.
+pub async fn run<B: Backend>(
+    plan: &Plan<'_>,
+    backend: &mut B,
+    journal: &mut Journal,
+    progress: &mut dyn Progress,
+    opts: &RunOptions,
+) -> RunResult {
+    let wall = Instant::now();
+    let digest = plan_digest(
+        plan.steps,
+        plan.metadata,
+        &DigestOptions {
+            platform: opts.platform.clone(),
+            target: opts.target.clone(),
+        },
+    );
+    let total = plan.steps.len();
+    let mut result = RunResult {
+        ok: false,
+        replayed: 0,
+        total,
+        from: opts.from.unwrap_or(1),
+        session: opts.session.clone(),
+        session_active: true,
+        location: Value::Null,
+        plan_digest: digest.clone(),
+        error: None,
+        device_ms: 0,
+        wall_ms: 0.0,
+        warnings: Vec::new(),
+    };
+    let platform = run_platform(opts, plan.metadata);
+    let file_env: Vec<(String, String)> = plan
+        .metadata
+        .env
+        .iter()
+        .map(|e| (e.key.clone(), e.value.clone()))
+        .collect();
+    let names = |pairs: &[(String, String)]| -> Vec<String> {
+        pairs.iter().map(|(k, _)| k.clone()).collect()
+    };
+    let run_start = |from: usize| {
+        Event::RunStart(RunStart {
+            script: opts.script_path.clone(),
+            plan_digest: digest.clone(),
+            steps: total,
+            from,
+            backend: backend.name().to_string(),
+            platform: platform.clone(),
+            keep_session: opts.keep_session,
+            variables: VariableNames {
+                cli: names(&opts.cli_env),
+                shell: names(&opts.shell_env),
+                file: names(&file_env),
+            },
+        })
+    };
+    // Resume preflight (before any action).
+    let from = match resume_preflight(opts, &digest, total) {
+        Ok(from) => from,
+        Err(e) => {
+            let _ = journal.append(run_start(result.from));
+            result.error = Some(*e);
+            return finish_early(result, journal, wall, &opts.script_path, backend.name());
+        }
+    };
+    result.from = from;
+    let builtins = builtin_values(opts, plan.metadata);
+    let scope = match Scope::new(&builtins, &file_env, &opts.shell_env, &opts.cli_env) {
+        Ok(s) => s,
+        Err(e) => {
+            let _ = journal.append(run_start(from));
+            result.error = Some(RunError::preflight(e, None));
+            return finish_early(result, journal, wall, &opts.script_path, backend.name());
+        }
+    };
+    let terminal_close = ad_compiler::profile::terminal_close(plan.steps).map(|s| s.line);
+    let _ = journal.append(run_start(from));
+    let start_device = backend.now_ms();
+    let mut ex = Exec {
+        backend,
+        journal,
+        scope,
+        frames: Frames::new(seed_for(&opts.session)),
+        last: None,
+        step_no: 0,
+        label: String::new(),
+        line: 0,
+        deadline: opts.timeout_ms.map(|t| start_device + t),
+        warnings: Vec::new(),
+        output_dir: opts.output_dir.clone(),
+        screenshots: 0,
+        selectors: std::collections::HashMap::new(),
+    };
+    let mut closed = false;
+    for (i, step) in plan.steps.iter().enumerate().skip(from - 1) {
+        let index = i + 1;
+        let line = step.line + 1;
+        let raw: Vec<String> = step.positional_values();
+        // Built from the script's own text (before interpolation): no injected value is in it,
+        // and redacting it would rewrite the script's words (`open "com.e<var:X>ample"`).
+        let label = action_label(&step.command, &raw);
+        let info = StepInfo {
+            index,
+            total,
+            line,
+            label: label.clone(),
+        };
+        let skipped = |reason: &str| {
+            Event::StepSkipped(StepSkipped {
+                step: index,
+                line,
+                action: label.clone(),
+                reason: reason.into(),
+            })
+        };
+        if step.spec.is_some_and(|s| s.effect == Effect::Skipped) {
+            let _ = ex
+                .journal
+                .append(skipped("replay steps are never dispatched"));
+            continue;
+        }
+        if opts.keep_session && Some(step.line) == terminal_close {
+            let _ = ex
+                .journal
+                .append(skipped("terminal close skipped by --keep-session"));
+            progress.step_end(
+                &info,
+                &StepEnd {
+                    status: "skipped",
+                    wall_ms: 0.0,
+                    device_ms: 0,
+                    note: Some("--keep-session".into()),
+                },
+            );
+            continue;
+        }
+        if let Some(signal) = crate::interrupt::requested() {
+            result.error = Some(RunError::interrupted(signal, index, line, result.replayed));
+            break;
+        }
+        if let Some(d) = ex.deadline {
+            if ex.backend.now_ms() >= d {
+                let t = opts.timeout_ms.unwrap_or(0);
+                let fail = Fail::new(
+                    "TIMEOUT",
+                    format!("the script exceeded its timeout of {t} ms before step {index}"),
+                )
+                .hint("raise `context timeout=` or pass --timeout")
+                .reason("script_timeout");
+                result.error = Some(
+                    ex.failure(fail, step, index, line, &label, plan, &digest, opts)
+                        .await,
+                );
+                break;
+            }
+        }
+        progress.step_start(&info);
+        ex.step_no = index;
+        ex.label = label.clone();
+        ex.line = line;
+        let t0 = Instant::now();
+        let d0 = ex.backend.now_ms();
+        let _ = ex.journal.append(Event::StepStart(StepStart {
+            step: index,
+            line,
+            command: step.command.to_string(),
+            action: label.clone(),
+        }));
+        let outcome = ex.step(step, &opts.script_path).await;
+        let wall_ms = t0.elapsed().as_secs_f64() * 1000.0;
+        let device_ms = ex.backend.now_ms().saturating_sub(d0);
+        let mut end = StepEndEvent {
+            step: index,
+            line,
+            status: StepStatus::Ok,
+            wall_ms: results::round3(wall_ms),
+            device_ms,
+            code: None,
+            kind: None,
+            result: None,
+        };
+        match outcome {
+            Ok(details) => {
+                result.replayed += 1;
+                end.result = details.and_then(|d| ex.scope.redacted(d));
+                let _ = ex.journal.append(Event::StepEnd(end));
+                progress.step_end(
+                    &info,
+                    &StepEnd {
+                        status: "ok",
+                        wall_ms,
+                        device_ms,
+                        note: None,
+                    },
+                );
+                if Some(step.line) == terminal_close {
+                    closed = true;
+                }
+            }
+            Err(fail) => {
+                end.status = StepStatus::Failed;
+                end.code = Some(fail.code.clone());
+                end.kind = Some(fail.kind);
+                let _ = ex.journal.append(Event::StepEnd(end));
+                progress.step_end(
+                    &info,
+                    &StepEnd {
+                        status: "failed",
+                        wall_ms,
+                        device_ms,
+                        note: Some(ex.scope.redact(&fail.message)),
+                    },
+                );
+                result.error = Some(
+                    ex.failure(fail, step, index, line, &label, plan, &digest, opts)
+                        .await,
+                );
+                break;
+            }
+        }
+    }
+    result.ok = result.error.is_none();
+    result.session_active = !closed;
+    result.location = ex.backend.location();
+    result.device_ms = ex.backend.now_ms().saturating_sub(start_device);
+    result.warnings = ex.warnings.clone();
+    result.wall_ms = wall.elapsed().as_secs_f64() * 1000.0;
+    let summary = result.summary(&opts.script_path, ex.backend.name());
+    let _ = ex.journal.finish(result.run_end(), summary);
+    result
+}
+
+/// Ends a run refused before its first step: `run_end` and `run.json` say why.
+fn finish_early(
+    mut result: RunResult,
+    journal: &mut Journal,
+    wall: Instant,
+    script: &str,
+    backend: &str,
+) -> RunResult {
+    result.wall_ms = wall.elapsed().as_secs_f64() * 1000.0;
+    result.session_active = false;
+    let summary = result.summary(script, backend);
+    let _ = journal.finish(result.run_end(), summary);
+    result
+}

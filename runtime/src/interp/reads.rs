@@ -1,0 +1,237 @@
+//! The commands that read the screen: `is`, `get`, `snapshot` (which activates a ref frame).
+
+use std::sync::Arc;
+
+use ad_compiler::registry::Verification;
+use ad_compiler::shape::{is_form, IsForm};
+use ad_compiler::Step;
+use serde_json::{Map, Value};
+
+use super::failure::{Fail, Outcome};
+use super::targets::{node_ref, policy_for};
+use super::Exec;
+use crate::backend::Backend;
+use crate::frame::FrameScope;
+use crate::identity::{self, Verdict};
+use crate::records::journal::{Phase, StepResult};
+use crate::select::{self, resolve, Policy, Selector};
+use crate::tree::{display_label, display_role, Snapshot};
+
+impl<B: Backend> Exec<'_, B> {
+    pub(super) async fn is(&mut self, step: &Step, p: &[String]) -> Outcome {
+        let (predicate, selector, expected) = match is_form(p) {
+            IsForm::Check {
+                predicate,
+                selector,
+                expected,
+            } => (predicate, selector, expected),
+            IsForm::Invalid { message } => return Err(Fail::new("INVALID_ARGS", message)),
+        };
+        let sel = self
+            .selector(&selector)
+            .map_err(|m| Fail::new("INVALID_ARGS", m))?;
+        let snap = self.observe(Phase::Assert).await?;
+        let any = matches!(predicate.as_str(), "exists" | "absent");
+        let r = resolve(
+            &snap,
+            &sel,
+            if any { Policy::ANY } else { Policy::READ_TEXT },
+        );
+        let evidence = step.target_evidence.as_deref().filter(|_| {
+            !any && step
+                .spec
+                .is_some_and(|s| s.verification == Verification::PreDispatch)
+        });
+        if let Some(e) = evidence {
+            if let Verdict::Failed(b) = identity::verify(&snap, e, &r.matched, r.winner) {
+                return Err(self.binding_fail(b, snap));
+            }
+        }
+        let fail = |detail: String| {
+            Fail::new(
+                "COMMAND_FAILED",
+                format!("is {predicate} failed for selector {selector}: {detail}"),
+            )
+            .reason("predicate_failed")
+        };
+        let node = r.winner.map(|w| &snap.nodes[w]);
+        let pass = match predicate.as_str() {
+            "exists" => !r.matched.is_empty(),
+            "absent" => r.matched.is_empty(),
+            _ if node.is_none() => {
+                if predicate == "hidden" && r.matched.is_empty() {
+                    true
+                } else {
+                    let (_, msg, _) = r.failure(Policy::READ_TEXT);
+                    return Err(fail(msg));
+                }
+            }
+            "visible" => node.is_some_and(|n| select::is_visible(n) && snap.on_screen(n)),
+            "hidden" => node.is_some_and(|n| !(select::is_visible(n) && snap.on_screen(n))),
+            "editable" => node.is_some_and(|n| n.editable && n.enabled),
+            "selected" => node.is_some_and(|n| n.selected),
+            "focused" => node.is_some_and(|n| n.focused),
+            "text" => node.is_some_and(|n| {
+                crate::tree::normalize_text(crate::tree::display_text(n))
+                    == crate::tree::normalize_text(&expected)
+                    || n.value.as_deref().is_some_and(|v| {
+                        crate::tree::normalize_text(v) == crate::tree::normalize_text(&expected)
+                    })
+            }),
+            _ => false,
+        };
+        if pass {
+            Ok(Some(StepResult::Predicate {
+                predicate,
+                pass,
+                matches: r.matched.len(),
+                target: node.map(node_ref),
+            }))
+        } else {
+            let observed = match (predicate.as_str(), node) {
+                ("exists", _) => "no element matched".to_string(),
+                ("absent", _) => format!("{} element(s) matched", r.matched.len()),
+                ("text", Some(n)) => format!("text is \"{}\"", crate::tree::display_text(n)),
+                (_, Some(n)) => format!(
+                    "{} [{}] is not {predicate}",
+                    display_label(n).unwrap_or_default(),
+                    display_role(n)
+                ),
+                _ => "no element".into(),
+            };
+            Err(fail(observed))
+        }
+    }
+
+    pub(super) async fn get(&mut self, step: &Step, p: &[String]) -> Outcome {
+        let sub = p.first().cloned().unwrap_or_default();
+        if sub != "text" && sub != "attrs" {
+            return Err(Fail::new(
+                "INVALID_ARGS",
+                format!("get requires text or attrs, got \"{sub}\""),
+            ));
+        }
+        let Some(t) = p.get(1).cloned() else {
+            return Err(Fail::new(
+                "INVALID_ARGS",
+                format!("get {sub} requires a target: @ref or selector"),
+            ));
+        };
+        let (tree, idx) = if t.starts_with('@') {
+            let (tree, idx, warn) = self.frames.admit_read(&t).map_err(|r| {
+                Fail::new("COMMAND_FAILED", r.message.clone())
+                    .hint(r.hint.clone())
+                    .reason(r.reason)
+            })?;
+            if let Some(w) = warn {
+                self.warnings.push(w);
+            }
+            (tree, idx)
+        } else {
+            let policy = policy_for("get", p);
+            let evidence = step.target_evidence.as_deref().filter(|_| {
+                step.spec
+                    .is_some_and(|s| s.verification == Verification::PreDispatch)
+            });
+            let r = self
+                .selector_target(step, &t, policy, evidence, false)
+                .await?;
+            (r.tree.expect("tree"), r.node.expect("node"))
+        };
+        let n = &tree.nodes[idx];
+        let (text, attrs) = if sub == "text" {
+            (Some(crate::tree::display_text(n).to_string()), None)
+        } else {
+            (None, Some(n.clone()))
+        };
+        Ok(Some(StepResult::Read {
+            target: node_ref(n),
+            text,
+            attrs,
+        }))
+    }
+
+    pub(super) async fn snapshot(&mut self, flags: &Map<String, Value>) -> Outcome {
+        let snap = self.observe(Phase::Snapshot).await?;
+        let scope = flags
+            .get("snapshotScope")
+            .and_then(Value::as_str)
+            .map(str::to_string);
+        let tree = match &scope {
+            None => snap.clone(),
+            Some(s) => {
+                let root = if s.starts_with('@') {
+                    let (t, i, _) = self.frames.admit_read(s).map_err(|r| {
+                        Fail::new("COMMAND_FAILED", r.message.clone())
+                            .hint(r.hint.clone())
+                            .reason(r.reason)
+                    })?;
+                    // Find the same node in the new capture by identity.
+                    let want = identity::identity(&t.nodes[i]);
+                    snap.nodes
+                        .iter()
+                        .find(|n| identity::identity(n) == want)
+                        .map(|n| n.index)
+                } else {
+                    match Selector::parse(s) {
+                        Ok(sel) => resolve(&snap, &sel, Policy::ANY).matched.first().copied(),
+                        Err(_) => {
+                            let q = s.to_lowercase();
+                            snap.nodes
+                                .iter()
+                                .find(|n| {
+                                    [n.label.as_deref(), n.value.as_deref(), n.id.as_deref()]
+                                        .into_iter()
+                                        .flatten()
+                                        .any(|x| x.to_lowercase().contains(&q))
+                                })
+                                .map(|n| n.index)
+                        }
+                    }
+                };
+                let Some(root) = root else {
+                    return Err(Fail::new(
+                        "COMMAND_FAILED",
+                        format!("snapshot scope {s} matched nothing"),
+                    )
+                    .hint("check the scope label or selector"));
+                };
+                Arc::new(subtree(&snap, root))
+            }
+        };
+        let generation = self.frames.activate(tree.clone(), FrameScope::All);
+        Ok(Some(StepResult::Snapshot {
+            refs_generation: generation,
+            refs: tree.nodes.len(),
+            scope,
+        }))
+    }
+}
+
+/// The subtree rooted at `root`, re-indexed (scoped snapshots issue their own refs).
+pub(super) fn subtree(s: &Snapshot, root: usize) -> Snapshot {
+    let base = s.nodes[root].depth;
+    let mut nodes = Vec::new();
+    let mut map = std::collections::BTreeMap::new();
+    for n in &s.nodes[root..] {
+        if n.index != root && n.depth <= base {
+            break;
+        }
+        let new_index = nodes.len();
+        map.insert(n.index, new_index);
+        let mut m = n.clone();
+        m.index = new_index;
+        m.reference = format!("e{}", new_index + 1);
+        m.depth = n.depth - base;
+        m.parent_index = if n.index == root {
+            None
+        } else {
+            n.parent_index.and_then(|p| map.get(&p).copied())
+        };
+        nodes.push(m);
+    }
+    Snapshot {
+        nodes,
+        viewport: s.viewport,
+    }
+}

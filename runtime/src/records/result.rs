@@ -1,0 +1,104 @@
+//! The result of one run, as `ad run --json` prints it, and the `details` of a run's error (which
+//! `run.json` and the journal share).
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use super::common::NodeRef;
+use super::divergence::DivergenceReport;
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct RunResultRecord {
+    pub ok: bool,
+    /// Steps that ran to completion.
+    pub replayed: usize,
+    /// Steps in the plan.
+    pub total: usize,
+    pub session: String,
+    /// The session is still live (a handoff script, `--keep-session`, a divergence).
+    pub session_active: bool,
+    /// The digest `--plan-digest` resumes against (`ad parse --digest`).
+    pub plan_digest: String,
+    pub device_time_ms: u64,
+    /// Where the device stopped, as the backend describes it (`{app, screen, …}` on the sim);
+    /// only while the session is live.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub location: Option<Value>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub warnings: Vec<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<ErrorRecord>,
+    /// `<artifacts-dir>/<run-id>`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub run_dir: Option<String>,
+    /// The saved live session, for `--from`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub session_file: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ErrorRecord {
+    /// `REPLAY_DIVERGENCE` when a divergence report is attached, else the failure's own code.
+    pub code: String,
+    pub message: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub hint: Option<String>,
+    pub details: ErrorDetails,
+}
+
+/// Structured facts about a failure. Which fields are present depends on the failure; every one
+/// is optional.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct ErrorDetails {
+    /// Machine-readable reason: `wait_target_absent`, `wait_target_present`,
+    /// `wait_stable_timeout`, `wait_landmark_identity_mismatch`, `predicate_failed`,
+    /// `ref_frame_expired`, `unresolved_variable`, `transport-failure`, `interrupted`, a
+    /// divergence kind, …
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+    /// A transport failure is never retried automatically.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub retriable: Option<bool>,
+    /// The unresolved variable.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub variable: Option<String>,
+    /// The signal that stopped the run (`SIGINT`, `SIGTERM`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub signal: Option<String>,
+    /// A refused ref and the frame it was checked against.
+    #[serde(default, rename = "ref", skip_serializing_if = "Option::is_none")]
+    pub reference: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub current_generation: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub minted_generation: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub scope: Option<String>,
+    /// An ambiguous selector's first matches (at most 5).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub candidates: Option<Vec<NodeRef>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub selector: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub waited_ms: Option<u64>,
+    /// What a `wait absent` still found.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub first_match: Option<NodeRef>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub timeout_ms: Option<u64>,
+    /// The script, step index, command and (redacted) positionals of a diverged step.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub replay_path: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub step: Option<usize>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub action: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub positionals: Option<Vec<String>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub divergence: Option<DivergenceReport>,
+}

@@ -1,6 +1,8 @@
 //! `ad run` and `ad test` end to end: exit codes, progress and summaries, divergence output,
 //! static errors, resume checks, JSON results, JUnit, help texts, and a `kill -9` in the middle of
-//! a run (the journal stays readable and the last intent is visible).
+//! a run (the journal stays readable and the last intent is visible). Every record a run writes
+//! (`--json`, events, observations, run.json, the suite report) is checked against its schema in
+//! docs/schemas/.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
@@ -111,6 +113,49 @@ fn normalize(s: &str, art: &Path) -> String {
     result
 }
 
+/// A checked-in record schema (docs/schemas/NAME.schema.json).
+fn schema(name: &str) -> Value {
+    let path = repo().join(format!("docs/schemas/{name}.schema.json"));
+    serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
+}
+
+/// Checks `doc` against the schema `name`.
+fn fits(name: &str, doc: &Value) {
+    if let Err(e) = ad_runtime::records::validate::validate(&schema(name), doc) {
+        panic!("not a valid {name}:\n  {}\n{doc:#}", e.join("\n  "));
+    }
+}
+
+/// Checks every run folder under `art`: each complete event line, each observation file and
+/// run.json (when written). Returns how many run folders there were.
+fn check_runs(art: &Path) -> usize {
+    let mut runs = 0;
+    for entry in std::fs::read_dir(art).into_iter().flatten().flatten() {
+        let dir = entry.path();
+        let Ok(text) = std::fs::read_to_string(dir.join("events.jsonl")) else {
+            continue;
+        };
+        runs += 1;
+        for line in text.split_inclusive('\n').filter(|l| l.ends_with('\n')) {
+            fits(
+                "journal-event",
+                &serde_json::from_str(line.trim_end()).unwrap(),
+            );
+        }
+        for obs in std::fs::read_dir(dir.join("observations"))
+            .unwrap()
+            .flatten()
+        {
+            let doc = std::fs::read_to_string(obs.path()).unwrap();
+            fits("observation", &serde_json::from_str(&doc).unwrap());
+        }
+        if let Ok(summary) = std::fs::read_to_string(dir.join("run.json")) {
+            fits("run-summary", &serde_json::from_str(&summary).unwrap());
+        }
+    }
+    runs
+}
+
 // ---- ad run -----------------------------------------------------------------------------------
 
 #[test]
@@ -135,6 +180,7 @@ fn login_runs_green_with_progress_and_a_summary() {
             .unwrap();
     assert_eq!(summary["exit_code"], 0);
     assert_eq!(summary["steps"]["replayed"], 8);
+    assert_eq!(check_runs(&art), 1);
 }
 
 #[test]
@@ -159,6 +205,7 @@ fn reshuffled_login_fails_with_the_divergence_report() {
         "{e}"
     );
     insta::assert_snapshot!("run_reshuffled_stderr", e);
+    assert_eq!(check_runs(&art), 1);
 }
 
 #[test]
@@ -344,6 +391,8 @@ fn force_runs_past_ad_only_errors() {
     let o = c.output().unwrap();
     assert_eq!(code(&o), 1);
     let v: Value = serde_json::from_str(&out(&o)).unwrap();
+    fits("run-result", &v);
+    fits("divergence-report", &v["error"]["details"]["divergence"]);
     assert_eq!(v["error"]["details"]["reason"], "ref_frame_expired");
     assert_eq!(v["error"]["code"], "REPLAY_DIVERGENCE");
 }
@@ -354,6 +403,8 @@ fn json_result_and_the_digest_agree_with_ad_parse() {
     let o = run(&["run", "examples/handoff-profile.ad", "--json"], &art);
     assert_eq!(code(&o), 0, "{}", err(&o));
     let mut v: Value = serde_json::from_str(&out(&o)).unwrap();
+    fits("run-result", &v);
+    assert_eq!(check_runs(&art), 1, "the handoff run's journal");
     assert_eq!(v["sessionActive"], true);
     assert_eq!(v["location"]["screen"], "profile");
     let parse = ad(&repo())
@@ -544,6 +595,8 @@ fn test_runs_the_examples_and_writes_valid_junit() {
     let msg = &failures[0].1.iter().find(|a| a.0 == "message").unwrap().1;
     assert!(msg.contains("reshuffled-login.ad:12"), "{msg}");
     let report: Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    fits("suite-report", &report);
+    assert_eq!(check_runs(&art), 7, "one run folder per script");
     assert_eq!(report["summary"]["passed"], 6);
     assert_eq!(report["summary"]["failed"], 1);
 }
@@ -660,6 +713,11 @@ fn kill_9_leaves_a_readable_journal_with_the_last_intent() {
     assert!(!rows.iter().any(|r| r["event"] == "run_end"));
     assert!(!path.parent().unwrap().join("run.json").exists());
     // Every referenced observation is on disk with its hash.
+    assert_eq!(
+        check_runs(&art),
+        1,
+        "complete lines of a killed run are valid events"
+    );
     for r in rows.iter().filter(|r| r["event"] == "observation") {
         let file = path.parent().unwrap().join(r["path"].as_str().unwrap());
         let bytes = std::fs::read(&file).unwrap();
@@ -881,6 +939,7 @@ fn a_one_character_secret_leaves_paths_and_structure_intact() {
     assert_eq!(code(&o), 1, "{}", err(&o));
     let text = out(&o);
     let v: Value = serde_json::from_str(&text).unwrap();
+    fits("run-result", &v);
     let details = &v["error"]["details"];
     assert_eq!(
         details["replayPath"], "examples/divergent/reshuffled-login.ad",
@@ -1069,5 +1128,6 @@ fn sigint_and_sigterm_end_the_run_with_its_journal_and_session() {
             dir.join("state/sessions/default.json").is_file(),
             "{signal}: the live session was saved for --from"
         );
+        assert_eq!(check_runs(&art), 1);
     }
 }

@@ -129,6 +129,26 @@ fn a_suite_reports_every_kind_of_outcome() {
     assert_eq!(invalid.static_errors[0].line, 3);
     assert_eq!(invalid.static_errors[0].code, "AD201");
     assert_eq!(report.scripts[4].attempts.len(), 2);
+    fits(
+        &schema("suite-report"),
+        &serde_json::to_value(&report).unwrap(),
+        "the suite report",
+    );
+    // Every attempt's journal, on disk.
+    let dirs: Vec<&str> = report
+        .scripts
+        .iter()
+        .flat_map(|s| &s.attempts)
+        .filter_map(|a| a.run_dir.as_deref())
+        .collect();
+    assert_eq!(
+        dirs.len(),
+        4,
+        "login, reshuffled and the two flaky attempts"
+    );
+    for d in dirs {
+        assert!(check_run_dir(Path::new(d)) > 3, "{d}");
+    }
 }
 
 #[test]

@@ -17,6 +17,7 @@ pub const SCHEMA_VERSION: u64 = 1;
 
 /// One line of `events.jsonl`: the fields every event has, then the event's own.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[schemars(transform = envelope_into_variants)]
 pub struct JournalEvent {
     /// Always 1.
     pub schema_version: u64,
@@ -27,6 +28,37 @@ pub struct JournalEvent {
     pub recorded_at: String,
     #[serde(flatten)]
     pub event: Event,
+}
+
+/// Each event's schema lists the envelope's fields with its own and allows no others: serde
+/// cannot deny unknown fields through `flatten`, so the generated schema is completed here.
+fn envelope_into_variants(schema: &mut schemars::Schema) {
+    let envelope = schema.remove("properties");
+    let required = schema.remove("required");
+    let Some(variants) = schema.get_mut("oneOf").and_then(Value::as_array_mut) else {
+        return;
+    };
+    for variant in variants.iter_mut().filter_map(Value::as_object_mut) {
+        let mut properties = envelope
+            .as_ref()
+            .and_then(Value::as_object)
+            .cloned()
+            .unwrap_or_default();
+        if let Some(Value::Object(own)) = variant.remove("properties") {
+            properties.extend(own);
+        }
+        let mut all_required: Vec<Value> = required
+            .as_ref()
+            .and_then(Value::as_array)
+            .cloned()
+            .unwrap_or_default();
+        if let Some(Value::Array(own)) = variant.remove("required") {
+            all_required.extend(own);
+        }
+        variant.insert("properties".into(), properties.into());
+        variant.insert("required".into(), all_required.into());
+        variant.insert("additionalProperties".into(), false.into());
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]

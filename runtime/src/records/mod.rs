@@ -1,7 +1,7 @@
 //! The run records: every JSON document a run or a suite writes, as typed structs. They are the
 //! one contract between the interpreter, device backends, recording sessions and external tools;
 //! each has a JSON Schema generated from these types and checked in under `docs/schemas/`
-//! ([`schemas`]; `cargo run -p ad-runtime --example schemas` rewrites them).
+//! ([`schemas`]; `UPDATE_SCHEMAS=1 cargo test -p ad-runtime --test schemas` rewrites them).
 //!
 //! | record | where | type |
 //! | --- | --- | --- |
@@ -18,6 +18,7 @@ pub mod journal;
 pub mod result;
 pub mod suite;
 pub mod summary;
+pub mod validate;
 
 pub use common::{NodeRef, Target};
 pub use divergence::{DivergenceKind, DivergenceReport};
@@ -26,17 +27,21 @@ pub use result::{ErrorDetails, ErrorRecord, RunResultRecord};
 pub use suite::SuiteReport;
 pub use summary::RunSummary;
 
-/// Every record's schema: (file stem under `docs/schemas/`, schema).
+/// Every record's schema: (file stem under `docs/schemas/`, schema). They describe what `ad`
+/// writes (serde's serialize side): a field is required unless it is left out when empty.
 pub fn schemas() -> Vec<(&'static str, schemars::Schema)> {
+    fn schema<T: schemars::JsonSchema>() -> schemars::Schema {
+        schemars::generate::SchemaSettings::draft2020_12()
+            .for_serialize()
+            .into_generator()
+            .into_root_schema_for::<T>()
+    }
     vec![
-        ("run-result", schemars::schema_for!(RunResultRecord)),
-        ("journal-event", schemars::schema_for!(JournalEvent)),
-        (
-            "observation",
-            schemars::schema_for!(ObservationFile<'static>),
-        ),
-        ("run-summary", schemars::schema_for!(RunSummary)),
-        ("divergence-report", schemars::schema_for!(DivergenceReport)),
-        ("suite-report", schemars::schema_for!(SuiteReport)),
+        ("run-result", schema::<RunResultRecord>()),
+        ("journal-event", schema::<JournalEvent>()),
+        ("observation", schema::<ObservationFile<'static>>()),
+        ("run-summary", schema::<RunSummary>()),
+        ("divergence-report", schema::<DivergenceReport>()),
+        ("suite-report", schema::<SuiteReport>()),
     ]
 }

@@ -162,3 +162,52 @@ fill \"id=\\\"login.password\\\"\" \"hunter2\"
 click \"id=\\\"login.submit\\\"\"
 wait \"id=\\\"home.title\\\"\"
 ";
+
+/// A checked-in record schema (docs/schemas/NAME.schema.json).
+pub fn schema(name: &str) -> Value {
+    let path = repo().join(format!("docs/schemas/{name}.schema.json"));
+    serde_json::from_str(&std::fs::read_to_string(&path).expect("a checked-in schema"))
+        .expect("a schema is JSON")
+}
+
+/// Checks `doc` against `schema`, naming the document on failure.
+pub fn fits(schema: &Value, doc: &Value, what: &str) {
+    if let Err(e) = ad_runtime::records::validate::validate(schema, doc) {
+        panic!(
+            "{what} does not fit its schema:\n  {}\n{doc:#}",
+            e.join("\n  ")
+        );
+    }
+}
+
+/// Checks every record of a run folder on disk: each event, each observation file, run.json.
+/// Returns how many documents were checked.
+pub fn check_run_dir(dir: &Path) -> usize {
+    let (events, observation, summary) = (
+        schema("journal-event"),
+        schema("observation"),
+        schema("run-summary"),
+    );
+    let mut checked = 0;
+    let text = std::fs::read_to_string(dir.join("events.jsonl")).expect("events.jsonl");
+    for line in text.lines() {
+        let row: Value = serde_json::from_str(line).expect("an event is JSON");
+        fits(
+            &events,
+            &row,
+            &format!("{}: event {}", dir.display(), row["sequence"]),
+        );
+        checked += 1;
+    }
+    for entry in std::fs::read_dir(dir.join("observations")).expect("observations/") {
+        let path = entry.unwrap().path();
+        let doc: Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+        fits(&observation, &doc, &path.display().to_string());
+        checked += 1;
+    }
+    let doc: Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("run.json")).expect("run.json"))
+            .unwrap();
+    fits(&summary, &doc, &format!("{}/run.json", dir.display()));
+    checked + 1
+}

@@ -117,6 +117,7 @@ pub trait Progress {
 pub struct Quiet;
 impl Progress for Quiet {}
 
+/// One run's executor: the device, the journal and what the run has learned so far.
 struct Exec<'b, B: Backend> {
     backend: &'b mut B,
     journal: &'b mut Journal,
@@ -124,7 +125,7 @@ struct Exec<'b, B: Backend> {
     frames: Frames,
     last: Option<Arc<Snapshot>>,
     step_no: usize,
-    /// The current step's action label (redacted).
+    /// The current step's action label (from the script's text, so never an injected value).
     label: String,
     line: usize,
     deadline: Option<u64>,
@@ -392,6 +393,7 @@ pub async fn run<B: Backend>(
         match outcome {
             Ok(details) => {
                 result.replayed += 1;
+                // A result the redaction cannot keep well-formed is left out, never unredacted.
                 end.result = details.and_then(|d| ex.scope.redacted(d));
                 let _ = ex.journal.append(Event::StepEnd(end));
                 progress.step_end(

@@ -121,7 +121,7 @@ impl Redactor {
         out
     }
 
-    /// Redacts every string leaf of a JSON value, except under [`STRUCTURAL_KEYS`].
+    /// Redacts every string leaf of a JSON value, except under `STRUCTURAL_KEYS`.
     pub fn redact_value(&self, v: &mut Value) {
         if self.values.is_empty() {
             return;

@@ -8,7 +8,7 @@
 //! - `effects.rs`: the model's conditions and effects;
 //! - `layout.rs`: a screen laid out as the accessibility tree a capture returns;
 //! - `input.rs`: hit testing, handlers, taps and scrolling;
-//! - `device.rs`: the [`Backend`](crate::backend::Backend) calls;
+//! - `device.rs`: the [`Backend`] calls;
 //! - `persist.rs`: a live session saved between runs (owner-only, secrets masked);
 //! - `png.rs`: screenshots.
 

@@ -322,7 +322,6 @@ pub fn run(args: RunArgs) -> i32 {
                     );
                 }
             }
-            0
         }
         Some(e) if e.is_interrupted() => {
             if !args.json {
@@ -335,7 +334,6 @@ pub fn run(args: RunArgs) -> i32 {
                     source.name, r.replayed, r.total
                 );
             }
-            130
         }
         Some(e) if e.preflight => {
             if !args.json {
@@ -344,7 +342,6 @@ pub fn run(args: RunArgs) -> i32 {
                     eprintln!("  help: {h}");
                 }
             }
-            2
         }
         Some(e) => {
             if !args.json {
@@ -373,7 +370,8 @@ pub fn run(args: RunArgs) -> i32 {
                     source.name, r.replayed, r.total
                 );
             }
-            1
         }
     }
+    // 0 passed, 1 failed, 2 refused before any step, 130 interrupted (the run's own verdict).
+    r.exit().0
 }

@@ -8,6 +8,7 @@ pub const CLI_ALIAS: &str = "AD103";
 pub const CLIENT_ONLY_COMMAND: &str = "AD104";
 pub const REPLAY_SKIPPED: &str = "AD105";
 pub const INTERNAL_REQUEST: &str = "AD106";
+pub const NO_SCRIPT_INPUT: &str = "AD107";
 // Arguments and flags
 pub const ARITY: &str = "AD110";
 pub const REMOVED_FLAG: &str = "AD111";
@@ -21,6 +22,10 @@ pub const OUT_OF_RANGE: &str = "AD118";
 pub const MISSING_ARGUMENT: &str = "AD119";
 pub const REF_LABEL_CONSUMED: &str = "AD120";
 pub const TRAILING_HASH: &str = "AD121";
+pub const EXTRA_ARGUMENT: &str = "AD122";
+pub const FLAG_IN_ARGUMENT: &str = "AD123";
+pub const CLI_ONLY_FORM: &str = "AD124";
+pub const CONFLICTING_FLAGS: &str = "AD125";
 // Selectors
 pub const INVALID_SELECTOR: &str = "AD201";
 pub const SINGLE_QUOTED_SELECTOR: &str = "AD202";
@@ -79,6 +84,10 @@ pub const ALL: &[(&str, &str)] = &[
         INTERNAL_REQUEST,
         "internal daemon request, not a script command",
     ),
+    (
+        NO_SCRIPT_INPUT,
+        "command whose input a script line cannot carry",
+    ),
     (ARITY, "too many arguments for swipe/gesture"),
     (REMOVED_FLAG, "removed flag"),
     (INVALID_FLAG_VALUE, "invalid flag value"),
@@ -94,6 +103,16 @@ pub const ALL: &[(&str, &str)] = &[
     (MISSING_ARGUMENT, "missing argument"),
     (REF_LABEL_CONSUMED, "token read as an @ref label"),
     (TRAILING_HASH, "`#` inside an action line is not a comment"),
+    (EXTRA_ARGUMENT, "extra argument the daemon refuses"),
+    (
+        FLAG_IN_ARGUMENT,
+        "CLI flag that lands in an argument the daemon checks",
+    ),
+    (
+        CLI_ONLY_FORM,
+        "form only the agent-device command line accepts",
+    ),
+    (CONFLICTING_FLAGS, "flags the daemon refuses together"),
     (INVALID_SELECTOR, "invalid selector"),
     (SINGLE_QUOTED_SELECTOR, "single-quoted selector"),
     (NOT_A_TARGET, "not a @ref, selector or point"),

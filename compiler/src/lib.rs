@@ -62,16 +62,12 @@ pub fn analyze_with(text: &str, config: &config::Config) -> Analysis {
     let mut parse = ad_grammar::parse(text);
     let mut diagnostics = std::mem::take(&mut parse.diagnostics);
     let steps = lower::lower(&parse.file, &mut diagnostics);
-    // A JSON payload, Maestro YAML or binary file is not a script: say so once instead of
-    // reporting every line of it.
-    let not_a_script = diagnostics.iter().any(|d| {
-        [
-            ad_grammar::codes::JSON_PAYLOAD,
-            ad_grammar::codes::MAESTRO_YAML,
-            ad_grammar::codes::BINARY_CONTENT,
-        ]
-        .contains(&d.code)
-    });
+    // A JSON payload is refused before any step runs: say so once instead of reporting every
+    // line. Maestro YAML and binary junk are replayed line by line, and each line the replay
+    // dispatches is refused, so those lines are reported (AD003/AD002 say what the file is).
+    let not_a_script = diagnostics
+        .iter()
+        .any(|d| d.code == ad_grammar::codes::JSON_PAYLOAD);
     if not_a_script {
         diagnostics.retain(|d| d.is_parity_error() || d.code.starts_with("AD00"));
     } else {

@@ -71,11 +71,15 @@ const POSITIVE_INT: ArgKind = ArgKind::Integer {
 
 const DIRECTIONS: &[&str] = &["up", "down", "left", "right"];
 const SCROLL_DIRECTIONS: &[&str] = &["up", "down", "left", "right", "top", "bottom"];
+/// With the aliases the daemon accepts (`upside-down`, `left`, `right`).
 const ORIENTATIONS: &[&str] = &[
     "portrait",
     "portrait-upside-down",
     "landscape-left",
     "landscape-right",
+    "upside-down",
+    "left",
+    "right",
 ];
 /// `ok`, `center` and `enter` are accepted aliases of `select`.
 const TV_BUTTONS: &[&str] = &[
@@ -384,6 +388,35 @@ const SCREENSHOT_FLAGS: &[FlagSpec] = &[
 ];
 
 // Forms ----------------------------------------------------------------------------------------
+
+/// `tv-remote press|longpress <button>` is how the command line spells it; the daemon reads
+/// exactly one button.
+const TV_REMOTE_CLI_ONLY: &[CliOnlyForm] = &[CliOnlyForm {
+    form: Form {
+        positionals: &[
+            req("action", ArgKind::Enum(&["press", "longpress"])),
+            req("button", ArgKind::Enum(TV_BUTTONS)),
+        ],
+    },
+    why: "the `press`/`longpress` word exists only on the agent-device command line: a replay \
+          passes both words to the daemon, which requires exactly one button; write \
+          `tv-remote <button>` (a script cannot long-press a TV button)",
+    drop: &["press"],
+}];
+
+/// `diff screenshot` compares images on the command line; a replay only diffs snapshots.
+const DIFF_CLI_ONLY: &[CliOnlyForm] = &[CliOnlyForm {
+    form: Form {
+        positionals: &[
+            word("kind", &["screenshot"]),
+            opt_rest("current", ArgKind::Any),
+        ],
+    },
+    why: "`diff screenshot` exists only on the agent-device command line; in a replay the daemon \
+          answers \"diff currently supports only: diff snapshot\": compare screenshots outside \
+          the script, or use `diff snapshot`",
+    drop: &[],
+}];
 
 /// `click` / `press`: `x y`, `@ref [label]` or a selector (the reader joins the tokens).
 const CLICK_FORMS: &[Form] = &[
@@ -709,6 +742,7 @@ pub static COMMANDS: &[CommandSpec] = &[
         targeting: Targeting::None,
         verification: Verification::None,
         availability: Availability::Script,
+        dispatch: Dispatch::Forms { extra: Extra::Ignored, words: Case::Exact, cli_only: &[] },
     },
     CommandSpec {
         name: "close",
@@ -723,6 +757,7 @@ pub static COMMANDS: &[CommandSpec] = &[
         targeting: Targeting::None,
         verification: Verification::None,
         availability: Availability::Script,
+        dispatch: Dispatch::Forms { extra: Extra::Ignored, words: Case::Exact, cli_only: &[] },
     },
     CommandSpec {
         name: "click",
@@ -735,6 +770,7 @@ pub static COMMANDS: &[CommandSpec] = &[
         targeting: Targeting::Element,
         verification: Verification::PreDispatch,
         availability: Availability::Script,
+        dispatch: Dispatch::Reader(Reader::Touch),
     },
     CommandSpec {
         name: "press",
@@ -747,6 +783,7 @@ pub static COMMANDS: &[CommandSpec] = &[
         targeting: Targeting::Element,
         verification: Verification::PreDispatch,
         availability: Availability::Script,
+        dispatch: Dispatch::Reader(Reader::Touch),
     },
     CommandSpec {
         name: "longpress",
@@ -759,6 +796,7 @@ pub static COMMANDS: &[CommandSpec] = &[
         targeting: Targeting::Element,
         verification: Verification::PreDispatch,
         availability: Availability::Script,
+        dispatch: Dispatch::Reader(Reader::LongPress),
     },
     CommandSpec {
         name: "hover",
@@ -771,6 +809,7 @@ pub static COMMANDS: &[CommandSpec] = &[
         targeting: Targeting::Element,
         verification: Verification::PreDispatch,
         availability: Availability::Script,
+        dispatch: Dispatch::Reader(Reader::Touch),
     },
     CommandSpec {
         name: "fill",
@@ -783,6 +822,7 @@ pub static COMMANDS: &[CommandSpec] = &[
         targeting: Targeting::Element,
         verification: Verification::PreDispatch,
         availability: Availability::Script,
+        dispatch: Dispatch::Reader(Reader::Fill),
     },
     CommandSpec {
         name: "type",
@@ -797,6 +837,7 @@ pub static COMMANDS: &[CommandSpec] = &[
         targeting: Targeting::None,
         verification: Verification::None,
         availability: Availability::Script,
+        dispatch: Dispatch::Reader(Reader::Type),
     },
     CommandSpec {
         name: "focus",
@@ -811,6 +852,7 @@ pub static COMMANDS: &[CommandSpec] = &[
         targeting: Targeting::None,
         verification: Verification::None,
         availability: Availability::Script,
+        dispatch: Dispatch::Forms { extra: Extra::Ignored, words: Case::Exact, cli_only: &[] },
     },
     CommandSpec {
         name: "swipe",
@@ -830,6 +872,7 @@ pub static COMMANDS: &[CommandSpec] = &[
         targeting: Targeting::None,
         verification: Verification::None,
         availability: Availability::Script,
+        dispatch: Dispatch::Reader(Reader::Swipe),
     },
     CommandSpec {
         name: "gesture",
@@ -846,6 +889,7 @@ pub static COMMANDS: &[CommandSpec] = &[
         targeting: Targeting::DragEndpoints,
         verification: Verification::DragEndpoints,
         availability: Availability::Script,
+        dispatch: Dispatch::Reader(Reader::Gesture),
     },
     CommandSpec {
         name: "scroll",
@@ -863,6 +907,7 @@ pub static COMMANDS: &[CommandSpec] = &[
         targeting: Targeting::None,
         verification: Verification::None,
         availability: Availability::Script,
+        dispatch: Dispatch::Reader(Reader::Scroll),
     },
     CommandSpec {
         name: "back",
@@ -875,6 +920,7 @@ pub static COMMANDS: &[CommandSpec] = &[
         targeting: Targeting::None,
         verification: Verification::None,
         availability: Availability::Script,
+        dispatch: Dispatch::Unread,
     },
     CommandSpec {
         name: "home",
@@ -887,6 +933,7 @@ pub static COMMANDS: &[CommandSpec] = &[
         targeting: Targeting::None,
         verification: Verification::None,
         availability: Availability::Script,
+        dispatch: Dispatch::Unread,
     },
     CommandSpec {
         name: "app-switcher",
@@ -899,6 +946,7 @@ pub static COMMANDS: &[CommandSpec] = &[
         targeting: Targeting::None,
         verification: Verification::None,
         availability: Availability::Script,
+        dispatch: Dispatch::Unread,
     },
     CommandSpec {
         name: "orientation",
@@ -913,28 +961,22 @@ pub static COMMANDS: &[CommandSpec] = &[
         targeting: Targeting::None,
         verification: Verification::None,
         availability: Availability::Script,
+        dispatch: Dispatch::Forms { extra: Extra::Ignored, words: Case::Insensitive, cli_only: &[] },
     },
     CommandSpec {
         name: "tv-remote",
         summary: "Press or long-press a TV remote / D-pad button (Android TV, tvOS, Vega OS).",
-        signature: "[press|longpress] <up|down|left|right|select|menu|home|back>",
+        signature: "<up|down|left|right|select|menu|home|back>",
         reader: ReaderRule::Verbatim,
-        forms: &[
-            Form {
-                positionals: &[req("button", ArgKind::Enum(TV_BUTTONS))],
-            },
-            Form {
-                positionals: &[
-                    req("action", ArgKind::Enum(&["press", "longpress"])),
-                    req("button", ArgKind::Enum(TV_BUTTONS)),
-                ],
-            },
-        ],
+        forms: &[Form {
+            positionals: &[req("button", ArgKind::Enum(TV_BUTTONS))],
+        }],
         flags: &[],
         effect: Effect::Mutates,
         targeting: Targeting::None,
         verification: Verification::None,
         availability: Availability::Script,
+        dispatch: Dispatch::Forms { extra: Extra::Refused, words: Case::Insensitive, cli_only: TV_REMOTE_CLI_ONLY },
     },
     CommandSpec {
         name: "settings",
@@ -951,6 +993,7 @@ pub static COMMANDS: &[CommandSpec] = &[
         targeting: Targeting::None,
         verification: Verification::None,
         availability: Availability::Script,
+        dispatch: Dispatch::Reader(Reader::Settings),
     },
     CommandSpec {
         name: "install",
@@ -970,6 +1013,7 @@ pub static COMMANDS: &[CommandSpec] = &[
         targeting: Targeting::None,
         verification: Verification::None,
         availability: Availability::Script,
+        dispatch: Dispatch::Forms { extra: Extra::Ignored, words: Case::Exact, cli_only: &[] },
     },
     CommandSpec {
         name: "reinstall",
@@ -984,6 +1028,7 @@ pub static COMMANDS: &[CommandSpec] = &[
         targeting: Targeting::None,
         verification: Verification::None,
         availability: Availability::Script,
+        dispatch: Dispatch::Forms { extra: Extra::Ignored, words: Case::Exact, cli_only: &[] },
     },
     // The descriptor has no daemon route: the CLI rewrites it to the internal `install_source`
     // request, so as a script step it fails on the daemon's generic route.
@@ -1001,6 +1046,7 @@ pub static COMMANDS: &[CommandSpec] = &[
         targeting: Targeting::None,
         verification: Verification::None,
         availability: Availability::ClientOnly,
+        dispatch: Dispatch::Unrouted,
     },
     CommandSpec {
         name: "push",
@@ -1018,6 +1064,7 @@ pub static COMMANDS: &[CommandSpec] = &[
         targeting: Targeting::None,
         verification: Verification::None,
         availability: Availability::Script,
+        dispatch: Dispatch::Forms { extra: Extra::Ignored, words: Case::Exact, cli_only: &[] },
     },
     CommandSpec {
         name: "trigger-app-event",
@@ -1035,6 +1082,7 @@ pub static COMMANDS: &[CommandSpec] = &[
         targeting: Targeting::None,
         verification: Verification::None,
         availability: Availability::Script,
+        dispatch: Dispatch::Forms { extra: Extra::Ignored, words: Case::Exact, cli_only: &[] },
     },
     CommandSpec {
         name: "react-native",
@@ -1049,6 +1097,7 @@ pub static COMMANDS: &[CommandSpec] = &[
         targeting: Targeting::None,
         verification: Verification::None,
         availability: Availability::Script,
+        dispatch: Dispatch::Forms { extra: Extra::Refused, words: Case::Exact, cli_only: &[] },
     },
     CommandSpec {
         name: "viewport",
@@ -1063,6 +1112,7 @@ pub static COMMANDS: &[CommandSpec] = &[
         targeting: Targeting::None,
         verification: Verification::None,
         availability: Availability::Script,
+        dispatch: Dispatch::Forms { extra: Extra::Refused, words: Case::Exact, cli_only: &[] },
     },
     CommandSpec {
         name: "keyboard",
@@ -1080,6 +1130,7 @@ pub static COMMANDS: &[CommandSpec] = &[
         targeting: Targeting::None,
         verification: Verification::None,
         availability: Availability::Script,
+        dispatch: Dispatch::Forms { extra: Extra::Refused, words: Case::Insensitive, cli_only: &[] },
     },
     CommandSpec {
         name: "alert",
@@ -1100,6 +1151,7 @@ pub static COMMANDS: &[CommandSpec] = &[
         targeting: Targeting::None,
         verification: Verification::None,
         availability: Availability::Script,
+        dispatch: Dispatch::Lenient,
     },
     CommandSpec {
         name: "clipboard",
@@ -1122,6 +1174,7 @@ pub static COMMANDS: &[CommandSpec] = &[
         targeting: Targeting::None,
         verification: Verification::None,
         availability: Availability::Script,
+        dispatch: Dispatch::Forms { extra: Extra::Refused, words: Case::Insensitive, cli_only: &[] },
     },
     CommandSpec {
         name: "find",
@@ -1134,6 +1187,7 @@ pub static COMMANDS: &[CommandSpec] = &[
         targeting: Targeting::Locator,
         verification: Verification::None,
         availability: Availability::Script,
+        dispatch: Dispatch::Reader(Reader::Find),
     },
     CommandSpec {
         name: "wait",
@@ -1147,6 +1201,7 @@ pub static COMMANDS: &[CommandSpec] = &[
         targeting: Targeting::WaitTarget,
         verification: Verification::PostResolution,
         availability: Availability::Script,
+        dispatch: Dispatch::Reader(Reader::Wait),
     },
     CommandSpec {
         name: "get",
@@ -1159,6 +1214,7 @@ pub static COMMANDS: &[CommandSpec] = &[
         targeting: Targeting::ElementAfterSubcommand,
         verification: Verification::PreDispatch,
         availability: Availability::Script,
+        dispatch: Dispatch::Reader(Reader::Get),
     },
     CommandSpec {
         name: "is",
@@ -1171,6 +1227,7 @@ pub static COMMANDS: &[CommandSpec] = &[
         targeting: Targeting::Predicate,
         verification: Verification::PreDispatch,
         availability: Availability::Script,
+        dispatch: Dispatch::Reader(Reader::Is),
     },
     CommandSpec {
         name: "snapshot",
@@ -1183,25 +1240,22 @@ pub static COMMANDS: &[CommandSpec] = &[
         targeting: Targeting::None,
         verification: Verification::None,
         availability: Availability::Script,
+        dispatch: Dispatch::Unread,
     },
     CommandSpec {
         name: "diff",
-        summary: "Diff the accessibility snapshot or a screenshot against a baseline.",
-        signature: "snapshot | screenshot [current.png]",
+        summary: "Diff the accessibility snapshot against the previous one (`diff screenshot` is CLI-only).",
+        signature: "snapshot",
         reader: ReaderRule::Verbatim,
-        forms: &[
-            Form {
-                positionals: &[word("kind", &["snapshot"])],
-            },
-            Form {
-                positionals: &[word("kind", &["screenshot"]), opt("current", ArgKind::Path)],
-            },
-        ],
+        forms: &[Form {
+            positionals: &[word("kind", &["snapshot"])],
+        }],
         flags: &[],
         effect: Effect::Observes,
         targeting: Targeting::None,
         verification: Verification::None,
         availability: Availability::Script,
+        dispatch: Dispatch::Forms { extra: Extra::Ignored, words: Case::Exact, cli_only: DIFF_CLI_ONLY },
     },
     CommandSpec {
         name: "screenshot",
@@ -1216,6 +1270,7 @@ pub static COMMANDS: &[CommandSpec] = &[
         targeting: Targeting::None,
         verification: Verification::None,
         availability: Availability::Script,
+        dispatch: Dispatch::Reader(Reader::Screenshot),
     },
     CommandSpec {
         name: "record",
@@ -1238,16 +1293,17 @@ pub static COMMANDS: &[CommandSpec] = &[
         targeting: Targeting::None,
         verification: Verification::None,
         availability: Availability::Script,
+        dispatch: Dispatch::Reader(Reader::Record),
     },
     CommandSpec {
         name: "trace",
         summary: "Start or stop trace-log capture (use the same path for start and stop).",
-        signature: "start <path> | stop <path>",
+        signature: "start [path] | stop [path]",
         reader: ReaderRule::Verbatim,
         forms: &[Form {
             positionals: &[
                 word("action", &["start", "stop"]),
-                req("path", ArgKind::ArtifactPath),
+                opt("path", ArgKind::ArtifactPath),
             ],
         }],
         flags: &[],
@@ -1255,6 +1311,7 @@ pub static COMMANDS: &[CommandSpec] = &[
         targeting: Targeting::None,
         verification: Verification::None,
         availability: Availability::Script,
+        dispatch: Dispatch::Forms { extra: Extra::Ignored, words: Case::Insensitive, cli_only: &[] },
     },
     CommandSpec {
         name: "perf",
@@ -1268,6 +1325,7 @@ pub static COMMANDS: &[CommandSpec] = &[
         targeting: Targeting::None,
         verification: Verification::None,
         availability: Availability::Script,
+        dispatch: Dispatch::Forms { extra: Extra::Ignored, words: Case::Exact, cli_only: &[] },
     },
     // ---- Daemon-routed, never recorded ----------------------------------------------------------
     CommandSpec {
@@ -1281,6 +1339,7 @@ pub static COMMANDS: &[CommandSpec] = &[
         targeting: Targeting::None,
         verification: Verification::None,
         availability: Availability::Script,
+        dispatch: Dispatch::Forms { extra: Extra::Ignored, words: Case::Exact, cli_only: &[] },
     },
     CommandSpec {
         name: "capabilities",
@@ -1293,6 +1352,7 @@ pub static COMMANDS: &[CommandSpec] = &[
         targeting: Targeting::None,
         verification: Verification::None,
         availability: Availability::Script,
+        dispatch: Dispatch::Forms { extra: Extra::Ignored, words: Case::Exact, cli_only: &[] },
     },
     CommandSpec {
         name: "doctor",
@@ -1305,6 +1365,7 @@ pub static COMMANDS: &[CommandSpec] = &[
         targeting: Targeting::None,
         verification: Verification::None,
         availability: Availability::Script,
+        dispatch: Dispatch::Forms { extra: Extra::Ignored, words: Case::Exact, cli_only: &[] },
     },
     CommandSpec {
         name: "apps",
@@ -1317,6 +1378,7 @@ pub static COMMANDS: &[CommandSpec] = &[
         targeting: Targeting::None,
         verification: Verification::None,
         availability: Availability::Script,
+        dispatch: Dispatch::Forms { extra: Extra::Ignored, words: Case::Exact, cli_only: &[] },
     },
     CommandSpec {
         name: "boot",
@@ -1329,6 +1391,7 @@ pub static COMMANDS: &[CommandSpec] = &[
         targeting: Targeting::None,
         verification: Verification::None,
         availability: Availability::Script,
+        dispatch: Dispatch::Forms { extra: Extra::Ignored, words: Case::Exact, cli_only: &[] },
     },
     CommandSpec {
         name: "shutdown",
@@ -1341,6 +1404,7 @@ pub static COMMANDS: &[CommandSpec] = &[
         targeting: Targeting::None,
         verification: Verification::None,
         availability: Availability::Script,
+        dispatch: Dispatch::Forms { extra: Extra::Ignored, words: Case::Exact, cli_only: &[] },
     },
     CommandSpec {
         name: "appstate",
@@ -1353,6 +1417,7 @@ pub static COMMANDS: &[CommandSpec] = &[
         targeting: Targeting::None,
         verification: Verification::None,
         availability: Availability::Script,
+        dispatch: Dispatch::Forms { extra: Extra::Ignored, words: Case::Exact, cli_only: &[] },
     },
     CommandSpec {
         name: "logs",
@@ -1378,6 +1443,7 @@ pub static COMMANDS: &[CommandSpec] = &[
         targeting: Targeting::None,
         verification: Verification::None,
         availability: Availability::Script,
+        dispatch: Dispatch::Forms { extra: Extra::Ignored, words: Case::Exact, cli_only: &[] },
     },
     CommandSpec {
         name: "events",
@@ -1392,6 +1458,7 @@ pub static COMMANDS: &[CommandSpec] = &[
         targeting: Targeting::None,
         verification: Verification::None,
         availability: Availability::Script,
+        dispatch: Dispatch::Forms { extra: Extra::Ignored, words: Case::Exact, cli_only: &[] },
     },
     CommandSpec {
         name: "network",
@@ -1410,6 +1477,7 @@ pub static COMMANDS: &[CommandSpec] = &[
         targeting: Targeting::None,
         verification: Verification::None,
         availability: Availability::Script,
+        dispatch: Dispatch::Forms { extra: Extra::Ignored, words: Case::Exact, cli_only: &[] },
     },
     CommandSpec {
         name: "audio",
@@ -1437,6 +1505,7 @@ pub static COMMANDS: &[CommandSpec] = &[
         targeting: Targeting::None,
         verification: Verification::None,
         availability: Availability::Script,
+        dispatch: Dispatch::Forms { extra: Extra::Ignored, words: Case::Exact, cli_only: &[] },
     },
     CommandSpec {
         name: "prepare",
@@ -1451,6 +1520,7 @@ pub static COMMANDS: &[CommandSpec] = &[
         targeting: Targeting::None,
         verification: Verification::None,
         availability: Availability::Script,
+        dispatch: Dispatch::Forms { extra: Extra::Ignored, words: Case::Exact, cli_only: &[] },
     },
     CommandSpec {
         name: "test",
@@ -1466,6 +1536,7 @@ pub static COMMANDS: &[CommandSpec] = &[
         targeting: Targeting::None,
         verification: Verification::None,
         availability: Availability::Script,
+        dispatch: Dispatch::Forms { extra: Extra::Ignored, words: Case::Exact, cli_only: &[] },
     },
     CommandSpec {
         name: "batch",
@@ -1479,6 +1550,7 @@ pub static COMMANDS: &[CommandSpec] = &[
         targeting: Targeting::None,
         verification: Verification::None,
         availability: Availability::Script,
+        dispatch: Dispatch::NoScriptInput,
     },
     CommandSpec {
         name: "artifacts",
@@ -1493,6 +1565,7 @@ pub static COMMANDS: &[CommandSpec] = &[
         targeting: Targeting::None,
         verification: Verification::None,
         availability: Availability::Script,
+        dispatch: Dispatch::Forms { extra: Extra::Ignored, words: Case::Exact, cli_only: &[] },
     },
     CommandSpec {
         name: "replay",
@@ -1512,6 +1585,7 @@ pub static COMMANDS: &[CommandSpec] = &[
         targeting: Targeting::None,
         verification: Verification::None,
         availability: Availability::Script,
+        dispatch: Dispatch::Forms { extra: Extra::Ignored, words: Case::Exact, cli_only: &[] },
     },
     CommandSpec {
         name: "runtime",
@@ -1530,6 +1604,7 @@ pub static COMMANDS: &[CommandSpec] = &[
         targeting: Targeting::None,
         verification: Verification::None,
         availability: Availability::Legacy,
+        dispatch: Dispatch::Forms { extra: Extra::Ignored, words: Case::Insensitive, cli_only: &[] },
     },
     // ---- Client-only (no daemon route): unusable in scripts -------------------------------------
     CommandSpec {
@@ -1545,6 +1620,7 @@ pub static COMMANDS: &[CommandSpec] = &[
         targeting: Targeting::None,
         verification: Verification::None,
         availability: Availability::ClientOnly,
+        dispatch: Dispatch::Unrouted,
     },
     CommandSpec {
         name: "daemon",
@@ -1559,6 +1635,7 @@ pub static COMMANDS: &[CommandSpec] = &[
         targeting: Targeting::None,
         verification: Verification::None,
         availability: Availability::ClientOnly,
+        dispatch: Dispatch::Unrouted,
     },
     CommandSpec {
         name: "device",
@@ -1573,6 +1650,7 @@ pub static COMMANDS: &[CommandSpec] = &[
         targeting: Targeting::None,
         verification: Verification::None,
         availability: Availability::ClientOnly,
+        dispatch: Dispatch::Unrouted,
     },
     CommandSpec {
         name: "metro",
@@ -1587,6 +1665,7 @@ pub static COMMANDS: &[CommandSpec] = &[
         targeting: Targeting::None,
         verification: Verification::None,
         availability: Availability::ClientOnly,
+        dispatch: Dispatch::Unrouted,
     },
     CommandSpec {
         name: "session",
@@ -1606,6 +1685,7 @@ pub static COMMANDS: &[CommandSpec] = &[
         targeting: Targeting::None,
         verification: Verification::None,
         availability: Availability::ClientOnly,
+        dispatch: Dispatch::Unrouted,
     },
     // Free-form: a deep tree of CDP subcommands.
     CommandSpec {
@@ -1619,6 +1699,7 @@ pub static COMMANDS: &[CommandSpec] = &[
         targeting: Targeting::None,
         verification: Verification::None,
         availability: Availability::ClientOnly,
+        dispatch: Dispatch::Unrouted,
     },
     CommandSpec {
         name: "auth",
@@ -1633,6 +1714,7 @@ pub static COMMANDS: &[CommandSpec] = &[
         targeting: Targeting::None,
         verification: Verification::None,
         availability: Availability::ClientOnly,
+        dispatch: Dispatch::Unrouted,
     },
     CommandSpec {
         name: "connect",
@@ -1656,6 +1738,7 @@ pub static COMMANDS: &[CommandSpec] = &[
         targeting: Targeting::None,
         verification: Verification::None,
         availability: Availability::ClientOnly,
+        dispatch: Dispatch::Unrouted,
     },
     CommandSpec {
         name: "connection",
@@ -1670,6 +1753,7 @@ pub static COMMANDS: &[CommandSpec] = &[
         targeting: Targeting::None,
         verification: Verification::None,
         availability: Availability::ClientOnly,
+        dispatch: Dispatch::Unrouted,
     },
     CommandSpec {
         name: "disconnect",
@@ -1682,6 +1766,7 @@ pub static COMMANDS: &[CommandSpec] = &[
         targeting: Targeting::None,
         verification: Verification::None,
         availability: Availability::ClientOnly,
+        dispatch: Dispatch::Unrouted,
     },
     CommandSpec {
         name: "mcp",
@@ -1694,6 +1779,7 @@ pub static COMMANDS: &[CommandSpec] = &[
         targeting: Targeting::None,
         verification: Verification::None,
         availability: Availability::ClientOnly,
+        dispatch: Dispatch::Unrouted,
     },
     CommandSpec {
         name: "proxy",
@@ -1706,6 +1792,7 @@ pub static COMMANDS: &[CommandSpec] = &[
         targeting: Targeting::None,
         verification: Verification::None,
         availability: Availability::ClientOnly,
+        dispatch: Dispatch::Unrouted,
     },
     CommandSpec {
         name: "takeover",
@@ -1725,6 +1812,7 @@ pub static COMMANDS: &[CommandSpec] = &[
         targeting: Targeting::None,
         verification: Verification::None,
         availability: Availability::ClientOnly,
+        dispatch: Dispatch::Unrouted,
     },
     // Free-form: a deep tree of React DevTools subcommands.
     CommandSpec {
@@ -1738,6 +1826,7 @@ pub static COMMANDS: &[CommandSpec] = &[
         targeting: Targeting::None,
         verification: Verification::None,
         availability: Availability::ClientOnly,
+        dispatch: Dispatch::Unrouted,
     },
     CommandSpec {
         name: "web",
@@ -1752,6 +1841,7 @@ pub static COMMANDS: &[CommandSpec] = &[
         targeting: Targeting::None,
         verification: Verification::None,
         availability: Availability::ClientOnly,
+        dispatch: Dispatch::Unrouted,
     },
     // ---- Internal daemon requests (descriptor group "internal"; not CLI commands) ---------------
     // They have daemon routes, so a script step is dispatched, but their inputs are structured
@@ -1768,6 +1858,7 @@ pub static COMMANDS: &[CommandSpec] = &[
         targeting: Targeting::None,
         verification: Verification::None,
         availability: Availability::Internal,
+        dispatch: Dispatch::Unrouted,
     },
     CommandSpec {
         name: "lease_allocate",
@@ -1780,6 +1871,7 @@ pub static COMMANDS: &[CommandSpec] = &[
         targeting: Targeting::None,
         verification: Verification::None,
         availability: Availability::Internal,
+        dispatch: Dispatch::Unrouted,
     },
     CommandSpec {
         name: "lease_heartbeat",
@@ -1792,6 +1884,7 @@ pub static COMMANDS: &[CommandSpec] = &[
         targeting: Targeting::None,
         verification: Verification::None,
         availability: Availability::Internal,
+        dispatch: Dispatch::Unrouted,
     },
     CommandSpec {
         name: "lease_release",
@@ -1804,6 +1897,7 @@ pub static COMMANDS: &[CommandSpec] = &[
         targeting: Targeting::None,
         verification: Verification::None,
         availability: Availability::Internal,
+        dispatch: Dispatch::Unrouted,
     },
     CommandSpec {
         name: "session_list",
@@ -1816,6 +1910,7 @@ pub static COMMANDS: &[CommandSpec] = &[
         targeting: Targeting::None,
         verification: Verification::None,
         availability: Availability::Internal,
+        dispatch: Dispatch::Unrouted,
     },
     CommandSpec {
         name: "session_save_script",
@@ -1828,6 +1923,7 @@ pub static COMMANDS: &[CommandSpec] = &[
         targeting: Targeting::None,
         verification: Verification::None,
         availability: Availability::Internal,
+        dispatch: Dispatch::Unrouted,
     },
     CommandSpec {
         name: "install_source",
@@ -1841,6 +1937,7 @@ pub static COMMANDS: &[CommandSpec] = &[
         targeting: Targeting::None,
         verification: Verification::None,
         availability: Availability::Internal,
+        dispatch: Dispatch::Unrouted,
     },
     CommandSpec {
         name: "release_materialized_paths",
@@ -1854,6 +1951,7 @@ pub static COMMANDS: &[CommandSpec] = &[
         targeting: Targeting::None,
         verification: Verification::None,
         availability: Availability::Internal,
+        dispatch: Dispatch::Unrouted,
     },
     // ---- Script header --------------------------------------------------------------------------
     // Free-form `key=value` metadata, read by regex rather than as positionals (spec §4).
@@ -1868,6 +1966,7 @@ pub static COMMANDS: &[CommandSpec] = &[
         targeting: Targeting::None,
         verification: Verification::None,
         availability: Availability::Script,
+        dispatch: Dispatch::Unread,
     },
     // ---- Retired words: parse, then fail at dispatch (earlier steps will have run) --------------
     // No positional grammar applies (`forms: &[]`): every use is reported with its migration.
@@ -1886,6 +1985,7 @@ pub static COMMANDS: &[CommandSpec] = &[
                         steps followed by a selector wait (`wait \"label=\\\"Item\\\"\" 5000`), or \
                         `find <text> click` to locate and tap in one step",
         },
+        dispatch: Dispatch::Unrouted,
     },
     CommandSpec {
         name: "fling",
@@ -1901,6 +2001,7 @@ pub static COMMANDS: &[CommandSpec] = &[
             migration: "fling was removed: use `gesture fling <up|down|left|right> <x> <y> \
                         [distance]`",
         },
+        dispatch: Dispatch::Unrouted,
     },
     CommandSpec {
         name: "pan",
@@ -1916,6 +2017,7 @@ pub static COMMANDS: &[CommandSpec] = &[
             migration: "pan was removed: use `gesture pan <x> <y> <dx> <dy> [durationMs]` \
                         (`--pointer-count 2` for a two-finger pan)",
         },
+        dispatch: Dispatch::Unrouted,
     },
     CommandSpec {
         name: "pinch",
@@ -1930,6 +2032,7 @@ pub static COMMANDS: &[CommandSpec] = &[
         availability: Availability::Retired {
             migration: "pinch was removed: use `gesture pinch <scale> [x] [y]`",
         },
+        dispatch: Dispatch::Unrouted,
     },
     CommandSpec {
         name: "rotate-gesture",
@@ -1944,6 +2047,7 @@ pub static COMMANDS: &[CommandSpec] = &[
         availability: Availability::Retired {
             migration: "rotate-gesture was removed: use `gesture rotate <degrees> [x] [y]`",
         },
+        dispatch: Dispatch::Unrouted,
     },
     CommandSpec {
         name: "rotate",
@@ -1960,6 +2064,7 @@ pub static COMMANDS: &[CommandSpec] = &[
                         <portrait|portrait-upside-down|landscape-left|landscape-right>`); for the \
                         two-finger gesture use `gesture rotate <degrees> [x] [y]`",
         },
+        dispatch: Dispatch::Unrouted,
     },
     CommandSpec {
         name: "metrics",
@@ -1975,6 +2080,7 @@ pub static COMMANDS: &[CommandSpec] = &[
             migration: "Aggregate perf was removed: use `perf frames`, `perf memory sample`, \
                         `perf cpu profile start|stop|report` or `perf trace start|stop`",
         },
+        dispatch: Dispatch::Unrouted,
     },
     // ---- CLI aliases: the CLI rewrites them, scripts do not (dispatch fails) --------------------
     // No positional grammar applies (`forms: &[]`): every use is reported with its canonical word.
@@ -1990,6 +2096,7 @@ pub static COMMANDS: &[CommandSpec] = &[
         targeting: Targeting::None,
         verification: Verification::None,
         availability: Availability::CliAlias { canonical: "press" },
+        dispatch: Dispatch::Unrouted,
     },
     CommandSpec {
         name: "long-press",
@@ -2004,6 +2111,7 @@ pub static COMMANDS: &[CommandSpec] = &[
         availability: Availability::CliAlias {
             canonical: "longpress",
         },
+        dispatch: Dispatch::Unrouted,
     },
     CommandSpec {
         name: "launch",
@@ -2016,6 +2124,7 @@ pub static COMMANDS: &[CommandSpec] = &[
         targeting: Targeting::None,
         verification: Verification::None,
         availability: Availability::CliAlias { canonical: "open" },
+        dispatch: Dispatch::Unrouted,
     },
     CommandSpec {
         name: "relaunch",
@@ -2028,5 +2137,6 @@ pub static COMMANDS: &[CommandSpec] = &[
         targeting: Targeting::None,
         verification: Verification::None,
         availability: Availability::CliAlias { canonical: "open" },
+        dispatch: Dispatch::Unrouted,
     },
 ];

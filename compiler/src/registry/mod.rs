@@ -31,6 +31,8 @@ pub struct CommandSpec {
     pub verification: Verification,
     /// Whether the word is usable in a script at all.
     pub availability: Availability,
+    /// How agent-device 0.21.5's daemon checks a step's arguments when the replay dispatches it.
+    pub dispatch: Dispatch,
 }
 
 /// The `.ad` reader's per-command argument rule (spec §7). These mirror agent-device 0.21.5.
@@ -109,6 +111,91 @@ pub enum ArgKind {
     ArtifactPath,
     /// Anything.
     Any,
+}
+
+/// How the daemon reads a step's positionals when the replay dispatches it (agent-device 0.21.5).
+/// A step it refuses fails there, after the earlier steps ran.
+#[derive(Debug, Clone, Copy)]
+pub enum Dispatch {
+    /// The declared `forms`: a positional that fits none refuses the step, and so does a missing
+    /// one; positionals past the form are refused or ignored as `extra` says; `words` says how
+    /// words are compared with the forms' (their lists include the aliases the daemon accepts).
+    /// `cli_only` lists forms the agent-device command line accepts and a script does not.
+    Forms {
+        extra: Extra,
+        words: Case,
+        cli_only: &'static [CliOnlyForm],
+    },
+    /// The positionals are not read (`back`, `snapshot`).
+    Unread,
+    /// A word that is not one of the forms' falls back to the default action (`alert bogus`
+    /// reads the alert) and a bad number to the default timeout: nothing is refused.
+    Lenient,
+    /// A dedicated daemon reader (the argument grammar is more than a list of forms).
+    Reader(Reader),
+    /// Refused whatever the arguments: the input the command needs cannot be written in a
+    /// `.ad` line (`batch` takes its steps from `--steps`).
+    NoScriptInput,
+    /// No daemon route executes it (unknown words, retired words, CLI aliases, client-only
+    /// commands): see [`Availability`].
+    Unrouted,
+}
+
+/// What the daemon does with positionals past a form.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Extra {
+    Refused,
+    Ignored,
+}
+
+/// How the daemon compares a word with a form's words.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Case {
+    Exact,
+    /// The daemon lowercases the argument first.
+    Insensitive,
+}
+
+/// A form only the agent-device command line accepts; `why` says what to write in a script.
+#[derive(Debug)]
+pub struct CliOnlyForm {
+    pub form: Form,
+    pub why: &'static str,
+    /// First words whose removal gives the script form (`tv-remote press down` → `tv-remote down`).
+    pub drop: &'static [&'static str],
+}
+
+/// The daemon readers that are more than a list of forms.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Reader {
+    /// `click`, `press`, `hover`: `x y`, an `@ref` or a selector.
+    Touch,
+    /// `longpress`: a target and a trailing duration.
+    LongPress,
+    /// `fill`: `x y text`, `@ref text` or `selector text`.
+    Fill,
+    /// `type`: text that is not an `@ref`.
+    Type,
+    /// `get text|attrs <@ref | selector>`.
+    Get,
+    /// `is <predicate> <selector> [value]`.
+    Is,
+    /// `wait`'s forms.
+    Wait,
+    /// `find [locator] <query> [action] [value]`.
+    Find,
+    /// `gesture <kind> …`, converted by the replay runner.
+    Gesture,
+    /// `swipe x1 y1 x2 y2`, converted by the replay runner.
+    Swipe,
+    /// `scroll <direction> [amount]`.
+    Scroll,
+    /// `settings`: the shape, then the platform backend.
+    Settings,
+    /// `screenshot [path]` and its capture flags.
+    Screenshot,
+    /// `record start|stop` and its flags.
+    Record,
 }
 
 /// A flag the `.ad` reader parses for a command.

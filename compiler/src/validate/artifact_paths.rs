@@ -5,7 +5,6 @@
 use ad_grammar::placeholder::has_dollar_brace;
 use ad_grammar::Diagnostic;
 
-use super::arguments::match_form;
 use super::Context;
 use crate::codes;
 use crate::registry::ArgKind;
@@ -13,11 +12,7 @@ use crate::registry::ArgKind;
 pub(super) fn check(cx: &Context, out: &mut Vec<Diagnostic>) {
     for step in cx.steps {
         let Some(spec) = step.spec else { continue };
-        let Some(form) = spec
-            .forms
-            .iter()
-            .find(|f| match_form(f, &step.positionals).ok)
-        else {
+        let Some(form) = super::dispatch::matching_form(spec.forms, &step.positionals) else {
             continue;
         };
         for (param, arg) in form.positionals.iter().zip(&step.positionals) {

@@ -9,6 +9,7 @@ mod annotations;
 mod arguments;
 mod artifact_paths;
 mod commands;
+mod dispatch;
 mod handoff;
 mod hygiene;
 mod reader_notes;
@@ -27,6 +28,8 @@ pub(crate) struct Context<'a> {
     rejected_lines: Vec<usize>,
     /// The `wait` sub-grammar of each step (None for other commands), computed once.
     wait_forms: Vec<Option<crate::shape::WaitForm>>,
+    /// What the daemon does with each step when the replay dispatches it.
+    dispatch: Vec<dispatch::Verdict>,
 }
 
 impl Context<'_> {
@@ -75,10 +78,11 @@ pub(crate) fn validate(
         steps,
         rejected_lines,
         wait_forms,
+        dispatch: steps.iter().map(dispatch::verdict).collect(),
     };
     commands::check(&cx, diagnostics);
+    dispatch::check(&cx, diagnostics);
     reader_notes::check(&cx, diagnostics);
-    targets::check(&cx, diagnostics);
     arguments::check(&cx, diagnostics);
     variables::check(&cx, diagnostics);
     annotations::check(&cx, diagnostics);

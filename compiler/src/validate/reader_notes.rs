@@ -11,7 +11,9 @@ use crate::registry::{ReaderRule, Targeting};
 
 pub(super) fn check(cx: &Context, out: &mut Vec<Diagnostic>) {
     let text = cx.text();
-    for step in cx.steps {
+    for (step, verdict) in cx.steps.iter().zip(&cx.dispatch) {
+        // A flag that makes the daemon refuse the step is reported as that refusal (AD123).
+        let refused_flag = super::dispatch::refused_flag(cx, step, verdict);
         let tok = |i: usize| -> (&str, Span) {
             (&text[step.token_spans[i].range()], step.token_spans[i])
         };
@@ -20,7 +22,7 @@ pub(super) fn check(cx: &Context, out: &mut Vec<Diagnostic>) {
             match *note {
                 ReaderNote::UnknownFlag { token } => {
                     let (raw, span) = tok(token);
-                    if raw == "--record-as" {
+                    if raw == "--record-as" || refused_flag == Some(token) {
                         continue; // AD720 explains it, with the right fix
                     }
                     let (label, help) = if targets_elements {
@@ -245,7 +247,7 @@ pub(super) fn check(cx: &Context, out: &mut Vec<Diagnostic>) {
     }
 }
 
-fn flag_takes_value(flag: &str) -> bool {
+pub(super) fn flag_takes_value(flag: &str) -> bool {
     !matches!(
         flag,
         "--settle"
@@ -260,7 +262,12 @@ fn flag_takes_value(flag: &str) -> bool {
     )
 }
 
-fn remove_token_edits(step: &Step, token: usize, text: &str, with_value: bool) -> Vec<Edit> {
+pub(super) fn remove_token_edits(
+    step: &Step,
+    token: usize,
+    text: &str,
+    with_value: bool,
+) -> Vec<Edit> {
     let start_span = step.token_spans[token];
     let mut end = start_span.end;
     if with_value {

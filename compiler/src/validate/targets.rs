@@ -1,92 +1,36 @@
-//! Element targets: invalid selectors (pointing at the exact characters), single-quoted
-//! selectors no layer unwraps, plain words that are neither ref, selector nor point, and
-//! `wait`/`is` argument shapes the daemon rejects.
+//! Element targets the daemon refuses (the dispatch rule decides which): invalid selectors
+//! (pointing at the exact characters), single-quoted selectors no layer unwraps, plain words that
+//! are neither ref, selector nor point.
 
-use ad_grammar::placeholder::has_dollar_brace;
 use ad_grammar::selector::SelectorErrorKind;
-use ad_grammar::{Diagnostic, Edit, Span};
+use ad_grammar::{Diagnostic, Edit};
 
 use super::Context;
 use crate::codes;
 use crate::lower::{Arg, Step};
-use crate::registry::Targeting;
-use crate::shape::{element_targets, is_form, IsForm, Target, WaitForm};
+use crate::shape::Target;
 
-pub(super) fn check(cx: &Context, out: &mut Vec<Diagnostic>) {
-    for step in cx.steps {
-        let Some(spec) = step.spec else { continue };
-        match spec.targeting {
-            Targeting::WaitTarget => {
-                let Some(form) = cx.wait_form(step) else {
-                    continue;
-                };
-                // The selector of a `wait` form is valid by construction (the reader only takes
-                // a prefix that parses); what does not parse is a `WaitForm::Invalid`.
-                if let WaitForm::Invalid { message, .. } = form {
-                    out.push(
-                        Diagnostic::error(codes::INVALID_SELECTOR, "`wait` arguments do not form a wait", args_span(step))
-                            .with_label(message.clone())
-                            .with_help("wait <ms> | text <text> [timeoutMs] | <selector> [timeoutMs] | absent <selector> [timeoutMs] | @ref [timeoutMs] | stable [quietMs] [timeoutMs]"),
-                    );
-                }
-            }
-            Targeting::Predicate => {
-                if let IsForm::Invalid { message } = is_form(&step.positionals) {
-                    if !step.positionals.iter().any(Arg::has_dollar_brace) {
-                        out.push(
-                            Diagnostic::error(codes::INVALID_SELECTOR, format!("`is`: {message}"), args_span(step))
-                                .with_help("is <predicate> <selector> [value] | is <selector> <predicate>; predicates: visible hidden exists absent editable selected focused text"),
-                        );
-                    }
-                }
-            }
-            _ => {}
-        }
-        if spec.targeting != Targeting::WaitTarget {
-            for (arg, target) in element_targets(step) {
-                check_target(cx, step, arg, &target, out);
-            }
-        }
-        if let Some(crop) = step.flags.get("screenshotCropOn").and_then(|v| v.as_str()) {
-            let target = Target::classify(crop);
-            if let (false, Some((_, errors))) = (target.is_valid_selector(), target.selector_tree())
-            {
-                if let Some(e) = errors.first() {
-                    out.push(Diagnostic::error(
-                        codes::INVALID_SELECTOR,
-                        format!("invalid `--crop-on` selector: {}", e.message),
-                        step.line_span(),
-                    ));
-                }
-            }
-        }
-    }
-}
-
-fn args_span(step: &Step) -> Span {
-    step.positionals
-        .iter()
-        .map(|a| step.arg_span(a))
-        .reduce(Span::cover)
-        .unwrap_or(step.command_span())
-}
-
-fn check_target(cx: &Context, step: &Step, arg: &Arg, target: &Target, out: &mut Vec<Diagnostic>) {
-    let Target::Selector { text } = target else {
-        return;
-    };
-    if target.is_valid_selector() {
-        return;
-    }
+/// The diagnostic for an element target the daemon refuses because it does not parse as a
+/// selector (the dispatch rule decides that it does not, whatever `${VAR}` values it holds).
+pub(super) fn selector_diagnostic(
+    cx: &Context,
+    step: &Step,
+    arg: &Arg,
+    text: &str,
+) -> Option<Diagnostic> {
     // A flag or `#` glued into the selector is explained by AD112/AD113/AD121 on that token; the
     // selector error stays too, because the step really fails on the device.
-    let Some((chain, errors)) = target.selector_tree() else {
-        return;
+    let target = Target::classify(text);
+    let (chain, errors) = target.selector_tree()?;
+    let errors = if errors.is_empty() {
+        // Valid up to its first `${`: the error is in a complete term before it.
+        let cut = text.find("${").unwrap_or(text.len());
+        let (_, e) = ad_grammar::selector::parse_chain(js_trim_end_term(&text[..cut]));
+        e
+    } else {
+        errors
     };
-    let Some(first) = errors.first() else { return };
-    if has_dollar_brace(text) {
-        return; // resolved at run time; checked once values are known
-    }
+    let first = errors.first()?;
     let arg_span = step.arg_span(arg);
     // 'id="x"': single quotes are literal in .ad, and no layer unwraps them.
     let t = text.trim();
@@ -96,7 +40,7 @@ fn check_target(cx: &Context, step: &Step, arg: &Arg, target: &Target, out: &mut
         && ad_grammar::selector::is_valid(&t[1..t.len() - 1])
     {
         let inner = &t[1..t.len() - 1];
-        out.push(
+        return Some(
             Diagnostic::error(
                 codes::SINGLE_QUOTED_SELECTOR,
                 "single quotes do not quote a selector in `.ad` scripts",
@@ -115,16 +59,15 @@ fn check_target(cx: &Context, step: &Step, arg: &Arg, target: &Target, out: &mut
                 }],
             ),
         );
-        return;
     }
     // A plain word: neither ref, selector nor point.
     let plain = chain.alternatives.len() == 1
         && chain.alternatives[0].terms.len() == 1
         && first.kind == SelectorErrorKind::InvalidTerm
         && !text.contains('=');
-    if plain && errors.len() == 1 {
+    if plain && errors.len() == 1 && !text.contains("${") {
         let suggestion = format!("label={}", ad_grammar::json::quote(text));
-        out.push(
+        return Some(
             Diagnostic::error(
                 codes::NOT_A_TARGET,
                 format!("target `{text}` is not a @ref, selector, or \"x y\" point"),
@@ -142,10 +85,10 @@ fn check_target(cx: &Context, step: &Step, arg: &Arg, target: &Target, out: &mut
                 }],
             ),
         );
-        return;
     }
     // The first error is what the daemon reports; the rest are usually consequences.
-    if let Some(e) = errors.first() {
+    {
+        let e = first;
         let span = step.value_span(arg, e.span.range(), &cx.parse.file);
         let help = match e.kind {
             SelectorErrorKind::UnknownKey => format!(
@@ -179,6 +122,15 @@ fn check_target(cx: &Context, step: &Step, arg: &Arg, target: &Target, out: &mut
                 }
             }
         }
-        out.push(d);
+        Some(d)
+    }
+}
+
+/// The prefix of a selector up to its last complete term (what precedes a `${` that may still
+/// complete the term it starts in).
+fn js_trim_end_term(prefix: &str) -> &str {
+    match prefix.rfind(ad_grammar::text::is_js_whitespace) {
+        Some(i) => &prefix[..i],
+        None => prefix,
     }
 }

@@ -13,7 +13,8 @@
 //
 // Usage:
 //   node dispatch.mjs [--pkg DIR] [--probe VALUE]... FILE...    one JSON array, one object per file
-//   node dispatch.mjs [--pkg DIR] --self-test                     fingerprints + glue vs real handlers
+//   node dispatch.mjs [--pkg DIR] --self-test [FILE...]           glue vs the real handlers, on a
+//                                                                 built-in battery and FILEs' steps
 // The package is DIR, else $AD_AGENT_DEVICE_PKG, else <this folder>/node_modules/agent-device
 // (`npm ci` here installs it). Exit status: 0 done, 2 usage / package missing, 3 bundle changed.
 //
@@ -59,7 +60,7 @@ for (let i = 0; i < argv.length; i += 1) {
   else if (a.startsWith('--')) fail(2, `unknown option ${a}`);
   else opts.files.push(a);
 }
-if (!opts.selfTest && opts.files.length === 0) fail(2, 'usage: node dispatch.mjs [--pkg DIR] [--probe V]... FILE... | --self-test');
+if (!opts.selfTest && opts.files.length === 0) fail(2, 'usage: node dispatch.mjs [--pkg DIR] [--probe V]... FILE... | --self-test [FILE...]');
 
 const pkgDir = opts.pkg ?? process.env.AD_AGENT_DEVICE_PKG ?? path.join(HERE, 'node_modules', 'agent-device');
 if (!fs.existsSync(path.join(pkgDir, 'dist', 'src', 'script.js'))) fail(2, `${PKG_MISSING} (looked in ${pkgDir})`);
@@ -160,6 +161,11 @@ async function loadBundle() {
   B.intInRange = await need('runtime.js', 'k', [[[0, 'count', 1, 200], /count must be an integer between 1 and 200/]]);
   B.point = await need('runtime.js', 'O', [[[['a', '1'], 'focus requires x y'], /focus requires x y/]]);
   B.typeText = await need('type-text-runtime.js', 't', []);
+  // Returns (not throws) the error for a non-primary `--button` on a platform.
+  B.clickButton = await need('click-button.js', 'r', [
+    [[{ button: 'secondary', commandLabel: 'press', platform: 'macos' }], (v) => v?.message === '--button is supported only for click'],
+    [[{ button: 'secondary', commandLabel: 'click', platform: 'macos' }], (v) => v === null],
+  ]);
   B.tvButton = await need('tv-remote.js', 'r', [
     [['jump'], /tv-remote button must be one of/],
     [['OK'], (v) => v === 'select'],
@@ -205,6 +211,8 @@ const refuse = (message) => {
   throw new Refused(message);
 };
 const UNCOVERED = (reason) => ({ verdict: 'uncovered', reason });
+/** The platforms a session can run on. */
+const PLATFORMS = ['ios', 'android', 'harmonyos', 'macos', 'linux', 'web'];
 const PLATFORM = (reason) => ({ verdict: 'platform', reason });
 const ACCEPTED = { verdict: 'accepted' };
 
@@ -216,9 +224,21 @@ function okOrRefuse(result) {
 
 const finite = (v) => v !== undefined && v.trim() !== '' && Number.isFinite(Number(v));
 
-/** A selector string as the runtime resolves it: parse errors refuse the step. */
+/** A check the handler makes only after it has bound the device (the self-test's stubbed
+ * device stops the real handler before it; see dispatch-self-test.mjs). */
+function late(f) {
+  try {
+    return f();
+  } catch (e) {
+    if (e && typeof e === 'object') e.late = true;
+    throw e;
+  }
+}
+
+/** A selector string as the runtime resolves it (after capturing the screen): parse errors
+ * refuse the step. */
 function selector(B, text) {
-  B.parseSelectorChain(text);
+  late(() => B.parseSelectorChain(text));
 }
 
 /** A ref token: a malformed `~sN` suffix refuses; whether the ref exists is session state. */
@@ -302,7 +322,7 @@ function generic(B, command, p, flags) {
       // daemon `yl`: exactly one button (the CLI's `press|longpress` prefix is not read here).
       if (p.length !== 1) refuse('tv-remote requires exactly one button');
       B.tvButton(p[0]);
-      return PLATFORM('tv-remote runs only on TV targets');
+      return ACCEPTED; // a device that is not a TV fails it there, like any unsupported command
     case 'scroll': {
       // daemon `Yc` / `Jc` / `qc`.
       const direction = p[0];
@@ -342,13 +362,24 @@ function generic(B, command, p, flags) {
 function interaction(B, command, p, flags, input) {
   switch (command) {
     case 'click':
-    case 'press':
+    case 'press': {
+      // interaction2 `Jt`: a non-primary button, checked per platform before the target.
+      const button = flags.clickButton;
+      let platform = false;
+      if (button !== undefined && button !== 'primary') {
+        const errors = PLATFORMS.map((p) =>
+          B.clickButton({ commandLabel: command, platform: p, button, count: flags.count, intervalMs: flags.intervalMs, holdMs: flags.holdMs, jitterPx: flags.jitterPx, doubleTap: flags.doubleTap }),
+        );
+        if (errors.every(Boolean)) refuse(errors.find((e) => e.code === 'INVALID_ARGS')?.message ?? errors[0].message);
+        platform = true;
+      }
       touchTarget(B, p, command);
-      tapSeries(B, flags);
-      return flags.clickButton !== undefined && flags.clickButton !== 'primary' ? PLATFORM('non-primary buttons depend on the platform') : ACCEPTED;
+      late(() => tapSeries(B, flags));
+      return platform ? PLATFORM('a non-primary button works only on some platforms') : ACCEPTED;
+    }
     case 'hover':
       touchTarget(B, p, command);
-      return PLATFORM('hover runs only on web sessions');
+      return ACCEPTED; // only web sessions hover: a device-time failure elsewhere
     case 'longpress': {
       // interaction2 `qe`: a point takes the third token as its duration; otherwise a trailing
       // number is the duration and the rest the target.
@@ -364,7 +395,7 @@ function interaction(B, command, p, flags, input) {
         }
         touchTarget(B, target, 'longpress');
       }
-      if (durationMs !== undefined) B.intInRange(durationMs, 'durationMs', 0, 12e4);
+      if (durationMs !== undefined) late(() => B.intInRange(durationMs, 'durationMs', 0, 12e4));
       return ACCEPTED;
     }
     case 'fill': {
@@ -384,7 +415,7 @@ function interaction(B, command, p, flags, input) {
         if (t.text === undefined || (t.text.length > 0 && !t.text.trim())) refuse('fill requires text after selector (use "" to clear the field)');
         selector(B, t.target.selector);
       }
-      if (flags.delayMs !== undefined) B.intInRange(flags.delayMs, 'delay-ms', 0, 1e4);
+      if (flags.delayMs !== undefined) late(() => B.intInRange(flags.delayMs, 'delay-ms', 0, 1e4));
       return ACCEPTED;
     }
     case 'type': {
@@ -392,6 +423,7 @@ function interaction(B, command, p, flags, input) {
       // type-text-runtime `c` validates before its first await; its promise carries the verdict.
       let sync;
       const promise = B.typeText(runtime, p, { delayMs: flags.delayMs }).catch((e) => {
+        if (e && typeof e === 'object') e.late = true;
         sync = e;
       });
       void promise;
@@ -418,7 +450,7 @@ function interaction(B, command, p, flags, input) {
           else selector(B, t);
         }
       }
-      return PLATFORM('gesture support (pinch, rotate, two-finger pan, …) depends on the platform');
+      return ACCEPTED; // which gestures a device supports is decided on the device
     case 'swipe': {
       // interaction2 `hn` / `gn`.
       const count = input.count ?? 1;
@@ -439,8 +471,10 @@ function interaction(B, command, p, flags, input) {
 
 function find(B, p, flags) {
   const parsed = okOrRefuse(B.findReader(p, flags)).parsed;
-  if (parsed.action === 'fill' && parsed.value === undefined) refuse('find fill requires text (use "" to clear the field)');
-  if (parsed.action === 'type' && !parsed.value) refuse('find type requires text');
+  late(() => {
+    if (parsed.action === 'fill' && parsed.value === undefined) refuse('find fill requires text (use "" to clear the field)');
+    if (parsed.action === 'type' && !parsed.value) refuse('find type requires text');
+  });
   if (parsed.locator === 'any') {
     // A query that parses as a selector is used as one; anything else is matched as text.
   }
@@ -460,8 +494,8 @@ function snapshotRoute(B, command, p, flags) {
       const w = B.waitReader(p);
       if (!w) refuse('wait requires a duration or text');
       if (w.kind === 'invalid') refuse(w.message);
-      if (w.kind === 'ref') ref(B, w.rawRef);
-      if (w.kind === 'text') okOrRefuse(B.waitText(w.text));
+      if (w.kind === 'ref') late(() => ref(B, w.rawRef));
+      if (w.kind === 'text') late(() => okOrRefuse(B.waitText(w.text)));
       if (w.kind === 'selector' || w.kind === 'absent') selector(B, w.selectorExpression);
       return ACCEPTED;
     }
@@ -475,8 +509,10 @@ function snapshotRoute(B, command, p, flags) {
         refuse('settings requires <wifi|airplane|location> <on|off>, …');
       }
       if (setting === 'location' && state === 'set') {
-        B.locationCoordinate(p[2], 'latitude');
-        B.locationCoordinate(p[3], 'longitude');
+        late(() => {
+          B.locationCoordinate(p[2], 'latitude');
+          B.locationCoordinate(p[3], 'longitude');
+        });
       }
       return PLATFORM('settings words are checked by the platform backend');
     }
@@ -492,7 +528,9 @@ function recordTrace(B, command, p, flags) {
     return ACCEPTED;
   }
   B.recordPlan({ action: p[0], scope: 'app', hasLiveHandle: false });
-  if (flags.fps !== undefined && (!Number.isInteger(flags.fps) || flags.fps < 1 || flags.fps > 120)) refuse('fps must be an integer between 1 and 120');
+  late(() => {
+    if (flags.fps !== undefined && (!Number.isInteger(flags.fps) || flags.fps < 1 || flags.fps > 120)) refuse('fps must be an integer between 1 and 120');
+  });
   return ACCEPTED;
 }
 
@@ -511,18 +549,21 @@ function sessionRoute(B, command, p, flags) {
       // session2 `uv` / `fv` / `pv`.
       const action = (p[0] ?? '').toLowerCase();
       if (action !== 'read' && action !== 'write') refuse('clipboard requires a subcommand: read or write');
-      if (action === 'read' && p.length !== 1) refuse('clipboard read does not accept additional arguments');
-      if (action === 'write' && p.length < 2) refuse('clipboard write requires text (use "" to clear clipboard)');
+      late(() => {
+        if (action === 'read' && p.length !== 1) refuse('clipboard read does not accept additional arguments');
+        if (action === 'write' && p.length < 2) refuse('clipboard write requires text (use "" to clear clipboard)');
+      });
       return ACCEPTED;
     }
     case 'prepare':
       if ((p[0] ?? '') !== 'ios-runner') refuse('prepare requires a subcommand: ios-runner');
-      return PLATFORM('prepare ios-runner needs an Apple target');
+      return ACCEPTED; // an Apple target is needed: decided on the device
     case 'runtime': {
       // session2 `Ko`.
       const action = (p[0] ?? 'show').toLowerCase();
       if (!['set', 'show', 'clear', 'port-reverse', 'gesture-viewport'].includes(action)) refuse('runtime requires set, show, clear, port-reverse, or gesture-viewport');
-      return ACCEPTED;
+      // `runtime set` merges its flags into the session's hints and needs a platform: state.
+      return action === 'set' ? UNCOVERED('runtime set reads the session\'s runtime hints and platform') : ACCEPTED;
     }
     case 'batch':
       return { pending: B.batch({ command, positionals: p, flags }, 'session', async () => ({ ok: true })).then((r) => (r.ok ? undefined : new Refused(r.error.message))) };
@@ -577,6 +618,8 @@ const PROBES = [
   'pan', 'fling', 'swipe', 'pinch', 'rotate', 'transform', 'drag', 'click', 'fill', 'type', 'list', 'one-way', 'primary',
   'https://example.com/a?b=1', 'com.example.app', 'Settings', '/tmp/x.png', 'x.png', '{}', '{"a":1}',
   '--flag', '#', '||', '"', "'", '=', 'key=value', 'a=b c', 'dismiss-overlay', 'ios-runner', 'set', 'show', 'clear',
+  // Values that close a quote the literal text opened, and still read as a selector term.
+  'id=x"', "id=x'", 'x"', 'visible"',
 ];
 
 function variableNames(action) {
@@ -606,8 +649,8 @@ function rng(seed) {
 
 /** The values a variable can take: `undefined` leaves it unset. */
 function domainOf(name, extra) {
-  if (BUILTINS_ALWAYS[name]) return [...BUILTINS_ALWAYS[name], ...PROBES, ...extra];
-  const values = [...PROBES, ...extra];
+  if (BUILTINS_ALWAYS[name]) return [...new Set([...BUILTINS_ALWAYS[name], ...PROBES, ...extra])];
+  const values = [...new Set([...PROBES, ...extra])];
   if (BUILTINS_SOMETIMES.includes(name)) return [undefined, ...values];
   if (USER_DEFINABLE.test(name) && !name.startsWith('AD_')) return values;
   return [undefined]; // can never be defined
@@ -640,31 +683,34 @@ async function evaluate(B, action, line, extra) {
     await attempt(Object.fromEntries(names.map((n, k) => [n, domains[k][i % domains[k].length]])));
   }
   if (names.length > 1) {
-    let current = start;
-    // A refusal message names the value it refused; the class of a refusal is the message with
-    // the values taken out.
+    // A search over the refusals one change of one variable away: each assignment refused by a
+    // check not met before is explored in turn, until a value passes or the budget is spent.
     const cls = (o, values) =>
-      Object.values(values).reduce((m, v) => {
-        if (!v || !/\S/.test(v)) return m;
-        const quoted = m.split(`"${v}"`).join('"<v>"');
-        return quoted.endsWith(`: ${v}`) ? `${quoted.slice(0, -v.length)}<v>` : quoted;
-      }, o.message);
-    const messages = new Set([cls(first, start)]);
-    for (let round = 0; round < 3 && !mixed(); round += 1) {
+      o.verdict !== 'refused'
+        ? o.verdict
+        : Object.values(values).reduce((m, v) => {
+            if (!v || !/\S/.test(v)) return m;
+            const quoted = m.split(`"${v}"`).join('"<v>"');
+            return quoted.endsWith(`: ${v}`) ? `${quoted.slice(0, -v.length)}<v>` : quoted;
+          }, o.message);
+    const classes = new Set([cls(first, start)]);
+    const queue = [start];
+    let budget = 6000;
+    while (queue.length > 0 && budget > 0 && !mixed()) {
+      const current = queue.shift();
       for (const [k, n] of names.entries()) {
-        // Every value of this variable from the current point; then move to the first one that
-        // was refused by another check.
-        let move;
         for (const v of domains[k]) {
-          if (mixed() || v === current[n]) continue;
+          if (mixed() || budget <= 0) break;
+          if (v === current[n]) continue;
           const candidate = { ...current, [n]: v };
+          budget -= 1;
           const o = await attempt(candidate);
-          if (o.verdict === 'refused' && !messages.has(cls(o, candidate))) {
-            messages.add(cls(o, candidate));
-            move ??= candidate;
+          const c = cls(o, candidate);
+          if (!classes.has(c)) {
+            classes.add(c);
+            queue.push(candidate);
           }
         }
-        if (move) current = move;
       }
     }
     const next = rng(names.join('|').length * 7919 + widest);
@@ -691,7 +737,9 @@ async function once(B, action, line, scope) {
     return result;
   } catch (e) {
     if (e instanceof BundleChanged) throw e;
-    if (e instanceof Refused || typeof e?.code === 'string') return { verdict: 'refused', message: String(e.message) };
+    if (e instanceof Refused || typeof e?.code === 'string') {
+      return { verdict: 'refused', message: String(e.message), ...(e.late ? { late: true } : {}) };
+    }
     throw e;
   }
 }
@@ -735,7 +783,7 @@ async function main() {
   }
   if (opts.selfTest) {
     const { selfTest } = await import('./dispatch-self-test.mjs');
-    const problems = await selfTest({ B, dispatch, evaluate, SRC, chunk, BundleChanged });
+    const problems = await selfTest({ B, once, SRC, files: opts.files });
     if (problems.length > 0) fail(3, `self-test failed:\n${problems.join('\n')}`);
     process.stdout.write('dispatch.mjs self-test: ok\n');
     return;

@@ -2706,8 +2706,13 @@ impl DispatchGen {
         k
     }
 
-    /// A placeholder, sometimes with a fallback or glued to literal text.
+    /// A placeholder, sometimes with a fallback or glued to literal text. At most two variables
+    /// per step: the oracle searches the values of every variable together, and more would make
+    /// its search, not `ad`, the thing under test.
     fn var(&mut self) -> String {
+        if self.step_vars.len() >= 2 {
+            return self.pick(&["5", "id=x", "up", "\"\""]).to_string();
+        }
         let k = self.fresh_var();
         match self.rng.weighted(&[60, 15, 10, 8, 7]) {
             0 => format!("${{{k}}}"),

@@ -317,9 +317,25 @@ fn corpus() -> Option<PathBuf> {
     None
 }
 
+/// Scripts the self-test also runs through the real handlers (`AD_DISPATCH_SELF_CASES`).
+const SELF_TEST_GENERATED: u64 = 300;
+
+/// The oracle's glue against agent-device's real handlers (device stubbed out), on its own
+/// battery, the fixtures and some generated scripts.
 #[test]
 fn oracle_self_test() {
-    let out = node(&["--self-test".as_ref()]);
+    let scratch = std::env::temp_dir().join(format!("ad-dispatch-self-{}", std::process::id()));
+    let _cleanup = RemoveOnDrop(scratch.clone());
+    let mut files = ad_files(&repo().join("tests/fixtures/check"));
+    files.extend(ad_files(&repo().join("tests/dispatch")));
+    files.extend(write_generated(
+        &scratch,
+        env_u64("AD_DISPATCH_SEED", gen::DISPATCH_SEED),
+        env_u64("AD_DISPATCH_SELF_CASES", SELF_TEST_GENERATED),
+    ));
+    let mut args: Vec<&std::ffi::OsStr> = vec!["--self-test".as_ref()];
+    args.extend(files.iter().map(|f| f.as_os_str()));
+    let out = node(&args);
     assert!(
         out.status.success(),
         "dispatch.mjs --self-test failed:\n{}{}",

@@ -770,7 +770,7 @@ pub static COMMANDS: &[CommandSpec] = &[
         targeting: Targeting::Element,
         verification: Verification::PreDispatch,
         availability: Availability::Script,
-        dispatch: Dispatch::Reader(Reader::Touch),
+        dispatch: Dispatch::Reader(Reader::Touch { buttons: true }),
     },
     CommandSpec {
         name: "press",
@@ -783,7 +783,7 @@ pub static COMMANDS: &[CommandSpec] = &[
         targeting: Targeting::Element,
         verification: Verification::PreDispatch,
         availability: Availability::Script,
-        dispatch: Dispatch::Reader(Reader::Touch),
+        dispatch: Dispatch::Reader(Reader::Touch { buttons: false }),
     },
     CommandSpec {
         name: "longpress",
@@ -809,7 +809,7 @@ pub static COMMANDS: &[CommandSpec] = &[
         targeting: Targeting::Element,
         verification: Verification::PreDispatch,
         availability: Availability::Script,
-        dispatch: Dispatch::Reader(Reader::Touch),
+        dispatch: Dispatch::Reader(Reader::Touch { buttons: false }),
     },
     CommandSpec {
         name: "fill",

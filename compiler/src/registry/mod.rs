@@ -168,8 +168,9 @@ pub struct CliOnlyForm {
 /// The daemon readers that are more than a list of forms.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Reader {
-    /// `click`, `press`, `hover`: `x y`, an `@ref` or a selector.
-    Touch,
+    /// `click`, `press`, `hover`: `x y`, an `@ref` or a selector. `buttons`: a non-primary
+    /// `--button` is taken (`click`, on the platforms that have one) rather than refused.
+    Touch { buttons: bool },
     /// `longpress`: a target and a trailing duration.
     LongPress,
     /// `fill`: `x y text`, `@ref text` or `selector text`.
@@ -372,6 +373,11 @@ impl CommandSpec {
             }
             other => other,
         }
+    }
+
+    /// Whether the daemon falls back to defaults instead of refusing what it cannot read.
+    pub fn dispatch_is_lenient(&self) -> bool {
+        matches!(self.dispatch, Dispatch::Lenient)
     }
 
     pub fn is_usable_in_scripts(&self) -> bool {

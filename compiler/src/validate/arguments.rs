@@ -8,11 +8,15 @@ use serde_json::Value;
 use super::Context;
 use crate::codes;
 use crate::lower::Step;
-use crate::registry::FlagValue;
+use crate::registry::{Dispatch, FlagValue, Reader};
 
 pub(super) fn check(cx: &Context, out: &mut Vec<Diagnostic>) {
     for step in cx.steps {
-        if step.spec.is_some() && !cx.is_rejected_line(step.line) {
+        // `gesture` reads `--pointer-count` only for `pan`: its dispatch reader checks it.
+        let gesture = step
+            .spec
+            .is_some_and(|s| matches!(s.dispatch, Dispatch::Reader(Reader::Gesture)));
+        if step.spec.is_some() && !gesture && !cx.is_rejected_line(step.line) {
             flag_ranges(step, out);
         }
     }

@@ -81,8 +81,8 @@ pub(crate) fn validate(
         dispatch: steps.iter().map(dispatch::verdict).collect(),
     };
     commands::check(&cx, diagnostics);
-    dispatch::check(&cx, diagnostics);
     reader_notes::check(&cx, diagnostics);
+    dispatch::check(&cx, diagnostics);
     arguments::check(&cx, diagnostics);
     variables::check(&cx, diagnostics);
     annotations::check(&cx, diagnostics);

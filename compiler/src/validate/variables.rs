@@ -11,7 +11,9 @@ use crate::codes;
 pub(super) fn check(cx: &Context, out: &mut Vec<Diagnostic>) {
     let meta = &cx.parse.metadata;
     for step in cx.steps {
-        for arg in step.positionals.iter().chain(step.ref_label.as_deref()) {
+        // The replay interpolates positionals (and flags), never an @ref's label: `${…}` there
+        // stays text and refuses nothing.
+        for arg in &step.positionals {
             if !arg.has_dollar_brace() {
                 continue;
             }

@@ -33,8 +33,14 @@ pub(crate) struct Refusal {
     pub kind: Kind,
     /// The positional at fault (index into `step.positionals`), when there is one.
     pub arg: Option<usize>,
-    /// agent-device's own words.
+    /// agent-device's own words, or (for the declared forms, whose messages the registry does
+    /// not carry) the command's usage.
     pub daemon: String,
+    /// Whether `daemon` is agent-device's wording.
+    pub own_words: bool,
+    /// Further refusals of the same step the replay would meet once this one is fixed (both
+    /// drag endpoints): reported too, so one run shows every problem.
+    pub also: Vec<Refusal>,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -51,8 +57,9 @@ pub(crate) enum Kind {
     Extra,
     /// A number out of its range (`flag` when it is a flag's value).
     OutOfRange { flag: Option<&'static str> },
-    /// Two flags the daemon does not take together.
-    Conflict,
+    /// Flags the daemon does not take together (or not for this command); `help` says what to
+    /// change.
+    Conflict { help: &'static str },
     /// A form only the agent-device command line accepts.
     CliOnly { why: &'static str },
     /// An element target that does not parse as a selector.
@@ -70,6 +77,17 @@ fn refusal(kind: Kind, arg: Option<usize>, daemon: impl Into<String>) -> Refusal
         kind,
         arg,
         daemon: daemon.into(),
+        own_words: true,
+        also: Vec::new(),
+    }
+}
+
+/// agent-device's words, quoted, or the usage the refusal carries instead.
+fn answer(r: &Refusal) -> String {
+    if r.own_words {
+        format!("agent-device answers: {}", r.daemon)
+    } else {
+        r.daemon.clone()
     }
 }
 
@@ -127,8 +145,10 @@ pub(super) fn check(cx: &Context, out: &mut Vec<Diagnostic>) {
         }
         match verdict {
             Verdict::Refused(r) => {
-                if let Some(d) = diagnostic(cx, step, r) {
-                    out.push(d);
+                for r in std::iter::once(r).chain(&r.also) {
+                    if let Some(d) = diagnostic(cx, step, r) {
+                        out.push(d);
+                    }
                 }
             }
             Verdict::Pass => ignored_extras(cx, step, out),
@@ -208,10 +228,17 @@ fn flag_diagnostic(cx: &Context, step: &Step, token: usize, r: &Refusal) -> Diag
         ),
         step.token_spans[token],
     )
-    .with_label(format!(
-        "the reader keeps it as an argument; the daemon refuses the step: {}",
-        r.daemon
-    ))
+    .with_label(if r.own_words {
+        format!(
+            "the reader keeps it as an argument, and the daemon refuses the step: {}",
+            r.daemon
+        )
+    } else {
+        format!(
+            "the reader keeps it as an argument, and the daemon refuses the step ({})",
+            r.daemon
+        )
+    })
     .with_help(format!(
         "`{raw}` works on the agent-device command line only; remove it (a script has no \
          equivalent for every CLI flag)"
@@ -277,7 +304,7 @@ fn diagnostic(cx: &Context, step: &Step, r: &Refusal) -> Option<Diagnostic> {
                 span,
             )
             .with_label(format!("expected {expected}"))
-            .with_help(format!("agent-device answers: {}", r.daemon));
+            .with_help(answer(r));
             if let Some(s) = words.and_then(|w| did_you_mean(&arg.value, w.iter().copied())) {
                 d = d.with_fix(
                     format!("Replace with `{s}`"),
@@ -295,7 +322,7 @@ fn diagnostic(cx: &Context, step: &Step, r: &Refusal) -> Option<Diagnostic> {
             arg_span(step, r),
         )
         .with_label(format!("expected {expected}"))
-        .with_help(format!("agent-device answers: {}", r.daemon)),
+        .with_help(answer(r)),
         Kind::Extra => {
             let from = r.arg.unwrap_or(0);
             let extra = &step.positionals[from.min(step.positionals.len())..];
@@ -313,17 +340,16 @@ fn diagnostic(cx: &Context, step: &Step, r: &Refusal) -> Option<Diagnostic> {
                 span,
             )
             .with_label("the daemon refuses extra arguments for this command")
-            .with_help(format!("agent-device answers: {}", r.daemon))
+            .with_help(answer(r))
         }
-        Kind::OutOfRange { flag: Some(_) } => return None, // the flag rule reports it (AD118)
-        Kind::OutOfRange { flag: None } => {
+        Kind::OutOfRange { .. } => {
             Diagnostic::error(codes::OUT_OF_RANGE, r.daemon.clone(), arg_span(step, r))
                 .with_label(label)
         }
-        Kind::Conflict => {
+        Kind::Conflict { help } => {
             Diagnostic::error(codes::CONFLICTING_FLAGS, r.daemon.clone(), step.line_span())
                 .with_label(label)
-                .with_help("drop one of them")
+                .with_help(*help)
         }
         Kind::CliOnly { why } => {
             let span = args_span(step);
@@ -424,7 +450,7 @@ fn ignored_extras(cx: &Context, step: &Step, out: &mut Vec<Diagnostic>) {
     let p = &step.positionals;
     let (from, why) = match spec.dispatch {
         Dispatch::Unread if spec.reader != crate::registry::ReaderRule::Snapshot => {
-            (0, "the daemon does not read arguments for this command")
+            (0, "extra argument: the daemon does not read it")
         }
         Dispatch::Forms {
             extra: Extra::Ignored,
@@ -434,38 +460,36 @@ fn ignored_extras(cx: &Context, step: &Step, out: &mut Vec<Diagnostic>) {
             let fits: Vec<FormFit> = spec.forms.iter().map(|f| fit_form(f, p, words)).collect();
             match fits.iter().find(|f| f.fit != Tri::No) {
                 Some(f) => match f.extra_from {
-                    Some(i) => (
-                        i,
-                        "the daemon does not read arguments past this command's form",
-                    ),
+                    Some(i) => (i, "extra argument"),
                     None => return,
                 },
                 None => return,
             }
         }
         Dispatch::Lenient => {
-            let fits = spec
+            let fits: Vec<FormFit> = spec
                 .forms
                 .iter()
                 .map(|f| fit_form(f, p, Case::Exact))
-                .find(|f| f.fit != Tri::No);
-            match fits {
+                .collect();
+            match fits.iter().find(|f| f.fit != Tri::No) {
                 Some(f) => match f.extra_from {
-                    Some(i) => (
-                        i,
-                        "the daemon does not read arguments past this command's form",
-                    ),
+                    Some(i) => (i, "extra argument: the daemon does not read it"),
                     None => return,
                 },
                 None => (
-                    0,
-                    "not one of the forms: the daemon falls back to its default",
+                    fits.iter()
+                        .max_by_key(|f| f.matched)
+                        .and_then(|f| f.mismatch)
+                        .unwrap_or(0),
+                    "not one of its forms: the daemon ignores it and uses its default",
                 ),
             }
         }
-        Dispatch::Reader(Reader::Scroll) if p.len() > 2 => {
-            (2, "the daemon reads only a direction and an amount")
-        }
+        Dispatch::Reader(Reader::Scroll) if p.len() > 2 => (
+            2,
+            "extra argument: the daemon reads only a direction and an amount",
+        ),
         _ => return,
     };
     let extra = &p[from..];
@@ -483,14 +507,24 @@ fn ignored_extras(cx: &Context, step: &Step, out: &mut Vec<Diagnostic>) {
     } else {
         format!("usage: {} {}", step.command, spec.signature)
     };
-    out.push(
-        Diagnostic::warning(
-            codes::DROPPED_ARGUMENT,
-            format!("`{}` ignores this argument", step.command),
-            span,
+    let signature = if spec.signature.is_empty() {
+        "no arguments"
+    } else {
+        spec.signature
+    };
+    let message = if spec.dispatch_is_lenient() {
+        let words: Vec<&str> = extra.iter().map(|a| a.value.as_str()).collect();
+        format!("`{}` ignores `{}`", step.command, words.join(" "))
+    } else {
+        format!(
+            "`{}` takes {signature}: unexpected extra argument",
+            step.command
         )
-        .with_label(why)
-        .with_help(usage),
+    };
+    out.push(
+        Diagnostic::warning(codes::DROPPED_ARGUMENT, message, span)
+            .with_label(why)
+            .with_help(usage),
     );
 }
 
@@ -646,7 +680,12 @@ fn forms(
             .collect::<Vec<_>>()
             .join(" ")
     };
-    let refusal = if let Some(i) = best.mismatch {
+    let usage = if spec_signature(step).is_empty() {
+        format!("usage: {} (no arguments)", step.command)
+    } else {
+        format!("usage: {} {}", step.command, spec_signature(step))
+    };
+    let mut refusal = if let Some(i) = best.mismatch {
         let pos = &form.positionals[i.min(form.positionals.len() - 1)];
         let words = match pos.kind {
             ArgKind::Enum(w) => Some(w),
@@ -659,7 +698,7 @@ fn forms(
                 words,
             },
             Some(i),
-            format!("`{}` is not a valid {}", p[i].value, pos.name),
+            "",
         )
     } else if best.missing {
         refusal(
@@ -667,16 +706,18 @@ fn forms(
                 expected: signature(),
             },
             None,
-            format!("{} requires {}", step.command, signature()),
+            "",
         )
     } else {
-        refusal(
-            Kind::Extra,
-            best.extra_from,
-            format!("{} accepts {}", step.command, signature()),
-        )
+        refusal(Kind::Extra, best.extra_from, "")
     };
+    refusal.daemon = usage;
+    refusal.own_words = false;
     Verdict::Refused(refusal)
+}
+
+fn spec_signature(step: &Step) -> &'static str {
+    step.spec.map_or("", |s| s.signature)
 }
 
 fn describe_positional(p: &Positional) -> String {

@@ -13,7 +13,7 @@ pub(super) fn read(step: &Step, reader: Reader) -> Verdict {
     let p: Vec<&str> = step.positionals.iter().map(|a| a.value.as_str()).collect();
     let p = &p[..];
     match reader {
-        Reader::Touch => then(touch(&step.command, p), || tap_flags(step)),
+        Reader::Touch { buttons } => then(touch(&step.command, p), || tap_flags(step, buttons)),
         Reader::LongPress => long_press(p),
         Reader::Fill => fill(p),
         Reader::Type => type_text(p),
@@ -21,7 +21,7 @@ pub(super) fn read(step: &Step, reader: Reader) -> Verdict {
         Reader::Is => is(p),
         Reader::Wait => wait(p),
         Reader::Find => find(p),
-        Reader::Gesture => gesture(p),
+        Reader::Gesture => gesture(step, p),
         Reader::Swipe => swipe(step, p),
         Reader::Scroll => scroll(p),
         Reader::Settings => settings(p),
@@ -122,8 +122,34 @@ fn not_point(command: &str, p: &[&str]) -> Verdict {
 }
 
 /// `click`/`press` series flags (ranges are the flag rule's, AD118): a double tap cannot hold or
-/// jitter.
-fn tap_flags(step: &Step) -> Verdict {
+/// jitter; a non-primary `--button` is for `click` only, and never with series flags (where a
+/// platform takes it at all).
+fn tap_flags(step: &Step, buttons: bool) -> Verdict {
+    let button = step.flags.get("clickButton").and_then(|v| v.as_str());
+    if let Some(button) = button.filter(|b| *b != "primary") {
+        if !buttons {
+            return refuse(
+                Kind::Conflict {
+                    help: "only `click` takes a non-primary `--button`",
+                },
+                None,
+                "--button is supported only for click",
+            );
+        }
+        let series = ["count", "intervalMs", "holdMs", "jitterPx"]
+            .iter()
+            .any(|k| step.flags.contains_key(k))
+            || step.flags.get("doubleTap") == Some(&serde_json::Value::Bool(true));
+        if series {
+            return refuse(
+                Kind::Conflict {
+                    help: "drop `--button` or the repeat flags (--count, --interval-ms, --hold-ms, --jitter-px, --double-tap)",
+                },
+                None,
+                format!("click --button {button} does not support repeat or gesture modifier flags"),
+            );
+        }
+    }
     let n = |key: &str| {
         step.flags
             .get(key)
@@ -134,7 +160,9 @@ fn tap_flags(step: &Step) -> Verdict {
     for (key, word) in [("holdMs", "hold-ms"), ("jitterPx", "jitter-px")] {
         if double && n(key) > 0.0 {
             return refuse(
-                Kind::Conflict,
+                Kind::Conflict {
+                    help: "drop one of them",
+                },
                 None,
                 format!("double-tap cannot be combined with {word}"),
             );
@@ -696,7 +724,7 @@ fn all(checks: impl IntoIterator<Item = Verdict>) -> Verdict {
 
 /// `gesture`: the replay runner converts the positionals with `Number()` and checks the
 /// structured gesture before the daemon sees it.
-fn gesture(p: &[&str]) -> Verdict {
+fn gesture(step: &Step, p: &[&str]) -> Verdict {
     let kind = p.first().copied();
     let bad_kind = || {
         refuse(
@@ -730,7 +758,31 @@ fn gesture(p: &[&str]) -> Verdict {
                 return refuse(Kind::Extra, Some(a.max + 1), a.usage);
             }
         }
-        gesture_kind(p, k, bad_kind)
+        let verdict = gesture_kind(p, k, bad_kind);
+        // Only `pan` reads `--pointer-count` (1 or 2); the runner drops it for the other kinds.
+        if k != "pan" {
+            return verdict;
+        }
+        then(verdict, || {
+            let count = step
+                .flags
+                .get("pointerCount")
+                .and_then(serde_json::Value::as_f64);
+            match count {
+                Some(n) if !(1.0..=2.0).contains(&n) => refuse(
+                    Kind::OutOfRange {
+                        flag: Some("--pointer-count"),
+                    },
+                    None,
+                    format!(
+                        "Expected pointerCount to be at {} {}.",
+                        if n < 1.0 { "least" } else { "most" },
+                        if n < 1.0 { 1 } else { 2 }
+                    ),
+                ),
+                _ => Verdict::Pass,
+            }
+        })
     })
 }
 
@@ -789,21 +841,31 @@ fn drag(p: &[&str]) -> Verdict {
         whole(p, 4, "moveMs", 16.0, 10_000.0),
         whole(p, 5, "destinationHoldMs", 0.0, 10_000.0),
     ]);
-    let value = |i: usize, default: f64| -> Option<f64> {
+    // A `${VAR}` duration counts as the least value its own check lets through: if even that
+    // makes the total too long, every value does (or fails its own check).
+    let value = |i: usize, default: f64, least: f64| -> (f64, bool) {
         match p.get(i) {
-            None => Some(default),
-            Some(v) if !sym::dynamic(v) => Some(ad_grammar::text::js_number(v)),
-            Some(_) => None,
+            None => (default, true),
+            Some(v) if !sym::dynamic(v) => (ad_grammar::text::js_number(v), true),
+            Some(_) => (least, false),
         }
     };
-    let total = match (value(3, 800.0), value(4, 500.0), value(5, 0.0)) {
-        (Some(s), Some(m), Some(d)) if s + m + d > 10_000.0 => refuse(
+    let parts = [
+        value(3, 800.0, 1.0),
+        value(4, 500.0, 16.0),
+        value(5, 0.0, 0.0),
+    ];
+    let total: f64 = parts.iter().map(|(n, _)| n).sum();
+    let total = if total > 10_000.0 {
+        refuse(
             Kind::OutOfRange { flag: None },
             Some(3),
             "gesture drag total duration must be at most 10000",
-        ),
-        (Some(_), Some(_), Some(_)) => Verdict::Pass,
-        _ => Verdict::Unknown,
+        )
+    } else if parts.iter().all(|(_, known)| *known) {
+        Verdict::Pass
+    } else {
+        Verdict::Unknown
     };
     let endpoint = |i: usize, name: &'static str| -> Verdict {
         let Some(&v) = p.get(i) else {
@@ -829,12 +891,15 @@ fn drag(p: &[&str]) -> Verdict {
             },
         )
     };
-    all([
-        holds,
-        total,
-        endpoint(1, "source"),
-        endpoint(2, "destination"),
-    ])
+    // Both endpoints are reported when both are refused: one run shows every problem.
+    let ends = match (endpoint(1, "source"), endpoint(2, "destination")) {
+        (Verdict::Refused(mut a), Verdict::Refused(b)) => {
+            a.also.push(b);
+            Verdict::Refused(a)
+        }
+        (a, b) => then(a, || b),
+    };
+    all([holds, total, ends])
 }
 
 /// `swipe x1 y1 x2 y2`: numbers, and a series that fits in 60 s.
@@ -853,7 +918,9 @@ fn swipe(step: &Step, p: &[&str]) -> Verdict {
         let pause = n("pauseMs").unwrap_or(0.0);
         if count * 100.0 + (count - 1.0).max(0.0) * pause > 60_000.0 {
             refuse(
-                Kind::Conflict,
+                Kind::Conflict {
+                    help: "lower --count or --pause-ms",
+                },
                 None,
                 "Swipe series must fit within 60000ms.",
             )
@@ -1004,7 +1071,9 @@ fn screenshot(step: &Step) -> Verdict {
     }
     if step.flags.get("screenshotFullscreen") == Some(&serde_json::Value::Bool(true)) {
         return refuse(
-            Kind::Conflict,
+            Kind::Conflict {
+                help: "drop one of them",
+            },
             None,
             "--crop-on cannot be combined with --overlay-refs or --fullscreen: both move the \
              captured frame away from the snapshot viewport the crop is measured against",

@@ -102,6 +102,8 @@ export async function selfTest({ B, once, SRC, files }) {
     if (JSON.stringify(action).includes('${')) continue;
     // A duration wait sleeps for real; both sides accept it.
     if (action.command === 'wait' && /^\s*\d/.test(action.positionals?.[0] ?? '')) continue;
+    // `trace start|stop` writes its file before anything else: never run it for real.
+    if (action.command === 'trace' && /^(start|stop)$/i.test(action.positionals?.[0] ?? '')) continue;
     const glue = await once(B, action, 1, { values: {}, expandedBuiltinNames: new Set() });
     if (glue.verdict === 'uncovered' || glue.verdict === 'skipped') continue;
     const real = await runReal(B, handlers, action);

@@ -68,7 +68,11 @@ fn oracle_script() -> PathBuf {
 }
 
 fn node(args: &[&std::ffi::OsStr]) -> std::process::Output {
+    // In a scratch folder: the self-test runs real handlers, which may resolve relative paths.
+    let cwd = std::env::temp_dir().join(format!("ad-dispatch-cwd-{}", std::process::id()));
+    std::fs::create_dir_all(&cwd).expect("create the oracle's working folder");
     Command::new("node")
+        .current_dir(&cwd)
         .arg(oracle_script())
         .arg("--pkg")
         .arg(package_dir())

@@ -3127,15 +3127,23 @@ impl DispatchGen {
                 if self.chance(40) {
                     t.push("-i".into());
                 }
+                // Flag values are interpolated too.
+                if self.chance(30) {
+                    t.push("-s".into());
+                    let v = self.var();
+                    t.push(v);
+                }
             }
             27 => {
                 t.push("screenshot".into());
                 if self.chance(40) {
-                    t.extend([
-                        "--crop-on".into(),
+                    let v = if self.chance(30) {
+                        self.var()
+                    } else {
                         self.pick(&["id=x", "\"bad term\"", "\"label=\\\"x\\\"\""])
-                            .into(),
-                    ]);
+                            .into()
+                    };
+                    t.extend(["--crop-on".into(), v]);
                 }
                 if self.chance(30) {
                     t.push("--fullscreen".into());

@@ -1066,26 +1066,30 @@ fn screenshot(step: &Step) -> Verdict {
     let Some(crop) = step.flags.get("screenshotCropOn").and_then(|v| v.as_str()) else {
         return Verdict::Pass;
     };
-    if crop.is_empty() {
-        return Verdict::Pass;
-    }
-    if step.flags.get("screenshotFullscreen") == Some(&serde_json::Value::Bool(true)) {
-        return refuse(
-            Kind::Conflict {
-                help: "drop one of them",
-            },
-            None,
-            "--crop-on cannot be combined with --overlay-refs or --fullscreen: both move the \
-             captured frame away from the snapshot viewport the crop is measured against",
-        );
-    }
-    need(sym::selector_valid(crop), || {
-        refusal(
-            Kind::CropOn,
-            None,
-            "screenshot --crop-on requires a valid selector expression",
-        )
-    })
+    // An empty value (a `${VAR}` may be one) means no crop at all.
+    branch(
+        sym::empty(crop),
+        || Verdict::Pass,
+        || {
+            if step.flags.get("screenshotFullscreen") == Some(&serde_json::Value::Bool(true)) {
+                return refuse(
+                Kind::Conflict {
+                    help: "drop one of them",
+                },
+                None,
+                "--crop-on cannot be combined with --overlay-refs or --fullscreen: both move the \
+                 captured frame away from the snapshot viewport the crop is measured against",
+            );
+            }
+            need(sym::selector_valid(crop), || {
+                refusal(
+                    Kind::CropOn,
+                    None,
+                    "screenshot --crop-on requires a valid selector expression",
+                )
+            })
+        },
+    )
 }
 
 /// `record start|stop` (any case).

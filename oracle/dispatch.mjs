@@ -15,8 +15,8 @@
 //   node dispatch.mjs [--pkg DIR] [--probe VALUE]... FILE...    one JSON array, one object per file
 //   node dispatch.mjs [--pkg DIR] --self-test [FILE...]           glue vs the real handlers, on a
 //                                                                 built-in battery and FILEs' steps
-// The package is DIR, else $AD_AGENT_DEVICE_PKG, else <this folder>/node_modules/agent-device
-// (`npm ci` here installs it). Exit status: 0 done, 2 usage / package missing, 3 bundle changed.
+// The package is DIR, else $AD_AGENT_DEVICE_DIR (or $AD_AGENT_DEVICE_PKG), else
+// <this folder>/node_modules/agent-device (`npm ci` here installs it, as for parse.mjs). Exit status: 0 done, 2 usage / package missing, 3 bundle changed.
 //
 // A step's verdict:
 //   refused    — agent-device refuses it at dispatch whatever the device; `message` is its words
@@ -35,7 +35,7 @@ import url from 'node:url';
 const HERE = path.dirname(url.fileURLToPath(import.meta.url));
 const PKG_MISSING =
   'agent-device 0.21.5 is not installed for the dispatch oracle: run `npm ci` in oracle/ ' +
-  '(scripts/test-all.sh does), or point AD_AGENT_DEVICE_PKG at an agent-device@0.21.5 package folder';
+  '(scripts/test-all.sh does), or point AD_AGENT_DEVICE_DIR at an agent-device@0.21.5 package folder';
 
 function fail(code, message) {
   process.stderr.write(`dispatch.mjs: ${message}\n`);
@@ -62,7 +62,8 @@ for (let i = 0; i < argv.length; i += 1) {
 }
 if (!opts.selfTest && opts.files.length === 0) fail(2, 'usage: node dispatch.mjs [--pkg DIR] [--probe V]... FILE... | --self-test [FILE...]');
 
-const pkgDir = opts.pkg ?? process.env.AD_AGENT_DEVICE_PKG ?? path.join(HERE, 'node_modules', 'agent-device');
+const pkgDir =
+  opts.pkg || process.env.AD_AGENT_DEVICE_DIR || process.env.AD_AGENT_DEVICE_PKG || path.join(HERE, 'node_modules', 'agent-device');
 if (!fs.existsSync(path.join(pkgDir, 'dist', 'src', 'script.js'))) fail(2, `${PKG_MISSING} (looked in ${pkgDir})`);
 const pkgVersion = JSON.parse(fs.readFileSync(path.join(pkgDir, 'package.json'), 'utf8')).version;
 if (pkgVersion !== '0.21.5') fail(3, `expected agent-device 0.21.5 in ${pkgDir}, found ${pkgVersion}`);

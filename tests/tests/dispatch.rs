@@ -9,11 +9,12 @@
 //! is refused; the handoff contract and session ref-frame codes claim something else and are not
 //! compared).
 //!
-//! Data sets: the check fixtures and `tests/dispatch/` fixtures; generated scripts
-//! (`gen::dispatch_script`, `AD_DISPATCH_CASES` default 1500, `AD_DISPATCH_SEED`); the shared
-//! corpus when present (`AD_SHARED_DIR`, default `<repo>/../shared`; `AD_REQUIRE_SHARED=1` makes
-//! its absence a failure). The package is `<repo>/oracle/node_modules/agent-device` (`npm ci` in
-//! `oracle/`) or `$AD_AGENT_DEVICE_PKG`.
+//! Data sets: the repository's own (`tests/conformance`, `tests/fixtures/check`) and
+//! `tests/dispatch/`; generated scripts (`gen::dispatch_script`, `AD_DISPATCH_CASES` default
+//! 1500, `AD_DISPATCH_SEED`); the shared corpus when present (`AD_SHARED_DIR`, default
+//! `<repo>/../shared`; one line says when it is absent; `AD_REQUIRE_SHARED=1` makes its absence a
+//! failure). The package is `<repo>/oracle/node_modules/agent-device` (`npm ci` in `oracle/`) or
+//! `$AD_AGENT_DEVICE_DIR` (`$AD_AGENT_DEVICE_PKG` too).
 //!
 //! Figures go to stdout (`--nocapture`) and `target/dispatch-report.txt`.
 
@@ -24,7 +25,7 @@ use std::process::Command;
 
 use ad_compiler::registry::{ArgKind, COMMANDS};
 use ad_grammar::{LineIndex, Severity};
-use ad_tests::{gen, target_dir};
+use ad_tests::{gen, read_script, target_dir, ORACLE_MISSING};
 use serde_json::Value;
 
 const DEFAULT_CASES: u64 = 1500;
@@ -41,22 +42,19 @@ const NOT_DISPATCH_CLAIMS: &[&str] = &[
 ];
 
 fn repo() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("..")
-        .canonicalize()
-        .expect("the repository folder")
+    ad_tests::repo_dir()
 }
 
+/// The pinned package, or a panic saying how to install it: a missing oracle never skips.
 fn package_dir() -> PathBuf {
-    let dir = match std::env::var_os("AD_AGENT_DEVICE_PKG") {
-        Some(d) if !d.is_empty() => PathBuf::from(d),
-        _ => repo().join("oracle/node_modules/agent-device"),
-    };
+    let dir = ["AD_AGENT_DEVICE_DIR", "AD_AGENT_DEVICE_PKG"]
+        .iter()
+        .find_map(|k| std::env::var_os(k).filter(|d| !d.is_empty()))
+        .map(PathBuf::from)
+        .unwrap_or_else(|| repo().join("oracle/node_modules/agent-device"));
     if !dir.join("dist/src/script.js").is_file() {
         panic!(
-            "agent-device 0.21.5 is not installed at {}: run `npm ci` in oracle/ \
-             (scripts/test-all.sh does), or set AD_AGENT_DEVICE_PKG to an agent-device@0.21.5 \
-             package folder",
+            "{ORACLE_MISSING}\n(no agent-device package at {})",
             dir.display()
         );
     }
@@ -193,8 +191,7 @@ fn compare_set(
         ..Figures::default()
     };
     for (path, verdict) in files.iter().zip(&oracle) {
-        let bytes = std::fs::read(path).expect("read a data set file");
-        let text = String::from_utf8_lossy(&bytes).into_owned();
+        let text = read_script(path);
         let (accepted, errors) = ad_errors(&text);
         let Some(steps) = verdict["steps"].as_array() else {
             if accepted {
@@ -302,35 +299,19 @@ fn env_u64(name: &str, default: u64) -> u64 {
     }
 }
 
-/// `<repo>/../shared/corpus` or `$AD_SHARED_DIR/corpus`, when present.
-fn corpus() -> Option<PathBuf> {
-    let shared = match std::env::var_os("AD_SHARED_DIR") {
-        Some(d) if !d.is_empty() => PathBuf::from(d),
-        _ => repo().join("../shared"),
-    };
-    let dir = shared.join("corpus");
-    if dir.is_dir() {
-        return Some(dir);
-    }
-    if std::env::var("AD_REQUIRE_SHARED").is_ok_and(|v| v == "1") {
-        panic!(
-            "AD_REQUIRE_SHARED=1 but the shared corpus is missing: {}",
-            dir.display()
-        );
-    }
-    None
-}
-
 /// Scripts the self-test also runs through the real handlers (`AD_DISPATCH_SELF_CASES`).
 const SELF_TEST_GENERATED: u64 = 300;
 
 /// The oracle's glue against agent-device's real handlers (device stubbed out), on its own
-/// battery, the fixtures and some generated scripts.
+/// battery, the repository's data sets and some generated scripts.
 #[test]
 fn oracle_self_test() {
     let scratch = std::env::temp_dir().join(format!("ad-dispatch-self-{}", std::process::id()));
     let _cleanup = RemoveOnDrop(scratch.clone());
-    let mut files = ad_files(&repo().join("tests/fixtures/check"));
+    let mut files: Vec<PathBuf> = ad_tests::own_data_sets()
+        .iter()
+        .flat_map(|d| d.scripts())
+        .collect();
     files.extend(ad_files(&repo().join("tests/dispatch")));
     files.extend(write_generated(
         &scratch,
@@ -356,20 +337,26 @@ fn dispatch_parity_with_agent_device_0_21_5() {
     let scratch = std::env::temp_dir().join(format!("ad-dispatch-{}", std::process::id()));
     let _cleanup = RemoveOnDrop(scratch.clone());
 
-    let mut sets: Vec<(String, Vec<PathBuf>)> = Vec::new();
-    let mut fixtures = ad_files(&repo().join("tests/fixtures/check"));
-    fixtures.extend(ad_files(&repo().join("tests/dispatch")));
-    sets.push(("fixtures".into(), fixtures));
+    let mut sets: Vec<(String, Vec<PathBuf>)> = ad_tests::own_data_sets()
+        .iter()
+        .map(|d| (d.name.to_string(), d.scripts()))
+        .collect();
+    sets.push((
+        "dispatch fixtures".into(),
+        ad_files(&repo().join("tests/dispatch")),
+    ));
     sets.push((
         format!("generated (seed {seed:#x})"),
         write_generated(&scratch, seed, count),
     ));
     let mut notes = Vec::new();
-    match corpus() {
-        Some(dir) => sets.push(("corpus".into(), ad_files(&dir))),
-        None => {
-            notes.push("corpus: shared/corpus not found (set AD_SHARED_DIR); skipped".to_string())
-        }
+    match ad_tests::corpus() {
+        Some(corpus) => sets.push(("corpus".into(), corpus.scripts())),
+        None => notes.push(
+            "corpus: not present (AD_SHARED_DIR, default <repo>/../shared); the repository's own \
+             data sets only"
+                .to_string(),
+        ),
     }
 
     let mut uncovered: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();

@@ -454,9 +454,15 @@ fn ignored_extras(cx: &Context, step: &Step, out: &mut Vec<Diagnostic>) {
         }
         Dispatch::Forms {
             extra: Extra::Ignored,
-            words,
             ..
-        } => {
+        }
+        | Dispatch::Reader(Reader::Record | Reader::Screenshot) => {
+            // `record` and `screenshot` read their positionals as their forms say, and ignore
+            // the rest.
+            let words = match spec.dispatch {
+                Dispatch::Forms { words, .. } => words,
+                _ => Case::Insensitive,
+            };
             let fits: Vec<FormFit> = spec.forms.iter().map(|f| fit_form(f, p, words)).collect();
             match fits.iter().find(|f| f.fit != Tri::No) {
                 Some(f) => match f.extra_from {

@@ -21,6 +21,10 @@ fn why_agent_device_fails(d: &Diagnostic) -> Option<&'static str> {
     }
     Some(match d.code {
         "AD101" => "refused at dispatch: the daemon has no such command",
+        "AD107" => "refused at dispatch: the command's input cannot come from a script line",
+        "AD122" | "AD123" | "AD124" | "AD125" => {
+            "refused at dispatch: the daemon validates these arguments and flags"
+        }
         "AD102" => "refused at dispatch: the command was removed from agent-device",
         "AD103" => "refused at dispatch: a CLI alias is an unknown command in a replay",
         "AD104" => "refused at dispatch: a client-only command has no daemon route",

@@ -74,7 +74,12 @@ pub fn analyze_with(text: &str, config: &config::Config) -> Analysis {
         validate::validate(&parse, &steps, config, &mut diagnostics);
     }
     config.apply(&mut diagnostics);
-    diagnostics.sort_by_key(|d| (d.primary_span().start, d.primary_span().end));
+    // A finding about the whole file (AD00x: what the file is) comes before the findings on its
+    // first line.
+    diagnostics.sort_by_key(|d| {
+        let file_level = d.code.starts_with("AD00");
+        (d.primary_span().start, !file_level, d.primary_span().end)
+    });
     Analysis {
         parse,
         steps,

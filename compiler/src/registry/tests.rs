@@ -803,3 +803,74 @@ fn key_forms() {
         ArgKind::Enum(FIND_LOCATORS)
     );
 }
+
+/// The daemon's generic route executes only these (0.21.5 `internal/daemon.js`): every other
+/// command routed there is refused ("… has no runtime execution on the generic route").
+const GENERIC_ROUTE: &[&str] = &[
+    "screenshot",
+    "focus",
+    "scroll",
+    "viewport",
+    "back",
+    "home",
+    "app-switcher",
+    "orientation",
+    "tv-remote",
+];
+
+#[test]
+fn dispatch_follows_availability() {
+    for c in COMMANDS {
+        let unrouted = matches!(c.dispatch, Dispatch::Unrouted);
+        assert_eq!(
+            unrouted,
+            !c.is_usable_in_scripts(),
+            "{}: only commands a script cannot use are unrouted",
+            c.name
+        );
+    }
+    for name in GENERIC_ROUTE {
+        assert!(spec(name).is_usable_in_scripts(), "{name}");
+    }
+    // Unread positionals: the daemon never refuses them, so they have no form to fit.
+    for name in ["back", "home", "app-switcher", "snapshot"] {
+        assert!(matches!(spec(name).dispatch, Dispatch::Unread), "{name}");
+    }
+    assert!(matches!(spec("batch").dispatch, Dispatch::NoScriptInput));
+    assert!(matches!(spec("alert").dispatch, Dispatch::Lenient));
+}
+
+#[test]
+fn cli_only_forms_never_shadow_a_script_form() {
+    for c in COMMANDS {
+        let Dispatch::Forms { cli_only, .. } = c.dispatch else {
+            continue;
+        };
+        for f in cli_only {
+            let first = f
+                .form
+                .positionals
+                .first()
+                .expect("a CLI-only form has a first word");
+            let ArgKind::Enum(words) = first.kind else {
+                panic!("{}: a CLI-only form starts with its word", c.name);
+            };
+            for form in c.forms {
+                if let Some(ArgKind::Enum(script)) = form.positionals.first().map(|p| p.kind) {
+                    assert!(
+                        words.iter().all(|w| !script.contains(w)),
+                        "{}: `{words:?}` is both a script and a CLI-only word",
+                        c.name
+                    );
+                }
+            }
+            for d in f.drop {
+                assert!(
+                    words.contains(d),
+                    "{}: drops `{d}`, not a first word",
+                    c.name
+                );
+            }
+        }
+    }
+}

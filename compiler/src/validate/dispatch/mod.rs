@@ -670,7 +670,7 @@ fn forms(
     // Every form refuses. A form only the command line accepts explains it best.
     for c in cli_only {
         let f = fit_form(&c.form, p, case);
-        if f.fit != Tri::No && (f.extra_from.is_none() || extra == Extra::Ignored) {
+        if f.fit == Tri::Yes && (f.extra_from.is_none() || extra == Extra::Ignored) {
             return Verdict::Refused(refusal(Kind::CliOnly { why: c.why }, Some(0), c.why));
         }
     }

@@ -26,6 +26,7 @@ pub const EXTRA_ARGUMENT: &str = "AD122";
 pub const FLAG_IN_ARGUMENT: &str = "AD123";
 pub const CLI_ONLY_FORM: &str = "AD124";
 pub const CONFLICTING_FLAGS: &str = "AD125";
+pub const PLACEHOLDER_POINT: &str = "AD126";
 // Selectors
 pub const INVALID_SELECTOR: &str = "AD201";
 pub const SINGLE_QUOTED_SELECTOR: &str = "AD202";
@@ -113,6 +114,10 @@ pub const ALL: &[(&str, &str)] = &[
         "form only the agent-device command line accepts",
     ),
     (CONFLICTING_FLAGS, "flags the daemon refuses together"),
+    (
+        PLACEHOLDER_POINT,
+        "two placeholders where a point was meant",
+    ),
     (INVALID_SELECTOR, "invalid selector"),
     (SINGLE_QUOTED_SELECTOR, "single-quoted selector"),
     (NOT_A_TARGET, "not a @ref, selector or point"),

@@ -108,8 +108,18 @@ fn placeholders_whose_verdict_depends_on_the_value() {
     accepted("screenshot --crop-on \"${SEL}\" --fullscreen");
     accepted("fill \"id=email\" \"${EMAIL}\"");
     // The reader joins the two tokens into one selector before the values exist: with
-    // X=`id=x` and Y=`visible` it is a valid one, so this is not refused for every value.
+    // X=`id=x` and Y=`visible` it is a valid one, so this is not refused for every value; a
+    // warning says that no values make it a point.
     accepted("press \"${X}\" \"${Y}\"");
+    let text = "open \"com.example.app\"\npress \"${X}\" \"${Y}\"\nlongpress ${X} ${Y} 500\n";
+    let warned: Vec<usize> = ad_compiler::analyze(text)
+        .diagnostics
+        .iter()
+        .filter(|d| d.code == "AD126")
+        .map(|d| ad_grammar::LineIndex::new(text).line_of(d.primary_span().start))
+        .collect();
+    // `longpress` passes the tokens on: the daemon reads the values as a point.
+    assert_eq!(warned, [1]);
 }
 
 #[test]

@@ -965,7 +965,8 @@ pub static COMMANDS: &[CommandSpec] = &[
     },
     CommandSpec {
         name: "tv-remote",
-        summary: "Press or long-press a TV remote / D-pad button (Android TV, tvOS, Vega OS).",
+        summary: "Press a TV remote / D-pad button (Android TV, tvOS, Vega OS); long-press is \
+                  CLI-only.",
         signature: "<up|down|left|right|select|menu|home|back>",
         reader: ReaderRule::Verbatim,
         forms: &[Form {

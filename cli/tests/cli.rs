@@ -453,6 +453,34 @@ fn fix_rewrites_files_and_is_idempotent() {
 }
 
 #[test]
+fn fix_writes_through_a_symlink() {
+    let dir = scratch_dir("fix-symlink");
+    std::fs::create_dir_all(dir.join("shared")).unwrap();
+    std::fs::create_dir_all(dir.join("flows")).unwrap();
+    std::fs::copy(
+        fixtures_dir().join("AD103-cli-alias.ad"),
+        dir.join("shared/alias.ad"),
+    )
+    .unwrap();
+    std::os::unix::fs::symlink("../shared/alias.ad", dir.join("flows/alias.ad")).unwrap();
+    let out = run_in(&dir, &["check", "--fix", "flows/alias.ad"], None);
+    assert!(
+        stderr(&out).contains("fixed 2 problem(s)"),
+        "{}",
+        stderr(&out)
+    );
+    let link = std::fs::symlink_metadata(dir.join("flows/alias.ad")).unwrap();
+    assert!(
+        link.file_type().is_symlink(),
+        "the link was replaced by a file"
+    );
+    let fixed = std::fs::read_to_string(dir.join("shared/alias.ad")).unwrap();
+    assert!(fixed.contains("press \"label="), "{fixed}");
+    assert_eq!(std::fs::read_dir(dir.join("flows")).unwrap().count(), 1);
+    assert_eq!(std::fs::read_dir(dir.join("shared")).unwrap().count(), 1);
+}
+
+#[test]
 fn fix_leaves_stdin_alone_and_still_reports() {
     let out = run_in(
         &fixtures_dir(),

@@ -65,6 +65,42 @@ fn rewrites_in_place_atomically_keeping_the_mode() {
 }
 
 #[test]
+fn a_symlink_is_written_through_to_its_target() {
+    // The link and its target live in different folders: the temp file must go beside the
+    // target, and the rename must replace the target, not the link.
+    let dir = scratch("symlink");
+    std::fs::create_dir_all(dir.join("real")).unwrap();
+    std::fs::create_dir_all(dir.join("links")).unwrap();
+    let target = dir.join("real/flow.ad");
+    std::fs::write(&target, MESSY).unwrap();
+    std::fs::set_permissions(&target, std::fs::Permissions::from_mode(0o640)).unwrap();
+    std::os::unix::fs::symlink("../real/flow.ad", dir.join("links/flow.ad")).unwrap();
+    let out = ad(&["fmt", "links/flow.ad"], &dir, None);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let link = std::fs::symlink_metadata(dir.join("links/flow.ad")).unwrap();
+    assert!(
+        link.file_type().is_symlink(),
+        "the link was replaced by a file"
+    );
+    assert_eq!(std::fs::read_to_string(&target).unwrap(), CANONICAL);
+    assert_eq!(
+        std::fs::metadata(&target).unwrap().permissions().mode() & 0o777,
+        0o640
+    );
+    for sub in ["real", "links"] {
+        let names: Vec<_> = std::fs::read_dir(dir.join(sub))
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect();
+        assert_eq!(names.len(), 1, "{sub}: {names:?}");
+    }
+}
+
+#[test]
 fn check_lists_files_that_would_change_and_writes_nothing() {
     let dir = scratch("check");
     std::fs::create_dir_all(dir.join("flows/nested")).unwrap();

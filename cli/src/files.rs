@@ -7,7 +7,34 @@ pub struct Source {
     /// What to call the file in output (`-` → `<stdin>`).
     pub name: String,
     pub path: Option<PathBuf>,
+    /// The text agent-device reads (invalid UTF-8 replaced, see `ad_grammar::input`).
     pub text: String,
+    /// Set when the file is not UTF-8: `text` is then not the file's content, so it must never
+    /// be written back.
+    pub not_utf8: Option<NotUtf8>,
+}
+
+/// A file that is not UTF-8: the AD005 diagnostic and the bytes as read.
+pub struct NotUtf8 {
+    pub diagnostic: ad_grammar::Diagnostic,
+    pub bytes: Vec<u8>,
+}
+
+impl Source {
+    fn decode(name: String, path: Option<PathBuf>, bytes: Vec<u8>) -> Source {
+        // Only a file that is not UTF-8 needs its bytes kept (to echo them untouched).
+        let kept = std::str::from_utf8(&bytes).is_err().then(|| bytes.clone());
+        let decoded = ad_grammar::input::decode(bytes);
+        Source {
+            name,
+            path,
+            text: decoded.text,
+            not_utf8: decoded
+                .not_utf8
+                .zip(kept)
+                .map(|(diagnostic, bytes)| NotUtf8 { diagnostic, bytes }),
+        }
+    }
 }
 
 /// A problem reading the inputs (exit code 2).
@@ -58,23 +85,20 @@ fn walk(dir: &Path, out: &mut Vec<PathBuf>) -> std::io::Result<()> {
     Ok(())
 }
 
-/// Reads one input. Invalid UTF-8 is decoded lossily, as Node's `readFileSync(…, "utf8")` does.
+/// Reads one input. Invalid UTF-8 is decoded as Node's `readFileSync(…, "utf8")` does, and
+/// reported (AD005).
 pub fn read(path: &Path) -> Result<Source, InputError> {
     if path.as_os_str() == "-" {
         let mut bytes = Vec::new();
         std::io::stdin()
             .read_to_end(&mut bytes)
             .map_err(|e| InputError(format!("<stdin>: {e}")))?;
-        return Ok(Source {
-            name: "<stdin>".into(),
-            path: None,
-            text: String::from_utf8_lossy(&bytes).into_owned(),
-        });
+        return Ok(Source::decode("<stdin>".into(), None, bytes));
     }
     let bytes = std::fs::read(path).map_err(|e| InputError(format!("{}: {e}", path.display())))?;
-    Ok(Source {
-        name: path.display().to_string(),
-        path: Some(path.to_path_buf()),
-        text: String::from_utf8_lossy(&bytes).into_owned(),
-    })
+    Ok(Source::decode(
+        path.display().to_string(),
+        Some(path.to_path_buf()),
+        bytes,
+    ))
 }

@@ -209,9 +209,31 @@ fn doc_entries(docs: &str) -> Vec<DocEntry> {
     entries
 }
 
-/// Docs show a NUL as ␀ and a lone carriage return as ␍; the scripts contain the real bytes.
-fn script_from_docs(block: &str) -> String {
-    block.replace('␀', "\0").replace('␍', "\r")
+/// Docs show a NUL as ␀, a lone carriage return as ␍ and a byte that is not UTF-8 as `⟨e9⟩`;
+/// the scripts contain the real bytes.
+fn script_from_docs(block: &str) -> Vec<u8> {
+    let text = block.replace('␀', "\0").replace('␍', "\r");
+    let mut bytes = Vec::with_capacity(text.len());
+    let mut rest = text.as_str();
+    while let Some(at) = rest.find('⟨') {
+        bytes.extend_from_slice(&rest.as_bytes()[..at]);
+        let after = &rest[at + '⟨'.len_utf8()..];
+        let byte = after
+            .split_once('⟩')
+            .and_then(|(hex, _)| u8::from_str_radix(hex, 16).ok());
+        match byte {
+            Some(b) => {
+                bytes.push(b);
+                rest = &after[after.find('⟩').unwrap_or(0) + '⟩'.len_utf8()..];
+            }
+            None => {
+                bytes.extend_from_slice("⟨".as_bytes());
+                rest = after;
+            }
+        }
+    }
+    bytes.extend_from_slice(rest.as_bytes());
+    bytes
 }
 
 #[test]

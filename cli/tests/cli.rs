@@ -481,6 +481,46 @@ fn fix_writes_through_a_symlink() {
 }
 
 #[test]
+fn a_file_that_is_not_utf8_is_reported_and_never_fixed() {
+    let dir = scratch_dir("latin1");
+    // `tap` has a fix (AD103); the Latin-1 byte must survive `--fix` all the same.
+    let bytes = b"open  \"caf\xe9\"\ntap \"label=Ok\"\nclose\n";
+    std::fs::write(dir.join("cafe.ad"), bytes).unwrap();
+    let out = run_in(&dir, &["check", "--format", "json", "cafe.ad"], None);
+    let found = json_diagnostics(&out);
+    let ad005: Vec<&Value> = found.iter().filter(|d| d["code"] == "AD005").collect();
+    assert_eq!(ad005.len(), 1, "{found:?}");
+    assert_eq!(ad005[0]["severity"], "warning");
+    assert_eq!(
+        (ad005[0]["line"].as_u64(), ad005[0]["column"].as_u64()),
+        (Some(1), Some(11))
+    );
+    assert_eq!(ad005[0]["agent_device_rejects"], false);
+    // The rest of the script is still checked.
+    assert!(found.iter().any(|d| d["code"] == "AD103"), "{found:?}");
+
+    let out = run_in(&dir, &["check", "--fix", "cafe.ad"], None);
+    assert!(
+        stderr(&out).contains("not fixed: cafe.ad is not valid UTF-8"),
+        "{}",
+        stderr(&out)
+    );
+    assert!(!stderr(&out).contains("fixed 1"), "{}", stderr(&out));
+    assert_eq!(std::fs::read(dir.join("cafe.ad")).unwrap(), bytes);
+
+    // A warning: exit 0, and 1 with --deny-warnings.
+    std::fs::write(dir.join("only.ad"), b"open \"caf\xe9\"\nclose\n").unwrap();
+    assert_eq!(exit_code(&run_in(&dir, &["check", "only.ad"], None)), 0);
+    let strict = run_in(&dir, &["check", "--deny-warnings", "only.ad"], None);
+    assert_eq!(exit_code(&strict), 1);
+    assert!(
+        stdout(&strict).contains("[AD005] Warning"),
+        "{}",
+        stdout(&strict)
+    );
+}
+
+#[test]
 fn fix_leaves_stdin_alone_and_still_reports() {
     let out = run_in(
         &fixtures_dir(),

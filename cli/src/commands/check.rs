@@ -106,7 +106,14 @@ pub fn run(args: CheckArgs) -> i32 {
         if args.fix {
             if let Some(p) = &source.path {
                 let (fixed, applied) = ad_compiler::apply_fixes(&text, &analysis.diagnostics);
-                if applied > 0 {
+                if applied > 0 && source.not_utf8.is_some() {
+                    // Writing the text back would turn every invalid byte into U+FFFD.
+                    eprintln!(
+                        "not fixed: {} is not valid UTF-8 ({})",
+                        source.name,
+                        ad_grammar::codes::NOT_UTF8
+                    );
+                } else if applied > 0 {
                     if let Err(e) = crate::atomic_write(p, fixed.as_bytes()) {
                         return crate::usage_error(&format!("{}: {e}", p.display()));
                     }
@@ -117,6 +124,12 @@ pub fn run(args: CheckArgs) -> i32 {
             }
         }
         let mut diagnostics = analysis.diagnostics;
+        if let Some(bad) = source.not_utf8 {
+            let mut read = vec![bad.diagnostic];
+            config.apply(&mut read);
+            diagnostics.extend(read);
+            diagnostics.sort_by_key(|d| (d.primary_span().start, d.primary_span().end));
+        }
         if args.parity_only {
             diagnostics.retain(|d| d.is_parity_error());
         }

@@ -35,6 +35,26 @@ pub fn run(args: FmtArgs) -> i32 {
             Ok(s) => s,
             Err(e) => return crate::usage_error(&e.0),
         };
+        if let Some(bad) = &source.not_utf8 {
+            // The formatter works on the decoded text: writing it back would replace every
+            // invalid byte with U+FFFD. For fmt that is an error, whatever its level in check.
+            with_errors += 1;
+            let mut d = bad.diagnostic.clone();
+            d.severity = ad_grammar::Severity::Error;
+            let file = CheckedFile::new(source.name.clone(), source.text.clone(), vec![d]);
+            let mut buf = Vec::new();
+            render::human::render(&file, &file.diagnostics[0], colour, &mut buf);
+            let _ = std::io::stderr().write_all(&buf);
+            eprintln!(
+                "{}: not formatted: the file is not valid UTF-8",
+                source.name
+            );
+            if source.path.is_none() {
+                // A filter passes what it cannot format through unchanged.
+                let _ = stdout.lock().write_all(&bad.bytes);
+            }
+            continue;
+        }
         let formatted = ad_compiler::format::format(&source.text);
         if !formatted.errors.is_empty() {
             with_errors += 1;

@@ -521,6 +521,22 @@ fn a_file_that_is_not_utf8_is_reported_and_never_fixed() {
 }
 
 #[test]
+fn a_stray_nul_hides_no_error_and_run_refuses_the_script() {
+    let dir = scratch_dir("nul");
+    let script = b"open \"x\"\nbogus\nclick \"label=Sign in\"\n# \0\nclose\n";
+    std::fs::write(dir.join("nul.ad"), script).unwrap();
+    let out = run_in(&dir, &["check", "--format", "json", "nul.ad"], None);
+    let found = json_diagnostics(&out);
+    let codes: Vec<_> = found.iter().map(|d| d["code"].as_str().unwrap()).collect();
+    assert_eq!(codes, ["AD101", "AD201", "AD002"], "{found:?}");
+    assert_eq!(found[2]["severity"], "warning");
+    assert_eq!(exit_code(&out), 1);
+    let run = run_in(&dir, &["run", "nul.ad"], None);
+    assert_eq!(exit_code(&run), 2, "{}", stderr(&run));
+    assert!(stderr(&run).contains("nothing was run"), "{}", stderr(&run));
+}
+
+#[test]
 fn fix_leaves_stdin_alone_and_still_reports() {
     let out = run_in(
         &fixtures_dir(),

@@ -62,15 +62,16 @@ pub fn analyze_with(text: &str, config: &config::Config) -> Analysis {
     let mut diagnostics = std::mem::take(&mut parse.diagnostics);
     let steps = lower::lower(&parse.file, &mut diagnostics);
     // A JSON payload, Maestro YAML or binary file is not a script: say so once instead of
-    // reporting every line of it.
-    let not_a_script = diagnostics.iter().any(|d| {
-        [
-            ad_grammar::codes::JSON_PAYLOAD,
-            ad_grammar::codes::MAESTRO_YAML,
-            ad_grammar::codes::BINARY_CONTENT,
-        ]
-        .contains(&d.code)
-    });
+    // reporting every line of it. (A text script with a stray NUL is a script: AD002 is then a
+    // warning beside every other finding.)
+    let not_a_script = parse.binary
+        || diagnostics.iter().any(|d| {
+            [
+                ad_grammar::codes::JSON_PAYLOAD,
+                ad_grammar::codes::MAESTRO_YAML,
+            ]
+            .contains(&d.code)
+        });
     if not_a_script {
         diagnostics.retain(|d| d.is_parity_error() || d.code.starts_with("AD00"));
     } else {

@@ -124,7 +124,8 @@ pub fn run(args: CheckArgs) -> i32 {
             }
         }
         let mut diagnostics = analysis.diagnostics;
-        if let Some(bad) = source.not_utf8 {
+        // A binary file gets AD002 alone; its bytes not being UTF-8 goes without saying.
+        if let Some(bad) = source.not_utf8.filter(|_| !analysis.parse.binary) {
             let mut read = vec![bad.diagnostic];
             config.apply(&mut read);
             diagnostics.extend(read);

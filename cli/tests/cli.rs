@@ -656,12 +656,156 @@ fn check_help_lists_every_flag_and_format() {
         "--deny-warnings",
         "--fix",
         "--parity-only",
+        "--max-file-size <BYTES>",
         "`-` reads stdin",
         "Exit 0 when clean, 1 on errors, 2 on usage or I/O problems",
     ] {
         assert!(
             text.contains(needle),
             "`ad check --help` mentions {needle}:\n{text}"
+        );
+    }
+}
+
+// ---- input limits -------------------------------------------------------------------------------
+
+/// Runs `ad args…` in `dir` and fails (instead of hanging the suite) when it has not finished
+/// after a minute: these inputs used to block forever or grow without bound.
+fn run_bounded(dir: &Path, args: &[&str]) -> std::process::Output {
+    use std::process::Stdio;
+    let mut child = ad(dir)
+        .args(args)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("the ad binary runs");
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    while child.try_wait().expect("ad can be waited for").is_none() {
+        if std::time::Instant::now() > deadline {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!(
+                "`ad {}` did not finish: it blocks or reads without bound",
+                args.join(" ")
+            );
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    child.wait_with_output().expect("ad finishes")
+}
+
+fn mkfifo(path: &Path) {
+    use std::os::unix::ffi::OsStrExt;
+    let c = std::ffi::CString::new(path.as_os_str().as_bytes()).unwrap();
+    // SAFETY: a valid NUL-terminated path and a plain mode.
+    assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o644) }, 0, "mkfifo");
+}
+
+#[test]
+fn an_endless_input_is_read_only_up_to_the_limit() {
+    let out = run_bounded(&repo_root(), &["check", "--format", "json", "/dev/zero"]);
+    let found = json_diagnostics(&out);
+    assert_eq!(found.len(), 1, "{found:?}");
+    assert_eq!(found[0]["code"], "AD006");
+    assert_eq!(
+        found[0]["message"],
+        "the input is over the 2097152-byte limit: not read"
+    );
+    assert_eq!(exit_code(&out), 1);
+}
+
+#[test]
+fn a_fifo_in_a_folder_is_skipped_and_said_so() {
+    let dir = scratch_dir("fifo");
+    std::fs::create_dir_all(dir.join("flows")).unwrap();
+    copy_fixture("clean-gestures.ad", &dir.join("flows"));
+    mkfifo(&dir.join("flows/stuck.ad"));
+    let out = run_bounded(&dir, &["check", "flows"]);
+    assert_eq!(exit_code(&out), 0, "{}", stderr(&out));
+    assert_eq!(stderr(&out), "skipped flows/stuck.ad: a FIFO\n");
+    assert!(stdout(&out).contains("checked 1 file"), "{}", stdout(&out));
+}
+
+#[test]
+fn a_script_over_two_mib_is_refused_unless_the_limit_is_raised() {
+    let dir = scratch_dir("big");
+    // Just over agent-device's 2 MiB, with one finding at the end.
+    let mut text = "open \"com.example.shop\"\n".to_string();
+    while text.len() <= 2 * 1024 * 1024 {
+        text.push_str("wait 100\n");
+    }
+    text.push_str("tap \"label=Ok\"\nclose\n");
+    std::fs::write(dir.join("big.ad"), &text).unwrap();
+    let size = text.len();
+
+    let out = run_in(&dir, &["check", "--format", "json", "big.ad"], None);
+    let found = json_diagnostics(&out);
+    assert_eq!(found.len(), 1, "{found:?}");
+    assert_eq!(found[0]["code"], "AD006");
+    assert_eq!(found[0]["agent_device_rejects"], true);
+    assert_eq!(
+        found[0]["agent_device_message"],
+        format!("replay script sources for big.ad total {size} bytes, over the 2097152-byte limit; split the flow or drop unused runFlow includes.")
+    );
+    assert_eq!(exit_code(&out), 1);
+    // Every other command that reads scripts refuses it too; fmt leaves it untouched.
+    for args in [&["parse", "big.ad"][..], &["run", "big.ad"]] {
+        let out = run_in(&dir, args, None);
+        assert_eq!(exit_code(&out), 2, "{args:?}");
+        assert!(stderr(&out).contains("AD006"), "{args:?}: {}", stderr(&out));
+    }
+    let out = run_in(&dir, &["fmt", "big.ad"], None);
+    assert_eq!(exit_code(&out), 1);
+    assert!(stderr(&out).contains("[AD006] Error"), "{}", stderr(&out));
+    assert_eq!(std::fs::read_to_string(dir.join("big.ad")).unwrap(), text);
+    // The same from stdin, where the size is not known in advance.
+    let out = run_in(
+        &dir,
+        &["check", "--format", "json", "-"],
+        Some(text.as_bytes()),
+    );
+    assert_eq!(json_diagnostics(&out)[0]["code"], "AD006");
+
+    // A raised limit (flag or ad.toml) reads it all: agent-device's refusal is still reported,
+    // and so is everything else.
+    let raised = |out: &std::process::Output| {
+        let found = json_diagnostics(out);
+        let codes: Vec<_> = found.iter().map(|d| d["code"].as_str().unwrap()).collect();
+        assert_eq!(codes, ["AD006", "AD103"], "{found:?}");
+        assert_eq!(found[0]["agent_device_rejects"], true);
+    };
+    raised(&run_in(
+        &dir,
+        &[
+            "check",
+            "--max-file-size",
+            "3000000",
+            "--format",
+            "json",
+            "big.ad",
+        ],
+        None,
+    ));
+    std::fs::write(dir.join("ad.toml"), "[input]\nmax-file-size = 3000000\n").unwrap();
+    raised(&run_in(
+        &dir,
+        &["check", "--format", "json", "big.ad"],
+        None,
+    ));
+    // The flag wins over ad.toml.
+    let out = run_in(&dir, &["check", "--max-file-size", "1000", "big.ad"], None);
+    assert!(
+        stdout(&out).contains("over the 1000-byte limit"),
+        "{}",
+        stdout(&out)
+    );
+    // Every command that reads scripts takes the flag.
+    for cmd in ["check", "fmt", "parse", "run", "test"] {
+        let help = stdout(&run_in(&dir, &[cmd, "--help"], None));
+        assert!(
+            help.contains("--max-file-size <BYTES>"),
+            "{cmd} --help:\n{help}"
         );
     }
 }

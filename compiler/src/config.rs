@@ -8,6 +8,9 @@
 //! [rules]
 //! AD301 = "off"             # off | info | warning | error
 //! AD705 = "error"
+//!
+//! [input]
+//! max-file-size = 4194304   # bytes read from one script (default: agent-device's 2 MiB)
 //! ```
 //!
 //! The file is looked up beside the script and in every parent folder up to the repository
@@ -54,6 +57,8 @@ pub struct Config {
     pub builtins: Vec<String>,
     /// Per-code overrides.
     pub rules: BTreeMap<String, RuleLevel>,
+    /// `[input] max-file-size`: the most bytes the CLI reads from one script (None: the default).
+    pub max_file_size: Option<u64>,
     /// Where it was read from.
     pub source: Option<PathBuf>,
 }
@@ -130,9 +135,28 @@ impl Config {
                         config.rules.insert(code.clone(), level);
                     }
                 }
+                ("input", toml::Value::Table(input)) => {
+                    for (k, v) in input {
+                        match (k.as_str(), v) {
+                            ("max-file-size", toml::Value::Integer(n)) if *n > 0 => {
+                                config.max_file_size = Some(*n as u64);
+                            }
+                            ("max-file-size", _) => {
+                                return Err(ConfigError(format!(
+                                    "{name}: input.max-file-size must be a positive number of bytes"
+                                )))
+                            }
+                            _ => {
+                                return Err(ConfigError(format!(
+                                    "{name}: unknown setting input.{k} (known: max-file-size)"
+                                )))
+                            }
+                        }
+                    }
+                }
                 _ => {
                     return Err(ConfigError(format!(
-                        "{name}: unknown section [{key}] (known: [check], [rules])"
+                        "{name}: unknown section [{key}] (known: [check], [rules], [input])"
                     )))
                 }
             }
@@ -201,5 +225,10 @@ mod tests {
         assert!(Config::parse("[rules]\nAD999 = \"off\"\n", None).is_err());
         assert!(Config::parse("[check]\nprofile = \"x\"\n", None).is_err());
         assert!(Config::parse("[nope]\n", None).is_err());
+        let c = Config::parse("[input]\nmax-file-size = 4194304\n", None).unwrap();
+        assert_eq!(c.max_file_size, Some(4_194_304));
+        assert!(Config::parse("[input]\nmax-file-size = 0\n", None).is_err());
+        assert!(Config::parse("[input]\nmax-file-size = \"2M\"\n", None).is_err());
+        assert!(Config::parse("[input]\nlimit = 1\n", None).is_err());
     }
 }

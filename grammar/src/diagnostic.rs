@@ -62,6 +62,8 @@ pub enum Reader {
     Metadata,
     /// The daemon's preflight before either reader (JSON payloads).
     Daemon,
+    /// The agent-device CLI, which reads the file and caps its size before sending it.
+    Client,
 }
 
 /// agent-device's own error for a parity diagnostic, with the order in which its reader would

@@ -4,7 +4,55 @@
 //! layer works on; the diagnostic says that it differs from the file, so nothing may write it back.
 
 use crate::codes;
-use crate::diagnostic::{Diagnostic, Span};
+use crate::diagnostic::{Diagnostic, Reader, Span};
+
+/// agent-device's cap on a script and its sources, in UTF-8 bytes of the decoded text: its CLI
+/// refuses anything larger before sending it to the daemon.
+pub const AGENT_DEVICE_MAX_BYTES: u64 = 2 * 1024 * 1024;
+
+const RAISE_HELP: &str = "agent-device refuses scripts over 2 MiB (2097152 bytes): split the flow; to check a larger file anyway, raise the limit with --max-file-size BYTES or `[input] max-file-size` in ad.toml";
+
+fn client_rejection(d: Diagnostic, path: &str, size: u64) -> Diagnostic {
+    if size <= AGENT_DEVICE_MAX_BYTES {
+        return d;
+    }
+    d.rejected_by(
+        Reader::Client,
+        format!("replay script sources for {path} total {size} bytes, over the {AGENT_DEVICE_MAX_BYTES}-byte limit; split the flow or drop unused runFlow includes."),
+        (0, 0),
+    )
+}
+
+/// AD006 for a file that was not read because it is over `limit` bytes: `size` when known (a
+/// regular file), `None` for a stream cut off at the limit. `path` is the file as given.
+pub fn refused_too_large(path: &str, size: Option<u64>, limit: u64) -> Diagnostic {
+    let message = match size {
+        Some(size) => format!("the file is {size} bytes, over the {limit}-byte limit: not read"),
+        None => format!("the input is over the {limit}-byte limit: not read"),
+    };
+    let d = Diagnostic::error(codes::FILE_TOO_LARGE, message, Span::new(0, 0))
+        .with_label("nothing in this file was checked")
+        .with_help(RAISE_HELP);
+    match size {
+        Some(size) => client_rejection(d, path, size),
+        None => d,
+    }
+}
+
+/// AD006 for a script that was read (the limit was raised) but that agent-device refuses:
+/// `size` is the UTF-8 length of the decoded text, as agent-device counts it.
+pub fn over_agent_device_limit(path: &str, size: u64) -> Option<Diagnostic> {
+    let d = Diagnostic::error(
+        codes::FILE_TOO_LARGE,
+        format!(
+            "the script is {size} bytes, over agent-device's {AGENT_DEVICE_MAX_BYTES}-byte limit"
+        ),
+        Span::new(0, 0),
+    )
+    .with_label("agent-device refuses to replay this file")
+    .with_help("split the flow into scripts of at most 2 MiB (2097152 bytes)");
+    (size > AGENT_DEVICE_MAX_BYTES).then(|| client_rejection(d, path, size))
+}
 
 /// A file's bytes decoded the way agent-device decodes them.
 #[derive(Debug, Clone)]
@@ -63,6 +111,24 @@ pub fn decode(bytes: Vec<u8>) -> Decoded {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn size_limit_is_agent_devices_and_only_its_own_refusal_is_a_parity_error() {
+        let over = AGENT_DEVICE_MAX_BYTES + 1;
+        let d = refused_too_large("big.ad", Some(over), AGENT_DEVICE_MAX_BYTES);
+        assert_eq!(d.code, codes::FILE_TOO_LARGE);
+        assert_eq!(
+            d.rejection.map(|r| r.message).as_deref(),
+            Some("replay script sources for big.ad total 2097153 bytes, over the 2097152-byte limit; split the flow or drop unused runFlow includes.")
+        );
+        // A lower limit of the user's own is not agent-device's verdict, nor is a cut stream.
+        assert!(refused_too_large("a.ad", Some(100), 64).rejection.is_none());
+        assert!(refused_too_large("-", None, AGENT_DEVICE_MAX_BYTES)
+            .rejection
+            .is_none());
+        assert!(over_agent_device_limit("a.ad", AGENT_DEVICE_MAX_BYTES).is_none());
+        assert!(over_agent_device_limit("a.ad", over).is_some_and(|d| d.is_parity_error()));
+    }
 
     #[test]
     fn utf8_is_kept_as_is() {

@@ -39,6 +39,8 @@ pub struct CheckArgs {
     /// Use this configuration file instead of looking for ad.toml beside each script.
     #[arg(long, value_name = "FILE")]
     config: Option<PathBuf>,
+    #[command(flatten)]
+    input: files::InputArgs,
 }
 
 /// The configuration for one script: the ad.toml that applies, then the CLI overrides.
@@ -93,13 +95,21 @@ pub fn run(args: CheckArgs) -> i32 {
     }
     let mut checked = Vec::with_capacity(paths.len());
     for path in &paths {
-        let source = match files::read(path) {
-            Ok(s) => s,
-            Err(e) => return crate::usage_error(&e.0),
-        };
-        let config = match config_for(&args, source.path.as_deref()) {
+        let script = (path.as_os_str() != "-").then_some(path.as_path());
+        let config = match config_for(&args, script) {
             Ok(c) => c,
             Err(e) => return crate::usage_error(&e),
+        };
+        let source = match files::read_with_limit(path, args.input.limit(&config)) {
+            Ok(s) => s,
+            Err(files::InputError(_, Some(refused))) => {
+                // Not read: the file's one finding is that it is too large.
+                let mut diagnostics = vec![refused.diagnostic];
+                config.apply(&mut diagnostics);
+                checked.push(CheckedFile::new(refused.name, String::new(), diagnostics));
+                continue;
+            }
+            Err(e) => return crate::usage_error(&e.0),
         };
         let mut text = source.text;
         let mut analysis = ad_compiler::analyze_with(&text, &config);
@@ -124,9 +134,12 @@ pub fn run(args: CheckArgs) -> i32 {
             }
         }
         let mut diagnostics = analysis.diagnostics;
+        let mut read: Vec<_> = source.over_agent_device_limit.into_iter().collect();
         // A binary file gets AD002 alone; its bytes not being UTF-8 goes without saying.
         if let Some(bad) = source.not_utf8.filter(|_| !analysis.parse.binary) {
-            let mut read = vec![bad.diagnostic];
+            read.push(bad.diagnostic);
+        }
+        if !read.is_empty() {
             config.apply(&mut read);
             diagnostics.extend(read);
             diagnostics.sort_by_key(|d| (d.primary_span().start, d.primary_span().end));

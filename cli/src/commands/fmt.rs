@@ -19,6 +19,8 @@ pub struct FmtArgs {
     /// Do not write; print a unified diff of the changes.
     #[arg(long)]
     diff: bool,
+    #[command(flatten)]
+    input: files::InputArgs,
 }
 
 pub fn run(args: FmtArgs) -> i32 {
@@ -31,8 +33,17 @@ pub fn run(args: FmtArgs) -> i32 {
     let stdout = std::io::stdout();
     let colour = std::io::stderr().is_terminal() && std::env::var_os("NO_COLOR").is_none();
     for path in &paths {
-        let source = match files::read(path) {
+        let source = match files::read(path, &args.input) {
             Ok(s) => s,
+            Err(files::InputError(_, Some(refused))) => {
+                with_errors += 1;
+                let file = CheckedFile::new(refused.name, String::new(), vec![refused.diagnostic]);
+                let mut buf = Vec::new();
+                render::human::render(&file, &file.diagnostics[0], colour, &mut buf);
+                let _ = std::io::stderr().write_all(&buf);
+                eprintln!("{}: not formatted: the file is too large", file.name);
+                continue;
+            }
             Err(e) => return crate::usage_error(&e.0),
         };
         if let Some(bad) = &source.not_utf8 {

@@ -67,6 +67,8 @@ pub struct TestArgs {
     /// Write a JSON report.
     #[arg(long, value_name = "FILE")]
     report_json: Option<PathBuf>,
+    #[command(flatten)]
+    input: files::InputArgs,
 }
 
 fn parse_shard(s: &str) -> Result<(usize, usize), String> {
@@ -160,7 +162,7 @@ pub fn run(args: TestArgs) -> i32 {
     }
     let mut cases = Vec::new();
     for p in &paths {
-        match files::read(p) {
+        match files::read(p, &args.input) {
             Ok(s) => cases.push(Case {
                 path: p.clone(),
                 display: s.name,

@@ -809,3 +809,47 @@ fn a_script_over_two_mib_is_refused_unless_the_limit_is_raised() {
         );
     }
 }
+
+// ---- human reports of long lines and distant labels ---------------------------------------------
+
+/// A script whose findings sit on one long line: 200 undefined variables spread over ~10 KB.
+fn long_line_script(findings: usize) -> String {
+    let value: String = (0..findings)
+        .map(|i| format!("${{VAR_{i:04}}} and some text between them "))
+        .collect();
+    format!("open \"com.example.shop\"\nfill \"id=\\\"notes\\\"\" \"{value}\"\nclose\n")
+}
+
+#[test]
+fn a_finding_on_a_long_line_shows_a_window_of_it() {
+    let dir = scratch_dir("long-line");
+    std::fs::write(dir.join("long.ad"), long_line_script(200)).unwrap();
+    let out = run_in(&dir, &["check", "long.ad"], None);
+    let text = stdout(&out);
+    let reports = text.matches("[AD301]").count();
+    assert_eq!(reports, 200, "{text}");
+    // Each report shows a window around its placeholder, not the 9 KB line: the output is
+    // proportional to the findings, not to findings × line length.
+    assert!(
+        text.len() < reports * 1500,
+        "{} bytes for {reports} reports",
+        text.len()
+    );
+    // The window keeps the placeholder, its context and the true line:column.
+    let one = text
+        .split("[AD301]")
+        .find(|r| r.contains("`${VAR_0100}`"))
+        .expect("the report of VAR_0100");
+    insta::assert_snapshot!("long_line_window", format!("[AD301]{one}"));
+}
+
+#[test]
+fn labels_far_apart_are_drawn_as_excerpts_with_their_own_line_numbers() {
+    let dir = scratch_dir("far-labels");
+    let waits = "wait 100\n".repeat(70);
+    let script =
+        format!("open \"com.example.shop\"\nsnapshot -i\nclick @e3\n{waits}click @e4\nclose\n");
+    std::fs::write(dir.join("far.ad"), script).unwrap();
+    let out = run_in(&dir, &["check", "far.ad"], None);
+    insta::assert_snapshot!("far_labels", stdout(&out));
+}

@@ -163,17 +163,19 @@ pub fn run(args: CheckArgs) -> i32 {
         count(Severity::Info),
     );
     let stdout = std::io::stdout();
-    let mut out = stdout.lock();
+    let colour = stdout.is_terminal() && std::env::var_os("NO_COLOR").is_none();
+    // Reports are written as they are rendered: memory does not grow with the output.
+    let mut out = std::io::BufWriter::new(stdout.lock());
     match args.format {
         Format::Human => {
-            let colour = stdout.is_terminal() && std::env::var_os("NO_COLOR").is_none();
             let mut buf = Vec::new();
             for f in &checked {
                 for d in &f.diagnostics {
+                    buf.clear();
                     render::human::render(f, d, colour, &mut buf);
+                    let _ = out.write_all(&buf);
                 }
             }
-            let _ = out.write_all(&buf);
             let files_with = checked.iter().filter(|f| !f.diagnostics.is_empty()).count();
             let _ = writeln!(
                 out,
@@ -189,11 +191,8 @@ pub fn run(args: CheckArgs) -> i32 {
             }
         }
         Format::Json => {
-            let _ = writeln!(
-                out,
-                "{}",
-                serde_json::to_string_pretty(&render::json::render(&checked)).unwrap_or_default()
-            );
+            let _ = render::json::write(&checked, &mut out);
+            let _ = writeln!(out);
         }
         Format::Sarif => {
             let rules = ad_compiler::all_codes();
@@ -208,6 +207,7 @@ pub fn run(args: CheckArgs) -> i32 {
             let _ = write!(out, "{}", render::github::render(&checked));
         }
     }
+    let _ = out.flush();
     if errors > 0 || (args.deny_warnings && warnings > 0) {
         1
     } else {

@@ -15,10 +15,12 @@ pub(super) fn check(cx: &Context, out: &mut Vec<Diagnostic>) {
             if !arg.has_dollar_brace() {
                 continue;
             }
+            // Only a finding needs source spans; one map serves every placeholder of the value.
+            let map = std::cell::OnceCell::new();
+            let map = || map.get_or_init(|| step.value_map(arg, &cx.parse.file));
             for p in placeholders(&arg.value) {
                 let name = p.name(&arg.value);
-                // Only a finding needs the source span.
-                let span = || step.value_span(arg, p.span.clone(), &cx.parse.file);
+                let span = || map().span(p.span.clone());
                 let has_fallback = p.fallback.is_some();
                 if !is_var_name(name) {
                     let upper = name.to_ascii_uppercase().replace('.', "_");
@@ -38,7 +40,7 @@ pub(super) fn check(cx: &Context, out: &mut Vec<Diagnostic>) {
                     .with_label(label)
                     .with_help("env directives, -e and AD_VAR_* only define uppercase names");
                     if is_var_name(&upper) {
-                        let name_span = step.value_span(arg, p.name.clone(), &cx.parse.file);
+                        let name_span = map().span(p.name.clone());
                         if name_span.len() == name.len() {
                             d = d.with_fix(
                                 format!("Rename to `{upper}`"),

@@ -1,19 +1,105 @@
 //! Turning path arguments into script sources: files, folders (recursive `*.ad`) and `-`.
+//!
+//! Reading is capped: at most `--max-file-size` bytes (else `[input] max-file-size` from the
+//! `ad.toml` that applies, else agent-device's own 2 MiB) are read from any input, through the
+//! cap, so `/dev/zero` or a runaway pipe cannot exhaust memory. Folder walks take regular files
+//! only: a FIFO named `*.ad` would block the walk forever.
 
 use std::io::Read;
 use std::path::{Path, PathBuf};
+
+use ad_grammar::input::AGENT_DEVICE_MAX_BYTES;
+use ad_grammar::Diagnostic;
+use clap::Args;
+
+/// The input options of every command that reads scripts.
+#[derive(Args, Clone, Debug, Default)]
+pub struct InputArgs {
+    /// Read at most this many bytes from one script; a larger file is refused with AD006
+    /// (default: agent-device's own limit, 2097152; or `[input] max-file-size` in ad.toml).
+    #[arg(long, value_name = "BYTES", value_parser = clap::value_parser!(u64).range(1..))]
+    pub max_file_size: Option<u64>,
+}
+
+impl InputArgs {
+    /// The cap for `script`: the flag, else the `ad.toml` that applies to it, else 2 MiB.
+    pub fn limit_for(&self, script: &Path) -> Result<u64, InputError> {
+        if let Some(n) = self.max_file_size {
+            return Ok(n);
+        }
+        let at = if script.as_os_str() == "-" {
+            Path::new(".")
+        } else {
+            script
+        };
+        let config = ad_compiler::config::Config::discover(at).map_err(|e| InputError::new(e.0))?;
+        Ok(self.limit(&config))
+    }
+    /// The cap given the configuration that applies.
+    pub fn limit(&self, config: &ad_compiler::config::Config) -> u64 {
+        self.max_file_size
+            .or(config.max_file_size)
+            .unwrap_or(AGENT_DEVICE_MAX_BYTES)
+    }
+}
 
 pub struct Source {
     /// What to call the file in output (`-` → `<stdin>`).
     pub name: String,
     pub path: Option<PathBuf>,
+    /// The text agent-device reads (invalid UTF-8 replaced, see `ad_grammar::input`).
     pub text: String,
+    /// Set when the file is not UTF-8: `text` is then not the file's content, so it must never
+    /// be written back.
+    pub not_utf8: Option<NotUtf8>,
+    /// AD006 when the limit was raised and the script is over agent-device's 2 MiB.
+    pub over_agent_device_limit: Option<Diagnostic>,
 }
 
-/// A problem reading the inputs (exit code 2).
-pub struct InputError(pub String);
+/// A file that is not UTF-8: the AD005 diagnostic and the bytes as read.
+pub struct NotUtf8 {
+    pub diagnostic: Diagnostic,
+    pub bytes: Vec<u8>,
+}
+
+impl Source {
+    fn decode(name: String, path: Option<PathBuf>, bytes: Vec<u8>) -> Source {
+        // Only a file that is not UTF-8 needs its bytes kept (to echo them untouched).
+        let kept = std::str::from_utf8(&bytes).is_err().then(|| bytes.clone());
+        let decoded = ad_grammar::input::decode(bytes);
+        let over = ad_grammar::input::over_agent_device_limit(&name, decoded.text.len() as u64);
+        Source {
+            name,
+            path,
+            text: decoded.text,
+            not_utf8: decoded
+                .not_utf8
+                .zip(kept)
+                .map(|(diagnostic, bytes)| NotUtf8 { diagnostic, bytes }),
+            over_agent_device_limit: over,
+        }
+    }
+}
+
+/// A problem reading the inputs. With a diagnostic (AD006, a file over the limit), commands that
+/// report diagnostics report it with the file's name and go on; the others stop (exit code 2).
+pub struct InputError(pub String, pub Option<Box<Refused>>);
+
+/// A file that was not read: its name as shown and the AD006 diagnostic.
+pub struct Refused {
+    pub name: String,
+    pub diagnostic: Diagnostic,
+}
+
+impl InputError {
+    fn new(message: String) -> InputError {
+        InputError(message, None)
+    }
+}
 
 /// Expands paths: a folder yields its `*.ad` files (case-insensitive, sorted), `-` reads stdin.
+/// Entries of a folder that are not regular files (FIFOs, sockets, devices) are skipped, with
+/// one line on stderr each; a path named explicitly is taken as it is.
 pub fn collect(paths: &[PathBuf]) -> Result<Vec<PathBuf>, InputError> {
     let mut out = Vec::new();
     for p in paths {
@@ -21,18 +107,35 @@ pub fn collect(paths: &[PathBuf]) -> Result<Vec<PathBuf>, InputError> {
             out.push(p.clone());
         } else if p.is_dir() {
             let before = out.len();
-            walk(p, &mut out).map_err(|e| InputError(format!("{}: {e}", p.display())))?;
+            walk(p, &mut out).map_err(|e| InputError::new(format!("{}: {e}", p.display())))?;
             out[before..].sort();
         } else if p.exists() {
             out.push(p.clone());
         } else {
-            return Err(InputError(format!(
+            return Err(InputError::new(format!(
                 "{}: no such file or directory",
                 p.display()
             )));
         }
     }
     Ok(out)
+}
+
+/// What a non-regular file is, for the "skipped" line.
+fn kind_of(ty: std::fs::FileType) -> &'static str {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileTypeExt;
+        if ty.is_fifo() {
+            return "a FIFO";
+        } else if ty.is_socket() {
+            return "a socket";
+        } else if ty.is_char_device() || ty.is_block_device() {
+            return "a device";
+        }
+    }
+    let _ = ty;
+    "not a regular file"
 }
 
 fn walk(dir: &Path, out: &mut Vec<PathBuf>) -> std::io::Result<()> {
@@ -52,29 +155,66 @@ fn walk(dir: &Path, out: &mut Vec<PathBuf>) -> std::io::Result<()> {
             .extension()
             .is_some_and(|e| e.eq_ignore_ascii_case("ad"))
         {
-            out.push(path);
+            // A symlink counts as what it points to; a dangling one is left for the read to
+            // report.
+            let target = if ty.is_symlink() {
+                std::fs::metadata(&path).map(|m| m.file_type()).ok()
+            } else {
+                Some(ty)
+            };
+            match target {
+                Some(t) if !t.is_file() && !t.is_dir() => {
+                    eprintln!("skipped {}: {}", path.display(), kind_of(t));
+                }
+                Some(t) if t.is_dir() => {}
+                _ => out.push(path),
+            }
         }
     }
     Ok(())
 }
 
-/// Reads one input. Invalid UTF-8 is decoded lossily, as Node's `readFileSync(…, "utf8")` does.
-pub fn read(path: &Path) -> Result<Source, InputError> {
+/// Reads at most `limit` bytes (and one more, to know there is more); `None` when over.
+fn read_capped(reader: impl Read, limit: u64, hint: u64) -> std::io::Result<Option<Vec<u8>>> {
+    let mut bytes = Vec::with_capacity(hint.min(limit) as usize);
+    reader
+        .take(limit.saturating_add(1))
+        .read_to_end(&mut bytes)?;
+    Ok((bytes.len() as u64 <= limit).then_some(bytes))
+}
+
+/// Reads one input through the cap that applies to it (see [`InputArgs::limit_for`]).
+pub fn read(path: &Path, input: &InputArgs) -> Result<Source, InputError> {
+    read_with_limit(path, input.limit_for(path)?)
+}
+
+/// Reads one input, at most `limit` bytes. Invalid UTF-8 is decoded as Node's
+/// `readFileSync(…, "utf8")` does, and reported (AD005); a larger input is not read (AD006).
+pub fn read_with_limit(path: &Path, limit: u64) -> Result<Source, InputError> {
+    let refuse = |name: String, size: Option<u64>| {
+        let diagnostic = ad_grammar::input::refused_too_large(&name, size, limit);
+        InputError(
+            format!("{name}: {} ({})", diagnostic.message, diagnostic.code),
+            Some(Box::new(Refused { name, diagnostic })),
+        )
+    };
     if path.as_os_str() == "-" {
-        let mut bytes = Vec::new();
-        std::io::stdin()
-            .read_to_end(&mut bytes)
-            .map_err(|e| InputError(format!("<stdin>: {e}")))?;
-        return Ok(Source {
-            name: "<stdin>".into(),
-            path: None,
-            text: String::from_utf8_lossy(&bytes).into_owned(),
-        });
+        let bytes = read_capped(std::io::stdin().lock(), limit, 0)
+            .map_err(|e| InputError::new(format!("<stdin>: {e}")))?
+            .ok_or_else(|| refuse("<stdin>".into(), None))?;
+        return Ok(Source::decode("<stdin>".into(), None, bytes));
     }
-    let bytes = std::fs::read(path).map_err(|e| InputError(format!("{}: {e}", path.display())))?;
-    Ok(Source {
-        name: path.display().to_string(),
-        path: Some(path.to_path_buf()),
-        text: String::from_utf8_lossy(&bytes).into_owned(),
-    })
+    let name = path.display().to_string();
+    let io_error = |e: std::io::Error| InputError::new(format!("{}: {e}", path.display()));
+    let file = std::fs::File::open(path).map_err(io_error)?;
+    let meta = file.metadata().map_err(io_error)?;
+    // A regular file's size is known: refuse it without reading a byte.
+    let known = meta.is_file().then_some(meta.len());
+    if let Some(size) = known.filter(|&n| n > limit) {
+        return Err(refuse(name, Some(size)));
+    }
+    match read_capped(file, limit, known.unwrap_or(0)).map_err(io_error)? {
+        Some(bytes) => Ok(Source::decode(name, Some(path.to_path_buf()), bytes)),
+        None => Err(refuse(name, None)),
+    }
 }

@@ -62,13 +62,22 @@ pub fn usage_error(message: &str) -> i32 {
 }
 
 /// Writes a file atomically: a temp file in the same folder, then a rename; keeps the mode.
+/// A symlink is written through: the temp file goes beside the file it points to and replaces
+/// that file, so the link stays a link (renaming over the link itself would turn it into a
+/// regular file and leave its target untouched).
 pub fn atomic_write(path: &std::path::Path, bytes: &[u8]) -> std::io::Result<()> {
     use std::io::Write;
-    let dir = path
+    let is_link = std::fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink());
+    let target = if is_link {
+        std::fs::canonicalize(path)?
+    } else {
+        path.to_path_buf()
+    };
+    let dir = target
         .parent()
         .filter(|p| !p.as_os_str().is_empty())
         .unwrap_or(std::path::Path::new("."));
-    let name = path
+    let name = target
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default();
@@ -77,10 +86,10 @@ pub fn atomic_write(path: &std::path::Path, bytes: &[u8]) -> std::io::Result<()>
         let mut f = std::fs::File::create(&tmp)?;
         f.write_all(bytes)?;
         f.sync_all()?;
-        if let Ok(meta) = std::fs::metadata(path) {
+        if let Ok(meta) = std::fs::metadata(&target) {
             std::fs::set_permissions(&tmp, meta.permissions())?;
         }
-        std::fs::rename(&tmp, path)
+        std::fs::rename(&tmp, &target)
     })();
     if result.is_err() {
         let _ = std::fs::remove_file(&tmp);

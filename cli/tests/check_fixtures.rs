@@ -1,7 +1,8 @@
 //! `ad check` on every fixture in `tests/fixtures/check/`:
 //!
 //! * `ADxxx-<slug>.ad` must report `ADxxx` (and may report more); `clean-<slug>.ad` must report
-//!   nothing at all, even with `--deny-warnings`.
+//!   nothing at all, even with `--deny-warnings`. A fixture is checked with the extra arguments
+//!   of `<name>.args` beside it, when there is one (e.g. a lower `--max-file-size` for AD006).
 //! * The human output of each fixture is an insta snapshot (`snapshots/check_fixtures__<name>.snap`);
 //!   it is the product's UI, so review every change to it.
 //! * Every code in `ad_compiler::all_codes()` needs a fixture and a `### ADxxx` entry in
@@ -52,6 +53,24 @@ fn run_gate(dir: &std::path::Path, file: &str) -> (i32, String) {
     (exit_code(&out), stderr(&out))
 }
 
+/// The extra `ad check` arguments of a fixture (`<stem>.args`, whitespace-separated).
+fn fixture_args(name: &str) -> Vec<String> {
+    let path = fixtures_dir().join(format!("{}.args", name.trim_end_matches(".ad")));
+    std::fs::read_to_string(path)
+        .map(|s| s.split_whitespace().map(str::to_string).collect())
+        .unwrap_or_default()
+}
+
+/// `ad check <args of the fixture> <more…> name` from the fixtures folder.
+fn check_fixture(name: &str, more: &[&str]) -> std::process::Output {
+    let extra = fixture_args(name);
+    let mut args = vec!["check"];
+    args.extend(extra.iter().map(String::as_str));
+    args.extend_from_slice(more);
+    args.push(name);
+    run_fixtures(&args)
+}
+
 fn codes_in(diagnostics: &[Value]) -> Vec<String> {
     diagnostics
         .iter()
@@ -78,7 +97,7 @@ fn fixtures_report_their_code_and_clean_fixtures_report_nothing() {
             }
             continue;
         }
-        let out = run_fixtures(&["check", "--format", "json", name]);
+        let out = check_fixture(name, &["--format", "json"]);
         let diagnostics = json_diagnostics(&out);
         let codes = codes_in(&diagnostics);
         let has_error = diagnostics.iter().any(|d| d["severity"] == "error");
@@ -100,7 +119,7 @@ fn fixtures_report_their_code_and_clean_fixtures_report_nothing() {
             if !codes.is_empty() {
                 problems.push(format!("{name}: expected no diagnostics, got {codes:?}"));
             }
-            let strict = run_fixtures(&["check", "--deny-warnings", name]);
+            let strict = check_fixture(name, &["--deny-warnings"]);
             if exit_code(&strict) != 0 {
                 problems.push(format!(
                     "{name}: --deny-warnings exits {}",
@@ -126,7 +145,7 @@ fn human_output_of_every_fixture() {
             insta::assert_snapshot!(name.trim_end_matches(".ad"), snapshot);
             continue;
         }
-        let out = run_fixtures(&["check", &name]);
+        let out = check_fixture(&name, &[]);
         let text = stdout(&out);
         if let Some(code) = code_of(&name) {
             assert!(
@@ -143,8 +162,12 @@ fn human_output_of_every_fixture() {
             !text.contains('\u{1b}'),
             "{name}: colour codes with NO_COLOR set and no terminal"
         );
+        let args: String = fixture_args(&name)
+            .iter()
+            .map(|a| a.clone() + " ")
+            .collect();
         let snapshot = format!(
-            "$ ad check {name}\nexit code: {}\n\n{}",
+            "$ ad check {args}{name}\nexit code: {}\n\n{}",
             exit_code(&out),
             visible(&text)
         );
@@ -195,6 +218,8 @@ struct DocEntry {
     rejected: Option<String>,
     /// The ```ad blocks, in order: the example, then the fix.
     blocks: Vec<String>,
+    /// Extra `ad check` arguments, from a `<!-- check-args: … -->` line in the section.
+    args: Vec<String>,
 }
 
 fn doc_entries(docs: &str) -> Vec<DocEntry> {
@@ -218,6 +243,7 @@ fn doc_entries(docs: &str) -> Vec<DocEntry> {
                 code: format!("AD{}", h.split_whitespace().next().unwrap_or("")),
                 rejected: None,
                 blocks: Vec::new(),
+                args: Vec::new(),
             });
         } else if line.starts_with("## ") {
             // A new chapter ends the current code's section.
@@ -225,10 +251,18 @@ fn doc_entries(docs: &str) -> Vec<DocEntry> {
                 code: String::new(),
                 rejected: None,
                 blocks: Vec::new(),
+                args: Vec::new(),
             });
         } else if let Some(rest) = line.strip_prefix("**Rejected by agent-device 0.21.5:**") {
             if let Some(e) = entries.last_mut() {
                 e.rejected = rest.split_whitespace().next().map(str::to_string);
+            }
+        } else if let Some(rest) = line
+            .strip_prefix("<!-- check-args:")
+            .and_then(|r| r.strip_suffix("-->"))
+        {
+            if let Some(e) = entries.last_mut() {
+                e.args = rest.split_whitespace().map(str::to_string).collect();
             }
         } else if line.trim_start() == "```ad" {
             block = Some(String::new());
@@ -238,9 +272,31 @@ fn doc_entries(docs: &str) -> Vec<DocEntry> {
     entries
 }
 
-/// Docs show a NUL as ␀ and a lone carriage return as ␍; the scripts contain the real bytes.
-fn script_from_docs(block: &str) -> String {
-    block.replace('␀', "\0").replace('␍', "\r")
+/// Docs show a NUL as ␀, a lone carriage return as ␍ and a byte that is not UTF-8 as `⟨e9⟩`;
+/// the scripts contain the real bytes.
+fn script_from_docs(block: &str) -> Vec<u8> {
+    let text = block.replace('␀', "\0").replace('␍', "\r");
+    let mut bytes = Vec::with_capacity(text.len());
+    let mut rest = text.as_str();
+    while let Some(at) = rest.find('⟨') {
+        bytes.extend_from_slice(&rest.as_bytes()[..at]);
+        let after = &rest[at + '⟨'.len_utf8()..];
+        let byte = after
+            .split_once('⟩')
+            .and_then(|(hex, _)| u8::from_str_radix(hex, 16).ok());
+        match byte {
+            Some(b) => {
+                bytes.push(b);
+                rest = &after[after.find('⟩').unwrap_or(0) + '⟩'.len_utf8()..];
+            }
+            None => {
+                bytes.extend_from_slice("⟨".as_bytes());
+                rest = after;
+            }
+        }
+    }
+    bytes.extend_from_slice(rest.as_bytes());
+    bytes
 }
 
 #[test]
@@ -286,11 +342,14 @@ fn docs_examples_report_their_code_and_their_fixes_are_clean() {
             }
             continue;
         }
-        let got = json_diagnostics(&run_in(
-            &dir,
-            &["check", "--format", "json", &format!("{code}-example.ad")],
-            None,
-        ));
+        let check = |file: String| {
+            let mut args = vec!["check".to_string(), "--format".into(), "json".into()];
+            args.extend(e.args.iter().cloned());
+            args.push(file);
+            let args: Vec<&str> = args.iter().map(String::as_str).collect();
+            json_diagnostics(&run_in(&dir, &args, None))
+        };
+        let got = check(format!("{code}-example.ad"));
         let ours: Vec<&Value> = got.iter().filter(|d| d["code"] == code).collect();
         if ours.is_empty() {
             problems.push(format!(
@@ -314,11 +373,7 @@ fn docs_examples_report_their_code_and_their_fixes_are_clean() {
         }
         let path = dir.join(format!("{code}-fix.ad"));
         std::fs::write(&path, script_from_docs(fix)).expect("scratch file");
-        let got = json_diagnostics(&run_in(
-            &dir,
-            &["check", "--format", "json", &format!("{code}-fix.ad")],
-            None,
-        ));
+        let got = check(format!("{code}-fix.ad"));
         // Infos may remain (e.g. a variable that must be passed with -e); nothing else may.
         let left: Vec<&Value> = got
             .iter()

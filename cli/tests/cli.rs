@@ -453,6 +453,90 @@ fn fix_rewrites_files_and_is_idempotent() {
 }
 
 #[test]
+fn fix_writes_through_a_symlink() {
+    let dir = scratch_dir("fix-symlink");
+    std::fs::create_dir_all(dir.join("shared")).unwrap();
+    std::fs::create_dir_all(dir.join("flows")).unwrap();
+    std::fs::copy(
+        fixtures_dir().join("AD103-cli-alias.ad"),
+        dir.join("shared/alias.ad"),
+    )
+    .unwrap();
+    std::os::unix::fs::symlink("../shared/alias.ad", dir.join("flows/alias.ad")).unwrap();
+    let out = run_in(&dir, &["check", "--fix", "flows/alias.ad"], None);
+    assert!(
+        stderr(&out).contains("fixed 2 problem(s)"),
+        "{}",
+        stderr(&out)
+    );
+    let link = std::fs::symlink_metadata(dir.join("flows/alias.ad")).unwrap();
+    assert!(
+        link.file_type().is_symlink(),
+        "the link was replaced by a file"
+    );
+    let fixed = std::fs::read_to_string(dir.join("shared/alias.ad")).unwrap();
+    assert!(fixed.contains("press \"label="), "{fixed}");
+    assert_eq!(std::fs::read_dir(dir.join("flows")).unwrap().count(), 1);
+    assert_eq!(std::fs::read_dir(dir.join("shared")).unwrap().count(), 1);
+}
+
+#[test]
+fn a_file_that_is_not_utf8_is_reported_and_never_fixed() {
+    let dir = scratch_dir("latin1");
+    // `tap` has a fix (AD103); the Latin-1 byte must survive `--fix` all the same.
+    let bytes = b"open  \"caf\xe9\"\ntap \"label=Ok\"\nclose\n";
+    std::fs::write(dir.join("cafe.ad"), bytes).unwrap();
+    let out = run_in(&dir, &["check", "--format", "json", "cafe.ad"], None);
+    let found = json_diagnostics(&out);
+    let ad005: Vec<&Value> = found.iter().filter(|d| d["code"] == "AD005").collect();
+    assert_eq!(ad005.len(), 1, "{found:?}");
+    assert_eq!(ad005[0]["severity"], "warning");
+    assert_eq!(
+        (ad005[0]["line"].as_u64(), ad005[0]["column"].as_u64()),
+        (Some(1), Some(11))
+    );
+    assert_eq!(ad005[0]["agent_device_rejects"], false);
+    // The rest of the script is still checked.
+    assert!(found.iter().any(|d| d["code"] == "AD103"), "{found:?}");
+
+    let out = run_in(&dir, &["check", "--fix", "cafe.ad"], None);
+    assert!(
+        stderr(&out).contains("not fixed: cafe.ad is not valid UTF-8"),
+        "{}",
+        stderr(&out)
+    );
+    assert!(!stderr(&out).contains("fixed 1"), "{}", stderr(&out));
+    assert_eq!(std::fs::read(dir.join("cafe.ad")).unwrap(), bytes);
+
+    // A warning: exit 0, and 1 with --deny-warnings.
+    std::fs::write(dir.join("only.ad"), b"open \"caf\xe9\"\nclose\n").unwrap();
+    assert_eq!(exit_code(&run_in(&dir, &["check", "only.ad"], None)), 0);
+    let strict = run_in(&dir, &["check", "--deny-warnings", "only.ad"], None);
+    assert_eq!(exit_code(&strict), 1);
+    assert!(
+        stdout(&strict).contains("[AD005] Warning"),
+        "{}",
+        stdout(&strict)
+    );
+}
+
+#[test]
+fn a_stray_nul_hides_no_error_and_run_refuses_the_script() {
+    let dir = scratch_dir("nul");
+    let script = b"open \"x\"\nbogus\nclick \"label=Sign in\"\n# \0\nclose\n";
+    std::fs::write(dir.join("nul.ad"), script).unwrap();
+    let out = run_in(&dir, &["check", "--format", "json", "nul.ad"], None);
+    let found = json_diagnostics(&out);
+    let codes: Vec<_> = found.iter().map(|d| d["code"].as_str().unwrap()).collect();
+    assert_eq!(codes, ["AD101", "AD201", "AD002"], "{found:?}");
+    assert_eq!(found[2]["severity"], "warning");
+    assert_eq!(exit_code(&out), 1);
+    let run = run_in(&dir, &["run", "nul.ad"], None);
+    assert_eq!(exit_code(&run), 2, "{}", stderr(&run));
+    assert!(stderr(&run).contains("nothing was run"), "{}", stderr(&run));
+}
+
+#[test]
 fn fix_leaves_stdin_alone_and_still_reports() {
     let out = run_in(
         &fixtures_dir(),
@@ -576,6 +660,7 @@ fn check_help_lists_every_flag_and_format() {
         "--deny-warnings",
         "--fix",
         "--parity-only",
+        "--max-file-size <BYTES>",
         "`-` reads stdin",
         "Exit 0 when clean, 1 on errors, 2 on usage or I/O problems",
     ] {
@@ -584,4 +669,191 @@ fn check_help_lists_every_flag_and_format() {
             "`ad check --help` mentions {needle}:\n{text}"
         );
     }
+}
+
+// ---- input limits -------------------------------------------------------------------------------
+
+/// Runs `ad args…` in `dir` and fails (instead of hanging the suite) when it has not finished
+/// after a minute: these inputs used to block forever or grow without bound.
+fn run_bounded(dir: &Path, args: &[&str]) -> std::process::Output {
+    use std::process::Stdio;
+    let mut child = ad(dir)
+        .args(args)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("the ad binary runs");
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    while child.try_wait().expect("ad can be waited for").is_none() {
+        if std::time::Instant::now() > deadline {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!(
+                "`ad {}` did not finish: it blocks or reads without bound",
+                args.join(" ")
+            );
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    child.wait_with_output().expect("ad finishes")
+}
+
+fn mkfifo(path: &Path) {
+    use std::os::unix::ffi::OsStrExt;
+    let c = std::ffi::CString::new(path.as_os_str().as_bytes()).unwrap();
+    // SAFETY: a valid NUL-terminated path and a plain mode.
+    assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o644) }, 0, "mkfifo");
+}
+
+#[test]
+fn an_endless_input_is_read_only_up_to_the_limit() {
+    let out = run_bounded(&repo_root(), &["check", "--format", "json", "/dev/zero"]);
+    let found = json_diagnostics(&out);
+    assert_eq!(found.len(), 1, "{found:?}");
+    assert_eq!(found[0]["code"], "AD006");
+    assert_eq!(
+        found[0]["message"],
+        "the input is over the 2097152-byte limit: not read"
+    );
+    assert_eq!(exit_code(&out), 1);
+}
+
+#[test]
+fn a_fifo_in_a_folder_is_skipped_and_said_so() {
+    let dir = scratch_dir("fifo");
+    std::fs::create_dir_all(dir.join("flows")).unwrap();
+    copy_fixture("clean-gestures.ad", &dir.join("flows"));
+    mkfifo(&dir.join("flows/stuck.ad"));
+    let out = run_bounded(&dir, &["check", "flows"]);
+    assert_eq!(exit_code(&out), 0, "{}", stderr(&out));
+    assert_eq!(stderr(&out), "skipped flows/stuck.ad: a FIFO\n");
+    assert!(stdout(&out).contains("checked 1 file"), "{}", stdout(&out));
+}
+
+#[test]
+fn a_script_over_two_mib_is_refused_unless_the_limit_is_raised() {
+    let dir = scratch_dir("big");
+    // Just over agent-device's 2 MiB, with one finding at the end.
+    let mut text = "open \"com.example.shop\"\n".to_string();
+    while text.len() <= 2 * 1024 * 1024 {
+        text.push_str("wait 100\n");
+    }
+    text.push_str("tap \"label=Ok\"\nclose\n");
+    std::fs::write(dir.join("big.ad"), &text).unwrap();
+    let size = text.len();
+
+    let out = run_in(&dir, &["check", "--format", "json", "big.ad"], None);
+    let found = json_diagnostics(&out);
+    assert_eq!(found.len(), 1, "{found:?}");
+    assert_eq!(found[0]["code"], "AD006");
+    assert_eq!(found[0]["agent_device_rejects"], true);
+    assert_eq!(
+        found[0]["agent_device_message"],
+        format!("replay script sources for big.ad total {size} bytes, over the 2097152-byte limit; split the flow or drop unused runFlow includes.")
+    );
+    assert_eq!(exit_code(&out), 1);
+    // Every other command that reads scripts refuses it too; fmt leaves it untouched.
+    for args in [&["parse", "big.ad"][..], &["run", "big.ad"]] {
+        let out = run_in(&dir, args, None);
+        assert_eq!(exit_code(&out), 2, "{args:?}");
+        assert!(stderr(&out).contains("AD006"), "{args:?}: {}", stderr(&out));
+    }
+    let out = run_in(&dir, &["fmt", "big.ad"], None);
+    assert_eq!(exit_code(&out), 1);
+    assert!(stderr(&out).contains("[AD006] Error"), "{}", stderr(&out));
+    assert_eq!(std::fs::read_to_string(dir.join("big.ad")).unwrap(), text);
+    // The same from stdin, where the size is not known in advance.
+    let out = run_in(
+        &dir,
+        &["check", "--format", "json", "-"],
+        Some(text.as_bytes()),
+    );
+    assert_eq!(json_diagnostics(&out)[0]["code"], "AD006");
+
+    // A raised limit (flag or ad.toml) reads it all: agent-device's refusal is still reported,
+    // and so is everything else.
+    let raised = |out: &std::process::Output| {
+        let found = json_diagnostics(out);
+        let codes: Vec<_> = found.iter().map(|d| d["code"].as_str().unwrap()).collect();
+        assert_eq!(codes, ["AD006", "AD103"], "{found:?}");
+        assert_eq!(found[0]["agent_device_rejects"], true);
+    };
+    raised(&run_in(
+        &dir,
+        &[
+            "check",
+            "--max-file-size",
+            "3000000",
+            "--format",
+            "json",
+            "big.ad",
+        ],
+        None,
+    ));
+    std::fs::write(dir.join("ad.toml"), "[input]\nmax-file-size = 3000000\n").unwrap();
+    raised(&run_in(
+        &dir,
+        &["check", "--format", "json", "big.ad"],
+        None,
+    ));
+    // The flag wins over ad.toml.
+    let out = run_in(&dir, &["check", "--max-file-size", "1000", "big.ad"], None);
+    assert!(
+        stdout(&out).contains("over the 1000-byte limit"),
+        "{}",
+        stdout(&out)
+    );
+    // Every command that reads scripts takes the flag.
+    for cmd in ["check", "fmt", "parse", "run", "test"] {
+        let help = stdout(&run_in(&dir, &[cmd, "--help"], None));
+        assert!(
+            help.contains("--max-file-size <BYTES>"),
+            "{cmd} --help:\n{help}"
+        );
+    }
+}
+
+// ---- human reports of long lines and distant labels ---------------------------------------------
+
+/// A script whose findings sit on one long line: 200 undefined variables spread over ~10 KB.
+fn long_line_script(findings: usize) -> String {
+    let value: String = (0..findings)
+        .map(|i| format!("${{VAR_{i:04}}} and some text between them "))
+        .collect();
+    format!("open \"com.example.shop\"\nfill \"id=\\\"notes\\\"\" \"{value}\"\nclose\n")
+}
+
+#[test]
+fn a_finding_on_a_long_line_shows_a_window_of_it() {
+    let dir = scratch_dir("long-line");
+    std::fs::write(dir.join("long.ad"), long_line_script(200)).unwrap();
+    let out = run_in(&dir, &["check", "long.ad"], None);
+    let text = stdout(&out);
+    let reports = text.matches("[AD301]").count();
+    assert_eq!(reports, 200, "{text}");
+    // Each report shows a window around its placeholder, not the 9 KB line: the output is
+    // proportional to the findings, not to findings × line length.
+    assert!(
+        text.len() < reports * 1500,
+        "{} bytes for {reports} reports",
+        text.len()
+    );
+    // The window keeps the placeholder, its context and the true line:column.
+    let one = text
+        .split("[AD301]")
+        .find(|r| r.contains("`${VAR_0100}`"))
+        .expect("the report of VAR_0100");
+    insta::assert_snapshot!("long_line_window", format!("[AD301]{one}"));
+}
+
+#[test]
+fn labels_far_apart_are_drawn_as_excerpts_with_their_own_line_numbers() {
+    let dir = scratch_dir("far-labels");
+    let waits = "wait 100\n".repeat(70);
+    let script =
+        format!("open \"com.example.shop\"\nsnapshot -i\nclick @e3\n{waits}click @e4\nclose\n");
+    std::fs::write(dir.join("far.ad"), script).unwrap();
+    let out = run_in(&dir, &["check", "far.ad"], None);
+    insta::assert_snapshot!("far_labels", stdout(&out));
 }

@@ -6,6 +6,10 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 
 fn ad(args: &[&str], dir: &Path, stdin: Option<&str>) -> Output {
+    ad_bytes(args, dir, stdin.map(str::as_bytes))
+}
+
+fn ad_bytes(args: &[&str], dir: &Path, stdin: Option<&[u8]>) -> Output {
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_ad"));
     cmd.args(args).current_dir(dir).env("NO_COLOR", "1");
     cmd.stdin(if stdin.is_some() {
@@ -17,12 +21,7 @@ fn ad(args: &[&str], dir: &Path, stdin: Option<&str>) -> Output {
     let mut child = cmd.spawn().expect("spawn ad");
     if let Some(input) = stdin {
         use std::io::Write;
-        child
-            .stdin
-            .take()
-            .unwrap()
-            .write_all(input.as_bytes())
-            .unwrap();
+        child.stdin.take().unwrap().write_all(input).unwrap();
     }
     child.wait_with_output().unwrap()
 }
@@ -62,6 +61,42 @@ fn rewrites_in_place_atomically_keeping_the_mode() {
     assert_eq!(names.len(), 1, "{names:?}");
     let again = ad(&["fmt", "--check", "flow.ad"], &dir, None);
     assert_eq!(again.status.code(), Some(0));
+}
+
+#[test]
+fn a_symlink_is_written_through_to_its_target() {
+    // The link and its target live in different folders: the temp file must go beside the
+    // target, and the rename must replace the target, not the link.
+    let dir = scratch("symlink");
+    std::fs::create_dir_all(dir.join("real")).unwrap();
+    std::fs::create_dir_all(dir.join("links")).unwrap();
+    let target = dir.join("real/flow.ad");
+    std::fs::write(&target, MESSY).unwrap();
+    std::fs::set_permissions(&target, std::fs::Permissions::from_mode(0o640)).unwrap();
+    std::os::unix::fs::symlink("../real/flow.ad", dir.join("links/flow.ad")).unwrap();
+    let out = ad(&["fmt", "links/flow.ad"], &dir, None);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let link = std::fs::symlink_metadata(dir.join("links/flow.ad")).unwrap();
+    assert!(
+        link.file_type().is_symlink(),
+        "the link was replaced by a file"
+    );
+    assert_eq!(std::fs::read_to_string(&target).unwrap(), CANONICAL);
+    assert_eq!(
+        std::fs::metadata(&target).unwrap().permissions().mode() & 0o777,
+        0o640
+    );
+    for sub in ["real", "links"] {
+        let names: Vec<_> = std::fs::read_dir(dir.join(sub))
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect();
+        assert_eq!(names.len(), 1, "{sub}: {names:?}");
+    }
 }
 
 #[test]
@@ -121,4 +156,39 @@ fn a_missing_path_is_a_usage_error() {
     let dir = scratch("missing");
     let out = ad(&["fmt", "nope.ad"], &dir, None);
     assert_eq!(out.status.code(), Some(2));
+}
+
+/// A Latin-1 byte on a line fmt would respace: formatting works on the decoded text, so writing
+/// it back would replace the byte with U+FFFD.
+const LATIN1: &[u8] = b"open  \"caf\xe9\"\nclose\n";
+
+#[test]
+fn a_file_that_is_not_utf8_is_refused_and_left_untouched() {
+    let dir = scratch("latin1");
+    std::fs::write(dir.join("cafe.ad"), LATIN1).unwrap();
+    for args in [
+        &["fmt", "cafe.ad"][..],
+        &["fmt", "--check", "cafe.ad"],
+        &["fmt", "--diff", "cafe.ad"],
+    ] {
+        let out = ad(args, &dir, None);
+        assert_eq!(out.status.code(), Some(1), "{args:?}");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            stderr.contains("[AD005] Error") && stderr.contains("cafe.ad:1:11"),
+            "{args:?}: {stderr}"
+        );
+        assert!(stderr.contains("not formatted"), "{args:?}: {stderr}");
+        assert!(out.stdout.is_empty(), "{args:?}");
+        assert_eq!(
+            std::fs::read(dir.join("cafe.ad")).unwrap(),
+            LATIN1,
+            "{args:?}"
+        );
+    }
+    // As a filter, the bytes pass through unchanged.
+    let out = ad_bytes(&["fmt", "-"], &dir, Some(LATIN1));
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(out.stdout, LATIN1);
+    assert!(String::from_utf8_lossy(&out.stderr).contains("AD005"));
 }

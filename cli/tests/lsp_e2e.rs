@@ -277,3 +277,59 @@ fn huge_and_binary_documents() {
     c.notify("exit", Value::Null);
     assert_eq!(c.wait(), Some(0));
 }
+
+/// One malformed frame used to wedge the server: every later message got an `id: null`
+/// ParseError and `exit` no longer ended it. After each kind of bad frame, the session that
+/// follows is served whole and ends with exit code 0.
+#[test]
+fn a_malformed_frame_is_answered_and_the_session_goes_on() {
+    let body = r#"{"jsonrpc":"2.0","id":99,"method":"initialize","params":{"capabilities":{}}}"#;
+    let cases: Vec<(&str, Vec<u8>)> = vec![
+        (
+            "Content-Length: abc",
+            format!("Content-Length: abc\r\n\r\n{body}").into_bytes(),
+        ),
+        (
+            "Content-Length: -5",
+            format!("Content-Length: -5\r\n\r\n{body}").into_bytes(),
+        ),
+        (
+            "a huge Content-Length",
+            format!("Content-Length: 99999999999999\r\n\r\n{body}").into_bytes(),
+        ),
+        (
+            "no Content-Length",
+            format!("Content-Type: application/vscode-jsonrpc\r\n\r\n{body}").into_bytes(),
+        ),
+        // The client announces more than it sends, then goes on with the session: the server
+        // must not wait for the missing bytes (or swallow the next messages as the body).
+        (
+            "a short body",
+            format!("Content-Length: 5000\r\n\r\n{}", &body[..30]).into_bytes(),
+        ),
+        (
+            "binary junk",
+            b"\xff\xfe\x00\x01\x02\x03junk\x7f\x1b[0m".to_vec(),
+        ),
+    ];
+    for (what, bad) in cases {
+        let mut c = Client::spawn();
+        c.send_raw(&bad);
+        let init = c.request_message(
+            "initialize",
+            json!({ "processId": null, "rootUri": null, "capabilities": {} }),
+        );
+        assert!(init["result"]["capabilities"].is_object(), "{what}: {init}");
+        c.notify("initialized", json!({}));
+        let parse_error = c.response(&Value::Null);
+        assert_eq!(
+            parse_error["error"]["code"], -32700,
+            "{what}: {parse_error}"
+        );
+        let shutdown = c.request_message("shutdown", Value::Null);
+        assert_eq!(shutdown["result"], Value::Null, "{what}: {shutdown}");
+        assert!(shutdown.get("error").is_none(), "{what}: {shutdown}");
+        c.notify("exit", Value::Null);
+        assert_eq!(c.wait(), Some(0), "{what}");
+    }
+}

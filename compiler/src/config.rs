@@ -11,6 +11,9 @@
 //! [rules]
 //! AD301 = "off"             # off | info | warning | error
 //! AD705 = "error"
+//!
+//! [input]
+//! max-file-size = 4194304   # bytes read from one script (default: agent-device's 2 MiB)
 //! ```
 //!
 //! The file is looked up beside the script and in every parent folder up to the repository
@@ -88,6 +91,8 @@ pub struct Config {
     pub builtins: Vec<String>,
     /// Per-code overrides.
     pub rules: BTreeMap<String, RuleLevel>,
+    /// `[input] max-file-size`: the most bytes the CLI reads from one script (None: the default).
+    pub max_file_size: Option<u64>,
     /// Where it was read from.
     pub source: Option<PathBuf>,
 }
@@ -188,9 +193,28 @@ impl Config {
                         config.rules.insert(code.clone(), level);
                     }
                 }
+                ("input", toml::Value::Table(input)) => {
+                    for (k, v) in input {
+                        match (k.as_str(), v) {
+                            ("max-file-size", toml::Value::Integer(n)) if *n > 0 => {
+                                config.max_file_size = Some(*n as u64);
+                            }
+                            ("max-file-size", _) => {
+                                return Err(ConfigError(format!(
+                                    "{name}: input.max-file-size must be a positive number of bytes"
+                                )))
+                            }
+                            _ => {
+                                return Err(ConfigError(format!(
+                                    "{name}: unknown setting input.{k} (known: max-file-size)"
+                                )))
+                            }
+                        }
+                    }
+                }
                 _ => {
                     return Err(ConfigError(format!(
-                        "{name}: unknown section [{key}] (known: [check], [profiles], [rules])"
+                        "{name}: unknown section [{key}] (known: [check], [profiles], [rules], [input])"
                     )))
                 }
             }
@@ -371,5 +395,14 @@ mod tests {
             }
         }
         let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn input_limits() {
+        let c = Config::parse("[input]\nmax-file-size = 4194304\n", None).unwrap();
+        assert_eq!(c.max_file_size, Some(4_194_304));
+        assert!(Config::parse("[input]\nmax-file-size = 0\n", None).is_err());
+        assert!(Config::parse("[input]\nmax-file-size = \"2M\"\n", None).is_err());
+        assert!(Config::parse("[input]\nlimit = 1\n", None).is_err());
     }
 }

@@ -876,48 +876,94 @@ impl Ctx<'_, '_> {
 
 impl Step {
     /// The source span of `range` (byte offsets in `arg.value`). Exact for bare tokens and for
-    /// quoted tokens without escapes; the whole token otherwise.
+    /// quoted tokens without escapes; the whole token otherwise. For many ranges of one
+    /// argument, build a [`ValueMap`] once instead.
     pub fn value_span(&self, arg: &Arg, range: std::ops::Range<usize>, file: &SourceFile) -> Span {
+        self.value_map(arg, file).span(range)
+    }
+    /// Where an argument's value sits in the source, for mapping many ranges of it.
+    pub fn value_map<'a>(&'a self, arg: &'a Arg, file: &'a SourceFile) -> ValueMap<'a> {
         let text = file.text.as_str();
         let tokens = match &file.lines[self.line].kind {
-            ad_grammar::LineKind::Action(a) => &a.tokens,
-            _ => return self.arg_span(arg),
+            ad_grammar::LineKind::Action(a) => a.tokens.as_slice(),
+            _ => &[],
         };
+        let mut pieces = Vec::with_capacity(if tokens.is_empty() {
+            0
+        } else {
+            arg.tokens.len()
+        });
         let mut offset = 0;
-        for (k, &t) in arg.tokens.iter().enumerate() {
-            if k > 0 {
-                offset += 1; // the joining space
-            }
+        for &t in arg.tokens.iter().filter(|_| !tokens.is_empty()) {
             let span = self.token_spans[t];
-            let raw = &text[span.range()];
-            let value = tokens[t].value(text);
+            let token = &tokens[t];
             // Where the value's bytes sit in the source: the raw text itself (bare, or a token
             // that could not be decoded), the text between the quotes, or nowhere exactly (escapes).
-            let base = if value.len() == raw.len() {
-                Some(span.start)
-            } else if value.len() + 2 == raw.len() && raw.get(1..raw.len() - 1) == Some(value) {
-                Some(span.start + 1)
-            } else {
-                None
+            let base = match (&token.decoded, token.quoting, token.error) {
+                (Some(_), _, _) => None,
+                (None, ad_grammar::Quoting::Json, None) => Some(span.start + 1),
+                (None, _, _) => Some(span.start),
             };
-            if range.start >= offset && range.start <= offset + value.len() {
-                let Some(base) = base else { return span };
-                let start = base + (range.start - offset);
-                let end = if range.end <= offset + value.len() {
-                    base + (range.end - offset)
-                } else {
-                    self.arg_span(arg).end
-                };
-                let floor = |mut i: usize| {
-                    while !text.is_char_boundary(i) {
-                        i -= 1;
-                    }
-                    i
-                };
-                return Span::new(floor(start), floor(end.max(start)));
-            }
-            offset += value.len();
+            let len = token.value(text).len();
+            pieces.push(ValuePiece {
+                offset,
+                len,
+                span,
+                base,
+            });
+            offset += len + 1; // the joining space
         }
-        self.arg_span(arg)
+        ValueMap {
+            text,
+            pieces,
+            whole: self.arg_span(arg),
+        }
+    }
+}
+
+/// One token of an argument: where its value starts in the joined value, and in the source.
+struct ValuePiece {
+    offset: usize,
+    len: usize,
+    span: Span,
+    base: Option<usize>,
+}
+
+/// Maps byte ranges of an argument's value (its tokens joined by single spaces) to source spans
+/// in O(log tokens): a value with thousands of placeholders is mapped once per placeholder.
+pub struct ValueMap<'a> {
+    text: &'a str,
+    pieces: Vec<ValuePiece>,
+    whole: Span,
+}
+
+impl ValueMap<'_> {
+    /// The source span of `range` (see [`Step::value_span`]).
+    pub fn span(&self, range: std::ops::Range<usize>) -> Span {
+        // The token holding range.start: the last one starting at or before it (a range starting
+        // on a joining space belongs to the token before the space).
+        let k = self.pieces.partition_point(|p| p.offset <= range.start);
+        let Some(piece) = k.checked_sub(1).map(|k| &self.pieces[k]) else {
+            return self.whole;
+        };
+        if range.start > piece.offset + piece.len {
+            return self.whole;
+        }
+        let Some(base) = piece.base else {
+            return piece.span;
+        };
+        let start = base + (range.start - piece.offset);
+        let end = if range.end <= piece.offset + piece.len {
+            base + (range.end - piece.offset)
+        } else {
+            self.whole.end
+        };
+        let floor = |mut i: usize| {
+            while !self.text.is_char_boundary(i) {
+                i -= 1;
+            }
+            i
+        };
+        Span::new(floor(start), floor(end.max(start)))
     }
 }

@@ -394,3 +394,49 @@ fn fixes_never_make_agent_device_reject_a_script() {
         d.fix.as_ref().unwrap()
     ));
 }
+
+#[test]
+fn a_stray_nul_hides_no_finding() {
+    // One NUL in a comment: the script is still a script, and every finding is reported.
+    let script = "open \"x\"\nbogus\nclick \"label=Sign in\"\n# \0\nclose\n";
+    let analysis = ad_compiler::analyze(script);
+    assert!(!analysis.parse.binary);
+    let ad002 = analysis.diagnostics.iter().find(|d| d.code == "AD002");
+    assert_eq!(
+        ad002.map(|d| d.severity),
+        Some(ad_compiler::Severity::Warning)
+    );
+    case(script, &["AD002", "AD101", "AD201"], &[]);
+    // A NUL-filled tail left by a truncated sync is one junk line among text lines.
+    case(
+        "open \"x\"\nclick \"id=a\"\ntap \"id=b\"\n\0\0\0\0\0\0\0\0",
+        &["AD002", "AD101", "AD103"],
+        &[],
+    );
+}
+
+#[test]
+fn a_binary_file_is_said_once_and_its_refused_lines_reported() {
+    // A script saved as UTF-16: a NUL on every line.
+    let utf16: String = "open \"x\"\nbogus\nclose\n"
+        .chars()
+        .flat_map(|c| [c, '\0'])
+        .collect();
+    // An executable-like blob: control bytes everywhere.
+    let blob: String = (0u8..=255).cycle().take(4096).map(char::from).collect();
+    for text in [utf16, blob] {
+        let analysis = ad_compiler::analyze(&text);
+        assert!(analysis.parse.binary);
+        // Each line the replay would dispatch is refused there (issue 12: no miss).
+        assert!(
+            analysis.diagnostics.iter().any(|d| d.code == "AD101"),
+            "{:?}",
+            analysis.diagnostics
+        );
+        let ad002 = analysis.diagnostics.iter().find(|d| d.code == "AD002");
+        assert_eq!(
+            ad002.map(|d| d.severity),
+            Some(ad_compiler::Severity::Error)
+        );
+    }
+}

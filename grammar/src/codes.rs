@@ -9,6 +9,10 @@ pub const BINARY_CONTENT: &str = "AD002";
 pub const MAESTRO_YAML: &str = "AD003";
 /// A lone `\r` inside a line.
 pub const LONE_CR: &str = "AD004";
+/// Bytes that are not UTF-8 (agent-device reads them as U+FFFD).
+pub const NOT_UTF8: &str = "AD005";
+/// A file over the size limit (agent-device's is 2 MiB).
+pub const FILE_TOO_LARGE: &str = "AD006";
 /// A quoted token without its closing quote.
 pub const UNTERMINATED_QUOTE: &str = "AD010";
 /// A quoted token that is not a JSON string literal.
@@ -44,6 +48,8 @@ pub const ALL: &[(&str, &str)] = &[
     (BINARY_CONTENT, "binary content (NUL bytes)"),
     (MAESTRO_YAML, "Maestro YAML saved as .ad"),
     (LONE_CR, "lone carriage return inside a line"),
+    (NOT_UTF8, "file is not valid UTF-8"),
+    (FILE_TOO_LARGE, "file over the size limit"),
     (UNTERMINATED_QUOTE, "unterminated quoted token"),
     (INVALID_QUOTED, "quoted token is not a JSON string"),
     (ANNOTATION_INVALID, "malformed target annotation"),

@@ -62,6 +62,8 @@ pub enum Reader {
     Metadata,
     /// The daemon's preflight before either reader (JSON payloads).
     Daemon,
+    /// The agent-device CLI, which reads the file and caps its size before sending it.
+    Client,
 }
 
 /// agent-device's own error for a parity diagnostic, with the order in which its reader would
@@ -234,11 +236,29 @@ pub fn printable(s: &str) -> std::borrow::Cow<'_, str> {
 
 /// Maps byte offsets to 1-based line/column (columns in Unicode scalar values) and to UTF-16
 /// columns for editors.
+///
+/// Every lookup costs O(log lines) plus at most one block of bytes, however long the line: a
+/// report of thousands of findings on one megabyte-long line must not count the line's
+/// characters from its start for each of them.
 #[derive(Debug, Clone)]
 pub struct LineIndex {
     /// Byte offset where each line starts (after `\n`; a lone `\r` does not start a line, as in
     /// agent-device).
     starts: Vec<usize>,
+    /// For each `BLOCK`-byte block of a text that is not all ASCII: the characters and the
+    /// UTF-16 units before the block. Empty for ASCII, where columns are byte distances.
+    blocks: Vec<(usize, usize)>,
+}
+
+const BLOCK: usize = 4096;
+
+/// Characters and UTF-16 units in `bytes` (a slice of UTF-8 that may start or end inside a
+/// character: a character is counted where its first byte is).
+fn units(bytes: &[u8]) -> (usize, usize) {
+    let chars = bytes.iter().filter(|&&b| (b & 0xC0) != 0x80).count();
+    // A four-byte character is a surrogate pair: one more UTF-16 unit.
+    let astral = bytes.iter().filter(|&&b| b >= 0xF0).count();
+    (chars, chars + astral)
 }
 
 impl LineIndex {
@@ -250,7 +270,33 @@ impl LineIndex {
                 .filter(|(_, b)| *b == b'\n')
                 .map(|(i, _)| i + 1),
         );
-        LineIndex { starts }
+        let mut blocks = Vec::new();
+        if !text.is_ascii() {
+            let (mut chars, mut utf16) = (0, 0);
+            for block in text.as_bytes().chunks(BLOCK) {
+                blocks.push((chars, utf16));
+                let (c, u) = units(block);
+                chars += c;
+                utf16 += u;
+            }
+        }
+        LineIndex { starts, blocks }
+    }
+    /// (characters, UTF-16 units) in `text[..offset]`; `offset` is a char boundary.
+    fn before(&self, text: &str, offset: usize) -> (usize, usize) {
+        if self.blocks.is_empty() {
+            return (offset, offset);
+        }
+        // The end of a text whose length is a multiple of BLOCK is in no block: use the last.
+        let block = (offset / BLOCK).min(self.blocks.len() - 1);
+        let (chars, utf16) = self.blocks[block];
+        let (c, u) = units(&text.as_bytes()[block * BLOCK..offset]);
+        (chars + c, utf16 + u)
+    }
+    /// Characters in `text[..offset]` (an offset inside a character counts as its start).
+    pub fn char_offset(&self, text: &str, offset: usize) -> usize {
+        self.before(text, floor_char_boundary(text, offset.min(text.len())))
+            .0
     }
     /// 0-based line containing `offset`.
     pub fn line_of(&self, offset: usize) -> usize {
@@ -269,14 +315,14 @@ impl LineIndex {
     pub fn line_col(&self, text: &str, offset: usize) -> (usize, usize) {
         let offset = floor_char_boundary(text, offset.min(text.len()));
         let line = self.line_of(offset);
-        let col = text[self.starts[line]..offset].chars().count();
+        let col = self.before(text, offset).0 - self.before(text, self.starts[line]).0;
         (line + 1, col + 1)
     }
     /// 0-based (line, UTF-16 column), as LSP positions count.
     pub fn line_col_utf16(&self, text: &str, offset: usize) -> (usize, usize) {
         let offset = floor_char_boundary(text, offset.min(text.len()));
         let line = self.line_of(offset);
-        let col = text[self.starts[line]..offset].encode_utf16().count();
+        let col = self.before(text, offset).1 - self.before(text, self.starts[line]).1;
         (line, col)
     }
     /// Byte offset of a 0-based (line, UTF-16 column); clamps to the line's end.
@@ -306,4 +352,39 @@ fn floor_char_boundary(text: &str, mut offset: usize) -> usize {
         offset -= 1;
     }
     offset
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn columns_count_chars_and_utf16_units_across_blocks() {
+        // Long lines of mixed widths, so lookups cross block boundaries at every alignment.
+        let line = "aé€😀".repeat(700);
+        let text = format!("x\n{line}\n{line}é\n");
+        let index = LineIndex::new(&text);
+        for (offset, _) in text.char_indices().step_by(7).chain([(text.len(), ' ')]) {
+            let line_start = text[..offset].rfind('\n').map_or(0, |i| i + 1);
+            let line_no = text[..offset].matches('\n').count();
+            let before = &text[line_start..offset];
+            assert_eq!(
+                index.line_col(&text, offset),
+                (line_no + 1, before.chars().count() + 1),
+                "{offset}"
+            );
+            assert_eq!(
+                index.line_col_utf16(&text, offset),
+                (line_no, before.encode_utf16().count()),
+                "{offset}"
+            );
+        }
+        // An offset inside a character counts as that character's start.
+        assert_eq!(index.line_col(&text, 4), index.line_col(&text, 3));
+        // The very end of a text that fills its last block exactly.
+        let exact = format!("é{}", "a".repeat(2 * BLOCK - 2));
+        assert_eq!(exact.len(), 2 * BLOCK);
+        let index = LineIndex::new(&exact);
+        assert_eq!(index.line_col(&exact, exact.len()), (1, 2 * BLOCK));
+    }
 }

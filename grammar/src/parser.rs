@@ -19,6 +19,9 @@ pub struct Parse {
     /// What agent-device's metadata reader returns for the header (when it does not reject it).
     pub metadata: Metadata,
     pub diagnostics: Vec<Diagnostic>,
+    /// The file is binary junk rather than a script (see [`looks_binary`]): AD002 is then an
+    /// error that stands for the whole file, and line-level findings are not worth reporting.
+    pub binary: bool,
 }
 
 struct PendingAnnotation {
@@ -38,7 +41,8 @@ pub fn parse(text: &str) -> Parse {
     let mut header_open = true;
     let mut header = metadata::HeaderReader::default();
 
-    file_level_checks(text, has_nul, &mut diagnostics);
+    let binary = has_nul && looks_binary(text);
+    file_level_checks(text, has_nul, binary, &mut diagnostics);
 
     for (index, (raw, has_cr)) in raw_lines(text).enumerate() {
         let line_text = &text[raw.start..raw.end];
@@ -174,6 +178,7 @@ pub fn parse(text: &str) -> Parse {
         },
         metadata,
         diagnostics,
+        binary,
     }
 }
 
@@ -197,7 +202,29 @@ fn is_env_directive(trimmed: &str) -> bool {
     trimmed == "env" || trimmed.starts_with("env ") || trimmed.starts_with("env\t")
 }
 
-fn file_level_checks(text: &str, has_nul: bool, diagnostics: &mut Vec<Diagnostic>) {
+/// A control character no text script contains (whitespace controls excluded).
+fn is_binary_byte(b: u8) -> bool {
+    (b < 0x20 && !matches!(b, b'\t' | b'\n' | 0x0b | 0x0c | b'\r')) || b == 0x7f
+}
+
+/// Whether a text holding NUL bytes is binary rather than a script with a stray NUL: more than
+/// half of its non-blank lines hold a NUL or another non-whitespace control character (a binary
+/// or UTF-16 file has them on nearly every line; a script with a NUL in a comment or a truncated
+/// tail has them on a few).
+fn looks_binary(text: &str) -> bool {
+    let (mut lines, mut junk) = (0usize, 0usize);
+    for (raw, _) in raw_lines(text) {
+        let line = &text.as_bytes()[raw.start..raw.end];
+        if line.iter().all(|b| b.is_ascii_whitespace()) {
+            continue;
+        }
+        lines += 1;
+        junk += usize::from(line.iter().any(|&b| is_binary_byte(b)));
+    }
+    junk * 2 > lines
+}
+
+fn file_level_checks(text: &str, has_nul: bool, binary: bool, diagnostics: &mut Vec<Diagnostic>) {
     let first = text.trim_start_matches(is_js_whitespace);
     if first.starts_with('{') || first.starts_with('[') {
         let start = text.len() - first.len();
@@ -212,14 +239,25 @@ fn file_level_checks(text: &str, has_nul: bool, diagnostics: &mut Vec<Diagnostic
         );
     }
     if let Some(nul) = has_nul.then(|| text.find('\0')).flatten() {
-        diagnostics.push(
+        let span = Span::new(nul, nul + 1);
+        // A binary file stands in for every line it would fail on, so it is an error; a stray
+        // NUL in a text script is a warning beside the findings of the lines around it.
+        diagnostics.push(if binary {
+            Diagnostic::error(
+                codes::BINARY_CONTENT,
+                "the file is binary (NUL and control bytes on most lines): it is not a text script",
+                span,
+            )
+            .with_help("check that this is the script you meant; `.ad` files are UTF-8 text (a UTF-16 file must be saved as UTF-8)")
+        } else {
             Diagnostic::warning(
                 codes::BINARY_CONTENT,
-                "the file contains NUL bytes: it does not look like a text script",
-                Span::new(nul, nul + 1),
+                "NUL byte in the script",
+                span,
             )
-            .with_help("check that this is the script you meant; `.ad` files are UTF-8 text"),
-        );
+            .with_label("agent-device reads the NUL as part of the line: a junk token, or junk inside a comment")
+            .with_help("delete the NUL bytes (a truncated sync or a bad paste leaves them)")
+        });
     }
     if text.starts_with("appId:")
         || raw_lines(text)

@@ -43,6 +43,22 @@ pub struct LineMap {
     starts: Vec<usize>,
     len: usize,
     encoding: Encoding,
+    /// Columns (in `encoding`'s units) before each `BLOCK`-byte block, for a text that is not
+    /// ASCII in an encoding other than UTF-8: a position costs at most one block, however long
+    /// its line (hundreds of diagnostics on one long line must not each count it from its start).
+    blocks: Vec<usize>,
+}
+
+const BLOCK: usize = 4096;
+
+/// UTF-16 or UTF-32 units in a slice of UTF-8 (a character counts where its first byte is).
+fn units_in(bytes: &[u8], encoding: Encoding) -> usize {
+    let chars = bytes.iter().filter(|&&b| (b & 0xC0) != 0x80).count();
+    match encoding {
+        Encoding::Utf16 => chars + bytes.iter().filter(|&&b| b >= 0xF0).count(),
+        Encoding::Utf32 => chars,
+        Encoding::Utf8 => bytes.len(),
+    }
 }
 
 impl LineMap {
@@ -60,11 +76,26 @@ impl LineMap {
             }
             i += 1;
         }
+        let mut blocks = Vec::new();
+        if encoding != Encoding::Utf8 && !text.is_ascii() {
+            let mut before = 0;
+            for block in text.as_bytes().chunks(BLOCK) {
+                blocks.push(before);
+                before += units_in(block, encoding);
+            }
+        }
         LineMap {
             starts,
             len: text.len(),
             encoding,
+            blocks,
         }
+    }
+
+    /// Units of `text[..offset]` (`offset` on a char boundary), when the text has blocks.
+    fn units_before(&self, text: &str, offset: usize) -> usize {
+        let block = (offset / BLOCK).min(self.blocks.len() - 1);
+        self.blocks[block] + units_in(&text.as_bytes()[block * BLOCK..offset], self.encoding)
     }
 
     pub fn encoding(&self) -> Encoding {
@@ -104,7 +135,11 @@ impl LineMap {
         }
         let line = self.line_of(offset);
         let start = self.starts[line];
-        let col = self.encoding.count(&text[start..offset]);
+        let col = if self.blocks.is_empty() {
+            self.encoding.count(&text[start..offset])
+        } else {
+            self.units_before(text, offset) - self.units_before(text, start)
+        };
         Position::new(line as u32, col as u32)
     }
 
@@ -180,6 +215,26 @@ mod tests {
         );
         assert_eq!(map.line_range(text, 0), 0..1);
         assert_eq!(map.line_range(text, 1), 3..4);
+    }
+
+    #[test]
+    fn positions_on_long_lines_cross_blocks_exactly() {
+        let long = "aé€😀".repeat(900);
+        let line = format!("{long}\r{long}");
+        let text = format!("x\n{line}\n{line}");
+        for encoding in [Encoding::Utf8, Encoding::Utf16, Encoding::Utf32] {
+            let map = LineMap::new(&text, encoding);
+            for (offset, _) in text.char_indices().step_by(5).chain([(text.len(), ' ')]) {
+                let line = map.line_of(offset);
+                let start = map.line_range(&text, line).start;
+                let want = encoding.count(&text[start..offset]);
+                assert_eq!(
+                    map.position(&text, offset),
+                    Position::new(line as u32, want as u32),
+                    "{encoding:?} {offset}"
+                );
+            }
+        }
     }
 
     #[test]

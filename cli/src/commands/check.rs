@@ -40,6 +40,8 @@ pub struct CheckArgs {
     /// Use this configuration file instead of looking for ad.toml beside each script.
     #[arg(long, value_name = "FILE")]
     config: Option<PathBuf>,
+    #[command(flatten)]
+    input: files::InputArgs,
 }
 
 /// The configuration for one script: the ad.toml that applies, then the CLI overrides.
@@ -99,20 +101,35 @@ pub fn run(args: CheckArgs) -> i32 {
     }
     let mut checked = Vec::with_capacity(paths.len());
     for path in &paths {
-        let source = match files::read(path) {
-            Ok(s) => s,
-            Err(e) => return crate::usage_error(&e.0),
-        };
-        let config = match config_for(&args, source.path.as_deref()) {
+        let script = (path.as_os_str() != "-").then_some(path.as_path());
+        let config = match config_for(&args, script) {
             Ok(c) => c,
             Err(e) => return crate::usage_error(&e),
+        };
+        let source = match files::read_with_limit(path, args.input.limit(&config)) {
+            Ok(s) => s,
+            Err(files::InputError(_, Some(refused))) => {
+                // Not read: the file's one finding is that it is too large.
+                let mut diagnostics = vec![refused.diagnostic];
+                config.apply(&mut diagnostics);
+                checked.push(CheckedFile::new(refused.name, String::new(), diagnostics));
+                continue;
+            }
+            Err(e) => return crate::usage_error(&e.0),
         };
         let mut text = source.text;
         let mut analysis = ad_compiler::analyze_with(&text, &config);
         if args.fix {
             if let Some(p) = &source.path {
                 let (fixed, applied) = ad_compiler::apply_fixes(&text, &analysis.diagnostics);
-                if applied > 0 {
+                if applied > 0 && source.not_utf8.is_some() {
+                    // Writing the text back would turn every invalid byte into U+FFFD.
+                    eprintln!(
+                        "not fixed: {} is not valid UTF-8 ({})",
+                        source.name,
+                        ad_grammar::codes::NOT_UTF8
+                    );
+                } else if applied > 0 {
                     if let Err(e) = crate::atomic_write(p, fixed.as_bytes()) {
                         return crate::usage_error(&format!("{}: {e}", p.display()));
                     }
@@ -123,6 +140,16 @@ pub fn run(args: CheckArgs) -> i32 {
             }
         }
         let mut diagnostics = analysis.diagnostics;
+        let mut read: Vec<_> = source.over_agent_device_limit.into_iter().collect();
+        // A binary file gets AD002 alone; its bytes not being UTF-8 goes without saying.
+        if let Some(bad) = source.not_utf8.filter(|_| !analysis.parse.binary) {
+            read.push(bad.diagnostic);
+        }
+        if !read.is_empty() {
+            config.apply(&mut read);
+            diagnostics.extend(read);
+            diagnostics.sort_by_key(|d| (d.primary_span().start, d.primary_span().end));
+        }
         if args.parity_only {
             diagnostics.retain(|d| d.is_parity_error());
         }
@@ -142,17 +169,19 @@ pub fn run(args: CheckArgs) -> i32 {
         count(Severity::Info),
     );
     let stdout = std::io::stdout();
-    let mut out = stdout.lock();
+    let colour = stdout.is_terminal() && std::env::var_os("NO_COLOR").is_none();
+    // Reports are written as they are rendered: memory does not grow with the output.
+    let mut out = std::io::BufWriter::new(stdout.lock());
     match args.format {
         Format::Human => {
-            let colour = stdout.is_terminal() && std::env::var_os("NO_COLOR").is_none();
             let mut buf = Vec::new();
             for f in &checked {
                 for d in &f.diagnostics {
+                    buf.clear();
                     render::human::render(f, d, colour, &mut buf);
+                    let _ = out.write_all(&buf);
                 }
             }
-            let _ = out.write_all(&buf);
             let files_with = checked.iter().filter(|f| !f.diagnostics.is_empty()).count();
             let _ = writeln!(
                 out,
@@ -168,11 +197,8 @@ pub fn run(args: CheckArgs) -> i32 {
             }
         }
         Format::Json => {
-            let _ = writeln!(
-                out,
-                "{}",
-                serde_json::to_string_pretty(&render::json::render(&checked)).unwrap_or_default()
-            );
+            let _ = render::json::write(&checked, &mut out);
+            let _ = writeln!(out);
         }
         Format::Sarif => {
             let rules = ad_compiler::all_codes();
@@ -187,6 +213,7 @@ pub fn run(args: CheckArgs) -> i32 {
             let _ = write!(out, "{}", render::github::render(&checked));
         }
     }
+    let _ = out.flush();
     if errors > 0 || (args.deny_warnings && warnings > 0) {
         1
     } else {

@@ -19,7 +19,13 @@ pub fn run(args: ExplainArgs) -> i32 {
     };
     match section(&code) {
         Some(text) => {
-            println!("{}", text.trim_end());
+            // HTML comments are notes for the docs tests (`check-args`), not for readers.
+            let shown: Vec<&str> = text
+                .trim_end()
+                .lines()
+                .filter(|l| !l.starts_with("<!--"))
+                .collect();
+            println!("{}", shown.join("\n").replace("\n\n\n", "\n\n"));
             0
         }
         None => crate::usage_error(&format!(

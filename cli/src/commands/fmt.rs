@@ -19,6 +19,8 @@ pub struct FmtArgs {
     /// Do not write; print a unified diff of the changes.
     #[arg(long)]
     diff: bool,
+    #[command(flatten)]
+    input: files::InputArgs,
 }
 
 pub fn run(args: FmtArgs) -> i32 {
@@ -31,10 +33,39 @@ pub fn run(args: FmtArgs) -> i32 {
     let stdout = std::io::stdout();
     let colour = std::io::stderr().is_terminal() && std::env::var_os("NO_COLOR").is_none();
     for path in &paths {
-        let source = match files::read(path) {
+        let source = match files::read(path, &args.input) {
             Ok(s) => s,
+            Err(files::InputError(_, Some(refused))) => {
+                with_errors += 1;
+                let file = CheckedFile::new(refused.name, String::new(), vec![refused.diagnostic]);
+                let mut buf = Vec::new();
+                render::human::render(&file, &file.diagnostics[0], colour, &mut buf);
+                let _ = std::io::stderr().write_all(&buf);
+                eprintln!("{}: not formatted: the file is too large", file.name);
+                continue;
+            }
             Err(e) => return crate::usage_error(&e.0),
         };
+        if let Some(bad) = &source.not_utf8 {
+            // The formatter works on the decoded text: writing it back would replace every
+            // invalid byte with U+FFFD. For fmt that is an error, whatever its level in check.
+            with_errors += 1;
+            let mut d = bad.diagnostic.clone();
+            d.severity = ad_grammar::Severity::Error;
+            let file = CheckedFile::new(source.name.clone(), source.text.clone(), vec![d]);
+            let mut buf = Vec::new();
+            render::human::render(&file, &file.diagnostics[0], colour, &mut buf);
+            let _ = std::io::stderr().write_all(&buf);
+            eprintln!(
+                "{}: not formatted: the file is not valid UTF-8",
+                source.name
+            );
+            if source.path.is_none() {
+                // A filter passes what it cannot format through unchanged.
+                let _ = stdout.lock().write_all(&bad.bytes);
+            }
+            continue;
+        }
         let formatted = ad_compiler::format::format(&source.text);
         if !formatted.errors.is_empty() {
             with_errors += 1;

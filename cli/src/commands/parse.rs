@@ -26,6 +26,8 @@ pub struct ParseArgs {
     /// The replay request's `--target`, which enters the digest.
     #[arg(long)]
     target: Option<String>,
+    #[command(flatten)]
+    input: files::InputArgs,
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -48,7 +50,7 @@ pub fn run(args: ParseArgs) -> i32 {
     let mut results = Vec::new();
     let mut all_ok = true;
     for path in &paths {
-        let source = match files::read(path) {
+        let source = match files::read(path, &args.input) {
             Ok(s) => s,
             Err(e) => return crate::usage_error(&e.0),
         };

@@ -92,6 +92,8 @@ pub struct RunArgs {
     /// No live progress on stderr.
     #[arg(long, short = 'q')]
     quiet: bool,
+    #[command(flatten)]
+    input: files::InputArgs,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -216,7 +218,7 @@ fn source_excerpt(text: &str, line: usize) -> String {
 }
 
 pub fn run(args: RunArgs) -> i32 {
-    let source = match files::read(&args.file) {
+    let source = match files::read(&args.file, &args.input) {
         Ok(s) => s,
         Err(e) => return crate::usage_error(&e.0),
     };

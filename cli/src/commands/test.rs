@@ -70,6 +70,8 @@ pub struct TestArgs {
     /// Write a JSON report.
     #[arg(long, value_name = "FILE")]
     report_json: Option<PathBuf>,
+    #[command(flatten)]
+    input: files::InputArgs,
 }
 
 /// Can a report be written at `path`? Its folder exists and takes a new file, and `path` is not
@@ -212,7 +214,7 @@ pub fn run(args: TestArgs) -> i32 {
     }
     let mut cases = Vec::new();
     for p in &paths {
-        match files::read(p) {
+        match files::read(p, &args.input) {
             Ok(s) => cases.push(Case {
                 path: p.clone(),
                 display: s.name,

@@ -17,6 +17,9 @@ pub struct CheckedFile {
     pub text: String,
     pub diagnostics: Vec<Diagnostic>,
     pub index: LineIndex,
+    /// The text as the human renderer shows it, built once for all of the file's reports (see
+    /// `human::shown_source`).
+    shown: std::cell::OnceCell<ariadne::Source<String>>,
 }
 
 impl CheckedFile {
@@ -27,6 +30,7 @@ impl CheckedFile {
             text,
             diagnostics,
             index,
+            shown: std::cell::OnceCell::new(),
         }
     }
     /// 1-based (line, column, end_line, end_column) of the primary span.

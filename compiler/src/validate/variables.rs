@@ -14,7 +14,12 @@ pub(super) fn check(cx: &Context, out: &mut Vec<Diagnostic>) {
         // `${…}` there stays text and refuses nothing.
         for arg in &step.positionals {
             if arg.has_dollar_brace() {
-                let span_of = |r: std::ops::Range<usize>| step.value_span(arg, r, &cx.parse.file);
+                // One span map per value serves all its placeholders (linear in the value).
+                let map = std::cell::OnceCell::new();
+                let span_of = |r: std::ops::Range<usize>| {
+                    map.get_or_init(|| step.value_map(arg, &cx.parse.file))
+                        .span(r)
+                };
                 report(cx, &arg.value, &span_of, out);
             }
         }

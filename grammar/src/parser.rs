@@ -267,7 +267,8 @@ fn file_level_checks(text: &str, has_nul: bool, binary: bool, diagnostics: &mut 
     {
         diagnostics.push(
             Diagnostic::warning(codes::MAESTRO_YAML, "this looks like a Maestro YAML flow saved as `.ad`", Span::new(0, text.find('\n').unwrap_or(text.len())))
-                .with_help("agent-device parses any non-YAML path as `.ad`; rename it to `.yaml` and replay it with `--maestro`"),
+                .with_label("every line below is replayed as an `.ad` step and refused as an unknown command")
+                .with_help("replay the flow as Maestro (save it as `.yaml` and run `agent-device replay FILE.yaml --maestro`), or convert it to `.ad` steps"),
         );
     }
 }

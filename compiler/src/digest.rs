@@ -9,6 +9,7 @@ use serde_json::Value;
 use sha2::{Digest, Sha256};
 
 use crate::lower::Step;
+use crate::registry::Action;
 
 /// CLI overrides that enter the digest (`--platform` / `--target` of the replay request).
 #[derive(Debug, Clone, Default)]
@@ -22,13 +23,13 @@ pub struct DigestOptions {
 pub fn first_open_platform(steps: &[Step]) -> Option<String> {
     let mut from_runtime = None;
     for s in steps {
-        if s.command == "runtime" {
+        if s.action() == Some(Action::Runtime) {
             if let Some(Value::String(p)) = s.flags.get("platform") {
                 from_runtime = Some(p.clone());
                 continue;
             }
         }
-        if s.command == "open" {
+        if s.action() == Some(Action::Open) {
             return match s.runtime.as_ref().and_then(|r| r.get("platform")) {
                 Some(Value::String(p)) => Some(p.clone()),
                 _ => from_runtime,

@@ -122,6 +122,12 @@ pub struct Step {
 }
 
 impl Step {
+    /// What the step does ([`Action`](crate::registry::Action)); `None` for a word the registry
+    /// does not know.
+    pub fn action(&self) -> Option<crate::registry::Action> {
+        self.spec.map(|s| s.action)
+    }
+
     /// Same command, positionals, flags, runtime and ref label (evidence aside): what the action
     /// line itself says.
     pub fn same_action(&self, other: &Step) -> bool {
@@ -794,7 +800,8 @@ impl Ctx<'_, '_> {
     /// `swipe` / `gesture <kind>` arity: the reader rejects the whole script.
     fn arity(&mut self) {
         // Only `swipe` and `gesture` have a parse-time arity; avoid cloning every step's values.
-        if self.step.command != "swipe" && self.step.command != "gesture" {
+        use crate::registry::Action;
+        if !matches!(self.step.action(), Some(Action::Swipe | Action::Gesture)) {
             return;
         }
         let Some((arity, counted)) = arity_for(&self.step.command, &self.step.positionals) else {

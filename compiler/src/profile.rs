@@ -70,7 +70,7 @@ pub fn terminal_close(steps: &[Step]) -> Option<&Step> {
         .iter()
         .rev()
         .find(|s| s.spec.is_none_or(|spec| spec.effect != Effect::Skipped))
-        .filter(|s| s.command == "close")
+        .filter(|s| s.action() == Some(crate::registry::Action::Close))
 }
 
 /// Does any step carry recorder evidence (a bound `target-v1` or `targets-v1` annotation)?

@@ -86,7 +86,7 @@ fn preflight_models(
     let opened = plan
         .steps
         .iter()
-        .filter(|s| s.command == "open")
+        .filter(|s| s.action() == Some(ad_compiler::registry::Action::Open))
         .filter_map(|s| s.positionals.first())
         .map(|a| a.value.as_str())
         .filter(|app| !app.contains("://") && !ad_grammar::placeholder::has_dollar_brace(app));

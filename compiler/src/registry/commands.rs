@@ -743,6 +743,7 @@ pub static COMMANDS: &[CommandSpec] = &[
         verification: Verification::None,
         availability: Availability::Script,
         dispatch: Dispatch::Forms { extra: Extra::Ignored, words: Case::Exact, cli_only: &[] },
+        action: Action::Open,
     },
     CommandSpec {
         name: "close",
@@ -758,6 +759,7 @@ pub static COMMANDS: &[CommandSpec] = &[
         verification: Verification::None,
         availability: Availability::Script,
         dispatch: Dispatch::Forms { extra: Extra::Ignored, words: Case::Exact, cli_only: &[] },
+        action: Action::Close,
     },
     CommandSpec {
         name: "click",
@@ -771,6 +773,7 @@ pub static COMMANDS: &[CommandSpec] = &[
         verification: Verification::PreDispatch,
         availability: Availability::Script,
         dispatch: Dispatch::Reader(Reader::Touch { buttons: true }),
+        action: Action::Tap,
     },
     CommandSpec {
         name: "press",
@@ -784,6 +787,7 @@ pub static COMMANDS: &[CommandSpec] = &[
         verification: Verification::PreDispatch,
         availability: Availability::Script,
         dispatch: Dispatch::Reader(Reader::Touch { buttons: false }),
+        action: Action::Tap,
     },
     CommandSpec {
         name: "longpress",
@@ -797,6 +801,7 @@ pub static COMMANDS: &[CommandSpec] = &[
         verification: Verification::PreDispatch,
         availability: Availability::Script,
         dispatch: Dispatch::Reader(Reader::LongPress),
+        action: Action::LongPress,
     },
     CommandSpec {
         name: "hover",
@@ -810,6 +815,7 @@ pub static COMMANDS: &[CommandSpec] = &[
         verification: Verification::PreDispatch,
         availability: Availability::Script,
         dispatch: Dispatch::Reader(Reader::Touch { buttons: false }),
+        action: Action::Hover,
     },
     CommandSpec {
         name: "fill",
@@ -823,6 +829,7 @@ pub static COMMANDS: &[CommandSpec] = &[
         verification: Verification::PreDispatch,
         availability: Availability::Script,
         dispatch: Dispatch::Reader(Reader::Fill),
+        action: Action::Fill,
     },
     CommandSpec {
         name: "type",
@@ -838,6 +845,7 @@ pub static COMMANDS: &[CommandSpec] = &[
         verification: Verification::None,
         availability: Availability::Script,
         dispatch: Dispatch::Reader(Reader::Type),
+        action: Action::Type,
     },
     CommandSpec {
         name: "focus",
@@ -853,6 +861,7 @@ pub static COMMANDS: &[CommandSpec] = &[
         verification: Verification::None,
         availability: Availability::Script,
         dispatch: Dispatch::Forms { extra: Extra::Ignored, words: Case::Exact, cli_only: &[] },
+        action: Action::Focus,
     },
     CommandSpec {
         name: "swipe",
@@ -873,6 +882,7 @@ pub static COMMANDS: &[CommandSpec] = &[
         verification: Verification::None,
         availability: Availability::Script,
         dispatch: Dispatch::Reader(Reader::Swipe),
+        action: Action::Swipe,
     },
     CommandSpec {
         name: "gesture",
@@ -890,6 +900,7 @@ pub static COMMANDS: &[CommandSpec] = &[
         verification: Verification::DragEndpoints,
         availability: Availability::Script,
         dispatch: Dispatch::Reader(Reader::Gesture),
+        action: Action::Gesture,
     },
     CommandSpec {
         name: "scroll",
@@ -908,6 +919,7 @@ pub static COMMANDS: &[CommandSpec] = &[
         verification: Verification::None,
         availability: Availability::Script,
         dispatch: Dispatch::Reader(Reader::Scroll),
+        action: Action::Scroll,
     },
     CommandSpec {
         name: "back",
@@ -921,6 +933,7 @@ pub static COMMANDS: &[CommandSpec] = &[
         verification: Verification::None,
         availability: Availability::Script,
         dispatch: Dispatch::Unread,
+        action: Action::Key(SystemKey::Back),
     },
     CommandSpec {
         name: "home",
@@ -934,6 +947,7 @@ pub static COMMANDS: &[CommandSpec] = &[
         verification: Verification::None,
         availability: Availability::Script,
         dispatch: Dispatch::Unread,
+        action: Action::Key(SystemKey::Home),
     },
     CommandSpec {
         name: "app-switcher",
@@ -947,6 +961,7 @@ pub static COMMANDS: &[CommandSpec] = &[
         verification: Verification::None,
         availability: Availability::Script,
         dispatch: Dispatch::Unread,
+        action: Action::Key(SystemKey::AppSwitcher),
     },
     CommandSpec {
         name: "orientation",
@@ -962,6 +977,7 @@ pub static COMMANDS: &[CommandSpec] = &[
         verification: Verification::None,
         availability: Availability::Script,
         dispatch: Dispatch::Forms { extra: Extra::Ignored, words: Case::Insensitive, cli_only: &[] },
+        action: Action::Device,
     },
     CommandSpec {
         name: "tv-remote",
@@ -978,6 +994,7 @@ pub static COMMANDS: &[CommandSpec] = &[
         verification: Verification::None,
         availability: Availability::Script,
         dispatch: Dispatch::Forms { extra: Extra::Refused, words: Case::Insensitive, cli_only: TV_REMOTE_CLI_ONLY },
+        action: Action::Device,
     },
     CommandSpec {
         name: "settings",
@@ -995,6 +1012,7 @@ pub static COMMANDS: &[CommandSpec] = &[
         verification: Verification::None,
         availability: Availability::Script,
         dispatch: Dispatch::Reader(Reader::Settings),
+        action: Action::Device,
     },
     CommandSpec {
         name: "install",
@@ -1015,6 +1033,7 @@ pub static COMMANDS: &[CommandSpec] = &[
         verification: Verification::None,
         availability: Availability::Script,
         dispatch: Dispatch::Forms { extra: Extra::Ignored, words: Case::Exact, cli_only: &[] },
+        action: Action::Device,
     },
     CommandSpec {
         name: "reinstall",
@@ -1030,6 +1049,7 @@ pub static COMMANDS: &[CommandSpec] = &[
         verification: Verification::None,
         availability: Availability::Script,
         dispatch: Dispatch::Forms { extra: Extra::Ignored, words: Case::Exact, cli_only: &[] },
+        action: Action::Device,
     },
     // The descriptor has no daemon route: the CLI rewrites it to the internal `install_source`
     // request, so as a script step it fails on the daemon's generic route.
@@ -1048,6 +1068,7 @@ pub static COMMANDS: &[CommandSpec] = &[
         verification: Verification::None,
         availability: Availability::ClientOnly,
         dispatch: Dispatch::Unrouted,
+        action: Action::Unavailable,
     },
     CommandSpec {
         name: "push",
@@ -1066,6 +1087,7 @@ pub static COMMANDS: &[CommandSpec] = &[
         verification: Verification::None,
         availability: Availability::Script,
         dispatch: Dispatch::Forms { extra: Extra::Ignored, words: Case::Exact, cli_only: &[] },
+        action: Action::Device,
     },
     CommandSpec {
         name: "trigger-app-event",
@@ -1084,6 +1106,7 @@ pub static COMMANDS: &[CommandSpec] = &[
         verification: Verification::None,
         availability: Availability::Script,
         dispatch: Dispatch::Forms { extra: Extra::Ignored, words: Case::Exact, cli_only: &[] },
+        action: Action::Device,
     },
     CommandSpec {
         name: "react-native",
@@ -1099,6 +1122,7 @@ pub static COMMANDS: &[CommandSpec] = &[
         verification: Verification::None,
         availability: Availability::Script,
         dispatch: Dispatch::Forms { extra: Extra::Refused, words: Case::Exact, cli_only: &[] },
+        action: Action::Device,
     },
     CommandSpec {
         name: "viewport",
@@ -1114,6 +1138,7 @@ pub static COMMANDS: &[CommandSpec] = &[
         verification: Verification::None,
         availability: Availability::Script,
         dispatch: Dispatch::Forms { extra: Extra::Refused, words: Case::Exact, cli_only: &[] },
+        action: Action::Device,
     },
     CommandSpec {
         name: "keyboard",
@@ -1132,6 +1157,7 @@ pub static COMMANDS: &[CommandSpec] = &[
         verification: Verification::None,
         availability: Availability::Script,
         dispatch: Dispatch::Forms { extra: Extra::Refused, words: Case::Insensitive, cli_only: &[] },
+        action: Action::Keyboard,
     },
     CommandSpec {
         name: "alert",
@@ -1153,6 +1179,7 @@ pub static COMMANDS: &[CommandSpec] = &[
         verification: Verification::None,
         availability: Availability::Script,
         dispatch: Dispatch::Lenient,
+        action: Action::Alert,
     },
     CommandSpec {
         name: "clipboard",
@@ -1176,6 +1203,7 @@ pub static COMMANDS: &[CommandSpec] = &[
         verification: Verification::None,
         availability: Availability::Script,
         dispatch: Dispatch::Forms { extra: Extra::Refused, words: Case::Insensitive, cli_only: &[] },
+        action: Action::Clipboard,
     },
     CommandSpec {
         name: "find",
@@ -1189,6 +1217,7 @@ pub static COMMANDS: &[CommandSpec] = &[
         verification: Verification::None,
         availability: Availability::Script,
         dispatch: Dispatch::Reader(Reader::Find),
+        action: Action::Find,
     },
     CommandSpec {
         name: "wait",
@@ -1203,6 +1232,7 @@ pub static COMMANDS: &[CommandSpec] = &[
         verification: Verification::PostResolution,
         availability: Availability::Script,
         dispatch: Dispatch::Reader(Reader::Wait),
+        action: Action::Wait,
     },
     CommandSpec {
         name: "get",
@@ -1216,6 +1246,7 @@ pub static COMMANDS: &[CommandSpec] = &[
         verification: Verification::PreDispatch,
         availability: Availability::Script,
         dispatch: Dispatch::Reader(Reader::Get),
+        action: Action::Get,
     },
     CommandSpec {
         name: "is",
@@ -1229,6 +1260,7 @@ pub static COMMANDS: &[CommandSpec] = &[
         verification: Verification::PreDispatch,
         availability: Availability::Script,
         dispatch: Dispatch::Reader(Reader::Is),
+        action: Action::Is,
     },
     CommandSpec {
         name: "snapshot",
@@ -1242,6 +1274,7 @@ pub static COMMANDS: &[CommandSpec] = &[
         verification: Verification::None,
         availability: Availability::Script,
         dispatch: Dispatch::Unread,
+        action: Action::Snapshot,
     },
     CommandSpec {
         name: "diff",
@@ -1257,6 +1290,7 @@ pub static COMMANDS: &[CommandSpec] = &[
         verification: Verification::None,
         availability: Availability::Script,
         dispatch: Dispatch::Forms { extra: Extra::Ignored, words: Case::Exact, cli_only: DIFF_CLI_ONLY },
+        action: Action::Device,
     },
     CommandSpec {
         name: "screenshot",
@@ -1272,6 +1306,7 @@ pub static COMMANDS: &[CommandSpec] = &[
         verification: Verification::None,
         availability: Availability::Script,
         dispatch: Dispatch::Reader(Reader::Screenshot),
+        action: Action::Screenshot,
     },
     CommandSpec {
         name: "record",
@@ -1295,6 +1330,7 @@ pub static COMMANDS: &[CommandSpec] = &[
         verification: Verification::None,
         availability: Availability::Script,
         dispatch: Dispatch::Reader(Reader::Record),
+        action: Action::Device,
     },
     CommandSpec {
         name: "trace",
@@ -1313,6 +1349,7 @@ pub static COMMANDS: &[CommandSpec] = &[
         verification: Verification::None,
         availability: Availability::Script,
         dispatch: Dispatch::Forms { extra: Extra::Ignored, words: Case::Insensitive, cli_only: &[] },
+        action: Action::Device,
     },
     CommandSpec {
         name: "perf",
@@ -1327,6 +1364,7 @@ pub static COMMANDS: &[CommandSpec] = &[
         verification: Verification::None,
         availability: Availability::Script,
         dispatch: Dispatch::Forms { extra: Extra::Ignored, words: Case::Exact, cli_only: &[] },
+        action: Action::Device,
     },
     // ---- Daemon-routed, never recorded ----------------------------------------------------------
     CommandSpec {
@@ -1341,6 +1379,7 @@ pub static COMMANDS: &[CommandSpec] = &[
         verification: Verification::None,
         availability: Availability::Script,
         dispatch: Dispatch::Forms { extra: Extra::Ignored, words: Case::Exact, cli_only: &[] },
+        action: Action::Device,
     },
     CommandSpec {
         name: "capabilities",
@@ -1354,6 +1393,7 @@ pub static COMMANDS: &[CommandSpec] = &[
         verification: Verification::None,
         availability: Availability::Script,
         dispatch: Dispatch::Forms { extra: Extra::Ignored, words: Case::Exact, cli_only: &[] },
+        action: Action::Device,
     },
     CommandSpec {
         name: "doctor",
@@ -1367,6 +1407,7 @@ pub static COMMANDS: &[CommandSpec] = &[
         verification: Verification::None,
         availability: Availability::Script,
         dispatch: Dispatch::Forms { extra: Extra::Ignored, words: Case::Exact, cli_only: &[] },
+        action: Action::Device,
     },
     CommandSpec {
         name: "apps",
@@ -1380,6 +1421,7 @@ pub static COMMANDS: &[CommandSpec] = &[
         verification: Verification::None,
         availability: Availability::Script,
         dispatch: Dispatch::Forms { extra: Extra::Ignored, words: Case::Exact, cli_only: &[] },
+        action: Action::Device,
     },
     CommandSpec {
         name: "boot",
@@ -1393,6 +1435,7 @@ pub static COMMANDS: &[CommandSpec] = &[
         verification: Verification::None,
         availability: Availability::Script,
         dispatch: Dispatch::Forms { extra: Extra::Ignored, words: Case::Exact, cli_only: &[] },
+        action: Action::Device,
     },
     CommandSpec {
         name: "shutdown",
@@ -1406,6 +1449,7 @@ pub static COMMANDS: &[CommandSpec] = &[
         verification: Verification::None,
         availability: Availability::Script,
         dispatch: Dispatch::Forms { extra: Extra::Ignored, words: Case::Exact, cli_only: &[] },
+        action: Action::Device,
     },
     CommandSpec {
         name: "appstate",
@@ -1419,6 +1463,7 @@ pub static COMMANDS: &[CommandSpec] = &[
         verification: Verification::None,
         availability: Availability::Script,
         dispatch: Dispatch::Forms { extra: Extra::Ignored, words: Case::Exact, cli_only: &[] },
+        action: Action::Device,
     },
     CommandSpec {
         name: "logs",
@@ -1445,6 +1490,7 @@ pub static COMMANDS: &[CommandSpec] = &[
         verification: Verification::None,
         availability: Availability::Script,
         dispatch: Dispatch::Forms { extra: Extra::Ignored, words: Case::Exact, cli_only: &[] },
+        action: Action::Device,
     },
     CommandSpec {
         name: "events",
@@ -1460,6 +1506,7 @@ pub static COMMANDS: &[CommandSpec] = &[
         verification: Verification::None,
         availability: Availability::Script,
         dispatch: Dispatch::Forms { extra: Extra::Ignored, words: Case::Exact, cli_only: &[] },
+        action: Action::Device,
     },
     CommandSpec {
         name: "network",
@@ -1479,6 +1526,7 @@ pub static COMMANDS: &[CommandSpec] = &[
         verification: Verification::None,
         availability: Availability::Script,
         dispatch: Dispatch::Forms { extra: Extra::Ignored, words: Case::Exact, cli_only: &[] },
+        action: Action::Device,
     },
     CommandSpec {
         name: "audio",
@@ -1507,6 +1555,7 @@ pub static COMMANDS: &[CommandSpec] = &[
         verification: Verification::None,
         availability: Availability::Script,
         dispatch: Dispatch::Forms { extra: Extra::Ignored, words: Case::Exact, cli_only: &[] },
+        action: Action::Device,
     },
     CommandSpec {
         name: "prepare",
@@ -1522,6 +1571,7 @@ pub static COMMANDS: &[CommandSpec] = &[
         verification: Verification::None,
         availability: Availability::Script,
         dispatch: Dispatch::Forms { extra: Extra::Ignored, words: Case::Exact, cli_only: &[] },
+        action: Action::Device,
     },
     CommandSpec {
         name: "test",
@@ -1538,6 +1588,7 @@ pub static COMMANDS: &[CommandSpec] = &[
         verification: Verification::None,
         availability: Availability::Script,
         dispatch: Dispatch::Forms { extra: Extra::Ignored, words: Case::Exact, cli_only: &[] },
+        action: Action::Device,
     },
     CommandSpec {
         name: "batch",
@@ -1552,6 +1603,7 @@ pub static COMMANDS: &[CommandSpec] = &[
         verification: Verification::None,
         availability: Availability::Script,
         dispatch: Dispatch::NoScriptInput,
+        action: Action::Device,
     },
     CommandSpec {
         name: "artifacts",
@@ -1567,6 +1619,7 @@ pub static COMMANDS: &[CommandSpec] = &[
         verification: Verification::None,
         availability: Availability::Script,
         dispatch: Dispatch::Forms { extra: Extra::Ignored, words: Case::Exact, cli_only: &[] },
+        action: Action::Device,
     },
     CommandSpec {
         name: "replay",
@@ -1587,6 +1640,7 @@ pub static COMMANDS: &[CommandSpec] = &[
         verification: Verification::None,
         availability: Availability::Script,
         dispatch: Dispatch::Forms { extra: Extra::Ignored, words: Case::Exact, cli_only: &[] },
+        action: Action::Replay,
     },
     CommandSpec {
         name: "runtime",
@@ -1606,6 +1660,7 @@ pub static COMMANDS: &[CommandSpec] = &[
         verification: Verification::None,
         availability: Availability::Legacy,
         dispatch: Dispatch::Forms { extra: Extra::Ignored, words: Case::Insensitive, cli_only: &[] },
+        action: Action::Runtime,
     },
     // ---- Client-only (no daemon route): unusable in scripts -------------------------------------
     CommandSpec {
@@ -1622,6 +1677,7 @@ pub static COMMANDS: &[CommandSpec] = &[
         verification: Verification::None,
         availability: Availability::ClientOnly,
         dispatch: Dispatch::Unrouted,
+        action: Action::Unavailable,
     },
     CommandSpec {
         name: "daemon",
@@ -1637,6 +1693,7 @@ pub static COMMANDS: &[CommandSpec] = &[
         verification: Verification::None,
         availability: Availability::ClientOnly,
         dispatch: Dispatch::Unrouted,
+        action: Action::Unavailable,
     },
     CommandSpec {
         name: "device",
@@ -1652,6 +1709,7 @@ pub static COMMANDS: &[CommandSpec] = &[
         verification: Verification::None,
         availability: Availability::ClientOnly,
         dispatch: Dispatch::Unrouted,
+        action: Action::Unavailable,
     },
     CommandSpec {
         name: "metro",
@@ -1667,6 +1725,7 @@ pub static COMMANDS: &[CommandSpec] = &[
         verification: Verification::None,
         availability: Availability::ClientOnly,
         dispatch: Dispatch::Unrouted,
+        action: Action::Unavailable,
     },
     CommandSpec {
         name: "session",
@@ -1687,6 +1746,7 @@ pub static COMMANDS: &[CommandSpec] = &[
         verification: Verification::None,
         availability: Availability::ClientOnly,
         dispatch: Dispatch::Unrouted,
+        action: Action::Unavailable,
     },
     // Free-form: a deep tree of CDP subcommands.
     CommandSpec {
@@ -1701,6 +1761,7 @@ pub static COMMANDS: &[CommandSpec] = &[
         verification: Verification::None,
         availability: Availability::ClientOnly,
         dispatch: Dispatch::Unrouted,
+        action: Action::Unavailable,
     },
     CommandSpec {
         name: "auth",
@@ -1716,6 +1777,7 @@ pub static COMMANDS: &[CommandSpec] = &[
         verification: Verification::None,
         availability: Availability::ClientOnly,
         dispatch: Dispatch::Unrouted,
+        action: Action::Unavailable,
     },
     CommandSpec {
         name: "connect",
@@ -1740,6 +1802,7 @@ pub static COMMANDS: &[CommandSpec] = &[
         verification: Verification::None,
         availability: Availability::ClientOnly,
         dispatch: Dispatch::Unrouted,
+        action: Action::Unavailable,
     },
     CommandSpec {
         name: "connection",
@@ -1755,6 +1818,7 @@ pub static COMMANDS: &[CommandSpec] = &[
         verification: Verification::None,
         availability: Availability::ClientOnly,
         dispatch: Dispatch::Unrouted,
+        action: Action::Unavailable,
     },
     CommandSpec {
         name: "disconnect",
@@ -1768,6 +1832,7 @@ pub static COMMANDS: &[CommandSpec] = &[
         verification: Verification::None,
         availability: Availability::ClientOnly,
         dispatch: Dispatch::Unrouted,
+        action: Action::Unavailable,
     },
     CommandSpec {
         name: "mcp",
@@ -1781,6 +1846,7 @@ pub static COMMANDS: &[CommandSpec] = &[
         verification: Verification::None,
         availability: Availability::ClientOnly,
         dispatch: Dispatch::Unrouted,
+        action: Action::Unavailable,
     },
     CommandSpec {
         name: "proxy",
@@ -1794,6 +1860,7 @@ pub static COMMANDS: &[CommandSpec] = &[
         verification: Verification::None,
         availability: Availability::ClientOnly,
         dispatch: Dispatch::Unrouted,
+        action: Action::Unavailable,
     },
     CommandSpec {
         name: "takeover",
@@ -1814,6 +1881,7 @@ pub static COMMANDS: &[CommandSpec] = &[
         verification: Verification::None,
         availability: Availability::ClientOnly,
         dispatch: Dispatch::Unrouted,
+        action: Action::Unavailable,
     },
     // Free-form: a deep tree of React DevTools subcommands.
     CommandSpec {
@@ -1828,6 +1896,7 @@ pub static COMMANDS: &[CommandSpec] = &[
         verification: Verification::None,
         availability: Availability::ClientOnly,
         dispatch: Dispatch::Unrouted,
+        action: Action::Unavailable,
     },
     CommandSpec {
         name: "web",
@@ -1843,6 +1912,7 @@ pub static COMMANDS: &[CommandSpec] = &[
         verification: Verification::None,
         availability: Availability::ClientOnly,
         dispatch: Dispatch::Unrouted,
+        action: Action::Unavailable,
     },
     // ---- Internal daemon requests (descriptor group "internal"; not CLI commands) ---------------
     // They have daemon routes, so a script step is dispatched, but their inputs are structured
@@ -1860,6 +1930,7 @@ pub static COMMANDS: &[CommandSpec] = &[
         verification: Verification::None,
         availability: Availability::Internal,
         dispatch: Dispatch::Unrouted,
+        action: Action::Unavailable,
     },
     CommandSpec {
         name: "lease_allocate",
@@ -1873,6 +1944,7 @@ pub static COMMANDS: &[CommandSpec] = &[
         verification: Verification::None,
         availability: Availability::Internal,
         dispatch: Dispatch::Unrouted,
+        action: Action::Unavailable,
     },
     CommandSpec {
         name: "lease_heartbeat",
@@ -1886,6 +1958,7 @@ pub static COMMANDS: &[CommandSpec] = &[
         verification: Verification::None,
         availability: Availability::Internal,
         dispatch: Dispatch::Unrouted,
+        action: Action::Unavailable,
     },
     CommandSpec {
         name: "lease_release",
@@ -1899,6 +1972,7 @@ pub static COMMANDS: &[CommandSpec] = &[
         verification: Verification::None,
         availability: Availability::Internal,
         dispatch: Dispatch::Unrouted,
+        action: Action::Unavailable,
     },
     CommandSpec {
         name: "session_list",
@@ -1912,6 +1986,7 @@ pub static COMMANDS: &[CommandSpec] = &[
         verification: Verification::None,
         availability: Availability::Internal,
         dispatch: Dispatch::Unrouted,
+        action: Action::Unavailable,
     },
     CommandSpec {
         name: "session_save_script",
@@ -1925,6 +2000,7 @@ pub static COMMANDS: &[CommandSpec] = &[
         verification: Verification::None,
         availability: Availability::Internal,
         dispatch: Dispatch::Unrouted,
+        action: Action::Unavailable,
     },
     CommandSpec {
         name: "install_source",
@@ -1939,6 +2015,7 @@ pub static COMMANDS: &[CommandSpec] = &[
         verification: Verification::None,
         availability: Availability::Internal,
         dispatch: Dispatch::Unrouted,
+        action: Action::Unavailable,
     },
     CommandSpec {
         name: "release_materialized_paths",
@@ -1953,6 +2030,7 @@ pub static COMMANDS: &[CommandSpec] = &[
         verification: Verification::None,
         availability: Availability::Internal,
         dispatch: Dispatch::Unrouted,
+        action: Action::Unavailable,
     },
     // ---- Script header --------------------------------------------------------------------------
     // Free-form `key=value` metadata, read by regex rather than as positionals (spec §4).
@@ -1968,6 +2046,7 @@ pub static COMMANDS: &[CommandSpec] = &[
         verification: Verification::None,
         availability: Availability::Script,
         dispatch: Dispatch::Unread,
+        action: Action::Context,
     },
     // ---- Retired words: parse, then fail at dispatch (earlier steps will have run) --------------
     // No positional grammar applies (`forms: &[]`): every use is reported with its migration.
@@ -1987,6 +2066,7 @@ pub static COMMANDS: &[CommandSpec] = &[
                         `find <text> click` to locate and tap in one step",
         },
         dispatch: Dispatch::Unrouted,
+        action: Action::Unavailable,
     },
     CommandSpec {
         name: "fling",
@@ -2003,6 +2083,7 @@ pub static COMMANDS: &[CommandSpec] = &[
                         [distance]`",
         },
         dispatch: Dispatch::Unrouted,
+        action: Action::Unavailable,
     },
     CommandSpec {
         name: "pan",
@@ -2019,6 +2100,7 @@ pub static COMMANDS: &[CommandSpec] = &[
                         (`--pointer-count 2` for a two-finger pan)",
         },
         dispatch: Dispatch::Unrouted,
+        action: Action::Unavailable,
     },
     CommandSpec {
         name: "pinch",
@@ -2034,6 +2116,7 @@ pub static COMMANDS: &[CommandSpec] = &[
             migration: "pinch was removed: use `gesture pinch <scale> [x] [y]`",
         },
         dispatch: Dispatch::Unrouted,
+        action: Action::Unavailable,
     },
     CommandSpec {
         name: "rotate-gesture",
@@ -2049,6 +2132,7 @@ pub static COMMANDS: &[CommandSpec] = &[
             migration: "rotate-gesture was removed: use `gesture rotate <degrees> [x] [y]`",
         },
         dispatch: Dispatch::Unrouted,
+        action: Action::Unavailable,
     },
     CommandSpec {
         name: "rotate",
@@ -2066,6 +2150,7 @@ pub static COMMANDS: &[CommandSpec] = &[
                         two-finger gesture use `gesture rotate <degrees> [x] [y]`",
         },
         dispatch: Dispatch::Unrouted,
+        action: Action::Unavailable,
     },
     CommandSpec {
         name: "metrics",
@@ -2082,6 +2167,7 @@ pub static COMMANDS: &[CommandSpec] = &[
                         `perf cpu profile start|stop|report` or `perf trace start|stop`",
         },
         dispatch: Dispatch::Unrouted,
+        action: Action::Unavailable,
     },
     // ---- CLI aliases: the CLI rewrites them, scripts do not (dispatch fails) --------------------
     // No positional grammar applies (`forms: &[]`): every use is reported with its canonical word.
@@ -2098,6 +2184,7 @@ pub static COMMANDS: &[CommandSpec] = &[
         verification: Verification::None,
         availability: Availability::CliAlias { canonical: "press" },
         dispatch: Dispatch::Unrouted,
+        action: Action::Unavailable,
     },
     CommandSpec {
         name: "long-press",
@@ -2113,6 +2200,7 @@ pub static COMMANDS: &[CommandSpec] = &[
             canonical: "longpress",
         },
         dispatch: Dispatch::Unrouted,
+        action: Action::Unavailable,
     },
     CommandSpec {
         name: "launch",
@@ -2126,6 +2214,7 @@ pub static COMMANDS: &[CommandSpec] = &[
         verification: Verification::None,
         availability: Availability::CliAlias { canonical: "open" },
         dispatch: Dispatch::Unrouted,
+        action: Action::Unavailable,
     },
     CommandSpec {
         name: "relaunch",
@@ -2139,5 +2228,6 @@ pub static COMMANDS: &[CommandSpec] = &[
         verification: Verification::None,
         availability: Availability::CliAlias { canonical: "open" },
         dispatch: Dispatch::Unrouted,
+        action: Action::Unavailable,
     },
 ];

@@ -33,6 +33,62 @@ pub struct CommandSpec {
     pub availability: Availability,
     /// How agent-device 0.21.5's daemon checks a step's arguments when the replay dispatches it.
     pub dispatch: Dispatch,
+    /// What the command does, as a type: the rules, the digest and the interpreter match on this,
+    /// never on the command word.
+    pub action: Action,
+}
+
+/// What a command does. Every registry entry names one; everything below the registry asks
+/// this (exhaustively, in the interpreter) instead of comparing command words. Sub-commands
+/// (`keyboard dismiss`, `gesture drag`, `find … fill`) are read from the step's positionals by
+/// the action's handler, since a `${VAR}` may supply them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Action {
+    /// Launch an app, deep link or URL (starts the session).
+    Open,
+    /// Close an app, or the session app (ends the session).
+    Close,
+    /// Tap an element or point (`click`, `press`).
+    Tap,
+    LongPress,
+    Hover,
+    Focus,
+    Fill,
+    Type,
+    Swipe,
+    /// `gesture <kind> …`.
+    Gesture,
+    Scroll,
+    /// A system key: back, home, the app switcher.
+    Key(SystemKey),
+    Keyboard,
+    Alert,
+    Clipboard,
+    Wait,
+    Is,
+    Get,
+    Snapshot,
+    Find,
+    Screenshot,
+    /// A platform or device command the backend carries out whole (`settings`, `install`,
+    /// `tv-remote`, `orientation`, …): passed through, or refused with `UNSUPPORTED_OPERATION`.
+    Device,
+    /// `replay`: skipped by the replay step loop.
+    Replay,
+    /// `runtime`: legacy session settings read into the plan's runtime.
+    Runtime,
+    /// `context`: a header line, never an action.
+    Context,
+    /// Not a script command (retired, CLI alias, client-only, internal request).
+    Unavailable,
+}
+
+/// The system keys a script can press.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SystemKey {
+    Back,
+    Home,
+    AppSwitcher,
 }
 
 /// The `.ad` reader's per-command argument rule (spec §7). These mirror agent-device 0.21.5.

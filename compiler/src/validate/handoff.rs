@@ -12,7 +12,7 @@ use super::Context;
 use crate::codes;
 use crate::lower::Step;
 use crate::profile::{mutates, Profile, ProfileDecision};
-use crate::registry::{Effect, Targeting, Verification};
+use crate::registry::{Action, Effect, Targeting, Verification};
 use crate::shape::{element_targets, Target, WaitForm};
 
 pub(super) fn check(cx: &Context, decision: &ProfileDecision, out: &mut Vec<Diagnostic>) {
@@ -32,7 +32,11 @@ pub(super) fn check(cx: &Context, decision: &ProfileDecision, out: &mut Vec<Diag
     };
 
     // Exactly one open, and it is the first action.
-    let opens: Vec<&Step> = cx.steps.iter().filter(|s| s.command == "open").collect();
+    let opens: Vec<&Step> = cx
+        .steps
+        .iter()
+        .filter(|s| s.action() == Some(Action::Open))
+        .collect();
     let first = &cx.steps[0];
     if opens.is_empty() {
         out.push(note(
@@ -41,7 +45,7 @@ pub(super) fn check(cx: &Context, decision: &ProfileDecision, out: &mut Vec<Diag
                 .with_help("record the journey from a fresh session: `open <app> --save-script`, then the steps"),
         ));
     } else {
-        if first.command != "open" {
+        if first.action() != Some(Action::Open) {
             out.push(note(
                 Diagnostic::error(
                     codes::HANDOFF_OPEN,
@@ -60,7 +64,7 @@ pub(super) fn check(cx: &Context, decision: &ProfileDecision, out: &mut Vec<Diag
             ));
         }
     }
-    for close in cx.steps.iter().filter(|s| s.command == "close") {
+    for close in cx.steps.iter().filter(|s| s.action() == Some(Action::Close)) {
         out.push(note(
             Diagnostic::error(codes::HANDOFF_CLOSE, "a handoff script must not `close` the session", close.line_span())
                 .with_label("the session must stay live at the destination")

@@ -8,7 +8,7 @@ use super::Context;
 use crate::codes;
 use crate::lower::Step;
 use crate::profile::terminal_close;
-use crate::registry::Targeting;
+use crate::registry::{Action, Targeting};
 use crate::shape::WaitForm;
 
 /// agent-device's wait polling defaults.
@@ -94,9 +94,9 @@ fn after_close(cx: &Context, out: &mut Vec<Diagnostic>) {
     let terminal = terminal_close(cx.steps).map(|s| s.line);
     let mut closed_at: Option<&Step> = None;
     for step in cx.steps {
-        match &*step.command {
-            "close" if Some(step.line) != terminal => closed_at = Some(step),
-            "open" | "replay" | "context" => closed_at = None,
+        match step.action() {
+            Some(Action::Close) if Some(step.line) != terminal => closed_at = Some(step),
+            Some(Action::Open | Action::Replay | Action::Context) => closed_at = None,
             _ => {
                 if let Some(close) = closed_at.take() {
                     out.push(

@@ -10,7 +10,7 @@ use ad_grammar::{Diagnostic, Edit, Span};
 use super::Context;
 use crate::codes;
 use crate::lower::Step;
-use crate::registry::{ReaderRule, Targeting};
+use crate::registry::{Action, ReaderRule, Targeting};
 
 pub(super) fn check(cx: &Context, out: &mut Vec<Diagnostic>) {
     let text = cx.text();
@@ -47,7 +47,7 @@ pub(super) fn check(cx: &Context, out: &mut Vec<Diagnostic>) {
             }
         }
         let embeds_in_type =
-            spec.name == "type" || (spec.targeting == Targeting::Locator && find_types_text(step));
+            spec.action == Action::Type || (spec.targeting == Targeting::Locator && find_types_text(step));
         if embeds_in_type {
             for arg in &step.positionals {
                 if arg.has_dollar_brace() && placeholders(&arg.value).next().is_some() {
@@ -157,7 +157,7 @@ fn record_as(cx: &Context, step: &Step, out: &mut Vec<Diagnostic>) {
     )
     .with_label("the reader keeps `--record-as NAME` as fill text")
     .with_help("in a script, write the placeholder itself: fill <target> \"${NAME}\"");
-    if let (Some(name), true) = (name, step.command == "fill" && i >= 3) {
+    if let (Some(name), true) = (name, step.action() == Some(Action::Fill) && i >= 3) {
         // Replace from the text through the flag's value with the placeholder.
         let text_start = step.token_spans[2].start;
         let end = step.token_spans[i + 1].end;

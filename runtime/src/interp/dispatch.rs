@@ -1,5 +1,6 @@
 //! Which command does what: the dispatch from a step's command to its implementation.
 
+use ad_compiler::registry::{self, Action};
 use ad_compiler::Step;
 
 use super::exec::{flag_u64, num};
@@ -14,9 +15,13 @@ impl<B: Backend> Exec<'_, B> {
         let (p, flags, _runtime) = self.interpolate(step, path).await?;
         let cmd = &*step.command;
         let mutates = ad_compiler::profile::mutates(step);
-        match cmd {
-            "open" => self.open(&p, &flags).await,
-            "close" => {
+        // Exhaustive over the registry's actions: a new action cannot go unhandled.
+        let Some(action) = step.action() else {
+            return Err(unknown_command(cmd));
+        };
+        match action {
+            Action::Open => self.open(&p, &flags).await,
+            Action::Close => {
                 let app = p.first().cloned();
                 let args = ActionArgs::Close { app: app.clone() };
                 self.act("close", args, async move |b: &mut B| {
@@ -25,9 +30,9 @@ impl<B: Backend> Exec<'_, B> {
                 .await?;
                 Ok(None)
             }
-            "click" | "press" => self.click(step, &p, &flags).await,
-            "longpress" => self.longpress(step, &p).await,
-            "hover" => {
+            Action::Tap => self.click(step, &p, &flags).await,
+            Action::LongPress => self.longpress(step, &p).await,
+            Action::Hover => {
                 let t = self.target(step, &p, 0, true).await?;
                 let pt = t.point;
                 self.act(
@@ -38,7 +43,7 @@ impl<B: Backend> Exec<'_, B> {
                 .await?;
                 Ok(t.result())
             }
-            "focus" => {
+            Action::Focus => {
                 let (Some(x), Some(y)) = (num(p.first()), num(p.get(1))) else {
                     return Err(
                         Fail::new("INVALID_ARGS", "focus requires x y").hint("focus <x> <y>")
@@ -53,8 +58,8 @@ impl<B: Backend> Exec<'_, B> {
                 .await?;
                 Ok(None)
             }
-            "fill" => self.fill(step, &p, &flags).await,
-            "type" => {
+            Action::Fill => self.fill(step, &p, &flags).await,
+            Action::Type => {
                 let text = p.join(" ");
                 let delay = flag_u64(step, "delayMs").unwrap_or(0);
                 let args = ActionArgs::Text { text: text.clone() };
@@ -64,9 +69,9 @@ impl<B: Backend> Exec<'_, B> {
                 .await?;
                 Ok(None)
             }
-            "swipe" => self.swipe(step, &p).await,
-            "gesture" => self.gesture(step, &p).await,
-            "scroll" => {
+            Action::Swipe => self.swipe(step, &p).await,
+            Action::Gesture => self.gesture(step, &p).await,
+            Action::Scroll => {
                 let Some(dir) = p.first().and_then(|d| Direction::parse(d)) else {
                     return Err(Fail::new("INVALID_ARGS", format!("scroll requires a direction (up, down, left, right, top, bottom), got {:?}", p.first().cloned().unwrap_or_default())));
                 };
@@ -82,11 +87,11 @@ impl<B: Backend> Exec<'_, B> {
                 .await?;
                 Ok(None)
             }
-            "back" | "home" | "app-switcher" => {
-                let key = match cmd {
-                    "back" => SystemKey::Back,
-                    "home" => SystemKey::Home,
-                    _ => SystemKey::AppSwitcher,
+            Action::Key(key) => {
+                let key = match key {
+                    registry::SystemKey::Back => SystemKey::Back,
+                    registry::SystemKey::Home => SystemKey::Home,
+                    registry::SystemKey::AppSwitcher => SystemKey::AppSwitcher,
                 };
                 self.act(cmd, ActionArgs::None {}, async move |b: &mut B| {
                     b.press_key(key).await
@@ -94,9 +99,9 @@ impl<B: Backend> Exec<'_, B> {
                 .await?;
                 Ok(None)
             }
-            "keyboard" => self.keyboard(&p, mutates).await,
-            "alert" => self.alert(&p, mutates).await,
-            "clipboard" => match p.first().map(String::as_str) {
+            Action::Keyboard => self.keyboard(&p, mutates).await,
+            Action::Alert => self.alert(&p, mutates).await,
+            Action::Clipboard => match p.first().map(String::as_str) {
                 Some("read") | None => {
                     let t = self
                         .backend
@@ -122,13 +127,16 @@ impl<B: Backend> Exec<'_, B> {
                     format!("clipboard requires read or write, got {other}"),
                 )),
             },
-            "wait" => self.wait(step, &p).await,
-            "is" => self.is(step, &p).await,
-            "get" => self.get(step, &p).await,
-            "snapshot" => self.snapshot(&flags).await,
-            "find" => self.find(&p, mutates).await,
-            "screenshot" => self.screenshot(&p).await,
-            _ => {
+            Action::Wait => self.wait(step, &p).await,
+            Action::Is => self.is(step, &p).await,
+            Action::Get => self.get(step, &p).await,
+            Action::Snapshot => self.snapshot(&flags).await,
+            Action::Find => self.find(&p, mutates).await,
+            Action::Screenshot => self.screenshot(&p).await,
+            // The run loop skips `replay` lines; `runtime` settings were read into the plan.
+            Action::Replay | Action::Runtime => Ok(None),
+            Action::Context | Action::Unavailable => Err(unknown_command(cmd)),
+            Action::Device => {
                 let cmd_s = cmd.to_string();
                 let p2 = p.clone();
                 let v = if mutates {
@@ -147,4 +155,13 @@ impl<B: Backend> Exec<'_, B> {
             }
         }
     }
+}
+
+/// A word no daemon route executes (the static gate refuses such scripts unless `--force`).
+fn unknown_command(cmd: &str) -> Fail {
+    Fail::new(
+        "UNKNOWN_COMMAND",
+        format!("{cmd} is not a command a script can run"),
+    )
+    .hint("`ad commands` lists the commands scripts can use")
 }

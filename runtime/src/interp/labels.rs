@@ -28,12 +28,14 @@ pub(super) fn is_plain_number(s: &str) -> bool {
 /// The divergence action label: command and script-formatted positionals, with `fill`/`type`
 /// text replaced by `<text>`.
 pub fn action_label(command: &str, p: &[String]) -> String {
-    if command != "fill" && command != "type" {
+    use ad_compiler::registry::{lookup, Action};
+    let action = lookup(command).map(|s| s.action);
+    if !matches!(action, Some(Action::Fill | Action::Type)) {
         let mut parts = vec![command.to_string()];
         parts.extend(p.iter().map(|x| format_arg(x)));
         return parts.join(" ");
     }
-    let target: Vec<&String> = if command == "type" {
+    let target: Vec<&String> = if action == Some(Action::Type) {
         vec![]
     } else {
         match p.first() {

@@ -71,7 +71,7 @@ pub fn parse(text: &str) -> Parse {
                     index + 1
                 );
                 diagnostics.push(
-                    Diagnostic::error(
+                    Diagnostic::new(
                         codes::ENV_AFTER_ACTION,
                         "`env` directive after the first action",
                         content,
@@ -145,7 +145,7 @@ pub fn parse(text: &str) -> Parse {
             p.line + 1
         );
         diagnostics.push(
-            Diagnostic::error(codes::ANNOTATION_UNBOUND, format!("`{marker}` annotation at the end of the script"), p.span)
+            Diagnostic::new(codes::ANNOTATION_UNBOUND, format!("`{marker}` annotation at the end of the script"), p.span)
                 .with_label("nothing follows this annotation")
                 .with_help("an annotation describes the action on the very next line; add the action or delete the annotation")
                 .rejected_by(Reader::Parser, message, (lines.len(), phase::BINDING)),
@@ -202,7 +202,7 @@ fn file_level_checks(text: &str, has_nul: bool, diagnostics: &mut Vec<Diagnostic
     if first.starts_with('{') || first.starts_with('[') {
         let start = text.len() - first.len();
         diagnostics.push(
-            Diagnostic::error(codes::JSON_PAYLOAD, "this is a JSON replay payload, not an `.ad` script", Span::new(start, start + 1))
+            Diagnostic::new(codes::JSON_PAYLOAD, "this is a JSON replay payload, not an `.ad` script", Span::new(start, start + 1))
                 .with_help("agent-device no longer replays JSON payloads; re-record the flow, or convert it to one action per line")
                 .rejected_by(
                     Reader::Daemon,
@@ -213,7 +213,7 @@ fn file_level_checks(text: &str, has_nul: bool, diagnostics: &mut Vec<Diagnostic
     }
     if let Some(nul) = has_nul.then(|| text.find('\0')).flatten() {
         diagnostics.push(
-            Diagnostic::warning(
+            Diagnostic::new(
                 codes::BINARY_CONTENT,
                 "the file contains NUL bytes: it does not look like a text script",
                 Span::new(nul, nul + 1),
@@ -228,7 +228,7 @@ fn file_level_checks(text: &str, has_nul: bool, diagnostics: &mut Vec<Diagnostic
             && text.contains("- launchApp")
     {
         diagnostics.push(
-            Diagnostic::warning(codes::MAESTRO_YAML, "this looks like a Maestro YAML flow saved as `.ad`", Span::new(0, text.find('\n').unwrap_or(text.len())))
+            Diagnostic::new(codes::MAESTRO_YAML, "this looks like a Maestro YAML flow saved as `.ad`", Span::new(0, text.find('\n').unwrap_or(text.len())))
                 .with_help("agent-device parses any non-YAML path as `.ad`; rename it to `.yaml` and replay it with `--maestro`"),
         );
     }
@@ -239,7 +239,7 @@ fn lone_cr(text: &str, content: Span, index: usize, diagnostics: &mut Vec<Diagno
     for (rel, _) in text[content.range()].match_indices('\r') {
         let at = content.start + rel;
         diagnostics.push(
-            Diagnostic::warning(codes::LONE_CR, "lone carriage return inside a line", Span::new(at, at + 1))
+            Diagnostic::new(codes::LONE_CR, "lone carriage return inside a line", Span::new(at, at + 1))
                 .with_label("agent-device splits lines only on \\n and \\r\\n: this \\r is not a line break")
                 .with_help(format!(
                     "line {} and the text after the \\r are read as one line; use \\n (or \\r\\n) line endings",
@@ -264,7 +264,7 @@ fn binding_error(
         index + 1
     );
     diagnostics.push(
-        Diagnostic::error(
+        Diagnostic::new(
             codes::ANNOTATION_UNBOUND,
             format!("`{marker}` annotation is not followed by its action"),
             p.span,
@@ -322,7 +322,7 @@ fn comment_or_annotation(
                     format!("field `{}`", e.field)
                 };
                 diagnostics.push(
-                    Diagnostic::error(codes::ANNOTATION_INVALID, e.message.clone(), at)
+                    Diagnostic::new(codes::ANNOTATION_INVALID, e.message.clone(), at)
                         .with_label(format!("invalid {what}"))
                         .with_help(annotation_help(kind, &e.field))
                         .rejected_by(
@@ -369,7 +369,7 @@ fn comment_or_annotation(
         || annotation::match_marker(trimmed, "targets-v").is_some()
     {
         diagnostics.push(
-            Diagnostic::info(codes::FUTURE_ANNOTATION, "annotation version not understood by agent-device 0.21.5", content)
+            Diagnostic::new(codes::FUTURE_ANNOTATION, "annotation version not understood by agent-device 0.21.5", content)
                 .with_help("0.21.5 reads only `target-v1`/`targets-v1`; this line is an ordinary comment to it, so the next action is replayed unverified"),
         );
         CommentKind::FutureAnnotation
@@ -428,7 +428,7 @@ fn tokenize(
                 if !reported {
                     reported = true;
                     diagnostics.push(
-                        Diagnostic::error(codes::UNTERMINATED_QUOTE, "unterminated quoted token", span)
+                        Diagnostic::new(codes::UNTERMINATED_QUOTE, "unterminated quoted token", span)
                             .with_label("this quote is never closed on this line")
                             .with_help("close the quote; a quoted token cannot span lines (write a newline as \\n)")
                             .rejected_by(Reader::Parser, format!("Invalid replay script line: {line}"), (index, phase::TOKENIZE)),
@@ -474,7 +474,7 @@ fn tokenize(
                             ),
                         };
                         diagnostics.push(
-                            Diagnostic::error(codes::INVALID_QUOTED, format!("invalid quoted value {}", crate::diagnostic::printable(raw)), at)
+                            Diagnostic::new(codes::INVALID_QUOTED, format!("invalid quoted value {}", crate::diagnostic::printable(raw)), at)
                                 .with_label(label)
                                 .with_help(help)
                                 .rejected_by(
@@ -564,7 +564,7 @@ fn context_outside_header(
             "agent-device only reads `context ` (with an ASCII space); this line sets nothing and ends the header",
         )
     };
-    diagnostics.push(Diagnostic::warning(codes::CONTEXT_IGNORED, message, content).with_help(help));
+    diagnostics.push(Diagnostic::new(codes::CONTEXT_IGNORED, message, content).with_help(help));
 }
 
 fn context_entries(text: &str, tokens: &[Token]) -> Vec<ContextEntry> {

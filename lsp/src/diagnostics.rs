@@ -1,7 +1,7 @@
 //! `ad check`'s diagnostics as LSP diagnostics: same codes, severities and ranges; secondary
 //! labels become related information.
 
-use ad_compiler::codes;
+use ad_grammar::codes;
 use ad_grammar::Severity;
 use lsp_types::{
     DiagnosticRelatedInformation, DiagnosticSeverity, DiagnosticTag, Location, NumberOrString,
@@ -11,16 +11,6 @@ use crate::document::{Document, NoAnalysis};
 
 /// The `source` of every diagnostic the server publishes.
 pub const SOURCE: &str = "ad";
-
-/// Diagnostics whose flagged text does nothing (the editor fades it).
-const UNNECESSARY: &[&str] = &[
-    codes::DROPPED_ARGUMENT,
-    codes::IGNORED_TOKEN,
-    codes::REPLAY_SKIPPED,
-    codes::UNUSED_ENV,
-];
-/// Diagnostics about words agent-device removed (the editor strikes them through).
-const DEPRECATED: &[&str] = &[codes::RETIRED_COMMAND, codes::REMOVED_FLAG];
 
 pub fn severity(s: Severity) -> DiagnosticSeverity {
     match s {
@@ -67,11 +57,13 @@ pub fn convert(doc: &Document, d: &ad_grammar::Diagnostic) -> lsp_types::Diagnos
         })
         .collect();
     let mut tags = Vec::new();
-    if UNNECESSARY.contains(&d.code) {
-        tags.push(DiagnosticTag::UNNECESSARY);
-    }
-    if DEPRECATED.contains(&d.code) {
-        tags.push(DiagnosticTag::DEPRECATED);
+    if let Some(code) = codes::get(d.code) {
+        if code.unnecessary() {
+            tags.push(DiagnosticTag::UNNECESSARY);
+        }
+        if code.deprecated() {
+            tags.push(DiagnosticTag::DEPRECATED);
+        }
     }
     lsp_types::Diagnostic {
         range: doc.lines.range(text, d.primary_span()),

@@ -302,6 +302,35 @@ fn docs_entries_match_the_code_table() {
     assert!(problems.is_empty(), "{}", problems.join("\n"));
 }
 
+/// The table's "has a fix" is what the fixtures show: a code without it never offers a fix, and a
+/// code with it offers one on at least one fixture.
+#[test]
+fn fixes_match_the_code_table() {
+    let dir = repo_root().join("tests/fixtures/check");
+    let got = json_diagnostics(&run_in(&dir, &["check", "--format", "json", "."], None));
+    let fixed: BTreeSet<&str> = got
+        .iter()
+        .filter(|d| d.get("fix").is_some())
+        .filter_map(|d| d["code"].as_str())
+        .collect();
+    let mut problems = Vec::new();
+    for c in ad_compiler::codes::TABLE.iter().filter(|c| !c.run_gate()) {
+        if c.has_fix() != fixed.contains(c.id) {
+            problems.push(format!(
+                "{}: the table says fix={}, the fixtures {} one",
+                c.id,
+                c.has_fix(),
+                if fixed.contains(c.id) {
+                    "offer"
+                } else {
+                    "never offer"
+                }
+            ));
+        }
+    }
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}
+
 /// Docs show a NUL as ␀ and a lone carriage return as ␍; the scripts contain the real bytes.
 fn script_from_docs(block: &str) -> String {
     block.replace('␀', "\0").replace('␍', "\r")

@@ -331,6 +331,34 @@ fn fixes_match_the_code_table() {
     assert!(problems.is_empty(), "{}", problems.join("\n"));
 }
 
+/// The table's "rejected by agent-device" is what the fixtures show: an `Always` code is always a
+/// parity error, a `Never` code never is.
+#[test]
+fn parity_matches_the_code_table() {
+    use ad_compiler::codes::{get, Rejected};
+    let dir = repo_root().join("tests/fixtures/check");
+    let got = json_diagnostics(&run_in(&dir, &["check", "--format", "json", "."], None));
+    assert!(!got.is_empty(), "the fixtures report nothing");
+    let mut problems = Vec::new();
+    for d in &got {
+        let code = d["code"].as_str().unwrap_or("?");
+        let rejects = d["agent_device_rejects"] == true;
+        let ok = match get(code).map(|c| c.rejected) {
+            Some(Rejected::Always) => rejects,
+            Some(Rejected::Never) => !rejects,
+            Some(Rejected::Sometimes) => true,
+            None => false,
+        };
+        if !ok {
+            problems.push(format!(
+                "{code} in {}: agent_device_rejects={rejects}",
+                d["path"]
+            ));
+        }
+    }
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}
+
 /// Docs show a NUL as ␀ and a lone carriage return as ␍; the scripts contain the real bytes.
 fn script_from_docs(block: &str) -> String {
     block.replace('␀', "\0").replace('␍', "\r")

@@ -42,7 +42,7 @@ fn visible(text: &str) -> String {
 
 /// Codes the run gate reports: their fixtures and docs examples go through `ad run`.
 fn is_run_gate_code(code: &str) -> bool {
-    ad_compiler::codes::RUN_GATE.contains(&code)
+    ad_compiler::codes::get(code).is_some_and(|c| c.run_gate())
 }
 
 /// `ad run FILE` in `dir` with a scratch artifacts folder: (exit code, stderr).
@@ -214,6 +214,10 @@ fn every_code_has_a_fixture_and_a_docs_entry() {
 /// One `### ADxxx` section of docs/diagnostics.md.
 struct DocEntry {
     code: String,
+    /// The heading's title, after `### ADxxx — `.
+    title: String,
+    /// The `**Severity:**` line, without its label.
+    severity: Option<String>,
     /// `yes`, `no` or `depends`, from the `**Rejected by agent-device 0.21.5:**` line.
     rejected: Option<String>,
     /// The ```ad blocks, in order: the example, then the fix.
@@ -239,8 +243,11 @@ fn doc_entries(docs: &str) -> Vec<DocEntry> {
             continue;
         }
         if let Some(h) = line.strip_prefix("### AD") {
+            let (code, title) = h.split_once(" — ").unwrap_or((h, ""));
             entries.push(DocEntry {
-                code: format!("AD{}", h.split_whitespace().next().unwrap_or("")),
+                code: format!("AD{code}"),
+                title: title.to_string(),
+                severity: None,
                 rejected: None,
                 blocks: Vec::new(),
                 args: Vec::new(),
@@ -249,10 +256,16 @@ fn doc_entries(docs: &str) -> Vec<DocEntry> {
             // A new chapter ends the current code's section.
             entries.push(DocEntry {
                 code: String::new(),
+                title: String::new(),
+                severity: None,
                 rejected: None,
                 blocks: Vec::new(),
                 args: Vec::new(),
             });
+        } else if let Some(rest) = line.strip_prefix("**Severity:**") {
+            if let Some(e) = entries.last_mut() {
+                e.severity = Some(rest.trim().to_string());
+            }
         } else if let Some(rest) = line.strip_prefix("**Rejected by agent-device 0.21.5:**") {
             if let Some(e) = entries.last_mut() {
                 e.rejected = rest.split_whitespace().next().map(str::to_string);
@@ -270,6 +283,114 @@ fn doc_entries(docs: &str) -> Vec<DocEntry> {
     }
     entries.retain(|e| !e.code.is_empty());
     entries
+}
+
+/// Each docs entry states what the code table declares: the title, the default severity, whether
+/// agent-device rejects it and whether `--fix` corrects it.
+#[test]
+fn docs_entries_match_the_code_table() {
+    use ad_compiler::codes::{Rejected, TABLE};
+    let docs = std::fs::read_to_string(repo_root().join("docs/diagnostics.md"))
+        .expect("docs/diagnostics.md exists");
+    let entries = doc_entries(&docs);
+    let mut problems = Vec::new();
+    for c in TABLE {
+        let Some(e) = entries.iter().find(|e| e.code == c.id) else {
+            problems.push(format!("{}: no docs entry", c.id));
+            continue;
+        };
+        if e.title != c.title {
+            problems.push(format!(
+                "{}: docs title {:?}, table {:?}",
+                c.id, e.title, c.title
+            ));
+        }
+        let severity = e.severity.as_deref().unwrap_or("");
+        let first = severity.split(|ch: char| !ch.is_ascii_alphabetic()).next();
+        if first != Some(c.severity.as_str()) {
+            problems.push(format!(
+                "{}: docs **Severity:** {severity:?}, table {}",
+                c.id,
+                c.severity.as_str()
+            ));
+        }
+        if severity.contains("--fix") != c.has_fix() {
+            problems.push(format!(
+                "{}: docs **Severity:** line and table disagree on `--fix` (table: {})",
+                c.id,
+                c.has_fix()
+            ));
+        }
+        let rejected = match c.rejected {
+            Rejected::Always => "yes",
+            Rejected::Never => "no",
+            Rejected::Sometimes => "depends",
+        };
+        if e.rejected.as_deref() != Some(rejected) {
+            problems.push(format!(
+                "{}: docs say rejected {:?}, table {rejected}",
+                c.id, e.rejected
+            ));
+        }
+    }
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}
+
+/// The table's "has a fix" is what the fixtures show: a code without it never offers a fix, and a
+/// code with it offers one on at least one fixture.
+#[test]
+fn fixes_match_the_code_table() {
+    let dir = repo_root().join("tests/fixtures/check");
+    let got = json_diagnostics(&run_in(&dir, &["check", "--format", "json", "."], None));
+    let fixed: BTreeSet<&str> = got
+        .iter()
+        .filter(|d| d.get("fix").is_some())
+        .filter_map(|d| d["code"].as_str())
+        .collect();
+    let mut problems = Vec::new();
+    for c in ad_compiler::codes::TABLE.iter().filter(|c| !c.run_gate()) {
+        if c.has_fix() != fixed.contains(c.id) {
+            problems.push(format!(
+                "{}: the table says fix={}, the fixtures {} one",
+                c.id,
+                c.has_fix(),
+                if fixed.contains(c.id) {
+                    "offer"
+                } else {
+                    "never offer"
+                }
+            ));
+        }
+    }
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}
+
+/// The table's "rejected by agent-device" is what the fixtures show: an `Always` code is always a
+/// parity error, a `Never` code never is.
+#[test]
+fn parity_matches_the_code_table() {
+    use ad_compiler::codes::{get, Rejected};
+    let dir = repo_root().join("tests/fixtures/check");
+    let got = json_diagnostics(&run_in(&dir, &["check", "--format", "json", "."], None));
+    assert!(!got.is_empty(), "the fixtures report nothing");
+    let mut problems = Vec::new();
+    for d in &got {
+        let code = d["code"].as_str().unwrap_or("?");
+        let rejects = d["agent_device_rejects"] == true;
+        let ok = match get(code).map(|c| c.rejected) {
+            Some(Rejected::Always) => rejects,
+            Some(Rejected::Never) => !rejects,
+            Some(Rejected::Sometimes) => true,
+            None => false,
+        };
+        if !ok {
+            problems.push(format!(
+                "{code} in {}: agent_device_rejects={rejects}",
+                d["path"]
+            ));
+        }
+    }
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
 }
 
 /// Docs show a NUL as ␀, a lone carriage return as ␍ and a byte that is not UTF-8 as `⟨e9⟩`;

@@ -267,7 +267,7 @@ fn huge_and_binary_documents() {
         .as_array()
         .unwrap()
         .iter()
-        .any(|d| d["code"] == "AD002"));
+        .any(|d| d["code"] == "AD007"));
     let sym = c.request(
         "textDocument/documentSymbol",
         json!({ "textDocument": { "uri": "file:///nonexistent-ad-lsp-test/binary.ad" } }),

@@ -89,13 +89,7 @@ pub fn analyze_with(text: &str, config: &config::Config) -> Analysis {
 
 /// Every diagnostic code the workspace reports, with its title (docs, SARIF rules, `ad explain`).
 pub fn all_codes() -> Vec<(&'static str, &'static str)> {
-    let mut all: Vec<_> = ad_grammar::codes::ALL
-        .iter()
-        .chain(codes::ALL)
-        .copied()
-        .collect();
-    all.sort();
-    all
+    codes::TABLE.iter().map(|c| (c.id, c.title)).collect()
 }
 
 /// Applies the fixes of `diagnostics` (the analysis of `text`), skipping edits that overlap an

@@ -791,7 +791,7 @@ impl Ctx<'_, '_> {
     ) {
         let span = self.step.token_spans[token];
         self.diagnostics.push(
-            Diagnostic::error(code, title, span)
+            Diagnostic::new(code, title, span)
                 .with_help(help)
                 .rejected_by(Reader::Parser, message, (self.line, phase::COMMAND_RULE)),
         );
@@ -866,7 +866,7 @@ impl Ctx<'_, '_> {
             .map(|t| self.step.token_spans[*t])
             .reduce(Span::cover)
             .unwrap_or(self.step.line_span());
-        let mut d = Diagnostic::error(
+        let mut d = Diagnostic::new(
             codes::ARITY,
             format!("too many arguments: {}", arity.usage),
             span,

@@ -433,9 +433,9 @@ fn a_binary_file_is_said_once_and_its_refused_lines_reported() {
             "{:?}",
             analysis.diagnostics
         );
-        let ad002 = analysis.diagnostics.iter().find(|d| d.code == "AD002");
+        let ad007 = analysis.diagnostics.iter().find(|d| d.code == "AD007");
         assert_eq!(
-            ad002.map(|d| d.severity),
+            ad007.map(|d| d.severity),
             Some(ad_compiler::Severity::Error)
         );
     }

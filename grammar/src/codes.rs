@@ -1,70 +1,222 @@
-//! Stable codes of the diagnostics the grammar reports. A code is forever: never reuse one for a
-//! different meaning. Every code has an entry in docs/diagnostics.md.
+//! The one table of diagnostic codes: every code the grammar (AD0xx) and the compiler
+//! (AD1xx–AD7xx) report is declared here once, with its title, default severity, whether
+//! agent-device rejects it, whether it has a fix, its editor tags and its docs entry. Rules build
+//! diagnostics from a code (`Diagnostic::new`), so severities are never picked at call sites.
+//! A code is forever: never reuse one for a different meaning; a rule that needs a second
+//! severity needs a second code.
 
-/// The file is a JSON replay payload.
-pub const JSON_PAYLOAD: &str = "AD001";
-/// NUL bytes: binary content.
-pub const BINARY_CONTENT: &str = "AD002";
-/// Maestro YAML saved under an `.ad` name.
-pub const MAESTRO_YAML: &str = "AD003";
-/// A lone `\r` inside a line.
-pub const LONE_CR: &str = "AD004";
-/// Bytes that are not UTF-8 (agent-device reads them as U+FFFD).
-pub const NOT_UTF8: &str = "AD005";
-/// A file over the size limit (agent-device's is 2 MiB).
-pub const FILE_TOO_LARGE: &str = "AD006";
-/// A quoted token without its closing quote.
-pub const UNTERMINATED_QUOTE: &str = "AD010";
-/// A quoted token that is not a JSON string literal.
-pub const INVALID_QUOTED: &str = "AD011";
-/// A malformed `target-v1`/`targets-v1` payload.
-pub const ANNOTATION_INVALID: &str = "AD020";
-/// An annotation not immediately followed by its action line.
-pub const ANNOTATION_UNBOUND: &str = "AD021";
-/// An annotation version 0.21.5 does not read.
-pub const FUTURE_ANNOTATION: &str = "AD022";
-/// An `env` directive after the first action.
-pub const ENV_AFTER_ACTION: &str = "AD030";
-/// `env` without `KEY=VALUE`.
-pub const ENV_MALFORMED: &str = "AD031";
-/// An env key that is not `[A-Z_][A-Z0-9_]*`.
-pub const ENV_KEY_INVALID: &str = "AD032";
-/// An env key in the reserved `AD_` namespace.
-pub const ENV_KEY_RESERVED: &str = "AD033";
-/// A quoted env value that is not one JSON string literal.
-pub const ENV_VALUE_INVALID: &str = "AD034";
-/// The same env key twice.
-pub const ENV_DUPLICATE: &str = "AD035";
-/// The same context key twice in the header.
-pub const CONTEXT_DUPLICATE: &str = "AD040";
-/// A `context` line the metadata reader never reads.
-pub const CONTEXT_IGNORED: &str = "AD041";
-/// A context key or value the metadata reader ignores.
-pub const CONTEXT_VALUE_IGNORED: &str = "AD042";
+use crate::diagnostic::Severity;
 
-/// Every grammar code with a one-line title (docs and `ad explain`).
-pub const ALL: &[(&str, &str)] = &[
-    (JSON_PAYLOAD, "JSON replay payload instead of an .ad script"),
-    (BINARY_CONTENT, "binary content (NUL bytes)"),
-    (MAESTRO_YAML, "Maestro YAML saved as .ad"),
-    (LONE_CR, "lone carriage return inside a line"),
-    (NOT_UTF8, "file is not valid UTF-8"),
-    (FILE_TOO_LARGE, "file over the size limit"),
-    (UNTERMINATED_QUOTE, "unterminated quoted token"),
-    (INVALID_QUOTED, "quoted token is not a JSON string"),
-    (ANNOTATION_INVALID, "malformed target annotation"),
-    (ANNOTATION_UNBOUND, "annotation not followed by its action"),
-    (FUTURE_ANNOTATION, "annotation version not read by 0.21.5"),
-    (ENV_AFTER_ACTION, "env directive after the first action"),
-    (ENV_MALFORMED, "env directive without KEY=VALUE"),
-    (ENV_KEY_INVALID, "invalid env key"),
-    (ENV_KEY_RESERVED, "env key in the reserved AD_ namespace"),
-    (ENV_VALUE_INVALID, "invalid quoted env value"),
-    (ENV_DUPLICATE, "duplicate env directive"),
-    (CONTEXT_DUPLICATE, "duplicate or conflicting context key"),
-    (CONTEXT_IGNORED, "context line that is never read"),
-    (
-        CONTEXT_VALUE_IGNORED,
-        "context key or value that is ignored",
-    ),
-];
+/// Whether agent-device 0.21.5 itself rejects a script for this code (a parity error).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Rejected {
+    Always,
+    Never,
+    /// Only some findings are rejections; the diagnostic's `rejection` says which.
+    Sometimes,
+}
+
+/// `ad check --fix` can correct at least some findings.
+pub const FIX: u8 = 1;
+/// The flagged text does nothing (editors fade it).
+pub const UNNECESSARY: u8 = 2;
+/// The flagged word was removed from agent-device (editors strike it through).
+pub const DEPRECATED: u8 = 4;
+/// Reported only by the run gate (`ad run`, `ad test`), never by `ad check`: it depends on the
+/// run's `-e` and `AD_VAR_*` values.
+pub const RUN_GATE: u8 = 8;
+
+/// The file documenting every code, one `### ADxxx — title` entry each.
+pub const DOCS: &str = "docs/diagnostics.md";
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Code {
+    pub id: &'static str,
+    pub title: &'static str,
+    pub severity: Severity,
+    pub rejected: Rejected,
+    flags: u8,
+}
+
+impl Code {
+    pub fn has_fix(&self) -> bool {
+        self.flags & FIX != 0
+    }
+    pub fn unnecessary(&self) -> bool {
+        self.flags & UNNECESSARY != 0
+    }
+    pub fn deprecated(&self) -> bool {
+        self.flags & DEPRECATED != 0
+    }
+    pub fn run_gate(&self) -> bool {
+        self.flags & RUN_GATE != 0
+    }
+    /// The entry's anchor in [`DOCS`], e.g. `ad101`.
+    pub fn anchor(&self) -> String {
+        self.id.to_ascii_lowercase()
+    }
+}
+
+/// The table entry of `id`.
+pub fn get(id: &str) -> Option<&'static Code> {
+    TABLE.iter().find(|c| c.id == id)
+}
+
+/// The table entry of a code constant. Panics for a string that is not a code: a bug caught by
+/// every test that reaches the rule.
+pub fn code(id: &str) -> &'static Code {
+    get(id).unwrap_or_else(|| panic!("{id} is not in ad_grammar::codes::TABLE"))
+}
+
+macro_rules! codes {
+    ($($(#[$doc:meta])* $name:ident = $id:literal, $sev:ident, $rej:ident, [$($flag:ident),*], $title:literal;)*) => {
+        $($(#[$doc])* pub const $name: &str = $id;)*
+        /// Every code, in code order.
+        pub const TABLE: &[Code] = &[$(Code {
+            id: $id,
+            title: $title,
+            severity: Severity::$sev,
+            rejected: Rejected::$rej,
+            flags: 0 $(| $flag)*,
+        }),*];
+    };
+}
+
+codes! {
+    /// The file is a JSON replay payload.
+    JSON_PAYLOAD = "AD001", Error, Always, [], "JSON replay payload instead of an .ad script";
+    /// NUL bytes: binary content.
+    BINARY_CONTENT = "AD002", Warning, Never, [], "binary content (NUL bytes)";
+    /// Maestro YAML saved under an `.ad` name.
+    MAESTRO_YAML = "AD003", Warning, Never, [], "Maestro YAML saved as .ad";
+    /// A lone `\r` inside a line.
+    LONE_CR = "AD004", Warning, Never, [FIX], "lone carriage return inside a line";
+    /// Bytes that are not UTF-8 (agent-device reads them as U+FFFD).
+    NOT_UTF8 = "AD005", Warning, Never, [], "file is not valid UTF-8";
+    /// A file over the size limit (agent-device's own is 2 MiB: then it is a parity error).
+    FILE_TOO_LARGE = "AD006", Error, Sometimes, [], "file over the size limit";
+    /// Most lines hold NUL or control bytes: a binary file, not a text script.
+    BINARY_FILE = "AD007", Error, Never, [], "binary file, not a text script";
+    /// A quoted token without its closing quote.
+    UNTERMINATED_QUOTE = "AD010", Error, Always, [], "unterminated quoted token";
+    /// A quoted token that is not a JSON string literal.
+    INVALID_QUOTED = "AD011", Error, Always, [], "quoted token is not a JSON string";
+    /// A malformed `target-v1`/`targets-v1` payload.
+    ANNOTATION_INVALID = "AD020", Error, Always, [], "malformed target annotation";
+    /// An annotation not immediately followed by its action line.
+    ANNOTATION_UNBOUND = "AD021", Error, Always, [], "annotation not followed by its action";
+    /// An annotation version 0.21.5 does not read.
+    FUTURE_ANNOTATION = "AD022", Info, Never, [], "annotation version not read by 0.21.5";
+    /// An `env` directive after the first action.
+    ENV_AFTER_ACTION = "AD030", Error, Always, [], "env directive after the first action";
+    /// `env` without `KEY=VALUE`.
+    ENV_MALFORMED = "AD031", Error, Always, [], "env directive without KEY=VALUE";
+    /// An env key that is not `[A-Z_][A-Z0-9_]*`.
+    ENV_KEY_INVALID = "AD032", Error, Always, [FIX], "invalid env key";
+    /// An env key in the reserved `AD_` namespace.
+    ENV_KEY_RESERVED = "AD033", Error, Always, [], "env key in the reserved AD_ namespace";
+    /// A quoted env value that is not one JSON string literal.
+    ENV_VALUE_INVALID = "AD034", Error, Always, [], "invalid quoted env value";
+    /// The same env key twice.
+    ENV_DUPLICATE = "AD035", Error, Always, [], "duplicate env directive";
+    /// The same context key twice in the header.
+    CONTEXT_DUPLICATE = "AD040", Error, Always, [], "duplicate or conflicting context key";
+    /// A `context` line the metadata reader never reads.
+    CONTEXT_IGNORED = "AD041", Warning, Never, [], "context line that is never read";
+    /// A context key or value the metadata reader ignores.
+    CONTEXT_VALUE_IGNORED = "AD042", Warning, Never, [FIX], "context value that is ignored";
+    /// A context key (or a word without `=`) the metadata reader never reads.
+    CONTEXT_KEY_UNKNOWN = "AD043", Info, Never, [], "context key that is never read";
+    // Commands
+    UNKNOWN_COMMAND = "AD101", Error, Never, [FIX], "unknown command";
+    RETIRED_COMMAND = "AD102", Error, Never, [DEPRECATED], "retired command";
+    CLI_ALIAS = "AD103", Error, Never, [FIX], "CLI alias that scripts do not apply";
+    CLIENT_ONLY_COMMAND = "AD104", Error, Never, [], "client-only command with no daemon route";
+    REPLAY_SKIPPED = "AD105", Warning, Never, [UNNECESSARY], "`replay` line is skipped at run time";
+    INTERNAL_REQUEST = "AD106", Error, Never, [], "internal daemon request, not a script command";
+    NO_SCRIPT_INPUT = "AD107", Error, Never, [], "command whose input a script line cannot carry";
+    // Arguments and flags
+    ARITY = "AD110", Error, Always, [], "too many arguments for swipe/gesture";
+    REMOVED_FLAG = "AD111", Error, Always, [DEPRECATED], "removed flag";
+    INVALID_FLAG_VALUE = "AD112", Error, Always, [], "invalid flag value";
+    FLAG_AS_POSITIONAL = "AD113", Warning, Never, [FIX], "flag the .ad reader does not read for this command";
+    DROPPED_ARGUMENT = "AD114", Warning, Never, [FIX, UNNECESSARY], "argument the reader drops";
+    IGNORED_TOKEN = "AD115", Warning, Never, [FIX, UNNECESSARY], "token the reader ignores";
+    WHITESPACE_COLLAPSE = "AD116", Warning, Never, [FIX], "whitespace collapsed in a bare token";
+    WRONG_TYPE = "AD117", Error, Never, [FIX], "argument of the wrong type";
+    OUT_OF_RANGE = "AD118", Error, Never, [], "value out of range";
+    MISSING_ARGUMENT = "AD119", Error, Never, [], "missing argument";
+    REF_LABEL_CONSUMED = "AD120", Warning, Never, [FIX], "token read as an @ref label";
+    TRAILING_HASH = "AD121", Warning, Never, [FIX], "`#` inside an action line is not a comment";
+    EXTRA_ARGUMENT = "AD122", Error, Never, [], "extra argument the daemon refuses";
+    FLAG_IN_ARGUMENT = "AD123", Error, Never, [FIX], "CLI flag that lands in an argument the daemon checks";
+    CLI_ONLY_FORM = "AD124", Error, Never, [FIX], "form only the agent-device command line accepts";
+    CONFLICTING_FLAGS = "AD125", Error, Never, [], "flags the daemon refuses together";
+    PLACEHOLDER_POINT = "AD126", Warning, Never, [], "two placeholders where a point was meant";
+    /// A flag value the `.ad` reader drops, or keeps with its flag as positional text.
+    FLAG_VALUE_IGNORED = "AD127", Warning, Never, [], "flag value the .ad reader does not use";
+    // Selectors
+    INVALID_SELECTOR = "AD201", Error, Never, [], "invalid selector";
+    SINGLE_QUOTED_SELECTOR = "AD202", Error, Never, [FIX], "single-quoted selector";
+    NOT_A_TARGET = "AD203", Error, Never, [FIX], "not a @ref, selector or point";
+    // Variables
+    UNDEFINED_VARIABLE = "AD301", Info, Never, [], "variable not defined in the script";
+    UNDEFINABLE_VARIABLE = "AD302", Error, Never, [FIX], "variable name that can never be defined";
+    /// Reported by the run gate (`ad run`, `ad test`), never by `ad check`: it depends on the run's
+    /// `-e` and `AD_VAR_*` values.
+    VARIABLE_WITHOUT_VALUE = "AD303", Error, Never, [RUN_GATE], "variable with no value for this run";
+    /// An undefinable name with a `:-fallback`: the fallback is always used.
+    UNDEFINABLE_WITH_FALLBACK = "AD304", Warning, Never, [FIX], "variable that can never be defined, so its fallback is always used";
+    // Annotations
+    ANNOTATION_MISPLACED = "AD401", Warning, Never, [], "annotation on a step that does not use it";
+    // Script rules: profiles and the handoff artifact contract (ADR 0016)
+    HANDOFF_OPEN = "AD701", Error, Never, [], "handoff script must start with its only `open`";
+    HANDOFF_CLOSE = "AD702", Error, Never, [], "handoff script contains `close`";
+    MISSING_DESTINATION_GUARD = "AD703", Error, Never, [FIX], "no destination guard after the last mutating step";
+    GUARD_NOT_QUALIFIED = "AD704", Error, Never, [], "wait does not qualify as a destination guard";
+    HANDOFF_SESSION_REF = "AD705", Error, Never, [], "session-local @ref in a handoff script";
+    HANDOFF_MUTATING_FIND = "AD706", Error, Never, [], "mutating `find` in a handoff script";
+    HANDOFF_MISSING_EVIDENCE = "AD707", Error, Never, [], "element-targeting step without target evidence in a handoff script";
+    // Ref-frame lifetime (ADR 0014)
+    REF_WITHOUT_SNAPSHOT = "AD710", Error, Never, [], "@ref with no snapshot issuing it";
+    REF_FRAME_EXPIRED = "AD711", Error, Never, [FIX], "@ref used after its frame expired";
+    STALE_REF_READ = "AD712", Warning, Never, [FIX], "read-only use of a stale @ref";
+    SCOPED_REF = "AD713", Info, Never, [], "@ref under a scoped snapshot";
+    PIN_KEPT = "AD714", Warning, Never, [FIX], "@ref pin kept by the reader never matches a new session";
+    // Parameterized inputs and secrets (ADR 0017)
+    RECORD_AS_IN_SCRIPT = "AD720", Error, Never, [FIX], "`--record-as` in a script";
+    SECRET_IN_CLEAR = "AD721", Warning, Never, [FIX], "secure-field fill with a literal value";
+    EXPANDED_ON_RERECORD = "AD722", Info, Never, [], "placeholder that a re-recording will expand";
+    PLACEHOLDER_IN_EVIDENCE = "AD723", Error, Never, [], "placeholder in verified target evidence";
+    // Script hygiene
+    UNUSED_ENV = "AD730", Warning, Never, [FIX, UNNECESSARY], "unused env directive";
+    ENV_VALUE_PLACEHOLDER = "AD731", Warning, Never, [], "`${…}` in an env value is never expanded";
+    STEP_AFTER_CLOSE = "AD732", Warning, Never, [], "step after `close` without a new `open`";
+    WAIT_TIMEOUT_RANGE = "AD733", Warning, Never, [], "wait timeout outside the useful range";
+    DUPLICATE_STEP = "AD734", Info, Never, [], "identical consecutive steps";
+    ARTIFACT_PATH_ESCAPES = "AD735", Warning, Never, [], "artifact path outside the run's artifacts folder";
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn codes_are_unique_sorted_and_well_formed() {
+        for w in TABLE.windows(2) {
+            assert!(w[0].id < w[1].id, "{} before {}", w[0].id, w[1].id);
+        }
+        for c in TABLE {
+            assert!(c.id.len() == 5 && c.id.starts_with("AD"), "{}", c.id);
+            assert!(c.id[2..].bytes().all(|b| b.is_ascii_digit()), "{}", c.id);
+            assert!(!c.title.is_empty(), "{}", c.id);
+        }
+    }
+
+    #[test]
+    fn parity_codes_are_errors() {
+        for c in TABLE.iter().filter(|c| c.rejected != Rejected::Never) {
+            assert_eq!(c.severity, Severity::Error, "{}", c.id);
+        }
+    }
+}

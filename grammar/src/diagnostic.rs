@@ -130,15 +130,11 @@ pub struct Diagnostic {
 }
 
 impl Diagnostic {
-    pub fn new(
-        code: &'static str,
-        severity: Severity,
-        message: impl Into<Text>,
-        span: Span,
-    ) -> Self {
+    /// A diagnostic of `code` at its default severity from `codes::TABLE`.
+    pub fn new(code: &'static str, message: impl Into<Text>, span: Span) -> Self {
         Diagnostic {
             code,
-            severity,
+            severity: crate::codes::code(code).severity,
             message: message.into(),
             labels: vec![Label {
                 span,
@@ -149,15 +145,6 @@ impl Diagnostic {
             fix: None,
             rejection: None,
         }
-    }
-    pub fn error(code: &'static str, message: impl Into<Text>, span: Span) -> Self {
-        Self::new(code, Severity::Error, message, span)
-    }
-    pub fn warning(code: &'static str, message: impl Into<Text>, span: Span) -> Self {
-        Self::new(code, Severity::Warning, message, span)
-    }
-    pub fn info(code: &'static str, message: impl Into<Text>, span: Span) -> Self {
-        Self::new(code, Severity::Info, message, span)
     }
     /// Text for the primary label.
     pub fn with_label(mut self, message: impl Into<Text>) -> Self {

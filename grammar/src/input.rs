@@ -30,7 +30,7 @@ pub fn refused_too_large(path: &str, size: Option<u64>, limit: u64) -> Diagnosti
         Some(size) => format!("the file is {size} bytes, over the {limit}-byte limit: not read"),
         None => format!("the input is over the {limit}-byte limit: not read"),
     };
-    let d = Diagnostic::error(codes::FILE_TOO_LARGE, message, Span::new(0, 0))
+    let d = Diagnostic::new(codes::FILE_TOO_LARGE, message, Span::new(0, 0))
         .with_label("nothing in this file was checked")
         .with_help(RAISE_HELP);
     match size {
@@ -42,7 +42,7 @@ pub fn refused_too_large(path: &str, size: Option<u64>, limit: u64) -> Diagnosti
 /// AD006 for a script that was read (the limit was raised) but that agent-device refuses:
 /// `size` is the UTF-8 length of the decoded text, as agent-device counts it.
 pub fn over_agent_device_limit(path: &str, size: u64) -> Option<Diagnostic> {
-    let d = Diagnostic::error(
+    let d = Diagnostic::new(
         codes::FILE_TOO_LARGE,
         format!(
             "the script is {size} bytes, over agent-device's {AGENT_DEVICE_MAX_BYTES}-byte limit"
@@ -93,7 +93,7 @@ pub fn decode(bytes: Vec<u8>) -> Decoded {
         2 => ", and 1 more invalid sequence".into(),
         n => format!(", and {} more invalid sequences", n - 1),
     };
-    let diagnostic = Diagnostic::warning(
+    let diagnostic = Diagnostic::new(
         codes::NOT_UTF8,
         format!("the file is not valid UTF-8: {} here{more}", shown.join(" ")),
         Span::new(at, at + char::REPLACEMENT_CHARACTER.len_utf8()),

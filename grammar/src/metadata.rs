@@ -134,7 +134,7 @@ impl HeaderReader {
         let key = &text[env.key.range()];
         let value = env.decoded.clone().unwrap_or_default();
         if let Some(prev) = self.meta.env_value(key) {
-            let d = Diagnostic::error(
+            let d = Diagnostic::new(
                 codes::ENV_DUPLICATE,
                 format!("duplicate env directive `{key}`"),
                 env.key,
@@ -220,7 +220,7 @@ impl HeaderReader {
                 if !tail.is_empty() {
                     let unit = if key == "timeout" { " ms" } else { "" };
                     diagnostics.push(
-                        Diagnostic::warning(
+                        Diagnostic::new(
                             codes::CONTEXT_VALUE_IGNORED,
                             format!("`{key}={v}{tail}` is read as {v}{unit}"),
                             Span::new(span.start, span.end + tail.len()),
@@ -242,7 +242,7 @@ impl HeaderReader {
                     } else {
                         if n > 3.0 {
                             diagnostics.push(
-                                Diagnostic::warning(
+                                Diagnostic::new(
                                     codes::CONTEXT_VALUE_IGNORED,
                                     format!("retries={v} is clamped to 3"),
                                     span,
@@ -254,7 +254,7 @@ impl HeaderReader {
                     }
                 } else {
                     diagnostics.push(
-                        Diagnostic::warning(
+                        Diagnostic::new(
                             codes::CONTEXT_VALUE_IGNORED,
                             format!("`{key}={v}` is ignored"),
                             span,
@@ -281,7 +281,7 @@ impl HeaderReader {
             }
             if !word.contains('=') || !["platform", "target", "timeout", "retries"].contains(&key) {
                 diagnostics.push(
-                    Diagnostic::info(codes::CONTEXT_VALUE_IGNORED, format!("`{word}` is not read by agent-device"), span)
+                    Diagnostic::new(codes::CONTEXT_KEY_UNKNOWN, format!("`{word}` is not read by agent-device"), span)
                         .with_help("context keys: platform=, target=, timeout=<ms>, retries=<0..3> (device=, kind=, theme= are recorder notes)"),
                 );
             }
@@ -316,7 +316,7 @@ impl HeaderReader {
                     ),
                 )
             };
-            let d = Diagnostic::error(codes::CONTEXT_DUPLICATE, title, span)
+            let d = Diagnostic::new(codes::CONTEXT_DUPLICATE, title, span)
                 .with_secondary(prev.span, "first set here")
                 .with_help("set each context key once in the header");
             self.reject(d, message, index, diagnostics);
@@ -435,7 +435,7 @@ fn ignored_value(
     allowed: &[&str],
 ) {
     let hint = allowed.iter().find(|a| a.eq_ignore_ascii_case(value));
-    let mut d = Diagnostic::warning(
+    let mut d = Diagnostic::new(
         codes::CONTEXT_VALUE_IGNORED,
         format!("`{key}={value}` is ignored by agent-device"),
         span,
@@ -471,13 +471,13 @@ pub(crate) fn check_env_shape(
     let key = &text[env.key.range()];
     let problem: Option<(Diagnostic, String)> = if env.value.is_none() || key.is_empty() {
         Some((
-            Diagnostic::error(codes::ENV_MALFORMED, "`env` needs KEY=VALUE", content)
+            Diagnostic::new(codes::ENV_MALFORMED, "`env` needs KEY=VALUE", content)
                 .with_help("write `env KEY=value` (the value may be empty or a JSON string)"),
             format!("Invalid env directive on line {n}: expected \"env KEY=VALUE\"."),
         ))
     } else if !is_var_name(key) {
         let upper = key.to_ascii_uppercase();
-        let mut d = Diagnostic::error(codes::ENV_KEY_INVALID, format!("invalid env key `{key}`"), env.key)
+        let mut d = Diagnostic::new(codes::ENV_KEY_INVALID, format!("invalid env key `{key}`"), env.key)
             .with_help("keys must be uppercase letters, digits and underscores, not starting with a digit (e.g. APP_ID)");
         if is_var_name(&upper) {
             d = d.with_fix(
@@ -491,13 +491,13 @@ pub(crate) fn check_env_shape(
         Some((d, format!("Invalid env key \"{key}\" on line {n}: keys must be uppercase letters, digits, and underscores (e.g. APP_ID).")))
     } else if key.starts_with("AD_") {
         Some((
-            Diagnostic::error(codes::ENV_KEY_RESERVED, format!("`{key}` is in the reserved AD_* namespace"), env.key)
+            Diagnostic::new(codes::ENV_KEY_RESERVED, format!("`{key}` is in the reserved AD_* namespace"), env.key)
                 .with_help(format!("AD_* names are built-ins (AD_SESSION, AD_FILENAME, AD_PLATFORM, …); rename {key}")),
             format!("Invalid env key \"{key}\" on line {n}: the AD_* namespace is reserved for built-in variables. Rename {key} to avoid the AD_ prefix."),
         ))
     } else if env.quoted && env.decoded.is_none() {
         Some((
-            Diagnostic::error(codes::ENV_VALUE_INVALID, "quoted env value is not one JSON string", env.value.unwrap_or(content))
+            Diagnostic::new(codes::ENV_VALUE_INVALID, "quoted env value is not one JSON string", env.value.unwrap_or(content))
                 .with_help("a value starting with \" must be exactly one JSON string literal up to the end of the line"),
             format!("Invalid quoted env value on line {n}."),
         ))

@@ -75,7 +75,7 @@ pub fn parse(text: &str) -> Parse {
                     index + 1
                 );
                 diagnostics.push(
-                    Diagnostic::error(
+                    Diagnostic::new(
                         codes::ENV_AFTER_ACTION,
                         "`env` directive after the first action",
                         content,
@@ -149,7 +149,7 @@ pub fn parse(text: &str) -> Parse {
             p.line + 1
         );
         diagnostics.push(
-            Diagnostic::error(codes::ANNOTATION_UNBOUND, format!("`{marker}` annotation at the end of the script"), p.span)
+            Diagnostic::new(codes::ANNOTATION_UNBOUND, format!("`{marker}` annotation at the end of the script"), p.span)
                 .with_label("nothing follows this annotation")
                 .with_help("an annotation describes the action on the very next line; add the action or delete the annotation")
                 .rejected_by(Reader::Parser, message, (lines.len(), phase::BINDING)),
@@ -229,7 +229,7 @@ fn file_level_checks(text: &str, has_nul: bool, binary: bool, diagnostics: &mut 
     if first.starts_with('{') || first.starts_with('[') {
         let start = text.len() - first.len();
         diagnostics.push(
-            Diagnostic::error(codes::JSON_PAYLOAD, "this is a JSON replay payload, not an `.ad` script", Span::new(start, start + 1))
+            Diagnostic::new(codes::JSON_PAYLOAD, "this is a JSON replay payload, not an `.ad` script", Span::new(start, start + 1))
                 .with_help("agent-device no longer replays JSON payloads; re-record the flow, or convert it to one action per line")
                 .rejected_by(
                     Reader::Daemon,
@@ -240,17 +240,17 @@ fn file_level_checks(text: &str, has_nul: bool, binary: bool, diagnostics: &mut 
     }
     if let Some(nul) = has_nul.then(|| text.find('\0')).flatten() {
         let span = Span::new(nul, nul + 1);
-        // A binary file stands in for every line it would fail on, so it is an error; a stray
-        // NUL in a text script is a warning beside the findings of the lines around it.
+        // A binary file (AD007, an error) says what the file is above the lines it fails on; a
+        // stray NUL in a text script (AD002) is a warning beside the findings around it.
         diagnostics.push(if binary {
-            Diagnostic::error(
-                codes::BINARY_CONTENT,
+            Diagnostic::new(
+                codes::BINARY_FILE,
                 "the file is binary (NUL and control bytes on most lines): it is not a text script",
                 span,
             )
             .with_help("check that this is the script you meant; `.ad` files are UTF-8 text (a UTF-16 file must be saved as UTF-8)")
         } else {
-            Diagnostic::warning(
+            Diagnostic::new(
                 codes::BINARY_CONTENT,
                 "NUL byte in the script",
                 span,
@@ -266,7 +266,7 @@ fn file_level_checks(text: &str, has_nul: bool, binary: bool, diagnostics: &mut 
             && text.contains("- launchApp")
     {
         diagnostics.push(
-            Diagnostic::warning(codes::MAESTRO_YAML, "this looks like a Maestro YAML flow saved as `.ad`", Span::new(0, text.find('\n').unwrap_or(text.len())))
+            Diagnostic::new(codes::MAESTRO_YAML, "this looks like a Maestro YAML flow saved as `.ad`", Span::new(0, text.find('\n').unwrap_or(text.len())))
                 .with_label("every line below is replayed as an `.ad` step and refused as an unknown command")
                 .with_help("replay the flow as Maestro (save it as `.yaml` and run `agent-device replay FILE.yaml --maestro`), or convert it to `.ad` steps"),
         );
@@ -278,7 +278,7 @@ fn lone_cr(text: &str, content: Span, index: usize, diagnostics: &mut Vec<Diagno
     for (rel, _) in text[content.range()].match_indices('\r') {
         let at = content.start + rel;
         diagnostics.push(
-            Diagnostic::warning(codes::LONE_CR, "lone carriage return inside a line", Span::new(at, at + 1))
+            Diagnostic::new(codes::LONE_CR, "lone carriage return inside a line", Span::new(at, at + 1))
                 .with_label("agent-device splits lines only on \\n and \\r\\n: this \\r is not a line break")
                 .with_help(format!(
                     "line {} and the text after the \\r are read as one line; use \\n (or \\r\\n) line endings",
@@ -303,7 +303,7 @@ fn binding_error(
         index + 1
     );
     diagnostics.push(
-        Diagnostic::error(
+        Diagnostic::new(
             codes::ANNOTATION_UNBOUND,
             format!("`{marker}` annotation is not followed by its action"),
             p.span,
@@ -361,7 +361,7 @@ fn comment_or_annotation(
                     format!("field `{}`", e.field)
                 };
                 diagnostics.push(
-                    Diagnostic::error(codes::ANNOTATION_INVALID, e.message.clone(), at)
+                    Diagnostic::new(codes::ANNOTATION_INVALID, e.message.clone(), at)
                         .with_label(format!("invalid {what}"))
                         .with_help(annotation_help(kind, &e.field))
                         .rejected_by(
@@ -408,7 +408,7 @@ fn comment_or_annotation(
         || annotation::match_marker(trimmed, "targets-v").is_some()
     {
         diagnostics.push(
-            Diagnostic::info(codes::FUTURE_ANNOTATION, "annotation version not understood by agent-device 0.21.5", content)
+            Diagnostic::new(codes::FUTURE_ANNOTATION, "annotation version not understood by agent-device 0.21.5", content)
                 .with_help("0.21.5 reads only `target-v1`/`targets-v1`; this line is an ordinary comment to it, so the next action is replayed unverified"),
         );
         CommentKind::FutureAnnotation
@@ -467,7 +467,7 @@ fn tokenize(
                 if !reported {
                     reported = true;
                     diagnostics.push(
-                        Diagnostic::error(codes::UNTERMINATED_QUOTE, "unterminated quoted token", span)
+                        Diagnostic::new(codes::UNTERMINATED_QUOTE, "unterminated quoted token", span)
                             .with_label("this quote is never closed on this line")
                             .with_help("close the quote; a quoted token cannot span lines (write a newline as \\n)")
                             .rejected_by(Reader::Parser, format!("Invalid replay script line: {line}"), (index, phase::TOKENIZE)),
@@ -513,7 +513,7 @@ fn tokenize(
                             ),
                         };
                         diagnostics.push(
-                            Diagnostic::error(codes::INVALID_QUOTED, format!("invalid quoted value {}", crate::diagnostic::printable(raw)), at)
+                            Diagnostic::new(codes::INVALID_QUOTED, format!("invalid quoted value {}", crate::diagnostic::printable(raw)), at)
                                 .with_label(label)
                                 .with_help(help)
                                 .rejected_by(
@@ -603,7 +603,7 @@ fn context_outside_header(
             "agent-device only reads `context ` (with an ASCII space); this line sets nothing and ends the header",
         )
     };
-    diagnostics.push(Diagnostic::warning(codes::CONTEXT_IGNORED, message, content).with_help(help));
+    diagnostics.push(Diagnostic::new(codes::CONTEXT_IGNORED, message, content).with_help(help));
 }
 
 fn context_entries(text: &str, tokens: &[Token]) -> Vec<ContextEntry> {

@@ -1,7 +1,7 @@
 //! `ad check`'s diagnostics as LSP diagnostics: same codes, severities and ranges; secondary
 //! labels become related information.
 
-use ad_compiler::codes;
+use ad_grammar::codes;
 use ad_grammar::Severity;
 use lsp_types::{
     DiagnosticRelatedInformation, DiagnosticSeverity, DiagnosticTag, Location, NumberOrString,
@@ -11,16 +11,6 @@ use crate::document::{Document, NoAnalysis};
 
 /// The `source` of every diagnostic the server publishes.
 pub const SOURCE: &str = "ad";
-
-/// Diagnostics whose flagged text does nothing (the editor fades it).
-const UNNECESSARY: &[&str] = &[
-    codes::DROPPED_ARGUMENT,
-    codes::IGNORED_TOKEN,
-    codes::REPLAY_SKIPPED,
-    codes::UNUSED_ENV,
-];
-/// Diagnostics about words agent-device removed (the editor strikes them through).
-const DEPRECATED: &[&str] = &[codes::RETIRED_COMMAND, codes::REMOVED_FLAG];
 
 pub fn severity(s: Severity) -> DiagnosticSeverity {
     match s {
@@ -51,6 +41,20 @@ pub fn message(d: &ad_grammar::Diagnostic) -> String {
     m
 }
 
+/// The editor tags of `code`, from the code table: faded text for what does nothing, struck
+/// through for what agent-device removed.
+fn tags(code: &str) -> Option<Vec<DiagnosticTag>> {
+    let code = codes::get(code)?;
+    let mut tags = Vec::new();
+    if code.unnecessary() {
+        tags.push(DiagnosticTag::UNNECESSARY);
+    }
+    if code.deprecated() {
+        tags.push(DiagnosticTag::DEPRECATED);
+    }
+    (!tags.is_empty()).then_some(tags)
+}
+
 pub fn convert(doc: &Document, d: &ad_grammar::Diagnostic) -> lsp_types::Diagnostic {
     let text = doc.text.as_str();
     let related: Vec<DiagnosticRelatedInformation> = d
@@ -66,13 +70,6 @@ pub fn convert(doc: &Document, d: &ad_grammar::Diagnostic) -> lsp_types::Diagnos
             },
         })
         .collect();
-    let mut tags = Vec::new();
-    if UNNECESSARY.contains(&d.code) {
-        tags.push(DiagnosticTag::UNNECESSARY);
-    }
-    if DEPRECATED.contains(&d.code) {
-        tags.push(DiagnosticTag::DEPRECATED);
-    }
     lsp_types::Diagnostic {
         range: doc.lines.range(text, d.primary_span()),
         severity: Some(severity(d.severity)),
@@ -81,7 +78,7 @@ pub fn convert(doc: &Document, d: &ad_grammar::Diagnostic) -> lsp_types::Diagnos
         source: Some(SOURCE.into()),
         message: message(d),
         related_information: (!related.is_empty()).then_some(related),
-        tags: (!tags.is_empty()).then_some(tags),
+        tags: tags(d.code),
         data: None,
     }
 }
@@ -102,5 +99,31 @@ pub fn publish(doc: &Document) -> Vec<lsp_types::Diagnostic> {
                 .into(),
             ..Default::default()
         }],
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tags_come_from_the_code_table() {
+        let cases: &[(&str, Option<Vec<DiagnosticTag>>)] = &[
+            (
+                codes::DROPPED_ARGUMENT,
+                Some(vec![DiagnosticTag::UNNECESSARY]),
+            ),
+            (codes::UNUSED_ENV, Some(vec![DiagnosticTag::UNNECESSARY])),
+            (
+                codes::RETIRED_COMMAND,
+                Some(vec![DiagnosticTag::DEPRECATED]),
+            ),
+            (codes::REMOVED_FLAG, Some(vec![DiagnosticTag::DEPRECATED])),
+            (codes::UNKNOWN_COMMAND, None),
+            ("AD999", None),
+        ];
+        for (code, want) in cases {
+            assert_eq!(&tags(code), want, "{code}");
+        }
     }
 }

@@ -160,7 +160,7 @@ pub fn missing_variables(
         .into_iter()
         .map(|(name, spans)| {
             let uses = spans.len();
-            let mut d = Diagnostic::error(
+            let mut d = Diagnostic::new(
                 ad_compiler::codes::VARIABLE_WITHOUT_VALUE,
                 format!("`${{{name}}}` has no value for this run"),
                 spans[0],

@@ -201,12 +201,10 @@ pub fn run(args: CheckArgs) -> i32 {
             let _ = writeln!(out);
         }
         Format::Sarif => {
-            let rules = ad_compiler::all_codes();
             let _ = writeln!(
                 out,
                 "{}",
-                serde_json::to_string_pretty(&render::sarif::render(&checked, &rules))
-                    .unwrap_or_default()
+                serde_json::to_string_pretty(&render::sarif::render(&checked)).unwrap_or_default()
             );
         }
         Format::Github => {

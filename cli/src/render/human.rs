@@ -57,12 +57,7 @@ fn kind_of(severity: Severity) -> (ReportKind<'static>, Color, &'static str) {
 
 /// The rule's title, shown under a primary label that has no text of its own.
 fn title_of(code: &str) -> &'static str {
-    ad_grammar::codes::ALL
-        .iter()
-        .chain(ad_compiler::codes::ALL)
-        .find(|(c, _)| *c == code)
-        .map(|(_, t)| *t)
-        .unwrap_or("here")
+    ad_grammar::codes::get(code).map_or("here", |c| c.title)
 }
 
 /// A label's span within the text, on character boundaries.

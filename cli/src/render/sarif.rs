@@ -1,27 +1,31 @@
 //! `--format sarif`: SARIF 2.1.0 for code-scanning upload.
 
-use ad_grammar::Severity;
+use ad_grammar::{codes, Severity};
 use serde_json::{json, Value};
 
 use super::CheckedFile;
 
-pub fn render(files: &[CheckedFile], rules: &[(&str, &str)]) -> Value {
+/// SARIF's name for a severity.
+fn level(s: Severity) -> &'static str {
+    match s {
+        Severity::Error => "error",
+        Severity::Warning => "warning",
+        Severity::Info => "note",
+    }
+}
+
+pub fn render(files: &[CheckedFile]) -> Value {
     let mut results = Vec::new();
     for f in files {
         for d in &f.diagnostics {
             let (line, column, end_line, end_column) = f.position(d);
-            let level = match d.severity {
-                Severity::Error => "error",
-                Severity::Warning => "warning",
-                Severity::Info => "note",
-            };
             let mut text = d.message.to_string();
             if let Some(h) = &d.help {
                 text.push_str(&format!("\nhelp: {h}"));
             }
             results.push(json!({
                 "ruleId": d.code,
-                "level": level,
+                "level": level(d.severity),
                 "message": { "text": text },
                 "locations": [{
                     "physicalLocation": {
@@ -33,13 +37,17 @@ pub fn render(files: &[CheckedFile], rules: &[(&str, &str)]) -> Value {
             }));
         }
     }
-    let rules: Vec<Value> = rules
+    // Rule metadata comes from the code table, like everything else about a code.
+    let rules: Vec<Value> = codes::TABLE
         .iter()
-        .map(|(code, title)| {
+        .map(|c| {
             json!({
-                "id": code,
-                "shortDescription": { "text": title },
-                "helpUri": format!("https://github.com/ad-tools/ad/blob/main/docs/diagnostics.md#{}", code.to_lowercase()),
+                "id": c.id,
+                "name": rule_name(c.title),
+                "shortDescription": { "text": c.title },
+                "defaultConfiguration": { "level": level(c.severity) },
+                "helpUri": format!("https://github.com/ad-tools/ad/blob/main/{}#{}", codes::DOCS, c.anchor()),
+                "properties": { "agentDeviceRejects": format!("{:?}", c.rejected).to_lowercase(), "fixable": c.has_fix() },
             })
         })
         .collect();
@@ -51,4 +59,50 @@ pub fn render(files: &[CheckedFile], rules: &[(&str, &str)]) -> Value {
             "results": results
         }]
     })
+}
+
+/// SARIF wants a PascalCase rule name: the title's words, capitalised, without punctuation.
+fn rule_name(title: &str) -> String {
+    title
+        .split(|c: char| !c.is_ascii_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .map(|w| {
+            let mut cs = w.chars();
+            cs.next()
+                .map(|f| f.to_ascii_uppercase().to_string() + cs.as_str())
+                .unwrap_or_default()
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rule_names_are_pascal_case() {
+        assert_eq!(
+            rule_name("`replay` line is skipped at run time"),
+            "ReplayLineIsSkippedAtRunTime"
+        );
+        assert_eq!(
+            rule_name("JSON replay payload instead of an .ad script"),
+            "JSONReplayPayloadInsteadOfAnAdScript"
+        );
+    }
+
+    #[test]
+    fn every_code_is_a_rule_with_its_default_level() {
+        let v = render(&[]);
+        let rules = v["runs"][0]["tool"]["driver"]["rules"].as_array().unwrap();
+        assert_eq!(rules.len(), codes::TABLE.len());
+        for (r, c) in rules.iter().zip(codes::TABLE) {
+            assert_eq!(r["id"], c.id);
+            assert_eq!(r["defaultConfiguration"]["level"], level(c.severity));
+            assert!(r["helpUri"]
+                .as_str()
+                .unwrap()
+                .ends_with(&format!("#{}", c.id.to_lowercase())));
+        }
+    }
 }

@@ -18,7 +18,7 @@ pub(super) fn check(cx: &Context, out: &mut Vec<Diagnostic>) {
         let single = step.target_evidence.is_some();
         let dual = step.target_evidences.is_some();
         let misplaced = |msg: String, help: &str| {
-            Diagnostic::warning(codes::ANNOTATION_MISPLACED, msg, span).with_help(help.to_string())
+            Diagnostic::new(codes::ANNOTATION_MISPLACED, msg, span).with_help(help.to_string())
         };
         match spec.verification {
             Verification::None if single || dual => out.push(

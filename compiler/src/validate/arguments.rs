@@ -41,7 +41,7 @@ fn flag_ranges(step: &Step, out: &mut Vec<Diagnostic>) {
         let n = n.as_f64().unwrap_or(f64::NAN);
         if n < min as f64 || n > max as f64 {
             out.push(
-                Diagnostic::error(
+                Diagnostic::new(
                     codes::OUT_OF_RANGE,
                     format!(
                         "`{}` must be from {min} to {max}; got {}",

@@ -23,7 +23,7 @@ pub(super) fn check(cx: &Context, out: &mut Vec<Diagnostic>) {
                 continue;
             }
             out.push(
-                Diagnostic::warning(
+                Diagnostic::new(
                     codes::ARTIFACT_PATH_ESCAPES,
                     format!("`{}` is outside the run's artifacts folder", arg.value),
                     step.arg_span(arg),

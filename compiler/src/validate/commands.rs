@@ -16,7 +16,7 @@ pub(super) fn check(cx: &Context, out: &mut Vec<Diagnostic>) {
                 .iter()
                 .filter(|c| c.is_usable_in_scripts())
                 .map(|c| c.name);
-            let mut d = Diagnostic::error(codes::UNKNOWN_COMMAND, format!("unknown command `{}`", ad_grammar::printable(word)), span)
+            let mut d = Diagnostic::new(codes::UNKNOWN_COMMAND, format!("unknown command `{}`", ad_grammar::printable(word)), span)
                 .with_label("agent-device has no such command: this step fails when it is reached, after the earlier steps ran");
             match did_you_mean(word, usable) {
                 Some(s) => {
@@ -35,7 +35,7 @@ pub(super) fn check(cx: &Context, out: &mut Vec<Diagnostic>) {
         };
         match spec.availability {
             Availability::Retired { migration } => out.push(
-                Diagnostic::error(
+                Diagnostic::new(
                     codes::RETIRED_COMMAND,
                     format!("`{word}` was removed from agent-device"),
                     span,
@@ -50,14 +50,14 @@ pub(super) fn check(cx: &Context, out: &mut Vec<Diagnostic>) {
                     canonical.to_string()
                 };
                 out.push(
-                    Diagnostic::error(codes::CLI_ALIAS, format!("`{word}` is a CLI alias; scripts do not apply aliases"), span)
+                    Diagnostic::new(codes::CLI_ALIAS, format!("`{word}` is a CLI alias; scripts do not apply aliases"), span)
                         .with_label(format!("write `{replacement}`"))
                         .with_help("aliases exist only in the agent-device command line; in a script this word is an unknown command")
                         .with_fix(format!("Replace with `{replacement}`"), vec![Edit { span, replacement }]),
                 );
             }
             Availability::ClientOnly => out.push(
-                Diagnostic::error(
+                Diagnostic::new(
                     codes::CLIENT_ONLY_COMMAND,
                     format!("`{word}` cannot run inside a script"),
                     span,
@@ -66,7 +66,7 @@ pub(super) fn check(cx: &Context, out: &mut Vec<Diagnostic>) {
                 .with_help("run it from the agent-device CLI before or after the replay"),
             ),
             Availability::Internal => out.push(
-                Diagnostic::error(
+                Diagnostic::new(
                     codes::INTERNAL_REQUEST,
                     format!("`{word}` is an internal daemon request, not a script command"),
                     span,
@@ -80,7 +80,7 @@ pub(super) fn check(cx: &Context, out: &mut Vec<Diagnostic>) {
         }
         if spec.effect == Effect::Skipped {
             out.push(
-                Diagnostic::warning(codes::REPLAY_SKIPPED, format!("`{word}` lines are skipped when the script runs"), step.line_span())
+                Diagnostic::new(codes::REPLAY_SKIPPED, format!("`{word}` lines are skipped when the script runs"), step.line_span())
                     .with_help("replay does not nest: the step loop skips this line; inline the other script's steps instead"),
             );
         }

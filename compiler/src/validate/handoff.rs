@@ -40,14 +40,14 @@ pub(super) fn check(cx: &Context, decision: &ProfileDecision, out: &mut Vec<Diag
     let first = &cx.steps[0];
     if opens.is_empty() {
         out.push(note(
-            Diagnostic::error(codes::HANDOFF_OPEN, "a handoff script must start with `open`", first.line_span())
+            Diagnostic::new(codes::HANDOFF_OPEN, "a handoff script must start with `open`", first.line_span())
                 .with_label("the first action is not `open`")
                 .with_help("record the journey from a fresh session: `open <app> --save-script`, then the steps"),
         ));
     } else {
         if first.action() != Some(Action::Open) {
             out.push(note(
-                Diagnostic::error(
+                Diagnostic::new(
                     codes::HANDOFF_OPEN,
                     "the `open` of a handoff script must be its first action",
                     opens[0].line_span(),
@@ -58,15 +58,19 @@ pub(super) fn check(cx: &Context, decision: &ProfileDecision, out: &mut Vec<Diag
         }
         for extra in opens.iter().skip(1) {
             out.push(note(
-                Diagnostic::error(codes::HANDOFF_OPEN, "a handoff script has exactly one `open`", extra.line_span())
+                Diagnostic::new(codes::HANDOFF_OPEN, "a handoff script has exactly one `open`", extra.line_span())
                     .with_secondary(opens[0].line_span(), "the script's `open`")
                     .with_help("a second `open` aborts an authoring session; record the journey again from one `open`"),
             ));
         }
     }
-    for close in cx.steps.iter().filter(|s| s.action() == Some(Action::Close)) {
+    for close in cx
+        .steps
+        .iter()
+        .filter(|s| s.action() == Some(Action::Close))
+    {
         out.push(note(
-            Diagnostic::error(codes::HANDOFF_CLOSE, "a handoff script must not `close` the session", close.line_span())
+            Diagnostic::new(codes::HANDOFF_CLOSE, "a handoff script must not `close` the session", close.line_span())
                 .with_label("the session must stay live at the destination")
                 .with_help("remove `close`: the agent that continues from the destination owns closing the session"),
         ));
@@ -94,14 +98,14 @@ pub(super) fn check(cx: &Context, decision: &ProfileDecision, out: &mut Vec<Diag
     if !qualifying {
         for (step, problem) in &near_misses {
             out.push(note(
-                Diagnostic::error(codes::GUARD_NOT_QUALIFIED, format!("this wait is not a destination guard: {problem}"), step.line_span())
+                Diagnostic::new(codes::GUARD_NOT_QUALIFIED, format!("this wait is not a destination guard: {problem}"), step.line_span())
                     .with_help("record a selector wait on a labeled or id-bearing landmark after the last mutating step (its target-v1 annotation must be \"verified\")"),
             ));
         }
         let at = last_mutation
             .map(|i| cx.steps[i].line_span())
             .unwrap_or(first.line_span());
-        let mut d = Diagnostic::error(codes::MISSING_DESTINATION_GUARD, "no destination guard after the last mutating step", at)
+        let mut d = Diagnostic::new(codes::MISSING_DESTINATION_GUARD, "no destination guard after the last mutating step", at)
             .with_label("after this step the script must prove it reached the destination")
             .with_help("record a selector wait on a labeled or id-bearing landmark after the last mutating step: `wait \"id=\\\"…\\\"\"` with a verified target-v1 annotation");
         if let Some(fix) = guard_fix(cx, last_mutation) {
@@ -116,7 +120,7 @@ pub(super) fn check(cx: &Context, decision: &ProfileDecision, out: &mut Vec<Diag
         for arg in &step.positionals {
             if arg.value.starts_with('@') && !arg.value.starts_with("@{") {
                 out.push(note(
-                    Diagnostic::error(codes::HANDOFF_SESSION_REF, format!("`{}` is a session-local ref", arg.value), step.arg_span(arg))
+                    Diagnostic::new(codes::HANDOFF_SESSION_REF, format!("`{}` is a session-local ref", arg.value), step.arg_span(arg))
                         .with_label("refs belong to the recording session and never resolve in a new one")
                         .with_help("target the element with a selector (id=…, or role=… label=…) instead of a ref"),
                 ));
@@ -124,7 +128,7 @@ pub(super) fn check(cx: &Context, decision: &ProfileDecision, out: &mut Vec<Diag
         }
         if spec.effect == Effect::FindAction && mutates(step) {
             out.push(note(
-                Diagnostic::error(codes::HANDOFF_MUTATING_FIND, "a handoff script cannot use a mutating `find`", step.line_span())
+                Diagnostic::new(codes::HANDOFF_MUTATING_FIND, "a handoff script cannot use a mutating `find`", step.line_span())
                     .with_help("`find … click|fill|type` carries no identity evidence; use `click`/`fill` with a selector instead"),
             ));
         }
@@ -155,7 +159,7 @@ pub(super) fn check(cx: &Context, decision: &ProfileDecision, out: &mut Vec<Diag
                 "target-v1"
             };
             out.push(note(
-                Diagnostic::error(codes::HANDOFF_MISSING_EVIDENCE, format!("`{}` has no `{kind}` evidence", step.command), step.line_span())
+                Diagnostic::new(codes::HANDOFF_MISSING_EVIDENCE, format!("`{}` has no `{kind}` evidence", step.command), step.line_span())
                     .with_label("replay cannot verify it acts on the recorded element")
                     .with_help(format!("re-record this step with agent-device so it writes `# agent-device:{kind} {{…}}` above it")),
             ));

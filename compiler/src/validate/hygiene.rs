@@ -64,7 +64,7 @@ fn env_directives(cx: &Context, out: &mut Vec<Diagnostic>) {
                 line.span.end
             };
             out.push(
-                Diagnostic::warning(
+                Diagnostic::new(
                     codes::UNUSED_ENV,
                     format!("`{}` is never used", entry.key),
                     entry.key_span,
@@ -82,7 +82,7 @@ fn env_directives(cx: &Context, out: &mut Vec<Diagnostic>) {
         }
         if has_dollar_brace(&entry.value) {
             out.push(
-                Diagnostic::warning(codes::ENV_VALUE_PLACEHOLDER, format!("`${{…}}` in the value of `{}` is never expanded", entry.key), line.content)
+                Diagnostic::new(codes::ENV_VALUE_PLACEHOLDER, format!("`${{…}}` in the value of `{}` is never expanded", entry.key), line.content)
                     .with_label("env values are taken literally")
                     .with_help("a placeholder in an env value stays literal text; supply the value with -e or AD_VAR_* instead"),
             );
@@ -100,7 +100,7 @@ fn after_close(cx: &Context, out: &mut Vec<Diagnostic>) {
             _ => {
                 if let Some(close) = closed_at.take() {
                     out.push(
-                        Diagnostic::warning(
+                        Diagnostic::new(
                             codes::STEP_AFTER_CLOSE,
                             format!("`{}` runs after `close` ended the session", step.command),
                             step.line_span(),
@@ -143,13 +143,13 @@ fn wait_timeouts(cx: &Context, out: &mut Vec<Diagnostic>) {
             .unwrap_or(step.line_span());
         if t < WAIT_POLL_INTERVAL_MS {
             out.push(
-                Diagnostic::warning(codes::WAIT_TIMEOUT_RANGE, format!("a {t} ms timeout is shorter than the {WAIT_POLL_INTERVAL_MS} ms polling interval"), span)
+                Diagnostic::new(codes::WAIT_TIMEOUT_RANGE, format!("a {t} ms timeout is shorter than the {WAIT_POLL_INTERVAL_MS} ms polling interval"), span)
                     .with_label("the target gets one look at most")
                     .with_help(format!("use a timeout of at least {WAIT_POLL_INTERVAL_MS} ms (default {WAIT_DEFAULT_TIMEOUT_MS} ms), or drop it for the default")),
             );
         } else if let Some(limit) = script_timeout.filter(|l| t > *l) {
             out.push(
-                Diagnostic::warning(
+                Diagnostic::new(
                     codes::WAIT_TIMEOUT_RANGE,
                     format!(
                         "a {t} ms timeout is longer than the script's {limit} ms `context timeout`"
@@ -184,7 +184,7 @@ fn stutters(cx: &Context, out: &mut Vec<Diagnostic>) {
             continue;
         }
         out.push(
-            Diagnostic::info(codes::DUPLICATE_STEP, format!("this `{}` repeats the previous step exactly", b.command), b.line_span())
+            Diagnostic::new(codes::DUPLICATE_STEP, format!("this `{}` repeats the previous step exactly", b.command), b.line_span())
                 .with_secondary(a.line_span(), "the same step")
                 .with_help("identical consecutive steps are often a recording stutter; delete one unless the repeat is intended (use --count for repeated taps)"),
         );

@@ -37,7 +37,7 @@ pub(super) fn check(cx: &Context, out: &mut Vec<Diagnostic>) {
                         )
                     };
                     out.push(
-                        Diagnostic::warning(
+                        Diagnostic::new(
                             codes::FLAG_AS_POSITIONAL,
                             format!(
                                 "`{raw}` is not a flag in `.ad` scripts for `{}`",
@@ -61,7 +61,7 @@ pub(super) fn check(cx: &Context, out: &mut Vec<Diagnostic>) {
                         .map(|s| &text[s.range()])
                         .unwrap_or("(nothing)");
                     out.push(
-                        Diagnostic::warning(codes::INVALID_FLAG_VALUE, format!("`{raw}` needs a number ≥ 0; got `{value}`"), span)
+                        Diagnostic::new(codes::FLAG_VALUE_IGNORED, format!("`{raw}` needs a number ≥ 0; got `{value}`"), span)
                             .with_label("not read as a flag: the flag and its value become positional text")
                             .with_help(format!("write e.g. `{raw} 2`; with an invalid value the reader keeps both tokens as arguments")),
                     );
@@ -78,8 +78,8 @@ pub(super) fn check(cx: &Context, out: &mut Vec<Diagnostic>) {
                         })
                         .unwrap_or_else(|| "a valid value".into());
                     out.push(
-                        Diagnostic::warning(
-                            codes::INVALID_FLAG_VALUE,
+                        Diagnostic::new(
+                            codes::FLAG_VALUE_IGNORED,
                             format!("`{raw} {v}` is read and ignored"),
                             vspan,
                         )
@@ -128,7 +128,7 @@ pub(super) fn check(cx: &Context, out: &mut Vec<Diagnostic>) {
                             .map(|t| &text[step.token_spans[t].range()])
                             .collect();
                         out.push(
-                            Diagnostic::warning(
+                            Diagnostic::new(
                                 code,
                                 format!(
                                     "only `{}` is read as the ref's label; the rest is dropped",
@@ -148,7 +148,7 @@ pub(super) fn check(cx: &Context, out: &mut Vec<Diagnostic>) {
                         );
                         continue;
                     }
-                    let mut d = Diagnostic::warning(
+                    let mut d = Diagnostic::new(
                         code,
                         format!("`{raw}` is ignored by the .ad reader"),
                         span,
@@ -195,7 +195,7 @@ pub(super) fn check(cx: &Context, out: &mut Vec<Diagnostic>) {
             {
                 let span = step.arg_span(label);
                 let text_arg = step.positionals.get(1);
-                let mut d = Diagnostic::warning(codes::REF_LABEL_CONSUMED, format!("`{}` is read as the @ref's label, not as text", label.value), span)
+                let mut d = Diagnostic::new(codes::REF_LABEL_CONSUMED, format!("`{}` is read as the @ref's label, not as text", label.value), span)
                     .with_label("fill @ref <label> <text>: the first word after the ref is its label")
                     .with_help("quote the whole text to type all of it (the agent-device CLI would type every word)");
                 if let Some(t) = text_arg {
@@ -217,7 +217,7 @@ pub(super) fn check(cx: &Context, out: &mut Vec<Diagnostic>) {
             let raw = &text[span.range()];
             if raw == "#" || (raw.starts_with('#') && raw.len() > 1 && !raw.starts_with("#agent")) {
                 let tail = Span::new(span.start, step.line_span().end);
-                let mut d = Diagnostic::warning(
+                let mut d = Diagnostic::new(
                     codes::TRAILING_HASH,
                     "`#` does not start a comment inside an action line",
                     *span,
@@ -327,7 +327,7 @@ fn whitespace_collapse(cx: &Context, step: &Step, arg: usize, out: &mut Vec<Diag
     }
     let all_bare = spans.iter().all(|s| !text[s.range()].starts_with('"'));
     let whole = Span::new(spans[0].start, spans[spans.len() - 1].end);
-    let mut d = Diagnostic::warning(codes::WHITESPACE_COLLAPSE, "whitespace inside this argument is collapsed to single spaces", whole)
+    let mut d = Diagnostic::new(codes::WHITESPACE_COLLAPSE, "whitespace inside this argument is collapsed to single spaces", whole)
         .with_label(format!("agent-device reads `{}`", a.value))
         .with_help("bare tokens are re-joined with one space; quote the argument as a JSON string to keep the exact text");
     if all_bare {

@@ -33,15 +33,15 @@ pub(super) fn check(cx: &Context, out: &mut Vec<Diagnostic>) {
             let span = step.arg_span(arg);
             match &frame {
                 Frame::None => out.push(
-                    Diagnostic::error(codes::REF_WITHOUT_SNAPSHOT, format!("`{value}` is used before any `snapshot` issued refs"), span)
+                    Diagnostic::new(codes::REF_WITHOUT_SNAPSHOT, format!("`{value}` is used before any `snapshot` issued refs"), span)
                         .with_label("replay starts a new session: no ref exists until a snapshot step issues it")
                         .with_help("add a `snapshot` step before it, or target the element with a selector (refs from the recording session never resolve)"),
                 ),
                 Frame::Expired { snapshot, by } => {
                     let (d, what) = if mutating {
-                        (Diagnostic::error(codes::REF_FRAME_EXPIRED, format!("`{value}` is stale: agent-device rejects it with ref_frame_expired"), span), "mutation")
+                        (Diagnostic::new(codes::REF_FRAME_EXPIRED, format!("`{value}` is stale: agent-device rejects it with ref_frame_expired"), span), "mutation")
                     } else {
-                        (Diagnostic::warning(codes::STALE_REF_READ, format!("`{value}` is read after its frame expired"), span), "read")
+                        (Diagnostic::new(codes::STALE_REF_READ, format!("`{value}` is read after its frame expired"), span), "read")
                     };
                     let mut d = d
                         .with_secondary(by.line_span(), "this step may have changed the screen, expiring the frame")
@@ -57,7 +57,7 @@ pub(super) fn check(cx: &Context, out: &mut Vec<Diagnostic>) {
                     out.push(d);
                 }
                 Frame::Active { scope: Some(scope), snapshot } => out.push(
-                    Diagnostic::info(codes::SCOPED_REF, format!("`{value}` must come from the scoped snapshot `-s {scope}`"), span)
+                    Diagnostic::new(codes::SCOPED_REF, format!("`{value}` must come from the scoped snapshot `-s {scope}`"), span)
                         .with_secondary(snapshot.line_span(), "this snapshot issued only the refs inside its scope")
                         .with_help("a scoped snapshot authorizes exactly the refs it returned; refs outside that scope are not issued"),
                 ),
@@ -98,7 +98,7 @@ fn pins_kept(step: &Step, arg: &Arg, value: &str, out: &mut Vec<Diagnostic>) {
     }
     let span = step.arg_span(arg);
     out.push(
-        Diagnostic::warning(codes::PIN_KEPT, format!("the pin in `{value}` names a generation of the recording session"), span)
+        Diagnostic::new(codes::PIN_KEPT, format!("the pin in `{value}` names a generation of the recording session"), span)
             .with_label(format!("`{}` keeps its pin: it never matches a new session", step.command))
             .with_help("pins are session-scoped; drop the `~sN` suffix (the reader strips pins only for click, press, fill, get, wait, longpress and hover)")
             .with_fix(format!("Use `{stripped}`"), vec![Edit { span, replacement: stripped.clone() }]),

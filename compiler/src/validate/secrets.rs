@@ -26,7 +26,7 @@ pub(super) fn check(cx: &Context, out: &mut Vec<Diagnostic>) {
                     let name = variable_name(step.target_evidence.as_ref().unwrap());
                     let span = step.arg_span(value_arg);
                     out.push(
-                        Diagnostic::warning(codes::SECRET_IN_CLEAR, "a secure field is filled with a literal: the secret is committed in clear", span)
+                        Diagnostic::new(codes::SECRET_IN_CLEAR, "a secure field is filled with a literal: the secret is committed in clear", span)
                             .with_label(format!("replace it with `\"${{{name}}}\"`"))
                             .with_help(format!("supply the value at run time with `-e {name}=…` or by exporting `AD_VAR_{name}`; record it with `fill … --record-as {name}` next time"))
                             .with_fix(format!("Replace the literal with `${{{name}}}`"), vec![Edit { span, replacement: format!("\"${{{name}}}\"") }]),
@@ -46,8 +46,8 @@ pub(super) fn check(cx: &Context, out: &mut Vec<Diagnostic>) {
                 }
             }
         }
-        let embeds_in_type =
-            spec.action == Action::Type || (spec.targeting == Targeting::Locator && find_types_text(step));
+        let embeds_in_type = spec.action == Action::Type
+            || (spec.targeting == Targeting::Locator && find_types_text(step));
         if embeds_in_type {
             for arg in &step.positionals {
                 if arg.has_dollar_brace() && placeholders(&arg.value).next().is_some() {
@@ -70,7 +70,7 @@ fn expanded_info(step: &Step, tokens: &[usize], what: &str, _text: &str) -> Diag
         .map(|t| step.token_spans[*t])
         .reduce(Span::cover)
         .unwrap_or(step.line_span());
-    Diagnostic::info(codes::EXPANDED_ON_RERECORD, format!("a re-recording or repair will write the expanded value of {what}"), span)
+    Diagnostic::new(codes::EXPANDED_ON_RERECORD, format!("a re-recording or repair will write the expanded value of {what}"), span)
         .with_help("only a complete `\"${NAME}\"` fill text keeps its placeholder when agent-device records or repairs this script")
 }
 
@@ -150,7 +150,7 @@ fn record_as(cx: &Context, step: &Step, out: &mut Vec<Diagnostic>) {
         .get(i + 1)
         .map(|s| &text[s.range()])
         .filter(|n| ad_grammar::metadata::is_var_name(n));
-    let mut d = Diagnostic::error(
+    let mut d = Diagnostic::new(
         codes::RECORD_AS_IN_SCRIPT,
         "`--record-as` is CLI-only: in a script it becomes part of the text",
         flag,
@@ -195,13 +195,13 @@ fn evidence_placeholders(cx: &Context, step: &Step, out: &mut Vec<Diagnostic>) {
         .is_some_and(|s| s.targeting == Targeting::WaitTarget);
     if is_wait {
         out.push(
-            Diagnostic::error(codes::PLACEHOLDER_IN_EVIDENCE, "a wait's landmark evidence echoes a `${VAR}` value", span)
+            Diagnostic::new(codes::PLACEHOLDER_IN_EVIDENCE, "a wait's landmark evidence echoes a `${VAR}` value", span)
                 .with_label("agent-device records no annotation for a landmark whose identity is a parameterized value")
                 .with_help("remove this annotation, and guard the destination with a stable, non-value-bearing landmark"),
         );
     } else if e.verification == VerificationState::Verified {
         out.push(
-            Diagnostic::error(codes::PLACEHOLDER_IN_EVIDENCE, "verified evidence with a `${VAR}` label can never verify", span)
+            Diagnostic::new(codes::PLACEHOLDER_IN_EVIDENCE, "verified evidence with a `${VAR}` label can never verify", span)
                 .with_label("replay compares labels with the live screen, which shows the real value")
                 .with_help("evidence whose label echoes a parameterized value must be \"verification\":\"unverifiable\" (agent-device downgrades it when recording)"),
         );

@@ -18,7 +18,7 @@ pub(super) fn selector_diagnostic(
     arg: &Arg,
     text: &str,
 ) -> Option<Diagnostic> {
-    // A flag or `#` glued into the selector is explained by AD112/AD113/AD121 on that token; the
+    // A flag or `#` glued into the selector is explained by AD127/AD113/AD121 on that token; the
     // selector error stays too, because the step really fails on the device.
     let target = Target::classify(text);
     let (chain, errors) = target.selector_tree()?;
@@ -41,7 +41,7 @@ pub(super) fn selector_diagnostic(
     {
         let inner = &t[1..t.len() - 1];
         return Some(
-            Diagnostic::error(
+            Diagnostic::new(
                 codes::SINGLE_QUOTED_SELECTOR,
                 "single quotes do not quote a selector in `.ad` scripts",
                 arg_span,
@@ -68,7 +68,7 @@ pub(super) fn selector_diagnostic(
     if plain && errors.len() == 1 && !text.contains("${") {
         let suggestion = format!("label={}", ad_grammar::json::quote(text));
         return Some(
-            Diagnostic::error(
+            Diagnostic::new(
                 codes::NOT_A_TARGET,
                 format!("target `{text}` is not a @ref, selector, or \"x y\" point"),
                 arg_span,
@@ -103,7 +103,7 @@ pub(super) fn selector_diagnostic(
             SelectorErrorKind::InvalidBoolean => "boolean keys take true or false".into(),
             SelectorErrorKind::Empty => "give the step a target".into(),
         };
-        let mut d = Diagnostic::error(
+        let mut d = Diagnostic::new(
             codes::INVALID_SELECTOR,
             format!("invalid selector: {}", e.message),
             span,

@@ -75,9 +75,9 @@ fn report(
             let message =
                 format!("`${{{name}}}` can never be defined: variable names are [A-Z_][A-Z0-9_]*");
             let mut d = if severity_error {
-                Diagnostic::error(codes::UNDEFINABLE_VARIABLE, message, span())
+                Diagnostic::new(codes::UNDEFINABLE_VARIABLE, message, span())
             } else {
-                Diagnostic::warning(codes::UNDEFINABLE_VARIABLE, message, span())
+                Diagnostic::new(codes::UNDEFINABLE_WITH_FALLBACK, message, span())
             }
             .with_label(label)
             .with_help("env directives, -e and AD_VAR_* only define uppercase names");
@@ -101,7 +101,7 @@ fn report(
                     .map(|(n, _)| *n)
                     .collect();
                 out.push(
-                    Diagnostic::error(
+                    Diagnostic::new(
                         codes::UNDEFINABLE_VARIABLE,
                         format!("`${{{name}}}` is not a built-in variable"),
                         span(),
@@ -120,7 +120,7 @@ fn report(
             }
         } else if meta.env_value(name).is_none() && !has_fallback {
             out.push(
-                Diagnostic::info(codes::UNDEFINED_VARIABLE, format!("`${{{name}}}` is not defined in this script"), span())
+                Diagnostic::new(codes::UNDEFINED_VARIABLE, format!("`${{{name}}}` is not defined in this script"), span())
                     .with_label("must be supplied when the script runs")
                     .with_help(format!(
                         "pass `-e {name}=…` or export `AD_VAR_{name}`; or add `env {name}=…` to the header for a default"

@@ -194,7 +194,7 @@ fn placeholder_point(cx: &Context, step: &Step, out: &mut Vec<Diagnostic>) {
     }
     let span = step.token_spans[a].cover(step.token_spans[b]);
     out.push(
-        Diagnostic::warning(
+        Diagnostic::new(
             codes::PLACEHOLDER_POINT,
             "two `${…}` tokens are never read as an `x y` point",
             span,
@@ -273,7 +273,7 @@ fn flag_diagnostic(cx: &Context, step: &Step, token: usize, r: &Refusal) -> Diag
     let text = cx.text();
     let raw = &text[step.token_spans[token].range()];
     let takes_value = super::reader_notes::flag_takes_value(raw);
-    Diagnostic::error(
+    Diagnostic::new(
         codes::FLAG_IN_ARGUMENT,
         format!(
             "`{raw}` is not a flag in `.ad` scripts for `{}`: it lands in an argument the daemon checks",
@@ -351,7 +351,7 @@ fn diagnostic(cx: &Context, step: &Step, r: &Refusal) -> Option<Diagnostic> {
                 return Some(flag_diagnostic(cx, step, t, r));
             }
             let span = step.arg_span(arg);
-            let mut d = Diagnostic::error(
+            let mut d = Diagnostic::new(
                 codes::WRONG_TYPE,
                 format!("`{}` is not a valid {name}", arg.value),
                 span,
@@ -369,7 +369,7 @@ fn diagnostic(cx: &Context, step: &Step, r: &Refusal) -> Option<Diagnostic> {
             }
             d
         }
-        Kind::Missing { expected } => Diagnostic::error(
+        Kind::Missing { expected } => Diagnostic::new(
             codes::MISSING_ARGUMENT,
             format!("`{}` is missing an argument", step.command),
             arg_span(step, r),
@@ -387,7 +387,7 @@ fn diagnostic(cx: &Context, step: &Step, r: &Refusal) -> Option<Diagnostic> {
                 .map(|a| step.arg_span(a))
                 .reduce(Span::cover)
                 .unwrap_or_else(|| step.line_span());
-            Diagnostic::error(
+            Diagnostic::new(
                 codes::EXTRA_ARGUMENT,
                 format!("`{}` does not take this many arguments", step.command),
                 span,
@@ -396,17 +396,17 @@ fn diagnostic(cx: &Context, step: &Step, r: &Refusal) -> Option<Diagnostic> {
             .with_help(answer(r))
         }
         Kind::OutOfRange { .. } => {
-            Diagnostic::error(codes::OUT_OF_RANGE, r.daemon.clone(), arg_span(step, r))
+            Diagnostic::new(codes::OUT_OF_RANGE, r.daemon.clone(), arg_span(step, r))
                 .with_label(label)
         }
         Kind::Conflict { help } => {
-            Diagnostic::error(codes::CONFLICTING_FLAGS, r.daemon.clone(), step.line_span())
+            Diagnostic::new(codes::CONFLICTING_FLAGS, r.daemon.clone(), step.line_span())
                 .with_label(label)
                 .with_help(*help)
         }
         Kind::CliOnly { why } => {
             let span = args_span(step);
-            let mut d = Diagnostic::error(
+            let mut d = Diagnostic::new(
                 codes::CLI_ONLY_FORM,
                 format!(
                     "this form of `{}` exists only on the agent-device command line",
@@ -424,7 +424,7 @@ fn diagnostic(cx: &Context, step: &Step, r: &Refusal) -> Option<Diagnostic> {
             }
             d
         }
-        Kind::Form { command } => Diagnostic::error(
+        Kind::Form { command } => Diagnostic::new(
             codes::INVALID_SELECTOR,
             if *command == "wait" {
                 "`wait` arguments do not form a wait".to_string()
@@ -448,7 +448,7 @@ fn diagnostic(cx: &Context, step: &Step, r: &Refusal) -> Option<Diagnostic> {
                 .and_then(|v| v.as_str())
                 .unwrap_or("");
             let (_, errors) = selector::parse_chain(crop);
-            Diagnostic::error(
+            Diagnostic::new(
                 codes::INVALID_SELECTOR,
                 format!(
                     "invalid `--crop-on` selector: {}",
@@ -457,7 +457,7 @@ fn diagnostic(cx: &Context, step: &Step, r: &Refusal) -> Option<Diagnostic> {
                 step.line_span(),
             )
         }
-        Kind::NoScriptInput => Diagnostic::error(
+        Kind::NoScriptInput => Diagnostic::new(
             codes::NO_SCRIPT_INPUT,
             format!("`{}` cannot carry its input in a script line", step.command),
             step.command_span(),
@@ -581,7 +581,7 @@ fn ignored_extras(cx: &Context, step: &Step, out: &mut Vec<Diagnostic>) {
         )
     };
     out.push(
-        Diagnostic::warning(codes::DROPPED_ARGUMENT, message, span)
+        Diagnostic::new(codes::DROPPED_ARGUMENT, message, span)
             .with_label(why)
             .with_help(usage),
     );

@@ -447,11 +447,13 @@ impl Backend for Sim {
             "devices" | "capabilities" | "doctor" | "apps" | "boot" => {
                 Ok(json!({"device": "sim", "platform": self.platform}))
             }
+            // Every other device command (`record`, `trace`, `perf`, `logs`, …): a typed refusal
+            // naming the backend, never a silent success.
             _ => Err(BackendError::rejected(
-                "COMMAND_FAILED",
-                format!("{command} has no runtime execution on the generic route"),
+                "UNSUPPORTED_OPERATION",
+                format!("the sim backend does not support `{command}`"),
             )
-            .with_hint("the sim does not implement this command")),
+            .with_hint("run this script on a backend that has the command (docs/sim-model.md lists what the sim carries out)")),
         }
     }
 

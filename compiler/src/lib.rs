@@ -87,6 +87,20 @@ pub fn analyze_with(text: &str, config: &config::Config) -> Analysis {
     }
 }
 
+/// What agent-device's reader makes of a script: parse and lowering only, without the rules
+/// (`ad parse`). Its diagnostics are the reader's: every rejection agent-device reports is among
+/// them, since the rules never reject.
+pub fn read(text: &str) -> Analysis {
+    let mut parse = ad_grammar::parse(text);
+    let mut diagnostics = std::mem::take(&mut parse.diagnostics);
+    let steps = lower::lower(&parse.file, &mut diagnostics);
+    Analysis {
+        parse,
+        steps,
+        diagnostics,
+    }
+}
+
 /// Every diagnostic code the workspace reports, with its title (docs, SARIF rules, `ad explain`).
 pub fn all_codes() -> Vec<(&'static str, &'static str)> {
     codes::TABLE.iter().map(|c| (c.id, c.title)).collect()

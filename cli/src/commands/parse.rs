@@ -54,7 +54,8 @@ pub fn run(args: ParseArgs) -> i32 {
             Ok(s) => s,
             Err(e) => return crate::usage_error(&e.0),
         };
-        let analysis = ad_compiler::analyze(&source.text);
+        // The reader's view only: the rules add nothing agent-device reports.
+        let analysis = ad_compiler::read(&source.text);
         all_ok &= analysis.accepted_by_agent_device();
         let mut value = match args.format {
             ParseFormat::AgentDevice => {
@@ -72,7 +73,16 @@ pub fn run(args: ParseArgs) -> i32 {
     } else {
         Value::Array(results)
     };
-    println!("{}", serde_json::to_string_pretty(&out).unwrap_or_default());
+    // Streamed: a 2 MiB script's report is written without a second copy of it in memory.
+    let stdout = std::io::stdout();
+    let mut w = std::io::BufWriter::new(stdout.lock());
+    let written = serde_json::to_writer_pretty(&mut w, &out)
+        .map_err(std::io::Error::from)
+        .and_then(|()| std::io::Write::write_all(&mut w, b"\n"))
+        .and_then(|()| std::io::Write::flush(&mut w));
+    if let Err(e) = written {
+        return crate::usage_error(&format!("writing the report: {e}"));
+    }
     if all_ok {
         0
     } else {

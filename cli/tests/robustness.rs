@@ -6,21 +6,8 @@
 
 use ad_compiler::{analyze, apply_fixes, Span};
 
-/// SplitMix64: small, fast and deterministic.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
-}
+// The shared test RNG (SplitMix64).
+use ad_tests::gen::Rng;
 
 /// Whole lines and fragments: commands with their corner cases, mixed with raw bytes.
 const PIECES: &[&[u8]] = &[
@@ -95,7 +82,7 @@ fn random_script(rng: &mut Rng) -> String {
     let mut out = Vec::new();
     for _ in 0..len {
         if rng.below(4) == 0 {
-            out.push(rng.next() as u8);
+            out.push(rng.next_u64() as u8);
         } else {
             out.extend_from_slice(PIECES[rng.below(PIECES.len())]);
         }
@@ -143,7 +130,7 @@ fn check(text: &str) -> Result<(), String> {
 }
 
 fn random_cases(run: impl Fn(usize, &str)) {
-    let mut rng = Rng(0x0AD0_C0DE_2025);
+    let mut rng = Rng::new(0x0AD0_C0DE_2025);
     for case in 0..2000 {
         let text = random_script(&mut rng);
         run(case, &text);

@@ -360,21 +360,8 @@ fn a_2_mib_script_parses_with_one_node_per_line() {
 
 // ---- random input -------------------------------------------------------------------------------
 
-/// SplitMix64: small, fast and deterministic.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
-}
+// The shared test RNG (SplitMix64).
+use ad_tests::gen::Rng;
 
 /// Fragments that exercise the grammar's corners; mixed with raw random bytes.
 const PIECES: &[&[u8]] = &[
@@ -429,7 +416,7 @@ fn random_bytes(rng: &mut Rng) -> Vec<u8> {
     let mut out = Vec::with_capacity(len * 4);
     for _ in 0..len {
         if rng.below(3) == 0 {
-            out.push(rng.next() as u8);
+            out.push(rng.next_u64() as u8);
         } else {
             out.extend_from_slice(PIECES[rng.below(PIECES.len())]);
         }
@@ -439,7 +426,7 @@ fn random_bytes(rng: &mut Rng) -> Vec<u8> {
 
 #[test]
 fn random_bytes_never_panic_and_lines_tile_the_input() {
-    let mut rng = Rng(0x00AD_5EED_2024);
+    let mut rng = Rng::new(0x00AD_5EED_2024);
     for case in 0..2000 {
         let bytes = random_bytes(&mut rng);
         let text = String::from_utf8_lossy(&bytes).into_owned();

@@ -1,9 +1,7 @@
 //! Every feature, driven in-process over lsp-server's memory connection, with insta snapshots
 //! of what an editor would show.
 
-mod common;
-
-use common::{find, labels, pos, Client};
+use ad_tests::lsp_client::{find, labels, pos, Client};
 use insta::{assert_json_snapshot, assert_snapshot};
 use serde_json::{json, Value};
 

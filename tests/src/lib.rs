@@ -14,6 +14,7 @@
 
 pub mod fuzz;
 pub mod gen;
+pub mod lsp_client;
 pub mod minimize;
 
 use std::borrow::Cow;

@@ -1,5 +1,5 @@
-//! An in-process LSP client over `lsp-server`'s memory connection.
-#![allow(dead_code)]
+//! An in-process LSP test client over `lsp-server`'s memory connection: the language server
+//! runs on a thread, requests are answered or the test fails with what arrived instead.
 
 use std::collections::VecDeque;
 use std::time::Duration;
@@ -16,6 +16,12 @@ pub struct Client {
 }
 
 pub const TIMEOUT: Duration = Duration::from_secs(30);
+
+impl Default for Client {
+    fn default() -> Self {
+        Client::new()
+    }
+}
 
 impl Client {
     /// Starts a server and initializes it with a typical editor's capabilities.

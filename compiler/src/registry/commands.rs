@@ -835,6 +835,46 @@ impl CommandSpec {
     const fn dispatch(self, dispatch: Dispatch) -> Self {
         Self { dispatch, ..self }
     }
+
+    /// What the daemon does with positionals past a form (`Dispatch::Forms` only).
+    const fn extra(self, extra: Extra) -> Self {
+        match self.dispatch {
+            Dispatch::Forms {
+                words, cli_only, ..
+            } => self.dispatch(Dispatch::Forms {
+                extra,
+                words,
+                cli_only,
+            }),
+            _ => panic!("`extra` applies to Dispatch::Forms only"),
+        }
+    }
+
+    /// How the daemon compares words with the forms' (`Dispatch::Forms` only).
+    const fn words(self, words: Case) -> Self {
+        match self.dispatch {
+            Dispatch::Forms {
+                extra, cli_only, ..
+            } => self.dispatch(Dispatch::Forms {
+                extra,
+                words,
+                cli_only,
+            }),
+            _ => panic!("`words` applies to Dispatch::Forms only"),
+        }
+    }
+
+    /// Forms only the agent-device command line accepts (`Dispatch::Forms` only).
+    const fn cli_only(self, cli_only: &'static [CliOnlyForm]) -> Self {
+        match self.dispatch {
+            Dispatch::Forms { extra, words, .. } => self.dispatch(Dispatch::Forms {
+                extra,
+                words,
+                cli_only,
+            }),
+            _ => panic!("`cli_only` applies to Dispatch::Forms only"),
+        }
+    }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -966,10 +1006,10 @@ pub static COMMANDS: &[CommandSpec] = &[
     )
     .signature(
         "pan <x> <y> <dx> <dy> [durationMs] | fling <up|down|left|right> <x> <y> \
-                    [distance] | swipe <left|right|left-edge|right-edge> | pinch <scale> [x] [y] \
-                    | rotate <degrees> [x] [y] | transform <x> <y> <dx> <dy> <scale> <degrees> \
-                    [durationMs] | drag <source> <destination> [sourceHoldMs] [moveMs] \
-                    [destinationHoldMs]",
+         [distance] | swipe <left|right|left-edge|right-edge> | pinch <scale> [x] [y] \
+         | rotate <degrees> [x] [y] | transform <x> <y> <dx> <dy> <scale> <degrees> \
+         [durationMs] | drag <source> <destination> [sourceHoldMs] [moveMs] \
+         [destinationHoldMs]",
     )
     .reader(ReaderRule::SeriesFlags)
     .forms(GESTURE_FORMS)
@@ -1017,26 +1057,20 @@ pub static COMMANDS: &[CommandSpec] = &[
     .forms(&[Form {
         positionals: &[req("orientation", ArgKind::Enum(ORIENTATIONS))],
     }])
-    .dispatch(Dispatch::Forms {
-        extra: Extra::Ignored,
-        words: Case::Insensitive,
-        cli_only: &[],
-    }),
+    .words(Case::Insensitive),
     CommandSpec::new(
         "tv-remote",
         Action::Device,
         "Press a TV remote / D-pad button (Android TV, tvOS, Vega OS); long-press is \
-                  CLI-only.",
+         CLI-only.",
     )
     .signature("<up|down|left|right|select|menu|home|back>")
     .forms(&[Form {
         positionals: &[req("button", ArgKind::Enum(TV_BUTTONS))],
     }])
-    .dispatch(Dispatch::Forms {
-        extra: Extra::Refused,
-        words: Case::Insensitive,
-        cli_only: TV_REMOTE_CLI_ONLY,
-    }),
+    .extra(Extra::Refused)
+    .words(Case::Insensitive)
+    .cli_only(TV_REMOTE_CLI_ONLY),
     CommandSpec::new(
         "settings",
         Action::Device,
@@ -1044,10 +1078,10 @@ pub static COMMANDS: &[CommandSpec] = &[
     )
     .signature(
         "<wifi|airplane|location> <on|off> | location set <lat> <lon> | animations \
-                    <on|off> | appearance <light|dark|toggle> | faceid|touchid \
-                    <match|nonmatch|enroll|unenroll> | fingerprint <match|nonmatch> | \
-                    clear-app-state [app-id] | reset-keychain clear | permission \
-                    <grant|deny|reset> <permission> [full|limited]",
+         <on|off> | appearance <light|dark|toggle> | faceid|touchid \
+         <match|nonmatch|enroll|unenroll> | fingerprint <match|nonmatch> | \
+         clear-app-state [app-id] | reset-keychain clear | permission \
+         <grant|deny|reset> <permission> [full|limited]",
     )
     .forms(SETTINGS_FORMS)
     .dispatch(Dispatch::Reader(Reader::Settings)),
@@ -1079,7 +1113,7 @@ pub static COMMANDS: &[CommandSpec] = &[
     CommandSpec::client_only(
         "install-from-source",
         "Install app builds from URLs or CI artifacts (CLI only: no daemon route, so it \
-                  fails in scripts).",
+         fails in scripts).",
     )
     .signature("<url>")
     .forms(&[Form {
@@ -1119,11 +1153,7 @@ pub static COMMANDS: &[CommandSpec] = &[
     .forms(&[Form {
         positionals: &[word("action", &["dismiss-overlay"])],
     }])
-    .dispatch(Dispatch::Forms {
-        extra: Extra::Refused,
-        words: Case::Exact,
-        cli_only: &[],
-    }),
+    .extra(Extra::Refused),
     CommandSpec::new(
         "viewport",
         Action::Device,
@@ -1133,11 +1163,7 @@ pub static COMMANDS: &[CommandSpec] = &[
     .forms(&[Form {
         positionals: &[req("width", POSITIVE_INT), req("height", POSITIVE_INT)],
     }])
-    .dispatch(Dispatch::Forms {
-        extra: Extra::Refused,
-        words: Case::Exact,
-        cli_only: &[],
-    }),
+    .extra(Extra::Refused),
     CommandSpec::new(
         "keyboard",
         Action::Keyboard,
@@ -1151,11 +1177,8 @@ pub static COMMANDS: &[CommandSpec] = &[
         observing: KEYBOARD_OBSERVING,
         default_observes: true,
     })
-    .dispatch(Dispatch::Forms {
-        extra: Extra::Refused,
-        words: Case::Insensitive,
-        cli_only: &[],
-    }),
+    .extra(Extra::Refused)
+    .words(Case::Insensitive),
     CommandSpec::new(
         "alert",
         Action::Alert,
@@ -1191,11 +1214,8 @@ pub static COMMANDS: &[CommandSpec] = &[
         observing: CLIPBOARD_OBSERVING,
         default_observes: false,
     })
-    .dispatch(Dispatch::Forms {
-        extra: Extra::Refused,
-        words: Case::Insensitive,
-        cli_only: &[],
-    }),
+    .extra(Extra::Refused)
+    .words(Case::Insensitive),
     CommandSpec::new(
         "find",
         Action::Find,
@@ -1213,7 +1233,7 @@ pub static COMMANDS: &[CommandSpec] = &[
     )
     .signature(
         "<ms> | text <text> [timeoutMs] | @ref [timeoutMs] | <selector> [timeoutMs] | \
-                    absent <selector> [timeoutMs] | stable [quietMs] [timeoutMs]",
+         absent <selector> [timeoutMs] | stable [quietMs] [timeoutMs]",
     )
     .reader(ReaderRule::StripPins)
     .forms(WAIT_FORMS)
@@ -1263,11 +1283,7 @@ pub static COMMANDS: &[CommandSpec] = &[
         positionals: &[word("kind", &["snapshot"])],
     }])
     .effect(Effect::Observes)
-    .dispatch(Dispatch::Forms {
-        extra: Extra::Ignored,
-        words: Case::Exact,
-        cli_only: DIFF_CLI_ONLY,
-    }),
+    .cli_only(DIFF_CLI_ONLY),
     CommandSpec::new(
         "screenshot",
         Action::Screenshot,
@@ -1315,11 +1331,7 @@ pub static COMMANDS: &[CommandSpec] = &[
         ],
     }])
     .effect(Effect::Observes)
-    .dispatch(Dispatch::Forms {
-        extra: Extra::Ignored,
-        words: Case::Insensitive,
-        cli_only: &[],
-    }),
+    .words(Case::Insensitive),
     CommandSpec::new(
         "perf",
         Action::Device,
@@ -1327,7 +1339,7 @@ pub static COMMANDS: &[CommandSpec] = &[
     )
     .signature(
         "frames | memory sample|snapshot | cpu profile start|stop|report | trace \
-                    start|stop",
+         start|stop",
     )
     .forms(PERF_FORMS)
     .effect(Effect::Observes),
@@ -1456,7 +1468,7 @@ pub static COMMANDS: &[CommandSpec] = &[
         "test",
         Action::Device,
         "Run replay scripts as a serial test suite (not recorded; untested inside a \
-                  replay).",
+         replay).",
     )
     .signature("<path-or-glob>…")
     .forms(&[Form {
@@ -1467,7 +1479,7 @@ pub static COMMANDS: &[CommandSpec] = &[
         "batch",
         Action::Device,
         "Run several commands in one daemon request (steps come from --steps, which .ad \
-                  lines cannot carry; not recorded).",
+         lines cannot carry; not recorded).",
     )
     .effect(Effect::NotRecorded)
     .dispatch(Dispatch::NoScriptInput),
@@ -1500,7 +1512,7 @@ pub static COMMANDS: &[CommandSpec] = &[
         "runtime",
         Action::Runtime,
         "Legacy .ad-only step that sets, shows or clears the session's Metro/runtime \
-                  hints.",
+         hints.",
     )
     .signature("[set|show|clear|port-reverse|gesture-viewport]")
     .reader(ReaderRule::Runtime)
@@ -1513,11 +1525,7 @@ pub static COMMANDS: &[CommandSpec] = &[
     .flags(RUNTIME_FLAGS)
     .effect(Effect::NotRecorded)
     .availability(Availability::Legacy)
-    .dispatch(Dispatch::Forms {
-        extra: Extra::Ignored,
-        words: Case::Insensitive,
-        cli_only: &[],
-    }),
+    .words(Case::Insensitive),
     // ---- Client-only (no daemon route): unusable in scripts -------------------------------------
     CommandSpec::client_only("debug", "Symbolicate Apple crash artifacts (CLI only).")
         .signature("symbols")
@@ -1638,7 +1646,7 @@ pub static COMMANDS: &[CommandSpec] = &[
     CommandSpec::internal(
         "human_control",
         "Internal daemon request behind `takeover` (human-control holds); not meant for \
-                  scripts.",
+         scripts.",
     ),
     CommandSpec::internal(
         "lease_allocate",
@@ -1663,13 +1671,13 @@ pub static COMMANDS: &[CommandSpec] = &[
     CommandSpec::internal(
         "install_source",
         "Internal daemon request behind `install-from-source`; its source object cannot \
-                  be written in a .ad line.",
+         be written in a .ad line.",
     )
     .effect(Effect::Mutates),
     CommandSpec::internal(
         "release_materialized_paths",
         "Internal daemon request: release retained install-from-source artifact paths; \
-                  not meant for scripts.",
+         not meant for scripts.",
     ),
     // ---- Script header --------------------------------------------------------------------------
     // Free-form `key=value` metadata, read by regex rather than as positionals (spec §4).
@@ -1689,20 +1697,20 @@ pub static COMMANDS: &[CommandSpec] = &[
         "scrollintoview",
         "Retired command: scroll an element into view.",
         "scrollintoview was removed: use `scroll <up|down|left|right> [amount]` \
-                        steps followed by a selector wait (`wait \"label=\\\"Item\\\"\" 5000`), or \
-                        `find <text> click` to locate and tap in one step",
+         steps followed by a selector wait (`wait \"label=\\\"Item\\\"\" 5000`), or \
+         `find <text> click` to locate and tap in one step",
     ),
     CommandSpec::retired(
         "fling",
         "Retired command: directional fling.",
         "fling was removed: use `gesture fling <up|down|left|right> <x> <y> \
-                        [distance]`",
+         [distance]`",
     ),
     CommandSpec::retired(
         "pan",
         "Retired command: pan gesture.",
         "pan was removed: use `gesture pan <x> <y> <dx> <dy> [durationMs]` \
-                        (`--pointer-count 2` for a two-finger pan)",
+         (`--pointer-count 2` for a two-finger pan)",
     ),
     CommandSpec::retired(
         "pinch",
@@ -1718,14 +1726,14 @@ pub static COMMANDS: &[CommandSpec] = &[
         "rotate",
         "Retired command: renamed to orientation.",
         "rotate was renamed to orientation (`orientation \
-                        <portrait|portrait-upside-down|landscape-left|landscape-right>`); for the \
-                        two-finger gesture use `gesture rotate <degrees> [x] [y]`",
+         <portrait|portrait-upside-down|landscape-left|landscape-right>`); for the \
+         two-finger gesture use `gesture rotate <degrees> [x] [y]`",
     ),
     CommandSpec::retired(
         "metrics",
         "Retired command: aggregate perf metrics.",
         "Aggregate perf was removed: use `perf frames`, `perf memory sample`, \
-                        `perf cpu profile start|stop|report` or `perf trace start|stop`",
+         `perf cpu profile start|stop|report` or `perf trace start|stop`",
     ),
     // ---- CLI aliases: the CLI rewrites them, scripts do not (dispatch fails) --------------------
     // No positional grammar applies (`forms: &[]`): every use is reported with its canonical word.

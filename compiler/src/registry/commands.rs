@@ -751,6 +751,12 @@ impl CommandSpec {
         }
     }
 
+    /// A daemon-routed device command a recording never contains (device management,
+    /// diagnostics).
+    const fn not_recorded(name: &'static str, summary: &'static str) -> Self {
+        Self::new(name, Action::Device, summary).effect(Effect::NotRecorded)
+    }
+
     /// A word a script cannot use: no daemon route, not recorded, no action.
     const fn unavailable(
         name: &'static str,
@@ -1344,51 +1350,36 @@ pub static COMMANDS: &[CommandSpec] = &[
     .forms(PERF_FORMS)
     .effect(Effect::Observes),
     // ---- Daemon-routed, never recorded ----------------------------------------------------------
-    CommandSpec::new(
+    CommandSpec::not_recorded(
         "devices",
-        Action::Device,
         "List available devices and simulators (not recorded).",
-    )
-    .effect(Effect::NotRecorded),
-    CommandSpec::new(
+    ),
+    CommandSpec::not_recorded(
         "capabilities",
-        Action::Device,
         "List the commands the selected device or session supports (not recorded).",
-    )
-    .effect(Effect::NotRecorded),
-    CommandSpec::new(
+    ),
+    CommandSpec::not_recorded(
         "doctor",
-        Action::Device,
         "Diagnose device, app, dev-server and RN/Expo readiness (not recorded).",
-    )
-    .effect(Effect::NotRecorded),
-    CommandSpec::new(
+    ),
+    CommandSpec::not_recorded(
         "apps",
-        Action::Device,
         "List installed apps on the selected device (not recorded).",
-    )
-    .effect(Effect::NotRecorded),
-    CommandSpec::new(
+    ),
+    CommandSpec::not_recorded(
         "boot",
-        Action::Device,
         "Boot the selected device or simulator (not recorded).",
-    )
-    .effect(Effect::NotRecorded),
-    CommandSpec::new(
+    ),
+    CommandSpec::not_recorded(
         "shutdown",
-        Action::Device,
         "Shut down the selected simulator or emulator (not recorded).",
-    )
-    .effect(Effect::NotRecorded),
-    CommandSpec::new(
+    ),
+    CommandSpec::not_recorded(
         "appstate",
-        Action::Device,
         "Show the foreground app and activity (not recorded).",
-    )
-    .effect(Effect::NotRecorded),
-    CommandSpec::new(
+    ),
+    CommandSpec::not_recorded(
         "logs",
-        Action::Device,
         "Manage session app logs: path, start, stop, clear, doctor, mark (not recorded).",
     )
     .signature("path | start | stop | clear | doctor | mark [message…]")
@@ -1405,21 +1396,14 @@ pub static COMMANDS: &[CommandSpec] = &[
                 opt_rest("message", ArgKind::Text),
             ],
         },
-    ])
-    .effect(Effect::NotRecorded),
-    CommandSpec::new(
-        "events",
-        Action::Device,
-        "Read the session event timeline (not recorded).",
-    )
-    .signature("[limit] [cursor]")
-    .forms(&[Form {
-        positionals: &[opt("limit", POSITIVE_INT), opt("cursor", ArgKind::Any)],
-    }])
-    .effect(Effect::NotRecorded),
-    CommandSpec::new(
+    ]),
+    CommandSpec::not_recorded("events", "Read the session event timeline (not recorded).")
+        .signature("[limit] [cursor]")
+        .forms(&[Form {
+            positionals: &[opt("limit", POSITIVE_INT), opt("cursor", ArgKind::Any)],
+        }]),
+    CommandSpec::not_recorded(
         "network",
-        Action::Device,
         "Inspect HTTP(S) traffic parsed from the session app log (not recorded).",
     )
     .signature("dump|log [limit] [summary|headers|body|all]")
@@ -1429,11 +1413,9 @@ pub static COMMANDS: &[CommandSpec] = &[
             opt("limit", POSITIVE_INT),
             opt("include", ArgKind::Enum(NETWORK_INCLUDE)),
         ],
-    }])
-    .effect(Effect::NotRecorded),
-    CommandSpec::new(
+    }]),
+    CommandSpec::not_recorded(
         "audio",
-        Action::Device,
         "Probe audio levels as dBFS buckets (not recorded).",
     )
     .signature("probe start [durationSeconds] [bucketMs] | probe status | probe stop")
@@ -1452,47 +1434,38 @@ pub static COMMANDS: &[CommandSpec] = &[
                 word("action", &["status", "stop"]),
             ],
         },
-    ])
-    .effect(Effect::NotRecorded),
-    CommandSpec::new(
+    ]),
+    CommandSpec::not_recorded(
         "prepare",
-        Action::Device,
         "Pre-warm platform helpers such as the iOS XCTest runner (not recorded).",
     )
     .signature("ios-runner")
     .forms(&[Form {
         positionals: &[word("helper", &["ios-runner"])],
-    }])
-    .effect(Effect::NotRecorded),
-    CommandSpec::new(
+    }]),
+    CommandSpec::not_recorded(
         "test",
-        Action::Device,
         "Run replay scripts as a serial test suite (not recorded; untested inside a \
          replay).",
     )
     .signature("<path-or-glob>…")
     .forms(&[Form {
         positionals: &[rest("paths", ArgKind::Path)],
-    }])
-    .effect(Effect::NotRecorded),
-    CommandSpec::new(
+    }]),
+    CommandSpec::not_recorded(
         "batch",
-        Action::Device,
         "Run several commands in one daemon request (steps come from --steps, which .ad \
          lines cannot carry; not recorded).",
     )
-    .effect(Effect::NotRecorded)
     .dispatch(Dispatch::NoScriptInput),
-    CommandSpec::new(
+    CommandSpec::not_recorded(
         "artifacts",
-        Action::Device,
         "List daemon or cloud provider session artifacts (not recorded).",
     )
     .signature("[provider-session-id]")
     .forms(&[Form {
         positionals: &[opt("providerSessionId", ArgKind::Text)],
-    }])
-    .effect(Effect::NotRecorded),
+    }]),
     CommandSpec::new(
         "replay",
         Action::Replay,
@@ -1692,7 +1665,8 @@ pub static COMMANDS: &[CommandSpec] = &[
     .effect(Effect::NotRecorded)
     .dispatch(Dispatch::Unread),
     // ---- Retired words: parse, then fail at dispatch (earlier steps will have run) --------------
-    // No positional grammar applies (`forms: &[]`): every use is reported with its migration.
+    // No positional grammar applies (`retired` declares no forms): every use is reported with its
+    // migration.
     CommandSpec::retired(
         "scrollintoview",
         "Retired command: scroll an element into view.",
@@ -1736,7 +1710,8 @@ pub static COMMANDS: &[CommandSpec] = &[
          `perf cpu profile start|stop|report` or `perf trace start|stop`",
     ),
     // ---- CLI aliases: the CLI rewrites them, scripts do not (dispatch fails) --------------------
-    // No positional grammar applies (`forms: &[]`): every use is reported with its canonical word.
+    // No positional grammar applies (`cli_alias` declares no forms): every use is reported with
+    // its canonical word.
     // Canonical words are those of the 0.21.5 alias table (`cli-command-aliases.js`).
     CommandSpec::cli_alias(
         "tap",

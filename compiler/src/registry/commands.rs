@@ -842,7 +842,9 @@ impl CommandSpec {
         Self { dispatch, ..self }
     }
 
-    /// What the daemon does with positionals past a form (`Dispatch::Forms` only).
+    /// What the daemon does with positionals past a form. `extra`, `words` and `cli_only` adjust
+    /// a `Dispatch::Forms`; on anything else they panic, which the `static` table turns into a
+    /// build error.
     const fn extra(self, extra: Extra) -> Self {
         match self.dispatch {
             Dispatch::Forms {

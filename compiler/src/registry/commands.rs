@@ -723,1511 +723,1020 @@ const PERF_FORMS: &[Form] = &[
     },
 ];
 
+// Entry builders -------------------------------------------------------------------------------
+
+/// The table names only what differs from the common case; each constructor supplies the
+/// defaults of one kind of entry, and the `const` setters (struct field names) override them.
+impl CommandSpec {
+    /// A script command: no positionals (`NO_ARGS`, signature `""`), no flags or targets, the
+    /// `Verbatim` reader, mutating, and read by its forms (extra positionals ignored, exact words).
+    const fn new(name: &'static str, action: Action, summary: &'static str) -> Self {
+        Self {
+            name,
+            summary,
+            signature: "",
+            reader: ReaderRule::Verbatim,
+            forms: NO_ARGS,
+            flags: &[],
+            effect: Effect::Mutates,
+            targeting: Targeting::None,
+            verification: Verification::None,
+            availability: Availability::Script,
+            dispatch: Dispatch::Forms {
+                extra: Extra::Ignored,
+                words: Case::Exact,
+                cli_only: &[],
+            },
+            action,
+        }
+    }
+
+    /// A daemon-routed device command a recording never contains (device management,
+    /// diagnostics).
+    const fn not_recorded(name: &'static str, summary: &'static str) -> Self {
+        Self::new(name, Action::Device, summary).effect(Effect::NotRecorded)
+    }
+
+    /// A word a script cannot use: no daemon route, not recorded, no action.
+    const fn unavailable(
+        name: &'static str,
+        availability: Availability,
+        summary: &'static str,
+    ) -> Self {
+        Self::new(name, Action::Unavailable, summary)
+            .availability(availability)
+            .effect(Effect::NotRecorded)
+            .dispatch(Dispatch::Unrouted)
+    }
+
+    /// A client-only command (no daemon route); its forms still document the CLI's grammar.
+    const fn client_only(name: &'static str, summary: &'static str) -> Self {
+        Self::unavailable(name, Availability::ClientOnly, summary)
+    }
+
+    /// An internal daemon request: its inputs are request fields, so no positional grammar.
+    const fn internal(name: &'static str, summary: &'static str) -> Self {
+        Self::unavailable(name, Availability::Internal, summary)
+            .signature("…")
+            .forms(&[])
+    }
+
+    /// A retired word: no positional grammar applies, every use is reported with `migration`.
+    const fn retired(name: &'static str, summary: &'static str, migration: &'static str) -> Self {
+        Self::unavailable(name, Availability::Retired { migration }, summary)
+            .signature("(retired)")
+            .forms(&[])
+    }
+
+    /// A CLI alias scripts do not apply; the signature is the canonical command's.
+    const fn cli_alias(
+        name: &'static str,
+        canonical: &'static str,
+        signature: &'static str,
+        summary: &'static str,
+    ) -> Self {
+        Self::unavailable(name, Availability::CliAlias { canonical }, summary)
+            .signature(signature)
+            .forms(&[])
+    }
+
+    const fn signature(self, signature: &'static str) -> Self {
+        Self { signature, ..self }
+    }
+
+    const fn reader(self, reader: ReaderRule) -> Self {
+        Self { reader, ..self }
+    }
+
+    const fn forms(self, forms: &'static [Form]) -> Self {
+        Self { forms, ..self }
+    }
+
+    const fn flags(self, flags: &'static [FlagSpec]) -> Self {
+        Self { flags, ..self }
+    }
+
+    const fn effect(self, effect: Effect) -> Self {
+        Self { effect, ..self }
+    }
+
+    const fn targeting(self, targeting: Targeting) -> Self {
+        Self { targeting, ..self }
+    }
+
+    const fn verification(self, verification: Verification) -> Self {
+        Self {
+            verification,
+            ..self
+        }
+    }
+
+    const fn availability(self, availability: Availability) -> Self {
+        Self {
+            availability,
+            ..self
+        }
+    }
+
+    const fn dispatch(self, dispatch: Dispatch) -> Self {
+        Self { dispatch, ..self }
+    }
+
+    /// What the daemon does with positionals past a form. `extra`, `words` and `cli_only` adjust
+    /// a `Dispatch::Forms`; on anything else they panic, which the `static` table turns into a
+    /// build error.
+    const fn extra(self, extra: Extra) -> Self {
+        match self.dispatch {
+            Dispatch::Forms {
+                words, cli_only, ..
+            } => self.dispatch(Dispatch::Forms {
+                extra,
+                words,
+                cli_only,
+            }),
+            _ => panic!("`extra` applies to Dispatch::Forms only"),
+        }
+    }
+
+    /// How the daemon compares words with the forms' (`Dispatch::Forms` only).
+    const fn words(self, words: Case) -> Self {
+        match self.dispatch {
+            Dispatch::Forms {
+                extra, cli_only, ..
+            } => self.dispatch(Dispatch::Forms {
+                extra,
+                words,
+                cli_only,
+            }),
+            _ => panic!("`words` applies to Dispatch::Forms only"),
+        }
+    }
+
+    /// Forms only the agent-device command line accepts (`Dispatch::Forms` only).
+    const fn cli_only(self, cli_only: &'static [CliOnlyForm]) -> Self {
+        match self.dispatch {
+            Dispatch::Forms { extra, words, .. } => self.dispatch(Dispatch::Forms {
+                extra,
+                words,
+                cli_only,
+            }),
+            _ => panic!("`cli_only` applies to Dispatch::Forms only"),
+        }
+    }
+}
+
 // ---------------------------------------------------------------------------------------------
 // The table
 // ---------------------------------------------------------------------------------------------
 
 pub static COMMANDS: &[CommandSpec] = &[
     // ---- Recorded commands (spec §8 catalogue) -------------------------------------------------
-    CommandSpec {
-        name: "open",
-        summary: "Open an app, deep link or URL in the session (boots the device when needed).",
-        signature: "[appOrUrl] [url]",
-        reader: ReaderRule::Open,
-        forms: &[Form {
-            positionals: &[opt("appOrUrl", ArgKind::App), opt("url", ArgKind::Url)],
-        }],
-        flags: OPEN_FLAGS,
-        effect: Effect::Mutates,
-        targeting: Targeting::None,
-        verification: Verification::None,
-        availability: Availability::Script,
-        dispatch: Dispatch::Forms { extra: Extra::Ignored, words: Case::Exact, cli_only: &[] },
-        action: Action::Open,
-    },
-    CommandSpec {
-        name: "close",
-        summary: "Close the named app, or the session app and end the session.",
-        signature: "[app]",
-        reader: ReaderRule::Verbatim,
-        forms: &[Form {
-            positionals: &[opt("app", ArgKind::App)],
-        }],
-        flags: &[],
-        effect: Effect::Mutates,
-        targeting: Targeting::None,
-        verification: Verification::None,
-        availability: Availability::Script,
-        dispatch: Dispatch::Forms { extra: Extra::Ignored, words: Case::Exact, cli_only: &[] },
-        action: Action::Close,
-    },
-    CommandSpec {
-        name: "click",
-        summary: "Tap an element (selector or @ref) or a screen point.",
-        signature: "<x y | @ref [label] | selector>",
-        reader: ReaderRule::ClickLike,
-        forms: CLICK_FORMS,
-        flags: CLICK_FLAGS,
-        effect: Effect::Mutates,
-        targeting: Targeting::Element,
-        verification: Verification::PreDispatch,
-        availability: Availability::Script,
-        dispatch: Dispatch::Reader(Reader::Touch { buttons: true }),
-        action: Action::Tap,
-    },
-    CommandSpec {
-        name: "press",
-        summary: "Short-press an element (selector or @ref) or a screen point; same as click.",
-        signature: "<x y | @ref [label] | selector>",
-        reader: ReaderRule::ClickLike,
-        forms: CLICK_FORMS,
-        flags: CLICK_FLAGS,
-        effect: Effect::Mutates,
-        targeting: Targeting::Element,
-        verification: Verification::PreDispatch,
-        availability: Availability::Script,
-        dispatch: Dispatch::Reader(Reader::Touch { buttons: false }),
-        action: Action::Tap,
-    },
-    CommandSpec {
-        name: "longpress",
-        summary: "Hold an element or point (context menus); the hold duration is positional.",
-        signature: "<x y | @ref | selector> [durationMs]",
-        reader: ReaderRule::StripPins,
-        forms: LONGPRESS_FORMS,
-        flags: &[],
-        effect: Effect::Mutates,
-        targeting: Targeting::Element,
-        verification: Verification::PreDispatch,
-        availability: Availability::Script,
-        dispatch: Dispatch::Reader(Reader::LongPress),
-        action: Action::LongPress,
-    },
-    CommandSpec {
-        name: "hover",
-        summary: "Move the pointer over an element or point to reveal hover UI (web only).",
-        signature: "<x y | @ref | selector>",
-        reader: ReaderRule::StripPins,
-        forms: HOVER_FORMS,
-        flags: &[],
-        effect: Effect::Mutates,
-        targeting: Targeting::Element,
-        verification: Verification::PreDispatch,
-        availability: Availability::Script,
-        dispatch: Dispatch::Reader(Reader::Touch { buttons: false }),
-        action: Action::Hover,
-    },
-    CommandSpec {
-        name: "fill",
-        summary: "Replace the text of an input selected by selector, @ref or point.",
-        signature: "<x> <y> <text> | <@ref> [label] <text> | <selector> <text>",
-        reader: ReaderRule::Fill,
-        forms: FILL_FORMS,
-        flags: TYPE_FLAGS,
-        effect: Effect::Mutates,
-        targeting: Targeting::Element,
-        verification: Verification::PreDispatch,
-        availability: Availability::Script,
-        dispatch: Dispatch::Reader(Reader::Fill),
-        action: Action::Fill,
-    },
-    CommandSpec {
-        name: "type",
-        summary: "Append text to the focused input (tokens are joined with one space).",
-        signature: "<text…>",
-        reader: ReaderRule::SeriesFlags,
-        forms: &[Form {
-            positionals: &[rest("text", ArgKind::Text)],
-        }],
-        flags: TYPE_FLAGS,
-        effect: Effect::Mutates,
-        targeting: Targeting::None,
-        verification: Verification::None,
-        availability: Availability::Script,
-        dispatch: Dispatch::Reader(Reader::Type),
-        action: Action::Type,
-    },
-    CommandSpec {
-        name: "focus",
-        summary: "Move input focus to screen coordinates without entering text.",
-        signature: "<x> <y>",
-        reader: ReaderRule::Verbatim,
-        forms: &[Form {
-            positionals: &[req("x", COORD), req("y", COORD)],
-        }],
-        flags: &[],
-        effect: Effect::Mutates,
-        targeting: Targeting::None,
-        verification: Verification::None,
-        availability: Availability::Script,
-        dispatch: Dispatch::Forms { extra: Extra::Ignored, words: Case::Exact, cli_only: &[] },
-        action: Action::Focus,
-    },
-    CommandSpec {
-        name: "swipe",
-        summary: "Quick coordinate fling from (x1, y1) to (x2, y2), optionally repeated.",
-        signature: "<x1> <y1> <x2> <y2>",
-        reader: ReaderRule::SeriesFlags,
-        forms: &[Form {
-            positionals: &[
-                req("x1", COORD),
-                req("y1", COORD),
-                req("x2", COORD),
-                req("y2", COORD),
-            ],
-        }],
-        flags: SWIPE_FLAGS,
-        effect: Effect::Mutates,
-        targeting: Targeting::None,
-        verification: Verification::None,
-        availability: Availability::Script,
-        dispatch: Dispatch::Reader(Reader::Swipe),
-        action: Action::Swipe,
-    },
-    CommandSpec {
-        name: "gesture",
-        summary: "Run a structured pan, fling, swipe, pinch, rotate, transform or drag gesture.",
-        signature: "pan <x> <y> <dx> <dy> [durationMs] | fling <up|down|left|right> <x> <y> \
-                    [distance] | swipe <left|right|left-edge|right-edge> | pinch <scale> [x] [y] \
-                    | rotate <degrees> [x] [y] | transform <x> <y> <dx> <dy> <scale> <degrees> \
-                    [durationMs] | drag <source> <destination> [sourceHoldMs] [moveMs] \
-                    [destinationHoldMs]",
-        reader: ReaderRule::SeriesFlags,
-        forms: GESTURE_FORMS,
-        flags: GESTURE_FLAGS,
-        effect: Effect::Mutates,
-        targeting: Targeting::DragEndpoints,
-        verification: Verification::DragEndpoints,
-        availability: Availability::Script,
-        dispatch: Dispatch::Reader(Reader::Gesture),
-        action: Action::Gesture,
-    },
-    CommandSpec {
-        name: "scroll",
-        summary: "Scroll in a direction or to an edge; amount is a viewport fraction (≤ 0.8).",
-        signature: "<up|down|left|right|top|bottom> [amount]",
-        reader: ReaderRule::Verbatim,
-        forms: &[Form {
-            positionals: &[
-                req("direction", ArgKind::Enum(SCROLL_DIRECTIONS)),
-                opt("amount", ArgKind::Number),
-            ],
-        }],
-        flags: &[],
-        effect: Effect::Mutates,
-        targeting: Targeting::None,
-        verification: Verification::None,
-        availability: Availability::Script,
-        dispatch: Dispatch::Reader(Reader::Scroll),
-        action: Action::Scroll,
-    },
-    CommandSpec {
-        name: "back",
-        summary: "Navigate back in the app or through system navigation.",
-        signature: "",
-        reader: ReaderRule::Verbatim,
-        forms: NO_ARGS,
-        flags: &[],
-        effect: Effect::Mutates,
-        targeting: Targeting::None,
-        verification: Verification::None,
-        availability: Availability::Script,
-        dispatch: Dispatch::Unread,
-        action: Action::Key(SystemKey::Back),
-    },
-    CommandSpec {
-        name: "home",
-        summary: "Send the device to its home screen (the session stays open).",
-        signature: "",
-        reader: ReaderRule::Verbatim,
-        forms: NO_ARGS,
-        flags: &[],
-        effect: Effect::Mutates,
-        targeting: Targeting::None,
-        verification: Verification::None,
-        availability: Availability::Script,
-        dispatch: Dispatch::Unread,
-        action: Action::Key(SystemKey::Home),
-    },
-    CommandSpec {
-        name: "app-switcher",
-        summary: "Open the device app switcher.",
-        signature: "",
-        reader: ReaderRule::Verbatim,
-        forms: NO_ARGS,
-        flags: &[],
-        effect: Effect::Mutates,
-        targeting: Targeting::None,
-        verification: Verification::None,
-        availability: Availability::Script,
-        dispatch: Dispatch::Unread,
-        action: Action::Key(SystemKey::AppSwitcher),
-    },
-    CommandSpec {
-        name: "orientation",
-        summary: "Set the device orientation (iOS and Android).",
-        signature: "<portrait|portrait-upside-down|landscape-left|landscape-right>",
-        reader: ReaderRule::Verbatim,
-        forms: &[Form {
-            positionals: &[req("orientation", ArgKind::Enum(ORIENTATIONS))],
-        }],
-        flags: &[],
-        effect: Effect::Mutates,
-        targeting: Targeting::None,
-        verification: Verification::None,
-        availability: Availability::Script,
-        dispatch: Dispatch::Forms { extra: Extra::Ignored, words: Case::Insensitive, cli_only: &[] },
-        action: Action::Device,
-    },
-    CommandSpec {
-        name: "tv-remote",
-        summary: "Press a TV remote / D-pad button (Android TV, tvOS, Vega OS); long-press is \
-                  CLI-only.",
-        signature: "<up|down|left|right|select|menu|home|back>",
-        reader: ReaderRule::Verbatim,
-        forms: &[Form {
-            positionals: &[req("button", ArgKind::Enum(TV_BUTTONS))],
-        }],
-        flags: &[],
-        effect: Effect::Mutates,
-        targeting: Targeting::None,
-        verification: Verification::None,
-        availability: Availability::Script,
-        dispatch: Dispatch::Forms { extra: Extra::Refused, words: Case::Insensitive, cli_only: TV_REMOTE_CLI_ONLY },
-        action: Action::Device,
-    },
-    CommandSpec {
-        name: "settings",
-        summary: "Change OS settings, appearance, biometrics or app permissions on the target.",
-        signature: "<wifi|airplane|location> <on|off> | location set <lat> <lon> | animations \
-                    <on|off> | appearance <light|dark|toggle> | faceid|touchid \
-                    <match|nonmatch|enroll|unenroll> | fingerprint <match|nonmatch> | \
-                    clear-app-state [app-id] | reset-keychain clear | permission \
-                    <grant|deny|reset> <permission> [full|limited]",
-        reader: ReaderRule::Verbatim,
-        forms: SETTINGS_FORMS,
-        flags: &[],
-        effect: Effect::Mutates,
-        targeting: Targeting::None,
-        verification: Verification::None,
-        availability: Availability::Script,
-        dispatch: Dispatch::Reader(Reader::Settings),
-        action: Action::Device,
-    },
-    CommandSpec {
-        name: "install",
-        summary: "Install an app binary from a local path.",
-        signature: "<path> | <app> <path>",
-        reader: ReaderRule::Verbatim,
-        forms: &[
-            Form {
-                positionals: &[req("path", ArgKind::Path)],
-            },
-            Form {
-                positionals: &[req("app", ArgKind::App), req("path", ArgKind::Path)],
-            },
+    CommandSpec::new(
+        "open",
+        Action::Open,
+        "Open an app, deep link or URL in the session (boots the device when needed).",
+    )
+    .signature("[appOrUrl] [url]")
+    .reader(ReaderRule::Open)
+    .forms(&[Form {
+        positionals: &[opt("appOrUrl", ArgKind::App), opt("url", ArgKind::Url)],
+    }])
+    .flags(OPEN_FLAGS),
+    CommandSpec::new(
+        "close",
+        Action::Close,
+        "Close the named app, or the session app and end the session.",
+    )
+    .signature("[app]")
+    .forms(&[Form {
+        positionals: &[opt("app", ArgKind::App)],
+    }]),
+    CommandSpec::new(
+        "click",
+        Action::Tap,
+        "Tap an element (selector or @ref) or a screen point.",
+    )
+    .signature("<x y | @ref [label] | selector>")
+    .reader(ReaderRule::ClickLike)
+    .forms(CLICK_FORMS)
+    .flags(CLICK_FLAGS)
+    .targeting(Targeting::Element)
+    .verification(Verification::PreDispatch)
+    .dispatch(Dispatch::Reader(Reader::Touch { buttons: true })),
+    CommandSpec::new(
+        "press",
+        Action::Tap,
+        "Short-press an element (selector or @ref) or a screen point; same as click.",
+    )
+    .signature("<x y | @ref [label] | selector>")
+    .reader(ReaderRule::ClickLike)
+    .forms(CLICK_FORMS)
+    .flags(CLICK_FLAGS)
+    .targeting(Targeting::Element)
+    .verification(Verification::PreDispatch)
+    .dispatch(Dispatch::Reader(Reader::Touch { buttons: false })),
+    CommandSpec::new(
+        "longpress",
+        Action::LongPress,
+        "Hold an element or point (context menus); the hold duration is positional.",
+    )
+    .signature("<x y | @ref | selector> [durationMs]")
+    .reader(ReaderRule::StripPins)
+    .forms(LONGPRESS_FORMS)
+    .targeting(Targeting::Element)
+    .verification(Verification::PreDispatch)
+    .dispatch(Dispatch::Reader(Reader::LongPress)),
+    CommandSpec::new(
+        "hover",
+        Action::Hover,
+        "Move the pointer over an element or point to reveal hover UI (web only).",
+    )
+    .signature("<x y | @ref | selector>")
+    .reader(ReaderRule::StripPins)
+    .forms(HOVER_FORMS)
+    .targeting(Targeting::Element)
+    .verification(Verification::PreDispatch)
+    .dispatch(Dispatch::Reader(Reader::Touch { buttons: false })),
+    CommandSpec::new(
+        "fill",
+        Action::Fill,
+        "Replace the text of an input selected by selector, @ref or point.",
+    )
+    .signature("<x> <y> <text> | <@ref> [label] <text> | <selector> <text>")
+    .reader(ReaderRule::Fill)
+    .forms(FILL_FORMS)
+    .flags(TYPE_FLAGS)
+    .targeting(Targeting::Element)
+    .verification(Verification::PreDispatch)
+    .dispatch(Dispatch::Reader(Reader::Fill)),
+    CommandSpec::new(
+        "type",
+        Action::Type,
+        "Append text to the focused input (tokens are joined with one space).",
+    )
+    .signature("<text…>")
+    .reader(ReaderRule::SeriesFlags)
+    .forms(&[Form {
+        positionals: &[rest("text", ArgKind::Text)],
+    }])
+    .flags(TYPE_FLAGS)
+    .dispatch(Dispatch::Reader(Reader::Type)),
+    CommandSpec::new(
+        "focus",
+        Action::Focus,
+        "Move input focus to screen coordinates without entering text.",
+    )
+    .signature("<x> <y>")
+    .forms(&[Form {
+        positionals: &[req("x", COORD), req("y", COORD)],
+    }]),
+    CommandSpec::new(
+        "swipe",
+        Action::Swipe,
+        "Quick coordinate fling from (x1, y1) to (x2, y2), optionally repeated.",
+    )
+    .signature("<x1> <y1> <x2> <y2>")
+    .reader(ReaderRule::SeriesFlags)
+    .forms(&[Form {
+        positionals: &[
+            req("x1", COORD),
+            req("y1", COORD),
+            req("x2", COORD),
+            req("y2", COORD),
         ],
-        flags: &[],
-        effect: Effect::Mutates,
-        targeting: Targeting::None,
-        verification: Verification::None,
-        availability: Availability::Script,
-        dispatch: Dispatch::Forms { extra: Extra::Ignored, words: Case::Exact, cli_only: &[] },
-        action: Action::Device,
-    },
-    CommandSpec {
-        name: "reinstall",
-        summary: "Replace an installed app with a binary from a local path.",
-        signature: "<app> <path>",
-        reader: ReaderRule::Verbatim,
-        forms: &[Form {
+    }])
+    .flags(SWIPE_FLAGS)
+    .dispatch(Dispatch::Reader(Reader::Swipe)),
+    CommandSpec::new(
+        "gesture",
+        Action::Gesture,
+        "Run a structured pan, fling, swipe, pinch, rotate, transform or drag gesture.",
+    )
+    .signature(
+        "pan <x> <y> <dx> <dy> [durationMs] | fling <up|down|left|right> <x> <y> \
+         [distance] | swipe <left|right|left-edge|right-edge> | pinch <scale> [x] [y] \
+         | rotate <degrees> [x] [y] | transform <x> <y> <dx> <dy> <scale> <degrees> \
+         [durationMs] | drag <source> <destination> [sourceHoldMs] [moveMs] \
+         [destinationHoldMs]",
+    )
+    .reader(ReaderRule::SeriesFlags)
+    .forms(GESTURE_FORMS)
+    .flags(GESTURE_FLAGS)
+    .targeting(Targeting::DragEndpoints)
+    .verification(Verification::DragEndpoints)
+    .dispatch(Dispatch::Reader(Reader::Gesture)),
+    CommandSpec::new(
+        "scroll",
+        Action::Scroll,
+        "Scroll in a direction or to an edge; amount is a viewport fraction (≤ 0.8).",
+    )
+    .signature("<up|down|left|right|top|bottom> [amount]")
+    .forms(&[Form {
+        positionals: &[
+            req("direction", ArgKind::Enum(SCROLL_DIRECTIONS)),
+            opt("amount", ArgKind::Number),
+        ],
+    }])
+    .dispatch(Dispatch::Reader(Reader::Scroll)),
+    CommandSpec::new(
+        "back",
+        Action::Key(SystemKey::Back),
+        "Navigate back in the app or through system navigation.",
+    )
+    .dispatch(Dispatch::Unread),
+    CommandSpec::new(
+        "home",
+        Action::Key(SystemKey::Home),
+        "Send the device to its home screen (the session stays open).",
+    )
+    .dispatch(Dispatch::Unread),
+    CommandSpec::new(
+        "app-switcher",
+        Action::Key(SystemKey::AppSwitcher),
+        "Open the device app switcher.",
+    )
+    .dispatch(Dispatch::Unread),
+    CommandSpec::new(
+        "orientation",
+        Action::Device,
+        "Set the device orientation (iOS and Android).",
+    )
+    .signature("<portrait|portrait-upside-down|landscape-left|landscape-right>")
+    .forms(&[Form {
+        positionals: &[req("orientation", ArgKind::Enum(ORIENTATIONS))],
+    }])
+    .words(Case::Insensitive),
+    CommandSpec::new(
+        "tv-remote",
+        Action::Device,
+        "Press a TV remote / D-pad button (Android TV, tvOS, Vega OS); long-press is \
+         CLI-only.",
+    )
+    .signature("<up|down|left|right|select|menu|home|back>")
+    .forms(&[Form {
+        positionals: &[req("button", ArgKind::Enum(TV_BUTTONS))],
+    }])
+    .extra(Extra::Refused)
+    .words(Case::Insensitive)
+    .cli_only(TV_REMOTE_CLI_ONLY),
+    CommandSpec::new(
+        "settings",
+        Action::Device,
+        "Change OS settings, appearance, biometrics or app permissions on the target.",
+    )
+    .signature(
+        "<wifi|airplane|location> <on|off> | location set <lat> <lon> | animations \
+         <on|off> | appearance <light|dark|toggle> | faceid|touchid \
+         <match|nonmatch|enroll|unenroll> | fingerprint <match|nonmatch> | \
+         clear-app-state [app-id] | reset-keychain clear | permission \
+         <grant|deny|reset> <permission> [full|limited]",
+    )
+    .forms(SETTINGS_FORMS)
+    .dispatch(Dispatch::Reader(Reader::Settings)),
+    CommandSpec::new(
+        "install",
+        Action::Device,
+        "Install an app binary from a local path.",
+    )
+    .signature("<path> | <app> <path>")
+    .forms(&[
+        Form {
+            positionals: &[req("path", ArgKind::Path)],
+        },
+        Form {
             positionals: &[req("app", ArgKind::App), req("path", ArgKind::Path)],
-        }],
-        flags: &[],
-        effect: Effect::Mutates,
-        targeting: Targeting::None,
-        verification: Verification::None,
-        availability: Availability::Script,
-        dispatch: Dispatch::Forms { extra: Extra::Ignored, words: Case::Exact, cli_only: &[] },
-        action: Action::Device,
-    },
+        },
+    ]),
+    CommandSpec::new(
+        "reinstall",
+        Action::Device,
+        "Replace an installed app with a binary from a local path.",
+    )
+    .signature("<app> <path>")
+    .forms(&[Form {
+        positionals: &[req("app", ArgKind::App), req("path", ArgKind::Path)],
+    }]),
     // The descriptor has no daemon route: the CLI rewrites it to the internal `install_source`
     // request, so as a script step it fails on the daemon's generic route.
-    CommandSpec {
-        name: "install-from-source",
-        summary: "Install app builds from URLs or CI artifacts (CLI only: no daemon route, so it \
-                  fails in scripts).",
-        signature: "<url>",
-        reader: ReaderRule::Verbatim,
-        forms: &[Form {
-            positionals: &[req("url", ArgKind::Url)],
-        }],
-        flags: &[],
-        effect: Effect::Mutates,
-        targeting: Targeting::None,
-        verification: Verification::None,
-        availability: Availability::ClientOnly,
-        dispatch: Dispatch::Unrouted,
-        action: Action::Unavailable,
-    },
-    CommandSpec {
-        name: "push",
-        summary: "Deliver a push notification payload (JSON text or file) to an installed app.",
-        signature: "<bundleOrPackage> <payloadOrJson>",
-        reader: ReaderRule::Verbatim,
-        forms: &[Form {
-            positionals: &[
-                req("bundleOrPackage", ArgKind::App),
-                req("payloadOrJson", ArgKind::Any),
-            ],
-        }],
-        flags: &[],
-        effect: Effect::Mutates,
-        targeting: Targeting::None,
-        verification: Verification::None,
-        availability: Availability::Script,
-        dispatch: Dispatch::Forms { extra: Extra::Ignored, words: Case::Exact, cli_only: &[] },
-        action: Action::Device,
-    },
-    CommandSpec {
-        name: "trigger-app-event",
-        summary: "Ask the app to handle an app-defined automation event with an optional payload.",
-        signature: "<event> [payloadJson]",
-        reader: ReaderRule::Verbatim,
-        forms: &[Form {
-            positionals: &[
-                req("event", ArgKind::Text),
-                opt("payloadJson", ArgKind::Any),
-            ],
-        }],
-        flags: &[],
-        effect: Effect::Mutates,
-        targeting: Targeting::None,
-        verification: Verification::None,
-        availability: Availability::Script,
-        dispatch: Dispatch::Forms { extra: Extra::Ignored, words: Case::Exact, cli_only: &[] },
-        action: Action::Device,
-    },
-    CommandSpec {
-        name: "react-native",
-        summary: "React Native helpers: dismiss a LogBox/RedBox overlay and verify it is gone.",
-        signature: "dismiss-overlay",
-        reader: ReaderRule::Verbatim,
-        forms: &[Form {
-            positionals: &[word("action", &["dismiss-overlay"])],
-        }],
-        flags: &[],
-        effect: Effect::Mutates,
-        targeting: Targeting::None,
-        verification: Verification::None,
-        availability: Availability::Script,
-        dispatch: Dispatch::Forms { extra: Extra::Refused, words: Case::Exact, cli_only: &[] },
-        action: Action::Device,
-    },
-    CommandSpec {
-        name: "viewport",
-        summary: "Resize the web viewport of the current session.",
-        signature: "<width> <height>",
-        reader: ReaderRule::Verbatim,
-        forms: &[Form {
-            positionals: &[req("width", POSITIVE_INT), req("height", POSITIVE_INT)],
-        }],
-        flags: &[],
-        effect: Effect::Mutates,
-        targeting: Targeting::None,
-        verification: Verification::None,
-        availability: Availability::Script,
-        dispatch: Dispatch::Forms { extra: Extra::Refused, words: Case::Exact, cli_only: &[] },
-        action: Action::Device,
-    },
-    CommandSpec {
-        name: "keyboard",
-        summary: "Inspect (status/get, the default) or press enter/return or dismiss the keyboard.",
-        signature: "[status|get|dismiss|enter|return]",
-        reader: ReaderRule::Verbatim,
-        forms: &[Form {
-            positionals: &[opt("action", ArgKind::Enum(KEYBOARD_ACTIONS))],
-        }],
-        flags: &[],
-        effect: Effect::BySubcommand {
-            observing: KEYBOARD_OBSERVING,
-            default_observes: true,
-        },
-        targeting: Targeting::None,
-        verification: Verification::None,
-        availability: Availability::Script,
-        dispatch: Dispatch::Forms { extra: Extra::Refused, words: Case::Insensitive, cli_only: &[] },
-        action: Action::Keyboard,
-    },
-    CommandSpec {
-        name: "alert",
-        summary: "Inspect or wait for (get, the default / wait) or accept/dismiss a system alert.",
-        signature: "[get|accept|dismiss|wait] [timeout]",
-        reader: ReaderRule::Verbatim,
-        forms: &[Form {
-            positionals: &[
-                opt("action", ArgKind::Enum(ALERT_ACTIONS)),
-                opt("timeout", MS),
-            ],
-        }],
-        flags: &[],
-        effect: Effect::BySubcommand {
-            observing: ALERT_OBSERVING,
-            default_observes: true,
-        },
-        targeting: Targeting::None,
-        verification: Verification::None,
-        availability: Availability::Script,
-        dispatch: Dispatch::Lenient,
-        action: Action::Alert,
-    },
-    CommandSpec {
-        name: "clipboard",
-        summary: "Read the device clipboard, or replace it with text.",
-        signature: "read | write <text>",
-        reader: ReaderRule::Verbatim,
-        forms: &[
-            Form {
-                positionals: &[word("action", &["read"])],
-            },
-            Form {
-                positionals: &[word("action", &["write"]), rest("text", ArgKind::Text)],
-            },
+    CommandSpec::client_only(
+        "install-from-source",
+        "Install app builds from URLs or CI artifacts (CLI only: no daemon route, so it \
+         fails in scripts).",
+    )
+    .signature("<url>")
+    .forms(&[Form {
+        positionals: &[req("url", ArgKind::Url)],
+    }])
+    .effect(Effect::Mutates),
+    CommandSpec::new(
+        "push",
+        Action::Device,
+        "Deliver a push notification payload (JSON text or file) to an installed app.",
+    )
+    .signature("<bundleOrPackage> <payloadOrJson>")
+    .forms(&[Form {
+        positionals: &[
+            req("bundleOrPackage", ArgKind::App),
+            req("payloadOrJson", ArgKind::Any),
         ],
-        flags: &[],
-        effect: Effect::BySubcommand {
-            observing: CLIPBOARD_OBSERVING,
-            default_observes: false,
-        },
-        targeting: Targeting::None,
-        verification: Verification::None,
-        availability: Availability::Script,
-        dispatch: Dispatch::Forms { extra: Extra::Refused, words: Case::Insensitive, cli_only: &[] },
-        action: Action::Clipboard,
-    },
-    CommandSpec {
-        name: "find",
-        summary: "Find an element by text/label/value/role/id and act on it (default: click).",
-        signature: "[text|label|value|role|id] <query> [action] [value]",
-        reader: ReaderRule::Verbatim,
-        forms: FIND_FORMS,
-        flags: &[],
-        effect: Effect::FindAction,
-        targeting: Targeting::Locator,
-        verification: Verification::None,
-        availability: Availability::Script,
-        dispatch: Dispatch::Reader(Reader::Find),
-        action: Action::Find,
-    },
-    CommandSpec {
-        name: "wait",
-        summary: "Wait for a duration, text, @ref, selector, strict absence or a stable UI.",
-        signature: "<ms> | text <text> [timeoutMs] | @ref [timeoutMs] | <selector> [timeoutMs] | \
-                    absent <selector> [timeoutMs] | stable [quietMs] [timeoutMs]",
-        reader: ReaderRule::StripPins,
-        forms: WAIT_FORMS,
-        flags: &[],
-        effect: Effect::Observes,
-        targeting: Targeting::WaitTarget,
-        verification: Verification::PostResolution,
-        availability: Availability::Script,
-        dispatch: Dispatch::Reader(Reader::Wait),
-        action: Action::Wait,
-    },
-    CommandSpec {
-        name: "get",
-        summary: "Read an element's text or accessibility attributes.",
-        signature: "text|attrs <@ref [label] | selector>",
-        reader: ReaderRule::Get,
-        forms: GET_FORMS,
-        flags: &[],
-        effect: Effect::Observes,
-        targeting: Targeting::ElementAfterSubcommand,
-        verification: Verification::PreDispatch,
-        availability: Availability::Script,
-        dispatch: Dispatch::Reader(Reader::Get),
-        action: Action::Get,
-    },
-    CommandSpec {
-        name: "is",
-        summary: "Check a UI predicate (visible, hidden, exists, absent, …, text) on a selector.",
-        signature: "<predicate> <selector> [value] | <selector> <predicate>",
-        reader: ReaderRule::Verbatim,
-        forms: IS_FORMS,
-        flags: &[],
-        effect: Effect::Observes,
-        targeting: Targeting::Predicate,
-        verification: Verification::PreDispatch,
-        availability: Availability::Script,
-        dispatch: Dispatch::Reader(Reader::Is),
-        action: Action::Is,
-    },
-    CommandSpec {
-        name: "snapshot",
-        summary: "Capture the accessibility tree and issue @refs (positionals are ignored).",
-        signature: "",
-        reader: ReaderRule::Snapshot,
-        forms: NO_ARGS,
-        flags: SNAPSHOT_FLAGS,
-        effect: Effect::Observes,
-        targeting: Targeting::None,
-        verification: Verification::None,
-        availability: Availability::Script,
-        dispatch: Dispatch::Unread,
-        action: Action::Snapshot,
-    },
-    CommandSpec {
-        name: "diff",
-        summary: "Diff the accessibility snapshot against the previous one (`diff screenshot` is CLI-only).",
-        signature: "snapshot",
-        reader: ReaderRule::Verbatim,
-        forms: &[Form {
-            positionals: &[word("kind", &["snapshot"])],
-        }],
-        flags: &[],
-        effect: Effect::Observes,
-        targeting: Targeting::None,
-        verification: Verification::None,
-        availability: Availability::Script,
-        dispatch: Dispatch::Forms { extra: Extra::Ignored, words: Case::Exact, cli_only: DIFF_CLI_ONLY },
-        action: Action::Device,
-    },
-    CommandSpec {
-        name: "screenshot",
-        summary: "Capture a screenshot of the app or web session.",
-        signature: "[path]",
-        reader: ReaderRule::Screenshot,
-        forms: &[Form {
-            positionals: &[opt("path", ArgKind::ArtifactPath)],
-        }],
-        flags: SCREENSHOT_FLAGS,
-        effect: Effect::Observes,
-        targeting: Targeting::None,
-        verification: Verification::None,
-        availability: Availability::Script,
-        dispatch: Dispatch::Reader(Reader::Screenshot),
-        action: Action::Screenshot,
-    },
-    CommandSpec {
-        name: "record",
-        summary: "Start or stop a screen recording.",
-        signature: "start [path] | stop",
-        reader: ReaderRule::Record,
-        forms: &[
-            Form {
-                positionals: &[
-                    word("action", &["start"]),
-                    opt("path", ArgKind::ArtifactPath),
-                ],
-            },
-            Form {
-                positionals: &[word("action", &["stop"])],
-            },
+    }]),
+    CommandSpec::new(
+        "trigger-app-event",
+        Action::Device,
+        "Ask the app to handle an app-defined automation event with an optional payload.",
+    )
+    .signature("<event> [payloadJson]")
+    .forms(&[Form {
+        positionals: &[
+            req("event", ArgKind::Text),
+            opt("payloadJson", ArgKind::Any),
         ],
-        flags: RECORD_FLAGS,
-        effect: Effect::Observes,
-        targeting: Targeting::None,
-        verification: Verification::None,
-        availability: Availability::Script,
-        dispatch: Dispatch::Reader(Reader::Record),
-        action: Action::Device,
-    },
-    CommandSpec {
-        name: "trace",
-        summary: "Start or stop trace-log capture (use the same path for start and stop).",
-        signature: "start [path] | stop [path]",
-        reader: ReaderRule::Verbatim,
-        forms: &[Form {
+    }]),
+    CommandSpec::new(
+        "react-native",
+        Action::Device,
+        "React Native helpers: dismiss a LogBox/RedBox overlay and verify it is gone.",
+    )
+    .signature("dismiss-overlay")
+    .forms(&[Form {
+        positionals: &[word("action", &["dismiss-overlay"])],
+    }])
+    .extra(Extra::Refused),
+    CommandSpec::new(
+        "viewport",
+        Action::Device,
+        "Resize the web viewport of the current session.",
+    )
+    .signature("<width> <height>")
+    .forms(&[Form {
+        positionals: &[req("width", POSITIVE_INT), req("height", POSITIVE_INT)],
+    }])
+    .extra(Extra::Refused),
+    CommandSpec::new(
+        "keyboard",
+        Action::Keyboard,
+        "Inspect (status/get, the default) or press enter/return or dismiss the keyboard.",
+    )
+    .signature("[status|get|dismiss|enter|return]")
+    .forms(&[Form {
+        positionals: &[opt("action", ArgKind::Enum(KEYBOARD_ACTIONS))],
+    }])
+    .effect(Effect::BySubcommand {
+        observing: KEYBOARD_OBSERVING,
+        default_observes: true,
+    })
+    .extra(Extra::Refused)
+    .words(Case::Insensitive),
+    CommandSpec::new(
+        "alert",
+        Action::Alert,
+        "Inspect or wait for (get, the default / wait) or accept/dismiss a system alert.",
+    )
+    .signature("[get|accept|dismiss|wait] [timeout]")
+    .forms(&[Form {
+        positionals: &[
+            opt("action", ArgKind::Enum(ALERT_ACTIONS)),
+            opt("timeout", MS),
+        ],
+    }])
+    .effect(Effect::BySubcommand {
+        observing: ALERT_OBSERVING,
+        default_observes: true,
+    })
+    .dispatch(Dispatch::Lenient),
+    CommandSpec::new(
+        "clipboard",
+        Action::Clipboard,
+        "Read the device clipboard, or replace it with text.",
+    )
+    .signature("read | write <text>")
+    .forms(&[
+        Form {
+            positionals: &[word("action", &["read"])],
+        },
+        Form {
+            positionals: &[word("action", &["write"]), rest("text", ArgKind::Text)],
+        },
+    ])
+    .effect(Effect::BySubcommand {
+        observing: CLIPBOARD_OBSERVING,
+        default_observes: false,
+    })
+    .extra(Extra::Refused)
+    .words(Case::Insensitive),
+    CommandSpec::new(
+        "find",
+        Action::Find,
+        "Find an element by text/label/value/role/id and act on it (default: click).",
+    )
+    .signature("[text|label|value|role|id] <query> [action] [value]")
+    .forms(FIND_FORMS)
+    .effect(Effect::FindAction)
+    .targeting(Targeting::Locator)
+    .dispatch(Dispatch::Reader(Reader::Find)),
+    CommandSpec::new(
+        "wait",
+        Action::Wait,
+        "Wait for a duration, text, @ref, selector, strict absence or a stable UI.",
+    )
+    .signature(
+        "<ms> | text <text> [timeoutMs] | @ref [timeoutMs] | <selector> [timeoutMs] | \
+         absent <selector> [timeoutMs] | stable [quietMs] [timeoutMs]",
+    )
+    .reader(ReaderRule::StripPins)
+    .forms(WAIT_FORMS)
+    .effect(Effect::Observes)
+    .targeting(Targeting::WaitTarget)
+    .verification(Verification::PostResolution)
+    .dispatch(Dispatch::Reader(Reader::Wait)),
+    CommandSpec::new(
+        "get",
+        Action::Get,
+        "Read an element's text or accessibility attributes.",
+    )
+    .signature("text|attrs <@ref [label] | selector>")
+    .reader(ReaderRule::Get)
+    .forms(GET_FORMS)
+    .effect(Effect::Observes)
+    .targeting(Targeting::ElementAfterSubcommand)
+    .verification(Verification::PreDispatch)
+    .dispatch(Dispatch::Reader(Reader::Get)),
+    CommandSpec::new(
+        "is",
+        Action::Is,
+        "Check a UI predicate (visible, hidden, exists, absent, …, text) on a selector.",
+    )
+    .signature("<predicate> <selector> [value] | <selector> <predicate>")
+    .forms(IS_FORMS)
+    .effect(Effect::Observes)
+    .targeting(Targeting::Predicate)
+    .verification(Verification::PreDispatch)
+    .dispatch(Dispatch::Reader(Reader::Is)),
+    CommandSpec::new(
+        "snapshot",
+        Action::Snapshot,
+        "Capture the accessibility tree and issue @refs (positionals are ignored).",
+    )
+    .reader(ReaderRule::Snapshot)
+    .flags(SNAPSHOT_FLAGS)
+    .effect(Effect::Observes)
+    .dispatch(Dispatch::Unread),
+    CommandSpec::new(
+        "diff",
+        Action::Device,
+        "Diff the accessibility snapshot against the previous one (`diff screenshot` is CLI-only).",
+    )
+    .signature("snapshot")
+    .forms(&[Form {
+        positionals: &[word("kind", &["snapshot"])],
+    }])
+    .effect(Effect::Observes)
+    .cli_only(DIFF_CLI_ONLY),
+    CommandSpec::new(
+        "screenshot",
+        Action::Screenshot,
+        "Capture a screenshot of the app or web session.",
+    )
+    .signature("[path]")
+    .reader(ReaderRule::Screenshot)
+    .forms(&[Form {
+        positionals: &[opt("path", ArgKind::ArtifactPath)],
+    }])
+    .flags(SCREENSHOT_FLAGS)
+    .effect(Effect::Observes)
+    .dispatch(Dispatch::Reader(Reader::Screenshot)),
+    CommandSpec::new(
+        "record",
+        Action::Device,
+        "Start or stop a screen recording.",
+    )
+    .signature("start [path] | stop")
+    .reader(ReaderRule::Record)
+    .forms(&[
+        Form {
             positionals: &[
-                word("action", &["start", "stop"]),
+                word("action", &["start"]),
                 opt("path", ArgKind::ArtifactPath),
             ],
-        }],
-        flags: &[],
-        effect: Effect::Observes,
-        targeting: Targeting::None,
-        verification: Verification::None,
-        availability: Availability::Script,
-        dispatch: Dispatch::Forms { extra: Extra::Ignored, words: Case::Insensitive, cli_only: &[] },
-        action: Action::Device,
-    },
-    CommandSpec {
-        name: "perf",
-        summary: "Collect frame health, memory diagnostics or CPU/trace profiles.",
-        signature: "frames | memory sample|snapshot | cpu profile start|stop|report | trace \
-                    start|stop",
-        reader: ReaderRule::Verbatim,
-        forms: PERF_FORMS,
-        flags: &[],
-        effect: Effect::Observes,
-        targeting: Targeting::None,
-        verification: Verification::None,
-        availability: Availability::Script,
-        dispatch: Dispatch::Forms { extra: Extra::Ignored, words: Case::Exact, cli_only: &[] },
-        action: Action::Device,
-    },
-    // ---- Daemon-routed, never recorded ----------------------------------------------------------
-    CommandSpec {
-        name: "devices",
-        summary: "List available devices and simulators (not recorded).",
-        signature: "",
-        reader: ReaderRule::Verbatim,
-        forms: NO_ARGS,
-        flags: &[],
-        effect: Effect::NotRecorded,
-        targeting: Targeting::None,
-        verification: Verification::None,
-        availability: Availability::Script,
-        dispatch: Dispatch::Forms { extra: Extra::Ignored, words: Case::Exact, cli_only: &[] },
-        action: Action::Device,
-    },
-    CommandSpec {
-        name: "capabilities",
-        summary: "List the commands the selected device or session supports (not recorded).",
-        signature: "",
-        reader: ReaderRule::Verbatim,
-        forms: NO_ARGS,
-        flags: &[],
-        effect: Effect::NotRecorded,
-        targeting: Targeting::None,
-        verification: Verification::None,
-        availability: Availability::Script,
-        dispatch: Dispatch::Forms { extra: Extra::Ignored, words: Case::Exact, cli_only: &[] },
-        action: Action::Device,
-    },
-    CommandSpec {
-        name: "doctor",
-        summary: "Diagnose device, app, dev-server and RN/Expo readiness (not recorded).",
-        signature: "",
-        reader: ReaderRule::Verbatim,
-        forms: NO_ARGS,
-        flags: &[],
-        effect: Effect::NotRecorded,
-        targeting: Targeting::None,
-        verification: Verification::None,
-        availability: Availability::Script,
-        dispatch: Dispatch::Forms { extra: Extra::Ignored, words: Case::Exact, cli_only: &[] },
-        action: Action::Device,
-    },
-    CommandSpec {
-        name: "apps",
-        summary: "List installed apps on the selected device (not recorded).",
-        signature: "",
-        reader: ReaderRule::Verbatim,
-        forms: NO_ARGS,
-        flags: &[],
-        effect: Effect::NotRecorded,
-        targeting: Targeting::None,
-        verification: Verification::None,
-        availability: Availability::Script,
-        dispatch: Dispatch::Forms { extra: Extra::Ignored, words: Case::Exact, cli_only: &[] },
-        action: Action::Device,
-    },
-    CommandSpec {
-        name: "boot",
-        summary: "Boot the selected device or simulator (not recorded).",
-        signature: "",
-        reader: ReaderRule::Verbatim,
-        forms: NO_ARGS,
-        flags: &[],
-        effect: Effect::NotRecorded,
-        targeting: Targeting::None,
-        verification: Verification::None,
-        availability: Availability::Script,
-        dispatch: Dispatch::Forms { extra: Extra::Ignored, words: Case::Exact, cli_only: &[] },
-        action: Action::Device,
-    },
-    CommandSpec {
-        name: "shutdown",
-        summary: "Shut down the selected simulator or emulator (not recorded).",
-        signature: "",
-        reader: ReaderRule::Verbatim,
-        forms: NO_ARGS,
-        flags: &[],
-        effect: Effect::NotRecorded,
-        targeting: Targeting::None,
-        verification: Verification::None,
-        availability: Availability::Script,
-        dispatch: Dispatch::Forms { extra: Extra::Ignored, words: Case::Exact, cli_only: &[] },
-        action: Action::Device,
-    },
-    CommandSpec {
-        name: "appstate",
-        summary: "Show the foreground app and activity (not recorded).",
-        signature: "",
-        reader: ReaderRule::Verbatim,
-        forms: NO_ARGS,
-        flags: &[],
-        effect: Effect::NotRecorded,
-        targeting: Targeting::None,
-        verification: Verification::None,
-        availability: Availability::Script,
-        dispatch: Dispatch::Forms { extra: Extra::Ignored, words: Case::Exact, cli_only: &[] },
-        action: Action::Device,
-    },
-    CommandSpec {
-        name: "logs",
-        summary: "Manage session app logs: path, start, stop, clear, doctor, mark (not recorded).",
-        signature: "path | start | stop | clear | doctor | mark [message…]",
-        reader: ReaderRule::Verbatim,
-        forms: &[
-            Form {
-                positionals: &[word(
-                    "action",
-                    &["path", "start", "stop", "clear", "doctor"],
-                )],
-            },
-            Form {
-                positionals: &[
-                    word("action", &["mark"]),
-                    opt_rest("message", ArgKind::Text),
-                ],
-            },
-        ],
-        flags: &[],
-        effect: Effect::NotRecorded,
-        targeting: Targeting::None,
-        verification: Verification::None,
-        availability: Availability::Script,
-        dispatch: Dispatch::Forms { extra: Extra::Ignored, words: Case::Exact, cli_only: &[] },
-        action: Action::Device,
-    },
-    CommandSpec {
-        name: "events",
-        summary: "Read the session event timeline (not recorded).",
-        signature: "[limit] [cursor]",
-        reader: ReaderRule::Verbatim,
-        forms: &[Form {
-            positionals: &[opt("limit", POSITIVE_INT), opt("cursor", ArgKind::Any)],
-        }],
-        flags: &[],
-        effect: Effect::NotRecorded,
-        targeting: Targeting::None,
-        verification: Verification::None,
-        availability: Availability::Script,
-        dispatch: Dispatch::Forms { extra: Extra::Ignored, words: Case::Exact, cli_only: &[] },
-        action: Action::Device,
-    },
-    CommandSpec {
-        name: "network",
-        summary: "Inspect HTTP(S) traffic parsed from the session app log (not recorded).",
-        signature: "dump|log [limit] [summary|headers|body|all]",
-        reader: ReaderRule::Verbatim,
-        forms: &[Form {
-            positionals: &[
-                word("action", &["dump", "log"]),
-                opt("limit", POSITIVE_INT),
-                opt("include", ArgKind::Enum(NETWORK_INCLUDE)),
-            ],
-        }],
-        flags: &[],
-        effect: Effect::NotRecorded,
-        targeting: Targeting::None,
-        verification: Verification::None,
-        availability: Availability::Script,
-        dispatch: Dispatch::Forms { extra: Extra::Ignored, words: Case::Exact, cli_only: &[] },
-        action: Action::Device,
-    },
-    CommandSpec {
-        name: "audio",
-        summary: "Probe audio levels as dBFS buckets (not recorded).",
-        signature: "probe start [durationSeconds] [bucketMs] | probe status | probe stop",
-        reader: ReaderRule::Verbatim,
-        forms: &[
-            Form {
-                positionals: &[
-                    word("object", &["probe"]),
-                    word("action", &["start"]),
-                    opt("durationSeconds", ArgKind::Number),
-                    opt("bucketMs", MS),
-                ],
-            },
-            Form {
-                positionals: &[
-                    word("object", &["probe"]),
-                    word("action", &["status", "stop"]),
-                ],
-            },
-        ],
-        flags: &[],
-        effect: Effect::NotRecorded,
-        targeting: Targeting::None,
-        verification: Verification::None,
-        availability: Availability::Script,
-        dispatch: Dispatch::Forms { extra: Extra::Ignored, words: Case::Exact, cli_only: &[] },
-        action: Action::Device,
-    },
-    CommandSpec {
-        name: "prepare",
-        summary: "Pre-warm platform helpers such as the iOS XCTest runner (not recorded).",
-        signature: "ios-runner",
-        reader: ReaderRule::Verbatim,
-        forms: &[Form {
-            positionals: &[word("helper", &["ios-runner"])],
-        }],
-        flags: &[],
-        effect: Effect::NotRecorded,
-        targeting: Targeting::None,
-        verification: Verification::None,
-        availability: Availability::Script,
-        dispatch: Dispatch::Forms { extra: Extra::Ignored, words: Case::Exact, cli_only: &[] },
-        action: Action::Device,
-    },
-    CommandSpec {
-        name: "test",
-        summary: "Run replay scripts as a serial test suite (not recorded; untested inside a \
-                  replay).",
-        signature: "<path-or-glob>…",
-        reader: ReaderRule::Verbatim,
-        forms: &[Form {
-            positionals: &[rest("paths", ArgKind::Path)],
-        }],
-        flags: &[],
-        effect: Effect::NotRecorded,
-        targeting: Targeting::None,
-        verification: Verification::None,
-        availability: Availability::Script,
-        dispatch: Dispatch::Forms { extra: Extra::Ignored, words: Case::Exact, cli_only: &[] },
-        action: Action::Device,
-    },
-    CommandSpec {
-        name: "batch",
-        summary: "Run several commands in one daemon request (steps come from --steps, which .ad \
-                  lines cannot carry; not recorded).",
-        signature: "",
-        reader: ReaderRule::Verbatim,
-        forms: NO_ARGS,
-        flags: &[],
-        effect: Effect::NotRecorded,
-        targeting: Targeting::None,
-        verification: Verification::None,
-        availability: Availability::Script,
-        dispatch: Dispatch::NoScriptInput,
-        action: Action::Device,
-    },
-    CommandSpec {
-        name: "artifacts",
-        summary: "List daemon or cloud provider session artifacts (not recorded).",
-        signature: "[provider-session-id]",
-        reader: ReaderRule::Verbatim,
-        forms: &[Form {
-            positionals: &[opt("providerSessionId", ArgKind::Text)],
-        }],
-        flags: &[],
-        effect: Effect::NotRecorded,
-        targeting: Targeting::None,
-        verification: Verification::None,
-        availability: Availability::Script,
-        dispatch: Dispatch::Forms { extra: Extra::Ignored, words: Case::Exact, cli_only: &[] },
-        action: Action::Device,
-    },
-    CommandSpec {
-        name: "replay",
-        summary: "Replay another script: skipped by the replay step loop (never dispatched).",
-        signature: "<path> | export <file.ad>",
-        reader: ReaderRule::Verbatim,
-        forms: &[
-            Form {
-                positionals: &[req("path", ArgKind::Path)],
-            },
-            Form {
-                positionals: &[word("action", &["export"]), req("file", ArgKind::Path)],
-            },
-        ],
-        flags: &[],
-        effect: Effect::Skipped,
-        targeting: Targeting::None,
-        verification: Verification::None,
-        availability: Availability::Script,
-        dispatch: Dispatch::Forms { extra: Extra::Ignored, words: Case::Exact, cli_only: &[] },
-        action: Action::Replay,
-    },
-    CommandSpec {
-        name: "runtime",
-        summary: "Legacy .ad-only step that sets, shows or clears the session's Metro/runtime \
-                  hints.",
-        signature: "[set|show|clear|port-reverse|gesture-viewport]",
-        reader: ReaderRule::Runtime,
-        forms: &[Form {
-            positionals: &[opt(
-                "action",
-                ArgKind::Enum(&["set", "show", "clear", "port-reverse", "gesture-viewport"]),
-            )],
-        }],
-        flags: RUNTIME_FLAGS,
-        effect: Effect::NotRecorded,
-        targeting: Targeting::None,
-        verification: Verification::None,
-        availability: Availability::Legacy,
-        dispatch: Dispatch::Forms { extra: Extra::Ignored, words: Case::Insensitive, cli_only: &[] },
-        action: Action::Runtime,
-    },
-    // ---- Client-only (no daemon route): unusable in scripts -------------------------------------
-    CommandSpec {
-        name: "debug",
-        summary: "Symbolicate Apple crash artifacts (CLI only).",
-        signature: "symbols",
-        reader: ReaderRule::Verbatim,
-        forms: &[Form {
-            positionals: &[word("action", &["symbols"])],
-        }],
-        flags: &[],
-        effect: Effect::NotRecorded,
-        targeting: Targeting::None,
-        verification: Verification::None,
-        availability: Availability::ClientOnly,
-        dispatch: Dispatch::Unrouted,
-        action: Action::Unavailable,
-    },
-    CommandSpec {
-        name: "daemon",
-        summary: "Stop a local daemon and clean up its resources (CLI only).",
-        signature: "stop",
-        reader: ReaderRule::Verbatim,
-        forms: &[Form {
+        },
+        Form {
             positionals: &[word("action", &["stop"])],
-        }],
-        flags: &[],
-        effect: Effect::NotRecorded,
-        targeting: Targeting::None,
-        verification: Verification::None,
-        availability: Availability::ClientOnly,
-        dispatch: Dispatch::Unrouted,
-        action: Action::Unavailable,
-    },
-    CommandSpec {
-        name: "device",
-        summary: "Inspect or release host-local device ownership claims (CLI only).",
-        signature: "status|release",
-        reader: ReaderRule::Verbatim,
-        forms: &[Form {
-            positionals: &[word("action", &["status", "release"])],
-        }],
-        flags: &[],
-        effect: Effect::NotRecorded,
-        targeting: Targeting::None,
-        verification: Verification::None,
-        availability: Availability::ClientOnly,
-        dispatch: Dispatch::Unrouted,
-        action: Action::Unavailable,
-    },
-    CommandSpec {
-        name: "metro",
-        summary: "Prepare the React Native dev server or reload apps (CLI only).",
-        signature: "prepare | reload",
-        reader: ReaderRule::Verbatim,
-        forms: &[Form {
-            positionals: &[word("action", &["prepare", "reload"])],
-        }],
-        flags: &[],
-        effect: Effect::NotRecorded,
-        targeting: Targeting::None,
-        verification: Verification::None,
-        availability: Availability::ClientOnly,
-        dispatch: Dispatch::Unrouted,
-        action: Action::Unavailable,
-    },
-    CommandSpec {
-        name: "session",
-        summary: "List sessions, print the state dir or publish an armed script (CLI only).",
-        signature: "list | state-dir | save-script [path]",
-        reader: ReaderRule::Verbatim,
-        forms: &[
-            Form {
-                positionals: &[word("action", &["list", "state-dir"])],
-            },
-            Form {
-                positionals: &[word("action", &["save-script"]), opt("path", ArgKind::Path)],
-            },
+        },
+    ])
+    .flags(RECORD_FLAGS)
+    .effect(Effect::Observes)
+    .dispatch(Dispatch::Reader(Reader::Record)),
+    CommandSpec::new(
+        "trace",
+        Action::Device,
+        "Start or stop trace-log capture (use the same path for start and stop).",
+    )
+    .signature("start [path] | stop [path]")
+    .forms(&[Form {
+        positionals: &[
+            word("action", &["start", "stop"]),
+            opt("path", ArgKind::ArtifactPath),
         ],
-        flags: &[],
-        effect: Effect::NotRecorded,
-        targeting: Targeting::None,
-        verification: Verification::None,
-        availability: Availability::ClientOnly,
-        dispatch: Dispatch::Unrouted,
-        action: Action::Unavailable,
-    },
-    // Free-form: a deep tree of CDP subcommands.
-    CommandSpec {
-        name: "cdp",
-        summary: "Inspect CDP targets, JS heap and leaks (CLI only).",
-        signature: "<subcommand> …",
-        reader: ReaderRule::Verbatim,
-        forms: &[],
-        flags: &[],
-        effect: Effect::NotRecorded,
-        targeting: Targeting::None,
-        verification: Verification::None,
-        availability: Availability::ClientOnly,
-        dispatch: Dispatch::Unrouted,
-        action: Action::Unavailable,
-    },
-    CommandSpec {
-        name: "auth",
-        summary: "Manage cloud login state (CLI only).",
-        signature: "status|login|logout",
-        reader: ReaderRule::Verbatim,
-        forms: &[Form {
-            positionals: &[word("action", &["status", "login", "logout"])],
-        }],
-        flags: &[],
-        effect: Effect::NotRecorded,
-        targeting: Targeting::None,
-        verification: Verification::None,
-        availability: Availability::ClientOnly,
-        dispatch: Dispatch::Unrouted,
-        action: Action::Unavailable,
-    },
-    CommandSpec {
-        name: "connect",
-        summary: "Configure remote or cloud provider access (CLI only).",
-        signature: "[cloud|proxy|limrun|browserstack|aws-device-farm]",
-        reader: ReaderRule::Verbatim,
-        forms: &[Form {
-            positionals: &[opt(
-                "provider",
-                ArgKind::Enum(&[
-                    "cloud",
-                    "proxy",
-                    "limrun",
-                    "browserstack",
-                    "aws-device-farm",
-                ]),
+    }])
+    .effect(Effect::Observes)
+    .words(Case::Insensitive),
+    CommandSpec::new(
+        "perf",
+        Action::Device,
+        "Collect frame health, memory diagnostics or CPU/trace profiles.",
+    )
+    .signature(
+        "frames | memory sample|snapshot | cpu profile start|stop|report | trace \
+         start|stop",
+    )
+    .forms(PERF_FORMS)
+    .effect(Effect::Observes),
+    // ---- Daemon-routed, never recorded ----------------------------------------------------------
+    CommandSpec::not_recorded(
+        "devices",
+        "List available devices and simulators (not recorded).",
+    ),
+    CommandSpec::not_recorded(
+        "capabilities",
+        "List the commands the selected device or session supports (not recorded).",
+    ),
+    CommandSpec::not_recorded(
+        "doctor",
+        "Diagnose device, app, dev-server and RN/Expo readiness (not recorded).",
+    ),
+    CommandSpec::not_recorded(
+        "apps",
+        "List installed apps on the selected device (not recorded).",
+    ),
+    CommandSpec::not_recorded(
+        "boot",
+        "Boot the selected device or simulator (not recorded).",
+    ),
+    CommandSpec::not_recorded(
+        "shutdown",
+        "Shut down the selected simulator or emulator (not recorded).",
+    ),
+    CommandSpec::not_recorded(
+        "appstate",
+        "Show the foreground app and activity (not recorded).",
+    ),
+    CommandSpec::not_recorded(
+        "logs",
+        "Manage session app logs: path, start, stop, clear, doctor, mark (not recorded).",
+    )
+    .signature("path | start | stop | clear | doctor | mark [message…]")
+    .forms(&[
+        Form {
+            positionals: &[word(
+                "action",
+                &["path", "start", "stop", "clear", "doctor"],
             )],
-        }],
-        flags: &[],
-        effect: Effect::NotRecorded,
-        targeting: Targeting::None,
-        verification: Verification::None,
-        availability: Availability::ClientOnly,
-        dispatch: Dispatch::Unrouted,
-        action: Action::Unavailable,
-    },
-    CommandSpec {
-        name: "connection",
-        summary: "Inspect the saved remote connection (CLI only).",
-        signature: "status",
-        reader: ReaderRule::Verbatim,
-        forms: &[Form {
-            positionals: &[word("action", &["status"])],
-        }],
-        flags: &[],
-        effect: Effect::NotRecorded,
-        targeting: Targeting::None,
-        verification: Verification::None,
-        availability: Availability::ClientOnly,
-        dispatch: Dispatch::Unrouted,
-        action: Action::Unavailable,
-    },
-    CommandSpec {
-        name: "disconnect",
-        summary: "Clear remote connection state and release leases (CLI only).",
-        signature: "",
-        reader: ReaderRule::Verbatim,
-        forms: NO_ARGS,
-        flags: &[],
-        effect: Effect::NotRecorded,
-        targeting: Targeting::None,
-        verification: Verification::None,
-        availability: Availability::ClientOnly,
-        dispatch: Dispatch::Unrouted,
-        action: Action::Unavailable,
-    },
-    CommandSpec {
-        name: "mcp",
-        summary: "Start the stdio MCP server (CLI only).",
-        signature: "",
-        reader: ReaderRule::Verbatim,
-        forms: NO_ARGS,
-        flags: &[],
-        effect: Effect::NotRecorded,
-        targeting: Targeting::None,
-        verification: Verification::None,
-        availability: Availability::ClientOnly,
-        dispatch: Dispatch::Unrouted,
-        action: Action::Unavailable,
-    },
-    CommandSpec {
-        name: "proxy",
-        summary: "Expose a local daemon through an HTTP tunnel (CLI only).",
-        signature: "",
-        reader: ReaderRule::Verbatim,
-        forms: NO_ARGS,
-        flags: &[],
-        effect: Effect::NotRecorded,
-        targeting: Targeting::None,
-        verification: Verification::None,
-        availability: Availability::ClientOnly,
-        dispatch: Dispatch::Unrouted,
-        action: Action::Unavailable,
-    },
-    CommandSpec {
-        name: "takeover",
-        summary: "Pause agent interactions while a person controls a remote device (CLI only).",
-        signature: "[status | release <hold-id>]",
-        reader: ReaderRule::Verbatim,
-        forms: &[
-            Form {
-                positionals: &[opt("action", ArgKind::Enum(&["status"]))],
-            },
-            Form {
-                positionals: &[word("action", &["release"]), req("holdId", ArgKind::Text)],
-            },
+        },
+        Form {
+            positionals: &[
+                word("action", &["mark"]),
+                opt_rest("message", ArgKind::Text),
+            ],
+        },
+    ]),
+    CommandSpec::not_recorded("events", "Read the session event timeline (not recorded).")
+        .signature("[limit] [cursor]")
+        .forms(&[Form {
+            positionals: &[opt("limit", POSITIVE_INT), opt("cursor", ArgKind::Any)],
+        }]),
+    CommandSpec::not_recorded(
+        "network",
+        "Inspect HTTP(S) traffic parsed from the session app log (not recorded).",
+    )
+    .signature("dump|log [limit] [summary|headers|body|all]")
+    .forms(&[Form {
+        positionals: &[
+            word("action", &["dump", "log"]),
+            opt("limit", POSITIVE_INT),
+            opt("include", ArgKind::Enum(NETWORK_INCLUDE)),
         ],
-        flags: &[],
-        effect: Effect::NotRecorded,
-        targeting: Targeting::None,
-        verification: Verification::None,
-        availability: Availability::ClientOnly,
-        dispatch: Dispatch::Unrouted,
-        action: Action::Unavailable,
-    },
+    }]),
+    CommandSpec::not_recorded(
+        "audio",
+        "Probe audio levels as dBFS buckets (not recorded).",
+    )
+    .signature("probe start [durationSeconds] [bucketMs] | probe status | probe stop")
+    .forms(&[
+        Form {
+            positionals: &[
+                word("object", &["probe"]),
+                word("action", &["start"]),
+                opt("durationSeconds", ArgKind::Number),
+                opt("bucketMs", MS),
+            ],
+        },
+        Form {
+            positionals: &[
+                word("object", &["probe"]),
+                word("action", &["status", "stop"]),
+            ],
+        },
+    ]),
+    CommandSpec::not_recorded(
+        "prepare",
+        "Pre-warm platform helpers such as the iOS XCTest runner (not recorded).",
+    )
+    .signature("ios-runner")
+    .forms(&[Form {
+        positionals: &[word("helper", &["ios-runner"])],
+    }]),
+    CommandSpec::not_recorded(
+        "test",
+        "Run replay scripts as a serial test suite (not recorded; untested inside a \
+         replay).",
+    )
+    .signature("<path-or-glob>…")
+    .forms(&[Form {
+        positionals: &[rest("paths", ArgKind::Path)],
+    }]),
+    CommandSpec::not_recorded(
+        "batch",
+        "Run several commands in one daemon request (steps come from --steps, which .ad \
+         lines cannot carry; not recorded).",
+    )
+    .dispatch(Dispatch::NoScriptInput),
+    CommandSpec::not_recorded(
+        "artifacts",
+        "List daemon or cloud provider session artifacts (not recorded).",
+    )
+    .signature("[provider-session-id]")
+    .forms(&[Form {
+        positionals: &[opt("providerSessionId", ArgKind::Text)],
+    }]),
+    CommandSpec::new(
+        "replay",
+        Action::Replay,
+        "Replay another script: skipped by the replay step loop (never dispatched).",
+    )
+    .signature("<path> | export <file.ad>")
+    .forms(&[
+        Form {
+            positionals: &[req("path", ArgKind::Path)],
+        },
+        Form {
+            positionals: &[word("action", &["export"]), req("file", ArgKind::Path)],
+        },
+    ])
+    .effect(Effect::Skipped),
+    CommandSpec::new(
+        "runtime",
+        Action::Runtime,
+        "Legacy .ad-only step that sets, shows or clears the session's Metro/runtime \
+         hints.",
+    )
+    .signature("[set|show|clear|port-reverse|gesture-viewport]")
+    .reader(ReaderRule::Runtime)
+    .forms(&[Form {
+        positionals: &[opt(
+            "action",
+            ArgKind::Enum(&["set", "show", "clear", "port-reverse", "gesture-viewport"]),
+        )],
+    }])
+    .flags(RUNTIME_FLAGS)
+    .effect(Effect::NotRecorded)
+    .availability(Availability::Legacy)
+    .words(Case::Insensitive),
+    // ---- Client-only (no daemon route): unusable in scripts -------------------------------------
+    CommandSpec::client_only("debug", "Symbolicate Apple crash artifacts (CLI only).")
+        .signature("symbols")
+        .forms(&[Form {
+            positionals: &[word("action", &["symbols"])],
+        }]),
+    CommandSpec::client_only(
+        "daemon",
+        "Stop a local daemon and clean up its resources (CLI only).",
+    )
+    .signature("stop")
+    .forms(&[Form {
+        positionals: &[word("action", &["stop"])],
+    }]),
+    CommandSpec::client_only(
+        "device",
+        "Inspect or release host-local device ownership claims (CLI only).",
+    )
+    .signature("status|release")
+    .forms(&[Form {
+        positionals: &[word("action", &["status", "release"])],
+    }]),
+    CommandSpec::client_only(
+        "metro",
+        "Prepare the React Native dev server or reload apps (CLI only).",
+    )
+    .signature("prepare | reload")
+    .forms(&[Form {
+        positionals: &[word("action", &["prepare", "reload"])],
+    }]),
+    CommandSpec::client_only(
+        "session",
+        "List sessions, print the state dir or publish an armed script (CLI only).",
+    )
+    .signature("list | state-dir | save-script [path]")
+    .forms(&[
+        Form {
+            positionals: &[word("action", &["list", "state-dir"])],
+        },
+        Form {
+            positionals: &[word("action", &["save-script"]), opt("path", ArgKind::Path)],
+        },
+    ]),
+    // Free-form: a deep tree of CDP subcommands.
+    CommandSpec::client_only("cdp", "Inspect CDP targets, JS heap and leaks (CLI only).")
+        .signature("<subcommand> …")
+        .forms(&[]),
+    CommandSpec::client_only("auth", "Manage cloud login state (CLI only).")
+        .signature("status|login|logout")
+        .forms(&[Form {
+            positionals: &[word("action", &["status", "login", "logout"])],
+        }]),
+    CommandSpec::client_only(
+        "connect",
+        "Configure remote or cloud provider access (CLI only).",
+    )
+    .signature("[cloud|proxy|limrun|browserstack|aws-device-farm]")
+    .forms(&[Form {
+        positionals: &[opt(
+            "provider",
+            ArgKind::Enum(&[
+                "cloud",
+                "proxy",
+                "limrun",
+                "browserstack",
+                "aws-device-farm",
+            ]),
+        )],
+    }]),
+    CommandSpec::client_only(
+        "connection",
+        "Inspect the saved remote connection (CLI only).",
+    )
+    .signature("status")
+    .forms(&[Form {
+        positionals: &[word("action", &["status"])],
+    }]),
+    CommandSpec::client_only(
+        "disconnect",
+        "Clear remote connection state and release leases (CLI only).",
+    ),
+    CommandSpec::client_only("mcp", "Start the stdio MCP server (CLI only)."),
+    CommandSpec::client_only(
+        "proxy",
+        "Expose a local daemon through an HTTP tunnel (CLI only).",
+    ),
+    CommandSpec::client_only(
+        "takeover",
+        "Pause agent interactions while a person controls a remote device (CLI only).",
+    )
+    .signature("[status | release <hold-id>]")
+    .forms(&[
+        Form {
+            positionals: &[opt("action", ArgKind::Enum(&["status"]))],
+        },
+        Form {
+            positionals: &[word("action", &["release"]), req("holdId", ArgKind::Text)],
+        },
+    ]),
     // Free-form: a deep tree of React DevTools subcommands.
-    CommandSpec {
-        name: "react-devtools",
-        summary: "Inspect React components, hooks and render profiles (CLI only).",
-        signature: "<subcommand> …",
-        reader: ReaderRule::Verbatim,
-        forms: &[],
-        flags: &[],
-        effect: Effect::NotRecorded,
-        targeting: Targeting::None,
-        verification: Verification::None,
-        availability: Availability::ClientOnly,
-        dispatch: Dispatch::Unrouted,
-        action: Action::Unavailable,
-    },
-    CommandSpec {
-        name: "web",
-        summary: "Set up or diagnose the web automation backend (CLI only).",
-        signature: "setup|doctor",
-        reader: ReaderRule::Verbatim,
-        forms: &[Form {
-            positionals: &[word("action", &["setup", "doctor"])],
-        }],
-        flags: &[],
-        effect: Effect::NotRecorded,
-        targeting: Targeting::None,
-        verification: Verification::None,
-        availability: Availability::ClientOnly,
-        dispatch: Dispatch::Unrouted,
-        action: Action::Unavailable,
-    },
+    CommandSpec::client_only(
+        "react-devtools",
+        "Inspect React components, hooks and render profiles (CLI only).",
+    )
+    .signature("<subcommand> …")
+    .forms(&[]),
+    CommandSpec::client_only(
+        "web",
+        "Set up or diagnose the web automation backend (CLI only).",
+    )
+    .signature("setup|doctor")
+    .forms(&[Form {
+        positionals: &[word("action", &["setup", "doctor"])],
+    }]),
     // ---- Internal daemon requests (descriptor group "internal"; not CLI commands) ---------------
     // They have daemon routes, so a script step is dispatched, but their inputs are structured
     // request fields rather than positionals: free-form.
-    CommandSpec {
-        name: "human_control",
-        summary: "Internal daemon request behind `takeover` (human-control holds); not meant for \
-                  scripts.",
-        signature: "…",
-        reader: ReaderRule::Verbatim,
-        forms: &[],
-        flags: &[],
-        effect: Effect::NotRecorded,
-        targeting: Targeting::None,
-        verification: Verification::None,
-        availability: Availability::Internal,
-        dispatch: Dispatch::Unrouted,
-        action: Action::Unavailable,
-    },
-    CommandSpec {
-        name: "lease_allocate",
-        summary: "Internal daemon request: allocate a remote device lease; not meant for scripts.",
-        signature: "…",
-        reader: ReaderRule::Verbatim,
-        forms: &[],
-        flags: &[],
-        effect: Effect::NotRecorded,
-        targeting: Targeting::None,
-        verification: Verification::None,
-        availability: Availability::Internal,
-        dispatch: Dispatch::Unrouted,
-        action: Action::Unavailable,
-    },
-    CommandSpec {
-        name: "lease_heartbeat",
-        summary: "Internal daemon request: renew a remote device lease; not meant for scripts.",
-        signature: "…",
-        reader: ReaderRule::Verbatim,
-        forms: &[],
-        flags: &[],
-        effect: Effect::NotRecorded,
-        targeting: Targeting::None,
-        verification: Verification::None,
-        availability: Availability::Internal,
-        dispatch: Dispatch::Unrouted,
-        action: Action::Unavailable,
-    },
-    CommandSpec {
-        name: "lease_release",
-        summary: "Internal daemon request: release a remote device lease; not meant for scripts.",
-        signature: "…",
-        reader: ReaderRule::Verbatim,
-        forms: &[],
-        flags: &[],
-        effect: Effect::NotRecorded,
-        targeting: Targeting::None,
-        verification: Verification::None,
-        availability: Availability::Internal,
-        dispatch: Dispatch::Unrouted,
-        action: Action::Unavailable,
-    },
-    CommandSpec {
-        name: "session_list",
-        summary: "Internal daemon request behind `session list`; not meant for scripts.",
-        signature: "…",
-        reader: ReaderRule::Verbatim,
-        forms: &[],
-        flags: &[],
-        effect: Effect::NotRecorded,
-        targeting: Targeting::None,
-        verification: Verification::None,
-        availability: Availability::Internal,
-        dispatch: Dispatch::Unrouted,
-        action: Action::Unavailable,
-    },
-    CommandSpec {
-        name: "session_save_script",
-        summary: "Internal daemon request behind `session save-script`; not meant for scripts.",
-        signature: "…",
-        reader: ReaderRule::Verbatim,
-        forms: &[],
-        flags: &[],
-        effect: Effect::NotRecorded,
-        targeting: Targeting::None,
-        verification: Verification::None,
-        availability: Availability::Internal,
-        dispatch: Dispatch::Unrouted,
-        action: Action::Unavailable,
-    },
-    CommandSpec {
-        name: "install_source",
-        summary: "Internal daemon request behind `install-from-source`; its source object cannot \
-                  be written in a .ad line.",
-        signature: "…",
-        reader: ReaderRule::Verbatim,
-        forms: &[],
-        flags: &[],
-        effect: Effect::Mutates,
-        targeting: Targeting::None,
-        verification: Verification::None,
-        availability: Availability::Internal,
-        dispatch: Dispatch::Unrouted,
-        action: Action::Unavailable,
-    },
-    CommandSpec {
-        name: "release_materialized_paths",
-        summary: "Internal daemon request: release retained install-from-source artifact paths; \
-                  not meant for scripts.",
-        signature: "…",
-        reader: ReaderRule::Verbatim,
-        forms: &[],
-        flags: &[],
-        effect: Effect::NotRecorded,
-        targeting: Targeting::None,
-        verification: Verification::None,
-        availability: Availability::Internal,
-        dispatch: Dispatch::Unrouted,
-        action: Action::Unavailable,
-    },
+    CommandSpec::internal(
+        "human_control",
+        "Internal daemon request behind `takeover` (human-control holds); not meant for \
+         scripts.",
+    ),
+    CommandSpec::internal(
+        "lease_allocate",
+        "Internal daemon request: allocate a remote device lease; not meant for scripts.",
+    ),
+    CommandSpec::internal(
+        "lease_heartbeat",
+        "Internal daemon request: renew a remote device lease; not meant for scripts.",
+    ),
+    CommandSpec::internal(
+        "lease_release",
+        "Internal daemon request: release a remote device lease; not meant for scripts.",
+    ),
+    CommandSpec::internal(
+        "session_list",
+        "Internal daemon request behind `session list`; not meant for scripts.",
+    ),
+    CommandSpec::internal(
+        "session_save_script",
+        "Internal daemon request behind `session save-script`; not meant for scripts.",
+    ),
+    CommandSpec::internal(
+        "install_source",
+        "Internal daemon request behind `install-from-source`; its source object cannot \
+         be written in a .ad line.",
+    )
+    .effect(Effect::Mutates),
+    CommandSpec::internal(
+        "release_materialized_paths",
+        "Internal daemon request: release retained install-from-source artifact paths; \
+         not meant for scripts.",
+    ),
     // ---- Script header --------------------------------------------------------------------------
     // Free-form `key=value` metadata, read by regex rather than as positionals (spec §4).
-    CommandSpec {
-        name: "context",
-        summary: "Script metadata header (platform, target, timeout, retries); never an action.",
-        signature: "platform=<p> [target=mobile|tv|desktop] [timeout=<ms>] [retries=<n>]",
-        reader: ReaderRule::Context,
-        forms: &[],
-        flags: &[],
-        effect: Effect::NotRecorded,
-        targeting: Targeting::None,
-        verification: Verification::None,
-        availability: Availability::Script,
-        dispatch: Dispatch::Unread,
-        action: Action::Context,
-    },
+    CommandSpec::new(
+        "context",
+        Action::Context,
+        "Script metadata header (platform, target, timeout, retries); never an action.",
+    )
+    .signature("platform=<p> [target=mobile|tv|desktop] [timeout=<ms>] [retries=<n>]")
+    .reader(ReaderRule::Context)
+    .forms(&[])
+    .effect(Effect::NotRecorded)
+    .dispatch(Dispatch::Unread),
     // ---- Retired words: parse, then fail at dispatch (earlier steps will have run) --------------
-    // No positional grammar applies (`forms: &[]`): every use is reported with its migration.
-    CommandSpec {
-        name: "scrollintoview",
-        summary: "Retired command: scroll an element into view.",
-        signature: "(retired)",
-        reader: ReaderRule::Verbatim,
-        forms: &[],
-        flags: &[],
-        effect: Effect::NotRecorded,
-        targeting: Targeting::None,
-        verification: Verification::None,
-        availability: Availability::Retired {
-            migration: "scrollintoview was removed: use `scroll <up|down|left|right> [amount]` \
-                        steps followed by a selector wait (`wait \"label=\\\"Item\\\"\" 5000`), or \
-                        `find <text> click` to locate and tap in one step",
-        },
-        dispatch: Dispatch::Unrouted,
-        action: Action::Unavailable,
-    },
-    CommandSpec {
-        name: "fling",
-        summary: "Retired command: directional fling.",
-        signature: "(retired)",
-        reader: ReaderRule::Verbatim,
-        forms: &[],
-        flags: &[],
-        effect: Effect::NotRecorded,
-        targeting: Targeting::None,
-        verification: Verification::None,
-        availability: Availability::Retired {
-            migration: "fling was removed: use `gesture fling <up|down|left|right> <x> <y> \
-                        [distance]`",
-        },
-        dispatch: Dispatch::Unrouted,
-        action: Action::Unavailable,
-    },
-    CommandSpec {
-        name: "pan",
-        summary: "Retired command: pan gesture.",
-        signature: "(retired)",
-        reader: ReaderRule::Verbatim,
-        forms: &[],
-        flags: &[],
-        effect: Effect::NotRecorded,
-        targeting: Targeting::None,
-        verification: Verification::None,
-        availability: Availability::Retired {
-            migration: "pan was removed: use `gesture pan <x> <y> <dx> <dy> [durationMs]` \
-                        (`--pointer-count 2` for a two-finger pan)",
-        },
-        dispatch: Dispatch::Unrouted,
-        action: Action::Unavailable,
-    },
-    CommandSpec {
-        name: "pinch",
-        summary: "Retired command: pinch gesture.",
-        signature: "(retired)",
-        reader: ReaderRule::Verbatim,
-        forms: &[],
-        flags: &[],
-        effect: Effect::NotRecorded,
-        targeting: Targeting::None,
-        verification: Verification::None,
-        availability: Availability::Retired {
-            migration: "pinch was removed: use `gesture pinch <scale> [x] [y]`",
-        },
-        dispatch: Dispatch::Unrouted,
-        action: Action::Unavailable,
-    },
-    CommandSpec {
-        name: "rotate-gesture",
-        summary: "Retired command: two-finger rotate gesture.",
-        signature: "(retired)",
-        reader: ReaderRule::Verbatim,
-        forms: &[],
-        flags: &[],
-        effect: Effect::NotRecorded,
-        targeting: Targeting::None,
-        verification: Verification::None,
-        availability: Availability::Retired {
-            migration: "rotate-gesture was removed: use `gesture rotate <degrees> [x] [y]`",
-        },
-        dispatch: Dispatch::Unrouted,
-        action: Action::Unavailable,
-    },
-    CommandSpec {
-        name: "rotate",
-        summary: "Retired command: renamed to orientation.",
-        signature: "(retired)",
-        reader: ReaderRule::Verbatim,
-        forms: &[],
-        flags: &[],
-        effect: Effect::NotRecorded,
-        targeting: Targeting::None,
-        verification: Verification::None,
-        availability: Availability::Retired {
-            migration: "rotate was renamed to orientation (`orientation \
-                        <portrait|portrait-upside-down|landscape-left|landscape-right>`); for the \
-                        two-finger gesture use `gesture rotate <degrees> [x] [y]`",
-        },
-        dispatch: Dispatch::Unrouted,
-        action: Action::Unavailable,
-    },
-    CommandSpec {
-        name: "metrics",
-        summary: "Retired command: aggregate perf metrics.",
-        signature: "(retired)",
-        reader: ReaderRule::Verbatim,
-        forms: &[],
-        flags: &[],
-        effect: Effect::NotRecorded,
-        targeting: Targeting::None,
-        verification: Verification::None,
-        availability: Availability::Retired {
-            migration: "Aggregate perf was removed: use `perf frames`, `perf memory sample`, \
-                        `perf cpu profile start|stop|report` or `perf trace start|stop`",
-        },
-        dispatch: Dispatch::Unrouted,
-        action: Action::Unavailable,
-    },
+    // No positional grammar applies (`retired` declares no forms): every use is reported with its
+    // migration.
+    CommandSpec::retired(
+        "scrollintoview",
+        "Retired command: scroll an element into view.",
+        "scrollintoview was removed: use `scroll <up|down|left|right> [amount]` \
+         steps followed by a selector wait (`wait \"label=\\\"Item\\\"\" 5000`), or \
+         `find <text> click` to locate and tap in one step",
+    ),
+    CommandSpec::retired(
+        "fling",
+        "Retired command: directional fling.",
+        "fling was removed: use `gesture fling <up|down|left|right> <x> <y> \
+         [distance]`",
+    ),
+    CommandSpec::retired(
+        "pan",
+        "Retired command: pan gesture.",
+        "pan was removed: use `gesture pan <x> <y> <dx> <dy> [durationMs]` \
+         (`--pointer-count 2` for a two-finger pan)",
+    ),
+    CommandSpec::retired(
+        "pinch",
+        "Retired command: pinch gesture.",
+        "pinch was removed: use `gesture pinch <scale> [x] [y]`",
+    ),
+    CommandSpec::retired(
+        "rotate-gesture",
+        "Retired command: two-finger rotate gesture.",
+        "rotate-gesture was removed: use `gesture rotate <degrees> [x] [y]`",
+    ),
+    CommandSpec::retired(
+        "rotate",
+        "Retired command: renamed to orientation.",
+        "rotate was renamed to orientation (`orientation \
+         <portrait|portrait-upside-down|landscape-left|landscape-right>`); for the \
+         two-finger gesture use `gesture rotate <degrees> [x] [y]`",
+    ),
+    CommandSpec::retired(
+        "metrics",
+        "Retired command: aggregate perf metrics.",
+        "Aggregate perf was removed: use `perf frames`, `perf memory sample`, \
+         `perf cpu profile start|stop|report` or `perf trace start|stop`",
+    ),
     // ---- CLI aliases: the CLI rewrites them, scripts do not (dispatch fails) --------------------
-    // No positional grammar applies (`forms: &[]`): every use is reported with its canonical word.
+    // No positional grammar applies (`cli_alias` declares no forms): every use is reported with
+    // its canonical word.
     // Canonical words are those of the 0.21.5 alias table (`cli-command-aliases.js`).
-    CommandSpec {
-        name: "tap",
-        summary: "CLI alias of press; not applied in scripts.",
-        signature: "<x y | @ref [label] | selector>",
-        reader: ReaderRule::Verbatim,
-        forms: &[],
-        flags: &[],
-        effect: Effect::NotRecorded,
-        targeting: Targeting::None,
-        verification: Verification::None,
-        availability: Availability::CliAlias { canonical: "press" },
-        dispatch: Dispatch::Unrouted,
-        action: Action::Unavailable,
-    },
-    CommandSpec {
-        name: "long-press",
-        summary: "CLI alias of longpress; not applied in scripts.",
-        signature: "<x y | @ref | selector> [durationMs]",
-        reader: ReaderRule::Verbatim,
-        forms: &[],
-        flags: &[],
-        effect: Effect::NotRecorded,
-        targeting: Targeting::None,
-        verification: Verification::None,
-        availability: Availability::CliAlias {
-            canonical: "longpress",
-        },
-        dispatch: Dispatch::Unrouted,
-        action: Action::Unavailable,
-    },
-    CommandSpec {
-        name: "launch",
-        summary: "CLI alias of open; not applied in scripts.",
-        signature: "[appOrUrl] [url]",
-        reader: ReaderRule::Verbatim,
-        forms: &[],
-        flags: &[],
-        effect: Effect::NotRecorded,
-        targeting: Targeting::None,
-        verification: Verification::None,
-        availability: Availability::CliAlias { canonical: "open" },
-        dispatch: Dispatch::Unrouted,
-        action: Action::Unavailable,
-    },
-    CommandSpec {
-        name: "relaunch",
-        summary: "CLI alias of `open --relaunch`; not applied in scripts.",
-        signature: "[appOrUrl] [url]",
-        reader: ReaderRule::Verbatim,
-        forms: &[],
-        flags: &[],
-        effect: Effect::NotRecorded,
-        targeting: Targeting::None,
-        verification: Verification::None,
-        availability: Availability::CliAlias { canonical: "open" },
-        dispatch: Dispatch::Unrouted,
-        action: Action::Unavailable,
-    },
+    CommandSpec::cli_alias(
+        "tap",
+        "press",
+        "<x y | @ref [label] | selector>",
+        "CLI alias of press; not applied in scripts.",
+    ),
+    CommandSpec::cli_alias(
+        "long-press",
+        "longpress",
+        "<x y | @ref | selector> [durationMs]",
+        "CLI alias of longpress; not applied in scripts.",
+    ),
+    CommandSpec::cli_alias(
+        "launch",
+        "open",
+        "[appOrUrl] [url]",
+        "CLI alias of open; not applied in scripts.",
+    ),
+    CommandSpec::cli_alias(
+        "relaunch",
+        "open",
+        "[appOrUrl] [url]",
+        "CLI alias of `open --relaunch`; not applied in scripts.",
+    ),
 ];

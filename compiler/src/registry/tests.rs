@@ -874,3 +874,11 @@ fn cli_only_forms_never_shadow_a_script_form() {
         }
     }
 }
+
+/// Every value of every entry, one entry a line: the table may change how it is written, but
+/// a change to what it says must show up here as a snapshot diff.
+#[test]
+fn table_fingerprint() {
+    let dump: String = COMMANDS.iter().map(|c| format!("{c:?}\n")).collect();
+    insta::assert_snapshot!(dump);
+}

@@ -104,7 +104,7 @@ fn wrong(name: &'static str, expected: &str, arg: usize, daemon: impl Into<Strin
 }
 
 /// The daemon's verdict on one step (commands that are not script commands are
-/// `validate/commands.rs`'s concern and pass here).
+/// `rules/commands/`'s concern and pass here).
 pub(crate) fn verdict(step: &Step) -> Verdict {
     let Some(spec) = step.spec else {
         return Verdict::Pass;
@@ -219,7 +219,7 @@ fn unread_flag_tokens(cx: &Context, step: &Step) -> Vec<usize> {
         if let ReaderNote::UnknownFlag { token } = *n {
             out.push(token);
             let raw = &text[step.token_spans[token].range()];
-            if super::reader_notes::flag_takes_value(raw) {
+            if super::parity::flag_takes_value(raw) {
                 if let Some(next) = step.token_spans.get(token + 1) {
                     if !text[next.range()].starts_with('-') {
                         out.push(token + 1);
@@ -272,7 +272,7 @@ fn flag_in_selector(cx: &Context, step: &Step, arg: &Arg) -> Option<usize> {
 fn flag_diagnostic(cx: &Context, step: &Step, token: usize, r: &Refusal) -> Diagnostic {
     let text = cx.text();
     let raw = &text[step.token_spans[token].range()];
-    let takes_value = super::reader_notes::flag_takes_value(raw);
+    let takes_value = super::parity::flag_takes_value(raw);
     Diagnostic::new(
         codes::FLAG_IN_ARGUMENT,
         format!(
@@ -298,7 +298,7 @@ fn flag_diagnostic(cx: &Context, step: &Step, token: usize, r: &Refusal) -> Diag
     ))
     .with_fix(
         format!("Remove `{raw}`"),
-        super::reader_notes::remove_token_edits(step, token, text, takes_value),
+        super::parity::remove_token_edits(step, token, text, takes_value),
     )
 }
 
@@ -339,7 +339,7 @@ fn diagnostic(cx: &Context, step: &Step, r: &Refusal) -> Option<Diagnostic> {
             if let Some(t) = flag_in_selector(cx, step, arg) {
                 return Some(flag_diagnostic(cx, step, t, r));
             }
-            return super::targets::selector_diagnostic(cx, step, arg, text);
+            return super::selectors::selector_diagnostic(cx, step, arg, text);
         }
         Kind::WrongType {
             name,
@@ -419,7 +419,7 @@ fn diagnostic(cx: &Context, step: &Step, r: &Refusal) -> Option<Diagnostic> {
             if let Some(drop) = cli_only_drop(step) {
                 d = d.with_fix(
                     format!("Remove `{}`", drop.0),
-                    super::reader_notes::remove_token_edits(step, drop.1, cx.text(), false),
+                    super::parity::remove_token_edits(step, drop.1, cx.text(), false),
                 );
             }
             d

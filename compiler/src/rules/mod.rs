@@ -1,5 +1,8 @@
-//! Validation rules beyond what agent-device's reader rejects. One concern per file; every rule
-//! reads the registry and the step shapes, none matches on command names.
+//! The rules: what `ad check` reports beyond what agent-device's reader rejects. One folder per
+//! family, one file per rule that has logic (a rule is the code, or the few tightly related codes,
+//! it reports); each family's `mod.rs` runs its rules. Every rule reads the registry and the step
+//! shapes, none matches on command names. This file holds the [`Context`] every rule reads and the
+//! order the families run in.
 
 use ad_grammar::{Diagnostic, Parse};
 
@@ -7,15 +10,15 @@ use crate::lower::Step;
 
 mod annotations;
 mod arguments;
-mod artifact_paths;
+mod artifacts;
 mod commands;
 mod dispatch;
 mod handoff;
 mod hygiene;
-mod reader_notes;
+mod parity;
 mod ref_frames;
 mod secrets;
-mod targets;
+mod selectors;
 mod variables;
 
 /// What every rule gets to look at.
@@ -52,7 +55,9 @@ impl Context<'_> {
     }
 }
 
-pub(crate) fn validate(
+/// Runs every family over the script, in a fixed order (diagnostics are sorted afterwards, but
+/// fixes are collected in this order).
+pub(crate) fn run(
     parse: &Parse,
     steps: &[Step],
     config: &crate::config::Config,
@@ -81,7 +86,7 @@ pub(crate) fn validate(
         dispatch: steps.iter().map(dispatch::verdict).collect(),
     };
     commands::check(&cx, diagnostics);
-    reader_notes::check(&cx, diagnostics);
+    parity::check(&cx, diagnostics);
     dispatch::check(&cx, diagnostics);
     arguments::check(&cx, diagnostics);
     variables::check(&cx, diagnostics);
@@ -91,7 +96,7 @@ pub(crate) fn validate(
     ref_frames::check(&cx, diagnostics);
     secrets::check(&cx, diagnostics);
     hygiene::check(&cx, diagnostics);
-    artifact_paths::check(&cx, diagnostics);
+    artifacts::check(&cx, diagnostics);
 }
 
 /// Levenshtein distance between `a` (as chars) and `b`, or `limit + 1` as soon as it is known

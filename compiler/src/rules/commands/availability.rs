@@ -1,6 +1,7 @@
-//! AD102, AD103, AD104, AD106: commands that exist but not in scripts: retired (with the migration), CLI aliases scripts do
-//! not apply (with the canonical word as a fix), client-only commands and internal daemon
-//! requests. One file because the registry's `Availability` decides among them.
+//! AD102, AD103, AD104, AD106: commands that exist but not in scripts: retired (with the
+//! migration), CLI aliases scripts do not apply (with the canonical word as a fix), client-only
+//! commands and internal daemon requests. One file because the registry's `Availability` decides
+//! among them.
 
 use ad_grammar::{Diagnostic, Edit};
 

@@ -2,14 +2,19 @@
 //! explicit complete `snapshot` step earlier in the same script, and only until the next step
 //! that may invalidate the frame (a mutating step expires it at the side-effect seam, before it
 //! dispatches). Pins the reader keeps never match a new session.
+//!
+//! This file tracks the frame and reports AD710–AD713; `pins_kept.rs` reports AD714 for each ref
+//! the frame walk meets.
 
 use ad_grammar::{Diagnostic, Edit, Span};
 
 use super::Context;
 use crate::codes;
-use crate::lower::{strip_pin, Arg, Step};
+use crate::lower::{Arg, Step};
 use crate::profile::mutates;
 use crate::registry::ReaderRule;
+
+mod pins_kept;
 
 enum Frame<'s> {
     None,
@@ -29,7 +34,7 @@ pub(super) fn check(cx: &Context, out: &mut Vec<Diagnostic>) {
         let is_snapshot = step.spec.is_some_and(|s| s.reader == ReaderRule::Snapshot);
         let mutating = mutates(step);
         for (arg, value) in refs(step) {
-            pins_kept(step, arg, &value, out);
+            pins_kept::check(step, arg, &value, out);
             let span = step.arg_span(arg);
             match &frame {
                 Frame::None => out.push(
@@ -89,18 +94,4 @@ fn refs(step: &Step) -> Vec<(&Arg, String)> {
         .filter(|a| a.value.starts_with('@') && a.value.len() > 1 && !a.has_dollar_brace())
         .map(|a| (a, a.value.clone()))
         .collect()
-}
-
-fn pins_kept(step: &Step, arg: &Arg, value: &str, out: &mut Vec<Diagnostic>) {
-    let stripped = strip_pin(value);
-    if stripped == value || !value.contains("~s") {
-        return;
-    }
-    let span = step.arg_span(arg);
-    out.push(
-        Diagnostic::new(codes::PIN_KEPT, format!("the pin in `{value}` names a generation of the recording session"), span)
-            .with_label(format!("`{}` keeps its pin: it never matches a new session", step.command))
-            .with_help("pins are session-scoped; drop the `~sN` suffix (the reader strips pins only for click, press, fill, get, wait, longpress and hover)")
-            .with_fix(format!("Use `{stripped}`"), vec![Edit { span, replacement: stripped.clone() }]),
-    );
 }

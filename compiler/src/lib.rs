@@ -2,7 +2,7 @@
 //! typed plan. Knows nothing of devices, async or editors.
 //!
 //! ```text
-//! text ──ad_grammar::parse──▶ tree + syntax diagnostics ──lower──▶ steps ──validate──▶ diagnostics
+//! text ──ad_grammar::parse──▶ tree + syntax diagnostics ──lower──▶ steps ──rules──▶ diagnostics
 //! ```
 
 pub mod agent_device;
@@ -16,8 +16,8 @@ pub mod lower;
 pub mod paths;
 pub mod profile;
 pub mod registry;
+mod rules;
 pub mod shape;
-mod validate;
 
 pub use ad_grammar::{Diagnostic, Severity, Span};
 pub use flags::Flags;
@@ -71,7 +71,7 @@ pub fn analyze_with(text: &str, config: &config::Config) -> Analysis {
     if not_a_script {
         diagnostics.retain(|d| d.is_parity_error() || d.code.starts_with("AD00"));
     } else {
-        validate::validate(&parse, &steps, config, &mut diagnostics);
+        rules::run(&parse, &steps, config, &mut diagnostics);
     }
     config.apply(&mut diagnostics);
     // A finding about the whole file (AD00x: what the file is) comes before the findings on its

@@ -1,0 +1,169 @@
+//! Dispatch-time refusals: what agent-device 0.21.5's daemon refuses when the replay dispatches a
+//! step, after the earlier steps ran — argument counts and kinds, words, numbers, selectors,
+//! refs, flag ranges and conflicts, forms only the command line accepts. The registry says which
+//! daemon reader applies ([`Dispatch`]): `readers.rs` (over `sym.rs`'s values) and `forms.rs` are
+//! those readers, giving each step a [`Verdict`]; this file runs them and, in a fixed order, the
+//! rules that report: `refused_step.rs` and `unread_flags.rs` (a refusal), `ignored_extras.rs`
+//! and `placeholder_point.rs`.
+//!
+//! A step with `${VAR}`s is refused only when every value would be: each check answers yes, no
+//! or "depends on the value" ([`Tri`](sym::Tri)), and only a definite no refuses.
+
+use ad_grammar::{selector, Diagnostic};
+
+use super::Context;
+use crate::lower::Step;
+use crate::registry::Dispatch;
+
+mod forms;
+mod ignored_extras;
+mod placeholder_point;
+mod readers;
+mod refused_step;
+mod sym;
+mod unread_flags;
+
+pub(super) use forms::matching_form;
+pub(super) use unread_flags::refused_flag;
+
+/// What the daemon does with a step.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) enum Verdict {
+    Pass,
+    /// Depends on `${VAR}` values.
+    Unknown,
+    Refused(Refusal),
+}
+
+/// Why the daemon refuses a step, and where.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Refusal {
+    pub kind: Kind,
+    /// The positional at fault (index into `step.positionals`), when there is one.
+    pub arg: Option<usize>,
+    /// agent-device's own words, or (for the declared forms, whose messages the registry does
+    /// not carry) the command's usage.
+    pub daemon: String,
+    /// Whether `daemon` is agent-device's wording.
+    pub own_words: bool,
+    /// Further refusals of the same step the replay would meet once this one is fixed (both
+    /// drag endpoints): reported too, so one run shows every problem.
+    pub also: Vec<Refusal>,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) enum Kind {
+    /// A positional of the wrong kind; `expected` describes the right one.
+    WrongType {
+        name: &'static str,
+        expected: String,
+        words: Option<&'static [&'static str]>,
+    },
+    /// A required positional is missing.
+    Missing { expected: String },
+    /// Positionals from `arg` on are more than the daemon accepts.
+    Extra,
+    /// A number out of its range (`flag` when it is a flag's value).
+    OutOfRange { flag: Option<&'static str> },
+    /// Flags the daemon does not take together (or not for this command); `help` says what to
+    /// change.
+    Conflict { help: &'static str },
+    /// A form only the agent-device command line accepts.
+    CliOnly { why: &'static str },
+    /// An element target that does not parse as a selector.
+    Selector { text: String },
+    /// `wait` / `is` arguments that form no wait or predicate.
+    Form { command: &'static str },
+    /// A `--crop-on` value that is not a selector.
+    CropOn,
+    /// The command's input cannot be written in a script line.
+    NoScriptInput,
+}
+
+fn refusal(kind: Kind, arg: Option<usize>, daemon: impl Into<String>) -> Refusal {
+    Refusal {
+        kind,
+        arg,
+        daemon: daemon.into(),
+        own_words: true,
+        also: Vec::new(),
+    }
+}
+
+/// agent-device's words, quoted, or the usage the refusal carries instead.
+fn answer(r: &Refusal) -> String {
+    if r.own_words {
+        format!("agent-device answers: {}", r.daemon)
+    } else {
+        r.daemon.clone()
+    }
+}
+
+fn wrong(name: &'static str, expected: &str, arg: usize, daemon: impl Into<String>) -> Refusal {
+    refusal(
+        Kind::WrongType {
+            name,
+            expected: expected.into(),
+            words: None,
+        },
+        Some(arg),
+        daemon,
+    )
+}
+
+/// The daemon's verdict on one step (commands that are not script commands are
+/// `rules/commands/`'s concern and pass here).
+pub(crate) fn verdict(step: &Step) -> Verdict {
+    let Some(spec) = step.spec else {
+        return Verdict::Pass;
+    };
+    if !spec.is_usable_in_scripts() || spec.effect == crate::registry::Effect::Skipped {
+        return Verdict::Pass;
+    }
+    match spec.dispatch {
+        Dispatch::Unrouted | Dispatch::Unread | Dispatch::Lenient => Verdict::Pass,
+        Dispatch::NoScriptInput => Verdict::Refused(refusal(
+            Kind::NoScriptInput,
+            None,
+            "batch requires a non-empty batchSteps array.",
+        )),
+        Dispatch::Forms {
+            extra,
+            words,
+            cli_only,
+        } => forms::forms(step, spec.forms, extra, words, cli_only),
+        Dispatch::Reader(reader) => readers::read(step, reader),
+    }
+}
+
+fn selector_message(text: &str) -> String {
+    let (_, errors) = selector::parse_chain(text);
+    errors
+        .first()
+        .map(|e| e.message.clone())
+        .unwrap_or_else(|| "invalid selector".into())
+}
+
+// ---- diagnostics -------------------------------------------------------------------------------
+
+pub(super) fn check(cx: &Context, out: &mut Vec<Diagnostic>) {
+    for (step, verdict) in cx.steps.iter().zip(&cx.dispatch) {
+        if cx.is_rejected_line(step.line) {
+            continue;
+        }
+        match verdict {
+            Verdict::Refused(r) => {
+                for r in std::iter::once(r).chain(&r.also) {
+                    if let Some(d) = refused_step::check(cx, step, r) {
+                        out.push(d);
+                    }
+                }
+            }
+            Verdict::Pass => ignored_extras::check(cx, step, out),
+            Verdict::Unknown => {}
+        }
+        if !matches!(verdict, Verdict::Refused(_)) {
+            placeholder_point::check(cx, step, out);
+        }
+    }
+}

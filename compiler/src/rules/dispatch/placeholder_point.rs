@@ -1,0 +1,57 @@
+//! AD126: two whole `${…}` tokens where a point may stand are never read as `x y`.
+
+use ad_grammar::Diagnostic;
+
+use crate::codes;
+use crate::lower::Step;
+use crate::rules::Context;
+
+/// AD126: `press "${X}" "${Y}"`. The reader reads two tokens as a point only when both are
+/// numbers as written, so two placeholders become one selector (or a target and text) before any
+/// value exists: with numbers for values the daemon refuses the step.
+pub(super) fn check(cx: &Context, step: &Step, out: &mut Vec<Diagnostic>) {
+    // Only the readers that decide "point or not" themselves (`longpress` and `hover` pass the
+    // tokens on, and the daemon reads the values).
+    use crate::registry::ReaderRule;
+    if !step
+        .spec
+        .is_some_and(|s| matches!(s.reader, ReaderRule::ClickLike | ReaderRule::Fill))
+    {
+        return;
+    }
+    let action = match &cx.parse.file.lines[step.line].kind {
+        ad_grammar::LineKind::Action(a) => a,
+        _ => return,
+    };
+    let text = cx.text();
+    let whole = |t: usize| {
+        let v = action.tokens[t].value(text);
+        v.starts_with("${") && v.ends_with('}') && v[2..v.len() - 1].find('}').is_none()
+    };
+    let tokens: Vec<usize> = step
+        .positionals
+        .iter()
+        .flat_map(|a| a.tokens.iter().copied())
+        .take(2)
+        .collect();
+    let [a, b] = tokens[..] else { return };
+    if b != a + 1 || !whole(a) || !whole(b) {
+        return;
+    }
+    let span = step.token_spans[a].cover(step.token_spans[b]);
+    out.push(
+        Diagnostic::new(
+            codes::PLACEHOLDER_POINT,
+            "two `${…}` tokens are never read as an `x y` point",
+            span,
+        )
+        .with_label(
+            "the reader decides before the values exist: only numbers written as numbers make a \
+             point, so these become one selector (or a target and its text)",
+        )
+        .with_help(
+            "write the point as numbers (`press 120 480`), or pass a whole selector in one \
+             variable (`press \"${TARGET}\"`); with numbers for values the daemon refuses the step",
+        ),
+    );
+}

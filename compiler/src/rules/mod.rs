@@ -1,0 +1,162 @@
+//! The rules: what `ad check` reports beyond what agent-device's reader rejects. One folder per
+//! family, one file per rule that has logic (a rule is the code, or the few tightly related codes,
+//! it reports); each family's `mod.rs` runs its rules. Every rule reads the registry and the step
+//! shapes, none matches on command names. This file holds the [`Context`] every rule reads and the
+//! order the families run in.
+
+use ad_grammar::{Diagnostic, Parse};
+
+use crate::lower::Step;
+
+mod annotations;
+mod arguments;
+mod artifacts;
+mod commands;
+mod dispatch;
+mod handoff;
+mod hygiene;
+mod parity;
+mod ref_frames;
+mod secrets;
+mod selectors;
+mod variables;
+
+/// What every rule gets to look at.
+pub(crate) struct Context<'a> {
+    pub parse: &'a Parse,
+    pub config: &'a crate::config::Config,
+    pub steps: &'a [Step],
+    /// Lines agent-device already rejects (sorted); rules stay quiet there to avoid double
+    /// reports. Usually empty, so a sorted list costs nothing to build or ask.
+    rejected_lines: Vec<usize>,
+    /// The `wait` sub-grammar of each step (None for other commands), computed once.
+    wait_forms: Vec<Option<crate::shape::WaitForm>>,
+    /// What the daemon does with each step when the replay dispatches it.
+    dispatch: Vec<dispatch::Verdict>,
+}
+
+impl Context<'_> {
+    pub fn text(&self) -> &str {
+        &self.parse.file.text
+    }
+
+    /// Whether agent-device rejects the script on this (0-based) line.
+    pub fn is_rejected_line(&self, line: usize) -> bool {
+        self.rejected_lines.binary_search(&line).is_ok()
+    }
+
+    /// The `wait` form of a step of this script (steps are in line order).
+    pub fn wait_form(&self, step: &Step) -> Option<&crate::shape::WaitForm> {
+        let i = self
+            .steps
+            .binary_search_by_key(&step.line, |s| s.line)
+            .ok()?;
+        self.wait_forms[i].as_ref()
+    }
+}
+
+/// Runs every family over the script, in a fixed order (diagnostics are sorted afterwards, but
+/// fixes are collected in this order).
+pub(crate) fn run(
+    parse: &Parse,
+    steps: &[Step],
+    config: &crate::config::Config,
+    diagnostics: &mut Vec<Diagnostic>,
+) {
+    let mut rejected_lines: Vec<usize> = diagnostics
+        .iter()
+        .filter_map(|d| d.rejection.as_ref().map(|r| r.order.0))
+        .collect();
+    rejected_lines.sort_unstable();
+    rejected_lines.dedup();
+    let wait_forms = steps
+        .iter()
+        .map(|s| {
+            s.spec
+                .is_some_and(|spec| spec.targeting == crate::registry::Targeting::WaitTarget)
+                .then(|| crate::shape::wait_form(&s.positionals))
+        })
+        .collect();
+    let cx = Context {
+        parse,
+        config,
+        steps,
+        rejected_lines,
+        wait_forms,
+        dispatch: steps.iter().map(dispatch::verdict).collect(),
+    };
+    commands::check(&cx, diagnostics);
+    parity::check(&cx, diagnostics);
+    dispatch::check(&cx, diagnostics);
+    arguments::check(&cx, diagnostics);
+    variables::check(&cx, diagnostics);
+    annotations::check(&cx, diagnostics);
+    let decision = crate::profile::decide(steps, config.profile, &config.profile_origin);
+    handoff::check(&cx, &decision, diagnostics);
+    ref_frames::check(&cx, diagnostics);
+    secrets::check(&cx, diagnostics);
+    hygiene::check(&cx, diagnostics);
+    artifacts::check(&cx, diagnostics);
+}
+
+/// Levenshtein distance between `a` (as chars) and `b`, or `limit + 1` as soon as it is known
+/// to exceed `limit` (a row's minimum never decreases). `prev`/`cur` are reused row buffers.
+fn edit_distance(
+    a: &[char],
+    b: &str,
+    limit: usize,
+    prev: &mut Vec<usize>,
+    cur: &mut Vec<usize>,
+) -> usize {
+    prev.clear();
+    prev.extend(0..=a.len());
+    for (j, cb) in b.chars().enumerate() {
+        cur.clear();
+        cur.push(j + 1);
+        for (i, ca) in a.iter().enumerate() {
+            let cost = usize::from(*ca != cb);
+            cur.push((prev[i] + cost).min(prev[i + 1] + 1).min(cur[i] + 1));
+        }
+        if cur.iter().min().is_some_and(|m| *m > limit) {
+            return limit + 1;
+        }
+        std::mem::swap(prev, cur);
+    }
+    prev[a.len()]
+}
+
+/// The closest candidate within a small distance.
+pub(crate) fn did_you_mean<'a>(
+    word: &str,
+    candidates: impl IntoIterator<Item = &'a str>,
+) -> Option<&'a str> {
+    let lower: Vec<char> = word.to_lowercase().chars().collect();
+    let len = lower.len();
+    let (mut prev, mut cur) = (Vec::new(), Vec::new());
+    candidates
+        .into_iter()
+        // Cheap length bound first: the distance is at least the length difference.
+        .filter(|c| c.len().abs_diff(len) <= 2.max(c.len() / 4))
+        .map(|c| {
+            let limit = 2.max(c.len() / 4);
+            (edit_distance(&lower, c, limit, &mut prev, &mut cur), c)
+        })
+        .filter(|(d, c)| *d <= 2.max(c.len() / 4) && *d < c.len())
+        .min_by_key(|(d, _)| *d)
+        .map(|(_, c)| c)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::did_you_mean;
+
+    #[test]
+    fn did_you_mean_picks_the_closest_within_reach() {
+        let words = ["click", "press", "fill", "scroll", "screenshot"];
+        assert_eq!(did_you_mean("clik", words), Some("click"));
+        assert_eq!(did_you_mean("Scrol", words), Some("scroll"));
+        assert_eq!(did_you_mean("screenshots", words), Some("screenshot"));
+        assert_eq!(did_you_mean("xyz", words), None);
+        assert_eq!(did_you_mean("", words), None);
+    }
+}

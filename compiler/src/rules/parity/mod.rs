@@ -1,0 +1,94 @@
+//! Tokens the `.ad` reader treats differently from how they look: CLI flags it does not read
+//! (they become positional text or get glued into a selector), arguments it drops, labels it
+//! consumes, whitespace it collapses, and `#` that is not a comment.
+//!
+//! One file per rule; this loop runs them per step (and per reader note) in a fixed order. The
+//! helpers here are shared with the dispatch rules.
+
+use ad_grammar::{Diagnostic, Edit, Span};
+
+use super::Context;
+use crate::lower::{ReaderNote, Step};
+use crate::registry::Targeting;
+
+mod dropped;
+mod flag_as_positional;
+mod flag_value_ignored;
+mod ref_label_consumed;
+mod trailing_hash;
+mod whitespace_collapse;
+
+pub(super) fn check(cx: &Context, out: &mut Vec<Diagnostic>) {
+    let text = cx.text();
+    for (step, verdict) in cx.steps.iter().zip(&cx.dispatch) {
+        // A flag that makes the daemon refuse the step is reported as that refusal (AD123).
+        let refused_flag = super::dispatch::refused_flag(cx, step, verdict);
+        let targets_elements = step.spec.is_some_and(|s| s.targeting == Targeting::Element);
+        for note in &step.notes {
+            match *note {
+                ReaderNote::UnknownFlag { token } => flag_as_positional::check(
+                    step,
+                    token,
+                    text,
+                    refused_flag,
+                    targets_elements,
+                    out,
+                ),
+                ReaderNote::FlagNotConsumed { token } => {
+                    flag_value_ignored::not_consumed(step, token, text, out)
+                }
+                ReaderNote::FlagValueIgnored { token, value } => {
+                    flag_value_ignored::ignored(step, token, value, text, out)
+                }
+                ReaderNote::Dropped { token, why } => dropped::check(step, token, why, text, out),
+                ReaderNote::Joined { arg } => whitespace_collapse::check(cx, step, arg, out),
+                ReaderNote::PinStripped { .. } => {}
+            }
+        }
+        ref_label_consumed::check(step, text, out);
+        trailing_hash::check(cx, step, text, out);
+    }
+}
+
+/// A token of the step as written, with its span.
+fn tok<'t>(text: &'t str, step: &Step, i: usize) -> (&'t str, Span) {
+    (&text[step.token_spans[i].range()], step.token_spans[i])
+}
+
+pub(super) fn flag_takes_value(flag: &str) -> bool {
+    !matches!(
+        flag,
+        "--settle"
+            | "--verify"
+            | "--no-record"
+            | "--record"
+            | "--in-app"
+            | "--shutdown"
+            | "--first"
+            | "--last"
+            | "--save-script"
+    )
+}
+
+pub(super) fn remove_token_edits(
+    step: &Step,
+    token: usize,
+    text: &str,
+    with_value: bool,
+) -> Vec<Edit> {
+    let start_span = step.token_spans[token];
+    let mut end = start_span.end;
+    if with_value {
+        if let Some(next) = step.token_spans.get(token + 1) {
+            if !text[next.range()].starts_with('-') {
+                end = next.end;
+            }
+        }
+    }
+    // Remove the whitespace before the token too.
+    let prev_end = step.token_spans[token - 1].end;
+    vec![Edit {
+        span: Span::new(prev_end, end),
+        replacement: String::new(),
+    }]
+}

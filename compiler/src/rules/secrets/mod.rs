@@ -1,0 +1,34 @@
+//! Parameterized recorded inputs (agent-device ADR 0017, with the #1398 echo protection):
+//! `--record-as` is CLI-only; secure-field fills should not commit the secret; placeholders that
+//! a re-recording would expand; placeholders inside verified evidence.
+//!
+//! One file per rule; this loop runs them per step in a fixed order.
+
+use ad_grammar::Diagnostic;
+
+use super::Context;
+use crate::lower::Step;
+
+mod evidence_placeholders;
+mod expanded_on_rerecord;
+mod record_as;
+mod secret_in_clear;
+
+pub(super) fn check(cx: &Context, out: &mut Vec<Diagnostic>) {
+    let text = cx.text();
+    for step in cx.steps {
+        let Some(spec) = step.spec else { continue };
+        record_as::check(cx, step, out);
+        secret_in_clear::check(step, spec, out);
+        expanded_on_rerecord::check(step, spec, text, out);
+        evidence_placeholders::check(cx, step, out);
+    }
+}
+
+/// The text argument of a fill (after `x y`, `@ref [label]` or the selector).
+fn fill_text(step: &Step) -> Option<&crate::lower::Arg> {
+    match step.positionals.len() {
+        0 | 1 => None,
+        n => step.positionals.get(n - 1),
+    }
+}

@@ -1,0 +1,79 @@
+//! AD721: a secure field filled with a literal commits the secret in clear; the fix names a
+//! variable after the field.
+
+use ad_grammar::annotation::TargetEvidence;
+use ad_grammar::placeholder::whole_token_variable;
+use ad_grammar::{Diagnostic, Edit};
+
+use crate::codes;
+use crate::lower::Step;
+use crate::registry::{CommandSpec, ReaderRule};
+
+pub(super) fn check(step: &Step, spec: &CommandSpec, out: &mut Vec<Diagnostic>) {
+    if spec.reader != ReaderRule::Fill {
+        return;
+    }
+    let Some(value_arg) = super::fill_text(step) else {
+        return;
+    };
+    let value = value_arg.value.as_str();
+    let whole = whole_token_variable(value).is_some();
+    let secure = step.target_evidence.as_deref().is_some_and(is_secure_field);
+    if secure && !whole && !value.is_empty() {
+        let name = variable_name(step.target_evidence.as_ref().unwrap());
+        let span = step.arg_span(value_arg);
+        out.push(
+            Diagnostic::new(codes::SECRET_IN_CLEAR, "a secure field is filled with a literal: the secret is committed in clear", span)
+                .with_label(format!("replace it with `\"${{{name}}}\"`"))
+                .with_help(format!("supply the value at run time with `-e {name}=…` or by exporting `AD_VAR_{name}`; record it with `fill … --record-as {name}` next time"))
+                .with_fix(format!("Replace the literal with `${{{name}}}`"), vec![Edit { span, replacement: format!("\"${{{name}}}\"") }]),
+        );
+    }
+}
+
+/// A secure text field by role (iOS `securetextfield`, web/desktop password roles), or a field
+/// whose recorded id or label names a password (Android records plain `edittext`).
+fn is_secure_field(e: &TargetEvidence) -> bool {
+    // Lowercasing can only turn a non-ASCII character into ASCII `k` or `i`, which none of
+    // these words contain: an ASCII case-insensitive search is the same test, with no copies.
+    let named = |s: &Option<String>| {
+        s.as_deref().is_some_and(|s| {
+            ["password", "passcode", "passwd", "secret"]
+                .iter()
+                .any(|w| contains_ignore_ascii_case(s, w))
+        })
+    };
+    contains_ignore_ascii_case(&e.role, "secure")
+        || contains_ignore_ascii_case(&e.role, "password")
+        || named(&e.id)
+        || named(&e.label)
+}
+
+fn contains_ignore_ascii_case(haystack: &str, needle: &str) -> bool {
+    haystack
+        .as_bytes()
+        .windows(needle.len())
+        .any(|w| w.eq_ignore_ascii_case(needle.as_bytes()))
+}
+
+/// A variable name from the field's id or label: `login.password` → `PASSWORD`.
+fn variable_name(e: &TargetEvidence) -> String {
+    let source = e.label.as_deref().or(e.id.as_deref()).unwrap_or("password");
+    let last = source.rsplit(['.', '/', ':']).next().unwrap_or(source);
+    let mut name: String = last
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() {
+                c.to_ascii_uppercase()
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    name = name.trim_matches('_').to_string();
+    if name.is_empty() || name.starts_with(|c: char| c.is_ascii_digit()) || name.starts_with("AD_")
+    {
+        name = format!("SECRET_{name}").trim_end_matches('_').to_string();
+    }
+    name
+}

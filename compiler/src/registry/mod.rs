@@ -453,25 +453,69 @@ pub const FIND_ACTIONS: &[&str] = &[
     "click", "press", "tap", "list", "focus", "exists", "wait", "get", "fill", "type",
 ];
 
-/// `find [locator] <query> [action] [value…]`: is the action read-only?
-pub fn find_action_observes<S: AsRef<str>>(positionals: &[S]) -> bool {
-    let mut rest = positionals;
-    if let Some(first) = rest.first() {
-        if FIND_LOCATORS.contains(&first.as_ref()) && rest.len() > 1 {
-            rest = &rest[1..];
+/// `find [locator] <query> [action] [value…]`, read once for everyone who asks (the effect, the
+/// secrets rule, the interpreter). A locator word counts only when a query follows it.
+#[derive(Debug, Clone, Copy)]
+pub struct FindCall<'a, S> {
+    pub locator: Option<&'a S>,
+    /// The query and everything after it.
+    pub rest: &'a [S],
+}
+
+impl<'a, S: AsRef<str>> FindCall<'a, S> {
+    pub fn parse(positionals: &'a [S]) -> Self {
+        match positionals.split_first() {
+            Some((first, rest)) if FIND_LOCATORS.contains(&first.as_ref()) && !rest.is_empty() => {
+                FindCall {
+                    locator: Some(first),
+                    rest,
+                }
+            }
+            _ => FindCall {
+                locator: None,
+                rest: positionals,
+            },
         }
     }
-    // rest[0] is the query; the action, when present, follows it.
-    let action = rest.get(1).map(|a| a.as_ref().to_lowercase());
-    match action.as_deref() {
-        None => false, // default action is click
-        // `get` reads only with `text` or `attrs`; anything else is treated as mutating.
-        Some("get") => matches!(
-            rest.get(2).map(|s| s.as_ref().to_lowercase()).as_deref(),
-            Some("text" | "attrs")
-        ),
-        Some(a) => FIND_READ_ONLY_ACTIONS.contains(&a),
+
+    pub fn query(&self) -> Option<&'a S> {
+        self.rest.first()
     }
+
+    /// The action word, lowercased; `None` means the default, `click`.
+    pub fn action(&self) -> Option<String> {
+        self.rest.get(1).map(|a| a.as_ref().to_lowercase())
+    }
+
+    /// The words after the action (`fill`'s text, `get`'s attribute, `wait`'s timeout).
+    pub fn values(&self) -> &'a [S] {
+        self.rest.get(2..).unwrap_or(&[])
+    }
+
+    /// Whether the action only reads. `get` reads with `text` or `attrs` only.
+    pub fn observes(&self) -> bool {
+        match self.action().as_deref() {
+            None => false,
+            Some("get") => matches!(
+                self.values()
+                    .first()
+                    .map(|s| s.as_ref().to_lowercase())
+                    .as_deref(),
+                Some("text" | "attrs")
+            ),
+            Some(a) => FIND_READ_ONLY_ACTIONS.contains(&a),
+        }
+    }
+
+    /// Whether the action types text (`fill`, `type`).
+    pub fn types_text(&self) -> bool {
+        matches!(self.action().as_deref(), Some("fill" | "type"))
+    }
+}
+
+/// `find [locator] <query> [action] [value…]`: is the action read-only?
+pub fn find_action_observes<S: AsRef<str>>(positionals: &[S]) -> bool {
+    FindCall::parse(positionals).observes()
 }
 #[cfg(test)]
 mod tests;

@@ -882,3 +882,46 @@ fn table_fingerprint() {
     let dump: String = COMMANDS.iter().map(|c| format!("{c:?}\n")).collect();
     insta::assert_snapshot!(dump);
 }
+
+#[test]
+fn find_is_read_once() {
+    fn call(
+        p: &[&'static str],
+    ) -> (
+        Option<&'static str>,
+        Option<&'static str>,
+        Option<String>,
+        bool,
+        bool,
+    ) {
+        let c = FindCall::parse(p);
+        (
+            c.locator.copied(),
+            c.query().copied(),
+            c.action(),
+            c.observes(),
+            c.types_text(),
+        )
+    }
+    assert_eq!(
+        call(&["label", "Email", "fill", "a@b"]),
+        (
+            Some("label"),
+            Some("Email"),
+            Some("fill".into()),
+            false,
+            true
+        )
+    );
+    // A locator word alone is the query.
+    assert_eq!(call(&["label"]), (None, Some("label"), None, false, false));
+    assert_eq!(
+        call(&["Save", "GET", "text"]),
+        (None, Some("Save"), Some("get".into()), true, false)
+    );
+    assert!(!call(&["Save", "get", "bounds"]).3);
+    // The default action clicks.
+    assert!(!call(&["role", "button"]).3);
+    // A word `fill` as the query is not the action.
+    assert!(!call(&["text", "fill"]).4);
+}

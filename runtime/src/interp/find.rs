@@ -12,21 +12,13 @@ use crate::tree::FlatNode;
 
 impl<B: Backend> Exec<'_, B> {
     pub(super) async fn find(&mut self, p: &[String], mutates: bool) -> Outcome {
-        let mut rest = p;
-        let mut locator = "any";
-        if let Some(f) = rest.first() {
-            if ad_compiler::registry::FIND_LOCATORS.contains(&f.as_str()) && rest.len() > 1 {
-                locator = f.as_str();
-                rest = &rest[1..];
-            }
-        }
-        let Some(query) = rest.first().cloned() else {
+        let call = ad_compiler::registry::FindCall::parse(p);
+        let rest = call.rest;
+        let locator = call.locator.map_or("any", String::as_str);
+        let Some(query) = call.query().cloned() else {
             return Err(Fail::new("INVALID_ARGS", "find requires a query"));
         };
-        let action = rest
-            .get(1)
-            .map(|s| s.to_lowercase())
-            .unwrap_or_else(|| "click".into());
+        let action = call.action().unwrap_or_else(|| "click".into());
         let timeout = if action == "wait" {
             self.remaining(
                 num(rest.get(2))

@@ -54,7 +54,6 @@ fn expanded_info(step: &Step, tokens: &[usize], what: &str, _text: &str) -> Diag
 }
 
 fn find_types_text(step: &Step) -> bool {
-    step.positionals
-        .iter()
-        .any(|p| matches!(p.value.as_str(), "fill" | "type"))
+    let values: Vec<&str> = step.positionals.iter().map(|a| a.value.as_str()).collect();
+    crate::registry::FindCall::parse(&values).types_text()
 }

@@ -58,3 +58,69 @@ pub fn report(analysis: &Analysis, digest: Option<&DigestOptions>) -> Value {
     }
     Value::Object(out)
 }
+
+/// The same report as [`report`], serialized straight from the analysis (`ad parse` writes a
+/// 2 MiB script's report without building a JSON tree of it first). Keys and their order are
+/// [`report`]'s; `file` (when given) comes last.
+pub struct ReportRef<'a> {
+    pub analysis: &'a Analysis,
+    pub digest: Option<&'a DigestOptions>,
+    pub file: Option<&'a str>,
+}
+
+impl serde::Serialize for ReportRef<'_> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        let analysis = self.analysis;
+        let diagnostics = &analysis.diagnostics;
+        let mut map = serializer.serialize_map(None)?;
+        let preflight = first_rejection(diagnostics, Reader::Daemon);
+        if let Some(p) = preflight {
+            map.serialize_entry("daemonPreflightError", &error_json(p))?;
+        }
+        let metadata_error = first_rejection(diagnostics, Reader::Metadata);
+        match metadata_error {
+            Some(d) => map.serialize_entry("metadataError", &error_json(d))?,
+            None => map.serialize_entry("metadata", &analysis.metadata().to_json())?,
+        }
+        let parse_error = first_rejection(diagnostics, Reader::Parser);
+        match parse_error {
+            Some(d) => map.serialize_entry("parseError", &error_json(d))?,
+            None => map.serialize_entry("parse", &Actions(analysis))?,
+        }
+        let readers_ok = metadata_error.is_none() && parse_error.is_none();
+        map.serialize_entry("ok", &(readers_ok && preflight.is_none()))?;
+        if let (Some(options), true) = (self.digest, readers_ok) {
+            let digest = plan_digest(&analysis.steps, analysis.metadata(), options);
+            map.serialize_entry("planDigest", &digest)?;
+        }
+        if let Some(file) = self.file {
+            map.serialize_entry("file", file)?;
+        }
+        map.end()
+    }
+}
+
+/// `{"actions": […], "actionLines": […]}`, one step at a time.
+struct Actions<'a>(&'a Analysis);
+
+impl serde::Serialize for Actions<'_> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        let steps = &self.0.steps;
+        let mut map = serializer.serialize_map(Some(2))?;
+        map.serialize_entry("actions", &Each(steps))?;
+        let lines: Vec<usize> = steps.iter().map(|s| s.line + 1).collect();
+        map.serialize_entry("actionLines", &lines)?;
+        map.end()
+    }
+}
+
+struct Each<'a>(&'a [crate::Step]);
+
+impl serde::Serialize for Each<'_> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        // One step's JSON at a time: the whole list never exists as a tree.
+        serializer.collect_seq(self.0.iter().map(|s| s.to_agent_device_json()))
+    }
+}

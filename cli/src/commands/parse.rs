@@ -47,6 +47,24 @@ pub fn run(args: ParseArgs) -> i32 {
         platform: args.platform.clone(),
         target: args.target.clone(),
     };
+    // One script in agent-device's shape, the common case and the large one: serialized
+    // straight from the steps, never as a JSON tree.
+    if let ([path], ParseFormat::AgentDevice) = (paths.as_slice(), args.format) {
+        let source = match files::read(path, &args.input) {
+            Ok(s) => s,
+            Err(e) => return crate::usage_error(&e.0),
+        };
+        let analysis = ad_compiler::read(&source.text);
+        let report = ad_compiler::agent_device::ReportRef {
+            analysis: &analysis,
+            digest: args.digest.then_some(&options),
+            file: Some(&source.name),
+        };
+        if let Err(e) = write_pretty(&report) {
+            return crate::usage_error(&format!("writing the report: {e}"));
+        }
+        return i32::from(!analysis.accepted_by_agent_device());
+    }
     let mut results = Vec::new();
     let mut all_ok = true;
     for path in &paths {
@@ -73,14 +91,7 @@ pub fn run(args: ParseArgs) -> i32 {
     } else {
         Value::Array(results)
     };
-    // Streamed: a 2 MiB script's report is written without a second copy of it in memory.
-    let stdout = std::io::stdout();
-    let mut w = std::io::BufWriter::new(stdout.lock());
-    let written = serde_json::to_writer_pretty(&mut w, &out)
-        .map_err(std::io::Error::from)
-        .and_then(|()| std::io::Write::write_all(&mut w, b"\n"))
-        .and_then(|()| std::io::Write::flush(&mut w));
-    if let Err(e) = written {
+    if let Err(e) = write_pretty(&out) {
         return crate::usage_error(&format!("writing the report: {e}"));
     }
     if all_ok {
@@ -88,4 +99,14 @@ pub fn run(args: ParseArgs) -> i32 {
     } else {
         1
     }
+}
+
+/// Pretty JSON on stdout, streamed through a buffer, then a newline.
+fn write_pretty(value: &impl serde::Serialize) -> std::io::Result<()> {
+    use std::io::Write;
+    let stdout = std::io::stdout();
+    let mut w = std::io::BufWriter::new(stdout.lock());
+    serde_json::to_writer_pretty(&mut w, value)?;
+    w.write_all(b"\n")?;
+    w.flush()
 }

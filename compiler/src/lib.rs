@@ -74,11 +74,19 @@ pub fn analyze_with(text: &str, config: &config::Config) -> Analysis {
         rules::run(&parse, &steps, config, &mut diagnostics);
     }
     config.apply(&mut diagnostics);
-    // A finding about the whole file (AD00x: what the file is) comes before the findings on its
-    // first line.
+    // What the file is (a JSON payload, Maestro YAML, a binary file, too large) comes first; any
+    // other file-level finding (AD00x) before the findings on its own line.
     diagnostics.sort_by_key(|d| {
+        use ad_grammar::codes::{BINARY_FILE, FILE_TOO_LARGE, JSON_PAYLOAD, MAESTRO_YAML};
+        let what_the_file_is =
+            [JSON_PAYLOAD, MAESTRO_YAML, BINARY_FILE, FILE_TOO_LARGE].contains(&d.code);
         let file_level = d.code.starts_with("AD00");
-        (d.primary_span().start, !file_level, d.primary_span().end)
+        (
+            !what_the_file_is,
+            d.primary_span().start,
+            !file_level,
+            d.primary_span().end,
+        )
     });
     Analysis {
         parse,

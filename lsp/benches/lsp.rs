@@ -11,8 +11,8 @@
 
 use std::time::{Duration, Instant};
 
-use lsp_server::{Connection, Message, Notification, Request, RequestId};
-use serde_json::{json, Value};
+use ad_tests::lsp_client::Client;
+use serde_json::json;
 
 #[global_allocator]
 static GLOBAL: ad_alloc::Mimalloc = ad_alloc::Mimalloc;
@@ -44,49 +44,12 @@ fn script(lines: usize) -> String {
     out.join("\n") + "\n"
 }
 
-struct Client {
-    conn: Connection,
-    id: i32,
-}
-
-impl Client {
-    fn notify(&self, method: &str, params: Value) {
-        self.conn
-            .sender
-            .send(Message::Notification(Notification::new(
-                method.into(),
-                params,
-            )))
-            .unwrap();
-    }
-    fn request(&mut self, method: &str, params: Value) -> Value {
-        self.id += 1;
-        let id = RequestId::from(self.id);
-        self.conn
-            .sender
-            .send(Message::Request(Request::new(
-                id.clone(),
-                method.into(),
-                params,
-            )))
-            .unwrap();
-        loop {
-            if let Message::Response(r) = self.conn.receiver.recv().unwrap() {
-                if r.id == id {
-                    return r.result.unwrap_or(Value::Null);
-                }
-            }
-        }
-    }
-    fn diagnostics(&self, version: i32) -> usize {
-        loop {
-            if let Message::Notification(n) = self.conn.receiver.recv().unwrap() {
-                if n.method == "textDocument/publishDiagnostics" && n.params["version"] == version {
-                    return n.params["diagnostics"].as_array().map_or(0, Vec::len);
-                }
-            }
-        }
-    }
+/// The number of diagnostics published for `version` of the document.
+fn diagnostics(c: &mut Client, version: i32) -> usize {
+    let p = c.wait_notification("textDocument/publishDiagnostics", |p| {
+        p["version"] == version
+    });
+    p["diagnostics"].as_array().map_or(0, Vec::len)
 }
 
 fn stats(mut v: Vec<Duration>) -> (Duration, Duration) {
@@ -103,19 +66,13 @@ fn main() {
     let text = script(lines);
     assert_eq!(text.lines().count(), lines);
 
-    let (server, client) = Connection::memory();
-    let handle = std::thread::spawn(move || ad_lsp::run(server));
-    let mut c = Client {
-        conn: client,
-        id: 0,
-    };
-    c.request("initialize", json!({ "capabilities": {} }));
-    c.notify("initialized", json!({}));
+    // The shared in-process test client (ad-tests), with an editor that declares nothing.
+    let mut c = Client::with_capabilities(json!({}));
     c.notify(
         "textDocument/didOpen",
         json!({ "textDocument": { "uri": URI, "languageId": "ad", "version": 1, "text": text } }),
     );
-    let n = c.diagnostics(1);
+    let n = diagnostics(&mut c, 1);
 
     // 1. One-character edits in the middle of the script: type a letter into a label, delete it.
     let line = (lines / 2) as u32;
@@ -135,7 +92,7 @@ fn main() {
             "textDocument/didChange",
             json!({ "textDocument": { "uri": URI, "version": version }, "contentChanges": [change] }),
         );
-        c.diagnostics(version);
+        diagnostics(&mut c, version);
         times.push(start.elapsed());
     }
     let (median, p90) = stats(times[10..].to_vec());
@@ -195,7 +152,5 @@ fn main() {
         ms(median)
     );
 
-    c.request("shutdown", Value::Null);
-    c.notify("exit", Value::Null);
-    handle.join().unwrap();
+    assert_eq!(c.shutdown(), 0);
 }

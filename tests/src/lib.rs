@@ -9,9 +9,12 @@
 //! * [`run_oracle`] runs agent-device 0.21.5's own parser (`oracle/parse.mjs --digest`, from
 //!   `npm ci` in `oracle/`) on many files, in batches, and returns one JSON object per file.
 //! * [`ours`] is our side: `ad_compiler::agent_device::report` on the analysed text.
+//! * [`check_fixture_names`], [`check_fixture_args`] and [`fixture_code`] locate the check
+//!   fixtures; [`diagnostics_docs`] reads `docs/diagnostics.md`'s entries and examples.
 //! * [`normalize`], [`compare`], [`compare_messages`], [`compare_exact`] and [`diff`] decide and
 //!   explain (dis)agreement.
 
+pub mod diagnostics_docs;
 pub mod fuzz;
 pub mod gen;
 pub mod lsp_client;
@@ -154,6 +157,33 @@ pub fn check_fixtures() -> DataSet {
         dir: repo_dir().join("tests/fixtures/check"),
         expected_count: None,
     }
+}
+
+/// The check fixtures' file names (`AD101-unknown-command.ad`, `clean-….ad`), sorted: the one
+/// fixture locator the compiler's per-code tests and the CLI's rendering tests share.
+pub fn check_fixture_names() -> Vec<String> {
+    check_fixtures()
+        .scripts()
+        .iter()
+        .map(|p| file_name(p))
+        .collect()
+}
+
+/// The extra `ad check` arguments of a check fixture: `<stem>.args` beside it, whitespace
+/// separated (e.g. `--max-file-size 64` for AD006), or none.
+pub fn check_fixture_args(name: &str) -> Vec<String> {
+    let stem = name.trim_end_matches(".ad");
+    std::fs::read_to_string(check_fixtures().dir.join(format!("{stem}.args")))
+        .map(|s| s.split_whitespace().map(str::to_string).collect())
+        .unwrap_or_default()
+}
+
+/// The code a check fixture is named for: `AD101-unknown-command.ad` → `Some("AD101")`;
+/// `clean-….ad` → `None`.
+pub fn fixture_code(name: &str) -> Option<&str> {
+    let code = name.split('-').next()?;
+    (code.len() == 5 && code.starts_with("AD") && code[2..].bytes().all(|b| b.is_ascii_digit()))
+        .then_some(code)
 }
 
 /// The repository's own data sets: [`conformance`] and [`check_fixtures`].

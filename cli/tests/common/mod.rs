@@ -15,22 +15,10 @@ pub fn repo_root() -> PathBuf {
         .to_path_buf()
 }
 
-/// `tests/fixtures/check`: one script per diagnostic code plus clean scripts.
+/// `tests/fixtures/check`: one script per diagnostic code plus clean scripts (located once, by
+/// `ad_tests`).
 pub fn fixtures_dir() -> PathBuf {
-    repo_root().join("tests/fixtures/check")
-}
-
-/// File names of every fixture script, sorted.
-pub fn fixture_names() -> Vec<String> {
-    let dir = fixtures_dir();
-    let mut names: Vec<String> = std::fs::read_dir(&dir)
-        .unwrap_or_else(|e| panic!("cannot list {}: {e}", dir.display()))
-        .map(|e| e.expect("a directory entry").file_name())
-        .map(|n| n.to_string_lossy().into_owned())
-        .filter(|n| n.ends_with(".ad"))
-        .collect();
-    names.sort();
-    names
+    ad_tests::check_fixtures().dir
 }
 
 /// The `ad` binary with a clean, colourless environment, run from `dir`.

@@ -38,6 +38,11 @@ impl Client {
     }
 
     pub fn with_capabilities(capabilities: Value) -> Client {
+        Client::initialized(capabilities).0
+    }
+
+    /// Starts a server, initializes it, and returns it with its `initialize` result.
+    pub fn initialized(capabilities: Value) -> (Client, Value) {
         let (server, client) = Connection::memory();
         let handle = std::thread::spawn(move || ad_lsp::run(server));
         let mut c = Client {
@@ -49,7 +54,7 @@ impl Client {
         let init = c.request("initialize", json!({ "capabilities": capabilities }));
         assert!(init.get("capabilities").is_some(), "{init}");
         c.notify("initialized", json!({}));
-        c
+        (c, init)
     }
 
     pub fn notify(&self, method: &str, params: Value) {
@@ -120,8 +125,13 @@ impl Client {
 
     /// The next diagnostics published for `uri`.
     pub fn diagnostics(&mut self, uri: &str) -> Vec<Value> {
-        let n = self.wait_notification("textDocument/publishDiagnostics", |p| p["uri"] == uri);
+        let n = self.published(uri);
         n["diagnostics"].as_array().cloned().unwrap_or_default()
+    }
+
+    /// The next `publishDiagnostics` parameters for `uri` (uri, version, diagnostics).
+    pub fn published(&mut self, uri: &str) -> Value {
+        self.wait_notification("textDocument/publishDiagnostics", |p| p["uri"] == uri)
     }
 
     pub fn wait_notification(&mut self, method: &str, pred: impl Fn(&Value) -> bool) -> Value {
@@ -182,4 +192,23 @@ pub fn labels(completion: &Value) -> Vec<String> {
                 .collect()
         })
         .unwrap_or_default()
+}
+
+/// Completion items reduced to what a person sees: label, kind, detail, the edit and its format.
+pub fn items(completion: &Value) -> Vec<Value> {
+    completion["items"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default()
+        .into_iter()
+        .map(|i| {
+            json!({
+                "label": i["label"],
+                "kind": i["kind"],
+                "detail": i["detail"],
+                "edit": i["textEdit"],
+                "format": i["insertTextFormat"],
+            })
+        })
+        .collect()
 }

@@ -143,6 +143,10 @@ impl Step {
                 == other.ref_label.as_ref().map(|l| &l.value)
     }
 
+    /// The `i`-th positional's value as agent-device reads it.
+    pub fn positional(&self, i: usize) -> Option<&str> {
+        self.positionals.get(i).map(|a| a.value.as_str())
+    }
     pub fn positional_values(&self) -> Vec<String> {
         self.positionals.iter().map(|a| a.value.clone()).collect()
     }

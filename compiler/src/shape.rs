@@ -8,7 +8,7 @@ use ad_grammar::selector::{self, SelectorChain, SelectorError};
 use ad_grammar::text::{is_numeric, js_number, js_trim};
 
 use crate::lower::{Arg, Step};
-use crate::registry::Targeting;
+use crate::registry::{GestureKind, StepAction, Targeting};
 
 /// An element target as the daemon's positional target reader classifies it.
 #[derive(Debug, Clone, PartialEq)]
@@ -87,7 +87,7 @@ pub fn element_targets(step: &Step) -> Vec<(&Arg, Target<'_>)> {
             .map(|a| vec![(a, Target::classify(&a.value))])
             .unwrap_or_default(),
         Targeting::DragEndpoints => {
-            if p.first().map(|a| a.value.as_str()) != Some("drag") {
+            if step.step_action() != Some(StepAction::Gesture(GestureKind::Drag)) {
                 return Vec::new();
             }
             p.iter()

@@ -5,8 +5,12 @@
 
 pub mod arity;
 mod commands;
+pub mod sub_actions;
 
 pub use commands::COMMANDS;
+pub use sub_actions::{
+    step_action, AlertOp, ClipboardOp, Direction, FindAction, GestureKind, KeyboardOp, StepAction,
+};
 
 /// What one command word is and does.
 #[derive(Debug)]
@@ -39,9 +43,9 @@ pub struct CommandSpec {
 }
 
 /// What a command does. Every registry entry names one; everything below the registry asks
-/// this (exhaustively, in the interpreter) instead of comparing command words. Sub-commands
-/// (`keyboard dismiss`, `gesture drag`, `find … fill`) are read from the step's positionals by
-/// the action's handler, since a `${VAR}` may supply them.
+/// this instead of comparing command words. With its sub-command (`keyboard dismiss`, `gesture
+/// drag`, `find … fill`) it becomes a [`StepAction`] ([`sub_actions`]), which the rules and the
+/// interpreter match on exhaustively.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Action {
     /// Launch an app, deep link or URL (starts the session).
@@ -446,8 +450,6 @@ impl CommandSpec {
 
 /// Locators that may start a `find` step.
 pub const FIND_LOCATORS: &[&str] = &["text", "label", "value", "role", "id"];
-/// Read-only `find` actions.
-pub const FIND_READ_ONLY_ACTIONS: &[&str] = &["exists", "wait", "get", "list"];
 /// All `find` actions.
 pub const FIND_ACTIONS: &[&str] = &[
     "click", "press", "tap", "list", "focus", "exists", "wait", "get", "fill", "type",
@@ -494,22 +496,21 @@ impl<'a, S: AsRef<str>> FindCall<'a, S> {
 
     /// Whether the action only reads. `get` reads with `text` or `attrs` only.
     pub fn observes(&self) -> bool {
-        match self.action().as_deref() {
-            None => false,
-            Some("get") => matches!(
+        match sub_actions::find_action(self.action().as_deref()) {
+            FindAction::Exists | FindAction::Wait | FindAction::List => true,
+            FindAction::Get => matches!(
                 self.values()
                     .first()
                     .map(|s| s.as_ref().to_lowercase())
                     .as_deref(),
                 Some("text" | "attrs")
             ),
-            Some(a) => FIND_READ_ONLY_ACTIONS.contains(&a),
+            FindAction::Click
+            | FindAction::Focus
+            | FindAction::Fill
+            | FindAction::Type
+            | FindAction::Unknown => false,
         }
-    }
-
-    /// Whether the action types text (`fill`, `type`).
-    pub fn types_text(&self) -> bool {
-        matches!(self.action().as_deref(), Some("fill" | "type"))
     }
 }
 

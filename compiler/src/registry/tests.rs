@@ -900,7 +900,10 @@ fn find_is_read_once() {
             c.query().copied(),
             c.action(),
             c.observes(),
-            c.types_text(),
+            matches!(
+                step_action(Action::Find, |i| p.get(i).copied()),
+                StepAction::Find(FindAction::Fill | FindAction::Type)
+            ),
         )
     }
     assert_eq!(

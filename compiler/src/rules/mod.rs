@@ -12,7 +12,7 @@ mod annotations;
 mod arguments;
 mod artifacts;
 mod commands;
-mod dispatch;
+pub(crate) mod dispatch;
 mod handoff;
 mod hygiene;
 mod parity;

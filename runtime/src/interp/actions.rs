@@ -2,6 +2,7 @@
 //! screenshots. (`close`, `hover`, `focus`, `type`, `scroll`, system keys and `clipboard` are
 //! small enough to live in the dispatch.)
 
+use ad_compiler::registry::{AlertOp, Direction, GestureKind, KeyboardOp};
 use ad_compiler::Step;
 use serde_json::{Map, Value};
 
@@ -179,16 +180,20 @@ impl<B: Backend> Exec<'_, B> {
         Ok(None)
     }
 
-    pub(super) async fn gesture(&mut self, step: &Step, p: &[String]) -> Outcome {
-        let kind = p.first().cloned().unwrap_or_default();
+    pub(super) async fn gesture(
+        &mut self,
+        step: &Step,
+        kind: GestureKind,
+        p: &[String],
+    ) -> Outcome {
         let n = |i: usize| num(p.get(i));
         let pt = |x: Option<f64>, y: Option<f64>| Point {
             x: x.unwrap_or(195.0),
             y: y.unwrap_or(422.0),
         };
         let mut info = None;
-        let plan = match kind.as_str() {
-            "pan" => {
+        let plan = match kind {
+            GestureKind::Pan => {
                 let a = pt(n(1), n(2));
                 let b = Point {
                     x: a.x + n(3).unwrap_or(0.0),
@@ -201,21 +206,22 @@ impl<B: Backend> Exec<'_, B> {
                     repeat: 1,
                 }
             }
-            "fling" => {
+            GestureKind::Fling(direction) => {
                 let a = pt(n(2), n(3));
                 let d = n(4).unwrap_or(400.0);
-                let b = match p.get(1).map(String::as_str) {
-                    Some("up") => Point { x: a.x, y: a.y - d },
-                    Some("down") => Point { x: a.x, y: a.y + d },
-                    Some("left") => Point { x: a.x - d, y: a.y },
-                    Some("right") => Point { x: a.x + d, y: a.y },
-                    other => {
+                let b = match direction {
+                    Some(Direction::Up) => Point { x: a.x, y: a.y - d },
+                    Some(Direction::Down) => Point { x: a.x, y: a.y + d },
+                    Some(Direction::Left) => Point { x: a.x - d, y: a.y },
+                    Some(Direction::Right) => Point { x: a.x + d, y: a.y },
+                    Some(Direction::Top | Direction::Bottom) | None => {
+                        let other = p.get(1).map(String::as_str);
                         return Err(Fail::new(
                             "INVALID_ARGS",
                             format!(
                                 "gesture fling requires up, down, left or right, got {other:?}"
                             ),
-                        ))
+                        ));
                     }
                 };
                 GesturePlan {
@@ -225,7 +231,7 @@ impl<B: Backend> Exec<'_, B> {
                     repeat: 1,
                 }
             }
-            "drag" => {
+            GestureKind::Drag => {
                 let src = self.drag_endpoint(step, p.get(1), "source").await?;
                 let dst = self.drag_endpoint(step, p.get(2), "destination").await?;
                 info = Some(StepResult::Drag {
@@ -239,17 +245,28 @@ impl<B: Backend> Exec<'_, B> {
                     repeat: 1,
                 }
             }
-            "swipe" | "pinch" | "rotate" | "transform" => GesturePlan {
-                kind: kind.clone(),
+            GestureKind::Swipe
+            | GestureKind::Pinch
+            | GestureKind::Rotate
+            | GestureKind::Transform => GesturePlan {
+                // The backend plays these by name.
+                kind: match kind {
+                    GestureKind::Swipe => "swipe",
+                    GestureKind::Pinch => "pinch",
+                    GestureKind::Rotate => "rotate",
+                    _ => "transform",
+                }
+                .into(),
                 pointers: vec![],
                 duration_ms: 300,
                 repeat: 1,
             },
-            other => {
+            GestureKind::Unknown => {
+                let other = p.first().map_or("", String::as_str);
                 return Err(
                     Fail::new("INVALID_ARGS", format!("unknown gesture \"{other}\""))
                         .hint("gesture pan|fling|swipe|pinch|rotate|transform|drag …"),
-                )
+                );
             }
         };
         let args = ActionArgs::Gesture { plan: plan.clone() };
@@ -301,16 +318,22 @@ impl<B: Backend> Exec<'_, B> {
             .await
     }
 
-    pub(super) async fn keyboard(&mut self, p: &[String], mutates: bool) -> Outcome {
-        let action = match p.first().map(|s| s.to_lowercase()).as_deref() {
-            None | Some("status") | Some("get") => KeyboardAction::Status,
-            Some("dismiss") | Some("hide") => KeyboardAction::Dismiss,
-            Some("enter") | Some("return") => KeyboardAction::Enter,
-            Some(o) => {
+    pub(super) async fn keyboard(
+        &mut self,
+        op: KeyboardOp,
+        p: &[String],
+        mutates: bool,
+    ) -> Outcome {
+        let action = match op {
+            KeyboardOp::Status => KeyboardAction::Status,
+            KeyboardOp::Dismiss => KeyboardAction::Dismiss,
+            KeyboardOp::Enter => KeyboardAction::Enter,
+            KeyboardOp::Unknown => {
+                let o = p.first().map(|s| s.to_lowercase()).unwrap_or_default();
                 return Err(Fail::new(
                     "INVALID_ARGS",
                     format!("keyboard requires status, get, dismiss, enter or return, got {o}"),
-                ))
+                ));
             }
         };
         let st = if mutates {
@@ -329,13 +352,9 @@ impl<B: Backend> Exec<'_, B> {
         Ok(Some(StepResult::Keyboard { keyboard: st }))
     }
 
-    pub(super) async fn alert(&mut self, p: &[String], mutates: bool) -> Outcome {
-        let sub = p
-            .first()
-            .map(|s| s.to_lowercase())
-            .unwrap_or_else(|| "get".into());
-        match sub.as_str() {
-            "get" => {
+    pub(super) async fn alert(&mut self, op: AlertOp, p: &[String]) -> Outcome {
+        match op {
+            AlertOp::Get => {
                 let a = self
                     .backend
                     .alert(AlertAction::Get)
@@ -346,7 +365,7 @@ impl<B: Backend> Exec<'_, B> {
                     waited_ms: None,
                 }))
             }
-            "wait" => {
+            AlertOp::Wait => {
                 let timeout =
                     self.remaining(num(p.get(1)).map(|t| t as u64).unwrap_or(WAIT_TIMEOUT_MS));
                 let start = self.backend.now_ms();
@@ -373,18 +392,17 @@ impl<B: Backend> Exec<'_, B> {
                     self.nap(POLL_INTERVAL_MS.min(timeout - waited)).await?;
                 }
             }
-            "accept" | "dismiss" => {
-                let action = if sub == "accept" {
-                    AlertAction::Accept
+            AlertOp::Accept | AlertOp::Dismiss => {
+                let (action, sub) = if op == AlertOp::Accept {
+                    (AlertAction::Accept, "accept")
                 } else {
-                    AlertAction::Dismiss
+                    (AlertAction::Dismiss, "dismiss")
                 };
-                let _ = mutates;
                 let r = self
                     .act(
                         "alert",
                         ActionArgs::Alert {
-                            action: sub.clone(),
+                            action: sub.to_string(),
                         },
                         async move |b: &mut B| b.alert(action).await,
                     )
@@ -401,9 +419,12 @@ impl<B: Backend> Exec<'_, B> {
                     .hint("wait for it first (`alert wait 2000`)")),
                 }
             }
-            o => Err(Fail::new(
+            AlertOp::Unknown => Err(Fail::new(
                 "INVALID_ARGS",
-                format!("alert requires get, accept, dismiss or wait, got {o}"),
+                format!(
+                    "alert requires get, accept, dismiss or wait, got {}",
+                    p.first().map(|s| s.to_lowercase()).unwrap_or_default()
+                ),
             )),
         }
     }

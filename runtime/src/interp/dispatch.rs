@@ -1,6 +1,6 @@
 //! Which command does what: the dispatch from a step's command to its implementation.
 
-use ad_compiler::registry::{self, Action};
+use ad_compiler::registry::{self, ClipboardOp, StepAction};
 use ad_compiler::Step;
 
 use super::exec::{flag_u64, num};
@@ -15,13 +15,14 @@ impl<B: Backend> Exec<'_, B> {
         let (p, flags, _runtime) = self.interpolate(step, path).await?;
         let cmd = &*step.command;
         let mutates = ad_compiler::profile::mutates(step);
-        // Exhaustive over the registry's actions: a new action cannot go unhandled.
         let Some(action) = step.action() else {
             return Err(unknown_command(cmd));
         };
-        match action {
-            Action::Open => self.open(&p, &flags).await,
-            Action::Close => {
+        // The sub-command is read from the interpolated words: a `${VAR}` may supply it.
+        // Exhaustive over the registry's step actions: a new one cannot go unhandled.
+        match registry::step_action(action, |i| p.get(i).map(String::as_str)) {
+            StepAction::Open => self.open(&p, &flags).await,
+            StepAction::Close => {
                 let app = p.first().cloned();
                 let args = ActionArgs::Close { app: app.clone() };
                 self.act("close", args, async move |b: &mut B| {
@@ -30,9 +31,9 @@ impl<B: Backend> Exec<'_, B> {
                 .await?;
                 Ok(None)
             }
-            Action::Tap => self.click(step, &p, &flags).await,
-            Action::LongPress => self.longpress(step, &p).await,
-            Action::Hover => {
+            StepAction::Tap => self.click(step, &p, &flags).await,
+            StepAction::LongPress => self.longpress(step, &p).await,
+            StepAction::Hover => {
                 let t = self.target(step, &p, 0, true).await?;
                 let pt = t.point;
                 self.act(
@@ -43,7 +44,7 @@ impl<B: Backend> Exec<'_, B> {
                 .await?;
                 Ok(t.result())
             }
-            Action::Focus => {
+            StepAction::Focus => {
                 let (Some(x), Some(y)) = (num(p.first()), num(p.get(1))) else {
                     return Err(
                         Fail::new("INVALID_ARGS", "focus requires x y").hint("focus <x> <y>")
@@ -58,8 +59,8 @@ impl<B: Backend> Exec<'_, B> {
                 .await?;
                 Ok(None)
             }
-            Action::Fill => self.fill(step, &p, &flags).await,
-            Action::Type => {
+            StepAction::Fill => self.fill(step, &p, &flags).await,
+            StepAction::Type => {
                 let text = p.join(" ");
                 let delay = flag_u64(step, "delayMs").unwrap_or(0);
                 let args = ActionArgs::Text { text: text.clone() };
@@ -69,10 +70,10 @@ impl<B: Backend> Exec<'_, B> {
                 .await?;
                 Ok(None)
             }
-            Action::Swipe => self.swipe(step, &p).await,
-            Action::Gesture => self.gesture(step, &p).await,
-            Action::Scroll => {
-                let Some(dir) = p.first().and_then(|d| Direction::parse(d)) else {
+            StepAction::Swipe => self.swipe(step, &p).await,
+            StepAction::Gesture(kind) => self.gesture(step, kind, &p).await,
+            StepAction::Scroll(direction) => {
+                let Some(dir) = direction.map(backend_direction) else {
                     return Err(Fail::new("INVALID_ARGS", format!("scroll requires a direction (up, down, left, right, top, bottom), got {:?}", p.first().cloned().unwrap_or_default())));
                 };
                 let amount = num(p.get(1)).map(|a| a.min(0.8));
@@ -87,7 +88,7 @@ impl<B: Backend> Exec<'_, B> {
                 .await?;
                 Ok(None)
             }
-            Action::Key(key) => {
+            StepAction::Key(key) => {
                 let key = match key {
                     registry::SystemKey::Back => SystemKey::Back,
                     registry::SystemKey::Home => SystemKey::Home,
@@ -99,10 +100,10 @@ impl<B: Backend> Exec<'_, B> {
                 .await?;
                 Ok(None)
             }
-            Action::Keyboard => self.keyboard(&p, mutates).await,
-            Action::Alert => self.alert(&p, mutates).await,
-            Action::Clipboard => match p.first().map(String::as_str) {
-                Some("read") | None => {
+            StepAction::Keyboard(op) => self.keyboard(op, &p, mutates).await,
+            StepAction::Alert(op) => self.alert(op, &p).await,
+            StepAction::Clipboard(op) => match op {
+                ClipboardOp::Read => {
                     let t = self
                         .backend
                         .clipboard_read()
@@ -110,7 +111,7 @@ impl<B: Backend> Exec<'_, B> {
                         .map_err(Fail::from_backend)?;
                     Ok(Some(StepResult::Clipboard { text: t }))
                 }
-                Some("write") => {
+                ClipboardOp::Write => {
                     let text = p[1..].join(" ");
                     self.act(
                         "clipboard",
@@ -122,21 +123,24 @@ impl<B: Backend> Exec<'_, B> {
                     .await?;
                     Ok(None)
                 }
-                Some(other) => Err(Fail::new(
+                ClipboardOp::Unknown => Err(Fail::new(
                     "INVALID_ARGS",
-                    format!("clipboard requires read or write, got {other}"),
+                    format!(
+                        "clipboard requires read or write, got {}",
+                        p.first().map_or("", String::as_str)
+                    ),
                 )),
             },
-            Action::Wait => self.wait(step, &p).await,
-            Action::Is => self.is(step, &p).await,
-            Action::Get => self.get(step, &p).await,
-            Action::Snapshot => self.snapshot(&flags).await,
-            Action::Find => self.find(&p, mutates).await,
-            Action::Screenshot => self.screenshot(&p).await,
+            StepAction::Wait => self.wait(step, &p).await,
+            StepAction::Is => self.is(step, &p).await,
+            StepAction::Get => self.get(step, &p).await,
+            StepAction::Snapshot => self.snapshot(&flags).await,
+            StepAction::Find(find) => self.find(find, &p, mutates).await,
+            StepAction::Screenshot => self.screenshot(&p).await,
             // The run loop skips `replay` lines; `runtime` settings were read into the plan.
-            Action::Replay | Action::Runtime => Ok(None),
-            Action::Context | Action::Unavailable => Err(unknown_command(cmd)),
-            Action::Device => {
+            StepAction::Replay | StepAction::Runtime => Ok(None),
+            StepAction::Context | StepAction::Unavailable => Err(unknown_command(cmd)),
+            StepAction::Device => {
                 let cmd_s = cmd.to_string();
                 let p2 = p.clone();
                 let v = if mutates {
@@ -154,6 +158,18 @@ impl<B: Backend> Exec<'_, B> {
                 Ok(Some(StepResult::Response { response: v }))
             }
         }
+    }
+}
+
+/// The backend's direction for the registry's.
+fn backend_direction(d: registry::Direction) -> Direction {
+    match d {
+        registry::Direction::Up => Direction::Up,
+        registry::Direction::Down => Direction::Down,
+        registry::Direction::Left => Direction::Left,
+        registry::Direction::Right => Direction::Right,
+        registry::Direction::Top => Direction::Top,
+        registry::Direction::Bottom => Direction::Bottom,
     }
 }
 

@@ -1,6 +1,8 @@
 //! `find`: a text search over the screen that reads (`exists`, `get`, `list`, publishing a
 //! partial ref frame) or acts on the first match (`click`, `focus`, `fill`, `type`).
 
+use ad_compiler::registry::FindAction;
+
 use super::exec::num;
 use super::failure::{Fail, Outcome};
 use super::targets::node_ref;
@@ -11,15 +13,19 @@ use crate::records::journal::{ActionArgs, Phase, StepResult};
 use crate::tree::FlatNode;
 
 impl<B: Backend> Exec<'_, B> {
-    pub(super) async fn find(&mut self, p: &[String], mutates: bool) -> Outcome {
+    pub(super) async fn find(
+        &mut self,
+        action: FindAction,
+        p: &[String],
+        mutates: bool,
+    ) -> Outcome {
         let call = ad_compiler::registry::FindCall::parse(p);
         let rest = call.rest;
         let locator = call.locator.map_or("any", String::as_str);
         let Some(query) = call.query().cloned() else {
             return Err(Fail::new("INVALID_ARGS", "find requires a query"));
         };
-        let action = call.action().unwrap_or_else(|| "click".into());
-        let timeout = if action == "wait" {
+        let timeout = if action == FindAction::Wait {
             self.remaining(
                 num(rest.get(2))
                     .map(|t| t as u64)
@@ -66,7 +72,7 @@ impl<B: Backend> Exec<'_, B> {
             self.frames
                 .activate(snap.clone(), FrameScope::Issued(issued));
         }
-        if action == "exists" {
+        if action == FindAction::Exists {
             if found.is_empty() {
                 return Err(
                     Fail::new("COMMAND_FAILED", format!("find did not match {query}"))
@@ -100,8 +106,9 @@ impl<B: Backend> Exec<'_, B> {
                 target: Some(node_ref(&n)),
                 matches: found.len(),
                 refs_generation: self.frames.current().map(|f| f.generation),
-                text: (action == "get").then(|| crate::tree::display_text(&n).to_string()),
-                list: (action == "list").then(|| {
+                text: (action == FindAction::Get)
+                    .then(|| crate::tree::display_text(&n).to_string()),
+                list: (action == FindAction::List).then(|| {
                     found
                         .iter()
                         .take(50)
@@ -114,8 +121,8 @@ impl<B: Backend> Exec<'_, B> {
             .rect
             .map(|r| r.center())
             .ok_or_else(|| Fail::new("COMMAND_FAILED", "find matched an element without bounds"))?;
-        match action.as_str() {
-            "click" | "press" | "tap" => {
+        match action {
+            FindAction::Click => {
                 self.act(
                     "find",
                     ActionArgs::Find {
@@ -127,7 +134,7 @@ impl<B: Backend> Exec<'_, B> {
                 )
                 .await?;
             }
-            "focus" => {
+            FindAction::Focus => {
                 self.act(
                     "find",
                     ActionArgs::Find {
@@ -139,7 +146,7 @@ impl<B: Backend> Exec<'_, B> {
                 )
                 .await?;
             }
-            "fill" => {
+            FindAction::Fill => {
                 let text = rest[2..].join(" ");
                 self.act(
                     "find",
@@ -152,7 +159,7 @@ impl<B: Backend> Exec<'_, B> {
                 )
                 .await?;
             }
-            "type" => {
+            FindAction::Type => {
                 let text = rest[2..].join(" ");
                 self.act(
                     "find",
@@ -168,11 +175,18 @@ impl<B: Backend> Exec<'_, B> {
                 )
                 .await?;
             }
-            other => {
+            // An unknown word, or a read-only action on a step taken as mutating (its action
+            // came from a `${VAR}`): nothing to act with.
+            FindAction::Exists
+            | FindAction::Wait
+            | FindAction::Get
+            | FindAction::List
+            | FindAction::Unknown => {
+                let other = call.action().unwrap_or_default();
                 return Err(Fail::new(
                     "INVALID_ARGS",
                     format!("Unsupported find action: {other}"),
-                ))
+                ));
             }
         }
         Ok(Some(info))

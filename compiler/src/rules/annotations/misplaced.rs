@@ -3,7 +3,7 @@
 use ad_grammar::{Diagnostic, Span};
 
 use crate::codes;
-use crate::registry::Verification;
+use crate::registry::{GestureKind, StepAction, Verification};
 use crate::rules::Context;
 
 pub(super) fn check(cx: &Context, out: &mut Vec<Diagnostic>) {
@@ -14,7 +14,7 @@ pub(super) fn check(cx: &Context, out: &mut Vec<Diagnostic>) {
         let span = cx.parse.file.lines[line].content;
         let Some(spec) = step.spec else { continue };
         let is_drag = spec.verification == Verification::DragEndpoints
-            && step.positionals.first().is_some_and(|p| p.value == "drag");
+            && step.step_action() == Some(StepAction::Gesture(GestureKind::Drag));
         let single = step.target_evidence.is_some();
         let dual = step.target_evidences.is_some();
         let misplaced = |msg: String, help: &str| {

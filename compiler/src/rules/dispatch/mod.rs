@@ -18,7 +18,7 @@ use crate::registry::Dispatch;
 mod forms;
 mod ignored_extras;
 mod placeholder_point;
-mod readers;
+pub(crate) mod readers;
 mod refused_step;
 mod sym;
 mod unread_flags;

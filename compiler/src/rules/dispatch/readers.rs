@@ -654,7 +654,9 @@ fn find(p: &[&str]) -> Verdict {
 
 // ---- gestures --------------------------------------------------------------------------------
 
-const KINDS: &[&str] = &[
+/// Gesture kinds the daemon reads (the registry's `sub_actions::GESTURE_KINDS`, a test holds them
+/// equal).
+pub(crate) const GESTURE_KINDS: &[&str] = &[
     "pan",
     "fling",
     "swipe",
@@ -730,21 +732,21 @@ fn gesture(step: &Step, p: &[&str]) -> Verdict {
         refuse(
             Kind::WrongType {
                 name: "kind",
-                expected: KINDS.join(", "),
-                words: Some(KINDS),
+                expected: GESTURE_KINDS.join(", "),
+                words: Some(GESTURE_KINDS),
             },
             kind.map(|_| 0),
-            format!("Expected kind to be one of: {}.", KINDS.join(", ")),
+            format!("Expected kind to be one of: {}.", GESTURE_KINDS.join(", ")),
         )
     };
     let Some(kind) = kind else {
         return missing(
-            &format!("a gesture kind ({})", KINDS.join(", ")),
-            format!("Expected kind to be one of: {}.", KINDS.join(", ")),
+            &format!("a gesture kind ({})", GESTURE_KINDS.join(", ")),
+            format!("Expected kind to be one of: {}.", GESTURE_KINDS.join(", ")),
         );
     };
-    let mut kinds = sym::words_matching(kind, KINDS, false);
-    if sym::can_be_other(kind, KINDS, false) {
+    let mut kinds = sym::words_matching(kind, GESTURE_KINDS, false);
+    if sym::can_be_other(kind, GESTURE_KINDS, false) {
         kinds.push("other");
     }
     fork(kinds, |k| {

@@ -6,7 +6,7 @@ use ad_grammar::Diagnostic;
 use super::Note;
 use crate::codes;
 use crate::lower::Step;
-use crate::registry::{CommandSpec, Targeting, Verification};
+use crate::registry::{CommandSpec, GestureKind, StepAction, Targeting, Verification};
 use crate::shape::{element_targets, Target};
 
 pub(super) fn check(step: &Step, spec: &CommandSpec, note: Note, out: &mut Vec<Diagnostic>) {
@@ -14,7 +14,9 @@ pub(super) fn check(step: &Step, spec: &CommandSpec, note: Note, out: &mut Vec<D
         Verification::PreDispatch => element_targets(step)
             .first()
             .is_some_and(|(_, t)| !matches!(t, Target::Point { .. })),
-        Verification::DragEndpoints => step.positionals.first().is_some_and(|p| p.value == "drag"),
+        Verification::DragEndpoints => {
+            step.step_action() == Some(StepAction::Gesture(GestureKind::Drag))
+        }
         _ => false,
     };
     let has = if spec.verification == Verification::DragEndpoints {

@@ -6,7 +6,7 @@ use ad_grammar::{Diagnostic, Span};
 
 use crate::codes;
 use crate::lower::Step;
-use crate::registry::{Action, CommandSpec, ReaderRule, Targeting};
+use crate::registry::{Action, CommandSpec, FindAction, ReaderRule, StepAction, Targeting};
 
 pub(super) fn check(step: &Step, spec: &CommandSpec, text: &str, out: &mut Vec<Diagnostic>) {
     if spec.reader == ReaderRule::Fill {
@@ -54,6 +54,8 @@ fn expanded_info(step: &Step, tokens: &[usize], what: &str, _text: &str) -> Diag
 }
 
 fn find_types_text(step: &Step) -> bool {
-    let values: Vec<&str> = step.positionals.iter().map(|a| a.value.as_str()).collect();
-    crate::registry::FindCall::parse(&values).types_text()
+    matches!(
+        step.step_action(),
+        Some(StepAction::Find(FindAction::Fill | FindAction::Type))
+    )
 }

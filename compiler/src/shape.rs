@@ -361,10 +361,61 @@ pub const IS_PREDICATES: &[&str] = &[
     "visible", "hidden", "exists", "absent", "editable", "selected", "focused", "text",
 ];
 
+/// What an `is` step asserts of its element.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Predicate {
+    Visible,
+    Hidden,
+    Exists,
+    Absent,
+    Editable,
+    Selected,
+    Focused,
+    Text,
+}
+
+impl Predicate {
+    /// The predicate word ([`IS_PREDICATES`] lists them in this order).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Predicate::Visible => "visible",
+            Predicate::Hidden => "hidden",
+            Predicate::Exists => "exists",
+            Predicate::Absent => "absent",
+            Predicate::Editable => "editable",
+            Predicate::Selected => "selected",
+            Predicate::Focused => "focused",
+            Predicate::Text => "text",
+        }
+    }
+
+    /// A predicate word, any case.
+    fn parse(word: &str) -> Option<Predicate> {
+        const ALL: [Predicate; 8] = [
+            Predicate::Visible,
+            Predicate::Hidden,
+            Predicate::Exists,
+            Predicate::Absent,
+            Predicate::Editable,
+            Predicate::Selected,
+            Predicate::Focused,
+            Predicate::Text,
+        ];
+        let word = word.to_lowercase();
+        ALL.into_iter().find(|p| p.as_str() == word)
+    }
+}
+
+impl std::fmt::Display for Predicate {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
 #[derive(Debug, Clone, PartialEq)]
 pub enum IsForm {
     Check {
-        predicate: String,
+        predicate: Predicate,
         selector: String,
         expected: String,
     },
@@ -395,25 +446,25 @@ pub fn is_form<S: AsRef<str>>(p: &[S]) -> IsForm {
             }
         }
     }
-    let predicate = tokens.first().copied().unwrap_or_default().to_lowercase();
-    if !IS_PREDICATES.contains(&predicate.as_str()) {
+    let Some(predicate) = Predicate::parse(tokens.first().copied().unwrap_or_default()) else {
         return IsForm::Invalid {
             message: format!("is requires predicate: {}", IS_PREDICATES.join("|")),
         };
-    }
-    let Some((sel, rest)) = split_selector_prefix(&tokens[1..], predicate == "text") else {
+    };
+    let text = predicate == Predicate::Text;
+    let Some((sel, rest)) = split_selector_prefix(&tokens[1..], text) else {
         return IsForm::Invalid {
             message: "is requires a selector expression".into(),
         };
     };
     let rest = &tokens[1 + rest..];
     let expected = js_trim(&join(rest)).to_string();
-    if predicate == "text" && expected.is_empty() {
+    if text && expected.is_empty() {
         return IsForm::Invalid {
             message: "is text requires expected text value".into(),
         };
     }
-    if predicate != "text" && !rest.is_empty() {
+    if !text && !rest.is_empty() {
         return IsForm::Invalid {
             message: format!("is {predicate} does not accept trailing values"),
         };
@@ -485,6 +536,17 @@ mod tests {
                 timeout_ms: None
             }
         ));
+    }
+
+    #[test]
+    fn predicates_are_the_listed_words() {
+        let words: Vec<&str> = IS_PREDICATES
+            .iter()
+            .map(|w| Predicate::parse(w).expect("a predicate").as_str())
+            .collect();
+        assert_eq!(words, IS_PREDICATES);
+        assert_eq!(Predicate::parse("VISIBLE"), Some(Predicate::Visible));
+        assert_eq!(Predicate::parse("shown"), None);
     }
 
     #[test]

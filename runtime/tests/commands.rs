@@ -7,7 +7,7 @@
 mod common;
 
 use ad_compiler::registry::{
-    step_action, Action, AlertOp, ArgKind, ClipboardOp, FindAction, GestureKind, KeyboardOp,
+    step_action, Action, AlertOp, ArgKind, ClipboardOp, FindAction, GestureKind, GetOp, KeyboardOp,
     StepAction, COMMANDS,
 };
 use ad_runtime::backend::Backend;
@@ -103,6 +103,7 @@ fn is_unknown(a: StepAction) -> bool {
             | StepAction::Alert(AlertOp::Unknown)
             | StepAction::Clipboard(ClipboardOp::Unknown)
             | StepAction::Find(FindAction::Unknown)
+            | StepAction::Get(GetOp::Unknown)
     )
 }
 
@@ -112,6 +113,7 @@ fn sub_command_positional(action: Action) -> Option<&'static str> {
         Action::Gesture => Some("kind"),
         Action::Scroll => Some("direction"),
         Action::Keyboard | Action::Alert | Action::Clipboard | Action::Find => Some("action"),
+        Action::Get => Some("subcommand"),
         _ => None,
     }
 }
@@ -177,6 +179,7 @@ fn example(action: Action, word: &str) -> String {
         (Action::Alert, op) => format!("alert {op}"),
         (Action::Clipboard, "write") => "clipboard write hello".into(),
         (Action::Clipboard, op) => format!("clipboard {op}"),
+        (Action::Get, op) => format!("get {op} {email}"),
         (Action::Find, op @ ("fill" | "type")) => format!("find label Email {op} a@b.c"),
         (Action::Find, "get") => "find label Email get text".into(),
         (Action::Find, op) => format!("find label Email {op}"),

@@ -91,9 +91,8 @@ const ALERT_ACTIONS: &[&str] = &["get", "accept", "dismiss", "wait"];
 const ALERT_OBSERVING: &[&str] = &["get", "wait"];
 const CLIPBOARD_OBSERVING: &[&str] = &["read"];
 const GET_SUBCOMMANDS: &[&str] = &["text", "attrs"];
-const IS_PREDICATES: &[&str] = &[
-    "visible", "hidden", "exists", "absent", "editable", "selected", "focused", "text",
-];
+/// The words `shape::Predicate` reads.
+const IS_PREDICATES: &[&str] = crate::shape::IS_PREDICATES;
 const GESTURE_SWIPE_PRESETS: &[&str] = &["left", "right", "left-edge", "right-edge"];
 const ON_OFF: &[&str] = &["on", "off"];
 const BIOMETRIC_ACTIONS: &[&str] = &["match", "nonmatch", "enroll", "unenroll"];

@@ -9,7 +9,8 @@ pub mod sub_actions;
 
 pub use commands::COMMANDS;
 pub use sub_actions::{
-    step_action, AlertOp, ClipboardOp, Direction, FindAction, GestureKind, KeyboardOp, StepAction,
+    step_action, AlertOp, ClipboardOp, Direction, FindAction, GestureKind, GetOp, KeyboardOp,
+    StepAction,
 };
 
 /// What one command word is and does.

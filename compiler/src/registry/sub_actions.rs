@@ -1,5 +1,5 @@
 //! What one step does, sub-command included (`gesture drag`, `keyboard dismiss`, `find … fill`,
-//! `scroll down`), decided once, here, from the command's [`Action`] and the step's words.
+//! `scroll down`, `get text`), decided once, here, from the command's [`Action`] and the step's words.
 //!
 //! The rules ask it of a step's words as written ([`Step::step_action`]); the interpreter asks it
 //! again of the interpolated words when the step runs, since a `${VAR}` may supply the
@@ -33,7 +33,7 @@ pub enum StepAction {
     Clipboard(ClipboardOp),
     Wait,
     Is,
-    Get,
+    Get(GetOp),
     Snapshot,
     Find(FindAction),
     Screenshot,
@@ -96,6 +96,14 @@ pub enum ClipboardOp {
     Unknown,
 }
 
+/// `get <text|attrs> <target>` (exact case).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum GetOp {
+    Text,
+    Attrs,
+    Unknown,
+}
+
 /// `find [locator] <query> [action] [value…]`'s action (any case; none means `click`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum FindAction {
@@ -152,6 +160,9 @@ pub const ALERT_OPS: &[(&str, AlertOp)] = &[
 /// `clipboard` sub-commands (exact case).
 pub const CLIPBOARD_OPS: &[(&str, ClipboardOp)] =
     &[("read", ClipboardOp::Read), ("write", ClipboardOp::Write)];
+
+/// `get` sub-commands (exact case).
+pub const GET_OPS: &[(&str, GetOp)] = &[("text", GetOp::Text), ("attrs", GetOp::Attrs)];
 
 /// `find` actions, lowercase, aliases included (`press` and `tap` click).
 pub const FIND_ACTIONS: &[(&str, FindAction)] = &[
@@ -228,7 +239,11 @@ pub fn step_action<'a>(action: Action, word: impl Fn(usize) -> Option<&'a str>) 
         }),
         Action::Wait => StepAction::Wait,
         Action::Is => StepAction::Is,
-        Action::Get => StepAction::Get,
+        Action::Get => StepAction::Get(
+            word(0)
+                .and_then(|w| look_up(GET_OPS, w))
+                .unwrap_or(GetOp::Unknown),
+        ),
         Action::Snapshot => StepAction::Snapshot,
         Action::Find => {
             // A locator word counts only when a query follows it (as `FindCall` reads it).
@@ -273,6 +288,9 @@ impl StepAction {
         }
         for &(w, op) in CLIPBOARD_OPS {
             all.push((Action::Clipboard, w, StepAction::Clipboard(op)));
+        }
+        for &(w, op) in GET_OPS {
+            all.push((Action::Get, w, StepAction::Get(op)));
         }
         for &(w, a) in FIND_ACTIONS {
             all.push((Action::Find, w, StepAction::Find(a)));

@@ -133,7 +133,7 @@ impl<B: Backend> Exec<'_, B> {
             },
             StepAction::Wait => self.wait(step, &p).await,
             StepAction::Is => self.is(step, &p).await,
-            StepAction::Get => self.get(step, &p).await,
+            StepAction::Get(op) => self.get(step, op, &p).await,
             StepAction::Snapshot => self.snapshot(&flags).await,
             StepAction::Find(find) => self.find(find, &p, mutates).await,
             StepAction::Screenshot => self.screenshot(&p).await,

@@ -162,7 +162,7 @@ impl<B: Backend> Exec<'_, B> {
             binding,
             binding_snapshot,
             selector,
-            policy: policy_for(&step.command, &raw),
+            policy: policy_for(step, &raw),
             total_steps: plan.steps.len(),
             plan_digest: digest.to_string(),
             session_exists: true,

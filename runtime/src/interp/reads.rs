@@ -2,8 +2,8 @@
 
 use std::sync::Arc;
 
-use ad_compiler::registry::Verification;
-use ad_compiler::shape::{is_form, IsForm};
+use ad_compiler::registry::{GetOp, Verification};
+use ad_compiler::shape::{is_form, IsForm, Predicate};
 use ad_compiler::Step;
 use serde_json::{Map, Value};
 
@@ -31,7 +31,7 @@ impl<B: Backend> Exec<'_, B> {
             .selector(&selector)
             .map_err(|m| Fail::new("INVALID_ARGS", m))?;
         let snap = self.observe(Phase::Assert).await?;
-        let any = matches!(predicate.as_str(), "exists" | "absent");
+        let any = matches!(predicate, Predicate::Exists | Predicate::Absent);
         let r = resolve(
             &snap,
             &sel,
@@ -55,43 +55,46 @@ impl<B: Backend> Exec<'_, B> {
             .reason("predicate_failed")
         };
         let node = r.winner.map(|w| &snap.nodes[w]);
-        let pass = match predicate.as_str() {
-            "exists" => !r.matched.is_empty(),
-            "absent" => r.matched.is_empty(),
+        let pass = match predicate {
+            Predicate::Exists => !r.matched.is_empty(),
+            Predicate::Absent => r.matched.is_empty(),
             _ if node.is_none() => {
-                if predicate == "hidden" && r.matched.is_empty() {
+                if predicate == Predicate::Hidden && r.matched.is_empty() {
                     true
                 } else {
                     let (_, msg, _) = r.failure(Policy::READ_TEXT);
                     return Err(fail(msg));
                 }
             }
-            "visible" => node.is_some_and(|n| select::is_visible(n) && snap.on_screen(n)),
-            "hidden" => node.is_some_and(|n| !(select::is_visible(n) && snap.on_screen(n))),
-            "editable" => node.is_some_and(|n| n.editable && n.enabled),
-            "selected" => node.is_some_and(|n| n.selected),
-            "focused" => node.is_some_and(|n| n.focused),
-            "text" => node.is_some_and(|n| {
+            Predicate::Visible => node.is_some_and(|n| select::is_visible(n) && snap.on_screen(n)),
+            Predicate::Hidden => {
+                node.is_some_and(|n| !(select::is_visible(n) && snap.on_screen(n)))
+            }
+            Predicate::Editable => node.is_some_and(|n| n.editable && n.enabled),
+            Predicate::Selected => node.is_some_and(|n| n.selected),
+            Predicate::Focused => node.is_some_and(|n| n.focused),
+            Predicate::Text => node.is_some_and(|n| {
                 crate::tree::normalize_text(crate::tree::display_text(n))
                     == crate::tree::normalize_text(&expected)
                     || n.value.as_deref().is_some_and(|v| {
                         crate::tree::normalize_text(v) == crate::tree::normalize_text(&expected)
                     })
             }),
-            _ => false,
         };
         if pass {
             Ok(Some(StepResult::Predicate {
-                predicate,
+                predicate: predicate.as_str().to_string(),
                 pass,
                 matches: r.matched.len(),
                 target: node.map(node_ref),
             }))
         } else {
-            let observed = match (predicate.as_str(), node) {
-                ("exists", _) => "no element matched".to_string(),
-                ("absent", _) => format!("{} element(s) matched", r.matched.len()),
-                ("text", Some(n)) => format!("text is \"{}\"", crate::tree::display_text(n)),
+            let observed = match (predicate, node) {
+                (Predicate::Exists, _) => "no element matched".to_string(),
+                (Predicate::Absent, _) => format!("{} element(s) matched", r.matched.len()),
+                (Predicate::Text, Some(n)) => {
+                    format!("text is \"{}\"", crate::tree::display_text(n))
+                }
                 (_, Some(n)) => format!(
                     "{} [{}] is not {predicate}",
                     display_label(n).unwrap_or_default(),
@@ -103,9 +106,9 @@ impl<B: Backend> Exec<'_, B> {
         }
     }
 
-    pub(super) async fn get(&mut self, step: &Step, p: &[String]) -> Outcome {
+    pub(super) async fn get(&mut self, step: &Step, op: GetOp, p: &[String]) -> Outcome {
         let sub = p.first().cloned().unwrap_or_default();
-        if sub != "text" && sub != "attrs" {
+        if op == GetOp::Unknown {
             return Err(Fail::new(
                 "INVALID_ARGS",
                 format!("get requires text or attrs, got \"{sub}\""),
@@ -128,7 +131,7 @@ impl<B: Backend> Exec<'_, B> {
             }
             (tree, idx)
         } else {
-            let policy = policy_for("get", p);
+            let policy = policy_for(step, p);
             let evidence = step.target_evidence.as_deref().filter(|_| {
                 step.spec
                     .is_some_and(|s| s.verification == Verification::PreDispatch)
@@ -139,7 +142,7 @@ impl<B: Backend> Exec<'_, B> {
             (r.tree.expect("tree"), r.node.expect("node"))
         };
         let n = &tree.nodes[idx];
-        let (text, attrs) = if sub == "text" {
+        let (text, attrs) = if op == GetOp::Text {
             (Some(crate::tree::display_text(n).to_string()), None)
         } else {
             (None, Some(n.clone()))

@@ -42,19 +42,23 @@ impl Resolved {
     }
 }
 
-/// The command's selector policy, from its targeting in the registry: acting commands need one
-/// element, `get text`/`is` read text, other reads take any match.
-pub(super) fn policy_for(command: &str, p: &[String]) -> Policy {
-    use ad_compiler::registry::Targeting;
-    match ad_compiler::registry::lookup(command).map(|s| s.targeting) {
-        Some(Targeting::Element) => Policy::ACT,
-        Some(Targeting::ElementAfterSubcommand)
-            if p.first().map(String::as_str) == Some("text") =>
+/// The step's selector policy, from its targeting in the registry: acting commands need one
+/// element, `get text`/`is` read text, other reads take any match. `p` are its interpolated words.
+pub(super) fn policy_for(step: &Step, p: &[String]) -> Policy {
+    use ad_compiler::registry::{step_action, GetOp, StepAction, Targeting};
+    let Some(spec) = step.spec else {
+        return Policy::ANY;
+    };
+    match spec.targeting {
+        Targeting::Element => Policy::ACT,
+        Targeting::ElementAfterSubcommand
+            if step_action(spec.action, |i| p.get(i).map(String::as_str))
+                == StepAction::Get(GetOp::Text) =>
         {
             Policy::READ_TEXT
         }
-        Some(Targeting::ElementAfterSubcommand) => Policy::READ_UNIQUE,
-        Some(Targeting::Predicate) => Policy::READ_TEXT,
+        Targeting::ElementAfterSubcommand => Policy::READ_UNIQUE,
+        Targeting::Predicate => Policy::READ_TEXT,
         _ => Policy::ANY,
     }
 }
@@ -103,7 +107,7 @@ impl<B: Backend> Exec<'_, B> {
         if t.starts_with('@') {
             return self.ref_target(step, &t, evidence).await;
         }
-        let policy = policy_for(&step.command, p);
+        let policy = policy_for(step, p);
         self.selector_target(step, &t, policy, evidence, appear)
             .await
     }

@@ -381,7 +381,7 @@ mod tests {
         }
         assert_eq!(super::super::FIND_ACTIONS, words(FIND_ACTIONS).as_slice());
         assert_eq!(
-            crate::rules::dispatch::readers::GESTURE_KINDS,
+            crate::rules::dispatch::readers::gestures::GESTURE_KINDS,
             words(GESTURE_KINDS).as_slice()
         );
     }

@@ -1,10 +1,10 @@
 //! Dispatch-time refusals: what agent-device 0.21.5's daemon refuses when the replay dispatches a
 //! step, after the earlier steps ran — argument counts and kinds, words, numbers, selectors,
 //! refs, flag ranges and conflicts, forms only the command line accepts. The registry says which
-//! daemon reader applies ([`Dispatch`]): `readers.rs` (over `sym.rs`'s values) and `forms.rs` are
-//! those readers, giving each step a [`Verdict`]; this file runs them and, in a fixed order, the
-//! rules that report: `refused_step.rs` and `unread_flags.rs` (a refusal), `ignored_extras.rs`
-//! and `placeholder_point.rs`.
+//! daemon reader applies ([`Dispatch`]): `readers/` (one file per command family, over `sym.rs`'s
+//! values) and `forms.rs` are those readers, giving each step a [`Verdict`]; this file runs them
+//! and, in a fixed order, the rules that report: `refused_step.rs` and `unread_flags.rs` (a
+//! refusal), `ignored_extras.rs` and `placeholder_point.rs`.
 //!
 //! A step with `${VAR}`s is refused only when every value would be: each check answers yes, no
 //! or "depends on the value" ([`Tri`](sym::Tri)), and only a definite no refuses.

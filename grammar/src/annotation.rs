@@ -796,22 +796,8 @@ mod tests {
         assert_eq!(err.message, "target-v1 \"ancestry[0].role\" is required.");
     }
 
-    /// A small xorshift generator: deterministic, no dependency.
-    struct Rng(u64);
-    impl Rng {
-        fn next(&mut self) -> u64 {
-            self.0 ^= self.0 << 13;
-            self.0 ^= self.0 >> 7;
-            self.0 ^= self.0 << 17;
-            self.0
-        }
-        fn below(&mut self, n: usize) -> usize {
-            (self.next() % n as u64) as usize
-        }
-        fn pick<'a>(&mut self, from: &[&'a str]) -> &'a str {
-            from[self.below(from.len())]
-        }
-    }
+    /// The shared test generator (SplitMix64, `ad_tests::gen::Rng`).
+    use ad_tests::gen::Rng;
 
     fn gen_value(r: &mut Rng, depth: u32) -> String {
         const KEYS: &[&str] = &[
@@ -880,7 +866,7 @@ mod tests {
                 let members: Vec<String> = (0..n)
                     .map(|_| format!("\"{}\":{}", r.pick(KEYS), gen_value(r, depth + 1)))
                     .collect();
-                format!("{{{}}}", members.join(r.pick(&[",", " , ", ",\n"])))
+                format!("{{{}}}", members.join(*r.pick(&[",", " , ", ",\n"])))
             }
             _ => {
                 let n = r.below(11);
@@ -892,7 +878,7 @@ mod tests {
 
     #[test]
     fn agrees_with_the_value_tree_reader() {
-        let mut r = Rng(0x9e37_79b9_7f4a_7c15);
+        let mut r = Rng::new(0x9e37_79b9_7f4a_7c15);
         let mut outcomes = std::collections::BTreeMap::<String, usize>::new();
         let good = r#"{"id":"a","role":"textfield","label":"Field 1","ancestry":[{"role":"form","label":"Profile"}],"sibling":1,"viewportOrder":0,"scrollRegion":{"role":"list","id":"l"},"rect":{"x":1,"y":2.5,"width":3,"height":4},"verification":"verified"}"#;
         for n in 0..40_000 {

@@ -41,6 +41,15 @@ fn web() -> Web {
 }
 
 fn run_on(web: &mut Web, text: &str, env: &[(&str, &str)]) -> Ran {
+    run_into(web, text, env, None)
+}
+
+fn run_into(
+    web: &mut Web,
+    text: &str,
+    env: &[(&str, &str)],
+    output_dir: Option<std::path::PathBuf>,
+) -> Ran {
     let analysis = ad_compiler::analyze(text);
     let plan = Plan {
         steps: &analysis.steps,
@@ -52,6 +61,7 @@ fn run_on(web: &mut Web, text: &str, env: &[(&str, &str)]) -> Ran {
         cli_env: env.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect(),
         session: "web-test".into(),
         resume_command: "ad run web.ad".into(),
+        output_dir,
         ..RunOptions::default()
     };
     let rt = tokio::runtime::Builder::new_current_thread()
@@ -98,4 +108,196 @@ fn a_wrong_password_diverges_where_the_home_screen_never_comes() {
     );
     assert_eq!(ran.statuses(), ["ok", "ok", "ok", "ok", "ok", "failed"]);
     assert_eq!(ran.divergence_kind().as_deref(), Some("action-failure"), "{:#?}", ran.result.error);
+}
+
+#[test]
+fn an_item_far_down_a_lazy_list_is_reached_by_scrolling() {
+    let s = server();
+    let url = s.url("list.html");
+    // Without scrolling the item does not exist yet.
+    let unscrolled = run_script(
+        "open \"${URL}\"\nclick \"label=\\\"Blue Kettle\\\"\"\n",
+        &[("URL", &url)],
+    );
+    assert_eq!(unscrolled.statuses(), ["ok", "failed"]);
+    let ran = run_script(
+        "open \"${URL}\"\nwait \"id=\\\"catalog\\\"\"\nscroll \"down\" 0.8\nscroll \"down\" 0.8\nscroll \"down\" 0.8\nscroll \"down\" 0.8\nwait \"label=\\\"Blue Kettle\\\" visible\" 2000\nclick \"label=\\\"Blue Kettle\\\"\"\nwait \"id=\\\"product-title\\\"\" 2000\nis \"text\" \"id=\\\"product-title\\\"\" \"Blue Kettle\"\n",
+        &[("URL", &url)],
+    );
+    assert!(ran.result.error.is_none(), "{:#?}", ran.result.error);
+}
+
+#[test]
+fn an_impostor_with_the_recorded_label_is_refused_and_never_clicked() {
+    let s = server();
+    let ran = run_script(
+        "open \"${URL}\"\n# agent-device:target-v1 {\"id\":\"login-signin\",\"role\":\"button\",\"label\":\"Sign in\",\"ancestry\":[{\"role\":\"form\",\"label\":\"Sign in\"}],\"sibling\":0,\"viewportOrder\":0,\"verification\":\"verified\"}\nclick \"label=\\\"Sign in\\\"\"\n",
+        &[("URL", &s.url("impostor.html"))],
+    );
+    assert_eq!(ran.statuses(), ["ok", "failed"], "{:#?}", ran.result.error);
+    assert_eq!(ran.divergence_kind().as_deref(), Some("identity-mismatch"));
+    // Nothing was dispatched for the step, and the page never saw the impostor's click.
+    assert!(ran.rows.iter().all(|r| !(r["event"] == "action_attempt" && r["step"] == 2)));
+    std::thread::sleep(std::time::Duration::from_millis(200));
+    assert!(
+        !s.requests().iter().any(|p| p == "/impostor-clicked"),
+        "{:?}",
+        s.requests()
+    );
+}
+
+#[test]
+fn waits_see_content_that_arrives_after_load() {
+    let s = server();
+    let ran = run_script(
+        "open \"${URL}\"\nwait \"id=\\\"report\\\"\" 5000\nwait \"text\" \"Ready\" 1000\nis \"text\" \"id=\\\"status\\\"\" \"Ready\"\nget \"text\" \"id=\\\"report\\\"\"\nwait \"id=\\\"never\\\"\" 300\n",
+        &[("URL", &s.url("delayed.html"))],
+    );
+    assert_eq!(ran.statuses(), ["ok", "ok", "ok", "ok", "ok", "failed"], "{:#?}", ran.result.error);
+    let got = ran
+        .rows
+        .iter()
+        .find(|r| r["event"] == "step_end" && r["step"] == 5)
+        .expect("get's step_end");
+    assert!(got.to_string().contains("Report for Demo"), "{got}");
+}
+
+#[test]
+fn a_confirm_dialog_is_waited_for_and_accepted() {
+    let s = server();
+    let ran = run_script(
+        "open \"${URL}\"\nclick \"id=\\\"cart-remove\\\"\"\nalert \"wait\" 2000\nalert \"accept\"\nwait \"absent\" \"id=\\\"cart-item\\\"\" 2000\nwait \"text\" \"Your cart is empty\" 2000\n",
+        &[("URL", &s.url("alert.html"))],
+    );
+    assert!(ran.result.error.is_none(), "{:#?}", ran.result.error);
+    let alert = ran
+        .rows
+        .iter()
+        .find(|r| r["event"] == "step_end" && r["step"] == 3)
+        .expect("alert wait's step_end");
+    assert!(alert.to_string().contains("Remove Blue Kettle from the cart?"), "{alert}");
+}
+
+#[test]
+fn a_dismissed_confirm_keeps_the_item_and_taps_under_it_are_refused() {
+    let s = server();
+    let ran = run_script(
+        "open \"${URL}\"\nclick \"id=\\\"cart-remove\\\"\"\nalert \"wait\" 2000\nclick 10 10\n",
+        &[("URL", &s.url("alert.html"))],
+    );
+    assert_eq!(ran.statuses(), ["ok", "ok", "ok", "failed"]);
+    assert_eq!(ran.error_code().as_deref(), Some("ELEMENT_OCCLUDED"));
+    let kept = run_script(
+        "open \"${URL}\"\nclick \"id=\\\"cart-remove\\\"\"\nalert \"dismiss\"\nis \"exists\" \"id=\\\"cart-item\\\"\"\n",
+        &[("URL", &s.url("alert.html"))],
+    );
+    assert!(kept.result.error.is_none(), "{:#?}", kept.result.error);
+}
+
+#[test]
+fn an_element_that_disappears_between_resolve_and_act_is_not_clicked_through() {
+    let s = server();
+    let ran = run_script(
+        "open \"${URL}\"\nclick \"id=\\\"pay\\\"\"\n",
+        &[("URL", &s.url("vanishing.html"))],
+    );
+    assert_eq!(ran.statuses(), ["ok", "failed"]);
+    assert_eq!(ran.divergence_kind().as_deref(), Some("action-failure"));
+    let message = &ran.result.error.as_ref().expect("an error").message;
+    assert!(message.contains("no longer on the page"), "{message}");
+    std::thread::sleep(std::time::Duration::from_millis(200));
+    let seen = s.requests();
+    assert!(!seen.iter().any(|p| p == "/account-deleted" || p == "/paid"), "{seen:?}");
+}
+
+#[test]
+fn what_the_browser_cannot_do_is_a_typed_refusal_naming_the_backend() {
+    let s = server();
+    let ran = run_script(
+        "open \"${URL}\"\nhome\n",
+        &[("URL", &s.url("login.html"))],
+    );
+    assert_eq!(ran.error_code().as_deref(), Some("UNSUPPORTED_OPERATION"));
+    let message = &ran.result.error.as_ref().expect("an error").message;
+    assert!(message.contains("web backend") && message.contains("home"), "{message}");
+}
+
+#[test]
+fn screenshots_back_and_type_work_on_the_page() {
+    let s = server();
+    let dir = std::env::temp_dir().join(format!("ad-web-shot-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let mut w = web();
+    let ran = run_into(
+        &mut w,
+        "open \"${URL}\"\nclick \"id=\\\"email\\\"\"\ntype \"demo@\"\ntype \"example.com\"\nis \"text\" \"id=\\\"email\\\"\" \"demo@example.com\"\nscreenshot \"shots/login.png\"\nopen \"${NEXT}\"\nwait \"id=\\\"catalog\\\"\"\nback\nwait \"id=\\\"email\\\"\" 3000\n",
+        &[("URL", &s.url("login.html")), ("NEXT", &s.url("list.html"))],
+        Some(dir.clone()),
+    );
+    drop(w);
+    assert!(ran.result.error.is_none(), "{:#?}", ran.result.error);
+    let png = std::fs::read(dir.join("shots/login.png")).expect("the screenshot was written");
+    assert_eq!(&png[..8], b"\x89PNG\r\n\x1a\n");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Is a process with this pid alive (and not a zombie)?
+fn alive(pid: u32) -> bool {
+    std::fs::read_to_string(format!("/proc/{pid}/stat"))
+        .map(|s| !s.split_whitespace().nth(2).is_some_and(|st| st == "Z"))
+        .unwrap_or(false)
+}
+
+/// The live processes of a process group (the browser leads its own: renderers, GPU, zygote).
+fn group_members(pgid: u32) -> Vec<u32> {
+    let mut out = Vec::new();
+    for entry in std::fs::read_dir("/proc").into_iter().flatten().flatten() {
+        let Ok(pid) = entry.file_name().to_string_lossy().parse::<u32>() else {
+            continue;
+        };
+        let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else {
+            continue;
+        };
+        // Fields after the command name (which may hold spaces): state, ppid, pgrp, …
+        let Some(rest) = stat.rsplit_once(')').map(|(_, r)| r) else {
+            continue;
+        };
+        let f: Vec<&str> = rest.split_whitespace().collect();
+        if f.first() != Some(&"Z") && f.get(2) == Some(&pgid.to_string().as_str()) {
+            out.push(pid);
+        }
+    }
+    out
+}
+
+#[test]
+fn the_browser_is_reaped_when_the_backend_ends_after_a_failed_step() {
+    let s = server();
+    let mut w = web();
+    let ran = run_on(
+        &mut w,
+        "open \"${URL}\"\nwait \"id=\\\"never\\\"\" 200\n",
+        &[("URL", &s.url("login.html"))],
+    );
+    assert!(ran.result.error.is_some());
+    let pid = w.browser_pid().expect("the browser runs until the backend ends");
+    assert!(alive(pid));
+    assert!(group_members(pid).len() > 1, "the browser leads a group with its renderers");
+    drop(w);
+    assert!(!alive(pid), "the browser {pid} outlived its backend");
+    assert_eq!(group_members(pid), Vec::<u32>::new(), "browser processes outlived the backend");
+}
+
+#[test]
+fn close_shuts_the_browser_down() {
+    let s = server();
+    let mut w = web();
+    let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+    rt.block_on(async {
+        w.launch(&s.url("login.html"), &Default::default()).await.expect("opens");
+        let pid = w.browser_pid().expect("a browser");
+        w.close(None).await.expect("closes");
+        assert!(w.browser_pid().is_none());
+        assert!(!alive(pid), "close left the browser {pid} running");
+    });
 }

@@ -349,7 +349,7 @@ impl Backend for Web {
                 if live.dialog.is_some() {
                     // Back on a dialog closes it, as on a device.
                     return live
-                        .call(&protocol::HandleJavaScriptDialog { accept: false })
+                        .call_through_dialog(&protocol::HandleJavaScriptDialog { accept: false })
                         .await
                         .map(|_| {
                             live.dialog = None;
@@ -427,7 +427,7 @@ impl Backend for Web {
         };
         if action != AlertAction::Get {
             let accept = action == AlertAction::Accept;
-            live.call(&protocol::HandleJavaScriptDialog { accept })
+            live.call_through_dialog(&protocol::HandleJavaScriptDialog { accept })
                 .await
                 .map_err(|e| e.into_backend("cannot answer the dialog"))?;
             live.dialog = None;

@@ -278,6 +278,16 @@ impl Live {
         Self::decode::<C>(v)
     }
 
+    /// A call the browser answers while a dialog is open (answering the dialog).
+    async fn call_through_dialog<C: Command>(
+        &mut self,
+        command: &C,
+    ) -> Result<C::Response, PageError> {
+        let rx = self.send(command);
+        let v = self.wait_reply(rx, C::METHOD, false).await?;
+        Self::decode::<C>(v)
+    }
+
     /// Navigates and waits for the load event, then (within a bound) for the network to go
     /// quiet.
     async fn navigate(&mut self, url: &str) -> BackendResult<()> {

@@ -62,6 +62,29 @@ impl std::fmt::Display for BackendKind {
     }
 }
 
+/// The project's default backend: `[run] backend` of the `ad.toml` that applies to `script`.
+pub fn project_default(script: &std::path::Path) -> Result<Option<BackendKind>, String> {
+    let config = ad_compiler::config::Config::discover(script).map_err(|e| e.0)?;
+    match config.run_backend.as_deref() {
+        None => Ok(None),
+        Some(name) => BackendKind::parse(name).map(Some).ok_or_else(|| {
+            format!(
+                "{}: run.backend must be one of {}, not {name:?}",
+                config
+                    .source
+                    .as_ref()
+                    .map(|p| p.display().to_string())
+                    .unwrap_or_else(|| "ad.toml".into()),
+                BackendKind::ALL
+                    .iter()
+                    .map(|k| k.name())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            )
+        }),
+    }
+}
+
 /// What the backends need to start.
 #[derive(Debug, Clone, Default)]
 pub struct BackendSetup {

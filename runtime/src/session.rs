@@ -134,7 +134,11 @@ pub fn run_script(
     config: &SessionConfig,
     progress: &mut dyn Progress,
 ) -> Result<ScriptOutcome, SetupError> {
-    let kind = BackendKind::choose(config.backend, plan.metadata, config.default_backend);
+    let project_default = match (config.backend, config.default_backend) {
+        (None, None) => backends::project_default(script).map_err(SetupError)?,
+        (_, d) => d,
+    };
+    let kind = BackendKind::choose(config.backend, plan.metadata, project_default);
     let resolver = ModelResolver::for_script(script, config.app_model.clone());
     if kind == BackendKind::Sim {
         // A missing or broken app model is an input error, found before the first step (exit

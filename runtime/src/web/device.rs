@@ -50,17 +50,6 @@ impl Web {
         Ok(live)
     }
 
-    /// The scroll region a scroll or swipe moves: the largest scrollable element of the last
-    /// capture, else the page.
-    fn scroll_region(&self) -> Rect {
-        self.elements
-            .iter()
-            .filter(|e| e.scrolls)
-            .max_by(|a, b| a.rect.area().total_cmp(&b.rect.area()))
-            .map(|e| e.rect)
-            .unwrap_or(self.viewport)
-    }
-
     fn dialog_tree(&self, message: &str, kind: &str) -> Vec<Node> {
         let mut buttons = vec![Node {
             kind: "button".into(),
@@ -305,7 +294,18 @@ impl Backend for Web {
     }
 
     async fn scroll(&mut self, direction: Direction, amount: Option<f64>) -> BackendResult<()> {
-        let region = self.scroll_region();
+        let viewport = self.viewport;
+        let live = self.page_for_input(None)?;
+        // The region is looked up now, not in the last capture: the page may have changed.
+        let region = match live.eval(super::input::LARGEST_SCROLLER).await? {
+            Value::Array(v) if v.len() == 4 => Rect {
+                x: v[0].as_f64().unwrap_or(0.0),
+                y: v[1].as_f64().unwrap_or(0.0),
+                width: v[2].as_f64().unwrap_or(0.0),
+                height: v[3].as_f64().unwrap_or(0.0),
+            },
+            _ => viewport,
+        };
         let at = region.center();
         let fraction = amount.unwrap_or(0.5);
         let (dx, dy) = match direction {
@@ -316,7 +316,6 @@ impl Backend for Web {
             Direction::Bottom => (0.0, 1.0e7),
             Direction::Top => (0.0, -1.0e7),
         };
-        let live = self.page_for_input(None)?;
         live.wheel(at, dx, dy).await
     }
 

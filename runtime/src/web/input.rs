@@ -35,6 +35,23 @@ const SELECT_ALL: &str = "function() {
 const FIRE_CHANGE: &str =
     "function() { this.dispatchEvent(new Event('change', { bubbles: true })); }";
 
+/// The box of the largest element the user could scroll now (its content overflows and its
+/// style lets it scroll), or null for the page itself.
+pub(super) const LARGEST_SCROLLER: &str = "(() => {
+  let best = null, area = 0;
+  for (const e of document.querySelectorAll('*')) {
+    if (e === document.documentElement || e === document.body) continue;
+    if (e.scrollHeight <= e.clientHeight + 1 && e.scrollWidth <= e.clientWidth + 1) continue;
+    const s = getComputedStyle(e);
+    if (!/(auto|scroll)/.test(s.overflowY + ' ' + s.overflowX)) continue;
+    const r = e.getBoundingClientRect();
+    const w = Math.min(r.right, innerWidth) - Math.max(r.left, 0);
+    const h = Math.min(r.bottom, innerHeight) - Math.max(r.top, 0);
+    if (w > 0 && h > 0 && w * h > area) { area = w * h; best = [Math.max(r.left, 0), Math.max(r.top, 0), w, h]; }
+  }
+  return best;
+})()";
+
 /// Is the focused element one that takes text?
 pub(super) const FOCUS_EDITABLE: &str = "(() => { const e = document.activeElement; return !!e && (e.isContentEditable || e.tagName === 'TEXTAREA' || (e.tagName === 'INPUT' && !['button','submit','reset','checkbox','radio','file','image','range','color'].includes(e.type))); })()";
 

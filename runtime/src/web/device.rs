@@ -93,7 +93,15 @@ impl Backend for Web {
     }
 
     async fn sleep(&mut self, ms: u64) {
-        tokio::time::sleep(Duration::from_millis(ms)).await;
+        // Wall-clock time, in slices, so Ctrl-C stops a long `wait 60000` at once.
+        let end = std::time::Instant::now() + Duration::from_millis(ms);
+        while crate::interrupt::requested().is_none() {
+            let left = end.saturating_duration_since(std::time::Instant::now());
+            if left.is_zero() {
+                break;
+            }
+            tokio::time::sleep(left.min(Duration::from_millis(100))).await;
+        }
     }
 
     async fn launch(&mut self, app: &str, options: &LaunchOptions) -> BackendResult<()> {

@@ -67,7 +67,10 @@ fn text(o: &Output) -> String {
 }
 
 fn app_url() -> String {
-    format!("APP=file://{}/examples/web/app/index.html", repo().display())
+    format!(
+        "APP=file://{}/examples/web/app/index.html",
+        repo().display()
+    )
 }
 
 /// Processes whose command line names `art` (the browser's profile lives under `<art>/tmp`).
@@ -83,7 +86,10 @@ fn browsers_of(art: &Path) -> Vec<u32> {
         };
         let zombie = std::fs::read_to_string(format!("/proc/{pid}/stat"))
             .ok()
-            .and_then(|s| s.rsplit_once(')').map(|(_, r)| r.trim_start().starts_with('Z')))
+            .and_then(|s| {
+                s.rsplit_once(')')
+                    .map(|(_, r)| r.trim_start().starts_with('Z'))
+            })
             .unwrap_or(true);
         if !zombie && String::from_utf8_lossy(&cmdline).contains(&needle) {
             out.push(pid);
@@ -156,7 +162,12 @@ fn run_drives_the_fixture_login_form_in_chromium() {
     let record: Value = serde_json::from_slice(&o.stdout).unwrap();
     assert_eq!(record["ok"], true, "{record:#}");
     // The injected password is in no file the run wrote.
-    let run_dir = PathBuf::from(record["runDir"].as_str().or(record["run_dir"].as_str()).expect("the run folder"));
+    let run_dir = PathBuf::from(
+        record["runDir"]
+            .as_str()
+            .or(record["run_dir"].as_str())
+            .expect("the run folder"),
+    );
     for entry in walk(&run_dir) {
         let bytes = std::fs::read(&entry).unwrap();
         assert!(
@@ -212,7 +223,16 @@ fn platform_web_scripts_go_to_the_web_backend_and_platform_web_selects_them() {
     // No --backend: `context platform=web` sends both scripts to the browser; --platform web
     // leaves out every other example.
     let o = run(
-        &["test", "examples", "--platform", "web", "-e", &app, "-e", "PASSWORD=hunter2"],
+        &[
+            "test",
+            "examples",
+            "--platform",
+            "web",
+            "-e",
+            &app,
+            "-e",
+            "PASSWORD=hunter2",
+        ],
         &art,
     );
     assert_eq!(code(&o), 0, "{}", text(&o));
@@ -230,7 +250,11 @@ fn the_project_default_backend_comes_from_ad_toml() {
     std::fs::write(art.join("x.ad"), "open \"http://127.0.0.1:9/\"\nclose\n").unwrap();
     let o = run(&["run", art.join("x.ad").to_str().unwrap()], &art);
     assert_eq!(code(&o), 2, "{}", text(&o));
-    assert!(text(&o).contains("run.backend must be one of sim, web"), "{}", text(&o));
+    assert!(
+        text(&o).contains("run.backend must be one of sim, web"),
+        "{}",
+        text(&o)
+    );
 }
 
 #[test]
@@ -245,7 +269,10 @@ fn the_same_script_gives_the_same_step_results_on_the_sim_and_on_the_web() {
         std::fs::read_to_string(repo().join("examples/web/login.ad"))
             .unwrap()
             .replace("env PASSWORD=hunter2", "env PASSWORD=wrong")
-            .replace("wait \"id=\\\"catalog-title\\\"\" 5000", "wait \"id=\\\"catalog-title\\\"\" 1000"),
+            .replace(
+                "wait \"id=\\\"catalog-title\\\"\" 5000",
+                "wait \"id=\\\"catalog-title\\\"\" 1000",
+            ),
     )
     .unwrap();
     let scripts = [
@@ -257,19 +284,33 @@ fn the_same_script_gives_the_same_step_results_on_the_sim_and_on_the_web() {
     let mut outcomes = Vec::new();
     for script in &scripts {
         let mut per_backend = Vec::new();
-        for (backend, app) in [("sim", "APP=com.example.webshop".to_string()), ("web", web_app.clone())] {
+        for (backend, app) in [
+            ("sim", "APP=com.example.webshop".to_string()),
+            ("web", web_app.clone()),
+        ] {
             let runs = art.join(format!("runs-{backend}"));
             let o = ad(&art)
-                .args(["run", script.to_str().unwrap(), "--backend", backend, "-e", &app, "--json"])
+                .args([
+                    "run",
+                    script.to_str().unwrap(),
+                    "--backend",
+                    backend,
+                    "-e",
+                    &app,
+                    "--json",
+                ])
                 .arg("--app")
                 .arg(&model)
                 .arg("--artifacts-dir")
                 .arg(&runs)
                 .output()
                 .unwrap();
-            let record: Value = serde_json::from_slice(&o.stdout)
-                .unwrap_or_else(|e| panic!("{e}: {}", text(&o)));
-            let dir = record["runDir"].as_str().or(record["run_dir"].as_str()).expect("a run folder");
+            let record: Value =
+                serde_json::from_slice(&o.stdout).unwrap_or_else(|e| panic!("{e}: {}", text(&o)));
+            let dir = record["runDir"]
+                .as_str()
+                .or(record["run_dir"].as_str())
+                .expect("a run folder");
             per_backend.push((code(&o), journal_summary(Path::new(dir))));
         }
         outcomes.push((script.clone(), per_backend));
@@ -277,7 +318,8 @@ fn the_same_script_gives_the_same_step_results_on_the_sim_and_on_the_web() {
     assert_no_browser_left(&art);
     for (script, per_backend) in &outcomes {
         assert_eq!(
-            per_backend[0], per_backend[1],
+            per_backend[0],
+            per_backend[1],
             "{}: sim and web differ",
             script.display()
         );
@@ -293,14 +335,25 @@ fn the_same_script_gives_the_same_step_results_on_the_sim_and_on_the_web() {
 fn a_missing_browser_fails_the_open_step_saying_what_to_install() {
     let art = scratch("nobrowser");
     let o = ad(&art)
-        .args(["run", "examples/web/login.ad", "--backend", "web", "-e", &app_url()])
+        .args([
+            "run",
+            "examples/web/login.ad",
+            "--backend",
+            "web",
+            "-e",
+            &app_url(),
+        ])
         .arg("--artifacts-dir")
         .arg(art.join("runs"))
         .env("CHROME_PATH", "/nonexistent/chromium")
         .output()
         .unwrap();
     assert_eq!(code(&o), 1, "{}", text(&o));
-    assert!(text(&o).contains("apt-get install chromium"), "{}", text(&o));
+    assert!(
+        text(&o).contains("apt-get install chromium"),
+        "{}",
+        text(&o)
+    );
     let o = ad(&art)
         .args(["doctor", "--json"])
         .env("CHROME_PATH", "/nonexistent/chromium")
@@ -315,7 +368,10 @@ fn a_missing_browser_fails_the_open_step_saying_what_to_install() {
         .find(|r| r["backend"] == "web")
         .unwrap();
     assert_eq!(web["usable"], false);
-    assert!(web["missing"][0].as_str().unwrap().contains("apt-get install chromium"));
+    assert!(web["missing"][0]
+        .as_str()
+        .unwrap()
+        .contains("apt-get install chromium"));
 }
 
 #[test]
@@ -347,7 +403,14 @@ fn interrupt_mid_run(art: &Path, signal: i32) -> Output {
     let url = format!("URL={}", server.url("login.html"));
     let runs = art.join("runs");
     let child = ad(art)
-        .args(["run", script.to_str().unwrap(), "--backend", "web", "-e", &url])
+        .args([
+            "run",
+            script.to_str().unwrap(),
+            "--backend",
+            "web",
+            "-e",
+            &url,
+        ])
         .arg("--artifacts-dir")
         .arg(&runs)
         .stdout(Stdio::piped())

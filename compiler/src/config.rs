@@ -369,7 +369,10 @@ mod tests {
         assert!(Config::parse("[check]\nprofile = \"x\"\n", None).is_err());
         assert!(Config::parse("[nope]\n", None).is_err());
         assert_eq!(
-            Config::parse("[run]\nbackend = \"web\"\n", None).unwrap().run_backend.as_deref(),
+            Config::parse("[run]\nbackend = \"web\"\n", None)
+                .unwrap()
+                .run_backend
+                .as_deref(),
             Some("web")
         );
         assert!(Config::parse("[run]\nbrowser = \"x\"\n", None).is_err());

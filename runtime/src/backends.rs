@@ -266,7 +266,8 @@ mod tests {
 
     #[test]
     fn the_flag_beats_the_script_which_beats_the_project() {
-        let web = ad_grammar::parse("context platform=web\nopen \"http://127.0.0.1:1/\"\n").metadata;
+        let web =
+            ad_grammar::parse("context platform=web\nopen \"http://127.0.0.1:1/\"\n").metadata;
         let plain = ad_grammar::parse("open \"x\"\n").metadata;
         use BackendKind::*;
         assert_eq!(BackendKind::choose(None, &plain, None), Sim);

@@ -166,7 +166,10 @@ pub fn run_script(
             saved.display()
         )));
     }
-    if let Some(sim) = backend.as_sim().filter(|_| options.from.is_some() && saved.is_file()) {
+    if let Some(sim) = backend
+        .as_sim()
+        .filter(|_| options.from.is_some() && saved.is_file())
+    {
         let state = Sim::load_state(&saved).map_err(|e| {
             SetupError(format!(
                 "{}: cannot read the saved session: {e}",
@@ -199,7 +202,13 @@ pub fn run_script(
         .enable_all()
         .build()
         .map_err(|e| SetupError(format!("cannot start the async runtime: {e}")))?;
-    let result = rt.block_on(interp::run(plan, &mut backend, &mut journal, progress, &opts));
+    let result = rt.block_on(interp::run(
+        plan,
+        &mut backend,
+        &mut journal,
+        progress,
+        &opts,
+    ));
     // The run's injected values (`-e`, `AD_VAR_*`), for what is persisted.
     let redactor = crate::vars::Redactor::new(
         opts.shell_env

@@ -58,7 +58,10 @@ fn run_into(
     let mut journal = Journal::memory("web-test");
     let opts = RunOptions {
         script_path: "web.ad".into(),
-        cli_env: env.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect(),
+        cli_env: env
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect(),
         session: "web-test".into(),
         resume_command: "ad run web.ad".into(),
         output_dir,
@@ -107,7 +110,12 @@ fn a_wrong_password_diverges_where_the_home_screen_never_comes() {
         &[("URL", &s.url("login.html"))],
     );
     assert_eq!(ran.statuses(), ["ok", "ok", "ok", "ok", "ok", "failed"]);
-    assert_eq!(ran.divergence_kind().as_deref(), Some("action-failure"), "{:#?}", ran.result.error);
+    assert_eq!(
+        ran.divergence_kind().as_deref(),
+        Some("action-failure"),
+        "{:#?}",
+        ran.result.error
+    );
 }
 
 #[test]
@@ -137,7 +145,10 @@ fn an_impostor_with_the_recorded_label_is_refused_and_never_clicked() {
     assert_eq!(ran.statuses(), ["ok", "failed"], "{:#?}", ran.result.error);
     assert_eq!(ran.divergence_kind().as_deref(), Some("identity-mismatch"));
     // Nothing was dispatched for the step, and the page never saw the impostor's click.
-    assert!(ran.rows.iter().all(|r| !(r["event"] == "action_attempt" && r["step"] == 2)));
+    assert!(ran
+        .rows
+        .iter()
+        .all(|r| !(r["event"] == "action_attempt" && r["step"] == 2)));
     std::thread::sleep(std::time::Duration::from_millis(200));
     assert!(
         !s.requests().iter().any(|p| p == "/impostor-clicked"),
@@ -153,7 +164,12 @@ fn waits_see_content_that_arrives_after_load() {
         "open \"${URL}\"\nwait \"id=\\\"report\\\"\" 5000\nwait \"text\" \"Ready\" 1000\nis \"text\" \"id=\\\"status\\\"\" \"Ready\"\nget \"text\" \"id=\\\"report\\\"\"\nwait \"id=\\\"never\\\"\" 300\n",
         &[("URL", &s.url("delayed.html"))],
     );
-    assert_eq!(ran.statuses(), ["ok", "ok", "ok", "ok", "ok", "failed"], "{:#?}", ran.result.error);
+    assert_eq!(
+        ran.statuses(),
+        ["ok", "ok", "ok", "ok", "ok", "failed"],
+        "{:#?}",
+        ran.result.error
+    );
     let got = ran
         .rows
         .iter()
@@ -175,7 +191,12 @@ fn a_confirm_dialog_is_waited_for_and_accepted() {
         .iter()
         .find(|r| r["event"] == "step_end" && r["step"] == 3)
         .expect("alert wait's step_end");
-    assert!(alert.to_string().contains("Remove Blue Kettle from the cart?"), "{alert}");
+    assert!(
+        alert
+            .to_string()
+            .contains("Remove Blue Kettle from the cart?"),
+        "{alert}"
+    );
 }
 
 #[test]
@@ -207,19 +228,22 @@ fn an_element_that_disappears_between_resolve_and_act_is_not_clicked_through() {
     assert!(message.contains("no longer on the page"), "{message}");
     std::thread::sleep(std::time::Duration::from_millis(200));
     let seen = s.requests();
-    assert!(!seen.iter().any(|p| p == "/account-deleted" || p == "/paid"), "{seen:?}");
+    assert!(
+        !seen.iter().any(|p| p == "/account-deleted" || p == "/paid"),
+        "{seen:?}"
+    );
 }
 
 #[test]
 fn what_the_browser_cannot_do_is_a_typed_refusal_naming_the_backend() {
     let s = server();
-    let ran = run_script(
-        "open \"${URL}\"\nhome\n",
-        &[("URL", &s.url("login.html"))],
-    );
+    let ran = run_script("open \"${URL}\"\nhome\n", &[("URL", &s.url("login.html"))]);
     assert_eq!(ran.error_code().as_deref(), Some("UNSUPPORTED_OPERATION"));
     let message = &ran.result.error.as_ref().expect("an error").message;
-    assert!(message.contains("web backend") && message.contains("home"), "{message}");
+    assert!(
+        message.contains("web backend") && message.contains("home"),
+        "{message}"
+    );
 }
 
 #[test]
@@ -280,21 +304,35 @@ fn the_browser_is_reaped_when_the_backend_ends_after_a_failed_step() {
         &[("URL", &s.url("login.html"))],
     );
     assert!(ran.result.error.is_some());
-    let pid = w.browser_pid().expect("the browser runs until the backend ends");
+    let pid = w
+        .browser_pid()
+        .expect("the browser runs until the backend ends");
     assert!(alive(pid));
-    assert!(group_members(pid).len() > 1, "the browser leads a group with its renderers");
+    assert!(
+        group_members(pid).len() > 1,
+        "the browser leads a group with its renderers"
+    );
     drop(w);
     assert!(!alive(pid), "the browser {pid} outlived its backend");
-    assert_eq!(group_members(pid), Vec::<u32>::new(), "browser processes outlived the backend");
+    assert_eq!(
+        group_members(pid),
+        Vec::<u32>::new(),
+        "browser processes outlived the backend"
+    );
 }
 
 #[test]
 fn close_shuts_the_browser_down() {
     let s = server();
     let mut w = web();
-    let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
     rt.block_on(async {
-        w.launch(&s.url("login.html"), &Default::default()).await.expect("opens");
+        w.launch(&s.url("login.html"), &Default::default())
+            .await
+            .expect("opens");
         let pid = w.browser_pid().expect("a browser");
         w.close(None).await.expect("closes");
         assert!(w.browser_pid().is_none());

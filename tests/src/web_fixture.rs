@@ -19,7 +19,14 @@ pub fn require_chromium() {
         .filter(|p| !p.is_empty())
         .map(PathBuf::from)
         .into_iter()
-        .chain(["/usr/bin/chromium", "/usr/bin/chromium-browser", "/usr/bin/google-chrome"].map(PathBuf::from))
+        .chain(
+            [
+                "/usr/bin/chromium",
+                "/usr/bin/chromium-browser",
+                "/usr/bin/google-chrome",
+            ]
+            .map(PathBuf::from),
+        )
         .any(|p| p.is_file());
     assert!(found, "{CHROMIUM_MISSING}");
 }
@@ -56,7 +63,11 @@ impl FixtureServer {
 
     /// `http://127.0.0.1:<port>/<path>`.
     pub fn url(&self, path: &str) -> String {
-        format!("http://127.0.0.1:{}/{}", self.port, path.trim_start_matches('/'))
+        format!(
+            "http://127.0.0.1:{}/{}",
+            self.port,
+            path.trim_start_matches('/')
+        )
     }
 
     /// Every path requested so far, in order.
@@ -81,8 +92,16 @@ fn serve(stream: TcpStream, root: &Path, seen: &Mutex<Vec<String>>) {
     }
     let path = line.split_whitespace().nth(1).unwrap_or("/").to_string();
     seen.lock().expect("requests lock").push(path.clone());
-    let clean = path.split(['?', '#']).next().unwrap_or("/").trim_start_matches('/');
-    let clean = if clean.is_empty() { "index.html" } else { clean };
+    let clean = path
+        .split(['?', '#'])
+        .next()
+        .unwrap_or("/")
+        .trim_start_matches('/');
+    let clean = if clean.is_empty() {
+        "index.html"
+    } else {
+        clean
+    };
     let file = (!clean.split('/').any(|seg| seg == ".." || seg.is_empty()))
         .then(|| root.join(clean))
         .filter(|p| p.is_file());

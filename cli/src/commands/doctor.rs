@@ -26,7 +26,12 @@ fn human(rows: &[DoctorRow]) -> String {
         if let Some(exe) = &r.executable {
             what = format!("{what} ({})", exe.display());
         }
-        out.push_str(&format!("{:<5} {:<8} {}\n", r.backend.name(), status, what.trim()));
+        out.push_str(&format!(
+            "{:<5} {:<8} {}\n",
+            r.backend.name(),
+            status,
+            what.trim()
+        ));
         for n in &r.notes {
             out.push_str(&format!("               {n}\n"));
         }

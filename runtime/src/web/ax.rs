@@ -40,7 +40,12 @@ pub fn dom_facts(snap: &DomSnapshot) -> HashMap<i64, DomFacts> {
     let Some(doc) = snap.documents.first() else {
         return out;
     };
-    let s = |i: i64| snap.strings.get(i as usize).map(String::as_str).unwrap_or("");
+    let s = |i: i64| {
+        snap.strings
+            .get(i as usize)
+            .map(String::as_str)
+            .unwrap_or("")
+    };
     for (i, backend) in doc.nodes.backend_node_id.iter().enumerate() {
         let mut f = DomFacts::default();
         if let Some(attrs) = doc.nodes.attributes.get(i) {
@@ -63,7 +68,13 @@ pub fn dom_facts(snap: &DomSnapshot) -> HashMap<i64, DomFacts> {
             continue;
         };
         let f = out.entry(*backend).or_default();
-        if let Some([x, y, w, h]) = doc.layout.bounds.get(li).and_then(|b| b.get(..4)).map(|b| [b[0], b[1], b[2], b[3]]) {
+        if let Some([x, y, w, h]) = doc
+            .layout
+            .bounds
+            .get(li)
+            .and_then(|b| b.get(..4))
+            .map(|b| [b[0], b[1], b[2], b[3]])
+        {
             f.rect = Some(Rect {
                 x: x - doc.scroll_offset_x,
                 y: y - doc.scroll_offset_y,
@@ -71,7 +82,10 @@ pub fn dom_facts(snap: &DomSnapshot) -> HashMap<i64, DomFacts> {
                 height: h,
             });
         }
-        if let (Some(sr), Some(cr)) = (doc.layout.scroll_rects.get(li), doc.layout.client_rects.get(li)) {
+        if let (Some(sr), Some(cr)) = (
+            doc.layout.scroll_rects.get(li),
+            doc.layout.client_rects.get(li),
+        ) {
             if sr.len() >= 4 && cr.len() >= 4 && cr[2] > 0.0 && cr[3] > 0.0 {
                 f.scrolls = sr[3] > cr[3] + 1.0 || sr[2] > cr[2] + 1.0;
             }
@@ -105,9 +119,23 @@ pub fn role_name(chromium: &str) -> String {
 
 /// Roles a user acts on (taps, fills): `hittable` in the tree.
 const INTERACTIVE: &[&str] = &[
-    "button", "link", "textbox", "searchbox", "checkbox", "radio", "switch", "combobox",
-    "menuitem", "menuitemcheckbox", "menuitemradio", "tab", "option", "slider", "spinbutton",
-    "listbox", "treeitem",
+    "button",
+    "link",
+    "textbox",
+    "searchbox",
+    "checkbox",
+    "radio",
+    "switch",
+    "combobox",
+    "menuitem",
+    "menuitemcheckbox",
+    "menuitemradio",
+    "tab",
+    "option",
+    "slider",
+    "spinbutton",
+    "listbox",
+    "treeitem",
 ];
 
 /// Chromium roles that are never part of the tree.
@@ -135,10 +163,7 @@ fn prop_true(n: &AxNode, name: &str) -> bool {
 
 /// The page's tree as nested [`Node`]s, and the elements the backend can act on, in document
 /// order.
-pub fn map_tree(
-    ax: &[AxNode],
-    facts: &HashMap<i64, DomFacts>,
-) -> (Vec<Node>, Vec<Element>) {
+pub fn map_tree(ax: &[AxNode], facts: &HashMap<i64, DomFacts>) -> (Vec<Node>, Vec<Element>) {
     let index: HashMap<&str, usize> = ax
         .iter()
         .enumerate()
@@ -147,7 +172,11 @@ pub fn map_tree(
     let roots: Vec<usize> = ax
         .iter()
         .enumerate()
-        .filter(|(_, n)| n.parent_id.as_deref().is_none_or(|p| !index.contains_key(p)))
+        .filter(|(_, n)| {
+            n.parent_id
+                .as_deref()
+                .is_none_or(|p| !index.contains_key(p))
+        })
         .map(|(i, _)| i)
         .collect();
     let mut mapper = Mapper {
@@ -184,11 +213,7 @@ impl Mapper<'_> {
             return;
         }
         let n = &self.ax[i];
-        let chromium_role = n
-            .role
-            .as_ref()
-            .and_then(|r| r.text())
-            .unwrap_or_default();
+        let chromium_role = n.role.as_ref().and_then(|r| r.text()).unwrap_or_default();
         let facts = n
             .backend_dom_node_id
             .and_then(|b| self.facts.get(&b))
@@ -208,7 +233,9 @@ impl Mapper<'_> {
         // A caption that repeats its parent's name adds nothing a selector could use.
         if role == "text"
             && name.as_deref().is_some_and(|t| {
-                parent_label.is_some_and(|p| crate::tree::normalize_text(p).contains(&crate::tree::normalize_text(t)))
+                parent_label.is_some_and(|p| {
+                    crate::tree::normalize_text(p).contains(&crate::tree::normalize_text(t))
+                })
             })
         {
             return;
@@ -230,7 +257,9 @@ impl Mapper<'_> {
         };
         let hittable = !disabled
             && facts.rect.is_some_and(|r| !r.is_empty())
-            && (INTERACTIVE.contains(&role.as_str()) || editable || prop_true(n, "focusable") && role != "document");
+            && (INTERACTIVE.contains(&role.as_str())
+                || editable
+                || prop_true(n, "focusable") && role != "document");
         let value = n
             .value
             .as_ref()
@@ -243,7 +272,9 @@ impl Mapper<'_> {
             value,
             rect: facts.rect,
             enabled: !disabled,
-            selected: prop_true(n, "selected") || prop_true(n, "checked") || prop_true(n, "pressed"),
+            selected: prop_true(n, "selected")
+                || prop_true(n, "checked")
+                || prop_true(n, "pressed"),
             focused: prop_true(n, "focused"),
             editable,
             hittable,
@@ -264,7 +295,13 @@ impl Mapper<'_> {
         let mut children = Vec::new();
         for c in n.child_ids.clone() {
             if let Some(&ci) = self.index.get(c.as_str()) {
-                self.map(ci, depth + 1, label_for_children.as_deref(), &mut children, guard + 1);
+                self.map(
+                    ci,
+                    depth + 1,
+                    label_for_children.as_deref(),
+                    &mut children,
+                    guard + 1,
+                );
             }
         }
         // `<p>Welcome, Demo</p>`: a node whose only content is text reads as that text (as the
@@ -324,20 +361,55 @@ mod tests {
             {"nodeId": "5", "parentId": "2", "role": {"value": "StaticText"}, "name": {"value": "Welcome"}, "backendDOMNodeId": 14}
         ]));
         let mut facts = HashMap::new();
-        let rect = Rect { x: 1.0, y: 2.0, width: 30.0, height: 10.0 };
-        facts.insert(12, DomFacts { id: Some("signin".into()), rect: Some(rect), ..DomFacts::default() });
-        facts.insert(14, DomFacts { test_id: Some("greeting".into()), rect: Some(rect), ..DomFacts::default() });
+        let rect = Rect {
+            x: 1.0,
+            y: 2.0,
+            width: 30.0,
+            height: 10.0,
+        };
+        facts.insert(
+            12,
+            DomFacts {
+                id: Some("signin".into()),
+                rect: Some(rect),
+                ..DomFacts::default()
+            },
+        );
+        facts.insert(
+            14,
+            DomFacts {
+                test_id: Some("greeting".into()),
+                rect: Some(rect),
+                ..DomFacts::default()
+            },
+        );
         let (roots, elements) = map_tree(&nodes, &facts);
         assert_eq!(roots.len(), 1);
         let doc = &roots[0];
         assert_eq!(doc.kind, "document");
         assert_eq!(doc.children.len(), 2, "{doc:#?}");
         let button = &doc.children[0];
-        assert_eq!((button.kind.as_str(), button.id.as_deref()), ("button", Some("signin")));
-        assert!(button.children.is_empty(), "the caption is folded into the button");
+        assert_eq!(
+            (button.kind.as_str(), button.id.as_deref()),
+            ("button", Some("signin"))
+        );
+        assert!(
+            button.children.is_empty(),
+            "the caption is folded into the button"
+        );
         assert!(button.hittable);
         let text = &doc.children[1];
-        assert_eq!((text.kind.as_str(), text.id.as_deref(), text.label.as_deref()), ("text", Some("greeting"), Some("Welcome")));
-        assert_eq!(elements.iter().map(|e| e.backend_id).collect::<Vec<_>>(), vec![12, 14]);
+        assert_eq!(
+            (
+                text.kind.as_str(),
+                text.id.as_deref(),
+                text.label.as_deref()
+            ),
+            ("text", Some("greeting"), Some("Welcome"))
+        );
+        assert_eq!(
+            elements.iter().map(|e| e.backend_id).collect::<Vec<_>>(),
+            vec![12, 14]
+        );
     }
 }

@@ -72,10 +72,11 @@ pub struct Cdp {
 impl Cdp {
     /// Connects to `ws://127.0.0.1:<port>/devtools/browser/<id>`.
     pub async fn connect(ws_url: &str) -> Result<Cdp, String> {
-        let (socket, _) = tokio::time::timeout(CALL_TIMEOUT, tokio_tungstenite::connect_async(ws_url))
-            .await
-            .map_err(|_| format!("connecting to {ws_url} timed out"))?
-            .map_err(|e| format!("cannot connect to {ws_url}: {e}"))?;
+        let (socket, _) =
+            tokio::time::timeout(CALL_TIMEOUT, tokio_tungstenite::connect_async(ws_url))
+                .await
+                .map_err(|_| format!("connecting to {ws_url} timed out"))?
+                .map_err(|e| format!("cannot connect to {ws_url}: {e}"))?;
         let (mut sink, mut stream) = socket.split();
         let (out, mut rx) = mpsc::unbounded_channel::<Message>();
         let router = Arc::new(Mutex::new(Router::default()));

@@ -458,7 +458,12 @@ impl Backend for Web {
             .map_err(|e| e.into_backend("cannot take a screenshot"))?;
         data_encoding::BASE64
             .decode(shot.data.as_bytes())
-            .map_err(|e| BackendError::rejected("COMMAND_FAILED", format!("the screenshot is not base64: {e}")))
+            .map_err(|e| {
+                BackendError::rejected(
+                    "COMMAND_FAILED",
+                    format!("the screenshot is not base64: {e}"),
+                )
+            })
     }
 
     async fn other(&mut self, command: &str, _positionals: &[String]) -> BackendResult<Value> {

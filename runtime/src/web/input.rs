@@ -74,7 +74,9 @@ fn covered(at: Point) -> BackendError {
             at.x, at.y
         ),
     )
-    .with_hint("the page changed between resolving the target and acting on it; nothing was clicked")
+    .with_hint(
+        "the page changed between resolving the target and acting on it; nothing was clicked",
+    )
 }
 
 fn mouse(kind: &'static str, at: Point) -> DispatchMouseEvent {
@@ -93,7 +95,11 @@ fn mouse(kind: &'static str, at: Point) -> DispatchMouseEvent {
 impl Live {
     /// Scrolls the element into view and returns the point to act at: the same spot of the
     /// element as `at` was in the capture (its centre for selector and ref targets).
-    pub(super) async fn bring_into_view(&mut self, el: &Element, at: Point) -> BackendResult<Point> {
+    pub(super) async fn bring_into_view(
+        &mut self,
+        el: &Element,
+        at: Point,
+    ) -> BackendResult<Point> {
         self.call(&protocol::ScrollIntoViewIfNeeded {
             backend_node_id: el.backend_id,
         })
@@ -159,7 +165,10 @@ impl Live {
             .call(&protocol::CallFunctionOn {
                 function_declaration: function,
                 object_id,
-                arguments: args.into_iter().map(|value| CallArgument { value }).collect(),
+                arguments: args
+                    .into_iter()
+                    .map(|value| CallArgument { value })
+                    .collect(),
                 return_by_value: true,
             })
             .await
@@ -167,7 +176,12 @@ impl Live {
         if let Some(ex) = r.exception_details {
             return Err(BackendError::rejected(
                 "COMMAND_FAILED",
-                format!("the page threw: {}", ex.get("text").and_then(Value::as_str).unwrap_or("an exception")),
+                format!(
+                    "the page threw: {}",
+                    ex.get("text")
+                        .and_then(Value::as_str)
+                        .unwrap_or("an exception")
+                ),
             ));
         }
         Ok(r.result.value.unwrap_or(Value::Null))
@@ -217,7 +231,13 @@ impl Live {
 
     /// One press and release of the primary button at `p` (`click_count` for double clicks),
     /// holding it `hold_ms`.
-    pub(super) async fn click_at(&mut self, p: Point, click_count: u32, hold_ms: u64, button: &'static str) -> BackendResult<()> {
+    pub(super) async fn click_at(
+        &mut self,
+        p: Point,
+        click_count: u32,
+        hold_ms: u64,
+        button: &'static str,
+    ) -> BackendResult<()> {
         let mut down = mouse("mousePressed", p);
         down.button = Some(button);
         down.buttons = Some(1);
@@ -348,7 +368,11 @@ impl Live {
             _ => (key, 0, None),
         };
         let down = protocol::DispatchKeyEvent {
-            kind: if text.is_some() { "keyDown" } else { "rawKeyDown" },
+            kind: if text.is_some() {
+                "keyDown"
+            } else {
+                "rawKeyDown"
+            },
             key,
             code,
             windows_virtual_key_code: vk,

@@ -70,7 +70,12 @@ pub fn find_browser(explicit: Option<&Path>) -> Result<PathBuf, String> {
         .iter()
         .map(PathBuf::from)
         .find(|p| p.is_file())
-        .ok_or_else(|| format!("Chromium is not installed (looked for {}); {INSTALL_HINT}", DEFAULT_BROWSER_PATHS.join(", ")))
+        .ok_or_else(|| {
+            format!(
+                "Chromium is not installed (looked for {}); {INSTALL_HINT}",
+                DEFAULT_BROWSER_PATHS.join(", ")
+            )
+        })
 }
 
 /// Is this process root? Chromium refuses to run its sandbox as root.
@@ -106,7 +111,10 @@ pub fn browser_args(profile: &Path, config: &LaunchConfig) -> Vec<String> {
     .map(|s| s.to_string())
     .collect();
     args.push(format!("--user-data-dir={}", profile.display()));
-    args.push(format!("--window-size={},{}", config.window.0, config.window.1));
+    args.push(format!(
+        "--window-size={},{}",
+        config.window.0, config.window.1
+    ));
     if running_as_root() {
         // Chromium's sandbox cannot run as root; only then is it turned off.
         args.push("--no-sandbox".into());
@@ -370,7 +378,9 @@ mod tests {
         assert!(args.iter().any(|a| a == "--remote-debugging-port=0"));
         assert!(args.iter().any(|a| a == "--user-data-dir=/tmp/p"));
         let online = browser_args(Path::new("/tmp/p"), &LaunchConfig::default());
-        assert!(!online.iter().any(|a| a.starts_with("--host-resolver-rules")));
+        assert!(!online
+            .iter()
+            .any(|a| a.starts_with("--host-resolver-rules")));
         assert_eq!(
             online.iter().any(|a| a == "--no-sandbox"),
             running_as_root()

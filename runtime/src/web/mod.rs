@@ -121,9 +121,8 @@ impl Web {
     /// Starts the browser and attaches to a fresh page, unless one runs.
     async fn ensure_live(&mut self) -> BackendResult<&mut Live> {
         if self.live.is_none() {
-            let browser = launcher::Browser::launch(&self.config).map_err(|e| {
-                BackendError::rejected("TOOL_MISSING", e).with_hint(INSTALL_HINT)
-            })?;
+            let browser = launcher::Browser::launch(&self.config)
+                .map_err(|e| BackendError::rejected("TOOL_MISSING", e).with_hint(INSTALL_HINT))?;
             let cdp = Cdp::connect(&browser.ws_url)
                 .await
                 .map_err(|message| BackendError::Transport { message })?;
@@ -302,7 +301,9 @@ impl Live {
                 "COMMAND_FAILED",
                 format!("cannot open {url}: {err}"),
             )
-            .with_hint("check the URL and that the server is up (with --offline only 127.0.0.1 resolves)"));
+            .with_hint(
+                "check the URL and that the server is up (with --offline only 127.0.0.1 resolves)",
+            ));
         }
         let Some(loader) = nav.loader_id else {
             // A same-document navigation (`#fragment`): nothing loads.
@@ -340,7 +341,10 @@ impl Live {
             if left.is_zero() {
                 return Err(BackendError::rejected(
                     "COMMAND_FAILED",
-                    format!("the page did not reach `{name}` within {} ms", bound.as_millis()),
+                    format!(
+                        "the page did not reach `{name}` within {} ms",
+                        bound.as_millis()
+                    ),
                 ));
             }
             match tokio::time::timeout(left, self.events.recv()).await {

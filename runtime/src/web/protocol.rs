@@ -107,21 +107,13 @@ command!(
 pub struct NavigateToHistoryEntry {
     pub entry_id: i64,
 }
-command!(
-    NavigateToHistoryEntry,
-    "Page.navigateToHistoryEntry",
-    Empty
-);
+command!(NavigateToHistoryEntry, "Page.navigateToHistoryEntry", Empty);
 
 #[derive(Serialize)]
 pub struct HandleJavaScriptDialog {
     pub accept: bool,
 }
-command!(
-    HandleJavaScriptDialog,
-    "Page.handleJavaScriptDialog",
-    Empty
-);
+command!(HandleJavaScriptDialog, "Page.handleJavaScriptDialog", Empty);
 
 #[derive(Serialize)]
 pub struct CaptureScreenshot {
@@ -270,11 +262,7 @@ pub struct SnapshotLayout {
 pub struct ScrollIntoViewIfNeeded {
     pub backend_node_id: i64,
 }
-command!(
-    ScrollIntoViewIfNeeded,
-    "DOM.scrollIntoViewIfNeeded",
-    Empty
-);
+command!(ScrollIntoViewIfNeeded, "DOM.scrollIntoViewIfNeeded", Empty);
 
 #[derive(Serialize)]
 #[serde(rename_all = "camelCase")]

@@ -268,7 +268,10 @@ fn screenshots_back_and_type_work_on_the_page() {
 /// Is a process with this pid alive (and not a zombie)?
 fn alive(pid: u32) -> bool {
     std::fs::read_to_string(format!("/proc/{pid}/stat"))
-        .map(|s| !s.split_whitespace().nth(2).is_some_and(|st| st == "Z"))
+        .map(|s| {
+            s.rsplit_once(')')
+                .is_some_and(|(_, rest)| !rest.trim_start().starts_with('Z'))
+        })
         .unwrap_or(false)
 }
 

@@ -449,6 +449,32 @@ fn kill_9_of_ad_takes_the_browser_down() {
     let art = scratch("kill9");
     let o = interrupt_mid_run(&art, libc::SIGKILL);
     assert!(o.status.code().is_none(), "ad was killed");
+    // The killed run could not remove its browser profile; the next web run does.
+    let profiles = || {
+        std::fs::read_dir(art.join("tmp"))
+            .unwrap()
+            .flatten()
+            .filter(|e| e.file_name().to_string_lossy().starts_with("ad-chromium-"))
+            .count()
+    };
+    assert_eq!(profiles(), 1, "the killed run's profile is left");
+    let server = FixtureServer::start(&fixture_dir());
+    let url = format!("URL={}", server.url("login.html"));
+    let script = art.join("short.ad");
+    std::fs::write(&script, "open \"${URL}\"\nclose\n").unwrap();
+    let o = run(
+        &[
+            "run",
+            script.to_str().unwrap(),
+            "--backend",
+            "web",
+            "-e",
+            &url,
+        ],
+        &art,
+    );
+    assert_eq!(code(&o), 0, "{}", text(&o));
+    assert_eq!(profiles(), 0, "stale and own profiles are removed");
 }
 
 #[test]

@@ -317,6 +317,11 @@ fn the_browser_is_reaped_when_the_backend_ends_after_a_failed_step() {
     );
     drop(w);
     assert!(!alive(pid), "the browser {pid} outlived its backend");
+    // SIGKILL to the group is delivered asynchronously: wait (bounded) for the behaviour.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    while !group_members(pid).is_empty() && std::time::Instant::now() < deadline {
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
     assert_eq!(
         group_members(pid),
         Vec::<u32>::new(),

@@ -311,7 +311,8 @@ pub fn run(args: RunArgs) -> i32 {
                     "ok: {} — {} step(s) replayed in {:.0} ms ({device}); journal {journal}",
                     source.name, r.replayed, r.wall_ms
                 );
-                if r.session_active {
+                // A web session ends with the run (its browser is reaped).
+                if r.session_active && outcome.backend.resumes_sessions() {
                     let loc = &r.location;
                     let screen = loc.get("screen").and_then(|s| s.as_str()).unwrap_or("?");
                     let app = loc.get("app").and_then(|s| s.as_str()).unwrap_or("no app");

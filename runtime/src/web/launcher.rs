@@ -78,10 +78,14 @@ pub fn find_browser(explicit: Option<&Path>) -> Result<PathBuf, String> {
         })
 }
 
+fn effective_uid() -> u32 {
+    // SAFETY: geteuid has no preconditions and cannot fail.
+    unsafe { libc::geteuid() }
+}
+
 /// Is this process root? Chromium refuses to run its sandbox as root.
 pub fn running_as_root() -> bool {
-    // SAFETY: geteuid has no preconditions and cannot fail.
-    unsafe { libc::geteuid() == 0 }
+    effective_uid() == 0
 }
 
 /// The browser's command line (after the binary).
@@ -273,10 +277,40 @@ fn own_group_and_parent_death(cmd: &mut Command) {
     }
 }
 
-/// A fresh, private profile folder under the system temp folder (`ad-chromium-XXXXXX`, 0700).
+/// Removes the profiles of runs whose `ad` died without cleaning up (`kill -9`): a profile is
+/// named for the process that made it, and is stale once that process is gone.
+fn remove_stale_profiles(tmp: &Path) {
+    let Ok(entries) = std::fs::read_dir(tmp) else {
+        return;
+    };
+    for e in entries.flatten() {
+        let name = e.file_name().to_string_lossy().into_owned();
+        let Some(pid) = name
+            .strip_prefix("ad-chromium-")
+            .and_then(|r| r.split('-').next())
+            .and_then(|p| p.parse::<i32>().ok())
+        else {
+            continue;
+        };
+        // SAFETY: kill with signal 0 only checks whether the process exists.
+        let alive = unsafe { libc::kill(pid, 0) == 0 }
+            || std::io::Error::last_os_error().raw_os_error() == Some(libc::EPERM);
+        let owned = std::fs::symlink_metadata(e.path()).is_ok_and(|m| {
+            use std::os::unix::fs::MetadataExt;
+            m.is_dir() && m.uid() == effective_uid()
+        });
+        if !alive && owned {
+            let _ = std::fs::remove_dir_all(e.path());
+        }
+    }
+}
+
+/// A fresh, private profile folder under the system temp folder
+/// (`ad-chromium-<pid>-XXXXXX`, 0700).
 fn temp_profile() -> Result<PathBuf, String> {
     use std::os::unix::ffi::OsStrExt;
-    let template = std::env::temp_dir().join("ad-chromium-XXXXXX");
+    remove_stale_profiles(&std::env::temp_dir());
+    let template = std::env::temp_dir().join(format!("ad-chromium-{}-XXXXXX", std::process::id()));
     let mut bytes = template.as_os_str().as_bytes().to_vec();
     bytes.push(0);
     // SAFETY: `bytes` is a NUL-terminated, writable buffer ending in XXXXXX, as mkdtemp needs.

@@ -129,8 +129,24 @@ impl Web {
             let fail = |what: &str, e: CallError| BackendError::Transport {
                 message: format!("{what}: {e}"),
             };
+            // What the page stores (typed values in history, cookies) stays in memory.
+            let context = cdp
+                .call(
+                    None,
+                    &protocol::CreateBrowserContext {
+                        dispose_on_detach: true,
+                    },
+                )
+                .await
+                .map_err(|e| fail("cannot create a browser context", e))?;
             let target = cdp
-                .call(None, &protocol::CreateTarget { url: "about:blank" })
+                .call(
+                    None,
+                    &protocol::CreateTarget {
+                        url: "about:blank",
+                        browser_context_id: &context.browser_context_id,
+                    },
+                )
                 .await
                 .map_err(|e| fail("cannot open a page", e))?;
             let attached = cdp

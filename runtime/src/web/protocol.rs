@@ -27,9 +27,29 @@ macro_rules! command {
 
 // ── Target ──────────────────────────────────────────────────────────────────────────────────
 
+/// An off-the-record context: cookies, storage and history stay in memory, never in the
+/// profile on disk.
 #[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CreateBrowserContext {
+    pub dispose_on_detach: bool,
+}
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CreatedBrowserContext {
+    pub browser_context_id: String,
+}
+command!(
+    CreateBrowserContext,
+    "Target.createBrowserContext",
+    CreatedBrowserContext
+);
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
 pub struct CreateTarget<'a> {
     pub url: &'a str,
+    pub browser_context_id: &'a str,
 }
 #[derive(Deserialize)]
 #[serde(rename_all = "camelCase")]

@@ -35,6 +35,8 @@ use protocol::Command;
 const LOAD_TIMEOUT: Duration = Duration::from_secs(30);
 /// After load, how long `open` waits at most for the network to go quiet.
 const NETWORK_QUIET_BOUND: Duration = Duration::from_millis(1_000);
+/// The network is quiet when no request has been in flight for this long.
+const NETWORK_QUIET: Duration = Duration::from_millis(100);
 
 /// A JavaScript dialog the page is showing (`alert`, `confirm`, `prompt`, `beforeunload`).
 #[derive(Debug, Clone, PartialEq)]
@@ -80,6 +82,9 @@ struct Live {
     dialog: Option<Dialog>,
     /// Lifecycle events seen for the current navigation: (loader id, name).
     lifecycle: Vec<(String, String)>,
+    /// Requests the page has in flight, and when the last one started or ended.
+    in_flight: std::collections::HashSet<String>,
+    network_changed: Instant,
     /// Dropped last: the connection closes before the browser is killed.
     browser: launcher::Browser,
 }
@@ -162,18 +167,24 @@ impl Web {
             let session = attached.session_id;
             let events = cdp.subscribe(&session);
             let s = Some(session.as_str());
-            cdp.call(s, &protocol::PageEnable {})
-                .await
-                .map_err(|e| fail("Page.enable", e))?;
-            cdp.call(s, &protocol::SetLifecycleEventsEnabled { enabled: true })
-                .await
-                .map_err(|e| fail("Page.setLifecycleEventsEnabled", e))?;
+            // Page events (dialogs, load), lifecycle and network events: all three in flight at
+            // once.
+            let (page, lifecycle, network) = tokio::join!(
+                cdp.call(s, &protocol::PageEnable {}),
+                cdp.call(s, &protocol::SetLifecycleEventsEnabled { enabled: true }),
+                cdp.call(s, &protocol::NetworkEnable {}),
+            );
+            page.map_err(|e| fail("Page.enable", e))?;
+            lifecycle.map_err(|e| fail("Page.setLifecycleEventsEnabled", e))?;
+            network.map_err(|e| fail("Network.enable", e))?;
             self.live = Some(Live {
                 cdp,
                 session,
                 events,
                 dialog: None,
                 lifecycle: Vec::new(),
+                in_flight: Default::default(),
+                network_changed: Instant::now(),
                 browser,
             });
         }
@@ -217,6 +228,20 @@ impl Live {
                 });
             }
             "Page.javascriptDialogClosed" => self.dialog = None,
+            "Network.requestWillBeSent" | "Network.loadingFinished" | "Network.loadingFailed" => {
+                let id = ev
+                    .params
+                    .get("requestId")
+                    .and_then(Value::as_str)
+                    .unwrap_or("")
+                    .to_string();
+                if ev.method == "Network.requestWillBeSent" {
+                    self.in_flight.insert(id);
+                } else {
+                    self.in_flight.remove(&id);
+                }
+                self.network_changed = Instant::now();
+            }
             "Page.lifecycleEvent" => {
                 let s = |k: &str| {
                     ev.params
@@ -326,10 +351,31 @@ impl Live {
             return Ok(());
         };
         self.wait_lifecycle(&loader, "load", LOAD_TIMEOUT).await?;
-        let _ = self
-            .wait_lifecycle(&loader, "networkAlmostIdle", NETWORK_QUIET_BOUND)
-            .await;
+        self.wait_network_quiet(NETWORK_QUIET_BOUND).await;
         Ok(())
+    }
+
+    /// Waits (at most `bound`) until no request has been in flight for [`NETWORK_QUIET`]; a
+    /// page that keeps a connection open just costs the bound.
+    async fn wait_network_quiet(&mut self, bound: Duration) {
+        let start = Instant::now();
+        loop {
+            self.pump();
+            let quiet_for = self.network_changed.elapsed();
+            if self.dialog.is_some()
+                || (self.in_flight.is_empty() && quiet_for >= NETWORK_QUIET)
+                || start.elapsed() >= bound
+            {
+                return;
+            }
+            let nap = NETWORK_QUIET
+                .saturating_sub(quiet_for)
+                .max(Duration::from_millis(10))
+                .min(bound.saturating_sub(start.elapsed()));
+            if let Ok(Some(ev)) = tokio::time::timeout(nap, self.events.recv()).await {
+                self.on_event(ev);
+            }
+        }
     }
 
     /// Waits for the lifecycle event `name` of the navigation `loader` (any loader when empty).

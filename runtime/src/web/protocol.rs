@@ -79,6 +79,10 @@ pub struct PageEnable {}
 command!(PageEnable, "Page.enable", Empty);
 
 #[derive(Serialize)]
+pub struct NetworkEnable {}
+command!(NetworkEnable, "Network.enable", Empty);
+
+#[derive(Serialize)]
 pub struct SetLifecycleEventsEnabled {
     pub enabled: bool,
 }

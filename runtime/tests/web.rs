@@ -347,3 +347,31 @@ fn close_shuts_the_browser_down() {
         assert!(!alive(pid), "close left the browser {pid} running");
     });
 }
+
+#[test]
+fn identity_evidence_recorded_on_the_web_verifies_on_the_web() {
+    let s = server();
+    // The `target-v1` fields agent-device's recorder writes for the login button of the web
+    // page: the same fields as on a device, so a script recorded on the web replays here.
+    let ran = run_script(
+        "open \"${URL}\"\nfill \"id=\\\"email\\\"\" \"demo@example.com\"\nfill \"id=\\\"password\\\"\" \"hunter2\"\n# agent-device:target-v1 {\"id\":\"login-submit\",\"role\":\"button\",\"label\":\"Sign in\",\"ancestry\":[{\"role\":\"form\",\"label\":\"Sign in\"}],\"sibling\":4,\"viewportOrder\":0,\"verification\":\"verified\"}\nclick \"label=\\\"Sign in\\\"\"\nwait \"id=\\\"home-title\\\"\" 5000\n",
+        &[("URL", &s.url("login.html"))],
+    );
+    assert!(ran.result.error.is_none(), "{:#?}", ran.result.error);
+    let click = ran
+        .rows
+        .iter()
+        .find(|r| r["event"] == "step_end" && r["step"] == 4)
+        .expect("the click's step_end");
+    assert_eq!(click["result"]["verification"], "verified", "{click}");
+    assert_eq!(click["result"]["target"]["id"], "login-submit", "{click}");
+}
+
+#[test]
+fn offline_runs_resolve_nothing_but_loopback() {
+    // Only the name lookup is attempted, and it is pinned to fail: no traffic leaves the machine.
+    let ran = run_script("open \"http://example.com/\"\n", &[]);
+    assert_eq!(ran.statuses(), ["failed"]);
+    let message = &ran.result.error.as_ref().expect("an error").message;
+    assert!(message.contains("ERR_NAME_NOT_RESOLVED"), "{message}");
+}

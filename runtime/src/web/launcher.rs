@@ -410,6 +410,19 @@ mod tests {
             .iter()
             .any(|a| a == "--host-resolver-rules=MAP * ~NOTFOUND , EXCLUDE 127.0.0.1"));
         assert!(args.iter().any(|a| a == "--remote-debugging-port=0"));
+        for quiet in [
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--disable-sync",
+            "--no-first-run",
+            "--disable-extensions",
+            "--disable-breakpad",
+            "--disable-domain-reliability",
+            "--no-pings",
+            "--headless",
+        ] {
+            assert!(args.iter().any(|a| a == quiet), "{quiet}");
+        }
         assert!(args.iter().any(|a| a == "--user-data-dir=/tmp/p"));
         let online = browser_args(Path::new("/tmp/p"), &LaunchConfig::default());
         assert!(!online

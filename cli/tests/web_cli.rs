@@ -216,6 +216,83 @@ fn test_runs_the_web_examples_on_the_web_backend() {
 }
 
 #[test]
+fn test_runs_the_fixture_web_apps_and_reports_each_divergence() {
+    require_chromium();
+    let server = FixtureServer::start(&fixture_dir());
+    let art = scratch("fixtures");
+    let report = art.join("report.json");
+    let base = format!("BASE={}", server.url("").trim_end_matches('/'));
+    let o = run(
+        &[
+            "test",
+            "tests/web/scripts",
+            "--backend",
+            "web",
+            "--offline",
+            "--jobs",
+            "2",
+            "-e",
+            &base,
+            "--report-json",
+            report.to_str().unwrap(),
+        ],
+        &art,
+    );
+    assert_eq!(
+        code(&o),
+        1,
+        "two fixtures diverge on purpose:\n{}",
+        text(&o)
+    );
+    let r: Value = serde_json::from_str(&std::fs::read_to_string(&report).unwrap()).unwrap();
+    let mut outcome: Vec<(String, String, String)> = r["scripts"]
+        .as_array()
+        .expect("scripts")
+        .iter()
+        .map(|s| {
+            let last = s["attempts"]
+                .as_array()
+                .and_then(|a| a.last())
+                .cloned()
+                .unwrap_or_default();
+            (
+                s["path"]
+                    .as_str()
+                    .or(s["script"].as_str())
+                    .unwrap_or("")
+                    .rsplit('/')
+                    .next()
+                    .unwrap_or("")
+                    .to_string(),
+                s["status"].as_str().unwrap_or("").to_string(),
+                last["kind"].as_str().unwrap_or("").to_string(),
+            )
+        })
+        .collect();
+    outcome.sort();
+    let expected: Vec<(String, String, String)> = [
+        ("confirm.ad", "passed", ""),
+        ("delayed.ad", "passed", ""),
+        ("impostor.ad", "failed", "identity-mismatch"),
+        ("lazy-list.ad", "passed", ""),
+        ("login.ad", "passed", ""),
+        ("vanishing.ad", "failed", "action-failure"),
+    ]
+    .iter()
+    .map(|(a, b, c)| (a.to_string(), b.to_string(), c.to_string()))
+    .collect();
+    assert_eq!(outcome, expected, "{r:#}");
+    // Neither the impostor nor what replaced the vanished button was ever clicked.
+    let seen = server.requests();
+    assert!(
+        !seen
+            .iter()
+            .any(|p| p == "/impostor-clicked" || p == "/account-deleted" || p == "/paid"),
+        "{seen:?}"
+    );
+}
+
+#[test]
 fn platform_web_scripts_go_to_the_web_backend_and_platform_web_selects_them() {
     require_chromium();
     let art = scratch("route");

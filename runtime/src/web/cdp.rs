@@ -237,3 +237,76 @@ fn route(router: &Mutex<Router>, v: Value) {
         });
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A fake browser: answers `Echo.ok` calls, never answers `Echo.silent`, and sends one event
+    /// for session `S1` and one for `S2` after the first call.
+    async fn fake_browser() -> String {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = listener.local_addr().unwrap();
+        tokio::spawn(async move {
+            let (tcp, _) = listener.accept().await.unwrap();
+            let mut ws = tokio_tungstenite::accept_async(tcp).await.unwrap();
+            while let Some(Ok(Message::Text(t))) = ws.next().await {
+                let v: Value = serde_json::from_str(t.as_str()).unwrap();
+                if v["method"] == "Echo.ok" {
+                    for (session, n) in [("S2", 2), ("S1", 1)] {
+                        let ev =
+                            json!({"method": "Tick", "params": {"n": n}, "sessionId": session});
+                        ws.send(Message::text(ev.to_string())).await.unwrap();
+                    }
+                    let reply = json!({"id": v["id"], "result": {"echo": v["params"]}});
+                    ws.send(Message::text(reply.to_string())).await.unwrap();
+                } else if v["method"] == "Echo.fail" {
+                    let reply = json!({"id": v["id"], "error": {"code": -32000, "message": "No node with given id found"}});
+                    ws.send(Message::text(reply.to_string())).await.unwrap();
+                }
+            }
+        });
+        format!("ws://{addr}/devtools/browser/test")
+    }
+
+    #[test]
+    fn replies_by_id_events_by_session_and_a_timeout_on_every_call() {
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap();
+        rt.block_on(async {
+            let cdp = Cdp::connect(&fake_browser().await).await.unwrap();
+            let mut s1 = cdp.subscribe("S1");
+            let ok = cdp
+                .call_raw(Some("S1"), "Echo.ok", json!({"x": 1}), CALL_TIMEOUT)
+                .await
+                .unwrap();
+            assert_eq!(ok["echo"]["x"], 1);
+            let ev = s1.recv().await.unwrap();
+            assert_eq!(
+                (ev.method.as_str(), ev.params["n"].as_i64()),
+                ("Tick", Some(1))
+            );
+            assert!(s1.try_recv().is_err(), "S2's event is not S1's");
+            let failed = cdp
+                .call_raw(None, "Echo.fail", json!({}), CALL_TIMEOUT)
+                .await
+                .unwrap_err();
+            assert!(
+                matches!(failed, CallError::Protocol { code: -32000, .. }),
+                "{failed:?}"
+            );
+            let silent = cdp
+                .call_raw(None, "Echo.silent", json!({}), Duration::from_millis(50))
+                .await
+                .unwrap_err();
+            assert_eq!(
+                silent,
+                CallError::Timeout {
+                    method: "Echo.silent".into()
+                }
+            );
+        });
+    }
+}

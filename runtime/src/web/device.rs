@@ -254,7 +254,7 @@ impl Backend for Web {
         let live = self.page_for_input(Some(at))?;
         match &el {
             Some(el) => live.point_at(el, at).await.map(|_| ()),
-            None => live.wheel(at, 0.0, 0.0).await,
+            None => live.move_to(at).await,
         }
     }
 

@@ -211,6 +211,14 @@ impl Live {
             .await;
     }
 
+    /// Moves the pointer to a point.
+    pub(super) async fn move_to(&mut self, p: Point) -> BackendResult<()> {
+        self.call(&mouse("mouseMoved", p))
+            .await
+            .map(|_| ())
+            .map_err(|e| e.into_backend("cannot move the pointer"))
+    }
+
     /// Moves the pointer onto the element and checks it is what the pointer is over.
     pub(super) async fn point_at(&mut self, el: &Element, at: Point) -> BackendResult<Point> {
         let p = self.bring_into_view(el, at).await?;

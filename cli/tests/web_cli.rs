@@ -332,6 +332,33 @@ fn the_project_default_backend_comes_from_ad_toml() {
         "{}",
         text(&o)
     );
+    // A valid default sends a script without `context platform=web` to the browser.
+    require_chromium();
+    let server = FixtureServer::start(&fixture_dir());
+    std::fs::write(art.join("ad.toml"), "[run]\nbackend = \"web\"\n").unwrap();
+    std::fs::write(
+        art.join("y.ad"),
+        "open \"${URL}\"\nwait \"id=\\\"email\\\"\"\nclose\n",
+    )
+    .unwrap();
+    let url = format!("URL={}", server.url("login.html"));
+    let o = run(
+        &[
+            "run",
+            art.join("y.ad").to_str().unwrap(),
+            "-e",
+            &url,
+            "--json",
+        ],
+        &art,
+    );
+    assert_eq!(code(&o), 0, "{}", text(&o));
+    let record: Value = serde_json::from_slice(&o.stdout).unwrap();
+    let events =
+        std::fs::read_to_string(Path::new(record["runDir"].as_str().unwrap()).join("events.jsonl"))
+            .unwrap();
+    let start: Value = serde_json::from_str(events.lines().next().unwrap()).unwrap();
+    assert_eq!(start["backend"], "web", "{start}");
 }
 
 #[test]

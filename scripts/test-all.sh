@@ -27,6 +27,8 @@ fi
 # TextMate engine for the extension's grammar (lsp/tests/textmate_grammar.rs; packages pinned by
 # editors/vscode/test/package-lock.json).
 command -v nvim >/dev/null || apt_install neovim
+# The web backend's tests drive Debian's Chromium headless (runtime/tests/web.rs, cli/tests/web_cli.rs).
+[ -x /usr/bin/chromium ] || apt_install chromium
 (cd editors/vscode/test && npm ci --no-audit --no-fund --loglevel=error)
 
 shared="${AD_SHARED_DIR:-$(cd .. && pwd)/shared}"

@@ -6,8 +6,10 @@ use clap::{Parser, Subcommand};
 static GLOBAL: ad_alloc::Mimalloc = ad_alloc::Mimalloc;
 
 mod commands {
+    pub mod backend_args;
     pub mod check;
     pub mod commands_list;
+    pub mod doctor;
     pub mod explain;
     pub mod fmt;
     pub mod lsp;
@@ -53,6 +55,9 @@ enum Command {
     /// Run a suite of scripts: static check first, platform filter, shards, retries (flaky
     /// passes reported), parallel jobs, JUnit/JSON reports. Exit 0 all passed, 1 any failed.
     Test(commands::test::TestArgs),
+    /// Each device backend, whether it is usable here, and what is missing otherwise
+    /// (`--json` for tools).
+    Doctor(commands::doctor::DoctorArgs),
 }
 
 /// Prints a usage or I/O problem and returns exit code 2.
@@ -114,6 +119,7 @@ fn main() {
         Command::Lsp(args) => commands::lsp::run(args),
         Command::Run(args) => commands::run::run(args),
         Command::Test(args) => commands::test::run(args),
+        Command::Doctor(args) => commands::doctor::run(args),
     };
     std::process::exit(code);
 }

@@ -569,12 +569,20 @@ fn test_runs_the_examples_and_writes_valid_junit() {
     let art = scratch("suite");
     let junit = art.join("junit.xml");
     let json = art.join("report.json");
+    // The web examples run in headless Chromium (`context platform=web`).
+    ad_tests::web_fixture::require_chromium();
+    let app = format!(
+        "APP=file://{}/examples/web/app/index.html",
+        repo().display()
+    );
     let o = run(
         &[
             "test",
             "examples",
             "-e",
             "PASSWORD=hunter2",
+            "-e",
+            &app,
             "--jobs",
             "2",
             "--report-junit",
@@ -585,19 +593,30 @@ fn test_runs_the_examples_and_writes_valid_junit() {
         &art,
     );
     assert_eq!(code(&o), 1, "the divergent example fails");
-    insta::assert_snapshot!("test_examples_stdout", normalize(&out(&o), &art));
+    // A web run's device time is the wall clock.
+    let stdout: String = normalize(&out(&o), &art)
+        .lines()
+        .map(
+            |l| match (l.contains("examples/web/"), l.find(" steps, ")) {
+                (true, Some(i)) => format!("{} steps, [wall] device time)", &l[..i]),
+                _ => l.to_string(),
+            },
+        )
+        .collect::<Vec<_>>()
+        .join("\n");
+    insta::assert_snapshot!("test_examples_stdout", stdout);
     let xml = std::fs::read_to_string(&junit).unwrap();
     let elements = check_xml(&xml).unwrap_or_else(|e| panic!("invalid XML ({e}):\n{xml}"));
     let cases: Vec<_> = elements.iter().filter(|e| e.0 == "testcase").collect();
-    assert_eq!(cases.len(), 7);
+    assert_eq!(cases.len(), 9);
     let failures: Vec<_> = elements.iter().filter(|e| e.0 == "failure").collect();
     assert_eq!(failures.len(), 1);
     let msg = &failures[0].1.iter().find(|a| a.0 == "message").unwrap().1;
     assert!(msg.contains("reshuffled-login.ad:12"), "{msg}");
     let report: Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
     fits("suite-report", &report);
-    assert_eq!(check_runs(&art), 7, "one run folder per script");
-    assert_eq!(report["summary"]["passed"], 6);
+    assert_eq!(check_runs(&art), 9, "one run folder per script");
+    assert_eq!(report["summary"]["passed"], 8);
     assert_eq!(report["summary"]["failed"], 1);
 }
 

@@ -14,6 +14,9 @@
 //!
 //! [input]
 //! max-file-size = 4194304   # bytes read from one script (default: agent-device's 2 MiB)
+//!
+//! [run]
+//! backend = "web"           # the default backend of `ad run` / `ad test` (sim | web)
 //! ```
 //!
 //! The file is looked up beside the script and in every parent folder up to the repository
@@ -93,6 +96,9 @@ pub struct Config {
     pub rules: BTreeMap<String, RuleLevel>,
     /// `[input] max-file-size`: the most bytes the CLI reads from one script (None: the default).
     pub max_file_size: Option<u64>,
+    /// `[run] backend`: the project's default backend, as written (the runtime knows the
+    /// backends and refuses an unknown name before the run).
+    pub run_backend: Option<String>,
     /// Where it was read from.
     pub source: Option<PathBuf>,
 }
@@ -211,9 +217,23 @@ impl Config {
                         }
                     }
                 }
+                ("run", toml::Value::Table(run)) => {
+                    for (k, v) in run {
+                        match (k.as_str(), v) {
+                            ("backend", toml::Value::String(b)) => {
+                                config.run_backend = Some(b.clone());
+                            }
+                            _ => {
+                                return Err(ConfigError(format!(
+                                    "{name}: unknown setting run.{k} (known: backend = \"sim\" or \"web\")"
+                                )))
+                            }
+                        }
+                    }
+                }
                 _ => {
                     return Err(ConfigError(format!(
-                        "{name}: unknown section [{key}] (known: [check], [profiles], [rules], [input])"
+                        "{name}: unknown section [{key}] (known: [check], [profiles], [rules], [input], [run])"
                     )))
                 }
             }
@@ -348,6 +368,14 @@ mod tests {
         assert!(Config::parse("[rules]\nAD999 = \"off\"\n", None).is_err());
         assert!(Config::parse("[check]\nprofile = \"x\"\n", None).is_err());
         assert!(Config::parse("[nope]\n", None).is_err());
+        assert_eq!(
+            Config::parse("[run]\nbackend = \"web\"\n", None)
+                .unwrap()
+                .run_backend
+                .as_deref(),
+            Some("web")
+        );
+        assert!(Config::parse("[run]\nbrowser = \"x\"\n", None).is_err());
         assert!(Config::parse("[profiles]\n\"a/**\" = \"x\"\n", None).is_err());
         assert!(Config::parse("[profiles]\n\"/abs/**\" = \"flow\"\n", None).is_err());
     }

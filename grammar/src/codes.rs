@@ -127,6 +127,9 @@ codes! {
     CONTEXT_VALUE_IGNORED = "AD042", Warning, Never, [FIX], "context value that is ignored";
     /// A context key (or a word without `=`) the metadata reader never reads.
     CONTEXT_KEY_UNKNOWN = "AD043", Info, Never, [], "context key that is never read";
+    /// `context platform=web`: agent-device's reader drops it, `ad` runs the script on the web
+    /// backend.
+    CONTEXT_PLATFORM_WEB = "AD044", Info, Never, [], "platform=web is read by ad, not by agent-device";
     // Commands
     UNKNOWN_COMMAND = "AD101", Error, Never, [FIX], "unknown command";
     RETIRED_COMMAND = "AD102", Error, Never, [DEPRECATED], "retired command";

@@ -31,6 +31,10 @@ pub struct Metadata {
     pub retries: Option<Located<f64>>,
     /// Header env directives in order.
     pub env: Vec<EnvEntry>,
+    /// Where `context platform=web` is written: agent-device's reader drops the value (it is
+    /// not in `platform`), `ad run`/`ad test` send the script to the web backend.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub platform_web: Option<Span>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -182,6 +186,16 @@ impl HeaderReader {
                     span,
                     index,
                     diagnostics,
+                );
+            } else if v == "web" {
+                self.meta.platform_web.get_or_insert(span);
+                diagnostics.push(
+                    Diagnostic::new(
+                        codes::CONTEXT_PLATFORM_WEB,
+                        "`platform=web` is dropped by agent-device's reader; `ad` runs this script on the web backend",
+                        span,
+                    )
+                    .with_help("the plan digest is agent-device's (without a platform); `ad run --backend sim` runs it on the simulator instead"),
                 );
             } else {
                 ignored_value(diagnostics, span, "platform", v, CONTEXT_PLATFORMS);

@@ -7,7 +7,9 @@
 //! ```
 //!
 //! - [`backend::Backend`]: the device interface (async, tokio);
+//! - [`backends`]: which backend runs a script, and the one factory that makes it;
 //! - [`sim::Sim`]: the embedded simulated device running JSON app models on a virtual clock;
+//! - [`web::Web`]: a web app in headless Chromium over the DevTools protocol;
 //! - [`interp::run`]: variables, selector resolution, waits, identity verification, ref frames,
 //!   divergence reports;
 //! - [`journal::Journal`]: the crash-safe run journal;
@@ -20,6 +22,7 @@
 //! Nothing here prints: the `ad` command renders these records for people.
 
 pub mod backend;
+pub mod backends;
 pub mod divergence;
 pub mod frame;
 pub mod gate;
@@ -34,6 +37,7 @@ pub mod sim;
 pub mod suite;
 pub mod tree;
 pub mod vars;
+pub mod web;
 
 pub use backend::Backend;
 pub use interp::{run, Plan, Progress, RunError, RunOptions, RunResult};

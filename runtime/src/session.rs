@@ -1,6 +1,6 @@
-//! Running one script end to end on the simulator: model lookup, the run journal, and the live
-//! session a run leaves behind (handoff scripts, `--keep-session`, divergences), which
-//! `--from N --plan-digest SHA` resumes.
+//! Running one script end to end on its backend (the factory in [`crate::backends`]): model
+//! lookup, the run journal, and the live session a sim run leaves behind (handoff scripts,
+//! `--keep-session`, divergences), which `--from N --plan-digest SHA` resumes.
 //!
 //! A live session is the device's state, not a log: it is kept in a per-user state folder
 //! ([`default_state_dir`], folders 0700, files 0600), never in `--artifacts-dir` (which CI systems
@@ -9,9 +9,11 @@
 
 use std::path::{Path, PathBuf};
 
+use crate::backends::{self, BackendKind, BackendSetup};
 use crate::interp::{self, Plan, Progress, RunOptions, RunResult};
 use crate::journal::Journal;
 use crate::sim::{ModelResolver, Sim};
+use crate::web::LaunchConfig;
 
 /// Where and how a script runs.
 #[derive(Debug, Clone, Default)]
@@ -26,6 +28,13 @@ pub struct SessionConfig {
     pub state_dir: PathBuf,
     /// Journal in memory only (benchmarks and tests); no run folder is created.
     pub no_journal: bool,
+    /// `--backend`, when given (else the script's `context platform=web`, else
+    /// [`SessionConfig::default_backend`], else the sim).
+    pub backend: Option<BackendKind>,
+    /// The project's default backend (`ad.toml` `[run] backend`).
+    pub default_backend: Option<BackendKind>,
+    /// How the web backend launches its browser.
+    pub web: LaunchConfig,
 }
 
 /// What running a script produced.
@@ -35,6 +44,8 @@ pub struct ScriptOutcome {
     pub run_dir: Option<PathBuf>,
     /// The saved live session, if the run left one.
     pub session_file: Option<PathBuf>,
+    /// The backend the script ran on.
+    pub backend: BackendKind,
 }
 
 /// The per-user state folder: `$AD_STATE_DIR`, else `$XDG_STATE_HOME/ad`, else
@@ -123,13 +134,31 @@ pub fn run_script(
     config: &SessionConfig,
     progress: &mut dyn Progress,
 ) -> Result<ScriptOutcome, SetupError> {
+    let project_default = match (config.backend, config.default_backend) {
+        (None, None) => backends::project_default(script).map_err(SetupError)?,
+        (_, d) => d,
+    };
+    let kind = BackendKind::choose(config.backend, plan.metadata, project_default);
     let resolver = ModelResolver::for_script(script, config.app_model.clone());
-    // A missing or broken app model is an input error, found before the first step (exit 2),
-    // not a divergence halfway through the run.
-    preflight_models(&resolver, plan).map_err(|e| SetupError(e.0))?;
-    let mut sim = Sim::new(resolver);
+    if kind == BackendKind::Sim {
+        // A missing or broken app model is an input error, found before the first step (exit
+        // 2), not a divergence halfway through the run.
+        preflight_models(&resolver, plan).map_err(|e| SetupError(e.0))?;
+    } else if options.from.is_some_and(|f| f > 1) {
+        return Err(SetupError(format!(
+            "the {kind} backend cannot resume at a later step: its session ends with the run; run the whole script again, without --from"
+        )));
+    }
+    let mut backend = backends::create(
+        kind,
+        BackendSetup {
+            models: resolver,
+            web: config.web.clone(),
+        },
+    );
+    let persist = config.persist_session && kind.resumes_sessions();
     let saved = session_file(&config.state_dir, &options.session);
-    if config.persist_session && !saved.is_file() && resumes_mid_plan(plan, options) {
+    if persist && !saved.is_file() && resumes_mid_plan(plan, options) {
         // Resuming on a blank device would replay later steps against the wrong screen.
         return Err(SetupError(format!(
             "no live session \"{}\" to resume: looked for {} (the session a run leaves live after a divergence, a handoff or --keep-session); run the whole script again, without --from",
@@ -137,7 +166,10 @@ pub fn run_script(
             saved.display()
         )));
     }
-    if options.from.is_some() && saved.is_file() {
+    if let Some(sim) = backend
+        .as_sim()
+        .filter(|_| options.from.is_some() && saved.is_file())
+    {
         let state = Sim::load_state(&saved).map_err(|e| {
             SetupError(format!(
                 "{}: cannot read the saved session: {e}",
@@ -164,11 +196,19 @@ pub fn run_script(
     if opts.artifacts.is_none() {
         opts.artifacts = run_dir.as_ref().map(|d| d.display().to_string());
     }
+    // I/O for the web backend's DevTools socket. The run's browser lives on this thread (its
+    // parent-death signal is tied to it) and is reaped when `backend` drops.
     let rt = tokio::runtime::Builder::new_current_thread()
-        .enable_time()
+        .enable_all()
         .build()
         .map_err(|e| SetupError(format!("cannot start the async runtime: {e}")))?;
-    let result = rt.block_on(interp::run(plan, &mut sim, &mut journal, progress, &opts));
+    let result = rt.block_on(interp::run(
+        plan,
+        &mut backend,
+        &mut journal,
+        progress,
+        &opts,
+    ));
     // The run's injected values (`-e`, `AD_VAR_*`), for what is persisted.
     let redactor = crate::vars::Redactor::new(
         opts.shell_env
@@ -178,7 +218,10 @@ pub fn run_script(
     );
     let redact = |s: &str| redactor.redact(s);
     let mut session_file_out = None;
-    if config.persist_session && !result.error.as_ref().is_some_and(|e| e.preflight) {
+    if let Some(sim) = backend
+        .as_sim()
+        .filter(|_| persist && !result.error.as_ref().is_some_and(|e| e.preflight))
+    {
         if result.session_active && sim.state().foreground.is_some() {
             if sim.save(&saved, &|s| redact(s)).is_ok() {
                 session_file_out = Some(saved.clone());
@@ -187,9 +230,13 @@ pub fn run_script(
             let _ = std::fs::remove_file(&saved);
         }
     }
+    // The web backend's browser is killed (and its profile removed) here, inside the
+    // runtime, whatever way the run ended.
+    rt.block_on(async move { drop(backend) });
     Ok(ScriptOutcome {
         result,
         run_dir,
         session_file: session_file_out,
+        backend: kind,
     })
 }

@@ -90,11 +90,17 @@ enum Prepared {
 fn prepare(analysis: &ad_compiler::Analysis, opts: &SuiteOptions) -> Prepared {
     let md = analysis.metadata();
     if let Some(want) = &opts.platform {
-        match &md.platform {
+        // agent-device's reader drops `platform=web`; the raw context line still says it.
+        let platform = md
+            .platform
+            .as_ref()
+            .map(|p| p.value.as_str())
+            .or(md.platform_web.map(|_| "web"));
+        match platform {
             None => {
                 return Prepared::Skip(format!("missing platform metadata for --platform {want}"))
             }
-            Some(p) if !platform_matches(want, &p.value) => return Prepared::Filtered,
+            Some(p) if !platform_matches(want, p) => return Prepared::Filtered,
             _ => {}
         }
     }

@@ -490,6 +490,7 @@ fn resume_continues_the_live_session() {
         persist_session: true,
         state_dir: dir.path().join("state"),
         no_journal: false,
+        ..SessionConfig::default()
     };
     let opts = |button: &str, from: Option<(usize, String)>| RunOptions {
         script_path: "resume.ad".into(),

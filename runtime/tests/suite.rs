@@ -28,6 +28,7 @@ fn options(dir: &Path) -> SuiteOptions {
             persist_session: false,
             state_dir: dir.join("state"),
             no_journal: false,
+            ..SessionConfig::default()
         },
         jobs: 1,
         ..SuiteOptions::default()

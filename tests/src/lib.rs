@@ -19,6 +19,7 @@ pub mod fuzz;
 pub mod gen;
 pub mod lsp_client;
 pub mod minimize;
+pub mod web_fixture;
 
 use std::borrow::Cow;
 use std::path::{Path, PathBuf};

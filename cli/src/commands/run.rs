@@ -1,4 +1,5 @@
-//! `ad run FILE`: run one script on the embedded simulated device, with live progress, a
+//! `ad run FILE`: run one script on a device backend (the simulated device, or a web app in
+//! headless Chromium), with live progress, a
 //! divergence report on failure and a crash-safe run journal.
 
 use std::io::{IsTerminal, Write};
@@ -21,6 +22,7 @@ Examples:
   ad run flow.ad --app apps/shop.json --json       pick the app model, print the structured result
   ad run flow.ad --from 5 --plan-digest 3f2a…      resume at step 5 (both values come from a divergence report)
   ad run handoff.ad --keep-session                 leave the session live (the terminal close is skipped)
+  ad run examples/web/login.ad --backend web       drive a web app in headless Chromium (`ad doctor` checks it)
 
 Variables: -e KEY=VALUE > AD_VAR_KEY in the environment > `env KEY=…` in the script > built-ins
 (AD_SESSION, AD_FILENAME, AD_PLATFORM, …). Injected values are shown as <var:NAME> everywhere.
@@ -57,9 +59,8 @@ pub struct RunArgs {
     /// Skip the script's terminal `close` and leave the session live.
     #[arg(long)]
     keep_session: bool,
-    /// Device backend.
-    #[arg(long, value_name = "BACKEND", default_value = "sim", value_parser = ["sim"])]
-    backend: String,
+    #[command(flatten)]
+    backend: super::backend_args::BackendArgs,
     /// The simulator's app model: a JSON file, or a model name found in an apps/ folder (default:
     /// the model whose "app" is the id the script opens, in apps/ beside the script or above it,
     /// or examples/apps).
@@ -262,14 +263,15 @@ pub fn run(args: RunArgs) -> i32 {
     if let Err(refusal) = gate::missing_variables(&analysis, &source.name, &options) {
         return print_refusal(&source.name, &source.text, &refusal);
     }
-    let session = SessionConfig {
+    let mut session = SessionConfig {
         app_model: args.app.clone(),
         artifacts_root: args.artifacts_dir.clone(),
         persist_session: true,
         state_dir: ad_runtime::session::default_state_dir(),
         no_journal: false,
+        ..SessionConfig::default()
     };
-    let _ = &args.backend;
+    args.backend.apply(&mut session);
     // Ctrl-C / SIGTERM stop the run at the next step and still write the journal's end.
     ad_runtime::interrupt::install();
     let mut quiet = ad_runtime::interp::Quiet;
@@ -309,7 +311,8 @@ pub fn run(args: RunArgs) -> i32 {
                     "ok: {} — {} step(s) replayed in {:.0} ms ({device}); journal {journal}",
                     source.name, r.replayed, r.wall_ms
                 );
-                if r.session_active {
+                // A web session ends with the run (its browser is reaped).
+                if r.session_active && outcome.backend.resumes_sessions() {
                     let loc = &r.location;
                     let screen = loc.get("screen").and_then(|s| s.as_str()).unwrap_or("?");
                     let app = loc.get("app").and_then(|s| s.as_str()).unwrap_or("no app");

@@ -14,6 +14,7 @@ pub const TEST_AFTER_HELP: &str = "\
 Examples:
   ad test examples/ -e PASSWORD=hunter2          every *.ad under examples/ (recursively)
   ad test flows/ --platform ios --jobs 4         only scripts whose `context platform=` is ios, 4 at a time
+  ad test examples/web --backend web             every script on a web app in headless Chromium
   ad test flows/ --shard 2/3 --report-junit junit.xml
                                                  the second third of the suite, JUnit for CI
   ad test flows/ --retries 2 --fail-fast         retry failures twice (a later pass is reported
@@ -70,6 +71,8 @@ pub struct TestArgs {
     /// Write a JSON report.
     #[arg(long, value_name = "FILE")]
     report_json: Option<PathBuf>,
+    #[command(flatten)]
+    backend: super::backend_args::BackendArgs,
     #[command(flatten)]
     input: files::InputArgs,
 }
@@ -252,12 +255,17 @@ pub fn run(args: TestArgs) -> i32 {
         fail_fast: args.fail_fast,
         jobs: args.jobs.max(1),
         shard: args.shard,
-        session: SessionConfig {
-            app_model: args.app.clone(),
-            artifacts_root: args.artifacts_dir.clone(),
-            persist_session: false,
-            state_dir: ad_runtime::session::default_state_dir(),
-            no_journal: false,
+        session: {
+            let mut session = SessionConfig {
+                app_model: args.app.clone(),
+                artifacts_root: args.artifacts_dir.clone(),
+                persist_session: false,
+                state_dir: ad_runtime::session::default_state_dir(),
+                no_journal: false,
+                ..SessionConfig::default()
+            };
+            args.backend.apply(&mut session);
+            session
         },
         cli_env,
         shell_env: vars::shell_imports(std::env::vars()),

@@ -1,0 +1,32 @@
+//! The backend options `ad run` and `ad test` share.
+
+use std::path::PathBuf;
+
+use ad_runtime::backends::BackendKind;
+use ad_runtime::session::SessionConfig;
+use clap::builder::PossibleValuesParser;
+use clap::Args;
+
+#[derive(Args, Clone, Debug)]
+pub struct BackendArgs {
+    /// Device backend: sim (the embedded simulated device) or web (headless Chromium). Default:
+    /// web for `context platform=web` scripts, else `[run] backend` of ad.toml, else sim.
+    #[arg(long, value_name = "BACKEND", value_parser = PossibleValuesParser::new(BackendKind::ALL.iter().map(|k| k.name())))]
+    pub backend: Option<String>,
+    /// The browser the web backend drives (default: $CHROME_PATH, else /usr/bin/chromium).
+    #[arg(long, value_name = "PATH")]
+    pub browser: Option<PathBuf>,
+    /// Web backend: every host name but 127.0.0.1 fails to resolve, so nothing leaves the
+    /// machine (the browser's own background traffic is always off).
+    #[arg(long)]
+    pub offline: bool,
+}
+
+impl BackendArgs {
+    /// Puts the chosen backend and browser settings into a session's configuration.
+    pub fn apply(&self, session: &mut SessionConfig) {
+        session.backend = self.backend.as_deref().and_then(BackendKind::parse);
+        session.web.executable = self.browser.clone();
+        session.web.offline = self.offline;
+    }
+}

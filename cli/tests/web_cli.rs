@@ -1,0 +1,590 @@
+//! `ad run --backend web`, `ad test --backend web` and `ad doctor` end to end (the binary,
+//! spawned): the fixture web apps on an in-process 127.0.0.1 server, the example web shop,
+//! backend routing (`context platform=web`, `--platform web`, ad.toml), sim-vs-web parity, and
+//! the browser reaped on every way a run ends (failure, Ctrl-C, `kill -9` of `ad`). Needs
+//! Chromium: the tests fail, never skip, saying to `apt-get install chromium`.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
+
+use ad_tests::web_fixture::{fixture_dir, require_chromium, FixtureServer};
+use serde_json::Value;
+
+fn repo() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .unwrap()
+        .to_path_buf()
+}
+
+fn scratch(name: &str) -> PathBuf {
+    static NEXT: AtomicUsize = AtomicUsize::new(0);
+    let n = NEXT.fetch_add(1, Ordering::Relaxed);
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .join(format!("ad-web-{name}-{}-{n}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// `ad` run from the repository root; its temp folder (where the browser profile goes) is
+/// `<art>/tmp`, so the test can find every browser process the run started.
+fn ad(art: &Path) -> Command {
+    let tmp = art.join("tmp");
+    std::fs::create_dir_all(&tmp).unwrap();
+    let mut c = Command::new(env!("CARGO_BIN_EXE_ad"));
+    c.current_dir(repo())
+        .env("NO_COLOR", "1")
+        .env("AD_STATE_DIR", art.join("state"))
+        .env("TMPDIR", &tmp)
+        .stdin(Stdio::null());
+    c
+}
+
+fn run(args: &[&str], art: &Path) -> Output {
+    let o = ad(art)
+        .args(args)
+        .arg("--artifacts-dir")
+        .arg(art.join("runs"))
+        .output()
+        .unwrap();
+    assert_no_browser_left(art);
+    o
+}
+
+fn code(o: &Output) -> i32 {
+    o.status.code().expect("exited normally")
+}
+
+fn text(o: &Output) -> String {
+    format!(
+        "{}{}",
+        String::from_utf8_lossy(&o.stdout),
+        String::from_utf8_lossy(&o.stderr)
+    )
+}
+
+fn app_url() -> String {
+    format!(
+        "APP=file://{}/examples/web/app/index.html",
+        repo().display()
+    )
+}
+
+/// Processes whose command line names `art` (the browser's profile lives under `<art>/tmp`).
+fn browsers_of(art: &Path) -> Vec<u32> {
+    let needle = art.join("tmp").display().to_string();
+    let mut out = Vec::new();
+    for entry in std::fs::read_dir("/proc").into_iter().flatten().flatten() {
+        let Ok(pid) = entry.file_name().to_string_lossy().parse::<u32>() else {
+            continue;
+        };
+        let Ok(cmdline) = std::fs::read(format!("/proc/{pid}/cmdline")) else {
+            continue;
+        };
+        let zombie = std::fs::read_to_string(format!("/proc/{pid}/stat"))
+            .ok()
+            .and_then(|s| {
+                s.rsplit_once(')')
+                    .map(|(_, r)| r.trim_start().starts_with('Z'))
+            })
+            .unwrap_or(true);
+        if !zombie && String::from_utf8_lossy(&cmdline).contains(&needle) {
+            out.push(pid);
+        }
+    }
+    out
+}
+
+/// No browser process of this test's runs is alive (the kernel may take a moment to deliver a
+/// parent-death signal: bounded wait on the behaviour, no timing asserted).
+fn assert_no_browser_left(art: &Path) {
+    let deadline = Instant::now() + Duration::from_secs(10);
+    loop {
+        let left = browsers_of(art);
+        if left.is_empty() {
+            return;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "browser processes outlived the run: {left:?}"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+/// The step statuses and the failure of one run folder's journal.
+fn journal_summary(run_dir: &Path) -> (Vec<String>, Option<String>) {
+    let events = std::fs::read_to_string(run_dir.join("events.jsonl")).unwrap();
+    let mut statuses = Vec::new();
+    let mut kind = None;
+    for line in events.lines() {
+        let v: Value = serde_json::from_str(line).unwrap();
+        match v["event"].as_str() {
+            Some("step_end") => statuses.push(v["status"].as_str().unwrap_or("").to_string()),
+            Some("divergence") => kind = v["report"]["kind"].as_str().map(str::to_string),
+            _ => {}
+        }
+    }
+    (statuses, kind)
+}
+
+#[test]
+fn run_drives_the_fixture_login_form_in_chromium() {
+    require_chromium();
+    let server = FixtureServer::start(&fixture_dir());
+    let art = scratch("login");
+    let script = art.join("login.ad");
+    std::fs::write(
+        &script,
+        "open \"${URL}\"\nfill \"id=\\\"email\\\"\" \"demo@example.com\"\nfill \"id=\\\"password\\\"\" \"${PASSWORD}\"\nclick \"id=\\\"login-submit\\\"\"\nwait \"id=\\\"home-title\\\"\" 5000\nis \"visible\" \"label=\\\"Welcome, Demo\\\"\"\nclose\n",
+    )
+    .unwrap();
+    let url = format!("URL={}", server.url("login.html"));
+    let o = run(
+        &[
+            "run",
+            script.to_str().unwrap(),
+            "--backend",
+            "web",
+            "--offline",
+            "-e",
+            &url,
+            "-e",
+            "PASSWORD=hunter2",
+            "--json",
+        ],
+        &art,
+    );
+    assert_eq!(code(&o), 0, "{}", text(&o));
+    let record: Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(record["ok"], true, "{record:#}");
+    // The injected password is in no file the run wrote.
+    let run_dir = PathBuf::from(
+        record["runDir"]
+            .as_str()
+            .or(record["run_dir"].as_str())
+            .expect("the run folder"),
+    );
+    for entry in walk(&run_dir) {
+        let bytes = std::fs::read(&entry).unwrap();
+        assert!(
+            !String::from_utf8_lossy(&bytes).contains("hunter2"),
+            "{} holds the injected password",
+            entry.display()
+        );
+    }
+}
+
+fn walk(dir: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    for e in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+        let p = e.path();
+        if p.is_dir() {
+            out.extend(walk(&p));
+        } else {
+            out.push(p);
+        }
+    }
+    out
+}
+
+#[test]
+fn test_runs_the_web_examples_on_the_web_backend() {
+    require_chromium();
+    let art = scratch("suite");
+    let report = art.join("report.json");
+    let app = app_url();
+    let o = run(
+        &[
+            "test",
+            "examples/web",
+            "--backend",
+            "web",
+            "-e",
+            &app,
+            "--report-json",
+            report.to_str().unwrap(),
+        ],
+        &art,
+    );
+    assert_eq!(code(&o), 0, "{}", text(&o));
+    let r: Value = serde_json::from_str(&std::fs::read_to_string(&report).unwrap()).unwrap();
+    assert_eq!(r["summary"]["passed"], 2, "{r:#}");
+}
+
+#[test]
+fn test_runs_the_fixture_web_apps_and_reports_each_divergence() {
+    require_chromium();
+    let server = FixtureServer::start(&fixture_dir());
+    let art = scratch("fixtures");
+    let report = art.join("report.json");
+    let base = format!("BASE={}", server.url("").trim_end_matches('/'));
+    let o = run(
+        &[
+            "test",
+            "tests/web/scripts",
+            "--backend",
+            "web",
+            "--offline",
+            "--jobs",
+            "2",
+            "-e",
+            &base,
+            "--report-json",
+            report.to_str().unwrap(),
+        ],
+        &art,
+    );
+    assert_eq!(
+        code(&o),
+        1,
+        "two fixtures diverge on purpose:\n{}",
+        text(&o)
+    );
+    let r: Value = serde_json::from_str(&std::fs::read_to_string(&report).unwrap()).unwrap();
+    let mut outcome: Vec<(String, String, String)> = r["scripts"]
+        .as_array()
+        .expect("scripts")
+        .iter()
+        .map(|s| {
+            let last = s["attempts"]
+                .as_array()
+                .and_then(|a| a.last())
+                .cloned()
+                .unwrap_or_default();
+            (
+                s["path"]
+                    .as_str()
+                    .or(s["script"].as_str())
+                    .unwrap_or("")
+                    .rsplit('/')
+                    .next()
+                    .unwrap_or("")
+                    .to_string(),
+                s["status"].as_str().unwrap_or("").to_string(),
+                last["kind"].as_str().unwrap_or("").to_string(),
+            )
+        })
+        .collect();
+    outcome.sort();
+    let expected: Vec<(String, String, String)> = [
+        ("confirm.ad", "passed", ""),
+        ("delayed.ad", "passed", ""),
+        ("impostor.ad", "failed", "identity-mismatch"),
+        ("lazy-list.ad", "passed", ""),
+        ("login.ad", "passed", ""),
+        ("vanishing.ad", "failed", "action-failure"),
+    ]
+    .iter()
+    .map(|(a, b, c)| (a.to_string(), b.to_string(), c.to_string()))
+    .collect();
+    assert_eq!(outcome, expected, "{r:#}");
+    // Neither the impostor nor what replaced the vanished button was ever clicked.
+    let seen = server.requests();
+    assert!(
+        !seen
+            .iter()
+            .any(|p| p == "/impostor-clicked" || p == "/account-deleted" || p == "/paid"),
+        "{seen:?}"
+    );
+}
+
+#[test]
+fn platform_web_scripts_go_to_the_web_backend_and_platform_web_selects_them() {
+    require_chromium();
+    let art = scratch("route");
+    let app = app_url();
+    // No --backend: `context platform=web` sends both scripts to the browser; --platform web
+    // leaves out every other example.
+    let o = run(
+        &[
+            "test",
+            "examples",
+            "--platform",
+            "web",
+            "-e",
+            &app,
+            "-e",
+            "PASSWORD=hunter2",
+        ],
+        &art,
+    );
+    assert_eq!(code(&o), 0, "{}", text(&o));
+    let out = text(&o);
+    assert!(out.contains("examples/web/login.ad"), "{out}");
+    assert!(out.contains("examples/web/wishlist.ad"), "{out}");
+    assert!(!out.contains("examples/login.ad"), "{out}");
+    assert!(out.contains("left out by --platform web"), "{out}");
+}
+
+#[test]
+fn the_project_default_backend_comes_from_ad_toml() {
+    let art = scratch("toml");
+    std::fs::write(art.join("ad.toml"), "[run]\nbackend = \"browser\"\n").unwrap();
+    std::fs::write(art.join("x.ad"), "open \"http://127.0.0.1:9/\"\nclose\n").unwrap();
+    let o = run(&["run", art.join("x.ad").to_str().unwrap()], &art);
+    assert_eq!(code(&o), 2, "{}", text(&o));
+    assert!(
+        text(&o).contains("run.backend must be one of sim, web"),
+        "{}",
+        text(&o)
+    );
+    // A valid default sends a script without `context platform=web` to the browser.
+    require_chromium();
+    let server = FixtureServer::start(&fixture_dir());
+    std::fs::write(art.join("ad.toml"), "[run]\nbackend = \"web\"\n").unwrap();
+    std::fs::write(
+        art.join("y.ad"),
+        "open \"${URL}\"\nwait \"id=\\\"email\\\"\"\nclose\n",
+    )
+    .unwrap();
+    let url = format!("URL={}", server.url("login.html"));
+    let o = run(
+        &[
+            "run",
+            art.join("y.ad").to_str().unwrap(),
+            "-e",
+            &url,
+            "--json",
+        ],
+        &art,
+    );
+    assert_eq!(code(&o), 0, "{}", text(&o));
+    let record: Value = serde_json::from_slice(&o.stdout).unwrap();
+    let events =
+        std::fs::read_to_string(Path::new(record["runDir"].as_str().unwrap()).join("events.jsonl"))
+            .unwrap();
+    let start: Value = serde_json::from_str(events.lines().next().unwrap()).unwrap();
+    assert_eq!(start["backend"], "web", "{start}");
+}
+
+#[test]
+fn the_same_script_gives_the_same_step_results_on_the_sim_and_on_the_web() {
+    require_chromium();
+    let art = scratch("parity");
+    let web_app = app_url();
+    // (script, extra env): a passing flow, and one that diverges on a wrong password.
+    let wrong = art.join("wrong-password.ad");
+    std::fs::write(
+        &wrong,
+        std::fs::read_to_string(repo().join("examples/web/login.ad"))
+            .unwrap()
+            .replace("env PASSWORD=hunter2", "env PASSWORD=wrong")
+            .replace(
+                "wait \"id=\\\"catalog-title\\\"\" 5000",
+                "wait \"id=\\\"catalog-title\\\"\" 1000",
+            ),
+    )
+    .unwrap();
+    let scripts = [
+        repo().join("examples/web/login.ad"),
+        repo().join("examples/web/wishlist.ad"),
+        wrong,
+    ];
+    let model = repo().join("examples/web/apps/webshop.json");
+    let mut outcomes = Vec::new();
+    for script in &scripts {
+        let mut per_backend = Vec::new();
+        for (backend, app) in [
+            ("sim", "APP=com.example.webshop".to_string()),
+            ("web", web_app.clone()),
+        ] {
+            let runs = art.join(format!("runs-{backend}"));
+            let o = ad(&art)
+                .args([
+                    "run",
+                    script.to_str().unwrap(),
+                    "--backend",
+                    backend,
+                    "-e",
+                    &app,
+                    "--json",
+                ])
+                .arg("--app")
+                .arg(&model)
+                .arg("--artifacts-dir")
+                .arg(&runs)
+                .output()
+                .unwrap();
+            let record: Value =
+                serde_json::from_slice(&o.stdout).unwrap_or_else(|e| panic!("{e}: {}", text(&o)));
+            let dir = record["runDir"]
+                .as_str()
+                .or(record["run_dir"].as_str())
+                .expect("a run folder");
+            per_backend.push((code(&o), journal_summary(Path::new(dir))));
+        }
+        outcomes.push((script.clone(), per_backend));
+    }
+    assert_no_browser_left(&art);
+    for (script, per_backend) in &outcomes {
+        assert_eq!(
+            per_backend[0],
+            per_backend[1],
+            "{}: sim and web differ",
+            script.display()
+        );
+    }
+    // The divergent one diverged, at the wait, on both.
+    let (code_wrong, (statuses, kind)) = &outcomes[2].1[1];
+    assert_eq!(*code_wrong, 1);
+    assert_eq!(statuses.last().map(String::as_str), Some("failed"));
+    assert!(kind.is_some());
+}
+
+#[test]
+fn a_missing_browser_fails_the_open_step_saying_what_to_install() {
+    let art = scratch("nobrowser");
+    let o = ad(&art)
+        .args([
+            "run",
+            "examples/web/login.ad",
+            "--backend",
+            "web",
+            "-e",
+            &app_url(),
+        ])
+        .arg("--artifacts-dir")
+        .arg(art.join("runs"))
+        .env("CHROME_PATH", "/nonexistent/chromium")
+        .output()
+        .unwrap();
+    assert_eq!(code(&o), 1, "{}", text(&o));
+    assert!(
+        text(&o).contains("apt-get install chromium"),
+        "{}",
+        text(&o)
+    );
+    let o = ad(&art)
+        .args(["doctor", "--json"])
+        .env("CHROME_PATH", "/nonexistent/chromium")
+        .output()
+        .unwrap();
+    assert_eq!(code(&o), 1);
+    let rows: Value = serde_json::from_slice(&o.stdout).unwrap();
+    let web = rows["backends"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["backend"] == "web")
+        .unwrap();
+    assert_eq!(web["usable"], false);
+    assert!(web["missing"][0]
+        .as_str()
+        .unwrap()
+        .contains("apt-get install chromium"));
+}
+
+#[test]
+fn doctor_reports_each_backend() {
+    require_chromium();
+    let art = scratch("doctor");
+    let o = ad(&art).args(["doctor", "--json"]).output().unwrap();
+    assert_eq!(code(&o), 0, "{}", text(&o));
+    let rows: Value = serde_json::from_slice(&o.stdout).unwrap();
+    let names: Vec<&str> = rows["backends"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["backend"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["sim", "web"]);
+    let web = &rows["backends"][1];
+    assert!(web["version"].as_str().unwrap().contains("Chrom"), "{web}");
+    let o = ad(&art).arg("doctor").output().unwrap();
+    assert!(text(&o).contains("web   ok"), "{}", text(&o));
+}
+
+/// A run that is stopped mid-wait: `ad` runs `wait 60000` on a page; the test waits until the
+/// browser is up and the wait has started, then sends `signal`.
+fn interrupt_mid_run(art: &Path, signal: i32) -> Output {
+    let server = FixtureServer::start(&fixture_dir());
+    let script = art.join("long.ad");
+    std::fs::write(&script, "open \"${URL}\"\nwait 60000\nclose\n").unwrap();
+    let url = format!("URL={}", server.url("login.html"));
+    let runs = art.join("runs");
+    let child = ad(art)
+        .args([
+            "run",
+            script.to_str().unwrap(),
+            "--backend",
+            "web",
+            "-e",
+            &url,
+        ])
+        .arg("--artifacts-dir")
+        .arg(&runs)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let deadline = Instant::now() + Duration::from_secs(30);
+    loop {
+        let started = walk(&runs)
+            .iter()
+            .filter(|p| p.ends_with("events.jsonl"))
+            .any(|p| {
+                std::fs::read_to_string(p)
+                    .unwrap_or_default()
+                    .lines()
+                    .any(|l| l.contains("\"step_start\"") && l.contains("\"step\":2"))
+            });
+        if started && !browsers_of(art).is_empty() {
+            break;
+        }
+        assert!(Instant::now() < deadline, "the run never reached its wait");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    // SAFETY: kill has no memory preconditions; the pid is our own child's.
+    unsafe {
+        libc::kill(child.id() as i32, signal);
+    }
+    let o = child.wait_with_output().unwrap();
+    assert_no_browser_left(art);
+    o
+}
+
+#[test]
+fn kill_9_of_ad_takes_the_browser_down() {
+    require_chromium();
+    let art = scratch("kill9");
+    let o = interrupt_mid_run(&art, libc::SIGKILL);
+    assert!(o.status.code().is_none(), "ad was killed");
+    // The killed run could not remove its browser profile; the next web run does.
+    let profiles = || {
+        std::fs::read_dir(art.join("tmp"))
+            .unwrap()
+            .flatten()
+            .filter(|e| e.file_name().to_string_lossy().starts_with("ad-chromium-"))
+            .count()
+    };
+    assert_eq!(profiles(), 1, "the killed run's profile is left");
+    let server = FixtureServer::start(&fixture_dir());
+    let url = format!("URL={}", server.url("login.html"));
+    let script = art.join("short.ad");
+    std::fs::write(&script, "open \"${URL}\"\nclose\n").unwrap();
+    let o = run(
+        &[
+            "run",
+            script.to_str().unwrap(),
+            "--backend",
+            "web",
+            "-e",
+            &url,
+        ],
+        &art,
+    );
+    assert_eq!(code(&o), 0, "{}", text(&o));
+    assert_eq!(profiles(), 0, "stale and own profiles are removed");
+}
+
+#[test]
+fn ctrl_c_ends_the_run_and_reaps_the_browser() {
+    require_chromium();
+    let art = scratch("sigint");
+    let o = interrupt_mid_run(&art, libc::SIGINT);
+    assert_eq!(code(&o), 130, "{}", text(&o));
+}

@@ -1,0 +1,249 @@
+//! Web backend benchmark (no criterion: `cargo bench -p ad-runtime --bench web`; needs Chromium).
+//!
+//! A 50-step script on the fixture login page (tests/web/login.html, served on 127.0.0.1) in
+//! headless Chromium, in process, journal on disk as `ad run` writes it:
+//!
+//! - cold start to first step: from nothing to the end of step 1 (`open`: browser launch,
+//!   DevTools connection, navigation and load);
+//! - the whole script's wall time and steps per second (goal: under 5 s);
+//! - per-step overhead `ad` adds on top of the browser's own latency: each step's `wall_ms`
+//!   from the journal minus the time spent inside the backend's calls (CDP round trips and the
+//!   browser's work), measured by a wrapper around the backend;
+//! - the 7-step login script alone (the figure to set beside agent-device's own web replay).
+
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+use ad_runtime::backend::*;
+use ad_runtime::interp::{run, Plan, Progress, Quiet, RunOptions, StepEnd, StepInfo};
+use ad_runtime::tree::Point;
+use ad_runtime::web::{LaunchConfig, Web};
+use ad_runtime::Journal;
+use ad_tests::web_fixture::{fixture_dir, require_chromium, FixtureServer};
+use serde_json::Value;
+
+/// The web backend, with the time spent inside its calls added up.
+struct Timed {
+    inner: Web,
+    inside: Duration,
+}
+
+macro_rules! timed {
+    ($self:ident, $call:expr) => {{
+        let t = Instant::now();
+        let r = $call;
+        $self.inside += t.elapsed();
+        r
+    }};
+}
+
+impl Backend for Timed {
+    fn name(&self) -> &str {
+        self.inner.name()
+    }
+    fn platform(&self) -> &str {
+        self.inner.platform()
+    }
+    fn now_ms(&self) -> u64 {
+        self.inner.now_ms()
+    }
+    async fn sleep(&mut self, ms: u64) {
+        // A poll interval is waiting, not overhead.
+        timed!(self, self.inner.sleep(ms).await)
+    }
+    async fn launch(&mut self, app: &str, o: &LaunchOptions) -> BackendResult<()> {
+        timed!(self, self.inner.launch(app, o).await)
+    }
+    async fn close(&mut self, app: Option<&str>) -> BackendResult<()> {
+        timed!(self, self.inner.close(app).await)
+    }
+    async fn capture(&mut self) -> BackendResult<Capture> {
+        timed!(self, self.inner.capture().await)
+    }
+    async fn tap(&mut self, at: Point, o: &TapOptions) -> BackendResult<()> {
+        timed!(self, self.inner.tap(at, o).await)
+    }
+    async fn long_press(&mut self, at: Point, ms: u64) -> BackendResult<()> {
+        timed!(self, self.inner.long_press(at, ms).await)
+    }
+    async fn hover(&mut self, at: Point) -> BackendResult<()> {
+        timed!(self, self.inner.hover(at).await)
+    }
+    async fn focus(&mut self, at: Point) -> BackendResult<()> {
+        timed!(self, self.inner.focus(at).await)
+    }
+    async fn fill(&mut self, at: Point, text: &str, d: u64) -> BackendResult<()> {
+        timed!(self, self.inner.fill(at, text, d).await)
+    }
+    async fn type_text(&mut self, text: &str, d: u64) -> BackendResult<()> {
+        timed!(self, self.inner.type_text(text, d).await)
+    }
+    async fn scroll(&mut self, dir: Direction, a: Option<f64>) -> BackendResult<()> {
+        timed!(self, self.inner.scroll(dir, a).await)
+    }
+    async fn gesture(&mut self, p: &GesturePlan) -> BackendResult<()> {
+        timed!(self, self.inner.gesture(p).await)
+    }
+    async fn press_key(&mut self, k: SystemKey) -> BackendResult<()> {
+        timed!(self, self.inner.press_key(k).await)
+    }
+    async fn keyboard(&mut self, a: KeyboardAction) -> BackendResult<KeyboardState> {
+        timed!(self, self.inner.keyboard(a).await)
+    }
+    async fn alert(&mut self, a: AlertAction) -> BackendResult<Option<AlertInfo>> {
+        timed!(self, self.inner.alert(a).await)
+    }
+    async fn clipboard_read(&mut self) -> BackendResult<String> {
+        timed!(self, self.inner.clipboard_read().await)
+    }
+    async fn clipboard_write(&mut self, t: &str) -> BackendResult<()> {
+        timed!(self, self.inner.clipboard_write(t).await)
+    }
+    async fn screenshot(&mut self) -> BackendResult<Vec<u8>> {
+        timed!(self, self.inner.screenshot().await)
+    }
+    async fn other(&mut self, c: &str, p: &[String]) -> BackendResult<Value> {
+        timed!(self, self.inner.other(c, p).await)
+    }
+    fn location(&self) -> Value {
+        self.inner.location()
+    }
+}
+
+struct FirstStep {
+    start: Instant,
+    first: Option<Duration>,
+}
+impl Progress for FirstStep {
+    fn step_end(&mut self, _s: &StepInfo, _e: &StepEnd) {
+        self.first.get_or_insert(self.start.elapsed());
+    }
+}
+
+const FIFTY: &str = "open \"${URL}\"
+wait \"id=\\\"email\\\"\"
+";
+
+fn fifty_steps() -> String {
+    let mut s = String::from(FIFTY);
+    let cycle = [
+        "fill \"id=\\\"email\\\"\" \"demo@example.com\"",
+        "fill \"id=\\\"password\\\"\" \"nope\"",
+        "click \"id=\\\"login-submit\\\"\"",
+        "wait \"text\" \"Wrong email or password\"",
+        "is \"visible\" \"id=\\\"login-error\\\"\"",
+        "get \"text\" \"id=\\\"login-error\\\"\"",
+    ];
+    for i in 0..47 {
+        s.push_str(cycle[i % cycle.len()]);
+        s.push('\n');
+    }
+    s.push_str("close\n");
+    s
+}
+
+const SEVEN: &str = "open \"${URL}\"
+fill \"id=\\\"email\\\"\" \"demo@example.com\"
+fill \"id=\\\"password\\\"\" \"hunter2\"
+click \"id=\\\"login-submit\\\"\"
+wait \"id=\\\"home-title\\\"\" 5000
+is \"visible\" \"label=\\\"Welcome, Demo\\\"\"
+close
+";
+
+struct Measured {
+    steps: usize,
+    wall: Duration,
+    first: Duration,
+    inside: Duration,
+    journal_ms: f64,
+}
+
+fn measure(text: &str, url: &str, artifacts: &Path) -> Measured {
+    let analysis = ad_compiler::analyze(text);
+    let plan = Plan {
+        steps: &analysis.steps,
+        metadata: analysis.metadata(),
+    };
+    let mut journal = Journal::create(artifacts, "bench").expect("a run folder");
+    let opts = RunOptions {
+        script_path: "bench.ad".into(),
+        cli_env: vec![("URL".into(), url.into())],
+        session: "bench".into(),
+        resume_command: "ad run bench.ad".into(),
+        ..RunOptions::default()
+    };
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    let start = Instant::now();
+    let mut backend = Timed {
+        inner: Web::new(LaunchConfig {
+            offline: true,
+            ..LaunchConfig::default()
+        }),
+        inside: Duration::ZERO,
+    };
+    let mut progress = FirstStep { start, first: None };
+    let result = rt.block_on(run(&plan, &mut backend, &mut journal, &mut progress, &opts));
+    let wall = start.elapsed();
+    assert!(result.error.is_none(), "{:#?}", result.error);
+    let dir = journal.dir().expect("a run folder").to_path_buf();
+    drop(journal);
+    let journal_ms: f64 = std::fs::read_to_string(dir.join("events.jsonl"))
+        .unwrap()
+        .lines()
+        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+        .filter(|v| v["event"] == "step_end")
+        .filter_map(|v| v["wall_ms"].as_f64())
+        .sum();
+    let _ = &Quiet;
+    Measured {
+        steps: analysis.steps.len(),
+        wall,
+        first: progress.first.unwrap_or_default(),
+        inside: backend.inside,
+        journal_ms,
+    }
+}
+
+fn main() {
+    require_chromium();
+    let server = FixtureServer::start(&fixture_dir());
+    let url = server.url("login.html");
+    let artifacts = std::env::temp_dir().join(format!("ad-web-bench-{}", std::process::id()));
+    let fifty = fifty_steps();
+    // One warm-up run (page cache of the binary), then the measured runs.
+    let _ = measure(SEVEN, &url, &artifacts);
+    let runs: Vec<Measured> = (0..3).map(|_| measure(&fifty, &url, &artifacts)).collect();
+    let median = |f: &dyn Fn(&Measured) -> f64| {
+        let mut v: Vec<f64> = runs.iter().map(f).collect();
+        v.sort_by(f64::total_cmp);
+        v[v.len() / 2]
+    };
+    let steps = runs[0].steps;
+    assert_eq!(steps, 50);
+    let wall = median(&|m| m.wall.as_secs_f64());
+    let first = median(&|m| m.first.as_secs_f64() * 1000.0);
+    let overhead = median(&|m| (m.journal_ms - m.inside.as_secs_f64() * 1000.0) / m.steps as f64);
+    let browser = median(&|m| m.inside.as_secs_f64() * 1000.0 / m.steps as f64);
+    println!("web backend, {steps}-step script (median of 3 runs, journal on disk):");
+    println!(
+        "  whole script          {wall:.2} s wall ({:.1} steps/s)   goal < 5 s",
+        steps as f64 / wall
+    );
+    println!("  cold start → step 1   {first:.0} ms (browser launch, DevTools, navigation, load)");
+    println!("  per step, browser     {browser:.2} ms (inside backend calls: CDP round trips + Chromium)");
+    println!(
+        "  per step, ad overhead {overhead:.2} ms (journal step wall_ms − time inside the backend)"
+    );
+    let seven: Vec<Measured> = (0..3).map(|_| measure(SEVEN, &url, &artifacts)).collect();
+    let mut w: Vec<f64> = seven.iter().map(|m| m.wall.as_secs_f64()).collect();
+    w.sort_by(f64::total_cmp);
+    println!(
+        "7-step login script: {:.2} s wall (median of 3), browser launch included",
+        w[1]
+    );
+    let _ = std::fs::remove_dir_all(&artifacts);
+}

@@ -1,0 +1,278 @@
+//! Which device backend runs a script, and the one place backends are made.
+//!
+//! Adding a backend: a [`BackendKind`] variant (its name and how it is chosen), an
+//! [`AnyBackend`] variant built in [`create`], its arm in the `delegate!` macro, and its row in
+//! [`doctor`]. Everything else (resolution, waits, identity, journal) is the interpreter's.
+
+use std::path::PathBuf;
+
+use serde::Serialize;
+use serde_json::Value;
+
+use crate::backend::*;
+use crate::sim::{ModelResolver, Sim};
+use crate::tree::Point;
+use crate::web::{LaunchConfig, Web};
+
+/// The backends `ad run` and `ad test` can drive.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum BackendKind {
+    /// The embedded simulated device running JSON app models.
+    Sim,
+    /// A web app in headless Chromium over the DevTools protocol.
+    Web,
+}
+
+impl BackendKind {
+    pub const ALL: &'static [BackendKind] = &[BackendKind::Sim, BackendKind::Web];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            BackendKind::Sim => "sim",
+            BackendKind::Web => "web",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<BackendKind> {
+        BackendKind::ALL.iter().copied().find(|k| k.name() == s)
+    }
+
+    /// The backend for a script: `--backend`, else the script's own `context platform=web`,
+    /// else the project default (`ad.toml` `[run] backend`), else the simulator.
+    pub fn choose(
+        flag: Option<BackendKind>,
+        metadata: &ad_grammar::Metadata,
+        project_default: Option<BackendKind>,
+    ) -> BackendKind {
+        flag.or(metadata.platform_web.map(|_| BackendKind::Web))
+            .or(project_default)
+            .unwrap_or(BackendKind::Sim)
+    }
+
+    /// Can a run on this backend continue a session a previous run left live (`--from`)?
+    pub fn resumes_sessions(self) -> bool {
+        matches!(self, BackendKind::Sim)
+    }
+}
+
+impl std::fmt::Display for BackendKind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// The project's default backend: `[run] backend` of the `ad.toml` that applies to `script`.
+pub fn project_default(script: &std::path::Path) -> Result<Option<BackendKind>, String> {
+    let config = ad_compiler::config::Config::discover(script).map_err(|e| e.0)?;
+    match config.run_backend.as_deref() {
+        None => Ok(None),
+        Some(name) => BackendKind::parse(name).map(Some).ok_or_else(|| {
+            format!(
+                "{}: run.backend must be one of {}, not {name:?}",
+                config
+                    .source
+                    .as_ref()
+                    .map(|p| p.display().to_string())
+                    .unwrap_or_else(|| "ad.toml".into()),
+                BackendKind::ALL
+                    .iter()
+                    .map(|k| k.name())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            )
+        }),
+    }
+}
+
+/// What the backends need to start.
+#[derive(Debug, Clone, Default)]
+pub struct BackendSetup {
+    /// Where the sim finds app models.
+    pub models: ModelResolver,
+    /// How the web backend launches its browser.
+    pub web: LaunchConfig,
+}
+
+/// One backend of any kind, behind the [`Backend`] trait.
+pub enum AnyBackend {
+    Sim(Box<Sim>),
+    Web(Box<Web>),
+}
+
+/// Makes the backend of `kind`. Nothing starts yet: the web backend launches its browser at the
+/// first `open`.
+pub fn create(kind: BackendKind, setup: BackendSetup) -> AnyBackend {
+    match kind {
+        BackendKind::Sim => AnyBackend::Sim(Box::new(Sim::new(setup.models))),
+        BackendKind::Web => AnyBackend::Web(Box::new(Web::new(setup.web))),
+    }
+}
+
+impl AnyBackend {
+    pub fn kind(&self) -> BackendKind {
+        match self {
+            AnyBackend::Sim(_) => BackendKind::Sim,
+            AnyBackend::Web(_) => BackendKind::Web,
+        }
+    }
+    pub fn as_sim(&mut self) -> Option<&mut Sim> {
+        match self {
+            AnyBackend::Sim(s) => Some(s),
+            _ => None,
+        }
+    }
+}
+
+/// Calls the same method on whichever backend this is.
+macro_rules! delegate {
+    ($self:ident, $b:ident => $call:expr) => {
+        match $self {
+            AnyBackend::Sim($b) => $call,
+            AnyBackend::Web($b) => $call,
+        }
+    };
+}
+
+impl Backend for AnyBackend {
+    fn name(&self) -> &str {
+        delegate!(self, b => b.name())
+    }
+    fn platform(&self) -> &str {
+        delegate!(self, b => b.platform())
+    }
+    fn now_ms(&self) -> u64 {
+        delegate!(self, b => b.now_ms())
+    }
+    async fn sleep(&mut self, ms: u64) {
+        delegate!(self, b => b.sleep(ms).await)
+    }
+    async fn launch(&mut self, app: &str, options: &LaunchOptions) -> BackendResult<()> {
+        delegate!(self, b => b.launch(app, options).await)
+    }
+    async fn close(&mut self, app: Option<&str>) -> BackendResult<()> {
+        delegate!(self, b => b.close(app).await)
+    }
+    async fn capture(&mut self) -> BackendResult<Capture> {
+        delegate!(self, b => b.capture().await)
+    }
+    async fn tap(&mut self, at: Point, options: &TapOptions) -> BackendResult<()> {
+        delegate!(self, b => b.tap(at, options).await)
+    }
+    async fn long_press(&mut self, at: Point, duration_ms: u64) -> BackendResult<()> {
+        delegate!(self, b => b.long_press(at, duration_ms).await)
+    }
+    async fn hover(&mut self, at: Point) -> BackendResult<()> {
+        delegate!(self, b => b.hover(at).await)
+    }
+    async fn focus(&mut self, at: Point) -> BackendResult<()> {
+        delegate!(self, b => b.focus(at).await)
+    }
+    async fn fill(&mut self, at: Point, text: &str, delay_ms: u64) -> BackendResult<()> {
+        delegate!(self, b => b.fill(at, text, delay_ms).await)
+    }
+    async fn type_text(&mut self, text: &str, delay_ms: u64) -> BackendResult<()> {
+        delegate!(self, b => b.type_text(text, delay_ms).await)
+    }
+    async fn scroll(&mut self, direction: Direction, amount: Option<f64>) -> BackendResult<()> {
+        delegate!(self, b => b.scroll(direction, amount).await)
+    }
+    async fn gesture(&mut self, plan: &GesturePlan) -> BackendResult<()> {
+        delegate!(self, b => b.gesture(plan).await)
+    }
+    async fn press_key(&mut self, key: SystemKey) -> BackendResult<()> {
+        delegate!(self, b => b.press_key(key).await)
+    }
+    async fn keyboard(&mut self, action: KeyboardAction) -> BackendResult<KeyboardState> {
+        delegate!(self, b => b.keyboard(action).await)
+    }
+    async fn alert(&mut self, action: AlertAction) -> BackendResult<Option<AlertInfo>> {
+        delegate!(self, b => b.alert(action).await)
+    }
+    async fn clipboard_read(&mut self) -> BackendResult<String> {
+        delegate!(self, b => b.clipboard_read().await)
+    }
+    async fn clipboard_write(&mut self, text: &str) -> BackendResult<()> {
+        delegate!(self, b => b.clipboard_write(text).await)
+    }
+    async fn screenshot(&mut self) -> BackendResult<Vec<u8>> {
+        delegate!(self, b => b.screenshot().await)
+    }
+    async fn other(&mut self, command: &str, positionals: &[String]) -> BackendResult<Value> {
+        delegate!(self, b => b.other(command, positionals).await)
+    }
+    fn location(&self) -> Value {
+        delegate!(self, b => b.location())
+    }
+}
+
+/// One row of `ad doctor`: a backend, whether it is usable here, and what is missing.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct DoctorRow {
+    pub backend: BackendKind,
+    pub usable: bool,
+    /// What it runs (`embedded`, `Chromium 156.0…`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub version: Option<String>,
+    /// The binary it drives, when it drives one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub executable: Option<PathBuf>,
+    /// Facts worth knowing (sandbox status).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub notes: Vec<String>,
+    /// What to install or fix; empty when usable.
+    pub missing: Vec<String>,
+}
+
+/// Every backend's row, in [`BackendKind::ALL`] order.
+pub fn doctor(setup: &BackendSetup) -> Vec<DoctorRow> {
+    BackendKind::ALL
+        .iter()
+        .map(|&kind| match kind {
+            BackendKind::Sim => DoctorRow {
+                backend: kind,
+                usable: true,
+                version: Some(format!("embedded (ad {})", env!("CARGO_PKG_VERSION"))),
+                executable: None,
+                notes: Vec::new(),
+                missing: Vec::new(),
+            },
+            BackendKind::Web => {
+                let p = crate::web::launcher::probe(&setup.web);
+                DoctorRow {
+                    backend: kind,
+                    usable: p.missing.is_empty(),
+                    version: p.version,
+                    executable: p.executable,
+                    notes: vec![format!("sandbox: {}", p.sandbox)],
+                    missing: p.missing,
+                }
+            }
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_round_trip() {
+        for k in BackendKind::ALL {
+            assert_eq!(BackendKind::parse(k.name()), Some(*k));
+        }
+        assert_eq!(BackendKind::parse("ios"), None);
+    }
+
+    #[test]
+    fn the_flag_beats_the_script_which_beats_the_project() {
+        let web =
+            ad_grammar::parse("context platform=web\nopen \"http://127.0.0.1:1/\"\n").metadata;
+        let plain = ad_grammar::parse("open \"x\"\n").metadata;
+        use BackendKind::*;
+        assert_eq!(BackendKind::choose(None, &plain, None), Sim);
+        assert_eq!(BackendKind::choose(None, &plain, Some(Web)), Web);
+        assert_eq!(BackendKind::choose(None, &web, Some(Sim)), Web);
+        assert_eq!(BackendKind::choose(Some(Sim), &web, None), Sim);
+    }
+}

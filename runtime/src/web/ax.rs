@@ -1,0 +1,415 @@
+//! Chromium's accessibility tree mapped to the interpreter's node model: roles normalised to the
+//! names agent-device uses for web (ARIA role names, docs/web.md has the table), names, values,
+//! states, rects from the page's layout, and element ids (the DOM `id`, else `data-testid`).
+//!
+//! Nodes Chromium marks ignored, layout-only wrappers (an unnamed `generic` without an id) and
+//! text boxes are left out and their children lifted to the parent; the static text that only
+//! repeats its parent's name (a button's caption) is left out too, so `label="Sign in"` finds
+//! the button once, as on a device.
+
+use std::collections::HashMap;
+
+use super::protocol::{AxNode, DomSnapshot};
+use crate::tree::{Node, Rect};
+
+/// What the page's layout says about one DOM node.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct DomFacts {
+    pub id: Option<String>,
+    pub test_id: Option<String>,
+    /// In viewport coordinates.
+    pub rect: Option<Rect>,
+    /// Its content is larger than its box in a scrollable direction.
+    pub scrolls: bool,
+}
+
+/// A node of the capture the backend can act on: where it is and which DOM node it is.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Element {
+    pub backend_id: i64,
+    pub rect: Rect,
+    pub depth: usize,
+    pub hittable: bool,
+    pub editable: bool,
+    pub scrolls: bool,
+}
+
+/// Layout facts per backend node id, from one `DOMSnapshot.captureSnapshot`.
+pub fn dom_facts(snap: &DomSnapshot) -> HashMap<i64, DomFacts> {
+    let mut out = HashMap::new();
+    let Some(doc) = snap.documents.first() else {
+        return out;
+    };
+    let s = |i: i64| {
+        snap.strings
+            .get(i as usize)
+            .map(String::as_str)
+            .unwrap_or("")
+    };
+    for (i, backend) in doc.nodes.backend_node_id.iter().enumerate() {
+        let mut f = DomFacts::default();
+        if let Some(attrs) = doc.nodes.attributes.get(i) {
+            for pair in attrs.chunks(2) {
+                if let [k, v] = pair {
+                    match s(*k) {
+                        "id" if !s(*v).is_empty() => f.id = Some(s(*v).to_string()),
+                        "data-testid" if !s(*v).is_empty() => f.test_id = Some(s(*v).to_string()),
+                        _ => {}
+                    }
+                }
+            }
+        }
+        if f.id.is_some() || f.test_id.is_some() {
+            out.insert(*backend, f);
+        }
+    }
+    for (li, &ni) in doc.layout.node_index.iter().enumerate() {
+        let Some(backend) = doc.nodes.backend_node_id.get(ni) else {
+            continue;
+        };
+        let f = out.entry(*backend).or_default();
+        if let Some([x, y, w, h]) = doc
+            .layout
+            .bounds
+            .get(li)
+            .and_then(|b| b.get(..4))
+            .map(|b| [b[0], b[1], b[2], b[3]])
+        {
+            f.rect = Some(Rect {
+                x: x - doc.scroll_offset_x,
+                y: y - doc.scroll_offset_y,
+                width: w,
+                height: h,
+            });
+        }
+        if let (Some(sr), Some(cr)) = (
+            doc.layout.scroll_rects.get(li),
+            doc.layout.client_rects.get(li),
+        ) {
+            if sr.len() >= 4 && cr.len() >= 4 && cr[2] > 0.0 && cr[3] > 0.0 {
+                f.scrolls = sr[3] > cr[3] + 1.0 || sr[2] > cr[2] + 1.0;
+            }
+        }
+    }
+    out
+}
+
+/// The role name a Chromium accessibility role goes by in selectors (`role=textbox`).
+pub fn role_name(chromium: &str) -> String {
+    let mapped = match chromium {
+        "RootWebArea" | "WebArea" => "document",
+        "StaticText" => "text",
+        "image" | "Image" => "img",
+        "LabelText" => "label",
+        "MenuListPopup" => "listbox",
+        "MenuListOption" => "option",
+        "PopUpButton" => "combobox",
+        "DisclosureTriangle" => "button",
+        "Iframe" | "IframePresentational" => "iframe",
+        "Section" => "region",
+        "Pre" | "Div" | "Span" => "generic",
+        "ListMarker" => "listmarker",
+        "Canvas" => "canvas",
+        "Video" => "video",
+        "Audio" => "audio",
+        other => return other.to_ascii_lowercase(),
+    };
+    mapped.to_string()
+}
+
+/// Roles a user acts on (taps, fills): `hittable` in the tree.
+const INTERACTIVE: &[&str] = &[
+    "button",
+    "link",
+    "textbox",
+    "searchbox",
+    "checkbox",
+    "radio",
+    "switch",
+    "combobox",
+    "menuitem",
+    "menuitemcheckbox",
+    "menuitemradio",
+    "tab",
+    "option",
+    "slider",
+    "spinbutton",
+    "listbox",
+    "treeitem",
+];
+
+/// Chromium roles that are never part of the tree.
+fn dropped_role(role: &str) -> bool {
+    matches!(
+        role,
+        "InlineTextBox" | "LineBreak" | "ListMarker" | "none" | "presentation"
+    )
+}
+
+fn prop<'a>(n: &'a AxNode, name: &str) -> Option<&'a serde_json::Value> {
+    n.properties
+        .iter()
+        .find(|p| p.name == name)
+        .and_then(|p| p.value.value.as_ref())
+}
+
+fn prop_true(n: &AxNode, name: &str) -> bool {
+    match prop(n, name) {
+        Some(serde_json::Value::Bool(b)) => *b,
+        Some(serde_json::Value::String(s)) => s == "true" || s == "mixed",
+        _ => false,
+    }
+}
+
+/// The page's tree as nested [`Node`]s, and the elements the backend can act on, in document
+/// order.
+pub fn map_tree(ax: &[AxNode], facts: &HashMap<i64, DomFacts>) -> (Vec<Node>, Vec<Element>) {
+    let index: HashMap<&str, usize> = ax
+        .iter()
+        .enumerate()
+        .map(|(i, n)| (n.node_id.as_str(), i))
+        .collect();
+    let roots: Vec<usize> = ax
+        .iter()
+        .enumerate()
+        .filter(|(_, n)| {
+            n.parent_id
+                .as_deref()
+                .is_none_or(|p| !index.contains_key(p))
+        })
+        .map(|(i, _)| i)
+        .collect();
+    let mut mapper = Mapper {
+        ax,
+        index,
+        facts,
+        elements: Vec::new(),
+    };
+    let mut out = Vec::new();
+    for r in roots {
+        mapper.map(r, 0, None, &mut out, 0);
+    }
+    (out, mapper.elements)
+}
+
+struct Mapper<'a> {
+    ax: &'a [AxNode],
+    index: HashMap<&'a str, usize>,
+    facts: &'a HashMap<i64, DomFacts>,
+    elements: Vec<Element>,
+}
+
+impl Mapper<'_> {
+    /// Maps node `i` into `out`: one node, or its children when it is left out.
+    fn map(
+        &mut self,
+        i: usize,
+        depth: usize,
+        parent_label: Option<&str>,
+        out: &mut Vec<Node>,
+        guard: usize,
+    ) {
+        if guard > 512 {
+            return;
+        }
+        let n = &self.ax[i];
+        let chromium_role = n.role.as_ref().and_then(|r| r.text()).unwrap_or_default();
+        let facts = n
+            .backend_dom_node_id
+            .and_then(|b| self.facts.get(&b))
+            .cloned()
+            .unwrap_or_default();
+        let id = facts.id.clone().or(facts.test_id.clone());
+        let name = n
+            .name
+            .as_ref()
+            .and_then(|v| v.text())
+            .map(|s| s.trim().to_string())
+            .filter(|s| !s.is_empty());
+        let role = role_name(&chromium_role);
+        let lifted = n.ignored
+            || dropped_role(&chromium_role)
+            || (role == "generic" && name.is_none() && id.is_none() && !facts.scrolls);
+        // A caption that repeats its parent's name adds nothing a selector could use.
+        if role == "text"
+            && name.as_deref().is_some_and(|t| {
+                parent_label.is_some_and(|p| {
+                    crate::tree::normalize_text(p).contains(&crate::tree::normalize_text(t))
+                })
+            })
+        {
+            return;
+        }
+        if lifted {
+            for c in n.child_ids.clone() {
+                if let Some(&ci) = self.index.get(c.as_str()) {
+                    self.map(ci, depth, parent_label, out, guard + 1);
+                }
+            }
+            return;
+        }
+        let editable = prop(n, "editable").is_some();
+        let disabled = prop_true(n, "disabled");
+        let kind = if role == "generic" && facts.scrolls {
+            "scrollarea".to_string()
+        } else {
+            role.clone()
+        };
+        let hittable = !disabled
+            && facts.rect.is_some_and(|r| !r.is_empty())
+            && (INTERACTIVE.contains(&role.as_str())
+                || editable
+                || prop_true(n, "focusable") && role != "document");
+        let value = n
+            .value
+            .as_ref()
+            .and_then(|v| v.text())
+            .filter(|s| !s.is_empty());
+        let mut node = Node {
+            kind,
+            id,
+            label: name.clone(),
+            value,
+            rect: facts.rect,
+            enabled: !disabled,
+            selected: prop_true(n, "selected")
+                || prop_true(n, "checked")
+                || prop_true(n, "pressed"),
+            focused: prop_true(n, "focused"),
+            editable,
+            hittable,
+            children: Vec::new(),
+        };
+        if let (Some(b), Some(rect)) = (n.backend_dom_node_id, facts.rect) {
+            self.elements.push(Element {
+                backend_id: b,
+                rect,
+                depth,
+                hittable,
+                editable,
+                scrolls: facts.scrolls,
+            });
+        }
+        let label_for_children = name.clone();
+        let first_child_element = self.elements.len();
+        let mut children = Vec::new();
+        for c in n.child_ids.clone() {
+            if let Some(&ci) = self.index.get(c.as_str()) {
+                self.map(
+                    ci,
+                    depth + 1,
+                    label_for_children.as_deref(),
+                    &mut children,
+                    guard + 1,
+                );
+            }
+        }
+        // `<p>Welcome, Demo</p>`: a node whose only content is text reads as that text (as the
+        // accessibility snapshot writes `- paragraph: Welcome, Demo`).
+        if node.label.is_none()
+            && node.kind != "document"
+            && !children.is_empty()
+            && children
+                .iter()
+                .all(|c| c.kind == "text" && c.id.is_none() && c.children.is_empty())
+        {
+            let text: Vec<&str> = children.iter().filter_map(|c| c.label.as_deref()).collect();
+            node.label = Some(text.join(" "));
+            children.clear();
+            let dropped = self.elements.len() - first_child_element;
+            self.elements.truncate(self.elements.len() - dropped);
+        }
+        node.children = children;
+        out.push(node);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn roles_are_the_names_selectors_use() {
+        for (chromium, ours) in [
+            ("button", "button"),
+            ("textbox", "textbox"),
+            ("link", "link"),
+            ("heading", "heading"),
+            ("checkbox", "checkbox"),
+            ("StaticText", "text"),
+            ("RootWebArea", "document"),
+            ("image", "img"),
+            ("LabelText", "label"),
+            ("PopUpButton", "combobox"),
+        ] {
+            assert_eq!(role_name(chromium), ours, "{chromium}");
+        }
+    }
+
+    fn ax(json: serde_json::Value) -> Vec<AxNode> {
+        serde_json::from_value(json).unwrap()
+    }
+
+    #[test]
+    fn wrappers_are_lifted_and_captions_folded_into_their_control() {
+        let nodes = ax(serde_json::json!([
+            {"nodeId": "1", "role": {"value": "RootWebArea"}, "name": {"value": "Login"}, "childIds": ["2"], "backendDOMNodeId": 10},
+            {"nodeId": "2", "parentId": "1", "role": {"value": "generic"}, "childIds": ["3", "5"], "backendDOMNodeId": 11},
+            {"nodeId": "3", "parentId": "2", "role": {"value": "button"}, "name": {"value": "Sign in"}, "childIds": ["4"], "backendDOMNodeId": 12,
+             "properties": [{"name": "focusable", "value": {"value": true}}]},
+            {"nodeId": "4", "parentId": "3", "role": {"value": "StaticText"}, "name": {"value": "Sign in"}, "backendDOMNodeId": 13},
+            {"nodeId": "5", "parentId": "2", "role": {"value": "StaticText"}, "name": {"value": "Welcome"}, "backendDOMNodeId": 14}
+        ]));
+        let mut facts = HashMap::new();
+        let rect = Rect {
+            x: 1.0,
+            y: 2.0,
+            width: 30.0,
+            height: 10.0,
+        };
+        facts.insert(
+            12,
+            DomFacts {
+                id: Some("signin".into()),
+                rect: Some(rect),
+                ..DomFacts::default()
+            },
+        );
+        facts.insert(
+            14,
+            DomFacts {
+                test_id: Some("greeting".into()),
+                rect: Some(rect),
+                ..DomFacts::default()
+            },
+        );
+        let (roots, elements) = map_tree(&nodes, &facts);
+        assert_eq!(roots.len(), 1);
+        let doc = &roots[0];
+        assert_eq!(doc.kind, "document");
+        assert_eq!(doc.children.len(), 2, "{doc:#?}");
+        let button = &doc.children[0];
+        assert_eq!(
+            (button.kind.as_str(), button.id.as_deref()),
+            ("button", Some("signin"))
+        );
+        assert!(
+            button.children.is_empty(),
+            "the caption is folded into the button"
+        );
+        assert!(button.hittable);
+        let text = &doc.children[1];
+        assert_eq!(
+            (
+                text.kind.as_str(),
+                text.id.as_deref(),
+                text.label.as_deref()
+            ),
+            ("text", Some("greeting"), Some("Welcome"))
+        );
+        assert_eq!(
+            elements.iter().map(|e| e.backend_id).collect::<Vec<_>>(),
+            vec![12, 14]
+        );
+    }
+}

@@ -1,0 +1,406 @@
+//! Input as a user gives it: the element a point was resolved to is scrolled into view, and
+//! real mouse events go to its centre after checking that it is still the element under the
+//! pointer (an element that disappeared or was covered between resolve and act is refused, not
+//! clicked through); keys and text through `Input.dispatchKeyEvent` / `Input.insertText`;
+//! scrolling through wheel events.
+
+use serde_json::{json, Value};
+
+use super::ax::Element;
+use super::protocol::{self, CallArgument, DispatchMouseEvent};
+use super::{Live, PageError};
+use crate::backend::{BackendError, BackendResult};
+use crate::tree::{Point, Rect};
+
+/// Is the element still in the page, and is it (or its content) what the pointer is over?
+const HIT_CHECK: &str = "function(x, y) {
+  if (!this.isConnected) return 'gone';
+  const hit = document.elementFromPoint(x, y);
+  if (!hit) return 'covered';
+  if (hit === this || this.contains(hit) || (this.nodeType !== 1 && hit.contains(this))) return 'ok';
+  return 'covered';
+}";
+
+/// Selects the whole content of a field, so the next text replaces it.
+const SELECT_ALL: &str = "function() {
+  if (typeof this.select === 'function') { this.select(); return; }
+  const range = document.createRange();
+  range.selectNodeContents(this);
+  const sel = window.getSelection();
+  sel.removeAllRanges();
+  sel.addRange(range);
+}";
+
+/// What a user's edit ends with: `change` (browsers fire it when the field loses focus).
+const FIRE_CHANGE: &str =
+    "function() { this.dispatchEvent(new Event('change', { bubbles: true })); }";
+
+/// The box of the largest element the user could scroll now (its content overflows and its
+/// style lets it scroll), or null for the page itself.
+pub(super) const LARGEST_SCROLLER: &str = "(() => {
+  let best = null, area = 0;
+  for (const e of document.querySelectorAll('*')) {
+    if (e === document.documentElement || e === document.body) continue;
+    if (e.scrollHeight <= e.clientHeight + 1 && e.scrollWidth <= e.clientWidth + 1) continue;
+    const s = getComputedStyle(e);
+    if (!/(auto|scroll)/.test(s.overflowY + ' ' + s.overflowX)) continue;
+    const r = e.getBoundingClientRect();
+    const w = Math.min(r.right, innerWidth) - Math.max(r.left, 0);
+    const h = Math.min(r.bottom, innerHeight) - Math.max(r.top, 0);
+    if (w > 0 && h > 0 && w * h > area) { area = w * h; best = [Math.max(r.left, 0), Math.max(r.top, 0), w, h]; }
+  }
+  return best;
+})()";
+
+/// Is the focused element one that takes text?
+pub(super) const FOCUS_EDITABLE: &str = "(() => { const e = document.activeElement; return !!e && (e.isContentEditable || e.tagName === 'TEXTAREA' || (e.tagName === 'INPUT' && !['button','submit','reset','checkbox','radio','file','image','range','color'].includes(e.type))); })()";
+
+pub(super) fn gone(at: Point) -> BackendError {
+    BackendError::rejected(
+        "COMMAND_FAILED",
+        format!(
+            "the element resolved at ({}, {}) is no longer on the page",
+            at.x, at.y
+        ),
+    )
+    .with_hint("the page changed between resolving the target and acting on it; wait for it to settle (`wait stable`) and retry")
+}
+
+fn covered(at: Point) -> BackendError {
+    BackendError::rejected(
+        "ELEMENT_OCCLUDED",
+        format!(
+            "another element is now under the pointer at ({}, {}): the target moved or was covered",
+            at.x, at.y
+        ),
+    )
+    .with_hint(
+        "the page changed between resolving the target and acting on it; nothing was clicked",
+    )
+}
+
+fn mouse(kind: &'static str, at: Point) -> DispatchMouseEvent {
+    DispatchMouseEvent {
+        kind,
+        x: at.x,
+        y: at.y,
+        button: None,
+        buttons: None,
+        click_count: None,
+        delta_x: None,
+        delta_y: None,
+    }
+}
+
+impl Live {
+    /// Scrolls the element into view and returns the point to act at: the same spot of the
+    /// element as `at` was in the capture (its centre for selector and ref targets).
+    pub(super) async fn bring_into_view(
+        &mut self,
+        el: &Element,
+        at: Point,
+    ) -> BackendResult<Point> {
+        self.call(&protocol::ScrollIntoViewIfNeeded {
+            backend_node_id: el.backend_id,
+        })
+        .await
+        .map_err(|e| match e {
+            PageError::Call(super::CallError::Protocol { .. }) => gone(at),
+            other => other.into_backend("cannot scroll the element into view"),
+        })?;
+        let model = self
+            .call(&protocol::GetBoxModel {
+                backend_node_id: el.backend_id,
+            })
+            .await
+            .map_err(|e| match e {
+                PageError::Call(super::CallError::Protocol { .. }) => gone(at),
+                other => other.into_backend("cannot measure the element"),
+            })?;
+        let q = &model.model.border;
+        if q.len() < 8 {
+            return Err(gone(at));
+        }
+        let xs = [q[0], q[2], q[4], q[6]];
+        let ys = [q[1], q[3], q[5], q[7]];
+        let min = |v: [f64; 4]| v.iter().copied().fold(f64::INFINITY, f64::min);
+        let max = |v: [f64; 4]| v.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+        let now = Rect {
+            x: min(xs),
+            y: min(ys),
+            width: max(xs) - min(xs),
+            height: max(ys) - min(ys),
+        };
+        if now.is_empty() {
+            return Err(gone(at));
+        }
+        let p = Point {
+            x: at.x - el.rect.x + now.x,
+            y: at.y - el.rect.y + now.y,
+        };
+        Ok(if now.contains(p) { p } else { now.center() })
+    }
+
+    async fn object_id(&mut self, el: &Element, at: Point) -> BackendResult<String> {
+        let r = self
+            .call(&protocol::ResolveNode {
+                backend_node_id: el.backend_id,
+            })
+            .await
+            .map_err(|e| match e {
+                PageError::Call(super::CallError::Protocol { .. }) => gone(at),
+                other => other.into_backend("cannot find the element"),
+            })?;
+        r.object.object_id.ok_or_else(|| gone(at))
+    }
+
+    /// Calls a function on the element (`this`) and returns its value.
+    pub(super) async fn call_on(
+        &mut self,
+        object_id: &str,
+        function: &str,
+        args: Vec<Value>,
+    ) -> BackendResult<Value> {
+        let r = self
+            .call(&protocol::CallFunctionOn {
+                function_declaration: function,
+                object_id,
+                arguments: args
+                    .into_iter()
+                    .map(|value| CallArgument { value })
+                    .collect(),
+                return_by_value: true,
+            })
+            .await
+            .map_err(|e| e.into_backend("the page refused a script call"))?;
+        if let Some(ex) = r.exception_details {
+            return Err(BackendError::rejected(
+                "COMMAND_FAILED",
+                format!(
+                    "the page threw: {}",
+                    ex.get("text")
+                        .and_then(Value::as_str)
+                        .unwrap_or("an exception")
+                ),
+            ));
+        }
+        Ok(r.result.value.unwrap_or(Value::Null))
+    }
+
+    /// Evaluates an expression in the page.
+    pub(super) async fn eval(&mut self, expression: &str) -> BackendResult<Value> {
+        let r = self
+            .call(&protocol::Evaluate {
+                expression,
+                return_by_value: true,
+                await_promise: false,
+            })
+            .await
+            .map_err(|e| e.into_backend("the page refused a script call"))?;
+        Ok(r.result.value.unwrap_or(Value::Null))
+    }
+
+    /// Lets the page render a frame (a wheel scroll lands before the next capture).
+    pub(super) async fn next_frame(&mut self) {
+        let _ = self
+            .call(&protocol::Evaluate {
+                expression: "new Promise(r => requestAnimationFrame(() => requestAnimationFrame(() => r(true))))",
+                return_by_value: true,
+                await_promise: true,
+            })
+            .await;
+    }
+
+    /// Moves the pointer to a point.
+    pub(super) async fn move_to(&mut self, p: Point) -> BackendResult<()> {
+        self.call(&mouse("mouseMoved", p))
+            .await
+            .map(|_| ())
+            .map_err(|e| e.into_backend("cannot move the pointer"))
+    }
+
+    /// Moves the pointer onto the element and checks it is what the pointer is over.
+    pub(super) async fn point_at(&mut self, el: &Element, at: Point) -> BackendResult<Point> {
+        let p = self.bring_into_view(el, at).await?;
+        let object = self.object_id(el, at).await?;
+        self.call(&mouse("mouseMoved", p))
+            .await
+            .map_err(|e| e.into_backend("cannot move the pointer"))?;
+        match self
+            .call_on(&object, HIT_CHECK, vec![json!(p.x), json!(p.y)])
+            .await?
+            .as_str()
+        {
+            Some("ok") => Ok(p),
+            Some("gone") => Err(gone(at)),
+            _ => Err(covered(at)),
+        }
+    }
+
+    /// One press and release of the primary button at `p` (`click_count` for double clicks),
+    /// holding it `hold_ms`.
+    pub(super) async fn click_at(
+        &mut self,
+        p: Point,
+        click_count: u32,
+        hold_ms: u64,
+        button: &'static str,
+    ) -> BackendResult<()> {
+        let mut down = mouse("mousePressed", p);
+        down.button = Some(button);
+        down.buttons = Some(1);
+        down.click_count = Some(click_count);
+        self.call(&down)
+            .await
+            .map_err(|e| e.into_backend("cannot press the mouse button"))?;
+        if hold_ms > 0 {
+            tokio::time::sleep(std::time::Duration::from_millis(hold_ms)).await;
+        }
+        let mut up = mouse("mouseReleased", p);
+        up.button = Some(button);
+        up.buttons = Some(0);
+        up.click_count = Some(click_count);
+        match self.call(&up).await {
+            Ok(_) => Ok(()),
+            // The click opened a dialog: the release is answered only once it is handled.
+            Err(PageError::Dialog) => Ok(()),
+            Err(e) => Err(e.into_backend("cannot release the mouse button")),
+        }
+    }
+
+    /// A press, a path of moves and a release (a one-finger drag with the mouse).
+    pub(super) async fn drag(&mut self, path: &[Point], duration_ms: u64) -> BackendResult<()> {
+        let (Some(first), Some(last)) = (path.first(), path.last()) else {
+            return Ok(());
+        };
+        self.call(&mouse("mouseMoved", *first))
+            .await
+            .map_err(|e| e.into_backend("cannot move the pointer"))?;
+        let mut down = mouse("mousePressed", *first);
+        down.button = Some("left");
+        down.buttons = Some(1);
+        down.click_count = Some(1);
+        self.call(&down)
+            .await
+            .map_err(|e| e.into_backend("cannot press the mouse button"))?;
+        let step = duration_ms / path.len().max(1) as u64;
+        for p in &path[1..] {
+            let mut m = mouse("mouseMoved", *p);
+            m.button = Some("left");
+            m.buttons = Some(1);
+            self.call(&m)
+                .await
+                .map_err(|e| e.into_backend("cannot move the pointer"))?;
+            if step > 0 {
+                tokio::time::sleep(std::time::Duration::from_millis(step.min(100))).await;
+            }
+        }
+        let mut up = mouse("mouseReleased", *last);
+        up.button = Some("left");
+        up.click_count = Some(1);
+        match self.call(&up).await {
+            Ok(_) | Err(PageError::Dialog) => Ok(()),
+            Err(e) => Err(e.into_backend("cannot release the mouse button")),
+        }
+    }
+
+    /// A wheel turn at `at` (positive `dy` scrolls the content up, as a finger moving up does).
+    pub(super) async fn wheel(&mut self, at: Point, dx: f64, dy: f64) -> BackendResult<()> {
+        let mut w = mouse("mouseWheel", at);
+        w.delta_x = Some(dx);
+        w.delta_y = Some(dy);
+        self.call(&w)
+            .await
+            .map_err(|e| e.into_backend("cannot scroll"))?;
+        self.next_frame().await;
+        Ok(())
+    }
+
+    /// Focuses the element, selects its content and replaces it with `text` as typing would:
+    /// `beforeinput`/`input` per insertion, then `change`.
+    pub(super) async fn replace_text(
+        &mut self,
+        el: &Element,
+        at: Point,
+        text: &str,
+        delay_ms: u64,
+    ) -> BackendResult<()> {
+        self.bring_into_view(el, at).await?;
+        let object = self.object_id(el, at).await?;
+        self.call(&protocol::Focus {
+            backend_node_id: el.backend_id,
+        })
+        .await
+        .map_err(|e| match e {
+            PageError::Call(super::CallError::Protocol { .. }) => gone(at),
+            other => other.into_backend("cannot focus the field"),
+        })?;
+        self.call_on(&object, SELECT_ALL, Vec::new()).await?;
+        if text.is_empty() {
+            self.key("Backspace").await?;
+        } else {
+            self.insert_text(text, delay_ms).await?;
+        }
+        self.call_on(&object, FIRE_CHANGE, Vec::new()).await?;
+        Ok(())
+    }
+
+    /// Inserts text at the focus (all at once, or one character per `delay_ms`).
+    pub(super) async fn insert_text(&mut self, text: &str, delay_ms: u64) -> BackendResult<()> {
+        if delay_ms == 0 {
+            return self
+                .call(&protocol::InsertText { text })
+                .await
+                .map(|_| ())
+                .map_err(|e| e.into_backend("cannot type"));
+        }
+        let mut buf = [0u8; 4];
+        for c in text.chars() {
+            self.call(&protocol::InsertText {
+                text: c.encode_utf8(&mut buf),
+            })
+            .await
+            .map_err(|e| e.into_backend("cannot type"))?;
+            tokio::time::sleep(std::time::Duration::from_millis(delay_ms)).await;
+        }
+        Ok(())
+    }
+
+    /// Presses and releases a key (`Enter`, `Backspace`, `Escape`, `Tab`).
+    pub(super) async fn key(&mut self, key: &'static str) -> BackendResult<()> {
+        let (code, vk, text) = match key {
+            "Enter" => ("Enter", 13, Some("\r")),
+            "Backspace" => ("Backspace", 8, None),
+            "Escape" => ("Escape", 27, None),
+            "Tab" => ("Tab", 9, None),
+            _ => (key, 0, None),
+        };
+        let down = protocol::DispatchKeyEvent {
+            kind: if text.is_some() {
+                "keyDown"
+            } else {
+                "rawKeyDown"
+            },
+            key,
+            code,
+            windows_virtual_key_code: vk,
+            text,
+        };
+        match self.call(&down).await {
+            Ok(_) => {}
+            Err(PageError::Dialog) => return Ok(()),
+            Err(e) => return Err(e.into_backend("cannot press a key")),
+        }
+        let up = protocol::DispatchKeyEvent {
+            kind: "keyUp",
+            key,
+            code,
+            windows_virtual_key_code: vk,
+            text: None,
+        };
+        match self.call(&up).await {
+            Ok(_) | Err(PageError::Dialog) => Ok(()),
+            Err(e) => Err(e.into_backend("cannot press a key")),
+        }
+    }
+}

@@ -1,0 +1,442 @@
+//! Finding, launching and reaping Chromium.
+//!
+//! The browser gets a fresh temporary profile, a loopback DevTools port it picks itself (read
+//! from its `DevTools listening on ws://…` announcement, never guessed) and flags that stop its
+//! own background traffic. It runs in a process group of its own with a parent-death signal, so
+//! it is reaped on every way a run can end: [`Browser`]'s `Drop` kills the group (normal end,
+//! failed step, Ctrl-C), and the kernel kills it when `ad` itself dies (even by `kill -9`).
+
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::Duration;
+
+/// Where the browser is looked for when neither `--browser` nor `CHROME_PATH` says.
+pub const DEFAULT_BROWSER_PATHS: &[&str] = &[
+    "/usr/bin/chromium",
+    "/usr/bin/chromium-browser",
+    "/usr/bin/google-chrome",
+];
+
+/// What to install when no browser is found (Debian, as CI and the README do).
+pub const INSTALL_HINT: &str =
+    "install Chromium (`apt-get install chromium` as root on Debian/Ubuntu), or point CHROME_PATH at a Chromium or Chrome binary";
+
+/// How long the browser may take to announce its DevTools endpoint.
+const ANNOUNCE_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// How the browser is launched.
+#[derive(Debug, Clone, PartialEq)]
+pub struct LaunchConfig {
+    /// `--browser PATH`; else `CHROME_PATH`; else [`DEFAULT_BROWSER_PATHS`].
+    pub executable: Option<PathBuf>,
+    /// Pin name resolution to loopback (`--offline`, and every test).
+    pub offline: bool,
+    /// The window (and so the viewport) size in CSS pixels.
+    pub window: (u32, u32),
+}
+
+impl Default for LaunchConfig {
+    fn default() -> Self {
+        LaunchConfig {
+            executable: None,
+            offline: false,
+            window: (1280, 800),
+        }
+    }
+}
+
+/// The browser binary to run, or what is missing.
+pub fn find_browser(explicit: Option<&Path>) -> Result<PathBuf, String> {
+    if let Some(p) = explicit {
+        return if p.is_file() {
+            Ok(p.to_path_buf())
+        } else {
+            Err(format!("browser {} does not exist", p.display()))
+        };
+    }
+    if let Some(p) = std::env::var_os("CHROME_PATH").filter(|v| !v.is_empty()) {
+        let p = PathBuf::from(p);
+        return if p.is_file() {
+            Ok(p)
+        } else {
+            Err(format!(
+                "CHROME_PATH={} does not exist; {INSTALL_HINT}",
+                p.display()
+            ))
+        };
+    }
+    DEFAULT_BROWSER_PATHS
+        .iter()
+        .map(PathBuf::from)
+        .find(|p| p.is_file())
+        .ok_or_else(|| {
+            format!(
+                "Chromium is not installed (looked for {}); {INSTALL_HINT}",
+                DEFAULT_BROWSER_PATHS.join(", ")
+            )
+        })
+}
+
+fn effective_uid() -> u32 {
+    // SAFETY: geteuid has no preconditions and cannot fail.
+    unsafe { libc::geteuid() }
+}
+
+/// Is this process root? Chromium refuses to run its sandbox as root.
+pub fn running_as_root() -> bool {
+    effective_uid() == 0
+}
+
+/// The browser's command line (after the binary).
+pub fn browser_args(profile: &Path, config: &LaunchConfig) -> Vec<String> {
+    let mut args: Vec<String> = [
+        "--headless",
+        "--remote-debugging-address=127.0.0.1",
+        // Port 0: the browser picks a free port and announces it on stderr.
+        "--remote-debugging-port=0",
+        // No traffic of the browser's own: updates, sync, crash reports, pings, extensions.
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+        "--no-first-run",
+        "--no-default-browser-check",
+        "--disable-extensions",
+        "--disable-breakpad",
+        "--disable-domain-reliability",
+        "--no-pings",
+        // Scrolls land at once, so the next capture sees where a wheel event went.
+        "--disable-smooth-scrolling",
+        // Containers often have a tiny /dev/shm.
+        "--disable-dev-shm-usage",
+        "--mute-audio",
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect();
+    args.push(format!("--user-data-dir={}", profile.display()));
+    args.push(format!(
+        "--window-size={},{}",
+        config.window.0, config.window.1
+    ));
+    if running_as_root() {
+        // Chromium's sandbox cannot run as root; only then is it turned off.
+        args.push("--no-sandbox".into());
+    }
+    if config.offline {
+        args.push("--host-resolver-rules=MAP * ~NOTFOUND , EXCLUDE 127.0.0.1".into());
+    }
+    args.push("about:blank".into());
+    args
+}
+
+/// A running browser. Dropping it kills its whole process group and removes its profile.
+pub struct Browser {
+    child: Child,
+    profile: PathBuf,
+    /// `ws://127.0.0.1:<port>/devtools/browser/<id>`, from the announcement.
+    pub ws_url: String,
+    pub executable: PathBuf,
+}
+
+impl Browser {
+    /// Launches the browser and waits for its DevTools announcement.
+    pub fn launch(config: &LaunchConfig) -> Result<Browser, String> {
+        let exe = find_browser(config.executable.as_deref())?;
+        let profile = temp_profile()?;
+        let mut cmd = Command::new(&exe);
+        cmd.args(browser_args(&profile, config))
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped());
+        own_group_and_parent_death(&mut cmd);
+        let mut child = match cmd.spawn() {
+            Ok(c) => c,
+            Err(e) => {
+                let _ = std::fs::remove_dir_all(&profile);
+                return Err(format!("cannot start {}: {e}", exe.display()));
+            }
+        };
+        let stderr = child.stderr.take().expect("piped stderr");
+        let (tx, rx) = std::sync::mpsc::channel::<Result<String, String>>();
+        // Reads the announcement, then keeps draining stderr so the browser never blocks on a
+        // full pipe.
+        let _ = std::thread::Builder::new()
+            .name("ad-chromium-stderr".into())
+            .spawn(move || {
+                let mut tail: Vec<String> = Vec::new();
+                let mut announced = false;
+                for line in BufReader::new(stderr).lines() {
+                    let Ok(line) = line else { break };
+                    if !announced {
+                        if let Some(url) = line.strip_prefix("DevTools listening on ") {
+                            announced = true;
+                            let _ = tx.send(Ok(url.trim().to_string()));
+                        } else {
+                            tail.push(line);
+                            if tail.len() > 8 {
+                                tail.remove(0);
+                            }
+                        }
+                    }
+                }
+                if !announced {
+                    let _ = tx.send(Err(tail.join("\n")));
+                }
+            });
+        let mut browser = Browser {
+            child,
+            profile,
+            ws_url: String::new(),
+            executable: exe.clone(),
+        };
+        match rx.recv_timeout(ANNOUNCE_TIMEOUT) {
+            Ok(Ok(url)) if url.starts_with("ws://127.0.0.1:") => {
+                browser.ws_url = url;
+                Ok(browser)
+            }
+            Ok(Ok(url)) => Err(format!(
+                "{} announced DevTools on {url}, not on loopback",
+                exe.display()
+            )),
+            Ok(Err(stderr)) => Err(format!(
+                "{} exited before announcing its DevTools endpoint{}",
+                exe.display(),
+                if stderr.is_empty() {
+                    String::new()
+                } else {
+                    format!(":\n{stderr}")
+                }
+            )),
+            Err(_) => Err(format!(
+                "{} did not announce its DevTools endpoint within {} s",
+                exe.display(),
+                ANNOUNCE_TIMEOUT.as_secs()
+            )),
+        }
+    }
+
+    /// The browser's process id (its process group id too).
+    pub fn pid(&self) -> u32 {
+        self.child.id()
+    }
+
+    /// Kills the browser's process group, waits for the browser, removes the profile.
+    pub fn shutdown(&mut self) {
+        let pgid = self.child.id() as i32;
+        if pgid > 0 {
+            // SAFETY: kill has no memory preconditions; a negative pid names the group the
+            // browser leads (it was started with process_group(0)).
+            unsafe {
+                libc::kill(-pgid, libc::SIGKILL);
+            }
+        }
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+        if !self.profile.as_os_str().is_empty() {
+            // The renderers may still be exiting: one retry covers a file they were writing.
+            if std::fs::remove_dir_all(&self.profile).is_err() {
+                std::thread::sleep(Duration::from_millis(50));
+                let _ = std::fs::remove_dir_all(&self.profile);
+            }
+            self.profile = PathBuf::new();
+        }
+    }
+}
+
+impl Drop for Browser {
+    fn drop(&mut self) {
+        self.shutdown();
+    }
+}
+
+/// Puts the child in a process group of its own (so the whole browser, renderers included, is
+/// killed at once) and asks the kernel to SIGKILL it when `ad` dies.
+fn own_group_and_parent_death(cmd: &mut Command) {
+    use std::os::unix::process::CommandExt;
+    cmd.process_group(0);
+    #[cfg(target_os = "linux")]
+    {
+        // SAFETY: getpid has no preconditions.
+        let parent = unsafe { libc::getpid() };
+        // SAFETY: the closure runs between fork and exec and calls only async-signal-safe
+        // functions (prctl, getppid, _exit). The death signal is tied to the thread that forks:
+        // runs own their browser on the thread that started it, for the run's whole length.
+        unsafe {
+            cmd.pre_exec(move || {
+                if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL as libc::c_ulong) != 0 {
+                    return Err(std::io::Error::last_os_error());
+                }
+                // `ad` died between fork and prctl: do not start an orphan.
+                if libc::getppid() != parent {
+                    libc::_exit(1);
+                }
+                Ok(())
+            });
+        }
+    }
+}
+
+/// Removes the profiles of runs whose `ad` died without cleaning up (`kill -9`): a profile is
+/// named for the process that made it, and is stale once that process is gone.
+fn remove_stale_profiles(tmp: &Path) {
+    let Ok(entries) = std::fs::read_dir(tmp) else {
+        return;
+    };
+    for e in entries.flatten() {
+        let name = e.file_name().to_string_lossy().into_owned();
+        let Some(pid) = name
+            .strip_prefix("ad-chromium-")
+            .and_then(|r| r.split('-').next())
+            .and_then(|p| p.parse::<i32>().ok())
+        else {
+            continue;
+        };
+        // SAFETY: kill with signal 0 only checks whether the process exists.
+        let alive = unsafe { libc::kill(pid, 0) == 0 }
+            || std::io::Error::last_os_error().raw_os_error() == Some(libc::EPERM);
+        let owned = std::fs::symlink_metadata(e.path()).is_ok_and(|m| {
+            use std::os::unix::fs::MetadataExt;
+            m.is_dir() && m.uid() == effective_uid()
+        });
+        if !alive && owned {
+            let _ = std::fs::remove_dir_all(e.path());
+        }
+    }
+}
+
+/// A fresh, private profile folder under the system temp folder
+/// (`ad-chromium-<pid>-XXXXXX`, 0700).
+fn temp_profile() -> Result<PathBuf, String> {
+    use std::os::unix::ffi::OsStrExt;
+    remove_stale_profiles(&std::env::temp_dir());
+    let template = std::env::temp_dir().join(format!("ad-chromium-{}-XXXXXX", std::process::id()));
+    let mut bytes = template.as_os_str().as_bytes().to_vec();
+    bytes.push(0);
+    // SAFETY: `bytes` is a NUL-terminated, writable buffer ending in XXXXXX, as mkdtemp needs.
+    let made = unsafe { libc::mkdtemp(bytes.as_mut_ptr().cast()) };
+    if made.is_null() {
+        return Err(format!(
+            "cannot create a browser profile in {}: {}",
+            std::env::temp_dir().display(),
+            std::io::Error::last_os_error()
+        ));
+    }
+    bytes.pop();
+    Ok(PathBuf::from(std::ffi::OsStr::from_bytes(&bytes)))
+}
+
+/// What `ad doctor` learns about the browser without starting a session.
+#[derive(Debug, Clone, PartialEq)]
+pub struct BrowserProbe {
+    pub executable: Option<PathBuf>,
+    /// `Chromium 156.0.8078.114 …`.
+    pub version: Option<String>,
+    /// Sandbox status: on, or off because `ad` runs as root.
+    pub sandbox: &'static str,
+    /// What is missing; empty when the backend is usable.
+    pub missing: Vec<String>,
+}
+
+/// Finds the browser and asks it for its version.
+pub fn probe(config: &LaunchConfig) -> BrowserProbe {
+    let sandbox = if running_as_root() {
+        "off (running as root: --no-sandbox)"
+    } else {
+        "on"
+    };
+    let exe = match find_browser(config.executable.as_deref()) {
+        Ok(p) => p,
+        Err(e) => {
+            return BrowserProbe {
+                executable: None,
+                version: None,
+                sandbox,
+                missing: vec![e],
+            }
+        }
+    };
+    let out = Command::new(&exe)
+        .arg("--version")
+        .stdin(Stdio::null())
+        .stderr(Stdio::null())
+        .output();
+    match out {
+        Ok(o) if o.status.success() => {
+            let version = String::from_utf8_lossy(&o.stdout).trim().to_string();
+            let missing = if version.is_empty() {
+                vec![format!("{} --version printed nothing", exe.display())]
+            } else {
+                Vec::new()
+            };
+            BrowserProbe {
+                executable: Some(exe),
+                version: Some(version).filter(|v| !v.is_empty()),
+                sandbox,
+                missing,
+            }
+        }
+        Ok(o) => BrowserProbe {
+            missing: vec![format!(
+                "{} --version failed ({}); reinstall it: {INSTALL_HINT}",
+                exe.display(),
+                o.status
+            )],
+            executable: Some(exe),
+            version: None,
+            sandbox,
+        },
+        Err(e) => BrowserProbe {
+            missing: vec![format!("cannot run {}: {e}", exe.display())],
+            executable: Some(exe),
+            version: None,
+            sandbox,
+        },
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn offline_pins_resolution_to_loopback_in_one_argument() {
+        let cfg = LaunchConfig {
+            offline: true,
+            ..LaunchConfig::default()
+        };
+        let args = browser_args(Path::new("/tmp/p"), &cfg);
+        assert!(args
+            .iter()
+            .any(|a| a == "--host-resolver-rules=MAP * ~NOTFOUND , EXCLUDE 127.0.0.1"));
+        assert!(args.iter().any(|a| a == "--remote-debugging-port=0"));
+        for quiet in [
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--disable-sync",
+            "--no-first-run",
+            "--disable-extensions",
+            "--disable-breakpad",
+            "--disable-domain-reliability",
+            "--no-pings",
+            "--headless",
+        ] {
+            assert!(args.iter().any(|a| a == quiet), "{quiet}");
+        }
+        assert!(args.iter().any(|a| a == "--user-data-dir=/tmp/p"));
+        let online = browser_args(Path::new("/tmp/p"), &LaunchConfig::default());
+        assert!(!online
+            .iter()
+            .any(|a| a.starts_with("--host-resolver-rules")));
+        assert_eq!(
+            online.iter().any(|a| a == "--no-sandbox"),
+            running_as_root()
+        );
+    }
+
+    #[test]
+    fn a_missing_explicit_browser_says_so() {
+        let e = find_browser(Some(Path::new("/nonexistent/chromium"))).unwrap_err();
+        assert!(e.contains("/nonexistent/chromium"), "{e}");
+    }
+}

@@ -1,0 +1,423 @@
+//! The web backend ("web"): drives a real web app in headless Chromium over the DevTools
+//! protocol. The interpreter does selector resolution, waits, identity verification, ref frames
+//! and journaling exactly as on the sim; this backend only answers device-level requests on a
+//! real engine (docs/web.md).
+//!
+//! - `mod.rs`: the [`Web`] backend's state and the live page (calls, events, navigation);
+//! - [`launcher`]: finding, launching and reaping the browser (process group, parent-death
+//!   signal, temporary profile);
+//! - [`cdp`]: the DevTools websocket client;
+//! - [`protocol`]: typed requests and responses of the domains used;
+//! - [`ax`]: the accessibility tree mapped to the interpreter's nodes;
+//! - `input.rs`: mouse, keyboard and wheel input at elements;
+//! - `device.rs`: the [`Backend`] calls.
+
+pub mod ax;
+pub mod cdp;
+mod device;
+mod input;
+pub mod launcher;
+pub mod protocol;
+
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+use tokio::sync::{mpsc, oneshot};
+
+use crate::backend::{BackendError, BackendResult};
+use crate::tree::Rect;
+use ax::Element;
+use cdp::{CallError, Cdp, Event};
+pub use launcher::{LaunchConfig, INSTALL_HINT};
+use protocol::Command;
+
+/// How long `open` waits for the page's load event.
+const LOAD_TIMEOUT: Duration = Duration::from_secs(30);
+/// After load, how long `open` waits at most for the network to go quiet.
+const NETWORK_QUIET_BOUND: Duration = Duration::from_millis(1_000);
+/// The network is quiet when no request has been in flight for this long.
+const NETWORK_QUIET: Duration = Duration::from_millis(100);
+
+/// A JavaScript dialog the page is showing (`alert`, `confirm`, `prompt`, `beforeunload`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Dialog {
+    pub kind: String,
+    pub message: String,
+}
+
+/// Why a page call did not give its result.
+#[derive(Debug)]
+enum PageError {
+    Call(CallError),
+    /// A dialog opened while waiting; the page is blocked until it is handled.
+    Dialog,
+}
+
+impl PageError {
+    fn into_backend(self, what: &str) -> BackendError {
+        match self {
+            PageError::Call(CallError::Protocol { message, .. }) => {
+                BackendError::rejected("COMMAND_FAILED", format!("{what}: {message}"))
+            }
+            PageError::Call(e @ CallError::Decode { .. }) => {
+                BackendError::rejected("COMMAND_FAILED", format!("{what}: {e}"))
+            }
+            PageError::Call(e) => BackendError::Transport {
+                message: format!("{what}: {e}"),
+            },
+            PageError::Dialog => BackendError::rejected(
+                "ELEMENT_OCCLUDED",
+                format!("{what}: a browser dialog opened"),
+            )
+            .with_hint("handle the dialog first (`alert accept` or `alert dismiss`)"),
+        }
+    }
+}
+
+/// A running browser with one page attached.
+struct Live {
+    cdp: Cdp,
+    session: String,
+    events: mpsc::UnboundedReceiver<Event>,
+    dialog: Option<Dialog>,
+    /// Lifecycle events seen for the current navigation: (loader id, name).
+    lifecycle: Vec<(String, String)>,
+    /// Requests the page has in flight, and when the last one started or ended.
+    in_flight: std::collections::HashSet<String>,
+    network_changed: Instant,
+    /// Dropped last: the connection closes before the browser is killed.
+    browser: launcher::Browser,
+}
+
+/// The web backend.
+pub struct Web {
+    config: LaunchConfig,
+    started: Instant,
+    live: Option<Live>,
+    /// The elements of the last capture, to act on the DOM node a point was resolved to.
+    elements: Vec<Element>,
+    viewport: Rect,
+    url: Option<String>,
+}
+
+impl Web {
+    pub fn new(config: LaunchConfig) -> Web {
+        let (w, h) = config.window;
+        Web {
+            config,
+            started: Instant::now(),
+            live: None,
+            elements: Vec::new(),
+            viewport: Rect {
+                x: 0.0,
+                y: 0.0,
+                width: w as f64,
+                height: h as f64,
+            },
+            url: None,
+        }
+    }
+
+    /// The browser's process id while one runs (tests prove it is reaped).
+    pub fn browser_pid(&self) -> Option<u32> {
+        self.live.as_ref().map(|l| l.browser.pid())
+    }
+
+    /// Starts the browser and attaches to a fresh page, unless one runs.
+    async fn ensure_live(&mut self) -> BackendResult<&mut Live> {
+        if self.live.is_none() {
+            let browser = launcher::Browser::launch(&self.config)
+                .map_err(|e| BackendError::rejected("TOOL_MISSING", e).with_hint(INSTALL_HINT))?;
+            let cdp = Cdp::connect(&browser.ws_url)
+                .await
+                .map_err(|message| BackendError::Transport { message })?;
+            let fail = |what: &str, e: CallError| BackendError::Transport {
+                message: format!("{what}: {e}"),
+            };
+            // What the page stores (typed values in history, cookies) stays in memory.
+            let context = cdp
+                .call(
+                    None,
+                    &protocol::CreateBrowserContext {
+                        dispose_on_detach: true,
+                    },
+                )
+                .await
+                .map_err(|e| fail("cannot create a browser context", e))?;
+            let target = cdp
+                .call(
+                    None,
+                    &protocol::CreateTarget {
+                        url: "about:blank",
+                        browser_context_id: &context.browser_context_id,
+                    },
+                )
+                .await
+                .map_err(|e| fail("cannot open a page", e))?;
+            let attached = cdp
+                .call(
+                    None,
+                    &protocol::AttachToTarget {
+                        target_id: &target.target_id,
+                        flatten: true,
+                    },
+                )
+                .await
+                .map_err(|e| fail("cannot attach to the page", e))?;
+            let session = attached.session_id;
+            let events = cdp.subscribe(&session);
+            let s = Some(session.as_str());
+            // Page events (dialogs, load), lifecycle and network events: all three in flight at
+            // once.
+            let (page, lifecycle, network) = tokio::join!(
+                cdp.call(s, &protocol::PageEnable {}),
+                cdp.call(s, &protocol::SetLifecycleEventsEnabled { enabled: true }),
+                cdp.call(s, &protocol::NetworkEnable {}),
+            );
+            page.map_err(|e| fail("Page.enable", e))?;
+            lifecycle.map_err(|e| fail("Page.setLifecycleEventsEnabled", e))?;
+            network.map_err(|e| fail("Network.enable", e))?;
+            self.live = Some(Live {
+                cdp,
+                session,
+                events,
+                dialog: None,
+                lifecycle: Vec::new(),
+                in_flight: Default::default(),
+                network_changed: Instant::now(),
+                browser,
+            });
+        }
+        Ok(self.live.as_mut().expect("live page"))
+    }
+
+    /// Kills the browser (and its profile) if one runs.
+    fn shut_down(&mut self) {
+        self.live = None;
+        self.elements.clear();
+        self.url = None;
+    }
+
+    /// The deepest element of the last capture under `at`, preferring ones a user acts on.
+    fn element_at(&self, at: crate::tree::Point) -> Option<&Element> {
+        let under = || self.elements.iter().filter(|e| e.rect.contains(at));
+        under()
+            .filter(|e| e.hittable)
+            .max_by_key(|e| e.depth)
+            .or_else(|| under().max_by_key(|e| e.depth))
+    }
+}
+
+impl Live {
+    fn on_event(&mut self, ev: Event) {
+        match ev.method.as_str() {
+            "Page.javascriptDialogOpening" => {
+                self.dialog = Some(Dialog {
+                    kind: ev
+                        .params
+                        .get("type")
+                        .and_then(Value::as_str)
+                        .unwrap_or("alert")
+                        .to_string(),
+                    message: ev
+                        .params
+                        .get("message")
+                        .and_then(Value::as_str)
+                        .unwrap_or("")
+                        .to_string(),
+                });
+            }
+            "Page.javascriptDialogClosed" => self.dialog = None,
+            "Network.requestWillBeSent" | "Network.loadingFinished" | "Network.loadingFailed" => {
+                let id = ev
+                    .params
+                    .get("requestId")
+                    .and_then(Value::as_str)
+                    .unwrap_or("")
+                    .to_string();
+                if ev.method == "Network.requestWillBeSent" {
+                    self.in_flight.insert(id);
+                } else {
+                    self.in_flight.remove(&id);
+                }
+                self.network_changed = Instant::now();
+            }
+            "Page.lifecycleEvent" => {
+                let s = |k: &str| {
+                    ev.params
+                        .get(k)
+                        .and_then(Value::as_str)
+                        .unwrap_or("")
+                        .to_string()
+                };
+                self.lifecycle.push((s("loaderId"), s("name")));
+            }
+            _ => {}
+        }
+    }
+
+    /// Handles the events that arrived so far.
+    fn pump(&mut self) {
+        while let Ok(ev) = self.events.try_recv() {
+            self.on_event(ev);
+        }
+    }
+
+    /// Waits for a call's answer, handling events meanwhile; with `stop_on_dialog`, gives up
+    /// as soon as a dialog opens (the page answers nothing until it is handled).
+    async fn wait_reply(
+        &mut self,
+        rx: oneshot::Receiver<Result<Value, CallError>>,
+        method: &str,
+        stop_on_dialog: bool,
+    ) -> Result<Value, PageError> {
+        let deadline = tokio::time::sleep(cdp::CALL_TIMEOUT);
+        tokio::pin!(deadline);
+        tokio::pin!(rx);
+        loop {
+            if stop_on_dialog && self.dialog.is_some() {
+                return Err(PageError::Dialog);
+            }
+            tokio::select! {
+                reply = &mut rx => {
+                    return match reply {
+                        Ok(r) => r.map_err(PageError::Call),
+                        Err(_) => Err(PageError::Call(CallError::Closed)),
+                    };
+                }
+                ev = self.events.recv() => match ev {
+                    Some(ev) => self.on_event(ev),
+                    None => return Err(PageError::Call(CallError::Closed)),
+                },
+                _ = &mut deadline => {
+                    return Err(PageError::Call(CallError::Timeout { method: method.to_string() }));
+                }
+            }
+        }
+    }
+
+    /// Sends a typed call to the page; its answer comes from [`Live::wait_reply`].
+    fn send<C: Command>(&self, command: &C) -> oneshot::Receiver<Result<Value, CallError>> {
+        let params = serde_json::to_value(command).unwrap_or(Value::Null);
+        self.cdp.send_raw(Some(&self.session), C::METHOD, params)
+    }
+
+    fn decode<C: Command>(v: Value) -> Result<C::Response, PageError> {
+        serde_json::from_value(v).map_err(|e| {
+            PageError::Call(CallError::Decode {
+                method: C::METHOD.to_string(),
+                message: e.to_string(),
+            })
+        })
+    }
+
+    /// A typed call to the page that gives up when a dialog opens.
+    async fn call<C: Command>(&mut self, command: &C) -> Result<C::Response, PageError> {
+        let rx = self.send(command);
+        let v = self.wait_reply(rx, C::METHOD, true).await?;
+        Self::decode::<C>(v)
+    }
+
+    /// A call the browser answers while a dialog is open (answering the dialog).
+    async fn call_through_dialog<C: Command>(
+        &mut self,
+        command: &C,
+    ) -> Result<C::Response, PageError> {
+        let rx = self.send(command);
+        let v = self.wait_reply(rx, C::METHOD, false).await?;
+        Self::decode::<C>(v)
+    }
+
+    /// Navigates and waits for the load event, then (within a bound) for the network to go
+    /// quiet.
+    async fn navigate(&mut self, url: &str) -> BackendResult<()> {
+        self.pump();
+        self.lifecycle.clear();
+        let nav = self
+            .call(&protocol::Navigate { url })
+            .await
+            .map_err(|e| e.into_backend(&format!("cannot open {url}")))?;
+        if let Some(err) = nav.error_text.filter(|e| !e.is_empty()) {
+            return Err(BackendError::rejected(
+                "COMMAND_FAILED",
+                format!("cannot open {url}: {err}"),
+            )
+            .with_hint(
+                "check the URL and that the server is up (with --offline only 127.0.0.1 resolves)",
+            ));
+        }
+        let Some(loader) = nav.loader_id else {
+            // A same-document navigation (`#fragment`): nothing loads.
+            return Ok(());
+        };
+        self.wait_lifecycle(&loader, "load", LOAD_TIMEOUT).await?;
+        self.wait_network_quiet(NETWORK_QUIET_BOUND).await;
+        Ok(())
+    }
+
+    /// Waits (at most `bound`) until no request has been in flight for [`NETWORK_QUIET`]; a
+    /// page that keeps a connection open just costs the bound.
+    async fn wait_network_quiet(&mut self, bound: Duration) {
+        let start = Instant::now();
+        loop {
+            self.pump();
+            let quiet_for = self.network_changed.elapsed();
+            if self.dialog.is_some()
+                || (self.in_flight.is_empty() && quiet_for >= NETWORK_QUIET)
+                || start.elapsed() >= bound
+            {
+                return;
+            }
+            let nap = NETWORK_QUIET
+                .saturating_sub(quiet_for)
+                .max(Duration::from_millis(10))
+                .min(bound.saturating_sub(start.elapsed()));
+            if let Ok(Some(ev)) = tokio::time::timeout(nap, self.events.recv()).await {
+                self.on_event(ev);
+            }
+        }
+    }
+
+    /// Waits for the lifecycle event `name` of the navigation `loader` (any loader when empty).
+    async fn wait_lifecycle(
+        &mut self,
+        loader: &str,
+        name: &str,
+        bound: Duration,
+    ) -> BackendResult<()> {
+        let start = Instant::now();
+        loop {
+            self.pump();
+            if self
+                .lifecycle
+                .iter()
+                .any(|(l, n)| n == name && (loader.is_empty() || l == loader))
+            {
+                return Ok(());
+            }
+            if self.dialog.is_some() {
+                // A dialog during load blocks the page; the script handles it next.
+                return Ok(());
+            }
+            let left = bound.saturating_sub(start.elapsed());
+            if left.is_zero() {
+                return Err(BackendError::rejected(
+                    "COMMAND_FAILED",
+                    format!(
+                        "the page did not reach `{name}` within {} ms",
+                        bound.as_millis()
+                    ),
+                ));
+            }
+            match tokio::time::timeout(left, self.events.recv()).await {
+                Ok(Some(ev)) => self.on_event(ev),
+                Ok(None) => {
+                    return Err(BackendError::Transport {
+                        message: "the browser connection closed".into(),
+                    })
+                }
+                Err(_) => {}
+            }
+        }
+    }
+}

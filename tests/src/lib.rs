@@ -12,6 +12,7 @@
 //! * [`normalize`], [`compare`], [`compare_messages`], [`compare_exact`] and [`diff`] decide and
 //!   explain (dis)agreement.
 
+pub mod bench_input;
 pub mod fuzz;
 pub mod gen;
 pub mod lsp_client;

@@ -30,7 +30,24 @@ struct PendingAnnotation {
     span: Span,
 }
 
+/// Parses a borrowed text (the tree keeps a copy of it; [`parse_owned`] keeps the text itself).
 pub fn parse(text: &str) -> Parse {
+    parse_owned(text.to_string())
+}
+
+/// Parses `text` and keeps it in the tree without copying it: what `ad check` uses, where the
+/// copy of a large script would be its largest single allocation.
+pub fn parse_owned(text: String) -> Parse {
+    let (lines, metadata, diagnostics, binary) = parse_lines(&text);
+    Parse {
+        file: SourceFile { text, lines },
+        metadata,
+        diagnostics,
+        binary,
+    }
+}
+
+fn parse_lines(text: &str) -> (Vec<Line>, Metadata, Vec<Diagnostic>, bool) {
     let mut diagnostics = Vec::new();
     let (line_count, has_nul) = scan_text(text);
     let mut lines = Vec::with_capacity(line_count);
@@ -170,16 +187,7 @@ pub fn parse(text: &str) -> Parse {
         }
     }
 
-    let metadata = header.finish();
-    Parse {
-        file: SourceFile {
-            text: text.to_string(),
-            lines,
-        },
-        metadata,
-        diagnostics,
-        binary,
-    }
+    (lines, header.finish(), diagnostics, binary)
 }
 
 /// The number of lines `raw_lines` yields (so `lines` never reallocates), and whether the text

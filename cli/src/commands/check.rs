@@ -117,11 +117,12 @@ pub fn run(args: CheckArgs) -> i32 {
             }
             Err(e) => return crate::usage_error(&e.0),
         };
-        let mut text = source.text;
-        let mut analysis = ad_compiler::analyze_with(&text, &config);
+        // The analysis keeps the text without a copy; it is taken back for rendering.
+        let mut analysis = ad_compiler::analyze_owned(source.text, &config);
         if args.fix {
             if let Some(p) = &source.path {
-                let (fixed, applied) = ad_compiler::apply_fixes(&text, &analysis.diagnostics);
+                let (fixed, applied) =
+                    ad_compiler::apply_fixes(analysis.text(), &analysis.diagnostics);
                 if applied > 0 && source.not_utf8.is_some() {
                     // Writing the text back would turn every invalid byte into U+FFFD.
                     eprintln!(
@@ -134,15 +135,17 @@ pub fn run(args: CheckArgs) -> i32 {
                         return crate::usage_error(&format!("{}: {e}", p.display()));
                     }
                     eprintln!("fixed {applied} problem(s) in {}", source.name);
-                    text = fixed;
-                    analysis = ad_compiler::analyze_with(&text, &config);
+                    analysis = ad_compiler::analyze_owned(fixed, &config);
                 }
             }
         }
-        let mut diagnostics = analysis.diagnostics;
+        let text = std::mem::take(&mut analysis.parse.file.text);
+        let binary = analysis.parse.binary;
+        // The tree and the steps are dropped here, before the renderer's index is built.
+        let mut diagnostics = { analysis }.diagnostics;
         let mut read: Vec<_> = source.over_agent_device_limit.into_iter().collect();
         // A binary file gets AD002 alone; its bytes not being UTF-8 goes without saying.
-        if let Some(bad) = source.not_utf8.filter(|_| !analysis.parse.binary) {
+        if let Some(bad) = source.not_utf8.filter(|_| !binary) {
             read.push(bad.diagnostic);
         }
         if !read.is_empty() {

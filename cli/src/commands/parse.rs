@@ -54,7 +54,7 @@ pub fn run(args: ParseArgs) -> i32 {
             Ok(s) => s,
             Err(e) => return crate::usage_error(&e.0),
         };
-        let analysis = ad_compiler::read(&source.text);
+        let analysis = ad_compiler::read_owned(source.text);
         let report = ad_compiler::agent_device::ReportRef {
             analysis: &analysis,
             digest: args.digest.then_some(&options),
@@ -73,7 +73,7 @@ pub fn run(args: ParseArgs) -> i32 {
             Err(e) => return crate::usage_error(&e.0),
         };
         // The reader's view only: the rules add nothing agent-device reports.
-        let analysis = ad_compiler::read(&source.text);
+        let analysis = ad_compiler::read_owned(source.text);
         all_ok &= analysis.accepted_by_agent_device();
         let mut value = match args.format {
             ParseFormat::AgentDevice => {

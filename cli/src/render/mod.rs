@@ -20,6 +20,8 @@ pub struct CheckedFile {
     /// The text as the human renderer shows it, built once for all of the file's reports (see
     /// `human::shown_source`).
     shown: std::cell::OnceCell<ariadne::Source<String>>,
+    /// Lines of padding the human renderer's windows have cost so far (see `human::Shown`).
+    padding_spent: std::cell::Cell<usize>,
 }
 
 impl CheckedFile {
@@ -31,6 +33,7 @@ impl CheckedFile {
             diagnostics,
             index,
             shown: std::cell::OnceCell::new(),
+            padding_spent: std::cell::Cell::new(0),
         }
     }
     /// 1-based (line, column, end_line, end_column) of the primary span.

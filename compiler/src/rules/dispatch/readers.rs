@@ -31,7 +31,7 @@ pub(super) fn read(step: &Step, reader: Reader) -> Verdict {
 }
 
 fn refuse(kind: Kind, arg: Option<usize>, daemon: impl Into<String>) -> Verdict {
-    Verdict::Refused(refusal(kind, arg, daemon))
+    Verdict::Refused(Box::new(refusal(kind, arg, daemon)))
 }
 
 fn missing(expected: &str, daemon: impl Into<String>) -> Verdict {
@@ -368,7 +368,7 @@ fn get(p: &[&str]) -> Verdict {
         )
     };
     if p.is_empty() {
-        return Verdict::Refused(bad_format());
+        return Verdict::Refused(Box::new(bad_format()));
     }
     then(
         need(sym::word_in(format, FORMATS, false), bad_format),
@@ -894,7 +894,7 @@ fn drag(p: &[&str]) -> Verdict {
     // Both endpoints are reported when both are refused: one run shows every problem.
     let ends = match (endpoint(1, "source"), endpoint(2, "destination")) {
         (Verdict::Refused(mut a), Verdict::Refused(b)) => {
-            a.also.push(b);
+            a.also.push(*b);
             Verdict::Refused(a)
         }
         (a, b) => then(a, || b),

@@ -115,7 +115,7 @@ fn join(a: Verdict, b: Verdict) -> Verdict {
 pub(super) fn need(t: Tri, refusal: impl FnOnce() -> Refusal) -> Verdict {
     match t {
         Tri::Yes => Verdict::Pass,
-        Tri::No => Verdict::Refused(refusal()),
+        Tri::No => Verdict::Refused(Box::new(refusal())),
         Tri::Unknown => Verdict::Unknown,
     }
 }

@@ -53,6 +53,7 @@ fn parse_lines(text: &str) -> (Vec<Line>, Metadata, Vec<Diagnostic>, bool) {
     let mut lines = Vec::with_capacity(line_count);
     let mut pending: Option<PendingAnnotation> = None;
     let mut scratch = String::new();
+    let mut token_buf = Vec::new();
     let mut seen_action = false;
     // The metadata reader scans from the top and stops at the first line it does not understand.
     let mut header_open = true;
@@ -116,7 +117,14 @@ fn parse_lines(text: &str) -> (Vec<Line>, Metadata, Vec<Diagnostic>, bool) {
             );
             LineKind::Env(Box::new(env))
         } else {
-            let tokens = tokenize(text, content, index, &mut scratch, &mut diagnostics);
+            let tokens = tokenize(
+                text,
+                content,
+                index,
+                &mut scratch,
+                &mut token_buf,
+                &mut diagnostics,
+            );
             // The first token starts the line: a bare `context` or a quoted token spelling it.
             let first_is_context = (trimmed.starts_with("context") || trimmed.starts_with('"'))
                 && tokens.first().is_some_and(|t| t.value(text) == "context");
@@ -455,11 +463,12 @@ fn tokenize(
     content: Span,
     index: usize,
     scratch: &mut String,
+    tokens: &mut Vec<Token>,
     diagnostics: &mut Vec<Diagnostic>,
 ) -> Vec<Token> {
     let line = &text[content.range()];
     let off = content.start;
-    let mut tokens = Vec::with_capacity(4);
+    tokens.clear();
     let mut reported = false;
     for (kind, range) in lex(line) {
         let span = Span::new(off + range.start, off + range.end);
@@ -545,7 +554,9 @@ fn tokenize(
         };
         tokens.push(token);
     }
-    tokens
+    // Gathered in a reused buffer, then stored at their exact count: every action line's
+    // tokens live as long as the tree.
+    tokens.drain(..).collect()
 }
 
 fn env_directive(

@@ -105,7 +105,9 @@ pub fn run(args: ParseArgs) -> i32 {
 fn write_pretty(value: &impl serde::Serialize) -> std::io::Result<()> {
     use std::io::Write;
     let stdout = std::io::stdout();
-    let mut w = std::io::BufWriter::new(stdout.lock());
+    // serde_json writes token by token: a larger buffer means a few dozen writes for a 2 MiB
+    // script's report instead of hundreds.
+    let mut w = std::io::BufWriter::with_capacity(1 << 16, stdout.lock());
     serde_json::to_writer_pretty(&mut w, value)?;
     w.write_all(b"\n")?;
     w.flush()

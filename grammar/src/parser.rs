@@ -556,7 +556,9 @@ fn tokenize(
     }
     // Gathered in a reused buffer, then stored at their exact count: every action line's
     // tokens live as long as the tree.
-    tokens.drain(..).collect()
+    let mut exact = Vec::with_capacity(tokens.len());
+    exact.append(tokens);
+    exact
 }
 
 fn env_directive(

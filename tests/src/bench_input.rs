@@ -5,44 +5,51 @@
 
 use std::fmt::Write;
 
+/// A screen of the flow: its id prefix, its form's title, and its fields (id, label).
+struct Screen {
+    id: &'static str,
+    title: &'static str,
+    fields: [(&'static str, &'static str); 3],
+}
+
 /// The screens the flow walks through, each a form of fields and a button to the next one.
-const SCREENS: [(&str, &str, [(&str, &str); 3]); 4] = [
-    (
-        "login",
-        "Sign in",
-        [
+const SCREENS: [Screen; 4] = [
+    Screen {
+        id: "login",
+        title: "Sign in",
+        fields: [
             ("email", "Email"),
             ("password", "Password"),
             ("remember", "Remember me"),
         ],
-    ),
-    (
-        "address",
-        "Shipping address",
-        [
+    },
+    Screen {
+        id: "address",
+        title: "Shipping address",
+        fields: [
             ("street", "Street"),
             ("city", "City"),
             ("zip", "Postal code"),
         ],
-    ),
-    (
-        "payment",
-        "Payment",
-        [
+    },
+    Screen {
+        id: "payment",
+        title: "Payment",
+        fields: [
             ("card_name", "Name on card"),
             ("card_number", "Card number"),
             ("card_expiry", "Expiry"),
         ],
-    ),
-    (
-        "profile",
-        "Profile",
-        [
+    },
+    Screen {
+        id: "profile",
+        title: "Profile",
+        fields: [
             ("display_name", "Display name"),
             ("bio", "About you"),
             ("website", "Website"),
         ],
-    ),
+    },
 ];
 
 /// A recorded flow of at least `bytes` bytes (a few hundred more at most): a header, then
@@ -59,7 +66,12 @@ pub fn recorded_flow(bytes: usize) -> String {
     let mut round = 0usize;
     while s.len() < bytes {
         round += 1;
-        for (screen, title, fields) in SCREENS {
+        for Screen {
+            id: screen,
+            title,
+            fields,
+        } in SCREENS
+        {
             for (order, (id, label)) in fields.iter().enumerate() {
                 annotation(
                     &mut s,

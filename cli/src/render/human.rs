@@ -66,7 +66,7 @@ impl Shown<'_> {
     /// as its size limit, costs nothing like the file, and many reports cost at most twice the
     /// whole view).
     fn of(file: &CheckedFile, first: usize, last: usize) -> Shown<'_> {
-        let index = &file.index;
+        let index = file.index();
         let spent = file.padding_spent.get();
         if let Some(whole) = file.shown.get() {
             return Shown::Whole(whole);
@@ -101,7 +101,7 @@ impl Shown<'_> {
     /// ariadne's (char) offset of byte `b` of the file.
     fn char_offset(&self, file: &CheckedFile, b: usize) -> usize {
         match self {
-            Shown::Whole(_) => file.index.char_offset(&file.text, b),
+            Shown::Whole(_) => file.index().char_offset(&file.text, b),
             Shown::Window { first, start, .. } => {
                 let b = clamp(&file.text, Span::new(b, b)).start.max(*start);
                 first + file.text[*start..b].chars().count()
@@ -148,7 +148,7 @@ fn notes_of(d: &Diagnostic) -> Vec<String> {
 }
 
 pub fn render(file: &CheckedFile, d: &Diagnostic, colour: bool, out: &mut Vec<u8>) {
-    let index = &file.index;
+    let index = file.index();
     let lines: Vec<(usize, usize)> = d
         .labels
         .iter()
@@ -328,7 +328,7 @@ fn row_text(row: &Row, colour: bool) -> String {
 /// context, then the help and notes as ariadne writes them. Costs what it shows.
 fn excerpts(file: &CheckedFile, d: &Diagnostic, colour: bool, buf: &mut Vec<u8>) {
     let text = file.text.as_str();
-    let index = &file.index;
+    let index = file.index();
     let (_, kind_color, kind_name) = kind_of(d.severity);
     let on = |c: Color| Some(c).filter(|_| colour);
     let title = title_of(d.code);

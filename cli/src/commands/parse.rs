@@ -63,7 +63,10 @@ pub fn run(args: ParseArgs) -> i32 {
         if let Err(e) = write_pretty(&report) {
             return crate::usage_error(&format!("writing the report: {e}"));
         }
-        return i32::from(!analysis.accepted_by_agent_device());
+        let accepted = analysis.accepted_by_agent_device();
+        // Left to the process exit, as `ad check` leaves its last script (see there).
+        std::mem::forget(analysis);
+        return i32::from(!accepted);
     }
     let mut results = Vec::new();
     let mut all_ok = true;

@@ -64,18 +64,25 @@ pub struct NotUtf8 {
 
 impl Source {
     fn decode(name: String, path: Option<PathBuf>, bytes: Vec<u8>) -> Source {
-        // Only a file that is not UTF-8 needs its bytes kept (to echo them untouched).
-        let kept = std::str::from_utf8(&bytes).is_err().then(|| bytes.clone());
-        let decoded = ad_grammar::input::decode(bytes);
-        let over = ad_grammar::input::over_agent_device_limit(&name, decoded.text.len() as u64);
+        // Only a file that is not UTF-8 needs its bytes kept (to echo them untouched); a UTF-8
+        // file is validated once and becomes the text without a copy.
+        let (text, not_utf8) = match String::from_utf8(bytes) {
+            Ok(text) => (text, None),
+            Err(e) => {
+                let bytes = e.into_bytes();
+                let decoded = ad_grammar::input::decode(bytes.clone());
+                let not_utf8 = decoded
+                    .not_utf8
+                    .map(|diagnostic| NotUtf8 { diagnostic, bytes });
+                (decoded.text, not_utf8)
+            }
+        };
+        let over = ad_grammar::input::over_agent_device_limit(&name, text.len() as u64);
         Source {
             name,
             path,
-            text: decoded.text,
-            not_utf8: decoded
-                .not_utf8
-                .zip(kept)
-                .map(|(diagnostic, bytes)| NotUtf8 { diagnostic, bytes }),
+            text,
+            not_utf8,
             over_agent_device_limit: over,
         }
     }

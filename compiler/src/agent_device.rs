@@ -120,7 +120,71 @@ struct Each<'a>(&'a [crate::Step]);
 
 impl serde::Serialize for Each<'_> {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        // One step's JSON at a time: the whole list never exists as a tree.
-        serializer.collect_seq(self.0.iter().map(|s| s.to_agent_device_json()))
+        // Each step serialized from its own fields: no JSON tree, not even of one step.
+        serializer.collect_seq(self.0.iter().map(StepRef))
+    }
+}
+
+/// [`crate::Step::to_agent_device_json`]'s object (the same keys in the same order), written
+/// from the step's fields.
+struct StepRef<'a>(&'a crate::Step);
+
+impl serde::Serialize for StepRef<'_> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        let step = self.0;
+        let mut map = serializer.serialize_map(None)?;
+        map.serialize_entry("command", &step.command)?;
+        map.serialize_entry("positionals", &Values(&step.positionals))?;
+        map.serialize_entry("flags", &FlagsRef(&step.flags))?;
+        if let Some(r) = &step.runtime {
+            map.serialize_entry("runtime", &FlagsRef(r))?;
+        }
+        if let Some(l) = &step.ref_label {
+            map.serialize_entry("result", &RefLabel(&l.value))?;
+        }
+        if let Some(e) = &step.target_evidence {
+            if e.rect.is_none() {
+                map.serialize_entry("targetEvidence", &**e)?;
+            } else {
+                // A rect's numbers are written as JavaScript prints them: `to_value` knows how.
+                map.serialize_entry("targetEvidence", &e.to_value())?;
+            }
+        }
+        if let Some(e) = &step.target_evidences {
+            let value = ad_grammar::annotation::Evidence::Dual(e.clone()).to_value();
+            map.serialize_entry("targetEvidences", &value)?;
+        }
+        map.end()
+    }
+}
+
+/// The positionals' values, as a JSON array of strings.
+struct Values<'a>(&'a [crate::Arg]);
+
+impl serde::Serialize for Values<'_> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_seq(self.0.iter().map(|a| a.value.as_str()))
+    }
+}
+
+/// A flags object in the reader's key order.
+struct FlagsRef<'a>(&'a crate::Flags);
+
+impl serde::Serialize for FlagsRef<'_> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_map(self.0.iter())
+    }
+}
+
+/// `{"refLabel": …}`.
+struct RefLabel<'a>(&'a str);
+
+impl serde::Serialize for RefLabel<'_> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        let mut map = serializer.serialize_map(Some(1))?;
+        map.serialize_entry("refLabel", self.0)?;
+        map.end()
     }
 }

@@ -59,7 +59,13 @@ pub fn analyze(text: &str) -> Analysis {
 /// Parses, lowers and validates one script; `config` (an `ad.toml`, a forced profile) decides
 /// which rules apply and at what severity.
 pub fn analyze_with(text: &str, config: &config::Config) -> Analysis {
-    let mut parse = ad_grammar::parse(text);
+    analyze_owned(text.to_string(), config)
+}
+
+/// [`analyze_with`] on a text the analysis keeps without copying it
+/// (`analysis.parse.file.text`).
+pub fn analyze_owned(text: String, config: &config::Config) -> Analysis {
+    let mut parse = ad_grammar::parse_owned(text);
     let mut diagnostics = std::mem::take(&mut parse.diagnostics);
     let steps = lower::lower(&parse.file, &mut diagnostics);
     // A JSON payload is refused before any step runs: say so once instead of reporting every
@@ -99,7 +105,12 @@ pub fn analyze_with(text: &str, config: &config::Config) -> Analysis {
 /// (`ad parse`). Its diagnostics are the reader's: every rejection agent-device reports is among
 /// them, since the rules never reject.
 pub fn read(text: &str) -> Analysis {
-    let mut parse = ad_grammar::parse(text);
+    read_owned(text.to_string())
+}
+
+/// [`read`] on a text the analysis keeps without copying it.
+pub fn read_owned(text: String) -> Analysis {
+    let mut parse = ad_grammar::parse_owned(text);
     let mut diagnostics = std::mem::take(&mut parse.diagnostics);
     let steps = lower::lower(&parse.file, &mut diagnostics);
     Analysis {

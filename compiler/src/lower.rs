@@ -249,7 +249,8 @@ fn lower_line<'t>(
         line: line.index,
         command,
         spec,
-        positionals: Vec::new(),
+        // At most one per argument token, so pushing never regrows (and a step keeps no slack).
+        positionals: Vec::with_capacity(action.args().len()),
         flags: crate::flags::Flags::new(),
         runtime: None,
         ref_label: None,

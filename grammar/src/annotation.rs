@@ -49,9 +49,10 @@ pub struct TargetEvidence {
     pub sibling: u64,
     pub viewport_order: u64,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub scroll_region: Option<ScrollRegion>,
+    /// Boxed, like `rect`: rare, and every annotation is stored at the size of its struct.
+    pub scroll_region: Option<Box<ScrollRegion>>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub rect: Option<Rect>,
+    pub rect: Option<Box<Rect>>,
     pub verification: VerificationState,
 }
 
@@ -289,8 +290,8 @@ pub fn parse_target(payload: &str) -> Result<TargetEvidence, EvidenceError> {
         ancestry,
         sibling,
         viewport_order,
-        scroll_region,
-        rect,
+        scroll_region: scroll_region.map(Box::new),
+        rect: rect.map(Box::new),
         verification,
     })
 }
@@ -541,9 +542,10 @@ impl TargetEvidence {
     /// As a JSON value with JavaScript number semantics (integral floats print as integers).
     pub fn to_value(&self) -> Value {
         let mut v = serde_json::to_value(self).expect("evidence serializes");
-        if let (Some(rect), Some(obj)) =
-            (self.rect, v.get_mut("rect").and_then(Value::as_object_mut))
-        {
+        if let (Some(rect), Some(obj)) = (
+            self.rect.as_deref(),
+            v.get_mut("rect").and_then(Value::as_object_mut),
+        ) {
             for (k, n) in [
                 ("x", rect.x),
                 ("y", rect.y),
@@ -638,8 +640,8 @@ mod tests {
                 ancestry,
                 sibling,
                 viewport_order,
-                scroll_region,
-                rect,
+                scroll_region: scroll_region.map(Box::new),
+                rect: rect.map(Box::new),
                 verification,
             })
         }

@@ -250,13 +250,10 @@ fn units(bytes: &[u8]) -> (usize, usize) {
 
 impl LineIndex {
     pub fn new(text: &str) -> Self {
-        let mut starts = vec![0];
-        starts.extend(
-            text.bytes()
-                .enumerate()
-                .filter(|(_, b)| *b == b'\n')
-                .map(|(i, _)| i + 1),
-        );
+        let bytes = text.as_bytes();
+        let mut starts = Vec::with_capacity(memchr::memchr_iter(b'\n', bytes).count() + 1);
+        starts.push(0);
+        starts.extend(memchr::memchr_iter(b'\n', bytes).map(|i| i + 1));
         let mut blocks = Vec::new();
         if !text.is_ascii() {
             let (mut chars, mut utf16) = (0, 0);

@@ -25,5 +25,5 @@ pub use diagnostic::{
     printable, Diagnostic, Edit, Fix, Label, LineIndex, Reader, Rejection, Severity, Span,
 };
 pub use metadata::Metadata;
-pub use parser::{parse, Parse};
+pub use parser::{parse, parse_owned, Parse};
 pub use tree::*;

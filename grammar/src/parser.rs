@@ -30,12 +30,30 @@ struct PendingAnnotation {
     span: Span,
 }
 
+/// Parses a borrowed text (the tree keeps a copy of it; [`parse_owned`] keeps the text itself).
 pub fn parse(text: &str) -> Parse {
+    parse_owned(text.to_string())
+}
+
+/// Parses `text` and keeps it in the tree without copying it: what `ad check` uses, where the
+/// copy of a large script would be its largest single allocation.
+pub fn parse_owned(text: String) -> Parse {
+    let (lines, metadata, diagnostics, binary) = parse_lines(&text);
+    Parse {
+        file: SourceFile { text, lines },
+        metadata,
+        diagnostics,
+        binary,
+    }
+}
+
+fn parse_lines(text: &str) -> (Vec<Line>, Metadata, Vec<Diagnostic>, bool) {
     let mut diagnostics = Vec::new();
     let (line_count, has_nul) = scan_text(text);
     let mut lines = Vec::with_capacity(line_count);
     let mut pending: Option<PendingAnnotation> = None;
     let mut scratch = String::new();
+    let mut token_buf = Vec::new();
     let mut seen_action = false;
     // The metadata reader scans from the top and stops at the first line it does not understand.
     let mut header_open = true;
@@ -99,7 +117,14 @@ pub fn parse(text: &str) -> Parse {
             );
             LineKind::Env(Box::new(env))
         } else {
-            let tokens = tokenize(text, content, index, &mut scratch, &mut diagnostics);
+            let tokens = tokenize(
+                text,
+                content,
+                index,
+                &mut scratch,
+                &mut token_buf,
+                &mut diagnostics,
+            );
             // The first token starts the line: a bare `context` or a quoted token spelling it.
             let first_is_context = (trimmed.starts_with("context") || trimmed.starts_with('"'))
                 && tokens.first().is_some_and(|t| t.value(text) == "context");
@@ -170,16 +195,7 @@ pub fn parse(text: &str) -> Parse {
         }
     }
 
-    let metadata = header.finish();
-    Parse {
-        file: SourceFile {
-            text: text.to_string(),
-            lines,
-        },
-        metadata,
-        diagnostics,
-        binary,
-    }
+    (lines, header.finish(), diagnostics, binary)
 }
 
 /// The number of lines `raw_lines` yields (so `lines` never reallocates), and whether the text
@@ -447,11 +463,12 @@ fn tokenize(
     content: Span,
     index: usize,
     scratch: &mut String,
+    tokens: &mut Vec<Token>,
     diagnostics: &mut Vec<Diagnostic>,
 ) -> Vec<Token> {
     let line = &text[content.range()];
     let off = content.start;
-    let mut tokens = Vec::with_capacity(4);
+    tokens.clear();
     let mut reported = false;
     for (kind, range) in lex(line) {
         let span = Span::new(off + range.start, off + range.end);
@@ -537,7 +554,11 @@ fn tokenize(
         };
         tokens.push(token);
     }
-    tokens
+    // Gathered in a reused buffer, then stored at their exact count: every action line's
+    // tokens live as long as the tree.
+    let mut exact = Vec::with_capacity(tokens.len());
+    exact.append(tokens);
+    exact
 }
 
 fn env_directive(

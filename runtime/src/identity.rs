@@ -300,7 +300,7 @@ pub fn verify(
         .filter(|&i| {
             same_region(
                 region_of(s, &s.nodes[i]).as_ref(),
-                recorded.scroll_region.as_ref(),
+                recorded.scroll_region.as_deref(),
             )
         })
         .collect();

@@ -14,6 +14,7 @@
 //! * [`normalize`], [`compare`], [`compare_messages`], [`compare_exact`] and [`diff`] decide and
 //!   explain (dis)agreement.
 
+pub mod bench_input;
 pub mod diagnostics_docs;
 pub mod fuzz;
 pub mod gen;

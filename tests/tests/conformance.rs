@@ -233,3 +233,38 @@ fn expected_outputs_are_what_the_oracle_prints() {
     );
     assert!(problems.is_empty(), "{}", problems.join("\n"));
 }
+
+/// `ad parse` writes one script's report from the steps (`ReportRef`, no JSON tree): its bytes
+/// must be those of the tree [`ad_compiler::agent_device::report`] builds, on every script of
+/// every data set and on a recorded flow.
+#[test]
+fn streamed_report_is_the_tree_report_byte_for_byte() {
+    let mut texts: Vec<(String, String)> = data_sets().iter().flat_map(|s| s.texts()).collect();
+    texts.push((
+        "recorded flow".into(),
+        ad_tests::bench_input::recorded_flow(256 * 1024),
+    ));
+    let options = ad_compiler::digest::DigestOptions {
+        platform: Some("ios".into()),
+        target: None,
+    };
+    for (name, text) in &texts {
+        let analysis = ad_compiler::read(text);
+        for digest in [None, Some(&options)] {
+            let mut tree = ad_compiler::agent_device::report(&analysis, digest);
+            tree.as_object_mut()
+                .expect("an object")
+                .insert("file".into(), name.clone().into());
+            let streamed = ad_compiler::agent_device::ReportRef {
+                analysis: &analysis,
+                digest,
+                file: Some(name),
+            };
+            assert_eq!(
+                serde_json::to_string_pretty(&streamed).unwrap(),
+                serde_json::to_string_pretty(&tree).unwrap(),
+                "{name}"
+            );
+        }
+    }
+}

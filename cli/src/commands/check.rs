@@ -100,7 +100,7 @@ pub fn run(args: CheckArgs) -> i32 {
         return crate::usage_error("no .ad scripts found in the given paths");
     }
     let mut checked = Vec::with_capacity(paths.len());
-    for path in &paths {
+    for (nth, path) in paths.iter().enumerate() {
         let script = (path.as_os_str() != "-").then_some(path.as_path());
         let config = match config_for(&args, script) {
             Ok(c) => c,
@@ -117,11 +117,12 @@ pub fn run(args: CheckArgs) -> i32 {
             }
             Err(e) => return crate::usage_error(&e.0),
         };
-        let mut text = source.text;
-        let mut analysis = ad_compiler::analyze_with(&text, &config);
+        // The analysis keeps the text without a copy; it is taken back for rendering.
+        let mut analysis = ad_compiler::analyze_owned(source.text, &config);
         if args.fix {
             if let Some(p) = &source.path {
-                let (fixed, applied) = ad_compiler::apply_fixes(&text, &analysis.diagnostics);
+                let (fixed, applied) =
+                    ad_compiler::apply_fixes(analysis.text(), &analysis.diagnostics);
                 if applied > 0 && source.not_utf8.is_some() {
                     // Writing the text back would turn every invalid byte into U+FFFD.
                     eprintln!(
@@ -134,15 +135,25 @@ pub fn run(args: CheckArgs) -> i32 {
                         return crate::usage_error(&format!("{}: {e}", p.display()));
                     }
                     eprintln!("fixed {applied} problem(s) in {}", source.name);
-                    text = fixed;
-                    analysis = ad_compiler::analyze_with(&text, &config);
+                    analysis = ad_compiler::analyze_owned(fixed, &config);
                 }
             }
         }
-        let mut diagnostics = analysis.diagnostics;
+        let text = std::mem::take(&mut analysis.parse.file.text);
+        let binary = analysis.parse.binary;
+        let mut diagnostics = std::mem::take(&mut analysis.diagnostics);
+        if nth + 1 == paths.len() {
+            // The last script's tree and steps are left to the process exit, which returns their
+            // pages at once: freeing a large script's millions of small blocks one by one costs
+            // about as much as a rule family.
+            std::mem::forget(analysis);
+        } else {
+            // Freed before the next script is read.
+            drop(analysis);
+        }
         let mut read: Vec<_> = source.over_agent_device_limit.into_iter().collect();
         // A binary file gets AD002 alone; its bytes not being UTF-8 goes without saying.
-        if let Some(bad) = source.not_utf8.filter(|_| !analysis.parse.binary) {
+        if let Some(bad) = source.not_utf8.filter(|_| !binary) {
             read.push(bad.diagnostic);
         }
         if !read.is_empty() {

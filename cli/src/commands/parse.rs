@@ -54,7 +54,7 @@ pub fn run(args: ParseArgs) -> i32 {
             Ok(s) => s,
             Err(e) => return crate::usage_error(&e.0),
         };
-        let analysis = ad_compiler::read(&source.text);
+        let analysis = ad_compiler::read_owned(source.text);
         let report = ad_compiler::agent_device::ReportRef {
             analysis: &analysis,
             digest: args.digest.then_some(&options),
@@ -63,7 +63,10 @@ pub fn run(args: ParseArgs) -> i32 {
         if let Err(e) = write_pretty(&report) {
             return crate::usage_error(&format!("writing the report: {e}"));
         }
-        return i32::from(!analysis.accepted_by_agent_device());
+        let accepted = analysis.accepted_by_agent_device();
+        // Left to the process exit, as `ad check` leaves its last script (see there).
+        std::mem::forget(analysis);
+        return i32::from(!accepted);
     }
     let mut results = Vec::new();
     let mut all_ok = true;
@@ -73,7 +76,7 @@ pub fn run(args: ParseArgs) -> i32 {
             Err(e) => return crate::usage_error(&e.0),
         };
         // The reader's view only: the rules add nothing agent-device reports.
-        let analysis = ad_compiler::read(&source.text);
+        let analysis = ad_compiler::read_owned(source.text);
         all_ok &= analysis.accepted_by_agent_device();
         let mut value = match args.format {
             ParseFormat::AgentDevice => {
@@ -105,7 +108,9 @@ pub fn run(args: ParseArgs) -> i32 {
 fn write_pretty(value: &impl serde::Serialize) -> std::io::Result<()> {
     use std::io::Write;
     let stdout = std::io::stdout();
-    let mut w = std::io::BufWriter::new(stdout.lock());
+    // serde_json writes token by token: a larger buffer means a few dozen writes for a 2 MiB
+    // script's report instead of hundreds.
+    let mut w = std::io::BufWriter::with_capacity(1 << 16, stdout.lock());
     serde_json::to_writer_pretty(&mut w, value)?;
     w.write_all(b"\n")?;
     w.flush()

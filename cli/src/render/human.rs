@@ -41,10 +41,73 @@ fn shown_char(c: char) -> char {
     }
 }
 
-/// ariadne's view of the file, built on the first report and reused by the others.
+/// ariadne's view of the file, built on the first report that needs it and reused by the others.
 fn shown_source(file: &CheckedFile) -> &Source<String> {
     file.shown
         .get_or_init(|| Source::from(file.text.chars().map(shown_char).collect::<String>()))
+}
+
+/// What ariadne draws a report from: the whole file, or only the lines `first..=last` of it.
+enum Shown<'a> {
+    Whole(&'a Source<String>),
+    /// Lines `first..=last` after `first` empty lines, so line numbers, widths and columns are
+    /// the whole file's: the text before costs one byte a line instead of a copy of it.
+    Window {
+        source: Source<String>,
+        first: usize,
+        start: usize,
+    },
+}
+
+impl Shown<'_> {
+    /// ariadne's view for a report on lines `first..=last`. A window costs `first` bytes, the
+    /// whole file its size once: windows are used while their padding, summed over the file's
+    /// reports, stays under the file's line count (so a report near the top of a large file, such
+    /// as its size limit, costs nothing like the file, and many reports cost at most twice the
+    /// whole view).
+    fn of(file: &CheckedFile, first: usize, last: usize) -> Shown<'_> {
+        let index = file.index();
+        let spent = file.padding_spent.get();
+        if let Some(whole) = file.shown.get() {
+            return Shown::Whole(whole);
+        }
+        if spent + first > index.line_count() {
+            return Shown::Whole(shown_source(file));
+        }
+        file.padding_spent.set(spent + first);
+        let start = index.line_start(first);
+        let end = if last + 1 < index.line_count() {
+            index.line_start(last + 1)
+        } else {
+            file.text.len()
+        };
+        let mut text = String::with_capacity(first + end - start);
+        text.extend(std::iter::repeat_n('\n', first));
+        text.extend(file.text[start..end].chars().map(shown_char));
+        Shown::Window {
+            source: Source::from(text),
+            first,
+            start,
+        }
+    }
+
+    fn source(&self) -> &Source<String> {
+        match self {
+            Shown::Whole(source) => source,
+            Shown::Window { source, .. } => source,
+        }
+    }
+
+    /// ariadne's (char) offset of byte `b` of the file.
+    fn char_offset(&self, file: &CheckedFile, b: usize) -> usize {
+        match self {
+            Shown::Whole(_) => file.index().char_offset(&file.text, b),
+            Shown::Window { first, start, .. } => {
+                let b = clamp(&file.text, Span::new(b, b)).start.max(*start);
+                first + file.text[*start..b].chars().count()
+            }
+        }
+    }
 }
 
 fn kind_of(severity: Severity) -> (ReportKind<'static>, Color, &'static str) {
@@ -85,7 +148,7 @@ fn notes_of(d: &Diagnostic) -> Vec<String> {
 }
 
 pub fn render(file: &CheckedFile, d: &Diagnostic, colour: bool, out: &mut Vec<u8>) {
-    let index = &file.index;
+    let index = file.index();
     let lines: Vec<(usize, usize)> = d
         .labels
         .iter()
@@ -111,7 +174,7 @@ pub fn render(file: &CheckedFile, d: &Diagnostic, colour: bool, out: &mut Vec<u8
             .all(|l| line_len(l) <= LONG_LINE);
     let mut buf = Vec::new();
     if fits {
-        whole_lines(file, d, colour, &mut buf);
+        whole_lines(file, d, colour, first, last, &mut buf);
     } else {
         excerpts(file, d, colour, &mut buf);
     }
@@ -123,11 +186,19 @@ pub fn render(file: &CheckedFile, d: &Diagnostic, colour: bool, out: &mut Vec<u8
     }
 }
 
-/// ariadne's report over the whole file.
-fn whole_lines(file: &CheckedFile, d: &Diagnostic, colour: bool, buf: &mut Vec<u8>) {
+/// ariadne's report over whole lines (`first..=last` hold its labels).
+fn whole_lines(
+    file: &CheckedFile,
+    d: &Diagnostic,
+    colour: bool,
+    first: usize,
+    last: usize,
+    buf: &mut Vec<u8>,
+) {
     let (kind, color, _) = kind_of(d.severity);
+    let shown = Shown::of(file, first, last);
     // ariadne indexes by char; convert byte spans.
-    let to_chars = |b: usize| file.index.char_offset(&file.text, b);
+    let to_chars = |b: usize| shown.char_offset(file, b);
     let primary = d.primary_span();
     let name = file.name.as_str();
     let mut report = Report::build(kind, (name, to_chars(primary.start)..to_chars(primary.end)))
@@ -163,7 +234,7 @@ fn whole_lines(file: &CheckedFile, d: &Diagnostic, colour: bool, buf: &mut Vec<u
     if !notes.is_empty() {
         report = report.with_note(notes.join("\n"));
     }
-    let _ = report.finish().write((name, shown_source(file)), buf);
+    let _ = report.finish().write((name, shown.source()), buf);
 }
 
 /// One label placed on an excerpt line: display columns in the excerpt's text.
@@ -257,7 +328,7 @@ fn row_text(row: &Row, colour: bool) -> String {
 /// context, then the help and notes as ariadne writes them. Costs what it shows.
 fn excerpts(file: &CheckedFile, d: &Diagnostic, colour: bool, buf: &mut Vec<u8>) {
     let text = file.text.as_str();
-    let index = &file.index;
+    let index = file.index();
     let (_, kind_color, kind_name) = kind_of(d.severity);
     let on = |c: Color| Some(c).filter(|_| colour);
     let title = title_of(d.code);

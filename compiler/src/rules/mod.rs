@@ -30,7 +30,8 @@ pub(crate) struct Context<'a> {
     /// reports. Usually empty, so a sorted list costs nothing to build or ask.
     rejected_lines: Vec<usize>,
     /// The `wait` sub-grammar of each step (None for other commands), computed once.
-    wait_forms: Vec<Option<crate::shape::WaitForm>>,
+    /// Boxed: kept for every step, and most steps are not waits.
+    wait_forms: Vec<Option<Box<crate::shape::WaitForm>>>,
     /// What the daemon does with each step when the replay dispatches it.
     dispatch: Vec<dispatch::Verdict>,
 }
@@ -51,7 +52,7 @@ impl Context<'_> {
             .steps
             .binary_search_by_key(&step.line, |s| s.line)
             .ok()?;
-        self.wait_forms[i].as_ref()
+        self.wait_forms[i].as_deref()
     }
 }
 
@@ -74,7 +75,7 @@ pub(crate) fn run(
         .map(|s| {
             s.spec
                 .is_some_and(|spec| spec.targeting == crate::registry::Targeting::WaitTarget)
-                .then(|| crate::shape::wait_form(&s.positionals))
+                .then(|| Box::new(crate::shape::wait_form(&s.positionals)))
         })
         .collect();
     let cx = Context {

@@ -12,6 +12,16 @@ use crate::rules::Context;
 pub(super) fn check(cx: &Context, out: &mut Vec<Diagnostic>) {
     for step in cx.steps {
         let Some(spec) = step.spec else { continue };
+        // Only commands with a path among their forms' positionals can name one: the others
+        // skip the (costly) form matching.
+        let writes_files = spec.forms.iter().any(|f| {
+            f.positionals
+                .iter()
+                .any(|p| p.kind == ArgKind::ArtifactPath)
+        });
+        if !writes_files {
+            continue;
+        }
         let Some(form) = crate::rules::dispatch::matching_form(spec.forms, &step.positionals)
         else {
             continue;

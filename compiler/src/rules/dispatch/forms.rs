@@ -141,7 +141,11 @@ pub(super) fn forms(
     for c in cli_only {
         let f = fit_form(&c.form, p, case);
         if f.fit == Tri::Yes && (f.extra_from.is_none() || extra == Extra::Ignored) {
-            return Verdict::Refused(refusal(Kind::CliOnly { why: c.why }, Some(0), c.why));
+            return Verdict::Refused(Box::new(refusal(
+                Kind::CliOnly { why: c.why },
+                Some(0),
+                c.why,
+            )));
         }
     }
     let (best, form) = fits
@@ -189,7 +193,7 @@ pub(super) fn forms(
     };
     refusal.daemon = usage;
     refusal.own_words = false;
-    Verdict::Refused(refusal)
+    Verdict::Refused(Box::new(refusal))
 }
 
 fn spec_signature(step: &Step) -> &'static str {

@@ -32,7 +32,8 @@ pub(crate) enum Verdict {
     Pass,
     /// Depends on `${VAR}` values.
     Unknown,
-    Refused(Refusal),
+    /// Boxed: a verdict is kept for every step, and nearly all of them pass.
+    Refused(Box<Refusal>),
 }
 
 /// Why the daemon refuses a step, and where.
@@ -122,11 +123,11 @@ pub(crate) fn verdict(step: &Step) -> Verdict {
     }
     match spec.dispatch {
         Dispatch::Unrouted | Dispatch::Unread | Dispatch::Lenient => Verdict::Pass,
-        Dispatch::NoScriptInput => Verdict::Refused(refusal(
+        Dispatch::NoScriptInput => Verdict::Refused(Box::new(refusal(
             Kind::NoScriptInput,
             None,
             "batch requires a non-empty batchSteps array.",
-        )),
+        ))),
         Dispatch::Forms {
             extra,
             words,
@@ -153,7 +154,7 @@ pub(super) fn check(cx: &Context, out: &mut Vec<Diagnostic>) {
         }
         match verdict {
             Verdict::Refused(r) => {
-                for r in std::iter::once(r).chain(&r.also) {
+                for r in std::iter::once(&**r).chain(&r.also) {
                     if let Some(d) = refused_step::check(cx, step, r) {
                         out.push(d);
                     }

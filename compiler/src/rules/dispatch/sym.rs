@@ -115,7 +115,7 @@ fn join(a: Verdict, b: Verdict) -> Verdict {
 pub(super) fn need(t: Tri, refusal: impl FnOnce() -> Refusal) -> Verdict {
     match t {
         Tri::Yes => Verdict::Pass,
-        Tri::No => Verdict::Refused(refusal()),
+        Tri::No => Verdict::Refused(Box::new(refusal())),
         Tri::Unknown => Verdict::Unknown,
     }
 }
@@ -470,8 +470,14 @@ fn walk(
     if term == Tri::No {
         return;
     }
-    let joined = tokens[..=r].join(" ");
-    let joined = js_trim(&joined);
+    // The first token alone needs no joining (the common case: a one-token selector).
+    let owned;
+    let joined = if r == 0 {
+        js_trim(tokens[0])
+    } else {
+        owned = tokens[..=r].join(" ");
+        js_trim(&owned)
+    };
     let ok = if joined.is_empty() {
         Tri::No
     } else {

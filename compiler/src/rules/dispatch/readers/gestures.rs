@@ -187,7 +187,7 @@ fn drag(p: &[&str]) -> Verdict {
     // Both endpoints are reported when both are refused: one run shows every problem.
     let ends = match (endpoint(1, "source"), endpoint(2, "destination")) {
         (Verdict::Refused(mut a), Verdict::Refused(b)) => {
-            a.also.push(b);
+            a.also.push(*b);
             Verdict::Refused(a)
         }
         (a, b) => then(a, || b),

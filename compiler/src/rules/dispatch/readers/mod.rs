@@ -46,7 +46,7 @@ pub(super) fn read(step: &Step, reader: Reader) -> Verdict {
     }
 }
 fn refuse(kind: Kind, arg: Option<usize>, daemon: impl Into<String>) -> Verdict {
-    Verdict::Refused(refusal(kind, arg, daemon))
+    Verdict::Refused(Box::new(refusal(kind, arg, daemon)))
 }
 fn missing(expected: &str, daemon: impl Into<String>) -> Verdict {
     refuse(

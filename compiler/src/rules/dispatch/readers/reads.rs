@@ -17,7 +17,7 @@ pub(super) fn get(p: &[&str]) -> Verdict {
         )
     };
     if p.is_empty() {
-        return Verdict::Refused(bad_format());
+        return Verdict::Refused(Box::new(bad_format()));
     }
     then(
         need(sym::word_in(format, FORMATS, false), bad_format),

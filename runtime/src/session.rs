@@ -98,7 +98,7 @@ fn preflight_models(
 
 /// Does the run start after step 1 of `plan` (a valid `--from N` with N > 1)? An invalid resume is
 /// left to the interpreter, which refuses it with the exact reason.
-fn resumes_mid_plan(plan: &Plan<'_>, options: &RunOptions) -> bool {
+pub(crate) fn resumes_mid_plan(plan: &Plan<'_>, options: &RunOptions) -> bool {
     let digest = ad_compiler::digest::plan_digest(
         plan.steps,
         plan.metadata,

@@ -57,9 +57,13 @@ pub struct RunArgs {
     /// Skip the script's terminal `close` and leave the session live.
     #[arg(long)]
     keep_session: bool,
-    /// Device backend.
-    #[arg(long, value_name = "BACKEND", default_value = "sim", value_parser = ["sim"])]
+    /// Device backend: `sim` (the embedded simulated device) or `agent-device` (a real device
+    /// through the agent-device daemon: $AGENT_DEVICE_STATE_DIR's daemon, a remote one at
+    /// $AGENT_DEVICE_DAEMON_BASE_URL, else one `ad` starts and stops).
+    #[arg(long, value_name = "BACKEND", default_value = "sim", value_parser = ["sim", super::agent_device::BACKEND])]
     backend: String,
+    #[command(flatten)]
+    devices: super::agent_device::DeviceArgs,
     /// The simulator's app model: a JSON file, or a model name found in an apps/ folder (default:
     /// the model whose "app" is the id the script opens, in apps/ beside the script or above it,
     /// or examples/apps).
@@ -257,6 +261,7 @@ pub fn run(args: RunArgs) -> i32 {
         target: args.target.clone(),
         level: args.level.word().into(),
         resume_command: format!("ad run {}", source.name),
+        device: args.devices.device.clone(),
         ..RunOptions::default()
     };
     if let Err(refusal) = gate::missing_variables(&analysis, &source.name, &options) {
@@ -269,7 +274,6 @@ pub fn run(args: RunArgs) -> i32 {
         state_dir: ad_runtime::session::default_state_dir(),
         no_journal: false,
     };
-    let _ = &args.backend;
     // Ctrl-C / SIGTERM stop the run at the next step and still write the journal's end.
     ad_runtime::interrupt::install();
     let mut quiet = ad_runtime::interp::Quiet;
@@ -279,7 +283,19 @@ pub fn run(args: RunArgs) -> i32 {
     } else {
         &mut live
     };
-    let outcome = match run_script(&plan, &args.file, &options, &session, progress) {
+    // --backend agent-device (issue 15); the backend factory takes this over at merge.
+    let outcome = if args.backend == super::agent_device::BACKEND {
+        ad_runtime::agent_device::run_script(
+            &plan,
+            &options,
+            &session,
+            &args.devices.bridge(),
+            progress,
+        )
+    } else {
+        run_script(&plan, &args.file, &options, &session, progress)
+    };
+    let outcome = match outcome {
         Ok(o) => o,
         Err(e) => return crate::usage_error(&e.0),
     };

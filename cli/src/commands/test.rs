@@ -70,6 +70,11 @@ pub struct TestArgs {
     /// Write a JSON report.
     #[arg(long, value_name = "FILE")]
     report_json: Option<PathBuf>,
+    /// Device backend: `sim` or `agent-device` (see `ad run --help`).
+    #[arg(long, value_name = "BACKEND", default_value = "sim", value_parser = ["sim", super::agent_device::BACKEND])]
+    backend: String,
+    #[command(flatten)]
+    devices: super::agent_device::DeviceArgs,
     #[command(flatten)]
     input: files::InputArgs,
 }
@@ -262,6 +267,8 @@ pub fn run(args: TestArgs) -> i32 {
         cli_env,
         shell_env: vars::shell_imports(std::env::vars()),
         level: "default".into(),
+        // --backend agent-device (issue 15); the backend factory takes this over at merge.
+        agent_device: (args.backend == super::agent_device::BACKEND).then(|| args.devices.bridge()),
     };
     let colour = std::io::stdout().is_terminal();
     let texts: std::collections::HashMap<&str, &str> = cases

@@ -272,3 +272,117 @@ fn ctrl_c_stops_the_run_and_releases_the_daemon_and_app() {
         "the app outlived Ctrl-C"
     );
 }
+
+const SHORT: &str = r#"context platform=linux
+open ad-gtk-login
+fill "label=Username" "bob"
+fill "label=Password" "pw"
+click "label=\"Sign In\""
+wait "label=\"Welcome, bob\"" 8000
+"#;
+
+#[test]
+fn http_json_rpc_locally_and_as_a_remote_daemon_without_leaking_the_token() {
+    let mut d = Desktop::start("http");
+    d.set_env("AGENT_DEVICE_DAEMON_SERVER_MODE", "http");
+    d.start_daemon();
+    d.script("short.ad", SHORT);
+    // Attached through daemon.json: an http-only daemon is reached over its JSON-RPC endpoint.
+    let local = d.ad(&[
+        "run",
+        "short.ad",
+        "--backend",
+        "agent-device",
+        "--json",
+        "--session",
+        "local",
+    ]);
+    assert_eq!(json(&local)["ok"], true, "{}", stderr(&local));
+    d.kill_app();
+    d.agent_device(&["close", "--session", "local", "--platform", "linux"]);
+    // The same daemon as a remote one: base URL + token, no state dir to read.
+    let info: Value =
+        serde_json::from_str(&std::fs::read_to_string(d.state_dir().join("daemon.json")).unwrap())
+            .unwrap();
+    let token = info["token"].as_str().unwrap().to_string();
+    let url = format!("http://127.0.0.1:{}", info["httpPort"]);
+    d.set_env("AGENT_DEVICE_DAEMON_BASE_URL", &url);
+    d.set_env("AGENT_DEVICE_DAEMON_AUTH_TOKEN", &token);
+    d.set_env(
+        "AGENT_DEVICE_STATE_DIR",
+        d.dir.join("empty-state").to_str().unwrap(),
+    );
+    let remote = d.ad(&[
+        "run",
+        "short.ad",
+        "--backend",
+        "agent-device",
+        "--json",
+        "--session",
+        "remote",
+    ]);
+    let r = json(&remote);
+    assert_eq!(r["ok"], true, "{r:#}\n{}", stderr(&remote));
+    assert!(!String::from_utf8_lossy(&remote.stdout).contains(&token));
+    assert!(!stderr(&remote).contains(&token));
+    let run_dir = d.dir.join(r["runDir"].as_str().unwrap());
+    for f in walk(&run_dir) {
+        assert!(
+            !String::from_utf8_lossy(&std::fs::read(&f).unwrap()).contains(&token),
+            "{} holds the daemon token",
+            f.display()
+        );
+    }
+    // A wrong token is agent-device's UNAUTHORIZED, kept as it says it.
+    d.set_env("AGENT_DEVICE_DAEMON_AUTH_TOKEN", "not-the-token");
+    let refused = d.ad(&[
+        "run",
+        "short.ad",
+        "--backend",
+        "agent-device",
+        "--json",
+        "--session",
+        "other",
+    ]);
+    let e = &json(&refused)["error"];
+    assert_eq!(
+        e["details"]["divergence"]["cause"]["code"], "UNAUTHORIZED",
+        "{e:#}"
+    );
+}
+
+#[test]
+fn ad_test_runs_a_suite_through_the_bridge() {
+    let d = Desktop::start("suite");
+    std::fs::create_dir_all(d.dir.join("suite")).unwrap();
+    d.script("suite/a-short.ad", &format!("{SHORT}close\n"));
+    d.script(
+        "suite/b-fails.ad",
+        "context platform=linux\nopen ad-gtk-login\nwait \"label=Never\" 1000\nclose\n",
+    );
+    let out = d.ad(&[
+        "test",
+        "suite",
+        "--backend",
+        "agent-device",
+        "--report-json",
+        "report.json",
+    ]);
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    let report: Value =
+        serde_json::from_str(&std::fs::read_to_string(d.dir.join("report.json")).unwrap()).unwrap();
+    let statuses: Vec<(&str, &str)> = report["scripts"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| (s["path"].as_str().unwrap(), s["status"].as_str().unwrap()))
+        .collect();
+    assert_eq!(
+        statuses,
+        [
+            ("suite/a-short.ad", "passed"),
+            ("suite/b-fails.ad", "failed")
+        ],
+        "{report:#}"
+    );
+}

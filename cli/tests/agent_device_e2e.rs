@@ -352,14 +352,16 @@ fn http_json_rpc_locally_and_as_a_remote_daemon_without_leaking_the_token() {
 }
 
 #[test]
-fn ad_test_runs_a_suite_through_the_bridge() {
+fn ad_test_runs_a_suite_on_one_daemon_releasing_each_scripts_session_and_app() {
     let d = Desktop::start("suite");
     std::fs::create_dir_all(d.dir.join("suite")).unwrap();
-    d.script("suite/a-short.ad", &format!("{SHORT}close\n"));
+    // The failing script never reaches its close: its session must still be released, or the
+    // next script's open is refused (DEVICE_IN_USE).
     d.script(
-        "suite/b-fails.ad",
+        "suite/a-fails.ad",
         "context platform=linux\nopen ad-gtk-login\nwait \"label=Never\" 1000\nclose\n",
     );
+    d.script("suite/b-passes.ad", &format!("{SHORT}close\n"));
     let out = d.ad(&[
         "test",
         "suite",
@@ -380,9 +382,14 @@ fn ad_test_runs_a_suite_through_the_bridge() {
     assert_eq!(
         statuses,
         [
-            ("suite/a-short.ad", "passed"),
-            ("suite/b-fails.ad", "failed")
+            ("suite/a-fails.ad", "failed"),
+            ("suite/b-passes.ad", "passed")
         ],
         "{report:#}"
+    );
+    let app = d.app_pid(Duration::ZERO).expect("the app ran");
+    assert!(
+        gone_within(app, Duration::from_secs(5)),
+        "the app outlived ad test"
     );
 }

@@ -16,7 +16,8 @@ fn the_doctor_row_reports_version_daemon_and_platforms() {
     // This test binary holds one test, so the process environment is its own.
     std::env::set_var("AD_AGENT_DEVICE", &package);
     std::env::remove_var("AGENT_DEVICE_DAEMON_BASE_URL");
-    let state = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("doctor-{}", std::process::id()));
+    let state =
+        Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("doctor-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&state);
     let row = doctor::check(&state);
     assert!(row.ok, "{row:?}");

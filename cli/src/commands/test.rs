@@ -250,6 +250,24 @@ pub fn run(args: TestArgs) -> i32 {
             ));
         }
     }
+    // --backend agent-device (issue 15): one daemon for the whole suite, started here when
+    // none runs (and stopped when `_shared_daemon` drops); each script's session and apps are
+    // released after it.
+    let (bridge, _shared_daemon) = if args.backend == super::agent_device::BACKEND {
+        let mut bridge = args.devices.bridge();
+        bridge.release_session = true;
+        match ad_runtime::agent_device::shared_daemon(&bridge) {
+            Ok(shared) => {
+                if let Some(d) = &shared {
+                    bridge.state_dir = Some(d.state_dir.clone());
+                }
+                (Some(bridge), shared)
+            }
+            Err(e) => return crate::usage_error(&e),
+        }
+    } else {
+        (None, None)
+    };
     let opts = SuiteOptions {
         platform: args.platform.clone(),
         timeout_ms: args.timeout,
@@ -268,7 +286,7 @@ pub fn run(args: TestArgs) -> i32 {
         shell_env: vars::shell_imports(std::env::vars()),
         level: "default".into(),
         // --backend agent-device (issue 15); the backend factory takes this over at merge.
-        agent_device: (args.backend == super::agent_device::BACKEND).then(|| args.devices.bridge()),
+        agent_device: bridge,
     };
     let colour = std::io::stdout().is_terminal();
     let texts: std::collections::HashMap<&str, &str> = cases

@@ -21,6 +21,9 @@ pub struct AgentDevice {
     started: Instant,
     /// The foreground app as the last capture or open saw it.
     app: Option<String>,
+    /// Apps this run opened, and the PIDs captures showed for them.
+    opened: Vec<String>,
+    opened_pids: Vec<u32>,
 }
 
 fn coord(v: f64) -> String {
@@ -46,11 +49,33 @@ impl AgentDevice {
             platform: platform.into(),
             started: Instant::now(),
             app: None,
+            opened: Vec::new(),
+            opened_pids: Vec::new(),
         }
     }
 
     pub fn client(&self) -> &Client {
         &self.client
+    }
+
+    /// Ends what this run left on a daemon `ad` does not own: its agent-device session (so the
+    /// device is free for the next script) and, on a local daemon, the apps it opened, by PID
+    /// (agent-device's `close` does not always quit a desktop app).
+    pub async fn release(&mut self) {
+        let _ = self
+            .client
+            .send("close", &[], &Map::new(), Some(Duration::from_secs(20)))
+            .await;
+        if matches!(self.client.endpoint, Endpoint::Remote { .. }) {
+            return;
+        }
+        for pid in self.opened_pids.drain(..) {
+            #[cfg(unix)]
+            // SAFETY: a signal to a PID the daemon reported for an app this run opened.
+            unsafe {
+                libc::kill(pid as i32, libc::SIGTERM);
+            }
+        }
     }
 
     /// One request; an `UNSUPPORTED_OPERATION` names the platform that cannot do it.
@@ -145,6 +170,11 @@ impl Backend for AgentDevice {
     async fn capture(&mut self) -> BackendResult<Capture> {
         let data = self.send("snapshot", Vec::new(), Map::new(), None).await?;
         let c = nodes::capture(&data);
+        for (app, pid) in nodes::app_pids(&data) {
+            if self.opened.contains(&app) && !self.opened_pids.contains(&pid) {
+                self.opened_pids.push(pid);
+            }
+        }
         if c.app.is_some() {
             self.app.clone_from(&c.app);
         }

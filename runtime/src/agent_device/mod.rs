@@ -24,4 +24,4 @@ pub mod nodes;
 pub mod run;
 
 pub use device::AgentDevice;
-pub use run::{run_script, BridgeConfig};
+pub use run::{run_script, shared_daemon, BridgeConfig};

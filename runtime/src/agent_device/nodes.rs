@@ -112,6 +112,30 @@ pub fn capture(data: &Value) -> Capture {
     }
 }
 
+/// The `(appName, pid)` pairs a snapshot names (AT-SPI and macOS nodes carry them), so an app
+/// the run opened can be ended by its PID when agent-device's `close` leaves it running.
+pub fn app_pids(data: &Value) -> Vec<(String, u32)> {
+    let mut out: Vec<(String, u32)> = Vec::new();
+    for n in data
+        .get("nodes")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+    {
+        if let (Some(app), Some(pid)) = (
+            text(n, "appName"),
+            n.get("pid")
+                .and_then(Value::as_u64)
+                .and_then(|p| u32::try_from(p).ok()),
+        ) {
+            if !out.iter().any(|(a, p)| *a == app && *p == pid) {
+                out.push((app, pid));
+            }
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -27,6 +27,9 @@ pub struct BridgeConfig {
     pub serial: Option<String>,
     /// Per-request timeout (default 60 s; `open` gets 180 s).
     pub request_timeout: Option<Duration>,
+    /// On a daemon `ad` did not start, end the run's session and the apps it opened afterwards
+    /// (`ad test`: the next script needs the device; `ad run` leaves them for `--from`).
+    pub release_session: bool,
 }
 
 /// A connected daemon, and the one `ad` owns if it started it.
@@ -76,6 +79,22 @@ pub async fn connect(state_dir: &Path, may_start: bool) -> Result<Connection, St
         token: info.token,
         owned: Some(owned),
     })
+}
+
+/// For a suite: when no daemon answers (and none is remote), start one that every script of
+/// the suite attaches to (a daemon per script costs its start-up each time); `None` when one
+/// is there already. Dropping it stops it.
+pub fn shared_daemon(bridge: &BridgeConfig) -> Result<Option<OwnedDaemon>, String> {
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| format!("cannot start the async runtime: {e}"))?;
+    let state_dir = bridge
+        .state_dir
+        .clone()
+        .unwrap_or_else(daemon::default_state_dir);
+    let connection = rt.block_on(connect(&state_dir, true))?;
+    Ok(connection.owned)
 }
 
 /// The flags every request carries: the platform and target the plan runs for, and the device
@@ -167,6 +186,9 @@ pub fn run_script(
         progress,
         &opts,
     ));
+    if bridge.release_session && connection.owned.is_none() {
+        rt.block_on(device.release());
+    }
     drop(connection);
     Ok(ScriptOutcome {
         result,

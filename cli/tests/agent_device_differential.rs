@@ -9,10 +9,10 @@ mod agent_device_support;
 use agent_device_support::{json, screen_texts, Desktop};
 use serde_json::Value;
 
-/// (verdict, texts on screen after the run) for one runner.
-fn outcome(d: &Desktop, runner: &str, script: &str) -> (bool, Vec<String>) {
+/// (verdict, divergence kind, texts on screen after the run) for one runner.
+fn outcome(d: &Desktop, runner: &str, script: &str) -> (bool, Value, Vec<String>) {
     let session = format!("diff-{runner}");
-    let ok = if runner == "replay" {
+    let (ok, kind) = if runner == "replay" {
         let out = d.agent_device(&[
             "replay",
             script,
@@ -29,7 +29,10 @@ fn outcome(d: &Desktop, runner: &str, script: &str) -> (bool, Vec<String>) {
                 String::from_utf8_lossy(&out.stderr)
             )
         });
-        v["success"] == true
+        (
+            v["success"] == true,
+            v["error"]["details"]["divergence"]["kind"].clone(),
+        )
     } else {
         let out = d.ad(&[
             "run",
@@ -45,7 +48,10 @@ fn outcome(d: &Desktop, runner: &str, script: &str) -> (bool, Vec<String>) {
         if std::env::var_os("AD_DEBUG_DIFF").is_some() {
             eprintln!("{r:#}");
         }
-        r["ok"] == true
+        (
+            r["ok"] == true,
+            r["error"]["details"]["divergence"]["kind"].clone(),
+        )
     };
     let snap = d.agent_device(&[
         "snapshot",
@@ -59,7 +65,7 @@ fn outcome(d: &Desktop, runner: &str, script: &str) -> (bool, Vec<String>) {
     // One session per device: end this one (its close leaves the app running, so kill it too).
     d.agent_device(&["close", "--session", &session, "--platform", "linux"]);
     d.kill_app();
-    (ok, texts)
+    (ok, kind, texts)
 }
 
 fn same_for_both(d: &Desktop, name: &str, text: &str, expect_ok: bool) -> Vec<String> {
@@ -73,9 +79,9 @@ fn same_for_both(d: &Desktop, name: &str, text: &str, expect_ok: bool) -> Vec<St
     );
     assert_eq!(
         ad, replay,
-        "ad vs agent-device replay on {name}: (verdict, end screen)"
+        "ad vs agent-device replay on {name}: (verdict, divergence kind, end screen)"
     );
-    ad.1
+    ad.2
 }
 
 #[test]
@@ -114,4 +120,25 @@ wait "label=\"Welcome, alice\"" 1500
         texts.contains(&"Missing credentials".to_string()),
         "{texts:?}"
     );
+}
+
+/// The app with swapped roles ("Remember me" a toggle button, recorded as a check box): both
+/// refuse the step whose recorded identity no longer matches, before acting.
+#[test]
+fn an_identity_mismatch_fails_both_before_the_tap() {
+    let mut d = Desktop::start("differential-identity");
+    d.set_env("AD_GTK_SWAP", "1");
+    d.start_daemon();
+    let texts = same_for_both(
+        &d,
+        "mismatch.ad",
+        r#"context platform=linux
+open ad-gtk-login
+# agent-device:target-v1 {"role":"checkbox","label":"Remember me","ancestry":[],"sibling":3,"viewportOrder":3,"verification":"verified"}
+click "label=\"Remember me\""
+close
+"#,
+        false,
+    );
+    assert!(texts.contains(&"Signed out".to_string()), "{texts:?}");
 }

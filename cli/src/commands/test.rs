@@ -254,6 +254,11 @@ pub fn run(args: TestArgs) -> i32 {
     // none runs (and stopped when `_shared_daemon` drops); each script's session and apps are
     // released after it.
     let (bridge, _shared_daemon) = if args.backend == super::agent_device::BACKEND {
+        if args.jobs > 1 {
+            return crate::usage_error(
+                "--backend agent-device runs one script at a time on its device: drop --jobs",
+            );
+        }
         let mut bridge = args.devices.bridge();
         bridge.release_session = true;
         match ad_runtime::agent_device::shared_daemon(&bridge) {

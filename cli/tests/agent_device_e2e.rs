@@ -73,6 +73,8 @@ fn login_flow_passes_journals_a_screenshot_and_releases_the_daemon_and_app() {
     let r = json(&out);
     assert_eq!(r["ok"], true, "{r:#}\n{}", stderr(&out));
     assert_eq!(r["replayed"], 12);
+    // The session went with the daemon ad started.
+    assert_eq!(r["sessionActive"], false);
     // The secret never reaches the journal.
     let run_dir = d.dir.join(r["runDir"].as_str().unwrap());
     let run_dir = run_dir.to_str().unwrap();

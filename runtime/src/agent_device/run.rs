@@ -179,17 +179,22 @@ pub fn run_script(
     if opts.artifacts.is_none() {
         opts.artifacts = run_dir.as_ref().map(|d| d.display().to_string());
     }
-    let result = rt.block_on(interp::run(
+    let mut result = rt.block_on(interp::run(
         plan,
         &mut device,
         &mut journal,
         progress,
         &opts,
     ));
+    let released = connection.owned.is_some() || bridge.release_session;
     if bridge.release_session && connection.owned.is_none() {
         rt.block_on(device.release());
     }
     drop(connection);
+    // The session went with the daemon (or was closed): nothing is left to resume on.
+    if released {
+        result.session_active = false;
+    }
     Ok(ScriptOutcome {
         result,
         run_dir,

@@ -395,3 +395,52 @@ fn ad_test_runs_a_suite_on_one_daemon_releasing_each_scripts_session_and_app() {
         "the app outlived ad test"
     );
 }
+
+#[test]
+fn typing_scrolling_swiping_long_presses_and_system_keys_reach_the_device() {
+    let d = Desktop::start("primitives");
+    d.script(
+        "primitives.ad",
+        r#"context platform=linux
+open ad-gtk-login
+click "label=Username"
+type "bob"
+wait "value=bob" 3000
+longpress "label=\"Sign in to continue\"" 300
+scroll down
+swipe 200 400 200 300
+back
+wait "value=bob" 3000
+close
+"#,
+    );
+    let out = d.ad(&[
+        "run",
+        "primitives.ad",
+        "--backend",
+        "agent-device",
+        "--json",
+    ]);
+    let r = json(&out);
+    assert_eq!(r["ok"], true, "{r:#}\n{}", stderr(&out));
+    let run_dir = d.dir.join(r["runDir"].as_str().unwrap());
+    let commands: Vec<String> = events(run_dir.to_str().unwrap())
+        .iter()
+        .filter(|e| e["event"] == "action_attempt")
+        .map(|e| e["command"].as_str().unwrap_or("").to_string())
+        .collect();
+    assert_eq!(
+        commands,
+        [
+            "open",
+            "click",
+            "type",
+            "longpress",
+            "scroll",
+            "swipe",
+            "back",
+            "close"
+        ],
+        "every action reached agent-device"
+    );
+}

@@ -128,10 +128,40 @@ impl Client {
         flags: &Map<String, Value>,
         timeout: Option<Duration>,
     ) -> Result<Value, BackendError> {
+        self.send_request(command, positionals, None, flags, timeout)
+            .await
+    }
+
+    /// Sends a command the daemon reads from a structured `input` object (`swipe`).
+    pub async fn send_input(
+        &self,
+        command: &str,
+        input: Value,
+        flags: &Map<String, Value>,
+        timeout: Option<Duration>,
+    ) -> Result<Value, BackendError> {
+        self.send_request(command, &[], Some(input), flags, timeout)
+            .await
+    }
+
+    async fn send_request(
+        &self,
+        command: &str,
+        positionals: &[String],
+        input: Option<Value>,
+        flags: &Map<String, Value>,
+        timeout: Option<Duration>,
+    ) -> Result<Value, BackendError> {
         let timeout = timeout.unwrap_or(self.timeout);
+        let with_input = |mut body: Value| {
+            if let Some(i) = &input {
+                body["input"] = i.clone();
+            }
+            body
+        };
         let response = match &self.endpoint {
             Endpoint::Socket { port } => {
-                let body = self.request_body(command, positionals, flags, true);
+                let body = with_input(self.request_body(command, positionals, flags, true));
                 socket_exchange(*port, &body, timeout)
                     .await
                     .map_err(|e| transport(command, &self.endpoint, e))?
@@ -142,11 +172,11 @@ impl Client {
                     port: *port,
                     base_path: String::new(),
                 };
-                let body = self.request_body(command, positionals, flags, true);
+                let body = with_input(self.request_body(command, positionals, flags, true));
                 self.rpc(&url, body, &[], timeout, command).await?
             }
             Endpoint::Remote { url } => {
-                let body = self.request_body(command, positionals, flags, false);
+                let body = with_input(self.request_body(command, positionals, flags, false));
                 let bearer = format!("Bearer {}", self.token.expose());
                 let headers: Vec<(&str, &str)> = if self.token.is_empty() {
                     Vec::new()

@@ -249,27 +249,31 @@ impl Backend for AgentDevice {
     }
 
     async fn gesture(&mut self, plan: &GesturePlan) -> BackendResult<()> {
-        // One pointer: a swipe from its first to its last point. Multi-pointer paths have no
-        // point-level request in agent-device (its pinch/rotate take a scale or an angle).
+        // A one-pointer swipe is agent-device's `swipe` (a fling: it takes no duration). Timed
+        // and multi-pointer gestures (`pan`, `pinch`, `rotate`, `drag`) have no point-path
+        // request in agent-device, so the bridge does not map them yet.
         match plan.pointers.as_slice() {
-            [path] if path.len() >= 2 => {
+            [path] if path.len() >= 2 && plan.kind == "swipe" => {
                 let (a, b) = (path[0], path[path.len() - 1]);
-                let mut p = at(a);
-                p.extend(at(b));
-                let mut f = Map::new();
+                let point = |p: Point| json!({"x": p.x.round(), "y": p.y.round()});
+                let mut input = json!({"from": point(a), "to": point(b)});
                 if plan.repeat > 1 {
-                    f.insert("count".into(), json!(plan.repeat));
+                    input["count"] = json!(plan.repeat);
                 }
-                if plan.duration_ms > 0 {
-                    f.insert("durationMs".into(), json!(plan.duration_ms));
-                }
-                self.unit("swipe", p, f).await
+                self.client
+                    .send_input("swipe", input, &Map::new(), None)
+                    .await
+                    .map(|_| ())
             }
-            _ => Err(self.unsupported(&format!(
-                "a {}-pointer {} gesture",
-                plan.pointers.len(),
-                plan.kind
-            ))),
+            _ => Err(BackendError::rejected(
+                "UNSUPPORTED_OPERATION",
+                format!(
+                    "a {}-pointer {} gesture is not mapped by ad's agent-device bridge yet (platform {})",
+                    plan.pointers.len(),
+                    plan.kind,
+                    self.platform
+                ),
+            )),
         }
     }
 

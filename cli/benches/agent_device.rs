@@ -5,7 +5,7 @@
 //!   timed raw with the runtime's client) next to the step's wall time in `ad`'s journal; the
 //!   difference is `ad`'s overhead (resolution, verification, journaling, process glue).
 //! - Per suite: the same scripts by `agent-device test` and by `ad test --backend agent-device`,
-//!   both on one attached daemon, side by side in one run.
+//!   both on one attached daemon, side by side in one run; and `ad test` with no daemon running.
 //!
 //! `cargo bench -p ad-cli --bench agent_device` (`AD_BENCH_RUNS`, default 3).
 //!
@@ -191,7 +191,7 @@ fn main() {
     let ours = d.ad(&["test", "suite", "--backend", "agent-device"]);
     let ad_wall = t.elapsed().as_secs_f64();
     d.kill_app();
-    // No daemon to attach to: ad starts (and stops) one per script.
+    // No daemon to attach to: ad test starts one for the suite (and stops it).
     let attached_state = d.state_dir();
     d.set_env(
         "AGENT_DEVICE_STATE_DIR",
@@ -202,7 +202,7 @@ fn main() {
     let owned_wall = t.elapsed().as_secs_f64();
     d.set_env("AGENT_DEVICE_STATE_DIR", attached_state.to_str().unwrap());
     println!(
-        "ad test --backend agent-device, a daemon of its own per script: {owned_wall:.2} s (exit {:?})",
+        "ad test --backend agent-device, no daemon running (ad starts one for the suite): {owned_wall:.2} s (exit {:?})",
         owned.status.code()
     );
     if !adt.status.success() {

@@ -86,14 +86,22 @@ pub fn default_state_dir() -> PathBuf {
 /// `AGENT_DEVICE_DAEMON_BASE_URL` and its token, when set. A non-loopback URL needs a token
 /// (agent-device refuses it otherwise, and so do we).
 pub fn remote_from_env() -> Result<Option<(Endpoint, Secret)>, String> {
-    let Some(url) = std::env::var("AGENT_DEVICE_DAEMON_BASE_URL")
-        .ok()
-        .filter(|v| !v.trim().is_empty())
-    else {
+    remote_from(
+        std::env::var("AGENT_DEVICE_DAEMON_BASE_URL").ok(),
+        std::env::var("AGENT_DEVICE_DAEMON_AUTH_TOKEN").ok(),
+    )
+}
+
+/// [`remote_from_env`] on given values.
+pub fn remote_from(
+    url: Option<String>,
+    token: Option<String>,
+) -> Result<Option<(Endpoint, Secret)>, String> {
+    let Some(url) = url.filter(|v| !v.trim().is_empty()) else {
         return Ok(None);
     };
     let parsed = HttpUrl::parse(url.trim())?;
-    let token = Secret::new(std::env::var("AGENT_DEVICE_DAEMON_AUTH_TOKEN").unwrap_or_default());
+    let token = Secret::new(token.unwrap_or_default());
     if token.is_empty() && !parsed.is_loopback() {
         return Err(format!(
             "AGENT_DEVICE_DAEMON_BASE_URL points at a non-loopback host ({}) but AGENT_DEVICE_DAEMON_AUTH_TOKEN is unset",
@@ -314,4 +322,55 @@ fn fresh_state_dir() -> Result<PathBuf, String> {
         }
     }
     Err("cannot create a state dir for the agent-device daemon".into())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn write(dir: &Path, json: &str) {
+        std::fs::create_dir_all(dir).unwrap();
+        std::fs::write(dir.join("daemon.json"), json).unwrap();
+    }
+
+    #[test]
+    fn daemon_json_picks_the_socket_unless_the_daemon_is_http_only() {
+        let dir = std::env::temp_dir().join(format!("ad-daemon-json-{}", std::process::id()));
+        write(
+            &dir,
+            r#"{"port": 4100, "httpPort": 4101, "transport": "dual", "token": "t", "pid": 7}"#,
+        );
+        let info = DaemonInfo::read(&dir).unwrap();
+        assert_eq!(info.endpoint(false), Endpoint::Socket { port: 4100 });
+        assert_eq!(info.endpoint(true), Endpoint::LocalHttp { port: 4101 });
+        assert!(!format!("{info:?}").contains("\"t\""));
+        write(
+            &dir,
+            r#"{"httpPort": 4101, "transport": "http", "token": "t"}"#,
+        );
+        assert_eq!(
+            DaemonInfo::read(&dir).unwrap().endpoint(false),
+            Endpoint::LocalHttp { port: 4101 }
+        );
+        // No token, or no port: not a daemon to talk to.
+        write(&dir, r#"{"port": 4100}"#);
+        assert!(DaemonInfo::read(&dir).is_none());
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn a_remote_daemon_off_this_machine_needs_a_token() {
+        assert!(remote_from(None, None).unwrap().is_none());
+        let err = remote_from(Some("http://farm.example:9000".into()), None).unwrap_err();
+        assert!(err.contains("AGENT_DEVICE_DAEMON_AUTH_TOKEN"), "{err}");
+        let (endpoint, _) = remote_from(Some("http://127.0.0.1:9000".into()), None)
+            .unwrap()
+            .unwrap();
+        assert_eq!(endpoint.describe(), "http 127.0.0.1:9000");
+        assert!(
+            remote_from(Some("http://farm.example:9000".into()), Some("tok".into()))
+                .unwrap()
+                .is_some()
+        );
+    }
 }

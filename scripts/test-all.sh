@@ -23,6 +23,14 @@ elif ! command -v npm >/dev/null; then
 fi
 # The oracle: agent-device 0.21.5 from the npm registry, exactly as oracle/package-lock.json pins it.
 (cd oracle && npm ci --no-audit --no-fund --loglevel=error)
+# The agent-device bridge tests (cli/tests/agent_device_*.rs): agent-device's Linux platform
+# (AT-SPI) on a virtual display drives tests/apps/gtk_login, a GTK3 app run by Debian's python3.
+bridge_pkgs="xvfb xdotool scrot wmctrl at-spi2-core dbus-x11 python3-gi gir1.2-atspi-2.0 gir1.2-gtk-3.0 libatk-adaptor"
+for p in $bridge_pkgs; do
+  dpkg -s "$p" >/dev/null 2>&1 || { apt_install $bridge_pkgs; break; }
+done
+# agent-device's AT-SPI helper runs `python3`: Debian's has `gi`, a pyenv/venv one usually not.
+export PATH="/usr/bin:$PATH"
 # Editor tests: headless Neovim as a real LSP client (cli/tests/lsp_neovim.rs), and VS Code's
 # TextMate engine for the extension's grammar (lsp/tests/textmate_grammar.rs; packages pinned by
 # editors/vscode/test/package-lock.json).

@@ -6,6 +6,7 @@ use clap::{Parser, Subcommand};
 static GLOBAL: ad_alloc::Mimalloc = ad_alloc::Mimalloc;
 
 mod commands {
+    pub mod agent_device;
     pub mod backend_args;
     pub mod check;
     pub mod commands_list;

@@ -483,19 +483,25 @@ fn doctor_reports_each_backend() {
     require_chromium();
     let art = scratch("doctor");
     let o = ad(&art).args(["doctor", "--json"]).output().unwrap();
-    assert_eq!(code(&o), 0, "{}", text(&o));
     let rows: Value = serde_json::from_slice(&o.stdout).unwrap();
+    let all_usable = rows["backends"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .all(|r| r["usable"] == true);
+    assert_eq!(code(&o), if all_usable { 0 } else { 1 }, "{}", text(&o));
     let names: Vec<&str> = rows["backends"]
         .as_array()
         .unwrap()
         .iter()
         .map(|r| r["backend"].as_str().unwrap())
         .collect();
-    assert_eq!(names, ["sim", "web"]);
+    assert_eq!(names, ["sim", "web", "agent-device"]);
+    assert_eq!(rows["backends"][0]["usable"], true);
     let web = &rows["backends"][1];
     assert!(web["version"].as_str().unwrap().contains("Chrom"), "{web}");
     let o = ad(&art).arg("doctor").output().unwrap();
-    assert!(text(&o).contains("web   ok"), "{}", text(&o));
+    assert!(text(&o).contains("web          ok"), "{}", text(&o));
 }
 
 /// A run that is stopped mid-wait: `ad` runs `wait 60000` on a page; the test waits until the

@@ -16,21 +16,27 @@ use crate::web::{LaunchConfig, Web};
 
 /// The backends `ad run` and `ad test` can drive.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
-#[serde(rename_all = "lowercase")]
+#[serde(rename_all = "kebab-case")]
 pub enum BackendKind {
     /// The embedded simulated device running JSON app models.
     Sim,
     /// A web app in headless Chromium over the DevTools protocol.
     Web,
+    /// A real device (iOS, Android, macOS, Linux) through the agent-device daemon. Made with its
+    /// daemon connection by [`crate::agent_device::run_script`], which holds the connection for
+    /// the run.
+    AgentDevice,
 }
 
 impl BackendKind {
-    pub const ALL: &'static [BackendKind] = &[BackendKind::Sim, BackendKind::Web];
+    pub const ALL: &'static [BackendKind] =
+        &[BackendKind::Sim, BackendKind::Web, BackendKind::AgentDevice];
 
     pub fn name(self) -> &'static str {
         match self {
             BackendKind::Sim => "sim",
             BackendKind::Web => "web",
+            BackendKind::AgentDevice => "agent-device",
         }
     }
 
@@ -101,11 +107,15 @@ pub enum AnyBackend {
 }
 
 /// Makes the backend of `kind`. Nothing starts yet: the web backend launches its browser at the
-/// first `open`.
-pub fn create(kind: BackendKind, setup: BackendSetup) -> AnyBackend {
+/// first `open`. The agent-device bridge needs its daemon connection for the whole run, so
+/// [`crate::session::run_script`] hands it to [`crate::agent_device::run_script`] instead.
+pub fn create(kind: BackendKind, setup: BackendSetup) -> Result<AnyBackend, String> {
     match kind {
-        BackendKind::Sim => AnyBackend::Sim(Box::new(Sim::new(setup.models))),
-        BackendKind::Web => AnyBackend::Web(Box::new(Web::new(setup.web))),
+        BackendKind::Sim => Ok(AnyBackend::Sim(Box::new(Sim::new(setup.models)))),
+        BackendKind::Web => Ok(AnyBackend::Web(Box::new(Web::new(setup.web)))),
+        BackendKind::AgentDevice => Err(
+            "the agent-device backend runs whole scripts through its daemon connection (ad run / ad test --backend agent-device)".into(),
+        ),
     }
 }
 
@@ -237,6 +247,29 @@ pub fn doctor(setup: &BackendSetup) -> Vec<DoctorRow> {
                 notes: Vec::new(),
                 missing: Vec::new(),
             },
+            BackendKind::AgentDevice => {
+                let row = crate::agent_device::doctor::check(
+                    &crate::agent_device::daemon::default_state_dir(),
+                );
+                let mut notes = vec![format!("daemon: {}", row.daemon)];
+                if !row.platforms.is_empty() {
+                    notes.push(format!("platforms: {}", row.platforms.join(", ")));
+                }
+                DoctorRow {
+                    backend: kind,
+                    usable: row.ok,
+                    version: row.version,
+                    executable: None,
+                    notes,
+                    missing: if row.ok {
+                        Vec::new()
+                    } else {
+                        vec![row
+                            .hint
+                            .unwrap_or_else(|| "agent-device is not usable here".into())]
+                    },
+                }
+            }
             BackendKind::Web => {
                 let p = crate::web::launcher::probe(&setup.web);
                 DoctorRow {

@@ -35,6 +35,8 @@ pub struct SessionConfig {
     pub default_backend: Option<BackendKind>,
     /// How the web backend launches its browser.
     pub web: LaunchConfig,
+    /// How the agent-device bridge reaches its daemon and picks the device.
+    pub agent_device: crate::agent_device::BridgeConfig,
 }
 
 /// What running a script produced.
@@ -109,7 +111,7 @@ fn preflight_models(
 
 /// Does the run start after step 1 of `plan` (a valid `--from N` with N > 1)? An invalid resume is
 /// left to the interpreter, which refuses it with the exact reason.
-fn resumes_mid_plan(plan: &Plan<'_>, options: &RunOptions) -> bool {
+pub(crate) fn resumes_mid_plan(plan: &Plan<'_>, options: &RunOptions) -> bool {
     let digest = ad_compiler::digest::plan_digest(
         plan.steps,
         plan.metadata,
@@ -139,6 +141,15 @@ pub fn run_script(
         (_, d) => d,
     };
     let kind = BackendKind::choose(config.backend, plan.metadata, project_default);
+    if kind == BackendKind::AgentDevice {
+        return crate::agent_device::run_script(
+            plan,
+            options,
+            config,
+            &config.agent_device,
+            progress,
+        );
+    }
     let resolver = ModelResolver::for_script(script, config.app_model.clone());
     if kind == BackendKind::Sim {
         // A missing or broken app model is an input error, found before the first step (exit
@@ -155,7 +166,8 @@ pub fn run_script(
             models: resolver,
             web: config.web.clone(),
         },
-    );
+    )
+    .map_err(SetupError)?;
     let persist = config.persist_session && kind.resumes_sessions();
     let saved = session_file(&config.state_dir, &options.session);
     if persist && !saved.is_file() && resumes_mid_plan(plan, options) {

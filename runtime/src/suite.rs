@@ -40,6 +40,9 @@ pub struct SuiteOptions {
     pub cli_env: Vec<(String, String)>,
     pub shell_env: Vec<(String, String)>,
     pub level: String,
+    /// `--backend agent-device`: run each script through the agent-device daemon instead of the
+    /// simulator.
+    pub agent_device: Option<crate::agent_device::BridgeConfig>,
 }
 
 #[derive(Debug, Clone)]
@@ -188,7 +191,13 @@ fn run_case(
         let mut config = opts.session.clone();
         config.persist_session = false;
         let t0 = Instant::now();
-        let a = match run_script(&plan, &case.path, &opts_run, &config, &mut Quiet) {
+        let outcome = match &opts.agent_device {
+            Some(bridge) => {
+                crate::agent_device::run_script(&plan, &opts_run, &config, bridge, &mut Quiet)
+            }
+            None => run_script(&plan, &case.path, &opts_run, &config, &mut Quiet),
+        };
+        let a = match outcome {
             Ok(out) => {
                 let e = out.result.error.as_ref();
                 Attempt {

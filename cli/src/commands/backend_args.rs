@@ -9,8 +9,10 @@ use clap::Args;
 
 #[derive(Args, Clone, Debug)]
 pub struct BackendArgs {
-    /// Device backend: sim (the embedded simulated device) or web (headless Chromium). Default:
-    /// web for `context platform=web` scripts, else `[run] backend` of ad.toml, else sim.
+    /// Device backend: sim (the embedded simulated device), web (headless Chromium) or
+    /// agent-device (a real device through the agent-device daemon: $AGENT_DEVICE_STATE_DIR's
+    /// daemon, a remote one at $AGENT_DEVICE_DAEMON_BASE_URL, else one `ad` starts and stops).
+    /// Default: web for `context platform=web` scripts, else `[run] backend` of ad.toml, else sim.
     #[arg(long, value_name = "BACKEND", value_parser = PossibleValuesParser::new(BackendKind::ALL.iter().map(|k| k.name())))]
     pub backend: Option<String>,
     /// The browser the web backend drives (default: $CHROME_PATH, else /usr/bin/chromium).
@@ -23,6 +25,11 @@ pub struct BackendArgs {
 }
 
 impl BackendArgs {
+    /// `--backend agent-device`: the bridge runs the script through its daemon connection.
+    pub fn is_agent_device(&self) -> bool {
+        self.backend.as_deref() == Some(BackendKind::AgentDevice.name())
+    }
+
     /// Puts the chosen backend and browser settings into a session's configuration.
     pub fn apply(&self, session: &mut SessionConfig) {
         session.backend = self.backend.as_deref().and_then(BackendKind::parse);

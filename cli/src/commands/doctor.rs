@@ -27,16 +27,16 @@ fn human(rows: &[DoctorRow]) -> String {
             what = format!("{what} ({})", exe.display());
         }
         out.push_str(&format!(
-            "{:<5} {:<8} {}\n",
+            "{:<12} {:<8} {}\n",
             r.backend.name(),
             status,
             what.trim()
         ));
         for n in &r.notes {
-            out.push_str(&format!("               {n}\n"));
+            out.push_str(&format!("                      {n}\n"));
         }
         for m in &r.missing {
-            out.push_str(&format!("               missing: {m}\n"));
+            out.push_str(&format!("                      missing: {m}\n"));
         }
     }
     out

@@ -61,6 +61,8 @@ pub struct RunArgs {
     keep_session: bool,
     #[command(flatten)]
     backend: super::backend_args::BackendArgs,
+    #[command(flatten)]
+    devices: super::agent_device::DeviceArgs,
     /// The simulator's app model: a JSON file, or a model name found in an apps/ folder (default:
     /// the model whose "app" is the id the script opens, in apps/ beside the script or above it,
     /// or examples/apps).
@@ -258,6 +260,7 @@ pub fn run(args: RunArgs) -> i32 {
         target: args.target.clone(),
         level: args.level.word().into(),
         resume_command: format!("ad run {}", source.name),
+        device: args.devices.device.clone(),
         ..RunOptions::default()
     };
     if let Err(refusal) = gate::missing_variables(&analysis, &source.name, &options) {
@@ -272,6 +275,7 @@ pub fn run(args: RunArgs) -> i32 {
         ..SessionConfig::default()
     };
     args.backend.apply(&mut session);
+    session.agent_device = args.devices.bridge();
     // Ctrl-C / SIGTERM stop the run at the next step and still write the journal's end.
     ad_runtime::interrupt::install();
     let mut quiet = ad_runtime::interp::Quiet;
@@ -281,7 +285,8 @@ pub fn run(args: RunArgs) -> i32 {
     } else {
         &mut live
     };
-    let outcome = match run_script(&plan, &args.file, &options, &session, progress) {
+    let outcome = run_script(&plan, &args.file, &options, &session, progress);
+    let outcome = match outcome {
         Ok(o) => o,
         Err(e) => return crate::usage_error(&e.0),
     };

@@ -72,6 +72,8 @@ pub struct TestArgs {
     #[arg(long, value_name = "FILE")]
     report_json: Option<PathBuf>,
     #[command(flatten)]
+    devices: super::agent_device::DeviceArgs,
+    #[command(flatten)]
     backend: super::backend_args::BackendArgs,
     #[command(flatten)]
     input: files::InputArgs,
@@ -248,6 +250,29 @@ pub fn run(args: TestArgs) -> i32 {
             ));
         }
     }
+    // --backend agent-device (issue 15): one daemon for the whole suite, started here when
+    // none runs (and stopped when `_shared_daemon` drops); each script's session and apps are
+    // released after it.
+    let (bridge, _shared_daemon) = if args.backend.is_agent_device() {
+        if args.jobs > 1 {
+            return crate::usage_error(
+                "--backend agent-device runs one script at a time on its device: drop --jobs",
+            );
+        }
+        let mut bridge = args.devices.bridge();
+        bridge.release_session = true;
+        match ad_runtime::agent_device::shared_daemon(&bridge) {
+            Ok(shared) => {
+                if let Some(d) = &shared {
+                    bridge.state_dir = Some(d.state_dir.clone());
+                }
+                (Some(bridge), shared)
+            }
+            Err(e) => return crate::usage_error(&e),
+        }
+    } else {
+        (None, None)
+    };
     let opts = SuiteOptions {
         platform: args.platform.clone(),
         timeout_ms: args.timeout,
@@ -270,6 +295,8 @@ pub fn run(args: TestArgs) -> i32 {
         cli_env,
         shell_env: vars::shell_imports(std::env::vars()),
         level: "default".into(),
+        // --backend agent-device: one daemon for the suite (above).
+        agent_device: bridge,
     };
     let colour = std::io::stdout().is_terminal();
     let texts: std::collections::HashMap<&str, &str> = cases

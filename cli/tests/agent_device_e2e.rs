@@ -1,0 +1,446 @@
+//! `ad run --backend agent-device` end to end against agent-device 0.21.5's Linux (AT-SPI)
+//! platform driving the GTK3 test app (tests/apps/gtk_login) on a virtual display: fills, taps,
+//! waits, the journal with its screenshots, an identity mismatch, a divergence report and a
+//! `--from N --plan-digest` resume, errors kept as agent-device reports them, and the release of
+//! the daemon and app `ad` started on success, failure, Ctrl-C and `kill -9`.
+//!
+//! Needs xvfb, dbus, AT-SPI, python3-gi and agent-device; a missing one fails the test with what
+//! to install (scripts/test-all.sh installs them).
+
+mod agent_device_support;
+
+use std::path::Path;
+use std::time::Duration;
+
+use agent_device_support::{alive, gone_within, json, Desktop};
+use serde_json::Value;
+
+const LOGIN: &str = r#"context platform=linux
+open ad-gtk-login
+fill "label=Username" "alice"
+fill "label=Password" "${PASSWORD}"
+click "label=\"Sign In\""
+wait "label=\"Welcome, alice\"" 8000
+click "label=Bananas"
+wait "label=\"Chosen: Bananas\"" 5000
+click "label=Delete"
+wait "label=\"Delete Bananas?\"" 5000
+click "label=Cancel"
+wait "label=\"Kept Bananas\"" 5000
+screenshot
+"#;
+
+fn stderr(out: &std::process::Output) -> String {
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+/// The daemon `ad` started: the state dir it made under the temp dir for this `ad` process.
+fn owned_daemon_pid(ad_pid: u32) -> Option<i32> {
+    let prefix = format!("ad-agent-device-{ad_pid}-");
+    std::fs::read_dir(std::env::temp_dir())
+        .ok()?
+        .flatten()
+        .filter(|e| e.file_name().to_string_lossy().starts_with(&prefix))
+        .find_map(|e| {
+            let v: Value =
+                serde_json::from_str(&std::fs::read_to_string(e.path().join("daemon.json")).ok()?)
+                    .ok()?;
+            v["pid"].as_i64().map(|p| p as i32)
+        })
+}
+
+fn events(run_dir: &str) -> Vec<Value> {
+    std::fs::read_to_string(Path::new(run_dir).join("events.jsonl"))
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
+
+#[test]
+fn login_flow_passes_journals_a_screenshot_and_releases_the_daemon_and_app() {
+    let d = Desktop::start("login");
+    d.script("login.ad", LOGIN);
+    let out = d.ad(&[
+        "run",
+        "login.ad",
+        "--backend",
+        "agent-device",
+        "--json",
+        "-e",
+        "PASSWORD=hunter2",
+    ]);
+    let r = json(&out);
+    assert_eq!(r["ok"], true, "{r:#}\n{}", stderr(&out));
+    assert_eq!(r["replayed"], 12);
+    // The session went with the daemon ad started.
+    assert_eq!(r["sessionActive"], false);
+    // The secret never reaches the journal.
+    let run_dir = d.dir.join(r["runDir"].as_str().unwrap());
+    let run_dir = run_dir.to_str().unwrap();
+    for f in walk(Path::new(run_dir)) {
+        let bytes = std::fs::read(&f).unwrap();
+        assert!(
+            !String::from_utf8_lossy(&bytes).contains("hunter2"),
+            "{} holds the injected value",
+            f.display()
+        );
+    }
+    let shots: Vec<_> = walk(Path::new(run_dir))
+        .into_iter()
+        .filter(|p| p.extension().is_some_and(|e| e == "png"))
+        .collect();
+    assert_eq!(shots.len(), 1, "one screenshot observation");
+    assert!(std::fs::read(&shots[0]).unwrap().starts_with(b"\x89PNG"));
+    assert!(!events(run_dir).is_empty());
+    // ad started the daemon, which started the app: both are gone.
+    let app = d.app_pid(Duration::ZERO).expect("the app ran");
+    assert!(
+        gone_within(app, Duration::from_secs(5)),
+        "the app outlived ad"
+    );
+}
+
+fn walk(dir: &Path) -> Vec<std::path::PathBuf> {
+    let mut out = Vec::new();
+    for e in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+        let p = e.path();
+        if p.is_dir() {
+            out.extend(walk(&p));
+        } else {
+            out.push(p);
+        }
+    }
+    out
+}
+
+const REMEMBER: &str = r#"context platform=linux
+open ad-gtk-login
+# agent-device:target-v1 {"role":"checkbox","label":"Remember me","ancestry":[],"sibling":3,"viewportOrder":3,"verification":"verified"}
+click "label=\"Remember me\""
+wait "label=\"Signed out\"" 2000
+close
+"#;
+
+#[test]
+fn a_swapped_role_is_an_identity_mismatch_and_the_app_is_released() {
+    let mut d = Desktop::start("identity");
+    d.script("remember.ad", REMEMBER);
+    // The unswapped app verifies.
+    let ok = d.ad(&["run", "remember.ad", "--backend", "agent-device", "--json"]);
+    assert_eq!(json(&ok)["ok"], true, "{}", stderr(&ok));
+    d.kill_app();
+    d.set_env("AD_GTK_SWAP", "1");
+    let out = d.ad(&["run", "remember.ad", "--backend", "agent-device", "--json"]);
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    let r = json(&out);
+    let div = &r["error"]["details"]["divergence"];
+    assert_eq!(div["kind"], "identity-mismatch", "{r:#}");
+    assert_eq!(r["error"]["details"]["step"], 2);
+    let app = d.app_pid(Duration::ZERO).expect("the app ran");
+    assert!(
+        gone_within(app, Duration::from_secs(5)),
+        "the app outlived a failed run"
+    );
+}
+
+#[test]
+fn a_divergence_reports_and_resumes_from_its_step_on_the_attached_daemon() {
+    let mut d = Desktop::start("resume");
+    // The welcome screen takes 3 s: the 500 ms wait diverges, the resume finds it. (The app
+    // inherits the daemon's environment.)
+    d.set_env("AD_GTK_WELCOME_MS", "3000");
+    d.start_daemon();
+    d.script(
+        "slow.ad",
+        r#"context platform=linux
+open ad-gtk-login
+fill "label=Username" "alice"
+fill "label=Password" "secret"
+click "label=\"Sign In\""
+wait "label=\"Welcome, alice\"" 500
+click "label=Cherries"
+wait "label=\"Chosen: Cherries\"" 5000
+"#,
+    );
+    let args = [
+        "run",
+        "slow.ad",
+        "--backend",
+        "agent-device",
+        "--json",
+        "--session",
+        "resume",
+    ];
+    let first = d.ad(&args);
+    assert_eq!(first.status.code(), Some(1), "{}", stderr(&first));
+    let r = json(&first);
+    assert_eq!(r["error"]["details"]["step"], 5, "{r:#}");
+    let digest = r["planDigest"].as_str().unwrap().to_string();
+    let report = &r["error"]["details"]["divergence"];
+    assert_eq!(
+        report["resume"]["planDigest"],
+        digest.as_str(),
+        "{report:#}"
+    );
+    // The attached daemon and the app are left as the script left them.
+    let app = d.app_pid(Duration::ZERO).expect("the app ran");
+    assert!(alive(app));
+    std::thread::sleep(Duration::from_secs(3));
+    let mut resume = args.to_vec();
+    resume.extend(["--from", "5", "--plan-digest", &digest]);
+    let second = d.ad(&resume);
+    let r2 = json(&second);
+    assert_eq!(r2["ok"], true, "{r2:#}\n{}", stderr(&second));
+    assert_eq!(r2["replayed"], 3);
+}
+
+#[test]
+fn agent_device_errors_keep_code_message_hint_and_name_the_platform() {
+    let d = Desktop::start("unsupported");
+    d.script(
+        "alert.ad",
+        "context platform=linux\nopen ad-gtk-login\nalert get\n",
+    );
+    let out = d.ad(&["run", "alert.ad", "--backend", "agent-device", "--json"]);
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    let r = json(&out);
+    let e = &r["error"]["details"]["divergence"]["cause"];
+    assert_eq!(e["code"], "UNSUPPORTED_OPERATION", "{r:#}");
+    let message = e["message"].as_str().unwrap();
+    assert!(
+        message.contains("alert") && message.contains("linux"),
+        "{message}"
+    );
+    assert!(e["hint"].as_str().is_some_and(|h| !h.is_empty()), "{e:#}");
+}
+
+const PARKED: &str = "context platform=linux\nopen ad-gtk-login\nwait \"label=Never\" 60000\n";
+
+#[test]
+fn kill_9_of_ad_takes_its_daemon_and_app_with_it() {
+    let d = Desktop::start("kill9");
+    d.script("parked.ad", PARKED);
+    let mut child = d
+        .ad_command(&["run", "parked.ad", "--backend", "agent-device", "-q"])
+        .spawn()
+        .unwrap();
+    let app = d.app_pid(Duration::from_secs(30)).expect("the app started");
+    let daemon = owned_daemon_pid(child.id()).expect("ad started a daemon");
+    assert!(alive(daemon) && alive(app));
+    child.kill().unwrap();
+    let _ = child.wait();
+    assert!(
+        gone_within(daemon, Duration::from_secs(10)),
+        "the daemon outlived kill -9 of ad"
+    );
+    assert!(
+        gone_within(app, Duration::from_secs(10)),
+        "the app outlived kill -9 of ad"
+    );
+    // What kill -9 leaves: the state dir (the next run that starts a daemon removes it).
+    let prefix = format!("ad-agent-device-{}-", child.id());
+    for e in std::fs::read_dir(std::env::temp_dir()).unwrap().flatten() {
+        if e.file_name().to_string_lossy().starts_with(&prefix) {
+            let _ = std::fs::remove_dir_all(e.path());
+        }
+    }
+}
+
+#[test]
+fn ctrl_c_stops_the_run_and_releases_the_daemon_and_app() {
+    let d = Desktop::start("sigint");
+    d.script("parked.ad", PARKED);
+    let child = d
+        .ad_command(&["run", "parked.ad", "--backend", "agent-device", "-q"])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let app = d.app_pid(Duration::from_secs(30)).expect("the app started");
+    let daemon = owned_daemon_pid(child.id()).expect("ad started a daemon");
+    // SAFETY: a signal to the child this test spawned.
+    unsafe {
+        libc::kill(child.id() as i32, libc::SIGINT);
+    }
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(130));
+    assert!(
+        gone_within(daemon, Duration::from_secs(10)),
+        "the daemon outlived Ctrl-C"
+    );
+    assert!(
+        gone_within(app, Duration::from_secs(10)),
+        "the app outlived Ctrl-C"
+    );
+}
+
+const SHORT: &str = r#"context platform=linux
+open ad-gtk-login
+fill "label=Username" "bob"
+fill "label=Password" "pw"
+click "label=\"Sign In\""
+wait "label=\"Welcome, bob\"" 8000
+"#;
+
+#[test]
+fn http_json_rpc_locally_and_as_a_remote_daemon_without_leaking_the_token() {
+    let mut d = Desktop::start("http");
+    d.set_env("AGENT_DEVICE_DAEMON_SERVER_MODE", "http");
+    d.start_daemon();
+    d.script("short.ad", SHORT);
+    // Attached through daemon.json: an http-only daemon is reached over its JSON-RPC endpoint.
+    let local = d.ad(&[
+        "run",
+        "short.ad",
+        "--backend",
+        "agent-device",
+        "--json",
+        "--session",
+        "local",
+    ]);
+    assert_eq!(json(&local)["ok"], true, "{}", stderr(&local));
+    d.kill_app();
+    d.agent_device(&["close", "--session", "local", "--platform", "linux"]);
+    // The same daemon as a remote one: base URL + token, no state dir to read.
+    let info: Value =
+        serde_json::from_str(&std::fs::read_to_string(d.state_dir().join("daemon.json")).unwrap())
+            .unwrap();
+    let token = info["token"].as_str().unwrap().to_string();
+    let url = format!("http://127.0.0.1:{}", info["httpPort"]);
+    d.set_env("AGENT_DEVICE_DAEMON_BASE_URL", &url);
+    d.set_env("AGENT_DEVICE_DAEMON_AUTH_TOKEN", &token);
+    d.set_env(
+        "AGENT_DEVICE_STATE_DIR",
+        d.dir.join("empty-state").to_str().unwrap(),
+    );
+    let remote = d.ad(&[
+        "run",
+        "short.ad",
+        "--backend",
+        "agent-device",
+        "--json",
+        "--session",
+        "remote",
+    ]);
+    let r = json(&remote);
+    assert_eq!(r["ok"], true, "{r:#}\n{}", stderr(&remote));
+    assert!(!String::from_utf8_lossy(&remote.stdout).contains(&token));
+    assert!(!stderr(&remote).contains(&token));
+    let run_dir = d.dir.join(r["runDir"].as_str().unwrap());
+    for f in walk(&run_dir) {
+        assert!(
+            !String::from_utf8_lossy(&std::fs::read(&f).unwrap()).contains(&token),
+            "{} holds the daemon token",
+            f.display()
+        );
+    }
+    // A wrong token is agent-device's UNAUTHORIZED, kept as it says it.
+    d.set_env("AGENT_DEVICE_DAEMON_AUTH_TOKEN", "not-the-token");
+    let refused = d.ad(&[
+        "run",
+        "short.ad",
+        "--backend",
+        "agent-device",
+        "--json",
+        "--session",
+        "other",
+    ]);
+    let e = &json(&refused)["error"];
+    assert_eq!(
+        e["details"]["divergence"]["cause"]["code"], "UNAUTHORIZED",
+        "{e:#}"
+    );
+}
+
+#[test]
+fn ad_test_runs_a_suite_on_one_daemon_releasing_each_scripts_session_and_app() {
+    let d = Desktop::start("suite");
+    std::fs::create_dir_all(d.dir.join("suite")).unwrap();
+    // The failing script never reaches its close: its session must still be released, or the
+    // next script's open is refused (DEVICE_IN_USE).
+    d.script(
+        "suite/a-fails.ad",
+        "context platform=linux\nopen ad-gtk-login\nwait \"label=Never\" 1000\nclose\n",
+    );
+    d.script("suite/b-passes.ad", &format!("{SHORT}close\n"));
+    let out = d.ad(&[
+        "test",
+        "suite",
+        "--backend",
+        "agent-device",
+        "--report-json",
+        "report.json",
+    ]);
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    let report: Value =
+        serde_json::from_str(&std::fs::read_to_string(d.dir.join("report.json")).unwrap()).unwrap();
+    let statuses: Vec<(&str, &str)> = report["scripts"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| (s["path"].as_str().unwrap(), s["status"].as_str().unwrap()))
+        .collect();
+    assert_eq!(
+        statuses,
+        [
+            ("suite/a-fails.ad", "failed"),
+            ("suite/b-passes.ad", "passed")
+        ],
+        "{report:#}"
+    );
+    let app = d.app_pid(Duration::ZERO).expect("the app ran");
+    assert!(
+        gone_within(app, Duration::from_secs(5)),
+        "the app outlived ad test"
+    );
+}
+
+#[test]
+fn typing_scrolling_swiping_long_presses_and_system_keys_reach_the_device() {
+    let d = Desktop::start("primitives");
+    d.script(
+        "primitives.ad",
+        r#"context platform=linux
+open ad-gtk-login
+click "label=Username"
+type "bob"
+wait "value=bob" 3000
+longpress "label=\"Sign in to continue\"" 300
+scroll down
+swipe 200 400 200 300
+back
+wait "value=bob" 3000
+close
+"#,
+    );
+    let out = d.ad(&[
+        "run",
+        "primitives.ad",
+        "--backend",
+        "agent-device",
+        "--json",
+    ]);
+    let r = json(&out);
+    assert_eq!(r["ok"], true, "{r:#}\n{}", stderr(&out));
+    let run_dir = d.dir.join(r["runDir"].as_str().unwrap());
+    let commands: Vec<String> = events(run_dir.to_str().unwrap())
+        .iter()
+        .filter(|e| e["event"] == "action_attempt")
+        .map(|e| e["command"].as_str().unwrap_or("").to_string())
+        .collect();
+    assert_eq!(
+        commands,
+        [
+            "open",
+            "click",
+            "type",
+            "longpress",
+            "scroll",
+            "swipe",
+            "back",
+            "close"
+        ],
+        "every action reached agent-device"
+    );
+}

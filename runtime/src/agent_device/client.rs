@@ -1,0 +1,384 @@
+//! The typed client: one request, one response, a timeout on each. Locally over the daemon's TCP
+//! socket (one JSON line per connection; the daemon answers one line and leaves the socket open,
+//! so the client closes it) or its HTTP JSON-RPC 2.0 endpoint (`POST /rpc`, method
+//! `agent_device.command`); remote daemons over HTTP only, the token in the
+//! `Authorization`/`x-agent-device-token` headers. The token is a [`Secret`]: it is never
+//! formatted, printed or journaled.
+
+use std::time::Duration;
+
+use serde_json::{json, Map, Value};
+use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+use tokio::net::TcpStream;
+
+use super::http::{self, HttpUrl};
+use crate::backend::BackendError;
+
+/// A credential that formats as `<redacted>`.
+#[derive(Clone, PartialEq, Eq)]
+pub struct Secret(String);
+
+impl Secret {
+    pub fn new(s: impl Into<String>) -> Secret {
+        Secret(s.into())
+    }
+    /// The value, for the one place that sends it.
+    fn expose(&self) -> &str {
+        &self.0
+    }
+    pub fn is_empty(&self) -> bool {
+        self.0.trim().is_empty()
+    }
+}
+
+impl std::fmt::Debug for Secret {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("<redacted>")
+    }
+}
+
+/// Where the daemon listens.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Endpoint {
+    /// Loopback TCP, one JSON request per line.
+    Socket { port: u16 },
+    /// Loopback HTTP JSON-RPC (the daemon's `httpPort`).
+    LocalHttp { port: u16 },
+    /// A remote daemon (`AGENT_DEVICE_DAEMON_BASE_URL`).
+    Remote { url: HttpUrl },
+}
+
+impl Endpoint {
+    /// For reports: never includes the token.
+    pub fn describe(&self) -> String {
+        match self {
+            Endpoint::Socket { port } => format!("tcp 127.0.0.1:{port}"),
+            Endpoint::LocalHttp { port } => format!("http 127.0.0.1:{port}"),
+            Endpoint::Remote { url } => {
+                format!("http {}:{}{}", url.host, url.port, url.base_path)
+            }
+        }
+    }
+}
+
+/// A connection to one daemon, for one agent-device session.
+#[derive(Debug, Clone)]
+pub struct Client {
+    pub endpoint: Endpoint,
+    token: Secret,
+    /// The agent-device session every request names.
+    pub session: String,
+    /// Flags sent with every request (platform, device selection).
+    pub base_flags: Map<String, Value>,
+    /// The default per-request timeout.
+    pub timeout: Duration,
+}
+
+/// The daemon's answer to a request that did not reach it or could not be read.
+fn transport(command: &str, endpoint: &Endpoint, e: impl std::fmt::Display) -> BackendError {
+    BackendError::Transport {
+        message: format!(
+            "agent-device daemon ({}) did not answer {command}: {e}",
+            endpoint.describe()
+        ),
+    }
+}
+
+impl Client {
+    pub fn new(endpoint: Endpoint, token: Secret, session: impl Into<String>) -> Client {
+        Client {
+            endpoint,
+            token,
+            session: session.into(),
+            base_flags: Map::new(),
+            timeout: Duration::from_secs(60),
+        }
+    }
+
+    /// The request object the daemon reads: `{token, session, command, positionals, flags}`.
+    fn request_body(
+        &self,
+        command: &str,
+        positionals: &[String],
+        flags: &Map<String, Value>,
+        with_token: bool,
+    ) -> Value {
+        let mut all = self.base_flags.clone();
+        for (k, v) in flags {
+            all.insert(k.clone(), v.clone());
+        }
+        let mut req = json!({
+            "session": self.session,
+            "command": command,
+            "positionals": positionals,
+            "flags": all,
+        });
+        if with_token {
+            req["token"] = Value::String(self.token.expose().to_string());
+        }
+        req
+    }
+
+    /// Sends one command; `Ok(data)` when the daemon reports `ok`, its error (code, message,
+    /// hint kept) as `Rejected` otherwise, `Transport` when the answer never came.
+    pub async fn send(
+        &self,
+        command: &str,
+        positionals: &[String],
+        flags: &Map<String, Value>,
+        timeout: Option<Duration>,
+    ) -> Result<Value, BackendError> {
+        self.send_request(command, positionals, None, flags, timeout)
+            .await
+    }
+
+    /// Sends a command the daemon reads from a structured `input` object (`swipe`).
+    pub async fn send_input(
+        &self,
+        command: &str,
+        input: Value,
+        flags: &Map<String, Value>,
+        timeout: Option<Duration>,
+    ) -> Result<Value, BackendError> {
+        self.send_request(command, &[], Some(input), flags, timeout)
+            .await
+    }
+
+    async fn send_request(
+        &self,
+        command: &str,
+        positionals: &[String],
+        input: Option<Value>,
+        flags: &Map<String, Value>,
+        timeout: Option<Duration>,
+    ) -> Result<Value, BackendError> {
+        let timeout = timeout.unwrap_or(self.timeout);
+        let with_input = |mut body: Value| {
+            if let Some(i) = &input {
+                body["input"] = i.clone();
+            }
+            body
+        };
+        let response = match &self.endpoint {
+            Endpoint::Socket { port } => {
+                let body = with_input(self.request_body(command, positionals, flags, true));
+                socket_exchange(*port, &body, timeout)
+                    .await
+                    .map_err(|e| transport(command, &self.endpoint, e))?
+            }
+            Endpoint::LocalHttp { port } => {
+                let url = HttpUrl {
+                    host: "127.0.0.1".into(),
+                    port: *port,
+                    base_path: String::new(),
+                };
+                let body = with_input(self.request_body(command, positionals, flags, true));
+                self.rpc(&url, body, &[], timeout, command).await?
+            }
+            Endpoint::Remote { url } => {
+                let body = with_input(self.request_body(command, positionals, flags, false));
+                let bearer = format!("Bearer {}", self.token.expose());
+                let headers: Vec<(&str, &str)> = if self.token.is_empty() {
+                    Vec::new()
+                } else {
+                    vec![
+                        ("Authorization", bearer.as_str()),
+                        ("x-agent-device-token", self.token.expose()),
+                    ]
+                };
+                self.rpc(url, body, &headers, timeout, command).await?
+            }
+        };
+        interpret(response)
+    }
+
+    async fn rpc(
+        &self,
+        url: &HttpUrl,
+        params: Value,
+        headers: &[(&str, &str)],
+        timeout: Duration,
+        command: &str,
+    ) -> Result<Value, BackendError> {
+        let envelope = json!({
+            "jsonrpc": "2.0",
+            "id": format!("ad-{}", next_id()),
+            "method": "agent_device.command",
+            "params": params,
+        });
+        let body = serde_json::to_vec(&envelope).unwrap_or_default();
+        let mut all = vec![("Content-Type", "application/json")];
+        all.extend_from_slice(headers);
+        let r = http::exchange(url, "POST", "/rpc", &all, &body, timeout)
+            .await
+            .map_err(|e| transport(command, &self.endpoint, e))?;
+        let v: Value = serde_json::from_slice(&r.body).map_err(|e| {
+            transport(
+                command,
+                &self.endpoint,
+                format!("HTTP {}: not JSON ({e})", r.status),
+            )
+        })?;
+        if let Some(result) = v.get("result") {
+            return Ok(result.clone());
+        }
+        if let Some(err) = v.get("error") {
+            // A JSON-RPC error carries agent-device's error in `data`.
+            let data = err.get("data").cloned().unwrap_or(Value::Null);
+            let code = data
+                .get("code")
+                .and_then(Value::as_str)
+                .unwrap_or("COMMAND_FAILED");
+            let message = data
+                .get("message")
+                .or_else(|| err.get("message"))
+                .and_then(Value::as_str)
+                .unwrap_or("daemon RPC request failed");
+            let mut error = json!({"code": code, "message": message});
+            if let Some(h) = data.get("hint") {
+                error["hint"] = h.clone();
+            }
+            return Ok(json!({"ok": false, "error": error}));
+        }
+        Err(transport(
+            command,
+            &self.endpoint,
+            format!("HTTP {}: neither result nor error", r.status),
+        ))
+    }
+
+    /// Is the daemon there? (A connection for the socket, `GET /health` for HTTP.)
+    pub async fn reachable(&self) -> bool {
+        let t = Duration::from_millis(1500);
+        match &self.endpoint {
+            Endpoint::Socket { port } => {
+                tokio::time::timeout(t, TcpStream::connect(("127.0.0.1", *port)))
+                    .await
+                    .is_ok_and(|r| r.is_ok())
+            }
+            Endpoint::LocalHttp { port } => health(
+                &HttpUrl {
+                    host: "127.0.0.1".into(),
+                    port: *port,
+                    base_path: String::new(),
+                },
+                &[],
+                t,
+            )
+            .await
+            .is_some(),
+            Endpoint::Remote { url } => {
+                let bearer = format!("Bearer {}", self.token.expose());
+                let headers: Vec<(&str, &str)> = if self.token.is_empty() {
+                    Vec::new()
+                } else {
+                    vec![("Authorization", bearer.as_str())]
+                };
+                health(url, &headers, Duration::from_secs(5))
+                    .await
+                    .is_some()
+            }
+        }
+    }
+}
+
+/// `GET /health`: the daemon's `{service, version, rpcProtocolVersion}` when it answers.
+async fn health(url: &HttpUrl, headers: &[(&str, &str)], timeout: Duration) -> Option<Value> {
+    let r = http::exchange(url, "GET", "/health", headers, &[], timeout)
+        .await
+        .ok()?;
+    (r.status < 500).then(|| serde_json::from_slice(&r.body).unwrap_or(Value::Null))
+}
+
+fn next_id() -> u64 {
+    use std::sync::atomic::{AtomicU64, Ordering};
+    static N: AtomicU64 = AtomicU64::new(1);
+    N.fetch_add(1, Ordering::Relaxed)
+}
+
+/// One request line out, the first response line back (progress events skipped).
+async fn socket_exchange(port: u16, body: &Value, timeout: Duration) -> Result<Value, String> {
+    tokio::time::timeout(timeout, async {
+        let stream = TcpStream::connect(("127.0.0.1", port))
+            .await
+            .map_err(|e| format!("cannot connect: {e}"))?;
+        let (read, mut write) = stream.into_split();
+        let mut line = serde_json::to_vec(body).map_err(|e| e.to_string())?;
+        line.push(b'\n');
+        write
+            .write_all(&line)
+            .await
+            .map_err(|e| format!("write: {e}"))?;
+        let mut lines = BufReader::new(read).lines();
+        loop {
+            let Some(l) = lines.next_line().await.map_err(|e| format!("read: {e}"))? else {
+                return Err("the daemon closed the connection without an answer".into());
+            };
+            if l.trim().is_empty() {
+                continue;
+            }
+            let v: Value = serde_json::from_str(&l).map_err(|e| format!("not JSON: {e}"))?;
+            match v.get("type").and_then(Value::as_str) {
+                Some("progress") => continue,
+                Some("response") => return Ok(v.get("response").cloned().unwrap_or(Value::Null)),
+                _ => return Ok(v),
+            }
+        }
+    })
+    .await
+    .map_err(|_| format!("no answer within {} ms", timeout.as_millis()))?
+}
+
+/// `{ok: true, data}` → data; `{ok: false, error: {code, message, hint}}` → `Rejected`.
+fn interpret(response: Value) -> Result<Value, BackendError> {
+    match response.get("ok").and_then(Value::as_bool) {
+        Some(true) => Ok(response.get("data").cloned().unwrap_or(Value::Null)),
+        Some(false) => {
+            let e = response.get("error").cloned().unwrap_or(Value::Null);
+            let text = |k: &str| e.get(k).and_then(Value::as_str).map(str::to_string);
+            Err(BackendError::Rejected {
+                code: text("code").unwrap_or_else(|| "COMMAND_FAILED".into()),
+                message: text("message")
+                    .unwrap_or_else(|| "agent-device refused the request".into()),
+                hint: text("hint"),
+            })
+        }
+        None => Err(BackendError::Transport {
+            message: "agent-device daemon answered without an ok field".into(),
+        }),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn secrets_never_format() {
+        let c = Client::new(Endpoint::Socket { port: 1 }, Secret::new("tok-123"), "s");
+        assert!(!format!("{c:?}").contains("tok-123"));
+    }
+
+    #[test]
+    fn errors_keep_code_message_and_hint() {
+        let e = interpret(json!({"ok": false, "error": {"code": "UNSUPPORTED_OPERATION", "message": "alert is not supported on this device", "hint": "h"}}))
+            .unwrap_err();
+        assert_eq!(
+            e,
+            BackendError::Rejected {
+                code: "UNSUPPORTED_OPERATION".into(),
+                message: "alert is not supported on this device".into(),
+                hint: Some("h".into())
+            }
+        );
+        assert_eq!(interpret(json!({"ok": true, "data": 3})).unwrap(), json!(3));
+    }
+
+    #[test]
+    fn remote_requests_carry_no_token_in_the_body() {
+        let url = HttpUrl::parse("http://farm:1").unwrap();
+        let c = Client::new(Endpoint::Remote { url }, Secret::new("tok-123"), "s");
+        let body = c.request_body("snapshot", &[], &Map::new(), false);
+        assert!(!body.to_string().contains("tok-123"));
+    }
+}

@@ -1,0 +1,108 @@
+//! The `ad doctor` row for the bridge: is agent-device installed (which version), does a daemon
+//! answer (remote, or in the state dir), and which platforms its devices cover. When no daemon
+//! runs, a temporary one is started to list devices and stopped again.
+
+use std::path::Path;
+use std::time::Duration;
+
+use serde::Serialize;
+use serde_json::{Map, Value};
+
+use super::client::Client;
+use super::install;
+use super::run::connect;
+
+/// What the row reports.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct DoctorRow {
+    /// Installed and a daemon could be reached (ours or a running one).
+    pub ok: bool,
+    pub version: Option<String>,
+    /// `running daemon (tcp 127.0.0.1:…)`, `remote daemon (…)`, `started for this check`, or why
+    /// none.
+    pub daemon: String,
+    /// The distinct platforms of the devices the daemon lists.
+    pub platforms: Vec<String>,
+    /// What to do when something is missing.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub hint: Option<String>,
+}
+
+impl DoctorRow {
+    /// One line for people.
+    pub fn summary(&self) -> String {
+        let version = self.version.as_deref().unwrap_or("not installed");
+        let platforms = if self.platforms.is_empty() {
+            "no devices".to_string()
+        } else {
+            self.platforms.join(", ")
+        };
+        format!(
+            "agent-device {version}; daemon: {}; platforms: {platforms}",
+            self.daemon
+        )
+    }
+}
+
+/// Runs the check (blocking; builds its own runtime).
+pub fn check(state_dir: &Path) -> DoctorRow {
+    let installed = install::locate();
+    let version = installed.as_ref().ok().map(|i| i.version.clone());
+    let Ok(rt) = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+    else {
+        return DoctorRow {
+            ok: false,
+            version,
+            daemon: "not checked".into(),
+            platforms: Vec::new(),
+            hint: Some("cannot start the async runtime".into()),
+        };
+    };
+    rt.block_on(async {
+        let may_start = installed.is_ok();
+        match connect(state_dir, may_start).await {
+            Ok(conn) => {
+                let daemon = match &conn.owned {
+                    Some(_) => "none running; one started for this check and stopped".to_string(),
+                    None => format!("reachable ({})", conn.endpoint.describe()),
+                };
+                let client = Client::new(conn.endpoint.clone(), conn.token.clone(), "ad-doctor");
+                let devices = client
+                    .send("devices", &[], &Map::new(), Some(Duration::from_secs(30)))
+                    .await;
+                let mut platforms: Vec<String> = devices
+                    .as_ref()
+                    .ok()
+                    .and_then(|d| d.get("devices"))
+                    .and_then(Value::as_array)
+                    .map(|list| {
+                        list.iter()
+                            .filter_map(|d| d.get("platform").and_then(Value::as_str))
+                            .map(str::to_string)
+                            .collect()
+                    })
+                    .unwrap_or_default();
+                platforms.sort();
+                platforms.dedup();
+                let hint = devices.err().map(|e| format!("devices: {}", e.message()));
+                drop(conn);
+                DoctorRow {
+                    ok: true,
+                    version,
+                    daemon,
+                    platforms,
+                    hint,
+                }
+            }
+            Err(e) => DoctorRow {
+                ok: false,
+                version,
+                daemon: "unreachable".into(),
+                platforms: Vec::new(),
+                hint: Some(installed.err().unwrap_or(e)),
+            },
+        }
+    })
+}

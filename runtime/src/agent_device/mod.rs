@@ -1,0 +1,27 @@
+//! The agent-device bridge (`--backend agent-device`): the interpreter drives real iOS, Android,
+//! macOS and Linux devices through the agent-device daemon (npm `agent-device`, tested against
+//! 0.21.5), while resolution, identity verification, ref frames, redaction and the journal stay
+//! in `ad`.
+//!
+//! - [`install`]: where agent-device and node are, which version (also `ad doctor`);
+//! - [`daemon`]: attach to a daemon through its state dir, or start one we own and stop it
+//!   (process group + parent-death signal, so it never outlives `ad`);
+//! - [`client`]: the typed request/response client with timeouts over the daemon's TCP socket or
+//!   its HTTP JSON-RPC endpoint (remote daemons via `AGENT_DEVICE_DAEMON_BASE_URL`);
+//! - [`http`]: the small HTTP/1.1 exchange the JSON-RPC transport needs;
+//! - [`nodes`]: snapshot nodes to the interpreter's tree model;
+//! - [`device`]: the [`crate::Backend`] implementation (actions at points `ad` resolved);
+//! - [`doctor`]: the `ad doctor` row;
+//! - [`run`]: running one script end to end on it (attach or start, run, release).
+
+pub mod client;
+pub mod daemon;
+pub mod device;
+pub mod doctor;
+pub mod http;
+pub mod install;
+pub mod nodes;
+pub mod run;
+
+pub use device::AgentDevice;
+pub use run::{run_script, shared_daemon, BridgeConfig};

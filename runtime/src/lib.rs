@@ -21,6 +21,7 @@
 //!
 //! Nothing here prints: the `ad` command renders these records for people.
 
+pub mod authoring;
 pub mod backend;
 pub mod backends;
 pub mod divergence;

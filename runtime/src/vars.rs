@@ -30,6 +30,9 @@ pub struct Redactor {
     values: Vec<(String, String)>,
     /// First bytes of the values: most positions are rejected with one lookup.
     first_bytes: [bool; 256],
+    /// The `${NAME}` placeholders it emits: already-parameterized text is copied as is, so a
+    /// second pass (or a literal inside a name, or `$`) never rewrites a placeholder.
+    placeholders: Vec<String>,
 }
 
 /// JSON keys whose values are structure, never data an injected value flows into: paths, codes,
@@ -110,9 +113,18 @@ impl Redactor {
         for (_, v) in &values {
             first_bytes[v.as_bytes()[0] as usize] = true;
         }
+        let placeholders: Vec<String> = values
+            .iter()
+            .filter(|(r, _)| r.starts_with("${"))
+            .map(|(r, _)| r.clone())
+            .collect();
+        if !placeholders.is_empty() {
+            first_bytes[b'$' as usize] = true;
+        }
         Redactor {
             values,
             first_bytes,
+            placeholders,
         }
     }
 
@@ -129,6 +141,16 @@ impl Redactor {
         let mut out = String::with_capacity(s.len());
         let (mut i, mut copied) = (0, 0);
         while i < bytes.len() {
+            if bytes[i] == b'$' {
+                if let Some(p) = self
+                    .placeholders
+                    .iter()
+                    .find(|p| bytes[i..].starts_with(p.as_bytes()))
+                {
+                    i += p.len();
+                    continue;
+                }
+            }
             let hit = self.first_bytes[bytes[i] as usize]
                 .then(|| {
                     self.values
@@ -477,5 +499,39 @@ mod tests {
             parse_cli_entries(&["K=a=b".into()]).unwrap(),
             vec![kv("K", "a=b")]
         );
+    }
+
+    #[test]
+    fn placeholders_are_one_pass_longest_first_and_never_rescan_emitted_text() {
+        // ADR 0017's corner cases: `ABC` inside the placeholder `${ABC}` of an earlier pair.
+        let r = Redactor::placeholders([("ABC", "somethinglong"), ("OTHER", "ABC")]);
+        assert_eq!(r.redact("x somethinglong ABC"), "x ${ABC} ${OTHER}");
+        // A literal that is a prefix of another is never partially consumed.
+        let r = Redactor::placeholders([("USER", "demo"), ("PASSWORD", "demo-secret")]);
+        assert_eq!(r.redact("demo-secret/demo"), "${PASSWORD}/${USER}");
+        // `$` as a literal does not corrupt the placeholders it emits.
+        let r = Redactor::placeholders([("A", "pw"), ("D", "$")]);
+        assert_eq!(r.redact("pw$pw"), "${A}${D}${A}");
+        // Already-parameterized text is stable (idempotent on emitted placeholders).
+        let r = Redactor::placeholders([("PASSWORD", "PASS")]);
+        assert_eq!(r.redact("${PASSWORD}"), "${PASSWORD}");
+        // One literal under two names: the first registered wins.
+        let r = Redactor::placeholders([("FIRST", "same"), ("SECOND", "same")]);
+        assert_eq!(r.redact("same"), "${FIRST}");
+    }
+
+    #[test]
+    fn recorded_literals_expand_for_their_fill_and_blank_ones_stay_fill_scoped() {
+        let mut s = Scope::new(&[], &[], &[], &[("X".into(), "xv".into())]).unwrap();
+        s.record_literal("PW", "hunter2");
+        assert_eq!(s.expand("${PW}").unwrap(), "hunter2");
+        assert_eq!(s.redact("hunter2 xv"), "${PW} <var:X>");
+        s.end_fill_scope("PW");
+        assert!(s.expand("${PW}").is_err(), "the literal no longer expands");
+        assert_eq!(s.redact("hunter2"), "${PW}", "but stays redacted");
+        s.record_literal("BLANK", " ");
+        assert_eq!(s.redact("a b"), "a${BLANK}b");
+        s.end_fill_scope("BLANK");
+        assert_eq!(s.redact("a b"), "a b");
     }
 }

@@ -122,7 +122,8 @@ mod tests {
             ancestry: (0..ancestors)
                 .map(|i| AncestryEntry {
                     role: "other".into(),
-                    label: Some(format!("{i}{}", "a".repeat(250))),
+                    // Control characters: 6 JSON bytes each, so 8 entries overflow the cap.
+                    label: Some(format!("{i}{}", "\u{1}".repeat(250))),
                 })
                 .collect(),
             sibling: 0,

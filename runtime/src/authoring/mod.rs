@@ -92,6 +92,9 @@ pub struct Response {
     pub warnings: Vec<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sessions: Option<Vec<SessionInfo>>,
+    /// `snapshot`: the captured nodes with their refs (redacted like every record).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub nodes: Option<Value>,
     /// The daemon's own time on this request, in ms.
     #[serde(default)]
     pub daemon_ms: f64,
@@ -510,10 +513,19 @@ impl Sessions {
             }
         }
         let result = result.and_then(|r| serde_json::to_value(r).ok());
+        let nodes = (action == Some(Action::Snapshot))
+            .then(|| s.live.last_capture())
+            .flatten()
+            .and_then(|snap| serde_json::to_value(&snap.nodes).ok())
+            .map(|mut v| {
+                s.live.scope.redact_value(&mut v);
+                v
+            });
         Response {
             ok: true,
             command,
             result,
+            nodes,
             warnings,
             ..Response::default()
         }

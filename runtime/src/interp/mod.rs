@@ -466,6 +466,11 @@ impl LiveState {
             selectors: std::collections::HashMap::new(),
         }
     }
+
+    /// The last screen capture (what a live `snapshot` shows, with its refs).
+    pub fn last_capture(&self) -> Option<&Arc<Snapshot>> {
+        self.last.as_ref()
+    }
 }
 
 /// A live step that failed: the code, the message and the recovery, redacted.

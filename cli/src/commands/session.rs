@@ -43,8 +43,14 @@ fn spawn_daemon(state: &Path) -> std::io::Result<()> {
     use std::os::unix::process::CommandExt;
     use std::process::{Command, Stdio};
     let exe = std::env::current_exe()?;
-    Command::new(exe)
-        .args(["session", "__daemon"])
+    let mut cmd = Command::new(exe);
+    // The daemon gets each request's variables from its client, never from its environment.
+    for (k, _) in std::env::vars_os() {
+        if k.to_string_lossy().starts_with("AD_VAR_") {
+            cmd.env_remove(k);
+        }
+    }
+    cmd.args(["session", "__daemon"])
         .env("AD_STATE_DIR", state)
         .current_dir("/")
         .stdin(Stdio::null())

@@ -44,10 +44,19 @@ fn ad(dir: &Path) -> Command {
 }
 
 fn session(dir: &Path, words: &[&str]) -> Value {
-    let o = ad(dir).arg("session").args(words).arg("--json").output().unwrap();
+    let o = ad(dir)
+        .arg("session")
+        .args(words)
+        .arg("--json")
+        .output()
+        .unwrap();
     let v: Value = serde_json::from_slice(&o.stdout)
         .unwrap_or_else(|_| panic!("{words:?}: {}", String::from_utf8_lossy(&o.stderr)));
-    assert_eq!(o.status.success(), v["ok"] == true, "{words:?}: exit status and ok agree");
+    assert_eq!(
+        o.status.success(),
+        v["ok"] == true,
+        "{words:?}: exit status and ok agree"
+    );
     v
 }
 
@@ -74,7 +83,11 @@ fn assert_publishable(dir: &Path, script: &Path) {
         .output()
         .unwrap();
     assert!(o.status.success(), "ad check: {}", text(&o));
-    let o = ad(dir).args(["fmt", "--check"]).arg(script).output().unwrap();
+    let o = ad(dir)
+        .args(["fmt", "--check"])
+        .arg(script)
+        .output()
+        .unwrap();
     assert!(o.status.success(), "ad fmt --check: {}", text(&o));
     let oracle = ad_tests::run_oracle_one(script);
     assert_eq!(oracle["ok"], true, "agent-device rejects it: {oracle}");
@@ -95,7 +108,9 @@ fn assert_no_literal(dir: &Path, literal: &str) -> usize {
                 seen += 1;
                 let bytes = std::fs::read(&p).unwrap();
                 assert!(
-                    !bytes.windows(literal.len()).any(|w| w == literal.as_bytes()),
+                    !bytes
+                        .windows(literal.len())
+                        .any(|w| w == literal.as_bytes()),
                     "{} holds the literal",
                     p.display()
                 );
@@ -110,7 +125,10 @@ fn assert_daemon_exits(dir: &Path) {
     let sock = dir.join("state/daemon.sock");
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(15);
     while sock.exists() {
-        assert!(std::time::Instant::now() < deadline, "the idle daemon did not exit");
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the idle daemon did not exit"
+        );
         std::thread::sleep(std::time::Duration::from_millis(100));
     }
 }
@@ -120,7 +138,17 @@ fn record_publish_cold_run_and_continue_on_the_sim() {
     let dir = scratch("sim");
     let app = repo().join("examples/apps/shop.json");
     let app = app.to_str().unwrap();
-    let v = ok(&dir, &["open", "com.example.shop", "--relaunch", "--save-script=login.ad", "--app", app]);
+    let v = ok(
+        &dir,
+        &[
+            "open",
+            "com.example.shop",
+            "--relaunch",
+            "--save-script=login.ad",
+            "--app",
+            app,
+        ],
+    );
     assert_eq!(v["lifecycle"], "armed");
     // The daemon's socket and folder are the user's only.
     {
@@ -132,7 +160,16 @@ fn record_publish_cold_run_and_continue_on_the_sim() {
     let snap = ok(&dir, &["snapshot", "-i"]);
     assert!(snap["nodes"].as_array().is_some_and(|n| !n.is_empty()));
     ok(&dir, &["fill", "id=\"login.email\"", "demo@example.com"]);
-    let v = ok(&dir, &["fill", "id=\"login.password\"", SECRET, "--record-as", "PASSWORD"]);
+    let v = ok(
+        &dir,
+        &[
+            "fill",
+            "id=\"login.password\"",
+            SECRET,
+            "--record-as",
+            "PASSWORD",
+        ],
+    );
     assert!(!v.to_string().contains(SECRET));
     ok(&dir, &["press", "label=\"Sign in\" role=\"button\""]);
     ok(&dir, &["wait", "id=\"home.title\""]);
@@ -144,13 +181,25 @@ fn record_publish_cold_run_and_continue_on_the_sim() {
     assert_publishable(&dir, &script);
     // Human output of list.
     let o = ad(&dir).args(["session", "list"]).output().unwrap();
-    assert!(text(&o).contains("default\tsim\trecording published"), "{}", text(&o));
+    assert!(
+        text(&o).contains("default\tsim\trecording published"),
+        "{}",
+        text(&o)
+    );
     ok(&dir, &["close"]);
 
     // Cold replay with `ad run`: the destination guard passes and the live session is handed
     // to the daemon (no session file is left), where `ad session` continues it.
     let o = ad(&dir)
-        .args(["run", "login.ad", "--json", "--session", "handoff", "--app", app])
+        .args([
+            "run",
+            "login.ad",
+            "--json",
+            "--session",
+            "handoff",
+            "--app",
+            app,
+        ])
         .args(["--artifacts-dir", "runs"])
         .env("AD_VAR_PASSWORD", SECRET)
         .output()
@@ -163,8 +212,14 @@ fn record_publish_cold_run_and_continue_on_the_sim() {
     assert!(!dir.join("state/sessions/handoff.json").exists());
     let list = ok(&dir, &["list"]);
     assert_eq!(list["sessions"][0]["name"], "handoff");
-    ok(&dir, &["--session", "handoff", "press", "id=\"tab.profile\""]);
-    ok(&dir, &["--session", "handoff", "wait", "id=\"profile.title\""]);
+    ok(
+        &dir,
+        &["--session", "handoff", "press", "id=\"tab.profile\""],
+    );
+    ok(
+        &dir,
+        &["--session", "handoff", "wait", "id=\"profile.title\""],
+    );
     let v = ok(&dir, &["--session", "handoff", "close"]);
     assert_eq!(v["sessionActive"], false);
     assert_daemon_exits(&dir);
@@ -181,7 +236,10 @@ fn refusals_exit_1_and_name_their_recovery() {
     let o = ad(&dir).args(["session", "save-script"]).output().unwrap();
     assert_eq!(o.status.code(), Some(1));
     assert!(text(&o).contains("error[NO_SESSION]"), "{}", text(&o));
-    ok(&dir, &["open", "com.example.shop", "--app", app.to_str().unwrap()]);
+    ok(
+        &dir,
+        &["open", "com.example.shop", "--app", app.to_str().unwrap()],
+    );
     let v = session(&dir, &["close", "--save-script=x.ad"]);
     assert_eq!(v["code"], "NOT_RECORDING");
     assert_eq!(v["sessionActive"], true);
@@ -197,8 +255,14 @@ fn session_help_documents_record_as_and_the_literal_input_warning() {
         .output()
         .unwrap();
     let h = text(&o);
-    assert!(h.contains("--record-as NAME") && h.contains("literally"), "{h}");
-    assert!(h.contains("save-script") && h.contains("--save-script"), "{h}");
+    assert!(
+        h.contains("--record-as NAME") && h.contains("literally"),
+        "{h}"
+    );
+    assert!(
+        h.contains("save-script") && h.contains("--save-script"),
+        "{h}"
+    );
 }
 
 #[test]
@@ -210,7 +274,10 @@ fn record_publish_cold_replay_and_continue_on_the_web_backend() {
     let v = ok(&dir, &["open", &url, "--save-script=web.ad", "--offline"]);
     assert_eq!(v["lifecycle"], "armed");
     ok(&dir, &["fill", "id=\"email\"", "demo@example.com"]);
-    ok(&dir, &["fill", "id=\"password\"", SECRET, "--record-as", "PASSWORD"]);
+    ok(
+        &dir,
+        &["fill", "id=\"password\"", SECRET, "--record-as", "PASSWORD"],
+    );
     ok(&dir, &["press", "id=\"login-submit\""]);
     ok(&dir, &["wait", "id=\"home-title\""]);
     let v = ok(&dir, &["save-script"]);
@@ -223,7 +290,15 @@ fn record_publish_cold_replay_and_continue_on_the_web_backend() {
     // Cold replay in a new session (the script's `context platform=web` picks the browser),
     // then the session continues.
     let o = ad(&dir)
-        .args(["session", "--session", "cold", "replay", "web.ad", "--offline", "--json"])
+        .args([
+            "session",
+            "--session",
+            "cold",
+            "replay",
+            "web.ad",
+            "--offline",
+            "--json",
+        ])
         .env("AD_VAR_PASSWORD", SECRET)
         .output()
         .unwrap();
@@ -231,7 +306,10 @@ fn record_publish_cold_replay_and_continue_on_the_web_backend() {
     let r: Value = serde_json::from_slice(&o.stdout).unwrap();
     assert_eq!(r["sessionActive"], true);
     assert_eq!(r["replayed"], 5);
-    ok(&dir, &["--session", "cold", "wait", "label=\"Welcome, Demo\""]);
+    ok(
+        &dir,
+        &["--session", "cold", "wait", "label=\"Welcome, Demo\""],
+    );
     ok(&dir, &["--session", "cold", "close"]);
     assert_daemon_exits(&dir);
     assert_no_literal(&dir, SECRET);

@@ -91,14 +91,27 @@ impl Env {
     fn arm(&mut self, name: &str) {
         let app = self.shop();
         let save = format!("--save-script={name}");
-        let r = self.ok(&["open", "com.example.shop", "--relaunch", &save, "--app", &app]);
+        let r = self.ok(&[
+            "open",
+            "com.example.shop",
+            "--relaunch",
+            &save,
+            "--app",
+            &app,
+        ]);
         assert_eq!(r.lifecycle.as_deref(), Some("armed"));
     }
 
     /// The login journey: email, password (parameterized), submit, the Home landmark.
     fn login(&mut self) {
         self.ok(&["fill", "id=\"login.email\"", "demo@example.com"]);
-        self.ok(&["fill", "id=\"login.password\"", SECRET, "--record-as", "PASSWORD"]);
+        self.ok(&[
+            "fill",
+            "id=\"login.password\"",
+            SECRET,
+            "--record-as",
+            "PASSWORD",
+        ]);
         self.ok(&["press", "label=\"Sign in\" role=\"button\""]);
         self.ok(&["wait", "id=\"home.title\""]);
     }
@@ -137,9 +150,16 @@ fn assert_publishable(path: &Path) -> String {
         .collect();
     assert!(errors.is_empty(), "ad check: {errors:?}\n{text}");
     let f = ad_compiler::format::format(&text);
-    assert!(!f.changed, "ad fmt --check would rewrite it:\n{text}\n---\n{}", f.output);
+    assert!(
+        !f.changed,
+        "ad fmt --check would rewrite it:\n{text}\n---\n{}",
+        f.output
+    );
     let oracle = ad_tests::run_oracle_one(path);
-    assert_eq!(oracle["ok"], true, "agent-device rejects it: {oracle}\n{text}");
+    assert_eq!(
+        oracle["ok"], true,
+        "agent-device rejects it: {oracle}\n{text}"
+    );
     text
 }
 
@@ -171,13 +191,19 @@ fn an_armed_session_without_a_destination_guard_refuses_naming_a_selector_wait()
     e.arm("flow.ad");
     e.ok(&["fill", "id=\"login.email\"", "demo@example.com"]);
     let r = e.refused(&["save-script"], "AD703");
-    assert!(r.message.unwrap().contains("selector wait"), "names the recovery");
+    assert!(
+        r.message.unwrap().contains("selector wait"),
+        "names the recovery"
+    );
     // Covered non-guards: a duration wait, wait stable.
     e.ok(&["wait", "100"]);
     e.ok(&["wait", "stable"]);
     let r = e.refused(&["save-script"], "AD703");
     let m = r.message.unwrap();
-    assert!(m.contains("AD704") && m.contains("duration wait") && m.contains("wait stable"), "{m}");
+    assert!(
+        m.contains("AD704") && m.contains("duration wait") && m.contains("wait stable"),
+        "{m}"
+    );
     assert!(!e.dir.join("flow.ad").exists());
     // Still ARMED: a landmark wait then publishes.
     e.ok(&["wait", "id=\"login.email\""]);
@@ -192,7 +218,10 @@ fn an_armed_session_without_a_destination_guard_refuses_naming_a_selector_wait()
     e.ok(&["wait", "@e1"]);
     let r = e.refused(&["save-script"], "AD703");
     let m = r.message.unwrap();
-    assert!(m.contains("`wait @ref` uses a session-local ref") && m.contains("AD705"), "{m}");
+    assert!(
+        m.contains("`wait @ref` uses a session-local ref") && m.contains("AD705"),
+        "{m}"
+    );
     assert!(!e.dir.join("flow.ad").exists());
 }
 
@@ -202,12 +231,23 @@ fn a_second_open_aborts_and_open_save_script_on_an_existing_session_is_refused_b
     e.arm("flow.ad");
     e.login();
     // Refused before any app action: no relaunch, the screen stays Home.
-    let r = e.refused(&["open", "com.example.shop", "--relaunch", "--save-script=x.ad"], "ALREADY_OPEN");
+    let r = e.refused(
+        &[
+            "open",
+            "com.example.shop",
+            "--relaunch",
+            "--save-script=x.ad",
+        ],
+        "ALREADY_OPEN",
+    );
     assert_eq!(r.lifecycle.as_deref(), Some("armed"));
     e.ok(&["wait", "id=\"home.title\"", "1"]);
     let r = e.ok(&["open", "com.example.shop", "--relaunch"]);
     assert_eq!(r.lifecycle.as_deref(), Some("aborted"));
-    assert!(r.warnings.iter().any(|w| w.contains("fresh session")), "{r:?}");
+    assert!(
+        r.warnings.iter().any(|w| w.contains("fresh session")),
+        "{r:?}"
+    );
     e.ok(&["wait", "id=\"login.email\""]);
     e.refused(&["save-script"], "RECORDING_ABORTED");
     // Terminal: a later open --relaunch keeps it ABORTED.
@@ -253,15 +293,26 @@ fn refs_are_published_as_selectors_and_a_ref_that_never_resolved_refuses_publica
     e.ok(&["wait", "id=\"login.email\""]);
     let r = e.ok(&["save-script"]);
     let text = assert_publishable(&r.path.unwrap());
-    assert!(text.contains("fill \"id=\\\"login.email\\\" || label=\\\"Email\\\"\""), "{text}");
+    assert!(
+        text.contains("fill \"id=\\\"login.email\\\" || label=\\\"Email\\\"\""),
+        "{text}"
+    );
     assert!(!text.contains(" @e"), "{text}");
 
     // An unlabeled element's ref has no selector to become: publication refuses it.
     let mut e = Env::new("refs-unresolved");
     let app = e.echo_app();
-    e.ok(&["open", "com.example.echo", "--save-script=refs.ad", "--app", &app]);
+    e.ok(&[
+        "open",
+        "com.example.echo",
+        "--save-script=refs.ad",
+        "--app",
+        &app,
+    ]);
     let r = e.ok(&["snapshot"]);
-    let anon = r.nodes.unwrap()
+    let anon = r
+        .nodes
+        .unwrap()
         .as_array()
         .unwrap()
         .iter()
@@ -283,7 +334,10 @@ fn an_existing_target_is_refused_untouched_force_replaces_and_a_failed_publish_s
     e.login();
     let r = e.refused(&["save-script"], "TARGET_EXISTS");
     assert!(r.message.unwrap().contains("--force"));
-    assert_eq!(std::fs::read(e.dir.join("taken.ad")).unwrap(), b"original bytes\n");
+    assert_eq!(
+        std::fs::read(e.dir.join("taken.ad")).unwrap(),
+        b"original bytes\n"
+    );
     assert_eq!(r.lifecycle.as_deref(), Some("armed"));
     // A folder that does not exist: the write fails, the recording stays ARMED.
     let r = e.refused(&["save-script", "missing/dir/x.ad"], "PUBLISH_FAILED");
@@ -310,8 +364,15 @@ fn after_publication_actions_work_but_nothing_rearms_or_republishes() {
     e.ok(&["wait", "id=\"profile.title\""]);
     e.refused(&["save-script", "b.ad"], "ALREADY_PUBLISHED");
     let r = e.ok(&["open", "com.example.shop", "--relaunch"]);
-    assert_eq!(r.lifecycle.as_deref(), Some("published"), "a plain open cannot re-arm");
-    e.refused(&["open", "com.example.shop", "--save-script=c.ad"], "ALREADY_OPEN");
+    assert_eq!(
+        r.lifecycle.as_deref(),
+        Some("published"),
+        "a plain open cannot re-arm"
+    );
+    e.refused(
+        &["open", "com.example.shop", "--save-script=c.ad"],
+        "ALREADY_OPEN",
+    );
     assert!(!e.dir.join("b.ad").exists() && !e.dir.join("c.ad").exists());
 }
 
@@ -336,7 +397,10 @@ fn close_save_script_is_refused_before_teardown_when_aborted_published_or_never_
             }
         }
         let r = e.refused(&["close", "--save-script=other.ad"], "NOT_RECORDING");
-        assert!(r.session_active, "{state}: the rejected request keeps the session");
+        assert!(
+            r.session_active,
+            "{state}: the rejected request keeps the session"
+        );
         let m = r.message.unwrap();
         assert!(m.contains("plain `ad session close`"), "{m}");
         if state == "unarmed" {
@@ -352,7 +416,10 @@ fn close_save_script_is_refused_before_teardown_when_aborted_published_or_never_
             .flatten()
             .filter(|f| f.file_name().to_string_lossy().ends_with(".ad"))
             .collect();
-        assert!(written.is_empty(), "{state}: plain close writes nothing: {written:?}");
+        assert!(
+            written.is_empty(),
+            "{state}: plain close writes nothing: {written:?}"
+        );
     }
 }
 
@@ -385,7 +452,10 @@ fn the_artifact_replays_from_a_cold_start_and_hands_over_a_live_session() {
     let app = e.shop();
     let r = e.ok(&["replay", "login.ad", "--app", &app]);
     assert_eq!(r.replayed, Some(5));
-    assert!(r.session_active, "a close-less script leaves its session live");
+    assert!(
+        r.session_active,
+        "a close-less script leaves its session live"
+    );
     e.ok(&["press", "id=\"tab.profile\""]);
     e.ok(&["wait", "id=\"profile.title\""]);
     let list = e.ok(&["list"]).sessions.unwrap();
@@ -407,8 +477,14 @@ fn every_target_binding_action_carries_canonical_evidence_with_the_writers_field
     let text = std::fs::read_to_string(r.path.unwrap()).unwrap();
     let analysis = ad_compiler::analyze(&text);
     for step in &analysis.steps[1..] {
-        let ev = step.target_evidence.as_deref().unwrap_or_else(|| panic!("line {}", step.line + 1));
-        assert_eq!(ev.verification, ad_grammar::annotation::VerificationState::Verified);
+        let ev = step
+            .target_evidence
+            .as_deref()
+            .unwrap_or_else(|| panic!("line {}", step.line + 1));
+        assert_eq!(
+            ev.verification,
+            ad_grammar::annotation::VerificationState::Verified
+        );
         assert!(ev.rect.is_some());
     }
     let fill = &analysis.steps[1];
@@ -426,16 +502,62 @@ fn record_as_is_validated_before_any_app_work() {
     let app = e.shop();
     e.ok(&["open", "com.example.shop", "--app", &app]);
     // Not armed.
-    let r = e.refused(&["fill", "id=\"login.password\"", SECRET, "--record-as", "PASSWORD"], "NOT_ARMED");
+    let r = e.refused(
+        &[
+            "fill",
+            "id=\"login.password\"",
+            SECRET,
+            "--record-as",
+            "PASSWORD",
+        ],
+        "NOT_ARMED",
+    );
     assert!(!format!("{r:?}").contains(SECRET));
     e.ok(&["close"]);
     e.arm("x.ad");
     for (words, why) in [
         (vec!["type", SECRET, "--record-as", "PASSWORD"], "fill only"),
-        (vec!["fill", "id=\"login.password\"", SECRET, "--record-as", "password"], "lowercase"),
-        (vec!["fill", "id=\"login.password\"", SECRET, "--record-as", "AD_PASSWORD"], "AD_*"),
-        (vec!["fill", "id=\"login.password\"", SECRET, "--record-as", " PASSWORD"], "untrimmed"),
-        (vec!["fill", "id=\"login.password\"", SECRET, "--record-as", "PASSWORD", "--no-record"], "--no-record"),
+        (
+            vec![
+                "fill",
+                "id=\"login.password\"",
+                SECRET,
+                "--record-as",
+                "password",
+            ],
+            "lowercase",
+        ),
+        (
+            vec![
+                "fill",
+                "id=\"login.password\"",
+                SECRET,
+                "--record-as",
+                "AD_PASSWORD",
+            ],
+            "AD_*",
+        ),
+        (
+            vec![
+                "fill",
+                "id=\"login.password\"",
+                SECRET,
+                "--record-as",
+                " PASSWORD",
+            ],
+            "untrimmed",
+        ),
+        (
+            vec![
+                "fill",
+                "id=\"login.password\"",
+                SECRET,
+                "--record-as",
+                "PASSWORD",
+                "--no-record",
+            ],
+            "--no-record",
+        ),
     ] {
         let r = e.refused(&words, "INVALID_ARGS");
         assert!(!format!("{r:?}").contains(SECRET), "{why}");
@@ -450,7 +572,13 @@ fn the_backend_gets_the_literal_and_every_record_only_the_placeholder() {
     let mut e = Env::new("literal");
     e.arm("login.ad");
     e.ok(&["fill", "id=\"login.email\"", "demo@example.com"]);
-    let r = e.ok(&["fill", "id=\"login.password\"", SECRET, "--record-as", "PASSWORD"]);
+    let r = e.ok(&[
+        "fill",
+        "id=\"login.password\"",
+        SECRET,
+        "--record-as",
+        "PASSWORD",
+    ]);
     let response = serde_json::to_string(&r).unwrap();
     assert!(!response.contains(SECRET), "{response}");
     e.ok(&["press", "id=\"login.submit\""]);
@@ -491,11 +619,20 @@ fn later_echoes_of_a_parameterized_literal_are_redacted_downgraded_or_dropped() 
     const TOKEN: &str = "tok3n-XYZ";
     let mut e = Env::new("echo");
     let app = e.echo_app();
-    e.ok(&["open", "com.example.echo", "--save-script=echo.ad", "--app", &app]);
+    e.ok(&[
+        "open",
+        "com.example.echo",
+        "--save-script=echo.ad",
+        "--app",
+        &app,
+    ]);
     e.ok(&["fill", "id=\"token\"", TOKEN, "--record-as", "TOKEN"]);
     // A landmark whose label echoes it records no annotation: not a destination guard.
     let r = e.ok(&["wait", "id=\"welcome\""]);
-    assert!(!serde_json::to_string(&r).unwrap().contains(TOKEN), "the result is redacted");
+    assert!(
+        !serde_json::to_string(&r).unwrap().contains(TOKEN),
+        "the result is redacted"
+    );
     let r = e.refused(&["save-script"], "AD703");
     assert!(r.message.unwrap().contains("landmark"));
     // An action on an element echoing it: label redacted, evidence unverifiable.
@@ -505,10 +642,17 @@ fn later_echoes_of_a_parameterized_literal_are_redacted_downgraded_or_dropped() 
     let text = std::fs::read_to_string(r.path.unwrap()).unwrap();
     assert!(!text.contains(TOKEN), "{text}");
     let analysis = ad_compiler::analyze(&text);
-    let press = analysis.steps.iter().find(|s| s.command == "press").unwrap();
+    let press = analysis
+        .steps
+        .iter()
+        .find(|s| s.command == "press")
+        .unwrap();
     let ev = press.target_evidence.as_deref().unwrap();
     assert_eq!(ev.label.as_deref(), Some("Copy ${TOKEN}"));
-    assert_eq!(ev.verification, ad_grammar::annotation::VerificationState::Unverifiable);
+    assert_eq!(
+        ev.verification,
+        ad_grammar::annotation::VerificationState::Unverifiable
+    );
     let welcome = analysis
         .steps
         .iter()
@@ -524,7 +668,13 @@ fn later_echoes_of_a_parameterized_literal_are_redacted_downgraded_or_dropped() 
 fn empty_and_whitespace_literals_stay_fill_scoped() {
     let mut e = Env::new("blank");
     let app = e.echo_app();
-    e.ok(&["open", "com.example.echo", "--save-script=b.ad", "--app", &app]);
+    e.ok(&[
+        "open",
+        "com.example.echo",
+        "--save-script=b.ad",
+        "--app",
+        &app,
+    ]);
     e.ok(&["fill", "id=\"blank\"", " ", "--record-as", "BLANK"]);
     e.ok(&["fill", "id=\"user\"", "a b", "--record-as", "USER"]);
     // " " is not redacted from later records: "Token form" keeps its space.
@@ -533,7 +683,10 @@ fn empty_and_whitespace_literals_stay_fill_scoped() {
     assert!(text.contains("Token form"), "{text}");
     let r = e.ok(&["save-script"]);
     let script = std::fs::read_to_string(r.path.unwrap()).unwrap();
-    assert!(script.contains("\"${BLANK}\"") && script.contains("\"${USER}\""), "{script}");
+    assert!(
+        script.contains("\"${BLANK}\"") && script.contains("\"${USER}\""),
+        "{script}"
+    );
     assert!(script.contains("label\":\"Token form\""), "{script}");
 }
 
@@ -542,14 +695,23 @@ fn one_literal_under_two_names_is_attributed_to_the_first() {
     const TOKEN: &str = "tok3n-XYZ";
     let mut e = Env::new("two-names");
     let app = e.echo_app();
-    e.ok(&["open", "com.example.echo", "--save-script=t.ad", "--app", &app]);
+    e.ok(&[
+        "open",
+        "com.example.echo",
+        "--save-script=t.ad",
+        "--app",
+        &app,
+    ]);
     e.ok(&["fill", "id=\"user\"", TOKEN, "--record-as", "FIRST"]);
     e.ok(&["fill", "id=\"token\"", TOKEN, "--record-as", "SECOND"]);
     e.ok(&["press", "id=\"echo.button\""]);
     e.ok(&["wait", "id=\"copied.title\""]);
     let r = e.ok(&["save-script"]);
     let text = std::fs::read_to_string(r.path.unwrap()).unwrap();
-    assert!(text.contains("\"${FIRST}\"") && text.contains("\"${SECOND}\""), "{text}");
+    assert!(
+        text.contains("\"${FIRST}\"") && text.contains("\"${SECOND}\""),
+        "{text}"
+    );
     assert!(text.contains("Copy ${FIRST}"), "{text}");
 }
 

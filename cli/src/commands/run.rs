@@ -332,10 +332,7 @@ pub fn run(args: RunArgs) -> i32 {
                         .as_ref()
                         .map(|f| format!(", kept in {}", f.display()))
                         .unwrap_or_else(|| {
-                            format!(
-                                "; continue it with `ad session --session {} …`",
-                                r.session
-                            )
+                            format!("; continue it with `ad session --session {} …`", r.session)
                         });
                     println!(
                         "session \"{}\" is still active: {app} on screen \"{screen}\"{kept}",

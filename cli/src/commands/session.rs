@@ -75,7 +75,13 @@ pub fn hand_over(
     app_model: Option<PathBuf>,
 ) -> Result<(), String> {
     let cwd = std::env::current_dir().unwrap_or_default();
-    let abs = |p: &Path| if p.is_absolute() { p.to_path_buf() } else { cwd.join(p) };
+    let abs = |p: &Path| {
+        if p.is_absolute() {
+            p.to_path_buf()
+        } else {
+            cwd.join(p)
+        }
+    };
     let r = client()
         .and_then(|mut c| {
             c.send(&Message::Adopt {

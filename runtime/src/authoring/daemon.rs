@@ -163,7 +163,10 @@ pub struct Client {
 }
 
 impl Client {
-    pub fn connect(state_dir: &Path, start: impl FnOnce() -> std::io::Result<()>) -> std::io::Result<Client> {
+    pub fn connect(
+        state_dir: &Path,
+        start: impl FnOnce() -> std::io::Result<()>,
+    ) -> std::io::Result<Client> {
         let sock = socket_path(state_dir);
         if let Ok(s) = UnixStream::connect(&sock) {
             return Ok(Client {

@@ -293,7 +293,10 @@ impl Sessions {
                 "" => refused(
                     &req,
                     "",
-                    Refusal::new("INVALID_ARGS", "no session command given; try `ad session list`"),
+                    Refusal::new(
+                        "INVALID_ARGS",
+                        "no session command given; try `ad session list`",
+                    ),
                 ),
                 "list" => self.list(&req),
                 "save-script" => self.save_script(&req, &w),
@@ -406,7 +409,10 @@ impl Sessions {
         let mut record_as: Option<(String, String)> = None;
         if let Some(name) = &w.record_as {
             if action != Some(Action::Fill) {
-                return fail(Refusal::new("INVALID_ARGS", "--record-as is supported only by fill."));
+                return fail(Refusal::new(
+                    "INVALID_ARGS",
+                    "--record-as is supported only by fill.",
+                ));
             }
             if w.no_record {
                 return fail(Refusal::new("INVALID_ARGS", "--record-as cannot be combined with --no-record: an unrecorded fill has nothing to parameterize"));
@@ -429,10 +435,16 @@ impl Sessions {
                 1
             };
             let Some(literal) = step.positional(text_at).map(str::to_string) else {
-                return fail(Refusal::new("INVALID_ARGS", "fill requires a target and its text"));
+                return fail(Refusal::new(
+                    "INVALID_ARGS",
+                    "fill requires a target and its text",
+                ));
             };
             let Some(j) = w.words.iter().rposition(|x| *x == literal) else {
-                return fail(Refusal::new("INVALID_ARGS", "--record-as needs the fill's text as one word"));
+                return fail(Refusal::new(
+                    "INVALID_ARGS",
+                    "--record-as needs the fill's text as one word",
+                ));
             };
             w.words[j] = format!("${{{name}}}");
             step = match lower_line(&line_of(&w.words)) {
@@ -447,7 +459,12 @@ impl Sessions {
             let kind = match w.backend.as_deref() {
                 Some(b) => match BackendKind::parse(b) {
                     Some(k) => k,
-                    None => return fail(Refusal::new("INVALID_ARGS", format!("unknown backend {b:?}"))),
+                    None => {
+                        return fail(Refusal::new(
+                            "INVALID_ARGS",
+                            format!("unknown backend {b:?}"),
+                        ))
+                    }
                 },
                 None if first.starts_with("http://") || first.starts_with("https://") => {
                     BackendKind::Web
@@ -504,7 +521,8 @@ impl Sessions {
             let resolved = outcome.resolved.as_ref().map(|(t, i)| (&**t, *i));
             let echo = s.echo_redactor();
             let exact = record_as.as_ref().map(|(k, v)| (k.as_str(), v.as_str()));
-            s.recorded.push(record(&step, &w.words, resolved, &echo, exact));
+            s.recorded
+                .push(record(&step, &w.words, resolved, &echo, exact));
         }
         if let Some((name, literal)) = record_as {
             // Added only after the fill's own entry was recorded (ADR 0017 #1398).
@@ -545,7 +563,11 @@ impl Sessions {
         if let Err(r) = publish::check_handoff(&s.recorded, &text) {
             return fail(r);
         }
-        let Lifecycle::Armed { path: armed, force: armed_force } = &s.lifecycle else {
+        let Lifecycle::Armed {
+            path: armed,
+            force: armed_force,
+        } = &s.lifecycle
+        else {
             unreachable!("publication_refusal answered for every other state")
         };
         let explicit = w.words.get(1).map(|p| resolve_path(&req.cwd, p));
@@ -572,7 +594,10 @@ impl Sessions {
     async fn close(&mut self, req: &Request, w: &Words) -> Response {
         let fail = |r: Refusal| refused(req, "close", r);
         let Some(s) = self.sessions.get_mut(&req.session) else {
-            return fail(Refusal::new("NO_SESSION", format!("no live session \"{}\" to close", req.session)));
+            return fail(Refusal::new(
+                "NO_SESSION",
+                format!("no live session \"{}\" to close", req.session),
+            ));
         };
         let mut path = None;
         if w.save_script.is_some() && !s.lifecycle.records() {
@@ -598,9 +623,14 @@ impl Sessions {
             path = Some(target);
         }
         let step = lower_line("close").expect("close lowers");
-        let outcome =
-            interp::run_live_step(&mut s.live, &mut s.backend, &mut s.journal, &step, "session")
-                .await;
+        let outcome = interp::run_live_step(
+            &mut s.live,
+            &mut s.backend,
+            &mut s.journal,
+            &step,
+            "session",
+        )
+        .await;
         self.drop_session(&req.session).await;
         let mut resp = Response {
             ok: true,
@@ -609,8 +639,10 @@ impl Sessions {
             ..Response::default()
         };
         if let Err(f) = outcome.result {
-            resp.warnings
-                .push(format!("the app's close failed ({}): {}", f.code, f.message));
+            resp.warnings.push(format!(
+                "the app's close failed ({}): {}",
+                f.code, f.message
+            ));
         }
         resp
     }
@@ -620,16 +652,32 @@ impl Sessions {
     async fn replay(&mut self, req: &Request, w: &Words) -> Response {
         let fail = |r: Refusal| refused(req, "replay", r);
         let Some(file) = w.words.get(1) else {
-            return fail(Refusal::new("INVALID_ARGS", "replay needs a script: `ad session replay FILE`"));
+            return fail(Refusal::new(
+                "INVALID_ARGS",
+                "replay needs a script: `ad session replay FILE`",
+            ));
         };
         let path = resolve_path(&req.cwd, file);
         let text = match std::fs::read_to_string(&path) {
             Ok(t) => t,
-            Err(e) => return fail(Refusal::new("INVALID_ARGS", format!("cannot read {}: {e}", path.display()))),
+            Err(e) => {
+                return fail(Refusal::new(
+                    "INVALID_ARGS",
+                    format!("cannot read {}: {e}", path.display()),
+                ))
+            }
         };
         let analysis = ad_compiler::analyze(&text);
         if let Some(d) = analysis.diagnostics.iter().find(|d| d.is_parity_error()) {
-            return fail(Refusal::new("INVALID_ARGS", format!("{}: agent-device would reject this script: {} ({})", path.display(), d.message, d.code)));
+            return fail(Refusal::new(
+                "INVALID_ARGS",
+                format!(
+                    "{}: agent-device would reject this script: {} ({})",
+                    path.display(),
+                    d.message,
+                    d.code
+                ),
+            ));
         }
         let cli = match crate::vars::parse_cli_entries(&w.env) {
             Ok(c) => c,
@@ -676,18 +724,18 @@ impl Sessions {
             if step.spec.is_some_and(|sp| sp.effect == Effect::Skipped) {
                 continue;
             }
-            let outcome = interp::run_live_step(
-                &mut s.live,
-                &mut s.backend,
-                &mut s.journal,
-                step,
-                file,
-            )
-            .await;
+            let outcome =
+                interp::run_live_step(&mut s.live, &mut s.backend, &mut s.journal, step, file)
+                    .await;
             if let Err(f) = outcome.result {
                 failure = Some(Refusal::new(
                     &f.code,
-                    format!("Replay failed at step {} (line {}): {}", replayed + 1, step.line + 1, f.message),
+                    format!(
+                        "Replay failed at step {} (line {}): {}",
+                        replayed + 1,
+                        step.line + 1,
+                        f.message
+                    ),
                 ));
                 break;
             }
@@ -696,7 +744,10 @@ impl Sessions {
                 closed = true;
                 break;
             }
-            if step.action() == Some(Action::Open) && s.lifecycle.records() && !s.recorded.is_empty() {
+            if step.action() == Some(Action::Open)
+                && s.lifecycle.records()
+                && !s.recorded.is_empty()
+            {
                 s.lifecycle = Lifecycle::Aborted;
                 warnings.push("a second open aborted the recording".to_string());
             }
@@ -713,12 +764,14 @@ impl Sessions {
                     .flatten();
                 let resolved = outcome.resolved.as_ref().map(|(t, i)| (&**t, *i));
                 let echo = s.echo_redactor();
-                let value = var.and_then(|v| s.live.scope.get(v).map(|x| (v.to_string(), x.to_string())));
+                let value =
+                    var.and_then(|v| s.live.scope.get(v).map(|x| (v.to_string(), x.to_string())));
                 let exact = value.as_ref().map(|(k, v)| (k.as_str(), v.as_str()));
                 let words: Vec<String> = std::iter::once(step.command.to_string())
                     .chain(step.positional_values())
                     .collect();
-                s.recorded.push(record(step, &words, resolved, &echo, exact));
+                s.recorded
+                    .push(record(step, &words, resolved, &echo, exact));
                 if let Some((k, v)) = value {
                     if !v.trim().is_empty() && !s.echo.iter().any(|(_, x)| *x == v) {
                         s.echo.push((k, v));

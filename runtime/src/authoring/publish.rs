@@ -168,7 +168,9 @@ pub fn publish_atomically(path: &Path, text: &str, force: bool) -> Result<(), Re
             match std::fs::hard_link(&tmp, path) {
                 Ok(()) => Ok(()),
                 Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
-                    Err(check_target(path, false).err().unwrap_or_else(|| io("publish", e)))
+                    Err(check_target(path, false)
+                        .err()
+                        .unwrap_or_else(|| io("publish", e)))
                 }
                 Err(e) => Err(io("publish", e)),
             }

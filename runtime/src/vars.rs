@@ -108,7 +108,7 @@ impl Redactor {
             }
         }
         // Stable: equal lengths keep their priority order.
-        values.sort_by(|a, b| b.1.len().cmp(&a.1.len()));
+        values.sort_by_key(|v| std::cmp::Reverse(v.1.len()));
         let mut first_bytes = [false; 256];
         for (_, v) in &values {
             first_bytes[v.as_bytes()[0] as usize] = true;

@@ -60,7 +60,18 @@ impl Env {
             cwd: self.dir.clone(),
             shell_env: self.shell_env.clone(),
         };
-        self.rt.block_on(self.sessions.handle(req))
+        let r = self.rt.block_on(self.sessions.handle(req));
+        // Every answer fits its schema.
+        let schema = ad_runtime::records::schemas()
+            .into_iter()
+            .find(|(n, _)| *n == "session-response")
+            .map(|(_, s)| serde_json::to_value(s).unwrap())
+            .unwrap();
+        let v = serde_json::to_value(&r).unwrap();
+        if let Err(e) = ad_runtime::records::validate::validate(&schema, &v) {
+            panic!("{words:?}: the answer does not fit its schema: {e:?}\n{v:#}");
+        }
+        r
     }
 
     fn ok(&mut self, words: &[&str]) -> Response {

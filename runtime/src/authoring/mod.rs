@@ -53,7 +53,7 @@ pub struct Request {
 }
 
 /// A session as `list` shows it.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct SessionInfo {
     pub name: String,
@@ -62,8 +62,8 @@ pub struct SessionInfo {
     pub recorded_actions: usize,
 }
 
-/// The daemon's answer.
-#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+/// The daemon's answer (`ad session … --json`; schema `docs/schemas/session-response`).
+#[derive(Debug, Clone, Default, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct Response {
     pub ok: bool,

@@ -480,6 +480,44 @@ fn the_artifact_replays_from_a_cold_start_and_hands_over_a_live_session() {
 }
 
 #[test]
+fn a_published_guard_fails_closed_on_a_reshuffled_screen() {
+    let mut e = Env::new("reshuffled");
+    let app = e.echo_app();
+    e.ok(&[
+        "open",
+        "com.example.echo",
+        "--relaunch",
+        "--save-script=guard.ad",
+        "--app",
+        &app,
+    ]);
+    e.ok(&["fill", "id=\"token\"", "tok3n-XYZ"]);
+    e.ok(&["wait", "label=\"All set\""]);
+    let r = e.ok(&["save-script"]);
+    assert_publishable(&r.path.unwrap());
+    e.ok(&["close"]);
+    // The same script on the real screen passes …
+    e.session = "same".into();
+    e.ok(&["replay", "guard.ad", "--app", &app]);
+    e.ok(&["close"]);
+    // … and on a screen where the same label sits on another element it fails closed.
+    e.session = "reshuffled".into();
+    let other = repo()
+        .join("runtime/tests/fixtures/authoring/echo-reshuffled.json")
+        .display()
+        .to_string();
+    let r = e.refused(
+        &["replay", "guard.ad", "--app", &other],
+        "IDENTITY_MISMATCH",
+    );
+    assert_eq!(
+        r.replayed,
+        Some(2),
+        "the open and the fill ran; the guard did not pass"
+    );
+}
+
+#[test]
 fn every_target_binding_action_carries_canonical_evidence_with_the_writers_fields() {
     let mut e = Env::new("evidence");
     e.arm("ev.ad");

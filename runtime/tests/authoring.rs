@@ -518,6 +518,32 @@ fn a_published_guard_fails_closed_on_a_reshuffled_screen() {
 }
 
 #[test]
+fn a_drag_between_elements_records_targets_v1_for_both_endpoints() {
+    let mut e = Env::new("drag");
+    let app = e.echo_app();
+    e.ok(&[
+        "open",
+        "com.example.echo",
+        "--save-script=drag.ad",
+        "--app",
+        &app,
+    ]);
+    e.ok(&["gesture", "drag", "id=\"user\"", "id=\"blank\""]);
+    e.ok(&["wait", "id=\"form.title\""]);
+    let r = e.ok(&["save-script"]);
+    let text = assert_publishable(&r.path.unwrap());
+    let analysis = ad_compiler::analyze(&text);
+    let drag = analysis
+        .steps
+        .iter()
+        .find(|s| s.command == "gesture")
+        .unwrap();
+    let ev = drag.target_evidences.as_deref().expect("targets-v1");
+    assert_eq!(ev.source.id.as_deref(), Some("user"));
+    assert_eq!(ev.destination.id.as_deref(), Some("blank"));
+}
+
+#[test]
 fn every_target_binding_action_carries_canonical_evidence_with_the_writers_fields() {
     let mut e = Env::new("evidence");
     e.arm("ev.ad");

@@ -518,11 +518,10 @@ impl Sessions {
             }
         }
         if s.lifecycle.records() && !w.no_record && recordable(&step) {
-            let resolved = outcome.resolved.as_ref().map(|(t, i)| (&**t, *i));
             let echo = s.echo_redactor();
             let exact = record_as.as_ref().map(|(k, v)| (k.as_str(), v.as_str()));
             s.recorded
-                .push(record(&step, &w.words, resolved, &echo, exact));
+                .push(record(&step, &w.words, &outcome.resolved, &echo, exact));
         }
         if let Some((name, literal)) = record_as {
             // Added only after the fill's own entry was recorded (ADR 0017 #1398).
@@ -762,7 +761,6 @@ impl Sessions {
                             .find_map(|a| ad_grammar::placeholder::whole_token_variable(&a.value))
                     })
                     .flatten();
-                let resolved = outcome.resolved.as_ref().map(|(t, i)| (&**t, *i));
                 let echo = s.echo_redactor();
                 let value =
                     var.and_then(|v| s.live.scope.get(v).map(|x| (v.to_string(), x.to_string())));
@@ -771,7 +769,7 @@ impl Sessions {
                     .chain(step.positional_values())
                     .collect();
                 s.recorded
-                    .push(record(step, &words, resolved, &echo, exact));
+                    .push(record(step, &words, &outcome.resolved, &echo, exact));
                 if let Some((k, v)) = value {
                     if !v.trim().is_empty() && !s.echo.iter().any(|(_, x)| *x == v) {
                         s.echo.push((k, v));
@@ -851,10 +849,13 @@ impl Sessions {
 fn record(
     step: &Step,
     words: &[String],
-    resolved: Option<(&Snapshot, usize)>,
+    resolved_all: &[(std::sync::Arc<Snapshot>, usize)],
     echo: &Redactor,
     exact: Option<(&str, &str)>,
 ) -> Recorded {
+    use ad_grammar::annotation::{DualEvidence, Evidence};
+    use std::sync::Arc;
+    let resolved = resolved_all.last().map(|(t, i)| (&**t, *i));
     let mut line = ad_compiler::format::write_step(step);
     if let (Some(at), Some((snap, node))) = (target_at(step), resolved) {
         if let Some(r) = step.positional(at).filter(|p| p.starts_with('@')) {
@@ -873,13 +874,26 @@ fn record(
         }
     }
     let mode = step.spec.map(|s| s.verification);
+    let single = |e: Option<_>| e.map(|e| Evidence::Single(Arc::new(e)));
     let evidence = match (mode, resolved) {
         (Some(Verification::PreDispatch), Some((snap, node))) => {
-            evidence::capture(snap, node, Mode::Action, echo, exact)
+            single(evidence::capture(snap, node, Mode::Action, echo, exact))
         }
         (Some(Verification::PostResolution), Some((snap, node))) => {
-            evidence::capture(snap, node, Mode::Landmark, echo, exact)
+            single(evidence::capture(snap, node, Mode::Landmark, echo, exact))
         }
+        // Both endpoints resolved to elements: `targets-v1`.
+        (Some(Verification::DragEndpoints), _) => match resolved_all {
+            [(s1, n1), (s2, n2)] => evidence::capture(s1, *n1, Mode::Action, echo, None)
+                .zip(evidence::capture(s2, *n2, Mode::Action, echo, None))
+                .map(|(source, destination)| {
+                    Evidence::Dual(Arc::new(DualEvidence {
+                        source,
+                        destination,
+                    }))
+                }),
+            _ => None,
+        },
         _ => None,
     };
     Recorded {

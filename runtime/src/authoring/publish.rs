@@ -6,7 +6,7 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use ad_compiler::config::{Config, ProfileChoice, ProfileOrigin};
-use ad_grammar::annotation::{Evidence, TargetEvidence};
+use ad_grammar::annotation::Evidence;
 use ad_grammar::printer::print_annotation;
 use ad_grammar::{AnnotationKind, Severity};
 
@@ -14,7 +14,8 @@ use ad_grammar::{AnnotationKind, Severity};
 #[derive(Debug, Clone)]
 pub struct Recorded {
     pub line: String,
-    pub evidence: Option<TargetEvidence>,
+    /// `target-v1` (one element) or `targets-v1` (a drag's endpoints).
+    pub evidence: Option<Evidence>,
     pub is_open: bool,
 }
 
@@ -41,10 +42,11 @@ pub fn script_text(header: &str, actions: &[Recorded], terminal_close: bool) -> 
     out.push('\n');
     for a in actions {
         if let Some(e) = &a.evidence {
-            out.push_str(&print_annotation(
-                AnnotationKind::Target,
-                &Evidence::Single(std::sync::Arc::new(e.clone())),
-            ));
+            let kind = match e {
+                Evidence::Single(_) => AnnotationKind::Target,
+                Evidence::Dual(_) => AnnotationKind::Targets,
+            };
+            out.push_str(&print_annotation(kind, e));
             out.push('\n');
         }
         out.push_str(&a.line);

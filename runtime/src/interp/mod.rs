@@ -133,9 +133,10 @@ struct Exec<'b, B: Backend> {
     output_dir: Option<std::path::PathBuf>,
     screenshots: u64,
     selectors: std::collections::HashMap<String, Arc<Selector>>,
-    /// The element the current step resolved (acted on, or the landmark a wait matched), for
-    /// authoring sessions that capture target evidence at action time.
-    resolved: Option<(Arc<Snapshot>, usize)>,
+    /// The elements the current step resolved (acted on, a drag's source then destination, or
+    /// the landmark a wait matched), for authoring sessions that capture target evidence at
+    /// action time.
+    resolved: Vec<(Arc<Snapshot>, usize)>,
 }
 
 fn seed_for(session: &str) -> u64 {
@@ -304,7 +305,7 @@ pub async fn run<B: Backend>(
         output_dir: opts.output_dir.clone(),
         screenshots: 0,
         selectors: std::collections::HashMap::new(),
-        resolved: None,
+        resolved: Vec::new(),
     };
     let mut closed = false;
     for (i, step) in plan.steps.iter().enumerate().skip(from - 1) {
@@ -484,8 +485,9 @@ pub struct LiveFailure {
 /// What one live step did.
 pub struct LiveOutcome {
     pub result: Result<Option<crate::records::journal::StepResult>, LiveFailure>,
-    /// The element it resolved (action target or matched landmark) on the capture it used.
-    pub resolved: Option<(Arc<Snapshot>, usize)>,
+    /// The elements it resolved (action target, drag endpoints, matched landmark), each on the
+    /// capture it used.
+    pub resolved: Vec<(Arc<Snapshot>, usize)>,
     pub wall_ms: f64,
 }
 
@@ -516,7 +518,7 @@ pub async fn run_live_step<B: Backend>(
         output_dir: None,
         screenshots: 0,
         selectors: std::mem::take(&mut state.selectors),
-        resolved: None,
+        resolved: Vec::new(),
     };
     let _ = ex.journal.append(Event::StepStart(StepStart {
         step: index,
@@ -554,7 +556,7 @@ pub async fn run_live_step<B: Backend>(
         }
     };
     let _ = ex.journal.append(Event::StepEnd(end));
-    let resolved = ex.resolved.take();
+    let resolved = std::mem::take(&mut ex.resolved);
     state.scope = ex.scope;
     state.frames = ex.frames;
     state.last = ex.last;

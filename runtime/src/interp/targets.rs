@@ -144,7 +144,7 @@ impl<B: Backend> Exec<'_, B> {
             );
         };
         let _ = step;
-        self.resolved = Some((tree.clone(), idx));
+        self.resolved.push((tree.clone(), idx));
         Ok(Resolved {
             point: rect.center(),
             node: Some(idx),
@@ -236,7 +236,7 @@ impl<B: Backend> Exec<'_, B> {
         r: &select::Resolution,
         verification: &'static str,
     ) -> Resolved {
-        self.resolved = Some((snap.clone(), w));
+        self.resolved.push((snap.clone(), w));
         let n = &snap.nodes[w];
         let resolution = match &r.disambiguation {
             Some(d) => Resolution {

@@ -155,7 +155,7 @@ impl<B: Backend> Exec<'_, B> {
                     if !r.matched.is_empty() {
                         match landmark {
                             None => {
-                                self.resolved = Some((snap.clone(), r.matched[0]));
+                                self.resolved.push((snap.clone(), r.matched[0]));
                                 return Ok(Some(StepResult::Waited {
                                     waited_ms,
                                     captures: None,
@@ -165,7 +165,7 @@ impl<B: Backend> Exec<'_, B> {
                             }
                             Some(e) => match identity::landmark(&snap, e, &r.matched) {
                                 Some(n) => {
-                                    self.resolved = Some((snap.clone(), n));
+                                    self.resolved.push((snap.clone(), n));
                                     return Ok(Some(StepResult::Waited {
                                         waited_ms,
                                         captures: None,

@@ -90,7 +90,10 @@ pub fn serve(state_dir: &Path, idle: Duration) -> std::io::Result<()> {
             last = std::time::Instant::now();
             let (read, mut write) = stream.into_split();
             let mut lines = tokio::io::BufReader::new(read).lines();
-            while let Ok(Some(line)) = lines.next_line().await {
+            // A client that connects and says nothing does not hold the daemon up.
+            while let Ok(Ok(Some(line))) =
+                tokio::time::timeout(CLIENT_SILENCE, lines.next_line()).await
+            {
                 let response = match serde_json::from_str::<Message>(&line) {
                     Ok(Message::Command(req)) => sessions.handle(req).await,
                     Ok(Message::Adopt {
@@ -134,6 +137,9 @@ pub fn serve(state_dir: &Path, idle: Duration) -> std::io::Result<()> {
         Ok(())
     })
 }
+
+/// How long the daemon waits for the next line of a connected client.
+const CLIENT_SILENCE: Duration = Duration::from_secs(30);
 
 /// How long live sessions nobody uses are kept (`AD_SESSION_REAP_MS` overrides): an
 /// unattended handoff is bounded by this reap, as agent-device's idle-reap bounds it.

@@ -544,6 +544,42 @@ fn a_drag_between_elements_records_targets_v1_for_both_endpoints() {
 }
 
 #[test]
+fn a_bare_save_script_publishes_under_the_state_folder() {
+    let mut e = Env::new("default-path");
+    let app = e.shop();
+    e.ok(&["open", "com.example.shop", "--save-script", "--app", &app]);
+    e.ok(&["wait", "id=\"login.email\""]);
+    let path = e.ok(&["save-script"]).path.unwrap();
+    assert!(
+        path.starts_with(e.dir.join("state/scripts")),
+        "{}",
+        path.display()
+    );
+    assert!(path
+        .file_name()
+        .unwrap()
+        .to_string_lossy()
+        .starts_with("default-"));
+    assert_publishable(&path);
+}
+
+#[test]
+fn read_steps_carry_evidence_too_and_publish() {
+    let mut e = Env::new("reads");
+    e.arm("reads.ad");
+    e.ok(&["is", "visible", "id=\"login.email\""]);
+    e.ok(&["get", "text", "id=\"login.submit\""]);
+    e.login();
+    let r = e.ok(&["save-script"]);
+    let text = assert_publishable(&r.path.unwrap());
+    let analysis = ad_compiler::analyze(&text);
+    for cmd in ["is", "get"] {
+        let step = analysis.steps.iter().find(|s| s.command == cmd).unwrap();
+        assert!(step.target_evidence.is_some(), "{cmd}: {text}");
+    }
+}
+
+#[test]
 fn every_target_binding_action_carries_canonical_evidence_with_the_writers_fields() {
     let mut e = Env::new("evidence");
     e.arm("ev.ad");

@@ -159,6 +159,12 @@ fn record_publish_cold_run_and_continue_on_the_sim() {
     }
     let snap = ok(&dir, &["snapshot", "-i"]);
     assert!(snap["nodes"].as_array().is_some_and(|n| !n.is_empty()));
+    let o = ad(&dir).args(["session", "snapshot"]).output().unwrap();
+    assert!(
+        text(&o).contains("textfield \"Email\" id=\"login.email\""),
+        "{}",
+        text(&o)
+    );
     ok(&dir, &["fill", "id=\"login.email\"", "demo@example.com"]);
     let v = ok(
         &dir,

@@ -194,4 +194,26 @@ fn render(r: &Response) {
     if let Some(v) = &r.result {
         println!("{}", serde_json::to_string(v).unwrap_or_default());
     }
+    // A snapshot: one line per node, indented by depth, with its ref.
+    for n in r
+        .nodes
+        .as_ref()
+        .and_then(|n| n.as_array())
+        .into_iter()
+        .flatten()
+    {
+        let s = |k: &str| n.get(k).and_then(|v| v.as_str()).unwrap_or("");
+        let depth = n.get("depth").and_then(|d| d.as_u64()).unwrap_or(0) as usize;
+        let mut line = format!("{}@{} {}", "  ".repeat(depth), s("ref"), s("type"));
+        if !s("label").is_empty() {
+            line.push_str(&format!(" {:?}", s("label")));
+        }
+        if !s("id").is_empty() {
+            line.push_str(&format!(" id={:?}", s("id")));
+        }
+        if !s("value").is_empty() {
+            line.push_str(&format!(" value={:?}", s("value")));
+        }
+        println!("{line}");
+    }
 }

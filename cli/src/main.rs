@@ -16,6 +16,7 @@ mod commands {
     pub mod lsp;
     pub mod parse;
     pub mod run;
+    pub mod session;
     pub mod test;
 }
 mod files;
@@ -59,6 +60,10 @@ enum Command {
     /// Each device backend, whether it is usable here, and what is missing otherwise
     /// (`--json` for tools).
     Doctor(commands::doctor::DoctorArgs),
+    /// Live sessions held by a local daemon: run script commands one at a time, author a
+    /// journey (`open --save-script`, actions, a landmark `wait`) and publish it with
+    /// `save-script`; `list`, `close`, `replay FILE`. `--session NAME`, `--json`.
+    Session(commands::session::SessionArgs),
 }
 
 /// Prints a usage or I/O problem and returns exit code 2.
@@ -121,6 +126,7 @@ fn main() {
         Command::Run(args) => commands::run::run(args),
         Command::Test(args) => commands::test::run(args),
         Command::Doctor(args) => commands::doctor::run(args),
+        Command::Session(args) => commands::session::run(args),
     };
     std::process::exit(code);
 }

@@ -32,6 +32,8 @@ fn ad(dir: &Path) -> Command {
     c.current_dir(dir)
         .env("NO_COLOR", "1")
         .env("AD_STATE_DIR", state_dir())
+        // A session daemon a handoff run starts exits soon after its session is closed.
+        .env("AD_SESSION_IDLE_MS", "1000")
         .env_remove("AD_VAR_PASSWORD")
         .stdin(Stdio::null());
     c
@@ -415,6 +417,17 @@ fn json_result_and_the_digest_agree_with_ad_parse() {
     v["runDir"] = "[run-dir]".into();
     v["sessionFile"] = "[session-file]".into();
     insta::assert_json_snapshot!("run_handoff_json", v);
+    close_handed_over(&art, "default");
+}
+
+/// Ends the session a handoff run left in the session daemon (which then exits when idle).
+fn close_handed_over(art: &Path, session: &str) {
+    let o = ad(&repo())
+        .env("AD_STATE_DIR", state_for(art))
+        .args(["session", "--session", session, "close"])
+        .output()
+        .unwrap();
+    assert_eq!(code(&o), 0, "{}{}", out(&o), err(&o));
 }
 
 #[test]
@@ -429,9 +442,22 @@ fn a_handoff_script_leaves_the_session_active() {
         "{}",
         out(&o)
     );
-    // The live session is kept in the state folder, never among the artifacts.
-    assert!(state_for(&art).join("sessions/default.json").is_file());
+    // The live session is handed to the session daemon (no session file is left, nothing among
+    // the artifacts), where `ad session` commands continue it.
+    assert!(
+        out(&o).contains("continue it with `ad session --session default …`"),
+        "{}",
+        out(&o)
+    );
+    assert!(!state_for(&art).join("sessions/default.json").exists());
     assert!(!art.join("sessions").exists());
+    let o = ad(&repo())
+        .env("AD_STATE_DIR", state_for(&art))
+        .args(["session", "wait", "id=\"profile.title\""])
+        .output()
+        .unwrap();
+    assert_eq!(code(&o), 0, "{}{}", out(&o), err(&o));
+    close_handed_over(&art, "default");
 }
 
 #[test]

@@ -119,7 +119,8 @@ pub fn identity_set(
         .collect()
 }
 
-fn region_of(s: &Snapshot, n: &FlatNode) -> Option<ScrollRegion> {
+/// The scroll region a node is in, as target-v1 records it (`id`, else `label`).
+pub fn region_of(s: &Snapshot, n: &FlatNode) -> Option<ScrollRegion> {
     let r = s.scroll_region(n)?;
     let id = identity(r);
     Some(match id.id {
@@ -179,6 +180,23 @@ fn viewport_sorted(s: &Snapshot, members: &[usize]) -> Vec<usize> {
             .then(a.1.cmp(&b.1)),
     });
     v.into_iter().map(|x| x.0).collect()
+}
+
+/// A node's `viewportOrder` as the writer records it: its position, top to bottom then left to
+/// right, among the nodes of its scroll region that carry its identity and ancestry (the order
+/// [`verify`] reads back).
+pub fn viewport_order(s: &Snapshot, node: usize, recorded_ancestry: &[AncestryEntry]) -> u64 {
+    let n = &s.nodes[node];
+    let all: Vec<usize> = (0..s.nodes.len()).collect();
+    let region = region_of(s, n);
+    let members: Vec<usize> = identity_set(s, &all, &identity(n), recorded_ancestry)
+        .into_iter()
+        .filter(|&i| same_region(region_of(s, &s.nodes[i]).as_ref(), region.as_ref()))
+        .collect();
+    viewport_sorted(s, &members)
+        .iter()
+        .position(|&i| i == node)
+        .unwrap_or(0) as u64
 }
 
 /// The verdict of one verification.

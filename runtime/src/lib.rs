@@ -22,6 +22,7 @@
 //! Nothing here prints: the `ad` command renders these records for people.
 
 pub mod agent_device;
+pub mod authoring;
 pub mod backend;
 pub mod backends;
 pub mod divergence;

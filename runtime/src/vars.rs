@@ -12,6 +12,9 @@ use serde_json::{Map, Value};
 pub struct Scope {
     values: BTreeMap<String, String>,
     expanded_builtins: BTreeSet<String>,
+    /// An authoring session's `--record-as` (name, literal) pairs, in registration order:
+    /// redacted as `${NAME}`. In memory only; they die with the session.
+    recorded: Vec<(String, String)>,
     redactor: Redactor,
 }
 
@@ -23,10 +26,13 @@ pub struct Scope {
 /// value `var` or `<` cannot corrupt it) and a value that is part of a longer one never splits it.
 #[derive(Debug, Clone)]
 pub struct Redactor {
-    /// (name, value), longest value first (ties by name, for determinism).
+    /// (replacement, value), longest value first (ties by registration order).
     values: Vec<(String, String)>,
     /// First bytes of the values: most positions are rejected with one lookup.
     first_bytes: [bool; 256],
+    /// The `${NAME}` placeholders it emits: already-parameterized text is copied as is, so a
+    /// second pass (or a literal inside a name, or `$`) never rewrites a placeholder.
+    placeholders: Vec<String>,
 }
 
 /// JSON keys whose values are structure, never data an injected value flows into: paths, codes,
@@ -67,20 +73,58 @@ impl Default for Redactor {
 impl Redactor {
     /// A redactor for these (name, value) pairs; empty values are ignored.
     pub fn new<'a>(pairs: impl IntoIterator<Item = (&'a str, &'a str)>) -> Redactor {
-        let mut values: Vec<(String, String)> = pairs
-            .into_iter()
-            .filter(|(_, v)| !v.is_empty())
-            .map(|(k, v)| (k.to_string(), v.to_string()))
-            .collect();
-        values.sort_by(|a, b| b.1.len().cmp(&a.1.len()).then(a.0.cmp(&b.0)));
-        values.dedup_by(|a, b| a.1 == b.1);
+        let mut pairs: Vec<(&str, &str)> = pairs.into_iter().collect();
+        // Ties by name, for determinism.
+        pairs.sort_by(|a, b| a.0.cmp(b.0));
+        Redactor::build(pairs.into_iter().map(|(k, v)| (format!("<var:{k}>"), v)))
+    }
+
+    /// A redactor that writes `${NAME}` for each value (an authoring session's `--record-as`
+    /// literals); when one value is registered under two names the first-registered wins.
+    pub fn placeholders<'a>(pairs: impl IntoIterator<Item = (&'a str, &'a str)>) -> Redactor {
+        Redactor::build(pairs.into_iter().map(|(k, v)| (format!("${{{k}}}"), v)))
+    }
+
+    /// `<var:NAME>` redaction of `vars` and `${NAME}` redaction of `recorded`, in one pass.
+    fn combined<'a>(
+        vars: impl IntoIterator<Item = (&'a str, &'a str)>,
+        recorded: impl IntoIterator<Item = (&'a str, &'a str)>,
+    ) -> Redactor {
+        let mut vars: Vec<(&str, &str)> = vars.into_iter().collect();
+        vars.sort_by(|a, b| a.0.cmp(b.0));
+        Redactor::build(
+            vars.into_iter()
+                .map(|(k, v)| (format!("<var:{k}>"), v))
+                .chain(recorded.into_iter().map(|(k, v)| (format!("${{{k}}}"), v))),
+        )
+    }
+
+    /// (replacement, value) in priority order: the first of equal values wins.
+    fn build<'a>(entries: impl Iterator<Item = (String, &'a str)>) -> Redactor {
+        let mut values: Vec<(String, String)> = Vec::new();
+        for (replacement, v) in entries {
+            if !v.is_empty() && !values.iter().any(|(_, seen)| seen == v) {
+                values.push((replacement, v.to_string()));
+            }
+        }
+        // Stable: equal lengths keep their priority order.
+        values.sort_by_key(|v| std::cmp::Reverse(v.1.len()));
         let mut first_bytes = [false; 256];
         for (_, v) in &values {
             first_bytes[v.as_bytes()[0] as usize] = true;
         }
+        let placeholders: Vec<String> = values
+            .iter()
+            .filter(|(r, _)| r.starts_with("${"))
+            .map(|(r, _)| r.clone())
+            .collect();
+        if !placeholders.is_empty() {
+            first_bytes[b'$' as usize] = true;
+        }
         Redactor {
             values,
             first_bytes,
+            placeholders,
         }
     }
 
@@ -88,7 +132,7 @@ impl Redactor {
         self.values.is_empty()
     }
 
-    /// `s` with every registered value replaced by `<var:NAME>`.
+    /// `s` with every registered value replaced by `<var:NAME>` (or `${NAME}`).
     pub fn redact(&self, s: &str) -> String {
         if self.values.is_empty() {
             return s.to_string();
@@ -97,6 +141,16 @@ impl Redactor {
         let mut out = String::with_capacity(s.len());
         let (mut i, mut copied) = (0, 0);
         while i < bytes.len() {
+            if bytes[i] == b'$' {
+                if let Some(p) = self
+                    .placeholders
+                    .iter()
+                    .find(|p| bytes[i..].starts_with(p.as_bytes()))
+                {
+                    i += p.len();
+                    continue;
+                }
+            }
             let hit = self.first_bytes[bytes[i] as usize]
                 .then(|| {
                     self.values
@@ -105,11 +159,9 @@ impl Redactor {
                 })
                 .flatten();
             match hit {
-                Some((name, value)) => {
+                Some((replacement, value)) => {
                     out.push_str(&s[copied..i]);
-                    out.push_str("<var:");
-                    out.push_str(name);
-                    out.push('>');
+                    out.push_str(replacement);
                     i += value.len();
                     copied = i;
                 }
@@ -236,6 +288,7 @@ impl Scope {
         let mut s = Scope {
             values,
             expanded_builtins: BTreeSet::new(),
+            recorded: Vec::new(),
             redactor: Redactor::default(),
         };
         s.rebuild_redactions();
@@ -247,12 +300,42 @@ impl Scope {
     }
 
     fn rebuild_redactions(&mut self) {
-        self.redactor = Redactor::new(
+        let recorded: BTreeSet<&str> = self.recorded.iter().map(|(k, _)| k.as_str()).collect();
+        self.redactor = Redactor::combined(
             self.values
                 .iter()
                 .filter(|(k, _)| !k.starts_with("AD_") || self.expanded_builtins.contains(*k))
+                .filter(|(k, _)| !recorded.contains(k.as_str()))
                 .map(|(k, v)| (k.as_str(), v.as_str())),
+            self.recorded.iter().map(|(k, v)| (k.as_str(), v.as_str())),
         );
+    }
+
+    /// Registers a `--record-as NAME` literal: `${NAME}` expands to it, and it is redacted as
+    /// `${NAME}` from every record. Call [`Scope::end_fill_scope`] after the fill.
+    pub fn record_literal(&mut self, name: &str, literal: &str) {
+        self.values.insert(name.to_string(), literal.to_string());
+        self.recorded.push((name.to_string(), literal.to_string()));
+        self.rebuild_redactions();
+    }
+
+    /// Redacts `literal` as `${NAME}` from now on (a literal the session parameterized earlier);
+    /// a no-op when it is already registered.
+    pub fn protect_literal(&mut self, name: &str, literal: &str) {
+        if literal.trim().is_empty() || self.recorded.iter().any(|(_, v)| v == literal) {
+            return;
+        }
+        self.recorded.push((name.to_string(), literal.to_string()));
+        self.rebuild_redactions();
+    }
+
+    /// After a `--record-as` fill: the literal no longer expands, and an empty or
+    /// whitespace-only one stops being redacted (its protection is fill-scoped, ADR 0017).
+    pub fn end_fill_scope(&mut self, name: &str) {
+        self.values.remove(name);
+        self.recorded
+            .retain(|(k, v)| k != name || !v.trim().is_empty());
+        self.rebuild_redactions();
     }
 
     /// The redactor for this scope's injected values.
@@ -416,5 +499,39 @@ mod tests {
             parse_cli_entries(&["K=a=b".into()]).unwrap(),
             vec![kv("K", "a=b")]
         );
+    }
+
+    #[test]
+    fn placeholders_are_one_pass_longest_first_and_never_rescan_emitted_text() {
+        // ADR 0017's corner cases: `ABC` inside the placeholder `${ABC}` of an earlier pair.
+        let r = Redactor::placeholders([("ABC", "somethinglong"), ("OTHER", "ABC")]);
+        assert_eq!(r.redact("x somethinglong ABC"), "x ${ABC} ${OTHER}");
+        // A literal that is a prefix of another is never partially consumed.
+        let r = Redactor::placeholders([("USER", "demo"), ("PASSWORD", "demo-secret")]);
+        assert_eq!(r.redact("demo-secret/demo"), "${PASSWORD}/${USER}");
+        // `$` as a literal does not corrupt the placeholders it emits.
+        let r = Redactor::placeholders([("A", "pw"), ("D", "$")]);
+        assert_eq!(r.redact("pw$pw"), "${A}${D}${A}");
+        // Already-parameterized text is stable (idempotent on emitted placeholders).
+        let r = Redactor::placeholders([("PASSWORD", "PASS")]);
+        assert_eq!(r.redact("${PASSWORD}"), "${PASSWORD}");
+        // One literal under two names: the first registered wins.
+        let r = Redactor::placeholders([("FIRST", "same"), ("SECOND", "same")]);
+        assert_eq!(r.redact("same"), "${FIRST}");
+    }
+
+    #[test]
+    fn recorded_literals_expand_for_their_fill_and_blank_ones_stay_fill_scoped() {
+        let mut s = Scope::new(&[], &[], &[], &[("X".into(), "xv".into())]).unwrap();
+        s.record_literal("PW", "hunter2");
+        assert_eq!(s.expand("${PW}").unwrap(), "hunter2");
+        assert_eq!(s.redact("hunter2 xv"), "${PW} <var:X>");
+        s.end_fill_scope("PW");
+        assert!(s.expand("${PW}").is_err(), "the literal no longer expands");
+        assert_eq!(s.redact("hunter2"), "${PW}", "but stays redacted");
+        s.record_literal("BLANK", " ");
+        assert_eq!(s.redact("a b"), "a${BLANK}b");
+        s.end_fill_scope("BLANK");
+        assert_eq!(s.redact("a b"), "a b");
     }
 }

@@ -290,6 +290,17 @@ pub fn run(args: RunArgs) -> i32 {
         Ok(o) => o,
         Err(e) => return crate::usage_error(&e.0),
     };
+    let mut outcome = outcome;
+    // A close-less run that ended well hands its live session to the session daemon, where
+    // `ad session …` commands continue it (the state file goes away).
+    if outcome.result.ok && outcome.result.session_active {
+        if let Some(file) = outcome.session_file.clone() {
+            match super::session::hand_over(&options.session, &file, &args.file, args.app.clone()) {
+                Ok(()) => outcome.session_file = None,
+                Err(e) => eprintln!("warning: the live session stays in {}: {e}", file.display()),
+            }
+        }
+    }
     let r = &outcome.result;
     let journal = outcome
         .run_dir
@@ -325,7 +336,9 @@ pub fn run(args: RunArgs) -> i32 {
                         .session_file
                         .as_ref()
                         .map(|f| format!(", kept in {}", f.display()))
-                        .unwrap_or_default();
+                        .unwrap_or_else(|| {
+                            format!("; continue it with `ad session --session {} …`", r.session)
+                        });
                     println!(
                         "session \"{}\" is still active: {app} on screen \"{screen}\"{kept}",
                         r.session

@@ -133,6 +133,10 @@ struct Exec<'b, B: Backend> {
     output_dir: Option<std::path::PathBuf>,
     screenshots: u64,
     selectors: std::collections::HashMap<String, Arc<Selector>>,
+    /// The elements the current step resolved (acted on, a drag's source then destination, or
+    /// the landmark a wait matched), for authoring sessions that capture target evidence at
+    /// action time.
+    resolved: Vec<(Arc<Snapshot>, usize)>,
 }
 
 fn seed_for(session: &str) -> u64 {
@@ -301,6 +305,7 @@ pub async fn run<B: Backend>(
         output_dir: opts.output_dir.clone(),
         screenshots: 0,
         selectors: std::collections::HashMap::new(),
+        resolved: Vec::new(),
     };
     let mut closed = false;
     for (i, step) in plan.steps.iter().enumerate().skip(from - 1) {
@@ -440,6 +445,127 @@ pub async fn run<B: Backend>(
     let summary = result.summary(&opts.script_path, ex.backend.name());
     let _ = ex.journal.finish(result.run_end(), summary);
     result
+}
+
+/// What a live session keeps between its commands (authoring sessions): the variables, the
+/// ref frames, the last capture and the step count.
+pub struct LiveState {
+    pub scope: Scope,
+    frames: Frames,
+    last: Option<Arc<Snapshot>>,
+    step_no: usize,
+    selectors: std::collections::HashMap<String, Arc<Selector>>,
+}
+
+impl LiveState {
+    pub fn new(session: &str, scope: Scope) -> LiveState {
+        LiveState {
+            scope,
+            frames: Frames::new(seed_for(session)),
+            last: None,
+            step_no: 0,
+            selectors: std::collections::HashMap::new(),
+        }
+    }
+
+    /// The last screen capture (what a live `snapshot` shows, with its refs).
+    pub fn last_capture(&self) -> Option<&Arc<Snapshot>> {
+        self.last.as_ref()
+    }
+}
+
+/// A live step that failed: the code, the message and the recovery, redacted.
+#[derive(Debug, Clone, PartialEq)]
+pub struct LiveFailure {
+    pub code: String,
+    pub message: String,
+    pub hint: Option<String>,
+}
+
+/// What one live step did.
+pub struct LiveOutcome {
+    pub result: Result<Option<crate::records::journal::StepResult>, LiveFailure>,
+    /// The elements it resolved (action target, drag endpoints, matched landmark), each on the
+    /// capture it used.
+    pub resolved: Vec<(Arc<Snapshot>, usize)>,
+    pub wall_ms: f64,
+}
+
+/// Runs one step of a live session on `backend`, journaled like a script step; the session's
+/// state carries over to its next step.
+pub async fn run_live_step<B: Backend>(
+    state: &mut LiveState,
+    backend: &mut B,
+    journal: &mut Journal,
+    step: &Step,
+    path: &str,
+) -> LiveOutcome {
+    let t0 = Instant::now();
+    state.step_no += 1;
+    let index = state.step_no;
+    let label = action_label(&step.command, &step.positional_values());
+    let mut ex = Exec {
+        backend,
+        journal,
+        scope: std::mem::take(&mut state.scope),
+        frames: std::mem::replace(&mut state.frames, Frames::new(0)),
+        last: state.last.take(),
+        step_no: index,
+        label: label.clone(),
+        line: index,
+        deadline: None,
+        warnings: Vec::new(),
+        output_dir: None,
+        screenshots: 0,
+        selectors: std::mem::take(&mut state.selectors),
+        resolved: Vec::new(),
+    };
+    let _ = ex.journal.append(Event::StepStart(StepStart {
+        step: index,
+        line: index,
+        command: step.command.to_string(),
+        action: label,
+    }));
+    let d0 = ex.backend.now_ms();
+    let outcome = ex.step(step, path).await;
+    let mut end = StepEndEvent {
+        step: index,
+        line: index,
+        status: StepStatus::Ok,
+        wall_ms: results::round3(t0.elapsed().as_secs_f64() * 1000.0),
+        device_ms: ex.backend.now_ms().saturating_sub(d0),
+        code: None,
+        kind: None,
+        result: None,
+    };
+    let result = match outcome {
+        Ok(details) => {
+            let details = details.and_then(|d| ex.scope.redacted(d));
+            end.result = details.clone();
+            Ok(details)
+        }
+        Err(fail) => {
+            end.status = StepStatus::Failed;
+            end.code = Some(fail.code.clone());
+            end.kind = Some(fail.kind);
+            Err(LiveFailure {
+                code: fail.code.clone(),
+                message: ex.scope.redact(&fail.message),
+                hint: fail.hint.map(|h| ex.scope.redact(&h)),
+            })
+        }
+    };
+    let _ = ex.journal.append(Event::StepEnd(end));
+    let resolved = std::mem::take(&mut ex.resolved);
+    state.scope = ex.scope;
+    state.frames = ex.frames;
+    state.last = ex.last;
+    state.selectors = ex.selectors;
+    LiveOutcome {
+        result,
+        resolved,
+        wall_ms: t0.elapsed().as_secs_f64() * 1000.0,
+    }
 }
 
 /// Ends a run refused before its first step: `run_end` and `run.json` say why.

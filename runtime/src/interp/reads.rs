@@ -54,6 +54,9 @@ impl<B: Backend> Exec<'_, B> {
             )
             .reason("predicate_failed")
         };
+        if let Some(w) = r.winner {
+            self.resolved.push((snap.clone(), w));
+        }
         let node = r.winner.map(|w| &snap.nodes[w]);
         let pass = match predicate {
             Predicate::Exists => !r.matched.is_empty(),

@@ -144,6 +144,7 @@ impl<B: Backend> Exec<'_, B> {
             );
         };
         let _ = step;
+        self.resolved.push((tree.clone(), idx));
         Ok(Resolved {
             point: rect.center(),
             node: Some(idx),
@@ -229,12 +230,13 @@ impl<B: Backend> Exec<'_, B> {
     }
 
     fn resolved_from(
-        &self,
+        &mut self,
         snap: &Arc<Snapshot>,
         w: usize,
         r: &select::Resolution,
         verification: &'static str,
     ) -> Resolved {
+        self.resolved.push((snap.clone(), w));
         let n = &snap.nodes[w];
         let resolution = match &r.disambiguation {
             Some(d) => Resolution {

@@ -155,6 +155,7 @@ impl<B: Backend> Exec<'_, B> {
                     if !r.matched.is_empty() {
                         match landmark {
                             None => {
+                                self.resolved.push((snap.clone(), r.matched[0]));
                                 return Ok(Some(StepResult::Waited {
                                     waited_ms,
                                     captures: None,
@@ -164,6 +165,7 @@ impl<B: Backend> Exec<'_, B> {
                             }
                             Some(e) => match identity::landmark(&snap, e, &r.matched) {
                                 Some(n) => {
+                                    self.resolved.push((snap.clone(), n));
                                     return Ok(Some(StepResult::Waited {
                                         waited_ms,
                                         captures: None,

@@ -43,5 +43,6 @@ pub fn schemas() -> Vec<(&'static str, schemars::Schema)> {
         ("run-summary", schema::<RunSummary>()),
         ("divergence-report", schema::<DivergenceReport>()),
         ("suite-report", schema::<SuiteReport>()),
+        ("session-response", schema::<crate::authoring::Response>()),
     ]
 }

@@ -1,0 +1,219 @@
+//! `ad session …`: script commands on a named live session held by the per-user session daemon
+//! (started on first use), and the authoring commands around them (`list`, `save-script`,
+//! `close`, `replay`). The daemon does the work; this renders its answers.
+
+use std::path::{Path, PathBuf};
+
+use ad_runtime::authoring::daemon::{self, Client, Message};
+use ad_runtime::authoring::{Request, Response};
+use clap::Args;
+
+#[derive(Args, Debug)]
+#[command(after_help = "Examples:
+  ad session open com.example.app --relaunch --save-script=login.ad   arm a recording
+  ad session snapshot -i
+  ad session press 'label=\"Sign in\"'
+  ad session fill 'id=\"password\"' \"$PW\" --record-as PASSWORD      the script gets ${PASSWORD}
+  ad session wait 'role=\"heading\" label=\"Home\"'                    the destination guard
+  ad session save-script [PATH] [--force]                             publish, stay live
+  ad session close [--save-script[=PATH]]
+  ad session replay FILE [-e KEY=VALUE]                               run a script in the session
+  ad session list
+
+Every script command works with the same words. --session NAME (default `default`) picks the
+session, --json prints the daemon's answer for agents.
+
+Two phases: `open --save-script` arms evidence capture before the first action; `save-script`
+publishes without teardown (the script has one open, no close, and must end with a verified
+landmark wait). Sensitive fills must use --record-as NAME (replay then reads AD_VAR_NAME or
+-e NAME=…): fill and type text without it is written into the script literally.")]
+pub struct SessionArgs {
+    /// The session command and its words.
+    #[arg(trailing_var_arg = true, allow_hyphen_values = true, num_args = 0..)]
+    pub words: Vec<String>,
+}
+
+/// The state folder the daemon lives in.
+fn state_dir() -> PathBuf {
+    ad_runtime::session::default_state_dir()
+}
+
+/// Starts the daemon: this binary, detached into its own process group, in `/`.
+fn spawn_daemon(state: &Path) -> std::io::Result<()> {
+    use std::os::unix::process::CommandExt;
+    use std::process::{Command, Stdio};
+    let exe = std::env::current_exe()?;
+    let mut cmd = Command::new(exe);
+    // The daemon gets each request's variables from its client, never from its environment.
+    for (k, _) in std::env::vars_os() {
+        if k.to_string_lossy().starts_with("AD_VAR_") {
+            cmd.env_remove(k);
+        }
+    }
+    cmd.args(["session", "__daemon"])
+        .env("AD_STATE_DIR", state)
+        .current_dir("/")
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .process_group(0)
+        .spawn()
+        .map(|_| ())
+}
+
+/// Connects to (starting if needed) the session daemon.
+pub fn client() -> std::io::Result<Client> {
+    let state = state_dir();
+    Client::connect(&state, || spawn_daemon(&state))
+}
+
+/// Hands a close-less run's live sim session to the daemon (the state file is removed).
+pub fn hand_over(
+    session: &str,
+    state_file: &Path,
+    script: &Path,
+    app_model: Option<PathBuf>,
+) -> Result<(), String> {
+    let cwd = std::env::current_dir().unwrap_or_default();
+    let abs = |p: &Path| {
+        if p.is_absolute() {
+            p.to_path_buf()
+        } else {
+            cwd.join(p)
+        }
+    };
+    let r = client()
+        .and_then(|mut c| {
+            c.send(&Message::Adopt {
+                session: session.into(),
+                state_file: abs(state_file),
+                script: abs(script),
+                app_model: app_model.as_deref().map(abs),
+            })
+        })
+        .map_err(|e| format!("cannot reach the session daemon: {e}"))?;
+    if r.ok {
+        Ok(())
+    } else {
+        Err(r.message.unwrap_or_default())
+    }
+}
+
+pub fn run(args: SessionArgs) -> i32 {
+    let mut session = "default".to_string();
+    let mut json = false;
+    let mut words = Vec::new();
+    let mut it = args.words.into_iter();
+    while let Some(w) = it.next() {
+        match w.as_str() {
+            "--json" => json = true,
+            "--session" => match it.next() {
+                Some(s) => session = s,
+                None => return crate::usage_error("--session needs a name"),
+            },
+            s if s.starts_with("--session=") => session = s["--session=".len()..].to_string(),
+            _ => words.push(w),
+        }
+    }
+    if words.first().map(String::as_str) == Some("__daemon") {
+        let state = state_dir();
+        return match daemon::serve(&state, daemon::idle_from_env()) {
+            Ok(()) => 0,
+            Err(e) => crate::usage_error(&format!("session daemon: {e}")),
+        };
+    }
+    if words.is_empty() {
+        return crate::usage_error("no session command given: `ad session --help` lists them");
+    }
+    let request = Request {
+        session,
+        words,
+        cwd: std::env::current_dir().unwrap_or_default(),
+        shell_env: ad_runtime::vars::shell_imports(std::env::vars()),
+    };
+    let response = match client().and_then(|mut c| c.send(&Message::Command(request))) {
+        Ok(r) => r,
+        Err(e) => return crate::usage_error(&format!("cannot reach the session daemon: {e}")),
+    };
+    if json {
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&response).unwrap_or_default()
+        );
+    } else {
+        render(&response);
+    }
+    if response.ok {
+        0
+    } else {
+        1
+    }
+}
+
+/// The answer for people.
+fn render(r: &Response) {
+    for w in &r.warnings {
+        eprintln!("warning: {w}");
+    }
+    if !r.ok {
+        eprintln!(
+            "error[{}]: {}",
+            r.code.as_deref().unwrap_or("FAILED"),
+            r.message.as_deref().unwrap_or("")
+        );
+        return;
+    }
+    if let Some(list) = &r.sessions {
+        if list.is_empty() {
+            println!("no live sessions");
+        }
+        for s in list {
+            println!(
+                "{}\t{}\trecording {}\t{} recorded action(s)",
+                s.name, s.backend, s.lifecycle, s.recorded_actions
+            );
+        }
+        return;
+    }
+    let state = match (&r.lifecycle, r.session_active) {
+        (_, false) => "ended".to_string(),
+        (Some(l), true) => format!("live, recording {l}"),
+        (None, true) => "live".to_string(),
+    };
+    let mut line = format!("ok: {} (session \"{}\" {state})", r.command, r.session);
+    if let Some(p) = &r.path {
+        line.push_str(&format!("; wrote {}", p.display()));
+        if let Some(n) = r.actions {
+            line.push_str(&format!(" ({n} action(s))"));
+        }
+    }
+    if let Some(n) = r.replayed {
+        line.push_str(&format!("; {n} step(s) replayed"));
+    }
+    println!("{line}");
+    if let Some(v) = &r.result {
+        println!("{}", serde_json::to_string(v).unwrap_or_default());
+    }
+    // A snapshot: one line per node, indented by depth, with its ref.
+    for n in r
+        .nodes
+        .as_ref()
+        .and_then(|n| n.as_array())
+        .into_iter()
+        .flatten()
+    {
+        let s = |k: &str| n.get(k).and_then(|v| v.as_str()).unwrap_or("");
+        let depth = n.get("depth").and_then(|d| d.as_u64()).unwrap_or(0) as usize;
+        let mut line = format!("{}@{} {}", "  ".repeat(depth), s("ref"), s("type"));
+        if !s("label").is_empty() {
+            line.push_str(&format!(" {:?}", s("label")));
+        }
+        if !s("id").is_empty() {
+            line.push_str(&format!(" id={:?}", s("id")));
+        }
+        if !s("value").is_empty() {
+            line.push_str(&format!(" value={:?}", s("value")));
+        }
+        println!("{line}");
+    }
+}

@@ -1,0 +1,322 @@
+//! `ad session …` end to end (the binary, spawned, with its daemon): a journey recorded on the
+//! sim and published, checked by `ad check --profile handoff`, `ad fmt --check` and
+//! agent-device's parser, replayed by `ad run` from a cold start and continued through the
+//! daemon; the same round trip on the web backend (Chromium); and a search of every file the
+//! sessions wrote for the parameterized secret.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use ad_tests::web_fixture::{fixture_dir, require_chromium, FixtureServer};
+use serde_json::Value;
+
+const SECRET: &str = "hunter2";
+
+fn repo() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .unwrap()
+        .to_path_buf()
+}
+
+fn scratch(name: &str) -> PathBuf {
+    static NEXT: AtomicUsize = AtomicUsize::new(0);
+    let n = NEXT.fetch_add(1, Ordering::Relaxed);
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .join(format!("ad-ses-{name}-{}-{n}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(dir.join("tmp")).unwrap();
+    dir
+}
+
+/// `ad` in `dir`, its state (daemon, journals) and temp files inside it.
+fn ad(dir: &Path) -> Command {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_ad"));
+    c.current_dir(dir)
+        .env("NO_COLOR", "1")
+        .env("AD_STATE_DIR", dir.join("state"))
+        .env("AD_SESSION_IDLE_MS", "1500")
+        .env("TMPDIR", dir.join("tmp"))
+        .env_remove("AD_VAR_PASSWORD")
+        .stdin(Stdio::null());
+    c
+}
+
+fn session(dir: &Path, words: &[&str]) -> Value {
+    let o = ad(dir)
+        .arg("session")
+        .args(words)
+        .arg("--json")
+        .output()
+        .unwrap();
+    let v: Value = serde_json::from_slice(&o.stdout)
+        .unwrap_or_else(|_| panic!("{words:?}: {}", String::from_utf8_lossy(&o.stderr)));
+    assert_eq!(
+        o.status.success(),
+        v["ok"] == true,
+        "{words:?}: exit status and ok agree"
+    );
+    v
+}
+
+fn ok(dir: &Path, words: &[&str]) -> Value {
+    let v = session(dir, words);
+    assert_eq!(v["ok"], true, "{words:?}: {v:#}");
+    v
+}
+
+fn text(o: &Output) -> String {
+    format!(
+        "{}{}",
+        String::from_utf8_lossy(&o.stdout),
+        String::from_utf8_lossy(&o.stderr)
+    )
+}
+
+/// The script passes `ad check --profile handoff` and `ad fmt --check`, and agent-device
+/// 0.21.5's parser accepts it.
+fn assert_publishable(dir: &Path, script: &Path) {
+    let o = ad(dir)
+        .args(["check", "--profile", "handoff"])
+        .arg(script)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "ad check: {}", text(&o));
+    let o = ad(dir)
+        .args(["fmt", "--check"])
+        .arg(script)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "ad fmt --check: {}", text(&o));
+    let oracle = ad_tests::run_oracle_one(script);
+    assert_eq!(oracle["ok"], true, "agent-device rejects it: {oracle}");
+}
+
+/// No file under `dir` (scripts, temp files, journals, run folders, the daemon's log) holds
+/// `literal`.
+fn assert_no_literal(dir: &Path, literal: &str) -> usize {
+    let mut stack = vec![dir.to_path_buf()];
+    let mut seen = 0;
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).unwrap().flatten() {
+            let p = e.path();
+            let ft = e.file_type().unwrap();
+            if ft.is_dir() {
+                stack.push(p);
+            } else if ft.is_file() {
+                seen += 1;
+                let bytes = std::fs::read(&p).unwrap();
+                assert!(
+                    !bytes
+                        .windows(literal.len())
+                        .any(|w| w == literal.as_bytes()),
+                    "{} holds the literal",
+                    p.display()
+                );
+            }
+        }
+    }
+    seen
+}
+
+/// Waits for the daemon to go idle and remove its socket.
+fn assert_daemon_exits(dir: &Path) {
+    let sock = dir.join("state/daemon.sock");
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(15);
+    while sock.exists() {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the idle daemon did not exit"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+}
+
+#[test]
+fn record_publish_cold_run_and_continue_on_the_sim() {
+    let dir = scratch("sim");
+    let app = repo().join("examples/apps/shop.json");
+    let app = app.to_str().unwrap();
+    let v = ok(
+        &dir,
+        &[
+            "open",
+            "com.example.shop",
+            "--relaunch",
+            "--save-script=login.ad",
+            "--app",
+            app,
+        ],
+    );
+    assert_eq!(v["lifecycle"], "armed");
+    // The daemon's socket and folder are the user's only.
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let mode = |p: &Path| std::fs::metadata(p).unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode(&dir.join("state/daemon.sock")), 0o600);
+        assert_eq!(mode(&dir.join("state")), 0o700);
+    }
+    let snap = ok(&dir, &["snapshot", "-i"]);
+    assert!(snap["nodes"].as_array().is_some_and(|n| !n.is_empty()));
+    let o = ad(&dir).args(["session", "snapshot"]).output().unwrap();
+    assert!(
+        text(&o).contains("textfield \"Email\" id=\"login.email\""),
+        "{}",
+        text(&o)
+    );
+    ok(&dir, &["fill", "id=\"login.email\"", "demo@example.com"]);
+    let v = ok(
+        &dir,
+        &[
+            "fill",
+            "id=\"login.password\"",
+            SECRET,
+            "--record-as",
+            "PASSWORD",
+        ],
+    );
+    assert!(!v.to_string().contains(SECRET));
+    ok(&dir, &["press", "label=\"Sign in\" role=\"button\""]);
+    ok(&dir, &["wait", "id=\"home.title\""]);
+    let v = ok(&dir, &["save-script"]);
+    assert_eq!(v["lifecycle"], "published");
+    assert_eq!(v["actions"], 5);
+    let script = dir.join("login.ad");
+    assert_eq!(v["path"], script.to_str().unwrap());
+    assert_publishable(&dir, &script);
+    // Human output of list.
+    let o = ad(&dir).args(["session", "list"]).output().unwrap();
+    assert!(
+        text(&o).contains("default\tsim\trecording published"),
+        "{}",
+        text(&o)
+    );
+    ok(&dir, &["close"]);
+
+    // Cold replay with `ad run`: the destination guard passes and the live session is handed
+    // to the daemon (no session file is left), where `ad session` continues it.
+    let o = ad(&dir)
+        .args([
+            "run",
+            "login.ad",
+            "--json",
+            "--session",
+            "handoff",
+            "--app",
+            app,
+        ])
+        .args(["--artifacts-dir", "runs"])
+        .env("AD_VAR_PASSWORD", SECRET)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", text(&o));
+    let r: Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(r["sessionActive"], true);
+    assert_eq!(r["session"], "handoff");
+    assert!(r.get("sessionFile").is_none_or(Value::is_null), "{r:#}");
+    assert!(!dir.join("state/sessions/handoff.json").exists());
+    let list = ok(&dir, &["list"]);
+    assert_eq!(list["sessions"][0]["name"], "handoff");
+    ok(
+        &dir,
+        &["--session", "handoff", "press", "id=\"tab.profile\""],
+    );
+    ok(
+        &dir,
+        &["--session", "handoff", "wait", "id=\"profile.title\""],
+    );
+    let v = ok(&dir, &["--session", "handoff", "close"]);
+    assert_eq!(v["sessionActive"], false);
+    assert_daemon_exits(&dir);
+    let log = std::fs::read_to_string(dir.join("state/daemon.log")).unwrap();
+    assert!(log.contains("started") && log.contains("stopped"), "{log}");
+    // Every file the sessions and the run wrote: the script, journals, the daemon's log.
+    assert!(assert_no_literal(&dir, SECRET) > 5);
+}
+
+#[test]
+fn refusals_exit_1_and_name_their_recovery() {
+    let dir = scratch("refusals");
+    let app = repo().join("examples/apps/shop.json");
+    let o = ad(&dir).args(["session", "save-script"]).output().unwrap();
+    assert_eq!(o.status.code(), Some(1));
+    assert!(text(&o).contains("error[NO_SESSION]"), "{}", text(&o));
+    ok(
+        &dir,
+        &["open", "com.example.shop", "--app", app.to_str().unwrap()],
+    );
+    let v = session(&dir, &["close", "--save-script=x.ad"]);
+    assert_eq!(v["code"], "NOT_RECORDING");
+    assert_eq!(v["sessionActive"], true);
+    ok(&dir, &["close"]);
+    assert!(!dir.join("x.ad").exists());
+    assert_daemon_exits(&dir);
+}
+
+#[test]
+fn session_help_documents_record_as_and_the_literal_input_warning() {
+    let o = Command::new(env!("CARGO_BIN_EXE_ad"))
+        .args(["session", "--help"])
+        .output()
+        .unwrap();
+    let h = text(&o);
+    assert!(
+        h.contains("--record-as NAME") && h.contains("literally"),
+        "{h}"
+    );
+    assert!(
+        h.contains("save-script") && h.contains("--save-script"),
+        "{h}"
+    );
+}
+
+#[test]
+fn record_publish_cold_replay_and_continue_on_the_web_backend() {
+    require_chromium();
+    let dir = scratch("web");
+    let server = FixtureServer::start(&fixture_dir());
+    let url = server.url("login.html");
+    let v = ok(&dir, &["open", &url, "--save-script=web.ad", "--offline"]);
+    assert_eq!(v["lifecycle"], "armed");
+    ok(&dir, &["fill", "id=\"email\"", "demo@example.com"]);
+    ok(
+        &dir,
+        &["fill", "id=\"password\"", SECRET, "--record-as", "PASSWORD"],
+    );
+    ok(&dir, &["press", "id=\"login-submit\""]);
+    ok(&dir, &["wait", "id=\"home-title\""]);
+    let v = ok(&dir, &["save-script"]);
+    let script = dir.join("web.ad");
+    assert_eq!(v["path"], script.to_str().unwrap());
+    assert_publishable(&dir, &script);
+    let published = std::fs::read_to_string(&script).unwrap();
+    assert!(published.starts_with("context platform=web"), "{published}");
+    ok(&dir, &["close"]);
+    // Cold replay in a new session (the script's `context platform=web` picks the browser),
+    // then the session continues.
+    let o = ad(&dir)
+        .args([
+            "session",
+            "--session",
+            "cold",
+            "replay",
+            "web.ad",
+            "--offline",
+            "--json",
+        ])
+        .env("AD_VAR_PASSWORD", SECRET)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", text(&o));
+    let r: Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(r["sessionActive"], true);
+    assert_eq!(r["replayed"], 5);
+    ok(
+        &dir,
+        &["--session", "cold", "wait", "label=\"Welcome, Demo\""],
+    );
+    ok(&dir, &["--session", "cold", "close"]);
+    assert_daemon_exits(&dir);
+    assert_no_literal(&dir, SECRET);
+}

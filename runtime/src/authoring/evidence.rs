@@ -1,0 +1,159 @@
+//! Target evidence captured at action time (ADR 0012 as the writer records it): the element an
+//! armed session's step resolved becomes a canonical `target-v1` annotation, with the writer's
+//! reductions and the session-scoped echo protection of ADR 0017 (#1398).
+
+use ad_grammar::annotation::{
+    Rect, TargetEvidence, VerificationState, ANCESTRY_CAP, TARGET_PAYLOAD_CAP,
+};
+
+use crate::identity::{self, ancestry};
+use crate::tree::Snapshot;
+use crate::vars::Redactor;
+
+/// How the step uses its element.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Mode {
+    /// Acted on or read (verified before dispatch on replay).
+    Action,
+    /// Matched by a selector `wait` (a landmark guard on replay).
+    Landmark,
+}
+
+/// The evidence for `node` of `snap`, or `None` for a landmark that has no identity (neither id
+/// nor label) or whose identity echoes a parameterized literal: such a wait records no
+/// annotation, so it cannot serve as a destination guard.
+///
+/// `echo` holds the literals the session parameterized before this step (`${NAME}`
+/// replacements): an action's evidence that echoes one is redacted and downgraded to
+/// `unverifiable`; `exact` is the step's own `--record-as` pair, matched only exactly (the
+/// fill-boundary rule).
+pub fn capture(
+    snap: &Snapshot,
+    node: usize,
+    mode: Mode,
+    echo: &Redactor,
+    exact: Option<(&str, &str)>,
+) -> Option<TargetEvidence> {
+    let n = snap.nodes.get(node)?;
+    let id = identity::identity(n);
+    let (chain, _) = ancestry(snap, n, ANCESTRY_CAP);
+    let mut e = TargetEvidence {
+        id: id.id,
+        role: id.role,
+        label: id.label,
+        ancestry: chain,
+        sibling: snap.sibling_index(n),
+        viewport_order: 0,
+        scroll_region: identity::region_of(snap, n).map(Box::new),
+        rect: n.rect.map(|r| {
+            Box::new(Rect {
+                x: r.x,
+                y: r.y,
+                width: r.width,
+                height: r.height,
+            })
+        }),
+        verification: VerificationState::Verified,
+    };
+    e.viewport_order = identity::viewport_order(snap, node, &e.ancestry);
+    if mode == Mode::Landmark && e.id.is_none() && e.label.is_none() {
+        return None;
+    }
+    let mut echoed = false;
+    let mut scrub = |s: &mut Option<String>| {
+        let Some(v) = s else { return };
+        if let Some((name, literal)) = exact {
+            if v == literal {
+                *v = format!("${{{name}}}");
+                echoed = true;
+                return;
+            }
+        }
+        let r = echo.redact(v);
+        if r != *v {
+            *v = r;
+            echoed = true;
+        }
+    };
+    scrub(&mut e.label);
+    for a in &mut e.ancestry {
+        scrub(&mut a.label);
+    }
+    if let Some(region) = &mut e.scroll_region {
+        scrub(&mut region.label);
+    }
+    if echoed {
+        match mode {
+            Mode::Landmark => return None,
+            Mode::Action => e.verification = VerificationState::Unverifiable,
+        }
+    }
+    Some(reduce(e))
+}
+
+/// The writer's size reductions: ancestry dropped from the root side until the payload fits
+/// 4,096 bytes; when even the parent alone does not fit, `unverifiable` (and no `rect` if still
+/// too large). Fields are already capped at 256 bytes on character boundaries.
+pub fn reduce(mut e: TargetEvidence) -> TargetEvidence {
+    let fits = |e: &TargetEvidence| e.to_canonical_json().len() <= TARGET_PAYLOAD_CAP;
+    while !fits(&e) && e.ancestry.len() > 1 {
+        e.ancestry.pop();
+    }
+    if !fits(&e) {
+        e.verification = VerificationState::Unverifiable;
+        if !fits(&e) {
+            e.rect = None;
+        }
+        if !fits(&e) {
+            e.ancestry.clear();
+        }
+    }
+    e
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ad_grammar::annotation::AncestryEntry;
+
+    fn evidence(ancestors: usize, label_len: usize) -> TargetEvidence {
+        TargetEvidence {
+            id: Some("x".into()),
+            role: "button".into(),
+            label: Some("é".repeat(label_len / 2)),
+            ancestry: (0..ancestors)
+                .map(|i| AncestryEntry {
+                    role: "other".into(),
+                    // Control characters: 6 JSON bytes each, so 8 entries overflow the cap.
+                    label: Some(format!("{i}{}", "\u{1}".repeat(250))),
+                })
+                .collect(),
+            sibling: 0,
+            viewport_order: 0,
+            scroll_region: None,
+            rect: None,
+            verification: VerificationState::Verified,
+        }
+    }
+
+    #[test]
+    fn ancestry_is_trimmed_from_the_root_side_to_fit_the_payload_cap() {
+        let e = reduce(evidence(8, 256));
+        assert!(e.to_canonical_json().len() <= TARGET_PAYLOAD_CAP);
+        assert_eq!(e.verification, VerificationState::Verified);
+        // Leaf-first: the nearest ancestors stay.
+        assert!(e.ancestry[0].label.as_deref().unwrap().starts_with('0'));
+        assert!(e.ancestry.len() < 8 && e.ancestry.len() > 1);
+        // Parseable by the reader.
+        assert!(ad_grammar::annotation::parse_target(&e.to_canonical_json()).is_ok());
+    }
+
+    #[test]
+    fn evidence_that_cannot_fit_with_its_parent_is_downgraded() {
+        let mut e = evidence(1, 256);
+        e.ancestry[0].label = Some("b".repeat(5000));
+        let e = reduce(e);
+        assert_eq!(e.verification, VerificationState::Unverifiable);
+        assert!(e.to_canonical_json().len() <= TARGET_PAYLOAD_CAP);
+    }
+}

@@ -1,0 +1,940 @@
+//! Authoring sessions (agent-device ADR 0016 and ADR 0017): named live sessions that run script
+//! commands one at a time, record an armed journey with the evidence captured at action time,
+//! and publish it as a `.ad` script that replays from a cold start and hands over a live session.
+//!
+//! - `mod.rs`: the sessions, the request/response types and what each command does;
+//! - [`lifecycle`]: ARMED / ABORTED / PUBLISHED, from which recording is derived;
+//! - [`evidence`]: `target-v1` capture, the writer's reductions, echo protection;
+//! - [`publish`]: the script text, the `ad check` refusals, the atomic publish;
+//! - [`daemon`]: the per-user daemon (Unix socket, one JSON request per line) and its client.
+//!
+//! The `--record-as` literals live in the session's variable scope (in memory only) and die with
+//! it: they are redacted as `${NAME}` from every record, result and journal entry.
+
+pub mod daemon;
+pub mod evidence;
+pub mod lifecycle;
+pub mod publish;
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use ad_compiler::registry::{Action, Effect, Targeting, Verification};
+use ad_compiler::Step;
+use ad_grammar::metadata::is_var_name;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::backend::Backend;
+use crate::backends::{self, AnyBackend, BackendKind, BackendSetup};
+use crate::interp::{self, LiveState, RunOptions};
+use crate::journal::Journal;
+use crate::sim::ModelResolver;
+use crate::tree::Snapshot;
+use crate::vars::{Redactor, Scope};
+use crate::web::LaunchConfig;
+use evidence::Mode;
+use lifecycle::Lifecycle;
+use publish::{Recorded, Refusal};
+
+/// One request to the daemon: a session command's words, as typed after `ad session`.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Request {
+    pub session: String,
+    pub words: Vec<String>,
+    /// The client's working folder: relative paths are resolved against it.
+    #[serde(default)]
+    pub cwd: PathBuf,
+    /// The client's `AD_VAR_*` imports (prefix stripped), for `replay`.
+    #[serde(default)]
+    pub shell_env: Vec<(String, String)>,
+}
+
+/// A session as `list` shows it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct SessionInfo {
+    pub name: String,
+    pub backend: String,
+    pub lifecycle: String,
+    pub recorded_actions: usize,
+}
+
+/// The daemon's answer (`ad session … --json`; schema `docs/schemas/session-response`).
+#[derive(Debug, Clone, Default, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct Response {
+    pub ok: bool,
+    pub session: String,
+    pub command: String,
+    /// Does the session still exist (in the daemon's store) after this request?
+    pub session_active: bool,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lifecycle: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub code: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub message: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub result: Option<Value>,
+    /// The published script.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub path: Option<PathBuf>,
+    /// How many actions the published script holds.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub actions: Option<usize>,
+    /// `replay`: how many steps ran.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub replayed: Option<usize>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub warnings: Vec<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sessions: Option<Vec<SessionInfo>>,
+    /// `snapshot`: the captured nodes with their refs (redacted like every record).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub nodes: Option<Value>,
+    /// The daemon's own time on this request, in ms.
+    #[serde(default)]
+    pub daemon_ms: f64,
+}
+
+/// One live session.
+struct Session {
+    backend: AnyBackend,
+    live: LiveState,
+    journal: Journal,
+    lifecycle: Lifecycle,
+    recorded: Vec<Recorded>,
+    /// The `--record-as` pairs later evidence is scanned for (registration order; empty and
+    /// whitespace-only literals stay fill-scoped and are not here).
+    echo: Vec<(String, String)>,
+}
+
+impl Session {
+    fn echo_redactor(&self) -> Redactor {
+        Redactor::placeholders(self.echo.iter().map(|(k, v)| (k.as_str(), v.as_str())))
+    }
+}
+
+/// Every live session of one daemon (or of one test, in process).
+pub struct Sessions {
+    state_dir: PathBuf,
+    sessions: BTreeMap<String, Session>,
+    /// How the web backend launches its browser.
+    pub web: LaunchConfig,
+    /// Journal in memory only (benchmarks).
+    pub no_journal: bool,
+}
+
+/// The words of a session command with the session-level flags taken out.
+#[derive(Debug, Default)]
+struct Words {
+    words: Vec<String>,
+    save_script: Option<Option<String>>,
+    record_as: Option<String>,
+    force: bool,
+    no_record: bool,
+    app: Option<String>,
+    backend: Option<String>,
+    offline: bool,
+    browser: Option<String>,
+    env: Vec<String>,
+}
+
+fn split_words(raw: &[String]) -> Result<Words, Refusal> {
+    let mut w = Words::default();
+    let replay = raw.first().is_some_and(|c| c == "replay");
+    let mut it = raw.iter().peekable();
+    let value = |it: &mut std::iter::Peekable<std::slice::Iter<String>>, flag: &str| {
+        it.next()
+            .cloned()
+            .ok_or_else(|| Refusal::new("INVALID_ARGS", format!("{flag} needs a value")))
+    };
+    while let Some(word) = it.next() {
+        match word.as_str() {
+            "--save-script" => w.save_script = Some(None),
+            s if s.starts_with("--save-script=") => {
+                w.save_script = Some(Some(s["--save-script=".len()..].to_string()))
+            }
+            "--record-as" => w.record_as = Some(value(&mut it, "--record-as")?),
+            s if s.starts_with("--record-as=") => {
+                w.record_as = Some(s["--record-as=".len()..].to_string())
+            }
+            "--force" => w.force = true,
+            "--no-record" => w.no_record = true,
+            "--app" => w.app = Some(value(&mut it, "--app")?),
+            "--backend" => w.backend = Some(value(&mut it, "--backend")?),
+            "--browser" => w.browser = Some(value(&mut it, "--browser")?),
+            "--offline" => w.offline = true,
+            "-e" | "--env" if replay => w.env.push(value(&mut it, "-e")?),
+            _ => w.words.push(word.clone()),
+        }
+    }
+    Ok(w)
+}
+
+/// A command word's line: the command bare, flags bare, every other word quoted as the writer
+/// quotes it.
+fn line_of(words: &[String]) -> String {
+    let mut out = String::new();
+    for (i, w) in words.iter().enumerate() {
+        if i > 0 {
+            out.push(' ');
+        }
+        let bare = i == 0
+            || (w.starts_with('-')
+                && w.len() > 1
+                && !w.contains(|c: char| c.is_whitespace() || c == '"' || c == '\\'));
+        if bare {
+            out.push_str(w);
+        } else {
+            out.push_str(&ad_grammar::printer::format_arg(w));
+        }
+    }
+    out
+}
+
+/// Lowers one command line; refuses what agent-device's reader would reject.
+fn lower_line(line: &str) -> Result<Step, Refusal> {
+    let analysis = ad_compiler::read(line);
+    if let Some(d) = analysis
+        .diagnostics
+        .iter()
+        .find(|d| d.is_parity_error() || d.severity == ad_grammar::Severity::Error)
+    {
+        return Err(Refusal::new("INVALID_ARGS", d.message.to_string()));
+    }
+    analysis
+        .steps
+        .into_iter()
+        .next()
+        .ok_or_else(|| Refusal::new("INVALID_ARGS", "no command given"))
+}
+
+/// A selector chain for a resolved node (refs are published as selectors): its id, then its
+/// label.
+fn selector_chain(snap: &Snapshot, node: usize) -> Option<String> {
+    let n = snap.nodes.get(node)?;
+    let q = |s: &str| serde_json::to_string(s).unwrap_or_default();
+    let mut parts = Vec::new();
+    if let Some(id) = n.id.as_deref().filter(|s| !s.is_empty()) {
+        parts.push(format!("id={}", q(id)));
+    }
+    if let Some(l) = n.label.as_deref().filter(|s| !s.trim().is_empty()) {
+        parts.push(format!("label={}", q(l)));
+    }
+    (!parts.is_empty()).then(|| parts.join(" || "))
+}
+
+/// Does a step enter the recording? Recordable commands, not `snapshot` (the writer drops it).
+fn recordable(step: &Step) -> bool {
+    step.spec.is_some_and(|s| {
+        !matches!(s.effect, Effect::NotRecorded | Effect::Skipped)
+            && !matches!(s.action, Action::Snapshot | Action::Close)
+    })
+}
+
+/// The position of the step's element target among its positionals.
+fn target_at(step: &Step) -> Option<usize> {
+    match step.spec?.targeting {
+        Targeting::Element => Some(0),
+        Targeting::ElementAfterSubcommand | Targeting::Predicate => Some(1),
+        _ => None,
+    }
+}
+
+fn refused(req: &Request, command: &str, r: Refusal) -> Response {
+    Response {
+        ok: false,
+        session: req.session.clone(),
+        command: command.into(),
+        code: Some(r.code),
+        message: Some(r.message),
+        ..Response::default()
+    }
+}
+
+fn resolve_path(cwd: &Path, p: &str) -> PathBuf {
+    let p = Path::new(p);
+    if p.is_absolute() {
+        p.to_path_buf()
+    } else {
+        cwd.join(p)
+    }
+}
+
+impl Sessions {
+    pub fn new(state_dir: PathBuf) -> Sessions {
+        Sessions {
+            state_dir,
+            sessions: BTreeMap::new(),
+            web: LaunchConfig::default(),
+            no_journal: false,
+        }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.sessions.is_empty()
+    }
+
+    pub fn names(&self) -> Vec<String> {
+        self.sessions.keys().cloned().collect()
+    }
+
+    /// Answers one request; the daemon's own time is in `daemon_ms`.
+    pub async fn handle(&mut self, req: Request) -> Response {
+        let t0 = Instant::now();
+        let command = req.words.first().cloned().unwrap_or_default();
+        let mut resp = match split_words(&req.words) {
+            Err(r) => refused(&req, &command, r),
+            Ok(w) => match command.as_str() {
+                "" => refused(
+                    &req,
+                    "",
+                    Refusal::new(
+                        "INVALID_ARGS",
+                        "no session command given; try `ad session list`",
+                    ),
+                ),
+                "list" => self.list(&req),
+                "save-script" => self.save_script(&req, &w),
+                "close" => self.close(&req, &w).await,
+                "replay" => self.replay(&req, &w).await,
+                _ => self.script_command(&req, w).await,
+            },
+        };
+        resp.session = req.session.clone();
+        if resp.command.is_empty() {
+            resp.command = command;
+        }
+        let s = self.sessions.get(&req.session);
+        resp.session_active = s.is_some();
+        if resp.lifecycle.is_none() {
+            resp.lifecycle = s.map(|s| s.lifecycle.name().to_string());
+        }
+        resp.daemon_ms = t0.elapsed().as_secs_f64() * 1000.0;
+        resp
+    }
+
+    fn list(&self, req: &Request) -> Response {
+        Response {
+            ok: true,
+            session: req.session.clone(),
+            command: "list".into(),
+            sessions: Some(
+                self.sessions
+                    .iter()
+                    .map(|(name, s)| SessionInfo {
+                        name: name.clone(),
+                        backend: s.backend.kind().name().into(),
+                        lifecycle: s.lifecycle.name().into(),
+                        recorded_actions: s.recorded.len(),
+                    })
+                    .collect(),
+            ),
+            ..Response::default()
+        }
+    }
+
+    fn new_journal(&self, name: &str) -> Journal {
+        if self.no_journal {
+            return Journal::memory(name);
+        }
+        let root = self.state_dir.join("journals");
+        let _ = crate::authoring::daemon::private_dir(&root);
+        Journal::create(&root, name).unwrap_or_else(|_| Journal::memory(name))
+    }
+
+    fn new_session(&self, name: &str, backend: AnyBackend, scope: Scope) -> Session {
+        Session {
+            backend,
+            live: LiveState::new(name, scope),
+            journal: self.new_journal(name),
+            lifecycle: Lifecycle::NeverArmed,
+            recorded: Vec::new(),
+            echo: Vec::new(),
+        }
+    }
+
+    fn make_backend(
+        &self,
+        kind: BackendKind,
+        script: &Path,
+        w: &Words,
+        cwd: &Path,
+    ) -> Result<AnyBackend, String> {
+        let mut web = self.web.clone();
+        web.offline |= w.offline;
+        if let Some(b) = &w.browser {
+            web.executable = Some(resolve_path(cwd, b));
+        }
+        backends::create(
+            kind,
+            BackendSetup {
+                models: ModelResolver::for_script(
+                    script,
+                    w.app.as_deref().map(|a| resolve_path(cwd, a)),
+                ),
+                web,
+            },
+        )
+    }
+
+    fn base_scope(name: &str) -> Scope {
+        let opts = RunOptions {
+            session: name.to_string(),
+            script_path: "session".into(),
+            ..RunOptions::default()
+        };
+        let builtins = interp::builtin_values(&opts, &ad_grammar::Metadata::default());
+        Scope::new(&builtins, &[], &[], &[]).unwrap_or_default()
+    }
+
+    /// Any script command (`open`, `press`, `fill`, `wait`, …), on the named session.
+    async fn script_command(&mut self, req: &Request, mut w: Words) -> Response {
+        let command = w.words[0].clone();
+        let fail = |r: Refusal| refused(req, &command, r);
+        let mut step = match lower_line(&line_of(&w.words)) {
+            Ok(s) => s,
+            Err(r) => return fail(r),
+        };
+        let action = step.action();
+        let exists = self.sessions.contains_key(&req.session);
+        if w.save_script.is_some() && action != Some(Action::Open) {
+            return fail(Refusal::new("INVALID_ARGS", "--save-script is taken by open (to arm a recording) and close; publish a live recording with `ad session save-script [PATH]`"));
+        }
+        if exists && w.save_script.is_some() {
+            return fail(Refusal::new("ALREADY_OPEN", format!("open --save-script only arms a new session, and session \"{}\" already exists (nothing was sent to the app); close it with `ad session close`, or author in a fresh session with --session NAME", req.session)));
+        }
+        if !exists && action != Some(Action::Open) {
+            return fail(Refusal::new("NO_SESSION", format!("no live session \"{}\"; start one with `ad session open <app> [--save-script[=PATH]]`", req.session)));
+        }
+        // `--record-as` (ADR 0017): checked before any app work.
+        let mut record_as: Option<(String, String)> = None;
+        if let Some(name) = &w.record_as {
+            if action != Some(Action::Fill) {
+                return fail(Refusal::new(
+                    "INVALID_ARGS",
+                    "--record-as is supported only by fill.",
+                ));
+            }
+            if w.no_record {
+                return fail(Refusal::new("INVALID_ARGS", "--record-as cannot be combined with --no-record: an unrecorded fill has nothing to parameterize"));
+            }
+            if name.trim() != name || !is_var_name(name) || name.starts_with("AD_") {
+                return fail(Refusal::new("INVALID_ARGS", format!("--record-as {name:?} is not a variable name: use [A-Z_][A-Z0-9_]* and not AD_* (reserved for built-ins)")));
+            }
+            if !self
+                .sessions
+                .get(&req.session)
+                .is_some_and(|s| s.lifecycle.records())
+            {
+                return fail(Refusal::new("NOT_ARMED", "--record-as needs an armed recording: start the session with `ad session open <app> --save-script[=PATH]` (an unrecorded fill's text is not written anywhere anyway)"));
+            }
+            let text_at = if step.positional(0).is_some_and(ad_grammar::text::is_numeric)
+                && step.positional(1).is_some_and(ad_grammar::text::is_numeric)
+            {
+                2
+            } else {
+                1
+            };
+            let Some(literal) = step.positional(text_at).map(str::to_string) else {
+                return fail(Refusal::new(
+                    "INVALID_ARGS",
+                    "fill requires a target and its text",
+                ));
+            };
+            let Some(j) = w.words.iter().rposition(|x| *x == literal) else {
+                return fail(Refusal::new(
+                    "INVALID_ARGS",
+                    "--record-as needs the fill's text as one word",
+                ));
+            };
+            w.words[j] = format!("${{{name}}}");
+            step = match lower_line(&line_of(&w.words)) {
+                Ok(s) => s,
+                Err(r) => return fail(r),
+            };
+            record_as = Some((name.clone(), literal));
+        }
+        // A new session: its backend, from `--backend`, else web for an http(s) URL.
+        if !exists {
+            let first = step.positional(0).unwrap_or("");
+            let kind = match w.backend.as_deref() {
+                Some(b) => match BackendKind::parse(b) {
+                    Some(k) => k,
+                    None => {
+                        return fail(Refusal::new(
+                            "INVALID_ARGS",
+                            format!("unknown backend {b:?}"),
+                        ))
+                    }
+                },
+                None if first.starts_with("http://") || first.starts_with("https://") => {
+                    BackendKind::Web
+                }
+                None => BackendKind::Sim,
+            };
+            let backend = match self.make_backend(kind, &req.cwd.join("session.ad"), &w, &req.cwd) {
+                Ok(b) => b,
+                Err(e) => return fail(Refusal::new("UNSUPPORTED_OPERATION", e)),
+            };
+            let session = self.new_session(&req.session, backend, Self::base_scope(&req.session));
+            self.sessions.insert(req.session.clone(), session);
+        }
+        let s = self.sessions.get_mut(&req.session).expect("present");
+        if let Some((name, literal)) = &record_as {
+            s.live.scope.record_literal(name, literal);
+        }
+        let outcome = interp::run_live_step(
+            &mut s.live,
+            &mut s.backend,
+            &mut s.journal,
+            &step,
+            "session",
+        )
+        .await;
+        if let Some((name, _)) = &record_as {
+            s.live.scope.end_fill_scope(name);
+        }
+        let result = match outcome.result {
+            Ok(r) => r,
+            Err(f) => {
+                if !exists {
+                    self.drop_session(&req.session).await;
+                }
+                let mut r = fail(Refusal::new(&f.code, f.message));
+                if let Some(h) = f.hint {
+                    r.message = r.message.map(|m| format!("{m} ({h})"));
+                }
+                return r;
+            }
+        };
+        let mut warnings = Vec::new();
+        if action == Some(Action::Open) {
+            if !exists {
+                if let Some(path) = &w.save_script {
+                    s.lifecycle = Lifecycle::Armed {
+                        path: path.as_deref().map(|p| resolve_path(&req.cwd, p)),
+                        force: w.force,
+                    };
+                }
+            } else if s.lifecycle.records() {
+                s.lifecycle = Lifecycle::Aborted;
+                warnings.push("a second open aborted the recording: it can no longer be published (a fresh session is required to author another script)".to_string());
+            }
+        }
+        if s.lifecycle.records() && !w.no_record && recordable(&step) {
+            let echo = s.echo_redactor();
+            let exact = record_as.as_ref().map(|(k, v)| (k.as_str(), v.as_str()));
+            s.recorded
+                .push(record(&step, &w.words, &outcome.resolved, &echo, exact));
+        }
+        if let Some((name, literal)) = record_as {
+            // Added only after the fill's own entry was recorded (ADR 0017 #1398).
+            if !literal.trim().is_empty() {
+                s.echo.push((name, literal));
+            }
+        }
+        let result = result.and_then(|r| serde_json::to_value(r).ok());
+        let nodes = (action == Some(Action::Snapshot))
+            .then(|| s.live.last_capture())
+            .flatten()
+            .and_then(|snap| serde_json::to_value(&snap.nodes).ok())
+            .map(|mut v| {
+                s.live.scope.redact_value(&mut v);
+                v
+            });
+        Response {
+            ok: true,
+            command,
+            result,
+            nodes,
+            warnings,
+            ..Response::default()
+        }
+    }
+
+    /// `save-script [PATH] [--force]`: active-session publication (ADR 0016).
+    fn save_script(&mut self, req: &Request, w: &Words) -> Response {
+        let fail = |r: Refusal| refused(req, "save-script", r);
+        let Some(s) = self.sessions.get_mut(&req.session) else {
+            return fail(Refusal::new("NO_SESSION", format!("no live session \"{}\" to publish; author one with `ad session open <app> --save-script[=PATH]`", req.session)));
+        };
+        if let Some((code, msg)) = s.lifecycle.publication_refusal() {
+            return fail(Refusal::new(code, msg));
+        }
+        let header = header_of(&s.backend);
+        let text = publish::script_text(&header, &s.recorded, false);
+        if let Err(r) = publish::check_handoff(&s.recorded, &text) {
+            return fail(r);
+        }
+        let Lifecycle::Armed {
+            path: armed,
+            force: armed_force,
+        } = &s.lifecycle
+        else {
+            unreachable!("publication_refusal answered for every other state")
+        };
+        let explicit = w.words.get(1).map(|p| resolve_path(&req.cwd, p));
+        let force = w.force || (*armed_force && (explicit.is_none() || explicit == *armed));
+        let path = explicit
+            .or_else(|| armed.clone())
+            .unwrap_or_else(|| default_script_path(&self.state_dir, &req.session));
+        if let Err(r) = publish::publish_atomically(&path, &text, force) {
+            return fail(r);
+        }
+        let actions = s.recorded.len();
+        s.lifecycle = Lifecycle::Published { path: path.clone() };
+        Response {
+            ok: true,
+            command: "save-script".into(),
+            path: Some(path),
+            actions: Some(actions),
+            ..Response::default()
+        }
+    }
+
+    /// `close [--save-script[=PATH]]`: ends the session (as a script's `close`), publishing an
+    /// unpublished ARMED recording as a closed test flow.
+    async fn close(&mut self, req: &Request, w: &Words) -> Response {
+        let fail = |r: Refusal| refused(req, "close", r);
+        let Some(s) = self.sessions.get_mut(&req.session) else {
+            return fail(Refusal::new(
+                "NO_SESSION",
+                format!("no live session \"{}\" to close", req.session),
+            ));
+        };
+        let mut path = None;
+        if w.save_script.is_some() && !s.lifecycle.records() {
+            let (_, why) = s.lifecycle.publication_refusal().unwrap_or_default();
+            return fail(Refusal::new("NOT_RECORDING", format!("close --save-script refused (nothing was closed or written): {why}; a plain `ad session close` ends the session without writing")));
+        }
+        if let Lifecycle::Armed { path: armed, force } = &s.lifecycle {
+            let explicit = w
+                .save_script
+                .clone()
+                .flatten()
+                .map(|p| resolve_path(&req.cwd, &p));
+            let force = w.force || (*force && (explicit.is_none() || explicit == *armed));
+            let target = explicit
+                .or_else(|| armed.clone())
+                .unwrap_or_else(|| default_script_path(&self.state_dir, &req.session));
+            let text = publish::script_text(&header_of(&s.backend), &s.recorded, true);
+            if let Err(r) = publish::check_text(&text, ad_compiler::config::ProfileChoice::Flow)
+                .and_then(|_| publish::publish_atomically(&target, &text, force))
+            {
+                return fail(r);
+            }
+            path = Some(target);
+        }
+        let step = lower_line("close").expect("close lowers");
+        let outcome = interp::run_live_step(
+            &mut s.live,
+            &mut s.backend,
+            &mut s.journal,
+            &step,
+            "session",
+        )
+        .await;
+        self.drop_session(&req.session).await;
+        let mut resp = Response {
+            ok: true,
+            command: "close".into(),
+            path,
+            ..Response::default()
+        };
+        if let Err(f) = outcome.result {
+            resp.warnings.push(format!(
+                "the app's close failed ({}): {}",
+                f.code, f.message
+            ));
+        }
+        resp
+    }
+
+    /// `replay FILE [-e K=V]…`: runs a script inside the live session (a new one when the
+    /// session does not exist yet), recording its steps when the session is armed.
+    async fn replay(&mut self, req: &Request, w: &Words) -> Response {
+        let fail = |r: Refusal| refused(req, "replay", r);
+        let Some(file) = w.words.get(1) else {
+            return fail(Refusal::new(
+                "INVALID_ARGS",
+                "replay needs a script: `ad session replay FILE`",
+            ));
+        };
+        let path = resolve_path(&req.cwd, file);
+        let text = match std::fs::read_to_string(&path) {
+            Ok(t) => t,
+            Err(e) => {
+                return fail(Refusal::new(
+                    "INVALID_ARGS",
+                    format!("cannot read {}: {e}", path.display()),
+                ))
+            }
+        };
+        let analysis = ad_compiler::analyze(&text);
+        if let Some(d) = analysis.diagnostics.iter().find(|d| d.is_parity_error()) {
+            return fail(Refusal::new(
+                "INVALID_ARGS",
+                format!(
+                    "{}: agent-device would reject this script: {} ({})",
+                    path.display(),
+                    d.message,
+                    d.code
+                ),
+            ));
+        }
+        let cli = match crate::vars::parse_cli_entries(&w.env) {
+            Ok(c) => c,
+            Err(e) => return fail(Refusal::new("INVALID_ARGS", e)),
+        };
+        let opts = RunOptions {
+            session: req.session.clone(),
+            script_path: file.clone(),
+            ..RunOptions::default()
+        };
+        let builtins = interp::builtin_values(&opts, analysis.metadata());
+        let file_env: Vec<(String, String)> = analysis
+            .metadata()
+            .env
+            .iter()
+            .map(|e| (e.key.clone(), e.value.clone()))
+            .collect();
+        let scope = match Scope::new(&builtins, &file_env, &req.shell_env, &cli) {
+            Ok(s) => s,
+            Err(e) => return fail(Refusal::new("INVALID_ARGS", e)),
+        };
+        if !self.sessions.contains_key(&req.session) {
+            let kind = match w.backend.as_deref() {
+                Some(b) => BackendKind::parse(b).unwrap_or(BackendKind::Sim),
+                None => BackendKind::choose(None, analysis.metadata(), None),
+            };
+            let backend = match self.make_backend(kind, &path, w, &req.cwd) {
+                Ok(b) => b,
+                Err(e) => return fail(Refusal::new("UNSUPPORTED_OPERATION", e)),
+            };
+            let session = self.new_session(&req.session, backend, Self::base_scope(&req.session));
+            self.sessions.insert(req.session.clone(), session);
+        }
+        let s = self.sessions.get_mut(&req.session).expect("present");
+        // The script's variables for its steps; the session's parameterized literals stay
+        // redacted as `${NAME}` throughout.
+        let mut scope = scope;
+        for (k, v) in &s.echo {
+            scope.protect_literal(k, v);
+        }
+        let session_scope = std::mem::replace(&mut s.live.scope, scope);
+        let mut replayed = 0;
+        let mut closed = false;
+        let mut failure = None;
+        let mut warnings = Vec::new();
+        for step in &analysis.steps {
+            if step.spec.is_some_and(|sp| sp.effect == Effect::Skipped) {
+                continue;
+            }
+            let outcome =
+                interp::run_live_step(&mut s.live, &mut s.backend, &mut s.journal, step, file)
+                    .await;
+            if let Err(f) = outcome.result {
+                failure = Some(Refusal::new(
+                    &f.code,
+                    format!(
+                        "Replay failed at step {} (line {}): {}",
+                        replayed + 1,
+                        step.line + 1,
+                        f.message
+                    ),
+                ));
+                break;
+            }
+            replayed += 1;
+            if step.action() == Some(Action::Close) {
+                closed = true;
+                break;
+            }
+            if step.action() == Some(Action::Open)
+                && s.lifecycle.records()
+                && !s.recorded.is_empty()
+            {
+                s.lifecycle = Lifecycle::Aborted;
+                warnings.push("a second open aborted the recording".to_string());
+            }
+            if s.lifecycle.records() && recordable(step) {
+                // A fill whose whole text is `${NAME}` keeps its placeholder, and its value is
+                // protected in later evidence (ADR 0017's replay provenance).
+                let var = (step.action() == Some(Action::Fill))
+                    .then(|| {
+                        step.positionals
+                            .iter()
+                            .rev()
+                            .find_map(|a| ad_grammar::placeholder::whole_token_variable(&a.value))
+                    })
+                    .flatten();
+                let echo = s.echo_redactor();
+                let value =
+                    var.and_then(|v| s.live.scope.get(v).map(|x| (v.to_string(), x.to_string())));
+                let exact = value.as_ref().map(|(k, v)| (k.as_str(), v.as_str()));
+                let words: Vec<String> = std::iter::once(step.command.to_string())
+                    .chain(step.positional_values())
+                    .collect();
+                s.recorded
+                    .push(record(step, &words, &outcome.resolved, &echo, exact));
+                if let Some((k, v)) = value {
+                    if !v.trim().is_empty() && !s.echo.iter().any(|(_, x)| *x == v) {
+                        s.echo.push((k, v));
+                    }
+                }
+            }
+        }
+        // Back to the session's own scope, with the literals registered meanwhile.
+        s.live.scope = session_scope;
+        for (k, v) in &s.echo {
+            s.live.scope.protect_literal(k, v);
+        }
+        if closed {
+            self.drop_session(&req.session).await;
+        }
+        let mut resp = match failure {
+            Some(r) => fail(r),
+            None => Response {
+                ok: true,
+                command: "replay".into(),
+                ..Response::default()
+            },
+        };
+        resp.replayed = Some(replayed);
+        resp.warnings = warnings;
+        resp
+    }
+
+    /// Adopts the live sim session a close-less `ad run` left in `state_file` (removed once
+    /// adopted): `ad session …` commands continue it.
+    pub fn adopt_sim(
+        &mut self,
+        name: &str,
+        state_file: &Path,
+        script: &Path,
+        app_model: Option<PathBuf>,
+    ) -> Result<(), String> {
+        let state = crate::sim::Sim::load_state(state_file)
+            .map_err(|e| format!("{}: cannot read the session: {e}", state_file.display()))?;
+        let mut backend = backends::create(
+            BackendKind::Sim,
+            BackendSetup {
+                models: ModelResolver::for_script(script, app_model),
+                web: self.web.clone(),
+            },
+        )?;
+        if let Some(sim) = backend.as_sim() {
+            sim.restore(state).map_err(|e| e.0)?;
+        }
+        let _ = std::fs::remove_file(state_file);
+        let session = self.new_session(name, backend, Self::base_scope(name));
+        if let Some(old) = self.sessions.insert(name.to_string(), session) {
+            drop(old);
+        }
+        Ok(())
+    }
+
+    /// Ends a session without a word to the app (its backend is dropped: the browser is
+    /// reaped).
+    async fn drop_session(&mut self, name: &str) {
+        if let Some(s) = self.sessions.remove(name) {
+            // The web backend's browser is killed inside the runtime.
+            async move { drop(s) }.await;
+        }
+    }
+
+    /// Ends every session (daemon shutdown).
+    pub async fn shutdown(&mut self) {
+        for name in self.names() {
+            self.drop_session(&name).await;
+        }
+    }
+}
+
+/// The recorded form of a step that ran: refs become selector chains from the resolved node,
+/// with the evidence captured now.
+fn record(
+    step: &Step,
+    words: &[String],
+    resolved_all: &[(std::sync::Arc<Snapshot>, usize)],
+    echo: &Redactor,
+    exact: Option<(&str, &str)>,
+) -> Recorded {
+    use ad_grammar::annotation::{DualEvidence, Evidence};
+    use std::sync::Arc;
+    let resolved = resolved_all.last().map(|(t, i)| (&**t, *i));
+    let mut line = ad_compiler::format::write_step(step);
+    if let (Some(at), Some((snap, node))) = (target_at(step), resolved) {
+        if let Some(r) = step.positional(at).filter(|p| p.starts_with('@')) {
+            if let Some(chain) = selector_chain(snap, node) {
+                let mut words = words.to_vec();
+                if let Some(j) = words.iter().position(|x| x == r) {
+                    words[j] = chain;
+                    if step.ref_label.is_some() && j + 1 < words.len() {
+                        words.remove(j + 1);
+                    }
+                    if let Ok(s) = lower_line(&line_of(&words)) {
+                        line = ad_compiler::format::write_step(&s);
+                    }
+                }
+            }
+        }
+    }
+    let mode = step.spec.map(|s| s.verification);
+    let single = |e: Option<_>| e.map(|e| Evidence::Single(Arc::new(e)));
+    let evidence = match (mode, resolved) {
+        (Some(Verification::PreDispatch), Some((snap, node))) => {
+            single(evidence::capture(snap, node, Mode::Action, echo, exact))
+        }
+        (Some(Verification::PostResolution), Some((snap, node))) => {
+            single(evidence::capture(snap, node, Mode::Landmark, echo, exact))
+        }
+        // Both endpoints resolved to elements: `targets-v1`.
+        (Some(Verification::DragEndpoints), _) => match resolved_all {
+            [(s1, n1), (s2, n2)] => evidence::capture(s1, *n1, Mode::Action, echo, None)
+                .zip(evidence::capture(s2, *n2, Mode::Action, echo, None))
+                .map(|(source, destination)| {
+                    Evidence::Dual(Arc::new(DualEvidence {
+                        source,
+                        destination,
+                    }))
+                }),
+            _ => None,
+        },
+        _ => None,
+    };
+    Recorded {
+        line,
+        evidence,
+        is_open: step.action() == Some(Action::Open),
+    }
+}
+
+/// The writer's context header for the session's device.
+fn header_of(backend: &AnyBackend) -> String {
+    format!(
+        "context platform={} device={} theme=unknown",
+        backend.platform(),
+        serde_json::to_string(backend.name()).unwrap_or_default()
+    )
+}
+
+/// Where a recording without a path is published: `<state>/scripts/<session>-<time>.ad`.
+fn default_script_path(state_dir: &Path, session: &str) -> PathBuf {
+    let dir = state_dir.join("scripts");
+    let _ = daemon::private_dir(&dir);
+    let secs = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_millis())
+        .unwrap_or(0);
+    let file = crate::session::session_file(state_dir, session)
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "session".into());
+    dir.join(format!("{file}-{secs}.ad"))
+}

@@ -1,0 +1,183 @@
+//! Publication: the recorded actions become a `.ad` script (the writer's spelling, the context
+//! header, canonical annotations), checked by the same rules as `ad check` before any file work,
+//! then written through a same-directory temp file and an atomic publish.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use ad_compiler::config::{Config, ProfileChoice, ProfileOrigin};
+use ad_grammar::annotation::Evidence;
+use ad_grammar::printer::print_annotation;
+use ad_grammar::{AnnotationKind, Severity};
+
+/// One recorded action: its line in the writer's spelling and the evidence captured when it ran.
+#[derive(Debug, Clone)]
+pub struct Recorded {
+    pub line: String,
+    /// `target-v1` (one element) or `targets-v1` (a drag's endpoints).
+    pub evidence: Option<Evidence>,
+    pub is_open: bool,
+}
+
+/// A refused request: a code, what is wrong and how to recover.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Refusal {
+    pub code: String,
+    pub message: String,
+}
+
+impl Refusal {
+    pub fn new(code: &str, message: impl Into<String>) -> Refusal {
+        Refusal {
+            code: code.into(),
+            message: message.into(),
+        }
+    }
+}
+
+/// The script text: the context header, then each action with its annotation.
+pub fn script_text(header: &str, actions: &[Recorded], terminal_close: bool) -> String {
+    let mut out = String::new();
+    out.push_str(header);
+    out.push('\n');
+    for a in actions {
+        if let Some(e) = &a.evidence {
+            let kind = match e {
+                Evidence::Single(_) => AnnotationKind::Target,
+                Evidence::Dual(_) => AnnotationKind::Targets,
+            };
+            out.push_str(&print_annotation(kind, e));
+            out.push('\n');
+        }
+        out.push_str(&a.line);
+        out.push('\n');
+    }
+    if terminal_close {
+        out.push_str("close\n");
+    }
+    out
+}
+
+/// Active-session publication's artifact checks (before any file work): exactly one open,
+/// first; then every error the handoff profile of `ad check` reports on the text (destination
+/// guard, session-local refs, missing evidence, …), with the same codes and recoveries.
+pub fn check_handoff(actions: &[Recorded], text: &str) -> Result<(), Refusal> {
+    let opens = actions.iter().filter(|a| a.is_open).count();
+    if opens != 1 || !actions.first().is_some_and(|a| a.is_open) {
+        return Err(Refusal::new(
+            "NOT_SINGLE_OPEN",
+            format!("the recording must hold exactly one open, as its first action (it has {opens}); author the script in a fresh session that starts with `ad session open <app> --save-script`"),
+        ));
+    }
+    check_text(text, ProfileChoice::Handoff)
+}
+
+/// The errors `ad check` (with `profile`) reports on `text`, as one refusal naming each.
+pub fn check_text(text: &str, profile: ProfileChoice) -> Result<(), Refusal> {
+    let config = Config {
+        profile,
+        profile_origin: ProfileOrigin::CommandLine,
+        ..Config::default()
+    };
+    let analysis = ad_compiler::analyze_with(text, &config);
+    let errors: Vec<_> = analysis
+        .diagnostics
+        .iter()
+        .filter(|d| d.severity == Severity::Error)
+        .collect();
+    let Some(first) = errors.first() else {
+        return Ok(());
+    };
+    let index = ad_grammar::LineIndex::new(text);
+    let describe = |d: &ad_grammar::Diagnostic| {
+        let line = index.line_of(d.primary_span().start) + 1;
+        let help = d
+            .help
+            .as_deref()
+            .map(|h| format!(" ({})", h.lines().next().unwrap_or("")))
+            .unwrap_or_default();
+        format!("{}: line {line}: {}{help}", d.code, d.message)
+    };
+    Err(Refusal {
+        code: first.code.to_string(),
+        message: format!(
+            "the recording cannot be published: {}",
+            errors
+                .iter()
+                .map(|d| describe(d))
+                .collect::<Vec<_>>()
+                .join("; ")
+        ),
+    })
+}
+
+/// Refuses an existing target unless `force` (its bytes stay untouched).
+pub fn check_target(path: &Path, force: bool) -> Result<(), Refusal> {
+    if !force && std::fs::symlink_metadata(path).is_ok() {
+        return Err(Refusal::new(
+            "TARGET_EXISTS",
+            format!(
+                "A file already exists at {}; pass --force to replace it, or give another path",
+                path.display()
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// Writes `text` to `path`: a temp file in the same folder (0600 until published), then an
+/// exclusive link (refusing an existing target) or, with `force`, an atomic rename over it. The
+/// temp file is removed whatever happens.
+pub fn publish_atomically(path: &Path, text: &str, force: bool) -> Result<(), Refusal> {
+    check_target(path, force)?;
+    let dir = path
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let tmp: PathBuf = dir.join(format!(
+        ".{name}.ad-publish-{}-{}",
+        std::process::id(),
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map(|d| d.as_nanos())
+            .unwrap_or(0)
+    ));
+    let io = |what: &str, e: std::io::Error| {
+        Refusal::new(
+            "PUBLISH_FAILED",
+            format!(
+                "could not {what} {}: {e}; fix the folder or its permissions (or give another path) and run save-script again: the recording is still armed",
+                path.display()
+            ),
+        )
+    };
+    let result = (|| {
+        let mut f = std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(&tmp)
+            .map_err(|e| io("create a temp file beside", e))?;
+        f.write_all(text.as_bytes())
+            .and_then(|_| f.sync_all())
+            .map_err(|e| io("write a temp file beside", e))?;
+        if force {
+            std::fs::rename(&tmp, path).map_err(|e| io("replace", e))
+        } else {
+            match std::fs::hard_link(&tmp, path) {
+                Ok(()) => Ok(()),
+                Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
+                    Err(check_target(path, false)
+                        .err()
+                        .unwrap_or_else(|| io("publish", e)))
+                }
+                Err(e) => Err(io("publish", e)),
+            }
+        }
+    })();
+    let _ = std::fs::remove_file(&tmp);
+    result
+}

@@ -9,6 +9,7 @@ mod commands {
     pub mod backend_args;
     pub mod check;
     pub mod commands_list;
+    pub mod compose;
     pub mod doctor;
     pub mod explain;
     pub mod fmt;

@@ -7,6 +7,7 @@ static GLOBAL: ad_alloc::Mimalloc = ad_alloc::Mimalloc;
 
 mod commands {
     pub mod backend_args;
+    pub mod build;
     pub mod check;
     pub mod commands_list;
     pub mod compose;
@@ -59,6 +60,9 @@ enum Command {
     /// Each device backend, whether it is usable here, and what is missing otherwise
     /// (`--json` for tools).
     Doctor(commands::doctor::DoctorArgs),
+    /// Flatten a composition (`composition-v1` with `include`d fragments) into one plain script
+    /// agent-device 0.21.5 runs: `ad build flow.ad -o dist/flow.ad`.
+    Build(commands::build::BuildArgs),
 }
 
 /// Prints a usage or I/O problem and returns exit code 2.
@@ -121,6 +125,7 @@ fn main() {
         Command::Run(args) => commands::run::run(args),
         Command::Test(args) => commands::test::run(args),
         Command::Doctor(args) => commands::doctor::run(args),
+        Command::Build(args) => commands::build::run(args),
     };
     std::process::exit(code);
 }

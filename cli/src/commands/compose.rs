@@ -145,3 +145,72 @@ pub fn check(
     }
     Ok(out)
 }
+
+/// A composition ready to run: its expanded plan's text and each plan line's source.
+pub struct Expanded {
+    pub composition: Composition,
+    pub sources: Vec<Option<ad_runtime::records::journal::StepSource>>,
+}
+
+impl Expanded {
+    /// `file:line (included at …)` for a 1-based plan line.
+    pub fn describe(&self, plan_line: usize) -> Option<String> {
+        plan_line
+            .checked_sub(1)
+            .and_then(|l| self.sources.get(l).cloned().flatten())
+            .map(|s| s.to_string())
+    }
+}
+
+/// Composes `path` for `ad run` / `ad test` with the names the run supplies (`-e`, `AD_VAR_*`).
+/// Composition errors refuse the run: the report is printed and `Err(2)` returned.
+pub fn expand_for_run(path: &Path, text: &str, supplied: Vec<String>) -> Result<Expanded, i32> {
+    let config = Config::discover(path).map_err(|e| crate::usage_error(&e.0))?;
+    let composition = compose_file(path, text, &config, supplied);
+    if composition.has_errors() {
+        let mut buf = Vec::new();
+        let mut errors = 0;
+        for (file, file_text, diagnostics) in by_file(&composition, path) {
+            let checked = crate::render::CheckedFile::new(shown(&file), file_text, Vec::new());
+            for d in diagnostics
+                .iter()
+                .filter(|d| d.severity == ad_grammar::Severity::Error)
+            {
+                errors += 1;
+                crate::render::human::render(&checked, d, false, &mut buf);
+            }
+        }
+        eprint!("{}", String::from_utf8_lossy(&buf));
+        eprintln!(
+            "{}: {errors} composition error(s): nothing was run (`ad check {}`)",
+            shown(path),
+            shown(path)
+        );
+        return Err(2);
+    }
+    let sources = composition
+        .origins
+        .iter()
+        .map(|o| {
+            o.as_ref()
+                .map(|o| ad_runtime::records::journal::StepSource {
+                    file: shown(&o.file),
+                    line: o.line + 1,
+                    includes: o
+                        .chain
+                        .iter()
+                        .map(|s| ad_runtime::records::journal::IncludeSite {
+                            file: shown(&s.file),
+                            line: s.line + 1,
+                            call_site_id: s.call_site_id.clone(),
+                            digest: s.digest.clone(),
+                        })
+                        .collect(),
+                })
+        })
+        .collect();
+    Ok(Expanded {
+        composition,
+        sources,
+    })
+}

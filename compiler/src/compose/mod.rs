@@ -411,10 +411,9 @@ impl Composer<'_> {
                 path_span,
             )
             .with_label("resolves outside the project")
-            .with_help(format!(
-                "include files under {} (the folder of the nearest ad.toml, else the repository root)",
-                self.options.root.display()
-            ));
+            .with_help(
+                "include files inside the project (the folder of the nearest ad.toml, else the repository root)",
+            );
             self.report(file, chain, d);
             return;
         };
@@ -473,7 +472,8 @@ impl Composer<'_> {
                 )
                 .with_label(format!("pinned {}", short(pinned)))
                 .with_help(format!(
-                    "the fragment's plan is now {}; review what changed (`git diff {}`), then `ad check --fix` rewrites the pin",
+                    "pinned {}, the fragment's plan is now {}; review what changed (`git diff {}`), then `ad check --fix` rewrites the pin",
+                    short(pinned),
                     short(&digest),
                     display_name(&resolved, &self.options.root)
                 ))

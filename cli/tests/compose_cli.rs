@@ -280,3 +280,14 @@ fn build_refuses_a_plain_script_and_includes_outside_the_project() {
     assert_eq!(exit_code(&out), 2);
     assert!(stderr(&out).contains("[AD801]"), "{}", stderr(&out));
 }
+
+/// `ad test` runs each composition as its expansion and skips fragments (they run only from a
+/// parent).
+#[test]
+fn ad_test_runs_compositions_and_skips_fragments() {
+    let out = run_in(&repo(), &["test", "examples/composition/"], None);
+    let text = stdout(&out);
+    assert_eq!(exit_code(&out), 0, "{text}{}", stderr(&out));
+    assert!(text.contains("2 passed, 0 failed"), "{text}");
+    assert!(!text.contains("fragments/"), "{text}");
+}

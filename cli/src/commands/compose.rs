@@ -214,3 +214,20 @@ pub fn expand_for_run(path: &Path, text: &str, supplied: Vec<String>) -> Result<
         sources,
     })
 }
+
+/// The text `ad test` runs for a script: a composition's expansion (its errors printed, and the
+/// composition itself kept, so the run gate reports the case INVALID); any other script as is.
+pub fn text_for_suite(path: &Path, text: String, cli_env: &[String]) -> String {
+    if compose::kind_of(&text) != ScriptKind::Composition {
+        return text;
+    }
+    let supplied = cli_env
+        .iter()
+        .filter_map(|e| e.split_once('=').map(|(k, _)| k.to_string()))
+        .chain(std::env::vars().filter_map(|(k, _)| k.strip_prefix("AD_VAR_").map(str::to_string)))
+        .collect();
+    match expand_for_run(path, &text, supplied) {
+        Ok(e) => e.composition.flattened,
+        Err(_) => text,
+    }
+}

@@ -95,21 +95,15 @@ fn cross_file_features_of_a_composition() {
         "textDocument/didChange",
         json!({ "textDocument": { "uri": login_uri, "version": 2 }, "contentChanges": [{ "text": edited }] }),
     );
-    let refreshed = c.diagnostics(&parent_uri);
-    assert!(
-        codes(&refreshed).contains(&"AD806".to_string()),
-        "{refreshed:?}"
-    );
+    // (Opening the fragment republished the parent once already: read on to the stale pin; the
+    // client panics when nothing more is published.)
+    while !codes(&c.diagnostics(&parent_uri)).contains(&"AD806".to_string()) {}
     // Undoing the edit clears it again.
     c.notify(
         "textDocument/didChange",
         json!({ "textDocument": { "uri": login_uri, "version": 3 }, "contentChanges": [{ "text": login }] }),
     );
-    let cleared = (0..3).any(|_| c.diagnostics(&parent_uri).is_empty());
-    assert!(
-        cleared,
-        "undoing the fragment edit clears the parent's AD806"
-    );
+    while !c.diagnostics(&parent_uri).is_empty() {}
     assert_eq!(c.shutdown(), 0);
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -11,8 +11,6 @@ pub enum ScriptKind {
     Fragment,
 }
 
-pub const PIN_PREFIX: &str = "# agent-device:fragment-ref-v1";
-
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Marker {
     Composition,
@@ -109,10 +107,11 @@ fn is_header(content: &str) -> bool {
 /// What a trimmed line is. Offsets of `Include` are relative to the content.
 pub fn marker(content: &str) -> Marker {
     if content.starts_with('#') {
-        let is_pin = content
-            .strip_prefix(PIN_PREFIX)
-            .is_some_and(|rest| rest.is_empty() || rest.starts_with(char::is_whitespace));
-        return if is_pin { Marker::Pin } else { Marker::Other };
+        return if ad_grammar::fragment_ref::is_pin(content) {
+            Marker::Pin
+        } else {
+            Marker::Other
+        };
     }
     let mut words = content.split_whitespace();
     match words.next() {

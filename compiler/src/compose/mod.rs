@@ -12,7 +12,6 @@
 
 mod files;
 mod lines;
-mod pin;
 
 pub use files::{normalize, project_root, resolve, Files, FsFiles, MemoryFiles};
 pub use lines::{kind_of, ScriptKind};
@@ -29,6 +28,7 @@ use ad_grammar::{Diagnostic, Edit, Span};
 
 use crate::config::Config;
 use crate::registry::Action;
+use ad_grammar::fragment_ref as pin;
 use lines::{Marker, SourceLines};
 
 /// How deep includes may nest, and how many lines an expansion may hold.
@@ -612,7 +612,7 @@ impl Composer<'_> {
                 let name = p.name(content).to_string();
                 let supplied = parent.env_value(&name).is_some()
                     || self.options.config.is_builtin(&name)
-                    || self.options.supplied.iter().any(|s| *s == name);
+                    || self.options.supplied.contains(&name);
                 if !supplied && seen.insert(name.clone()) {
                     let span = Span::new(
                         line.content.start + p.span.start,

@@ -1,12 +1,22 @@
-//! The `# agent-device:fragment-ref-v1 {"callSiteId":"…","digest":"sha256:…"}` pin: its fields
-//! and where each value is written (for diagnostics and the fix that rewrites the digest).
+//! The `# agent-device:fragment-ref-v1 {"callSiteId":"…","digest":"sha256:…"}` pin of an
+//! `include` (ADR 0020's proposed composition, spec §17): recognised by the parser as its own
+//! kind of comment (agent-device 0.21.5 reads it as a comment), read here into its fields and
+//! where each value is written (for diagnostics and the fix that rewrites the digest).
 
-use ad_grammar::Span;
+use crate::Span;
 
-use super::lines::PIN_PREFIX;
+/// The pin's marker.
+pub const PIN_PREFIX: &str = "# agent-device:fragment-ref-v1";
+
+/// Whether a trimmed line is a pin.
+pub fn is_pin(content: &str) -> bool {
+    content
+        .strip_prefix(PIN_PREFIX)
+        .is_some_and(|rest| rest.is_empty() || rest.starts_with(char::is_whitespace))
+}
 
 #[derive(Debug, Default)]
-pub struct Pin {
+pub struct FragmentRef {
     /// The value and the span of its JSON string (quotes included).
     pub call_site_id: Option<(String, Span)>,
     pub digest: Option<(String, Span)>,
@@ -15,29 +25,29 @@ pub struct Pin {
 }
 
 /// Reads the pin line `content` starting at byte `offset` of its file.
-pub fn read(content: &str, offset: usize) -> Pin {
+pub fn read(content: &str, offset: usize) -> FragmentRef {
     let payload = content[PIN_PREFIX.len()..].trim_start();
     let payload_at = offset + content.len() - payload.len();
     let value: serde_json::Value = match serde_json::from_str(payload) {
         Ok(v) => v,
         Err(e) => {
-            return Pin {
+            return FragmentRef {
                 error: Some(format!("the pin's payload is not JSON: {e}")),
-                ..Pin::default()
+                ..FragmentRef::default()
             }
         }
     };
     let Some(obj) = value.as_object() else {
-        return Pin {
+        return FragmentRef {
             error: Some("the pin's payload must be a JSON object".into()),
-            ..Pin::default()
+            ..FragmentRef::default()
         };
     };
     let field = |key: &str| -> Option<(String, Span)> {
         let v = obj.get(key)?.as_str()?.to_string();
         Some((v, string_span(payload, payload_at, key)?))
     };
-    Pin {
+    FragmentRef {
         call_site_id: field("callSiteId"),
         digest: field("digest"),
         error: None,
@@ -73,4 +83,27 @@ pub fn well_formed_digest(d: &str) -> bool {
             && h.bytes()
                 .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reads_the_fields_and_their_spans() {
+        let line =
+            r#"# agent-device:fragment-ref-v1 {"callSiteId":"lo\"gin","digest":"sha256:ab"}"#;
+        let r = read(line, 10);
+        let (id, span) = r.call_site_id.unwrap();
+        assert_eq!(id, "lo\"gin");
+        assert_eq!(&line[span.start - 10..span.end - 10], r#""lo\"gin""#);
+        assert_eq!(r.digest.unwrap().0, "sha256:ab");
+        assert!(read("# agent-device:fragment-ref-v1 [1]", 0)
+            .error
+            .is_some());
+        assert!(is_pin("# agent-device:fragment-ref-v1 {}"));
+        assert!(!is_pin("# agent-device:fragment-ref-v10 {}"));
+        assert!(well_formed_digest(&format!("sha256:{}", "a".repeat(64))));
+        assert!(!well_formed_digest(&format!("sha256:{}", "A".repeat(64))));
+    }
 }

@@ -181,7 +181,7 @@ fn a_stale_pin_after_an_edit_is_rewritten_by_the_fix() {
         .unwrap()
         .to_string()
         .contains(&new_digest[..19]));
-    let (fixed, applied) = compose::apply_pin_fixes(&parent, &[stale.clone()]);
+    let (fixed, applied) = compose::apply_pin_fixes(&parent, std::slice::from_ref(stale));
     assert_eq!(applied, 1);
     assert_eq!(
         fixed,

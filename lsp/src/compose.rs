@@ -126,6 +126,7 @@ pub fn rename_in_fragments(doc: &Document, old: &str, new: &str) -> HashMap<Uri,
 }
 
 /// The open buffers a composition reads instead of the disk, by path.
+#[allow(clippy::mutable_key_type)] // lsp-types keys documents by `Uri`
 pub fn buffers(docs: &HashMap<Uri, Arc<Document>>) -> Arc<BTreeMap<PathBuf, String>> {
     Arc::new(
         docs.values()

@@ -34,7 +34,35 @@ pub fn compose_document(doc: &Document) -> Option<Composition> {
         config: (*doc.config).clone(),
         ..Options::default()
     };
-    Some(compose::compose(&path, &doc.text, &files, &options))
+    let mut own = compose::compose(&path, &doc.text, &files, &options);
+    if compose::kind_of(&doc.text) == ScriptKind::Fragment {
+        // What the open parents that include this fragment find in it (ref frames, variables,
+        // profiles across the expansion), each with its include chain.
+        for (parent, text) in doc.buffers.iter() {
+            if *parent == path || compose::kind_of(text) != ScriptKind::Composition {
+                continue;
+            }
+            let c = compose::compose(parent, text, &files, &options);
+            if !c.diagnostics.iter().any(|d| d.file == path) {
+                continue;
+            }
+            // The texts of the files on the way, for the include locations.
+            for (p, t) in &c.files {
+                own.files.entry(p.clone()).or_insert_with(|| t.clone());
+            }
+            for fd in c.diagnostics.into_iter().filter(|d| d.file == path) {
+                let duplicate = own.diagnostics.iter().any(|o| {
+                    o.file == fd.file
+                        && o.diagnostic.code == fd.diagnostic.code
+                        && o.diagnostic.primary_span() == fd.diagnostic.primary_span()
+                });
+                if !duplicate {
+                    own.diagnostics.push(fd);
+                }
+            }
+        }
+    }
+    Some(own)
 }
 
 /// The include call site whose line holds `offset`, in `doc`'s own file.

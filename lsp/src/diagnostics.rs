@@ -102,6 +102,20 @@ pub fn publish(doc: &Document) -> Vec<lsp_types::Diagnostic> {
                         .collect();
                     d.message
                         .push_str(&format!("\nincluded via {}", via.join(" → ")));
+                    // Each include on the way, as a location in its own file.
+                    let related = d.related_information.get_or_insert_with(Vec::new);
+                    for s in &fd.chain {
+                        let (Some(uri), Some(text)) =
+                            (crate::compose::file_uri(&s.file), c.files.get(&s.file))
+                        else {
+                            continue;
+                        };
+                        let map = crate::lines::LineMap::new(text, doc.lines.encoding());
+                        related.push(DiagnosticRelatedInformation {
+                            location: Location::new(uri, map.range(text, s.span)),
+                            message: format!("included here (call site `{}`)", s.call_site_id),
+                        });
+                    }
                 }
                 d
             })

@@ -46,7 +46,10 @@ fn cross_file_features_of_a_composition() {
     let (parent_uri, login_uri) = (uri(&parent_path), uri(&login_path));
 
     let (mut c, _) = Client::initialized(json!({
-        "textDocument": { "hover": { "contentFormat": ["markdown"] } }
+        "textDocument": {
+            "hover": { "contentFormat": ["markdown"] },
+            "publishDiagnostics": { "relatedInformation": true }
+        }
     }));
     let diagnostics = c.open(&parent_uri, &parent);
     assert!(
@@ -104,6 +107,27 @@ fn cross_file_features_of_a_composition() {
         json!({ "textDocument": { "uri": login_uri, "version": 3 }, "contentChanges": [{ "text": login }] }),
     );
     while !c.diagnostics(&parent_uri).is_empty() {}
+
+    // A finding the parent's expansion makes inside the open fragment is published on the
+    // fragment, with the include as related information: EMAIL unbound once the parent drops it.
+    let without_env = parent.replace("env EMAIL=demo@example.com\n", "");
+    c.notify(
+        "textDocument/didChange",
+        json!({ "textDocument": { "uri": parent_uri, "version": 2 }, "contentChanges": [{ "text": without_env }] }),
+    );
+    let unbound = loop {
+        let d = c.diagnostics(&login_uri);
+        if let Some(found) = d.into_iter().find(|d| d["code"] == "AD810") {
+            break found;
+        }
+    };
+    assert!(unbound["message"]
+        .as_str()
+        .unwrap()
+        .contains("included via"));
+    let related = &unbound["relatedInformation"][0];
+    assert_eq!(related["location"]["uri"], parent_uri.as_str());
+    assert!(related["message"].as_str().unwrap().contains("`login`"));
     assert_eq!(c.shutdown(), 0);
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -290,4 +290,39 @@ fn ad_test_runs_compositions_and_skips_fragments() {
     assert_eq!(exit_code(&out), 0, "{text}{}", stderr(&out));
     assert!(text.contains("2 passed, 0 failed"), "{text}");
     assert!(!text.contains("fragments/"), "{text}");
+    // Each run's journal records the steps' sources.
+    let art = scratch_dir("compose-test");
+    let out = run_in(
+        &repo(),
+        &[
+            "test",
+            EXAMPLES[0],
+            "--artifacts-dir",
+            &art.to_string_lossy(),
+        ],
+        None,
+    );
+    assert_eq!(exit_code(&out), 0, "{}", stderr(&out));
+    let journal = walk(&art)
+        .into_iter()
+        .find(|p| p.ends_with("events.jsonl"))
+        .expect("a journal");
+    let events = std::fs::read_to_string(journal).unwrap();
+    assert!(
+        events.contains("\"callSiteId\":\"login\""),
+        "step sources in the journal"
+    );
+}
+
+fn walk(dir: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    for e in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+        let p = e.path();
+        if p.is_dir() {
+            out.extend(walk(&p));
+        } else {
+            out.push(p);
+        }
+    }
+    out
 }

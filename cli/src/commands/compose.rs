@@ -215,11 +215,19 @@ pub fn expand_for_run(path: &Path, text: &str, supplied: Vec<String>) -> Result<
     })
 }
 
-/// The text `ad test` runs for a script: a composition's expansion (its errors printed, and the
-/// composition itself kept, so the run gate reports the case INVALID); any other script as is.
-pub fn text_for_suite(path: &Path, text: String, cli_env: &[String]) -> String {
+/// The text `ad test` runs for a script and the source of each of its plan lines: a
+/// composition's expansion (its errors printed, and the composition itself kept, so the run gate
+/// reports the case INVALID); any other script as is.
+pub fn text_for_suite(
+    path: &Path,
+    text: String,
+    cli_env: &[String],
+) -> (
+    String,
+    Vec<Option<ad_runtime::records::journal::StepSource>>,
+) {
     if compose::kind_of(&text) != ScriptKind::Composition {
-        return text;
+        return (text, Vec::new());
     }
     let supplied = cli_env
         .iter()
@@ -227,7 +235,7 @@ pub fn text_for_suite(path: &Path, text: String, cli_env: &[String]) -> String {
         .chain(std::env::vars().filter_map(|(k, _)| k.strip_prefix("AD_VAR_").map(str::to_string)))
         .collect();
     match expand_for_run(path, &text, supplied) {
-        Ok(e) => e.composition.flattened,
-        Err(_) => text,
+        Ok(e) => (e.composition.flattened, e.sources),
+        Err(_) => (text, Vec::new()),
     }
 }

@@ -227,11 +227,15 @@ pub fn run(args: TestArgs) -> i32 {
         match files::read_with_limit(p, limit) {
             // A fragment runs only from a composition that includes it.
             Ok(s) if ad_compiler::compose::kind_of(&s.text) == ScriptKind::Fragment => {}
-            Ok(s) => cases.push(Case {
-                path: p.clone(),
-                display: s.name,
-                text: super::compose::text_for_suite(p, s.text, &args.env),
-            }),
+            Ok(s) => {
+                let (text, sources) = super::compose::text_for_suite(p, s.text, &args.env);
+                cases.push(Case {
+                    path: p.clone(),
+                    display: s.name,
+                    text,
+                    sources,
+                })
+            }
             Err(e) => return crate::usage_error(&e.0),
         }
     }

@@ -8,8 +8,10 @@ static GLOBAL: ad_alloc::Mimalloc = ad_alloc::Mimalloc;
 mod commands {
     pub mod agent_device;
     pub mod backend_args;
+    pub mod build;
     pub mod check;
     pub mod commands_list;
+    pub mod compose;
     pub mod doctor;
     pub mod explain;
     pub mod fmt;
@@ -64,6 +66,9 @@ enum Command {
     /// journey (`open --save-script`, actions, a landmark `wait`) and publish it with
     /// `save-script`; `list`, `close`, `replay FILE`. `--session NAME`, `--json`.
     Session(commands::session::SessionArgs),
+    /// Flatten a composition (`composition-v1` with `include`d fragments) into one plain script
+    /// agent-device 0.21.5 runs: `ad build flow.ad -o dist/flow.ad`.
+    Build(commands::build::BuildArgs),
 }
 
 /// Prints a usage or I/O problem and returns exit code 2.
@@ -127,6 +132,7 @@ fn main() {
         Command::Test(args) => commands::test::run(args),
         Command::Doctor(args) => commands::doctor::run(args),
         Command::Session(args) => commands::session::run(args),
+        Command::Build(args) => commands::build::run(args),
     };
     std::process::exit(code);
 }

@@ -634,15 +634,15 @@ fn test_runs_the_examples_and_writes_valid_junit() {
     let xml = std::fs::read_to_string(&junit).unwrap();
     let elements = check_xml(&xml).unwrap_or_else(|e| panic!("invalid XML ({e}):\n{xml}"));
     let cases: Vec<_> = elements.iter().filter(|e| e.0 == "testcase").collect();
-    assert_eq!(cases.len(), 9);
+    assert_eq!(cases.len(), 11);
     let failures: Vec<_> = elements.iter().filter(|e| e.0 == "failure").collect();
     assert_eq!(failures.len(), 1);
     let msg = &failures[0].1.iter().find(|a| a.0 == "message").unwrap().1;
     assert!(msg.contains("reshuffled-login.ad:12"), "{msg}");
     let report: Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
     fits("suite-report", &report);
-    assert_eq!(check_runs(&art), 9, "one run folder per script");
-    assert_eq!(report["summary"]["passed"], 8);
+    assert_eq!(check_runs(&art), 11, "one run folder per script");
+    assert_eq!(report["summary"]["passed"], 10);
     assert_eq!(report["summary"]["failed"], 1);
 }
 

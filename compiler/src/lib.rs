@@ -8,6 +8,7 @@
 pub mod agent_device;
 pub mod builtins;
 pub mod codes;
+pub mod compose;
 pub mod config;
 pub mod digest;
 pub mod flags;

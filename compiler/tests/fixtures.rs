@@ -89,6 +89,12 @@ fn is_run_gate_code(code: &str) -> bool {
     ad_compiler::codes::get(code).is_some_and(|c| c.run_gate())
 }
 
+/// Codes of compositions (several files): `compiler/tests/compose.rs` checks their fixtures
+/// (`tests/fixtures/compose/`) and that each has a docs entry.
+fn is_composition_code(code: &str) -> bool {
+    ad_compiler::codes::get(code).is_some_and(|c| c.composition())
+}
+
 fn known_codes() -> BTreeSet<&'static str> {
     ad_compiler::all_codes().iter().map(|(c, _)| *c).collect()
 }
@@ -174,7 +180,7 @@ fn fixtures_report_their_code_and_clean_fixtures_report_nothing() {
     );
     let mut problems = Vec::new();
     for name in &names {
-        if fixture_code(name).is_some_and(is_run_gate_code) {
+        if fixture_code(name).is_some_and(|c| is_run_gate_code(c) || is_composition_code(c)) {
             continue;
         }
         let got = codes_in(&check_fixture(name).diagnostics);
@@ -228,7 +234,8 @@ fn every_code_has_a_fixture_and_a_docs_entry() {
         .collect();
     let mut missing = Vec::new();
     for (code, title) in ad_compiler::all_codes() {
-        if !names.iter().any(|n| fixture_code(n) == Some(code)) {
+        // A composition code's fixture is a folder of tests/fixtures/compose (tests/compose.rs).
+        if !is_composition_code(code) && !names.iter().any(|n| fixture_code(n) == Some(code)) {
             missing.push(format!(
                 "{code} ({title}): no fixture tests/fixtures/check/{code}-<slug>.ad"
             ));
@@ -261,7 +268,7 @@ fn fixes_match_the_code_table() {
         .map(|d| d.code)
         .collect();
     let mut problems = Vec::new();
-    for c in TABLE.iter().filter(|c| !c.run_gate()) {
+    for c in TABLE.iter().filter(|c| !c.run_gate() && !c.composition()) {
         if c.has_fix() != fixed.contains(c.id) {
             problems.push(format!(
                 "{}: the table says fix={}, the fixtures {} one",
@@ -368,7 +375,10 @@ fn docs_examples_report_their_code_and_their_fixes_are_clean() {
     }
     // Examples are checked as files of a folder without an ad.toml.
     let config = Config::default();
-    for e in entries.iter().filter(|e| !is_run_gate_code(&e.code)) {
+    for e in entries
+        .iter()
+        .filter(|e| !is_run_gate_code(&e.code) && !is_composition_code(&e.code))
+    {
         let code = e.code.as_str();
         let [example, fix] = e.blocks.as_slice() else {
             problems.push(format!(

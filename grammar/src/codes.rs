@@ -25,6 +25,10 @@ pub const DEPRECATED: u8 = 4;
 /// Reported only by the run gate (`ad run`, `ad test`), never by `ad check`: it depends on the
 /// run's `-e` and `AD_VAR_*` values.
 pub const RUN_GATE: u8 = 8;
+/// Reported by the composition checker (`ad_compiler::compose`), which reads a parent and the
+/// fragments it includes: never by the analysis of one file alone. Fixtures are folders under
+/// `tests/fixtures/compose/`.
+pub const COMPOSITION: u8 = 16;
 
 /// The file documenting every code, one `### ADxxx — title` entry each.
 pub const DOCS: &str = "docs/diagnostics.md";
@@ -50,6 +54,9 @@ impl Code {
     }
     pub fn run_gate(&self) -> bool {
         self.flags & RUN_GATE != 0
+    }
+    pub fn composition(&self) -> bool {
+        self.flags & COMPOSITION != 0
     }
     /// The entry's anchor in [`DOCS`], e.g. `ad101`.
     pub fn anchor(&self) -> String {
@@ -198,6 +205,29 @@ codes! {
     WAIT_TIMEOUT_RANGE = "AD733", Warning, Never, [], "wait timeout outside the useful range";
     DUPLICATE_STEP = "AD734", Info, Never, [], "identical consecutive steps";
     ARTIFACT_PATH_ESCAPES = "AD735", Warning, Never, [], "artifact path outside the run's artifacts folder";
+    /// An included fragment file that does not exist or cannot be read.
+    FRAGMENT_MISSING = "AD800", Error, Never, [COMPOSITION], "included fragment not found";
+    /// An include where compositions are not supported (a plain script, a non-fragment target,
+    /// `env` inside a fragment, a path escaping the project root).
+    FRAGMENT_UNSUPPORTED = "AD801", Error, Never, [COMPOSITION], "include that is not supported here";
+    /// Includes nested deeper, or an expansion larger, than the limits.
+    FRAGMENT_BOUNDS = "AD802", Error, Never, [COMPOSITION], "composition over its depth or size limit";
+    /// A fragment that includes itself through a chain of includes.
+    FRAGMENT_CYCLE = "AD803", Error, Never, [COMPOSITION], "include cycle";
+    /// An include without its `fragment-ref-v1` pin, or a pin without a usable `callSiteId`.
+    FRAGMENT_CALL_SITE_INVALID = "AD804", Error, Never, [COMPOSITION], "include without a valid call site";
+    /// A pin whose `digest` is not `sha256:` and 64 lowercase hex digits.
+    FRAGMENT_CONTROL_IDENTITY_INVALID = "AD805", Error, Never, [COMPOSITION], "malformed fragment digest";
+    /// A pin whose digest no longer matches the fragment's plan digest.
+    FRAGMENT_STALE = "AD806", Error, Never, [COMPOSITION, FIX], "fragment changed since it was pinned";
+    /// `open` or `close` inside a fragment.
+    FRAGMENT_LIFECYCLE = "AD807", Error, Never, [COMPOSITION], "open or close inside a fragment";
+    /// A fragment whose first step is not a verified, timed selector `wait`.
+    FRAGMENT_ENTRY_GUARD = "AD808", Error, Never, [COMPOSITION], "fragment without an entry guard";
+    /// A fragment whose platform or target differ from its parent's.
+    FRAGMENT_CONTEXT_MISMATCH = "AD809", Error, Never, [COMPOSITION], "fragment context differs from the parent";
+    /// A fragment `${VAR}` that neither the parent's `env`, a built-in nor the run supplies.
+    FRAGMENT_VARIABLE_UNBOUND = "AD810", Warning, Never, [COMPOSITION], "fragment variable nobody supplies";
 }
 
 #[cfg(test)]

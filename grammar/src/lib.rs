@@ -10,6 +10,7 @@
 pub mod annotation;
 pub mod codes;
 pub mod diagnostic;
+pub mod fragment_ref;
 pub mod input;
 pub mod json;
 mod lexer;

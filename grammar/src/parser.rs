@@ -420,6 +420,8 @@ fn comment_or_annotation(
         == Some("agent-device:heal-complete")
     {
         CommentKind::HealComplete
+    } else if crate::fragment_ref::is_pin(trimmed) {
+        CommentKind::FragmentRef
     } else if annotation::match_marker(trimmed, "target-v").is_some()
         || annotation::match_marker(trimmed, "targets-v").is_some()
     {

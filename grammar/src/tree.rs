@@ -51,6 +51,9 @@ pub enum CommentKind {
     HealComplete,
     /// `# agent-device:target-vN` with N ≠ 1: a future annotation 0.21.5 reads as a comment.
     FutureAnnotation,
+    /// `# agent-device:fragment-ref-v1 {…}`: the pin of an `include` in a composition
+    /// ([`crate::fragment_ref`]); 0.21.5 reads it as a comment.
+    FragmentRef,
 }
 
 #[derive(Debug, Clone, Serialize)]

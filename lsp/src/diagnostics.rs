@@ -85,6 +85,42 @@ pub fn convert(doc: &Document, d: &ad_grammar::Diagnostic) -> lsp_types::Diagnos
 
 /// Everything to publish for a document.
 pub fn publish(doc: &Document) -> Vec<lsp_types::Diagnostic> {
+    if let (Some(c), Some(path)) = (doc.composition(), doc.path.as_ref()) {
+        // A composition's findings in this file, each with the include chain that reached it.
+        let path = ad_compiler::compose::normalize(path);
+        return c
+            .diagnostics_in(&path)
+            .map(|fd| {
+                let mut d = convert(doc, &fd.diagnostic);
+                if !fd.chain.is_empty() {
+                    let via: Vec<String> = fd
+                        .chain
+                        .iter()
+                        .map(|s| {
+                            format!("{}:{} [{}]", s.file.display(), s.line + 1, s.call_site_id)
+                        })
+                        .collect();
+                    d.message
+                        .push_str(&format!("\nincluded via {}", via.join(" → ")));
+                    // Each include on the way, as a location in its own file.
+                    let related = d.related_information.get_or_insert_with(Vec::new);
+                    for s in &fd.chain {
+                        let (Some(uri), Some(text)) =
+                            (crate::compose::file_uri(&s.file), c.files.get(&s.file))
+                        else {
+                            continue;
+                        };
+                        let map = crate::lines::LineMap::new(text, doc.lines.encoding());
+                        related.push(DiagnosticRelatedInformation {
+                            location: Location::new(uri, map.range(text, s.span)),
+                            message: format!("included here (call site `{}`)", s.call_site_id),
+                        });
+                    }
+                }
+                d
+            })
+            .collect();
+    }
     match doc.analysis() {
         Ok(a) => a.diagnostics.iter().map(|d| convert(doc, d)).collect(),
         Err(NoAnalysis::TooLarge) => Vec::new(),

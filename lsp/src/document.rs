@@ -32,7 +32,10 @@ pub struct Document {
     pub config: Arc<Config>,
     /// The file on disk, for `file:` URIs.
     pub path: Option<PathBuf>,
+    /// The other open buffers, by path: a composition reads its fragments from them first.
+    pub buffers: Arc<std::collections::BTreeMap<PathBuf, String>>,
     analysis: OnceLock<Result<Arc<Analysis>, NoAnalysis>>,
+    composition: OnceLock<Option<Arc<ad_compiler::compose::Composition>>>,
 }
 
 impl Document {
@@ -51,7 +54,9 @@ impl Document {
             text,
             config,
             path,
+            buffers: Arc::default(),
             analysis: OnceLock::new(),
+            composition: OnceLock::new(),
         }
     }
 
@@ -74,14 +79,16 @@ impl Document {
                 lines = LineMap::new(&text, encoding);
             }
         }
-        Document::new(
+        let mut d = Document::new(
             self.uri.clone(),
             version,
             text,
             encoding,
             self.config.clone(),
             self.path.clone(),
-        )
+        );
+        d.buffers = self.buffers.clone();
+        d
     }
 
     /// The same text checked against another configuration.
@@ -93,8 +100,35 @@ impl Document {
             lines: self.lines.clone(),
             config,
             path: self.path.clone(),
+            buffers: self.buffers.clone(),
             analysis: OnceLock::new(),
+            composition: OnceLock::new(),
         }
+    }
+
+    /// The same text re-checked against the current open buffers (a fragment changed).
+    pub fn with_buffers(
+        &self,
+        buffers: Arc<std::collections::BTreeMap<PathBuf, String>>,
+    ) -> Document {
+        let mut d = self.with_config(self.config.clone());
+        d.buffers = buffers;
+        d
+    }
+
+    /// The composition this document is (a `composition-v1` parent or a `fragment-v1` file,
+    /// with a path), checked with the files it includes; `None` for plain scripts.
+    pub fn composition(&self) -> Option<&ad_compiler::compose::Composition> {
+        self.composition
+            .get_or_init(|| {
+                std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                    crate::compose::compose_document(self)
+                }))
+                .ok()
+                .flatten()
+                .map(Arc::new)
+            })
+            .as_deref()
     }
 
     /// `ad check`'s analysis of this text (computed on first use).

@@ -23,7 +23,8 @@ pub fn hover(snap: &Snapshot, params: HoverParams) -> Option<Hover> {
     let offset = doc
         .lines
         .offset(text, params.text_document_position_params.position);
-    let (markdown, span) = markdown_at(analysis, offset)?;
+    let (markdown, span) =
+        crate::compose::hover(doc, offset).or_else(|| markdown_at(analysis, offset))?;
     Some(Hover {
         contents: HoverContents::Markup(MarkupContent {
             kind: if snap.caps.markdown {

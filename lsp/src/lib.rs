@@ -13,6 +13,7 @@
 mod actions;
 pub mod caps;
 mod completion;
+mod compose;
 mod cursor;
 mod diagnostics;
 mod docs;

@@ -1,8 +1,6 @@
 //! Go to definition, find references, highlights and rename for `env` variables and their
 //! `${NAME}` uses.
 
-use std::collections::HashMap;
-
 use ad_grammar::Span;
 use lsp_server::ErrorCode;
 use lsp_types::{
@@ -48,6 +46,11 @@ fn location(snap: &Snapshot, span: Span) -> Location {
 }
 
 pub fn definition(snap: &Snapshot, params: GotoDefinitionParams) -> Option<GotoDefinitionResponse> {
+    let pos = &params.text_document_position_params;
+    let offset = snap.doc.lines.offset(&snap.doc.text, pos.position);
+    if let Some(fragment) = crate::compose::definition(&snap.doc, offset) {
+        return Some(GotoDefinitionResponse::Scalar(fragment));
+    }
     let s = symbol_at(snap, &params.text_document_position_params)?;
     // The directive agent-device reads (a header one) first.
     let mut defs = s.defs;
@@ -158,7 +161,8 @@ pub fn rename(
         .chain(s.uses.iter().map(|u| u.name_span))
         .map(|span| TextEdit::new(doc.lines.range(&doc.text, span), new.to_string()))
         .collect();
-    let mut changes = HashMap::new();
+    // In a composition, the fragments it includes use the parent's variables too.
+    let mut changes = crate::compose::rename_in_fragments(doc, &s.name, new);
     changes.insert(doc.uri.clone(), edits);
     Ok(Some(WorkspaceEdit {
         changes: Some(changes),

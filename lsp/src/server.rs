@@ -512,6 +512,10 @@ impl Server {
                 {
                     self.reload_configs();
                 }
+                // A fragment changed on disk: its open parents re-read it.
+                if p.changes.iter().any(|c| c.uri.as_str().ends_with(".ad")) {
+                    self.refresh_compositions(None);
+                }
             }
             Cancel::METHOD => {
                 if let Some(p) = self.params::<lsp_types::CancelParams>(n) {
@@ -548,7 +552,27 @@ impl Server {
 
     fn mark_dirty(&mut self, uri: Uri) {
         if !self.dirty.contains(&uri) {
-            self.dirty.push(uri);
+            self.dirty.push(uri.clone());
+        }
+        self.refresh_compositions(Some(&uri));
+    }
+
+    /// Re-checks every open composition and fragment against the current buffers (and disk):
+    /// a fragment that changed refreshes the diagnostics of the parents that include it.
+    fn refresh_compositions(&mut self, except: Option<&Uri>) {
+        let buffers = crate::compose::buffers(&self.docs);
+        let composed: Vec<(Uri, Arc<Document>)> = self
+            .docs
+            .iter()
+            .filter(|(_, d)| crate::compose::is_composed(&d.text))
+            .map(|(u, d)| (u.clone(), d.clone()))
+            .collect();
+        for (uri, doc) in composed {
+            self.docs
+                .insert(uri.clone(), Arc::new(doc.with_buffers(buffers.clone())));
+            if Some(&uri) != except && !self.dirty.contains(&uri) {
+                self.dirty.push(uri);
+            }
         }
     }
 
@@ -588,10 +612,17 @@ impl Server {
                 id: "ad-toml-watcher".into(),
                 method: DidChangeWatchedFiles::METHOD.into(),
                 register_options: Some(to_value(DidChangeWatchedFilesRegistrationOptions {
-                    watchers: vec![FileSystemWatcher {
-                        glob_pattern: GlobPattern::String("**/ad.toml".into()),
-                        kind: None,
-                    }],
+                    watchers: vec![
+                        FileSystemWatcher {
+                            glob_pattern: GlobPattern::String("**/ad.toml".into()),
+                            kind: None,
+                        },
+                        // Fragments a composition includes, changed outside the editor.
+                        FileSystemWatcher {
+                            glob_pattern: GlobPattern::String("**/*.ad".into()),
+                            kind: None,
+                        },
+                    ],
                 })),
             }],
         };

@@ -16,12 +16,14 @@ use crate::session::{run_script, SessionConfig};
 pub use crate::records::suite::{Attempt, Status};
 
 /// One script to test.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Default)]
 pub struct Case {
     pub path: PathBuf,
     /// As shown in output.
     pub display: String,
     pub text: String,
+    /// A composition's expansion: the source of each plan line (see `RunOptions::sources`).
+    pub sources: Vec<Option<crate::records::journal::StepSource>>,
 }
 
 #[derive(Debug, Clone, Default)]
@@ -161,6 +163,7 @@ fn run_case(
         timeout_ms: timeout,
         level: opts.level.clone(),
         resume_command: format!("ad run {}", case.display),
+        sources: case.sources.clone(),
         ..RunOptions::default()
     };
     if let Err(refusal) = gate::missing_variables(&analysis, &case.display, &run_options(0)) {

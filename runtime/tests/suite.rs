@@ -17,6 +17,7 @@ fn case(dir: &Path, name: &str, text: &str) -> Case {
         path,
         display: name.to_string(),
         text: text.to_string(),
+        ..Case::default()
     }
 }
 

@@ -100,6 +100,8 @@ pub fn run(args: CheckArgs) -> i32 {
         return crate::usage_error("no .ad scripts found in the given paths");
     }
     let mut checked = Vec::with_capacity(paths.len());
+    // Findings in a fragment already reported through another parent (file, code, offset).
+    let mut seen = std::collections::BTreeSet::new();
     for (nth, path) in paths.iter().enumerate() {
         let script = (path.as_os_str() != "-").then_some(path.as_path());
         let config = match config_for(&args, script) {
@@ -117,6 +119,14 @@ pub fn run(args: CheckArgs) -> i32 {
             }
             Err(e) => return crate::usage_error(&e.0),
         };
+        if let (true, Some(p)) = (super::compose::is_composed(&source.text), &source.path) {
+            // A composition or a fragment: its findings are in several files.
+            match super::compose::check(p, source.text, &config, args.fix, &mut seen) {
+                Ok(files) => checked.extend(files),
+                Err(e) => return crate::usage_error(&e),
+            }
+            continue;
+        }
         // The analysis keeps the text without a copy; it is taken back for rendering.
         let mut analysis = ad_compiler::analyze_owned(source.text, &config);
         if args.fix {

@@ -229,6 +229,21 @@ pub fn run(args: RunArgs) -> i32 {
         Ok(v) => v,
         Err(e) => return crate::usage_error(&e),
     };
+    let shell_env = vars::shell_imports(std::env::vars());
+    // A composition runs as its expansion; each step keeps its source file, line and includes.
+    let mut source = source;
+    let expanded = if super::compose::is_composed(&source.text) {
+        let supplied = cli_env.iter().chain(&shell_env).map(|(k, _)| k.clone());
+        match super::compose::expand_for_run(&args.file, &source.text, supplied.collect()) {
+            Ok(e) => {
+                source.text = e.composition.flattened.clone();
+                Some(e)
+            }
+            Err(code) => return code,
+        }
+    } else {
+        None
+    };
     let analysis = match gate::analyze(&args.file, &source.name, &source.text, args.force) {
         Ok(a) => a,
         Err(refusal) => return print_refusal(&source.name, &source.text, &refusal),
@@ -243,7 +258,6 @@ pub fn run(args: RunArgs) -> i32 {
                 .count()
         );
     }
-    let shell_env = vars::shell_imports(std::env::vars());
     let plan = Plan {
         steps: &analysis.steps,
         metadata: analysis.metadata(),
@@ -261,6 +275,10 @@ pub fn run(args: RunArgs) -> i32 {
         level: args.level.word().into(),
         resume_command: format!("ad run {}", source.name),
         device: args.devices.device.clone(),
+        sources: expanded
+            .as_ref()
+            .map(|e| e.sources.clone())
+            .unwrap_or_default(),
         ..RunOptions::default()
     };
     if let Err(refusal) = gate::missing_variables(&analysis, &source.name, &options) {
@@ -372,7 +390,14 @@ pub fn run(args: RunArgs) -> i32 {
                 let mut err = std::io::stderr().lock();
                 let _ = writeln!(err, "error[{code}]: {}", e.message);
                 if let Some(line) = e.line {
-                    let _ = writeln!(err, "  --> {}:{line}", source.name);
+                    match expanded.as_ref().and_then(|x| x.describe(line)) {
+                        Some(at) => {
+                            let _ = writeln!(err, "  --> {at} (plan line {line})");
+                        }
+                        None => {
+                            let _ = writeln!(err, "  --> {}:{line}", source.name);
+                        }
+                    }
                     let _ = writeln!(err, "   | {}", source_excerpt(&source.text, line));
                 }
                 if let Some(h) = &e.hint {

@@ -3,6 +3,7 @@
 use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
 
+use ad_compiler::compose::ScriptKind;
 use ad_runtime::session::SessionConfig;
 use ad_runtime::suite::{self, Case, CaseResult, Status, SuiteOptions};
 use ad_runtime::vars;
@@ -226,11 +227,17 @@ pub fn run(args: TestArgs) -> i32 {
             .limit_for(p)
             .unwrap_or_else(|_| args.input.limit(&Default::default()));
         match files::read_with_limit(p, limit) {
-            Ok(s) => cases.push(Case {
-                path: p.clone(),
-                display: s.name,
-                text: s.text,
-            }),
+            // A fragment runs only from a composition that includes it.
+            Ok(s) if ad_compiler::compose::kind_of(&s.text) == ScriptKind::Fragment => {}
+            Ok(s) => {
+                let (text, sources) = super::compose::text_for_suite(p, s.text, &args.env);
+                cases.push(Case {
+                    path: p.clone(),
+                    display: s.name,
+                    text,
+                    sources,
+                })
+            }
             Err(e) => return crate::usage_error(&e.0),
         }
     }

@@ -81,6 +81,8 @@ pub struct RunOptions {
     pub resume_command: String,
     /// Where screenshots without a path go.
     pub output_dir: Option<std::path::PathBuf>,
+    /// A composition's expanded plan: the source of each 0-based plan line (journal, failures).
+    pub sources: Vec<Option<crate::records::journal::StepSource>>,
 }
 
 /// A compiled script.
@@ -381,6 +383,7 @@ pub async fn run<B: Backend>(
             line,
             command: step.command.to_string(),
             action: label.clone(),
+            source: opts.sources.get(step.line).cloned().flatten(),
         }));
         let outcome = ex.step(step, &opts.script_path).await;
         let wall_ms = t0.elapsed().as_secs_f64() * 1000.0;
@@ -525,6 +528,8 @@ pub async fn run_live_step<B: Backend>(
         line: index,
         command: step.command.to_string(),
         action: label,
+        // A live session step comes from one command, not from a composed file.
+        source: None,
     }));
     let d0 = ex.backend.now_ms();
     let outcome = ex.step(step, path).await;

@@ -116,6 +116,49 @@ pub struct StepStart {
     pub command: String,
     /// The command and its arguments as written (`fill`/`type` text shown as `<text>`).
     pub action: String,
+    /// In a composition: the file and line the step was written on, and the includes that led
+    /// there (`line` above is the expanded plan's).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub source: Option<StepSource>,
+}
+
+/// Where a step of an expanded composition comes from.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct StepSource {
+    pub file: String,
+    /// 1-based.
+    pub line: usize,
+    /// Outermost first: each `include` on the way to `file`.
+    pub includes: Vec<IncludeSite>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct IncludeSite {
+    /// The including file.
+    pub file: String,
+    /// 1-based line of the `include`.
+    pub line: usize,
+    pub call_site_id: String,
+    /// The fragment's digest (`sha256:…`).
+    pub digest: String,
+}
+
+impl std::fmt::Display for StepSource {
+    /// `fragments/login.ad:7 (included at main.ad:10 [login])`.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}:{}", self.file, self.line)?;
+        if !self.includes.is_empty() {
+            let sites: Vec<String> = self
+                .includes
+                .iter()
+                .map(|s| format!("{}:{} [{}]", s.file, s.line, s.call_site_id))
+                .collect();
+            write!(f, " (included at {})", sites.join(" → "))?;
+        }
+        Ok(())
+    }
 }
 
 /// Why the screen was captured.

@@ -1,0 +1,241 @@
+//! What `ad check`, `ad run` and `ad build` share about compositions (`composition-v1` parents
+//! and `fragment-v1` files): reading the files a parent includes from the disk and turning the
+//! findings into per-file reports, the include chain written under each.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use ad_compiler::compose::{self, Composition, FsFiles, Options, ScriptKind};
+use ad_compiler::config::Config;
+use ad_compiler::Diagnostic;
+
+/// True when `text` is a composition or a fragment (plain scripts keep the one-file analysis).
+pub fn is_composed(text: &str) -> bool {
+    compose::kind_of(text) != ScriptKind::Plain
+}
+
+/// Composes the script at `path` (whose text is `text`) from the files on disk.
+pub fn compose_file(
+    path: &Path,
+    text: &str,
+    config: &Config,
+    supplied: Vec<String>,
+) -> Composition {
+    let entry = absolute(path);
+    let options = Options {
+        root: compose::project_root(&entry),
+        supplied,
+        config: config.clone(),
+        ..Options::default()
+    };
+    compose::compose(&entry, text, &FsFiles, &options)
+}
+
+pub fn absolute(path: &Path) -> PathBuf {
+    let abs = if path.is_absolute() {
+        path.to_path_buf()
+    } else {
+        std::env::current_dir()
+            .map(|d| d.join(path))
+            .unwrap_or_else(|_| path.to_path_buf())
+    };
+    compose::normalize(&abs)
+}
+
+/// A file name as the user sees it: relative to the current folder when it is below it.
+pub fn shown(path: &Path) -> String {
+    let cwd = std::env::current_dir().unwrap_or_default();
+    path.strip_prefix(&cwd)
+        .unwrap_or(path)
+        .to_string_lossy()
+        .into_owned()
+}
+
+/// The include chain of a finding, outermost first: `main.ad:7 [login] → fragments/a.ad:3 [x]`.
+pub fn chain_text(c: &Composition, chain: &[compose::CallSite]) -> String {
+    chain
+        .iter()
+        .map(|s| {
+            let _ = c;
+            format!("{}:{} [{}]", shown(&s.file), s.line + 1, s.call_site_id)
+        })
+        .collect::<Vec<_>>()
+        .join(" → ")
+}
+
+/// The findings grouped by file (the entry first), each diagnostic's help naming the include
+/// chain that reached its file.
+pub fn by_file(c: &Composition, entry: &Path) -> Vec<(PathBuf, String, Vec<Diagnostic>)> {
+    let entry = absolute(entry);
+    let mut files: BTreeMap<PathBuf, Vec<Diagnostic>> = BTreeMap::new();
+    files.entry(entry.clone()).or_default();
+    for fd in &c.diagnostics {
+        let mut d = fd.diagnostic.clone();
+        if !fd.chain.is_empty() {
+            let via = format!("included via {}", chain_text(c, &fd.chain));
+            let help = match d.help.take() {
+                Some(h) => format!("{h}\n{via}"),
+                None => via,
+            };
+            d = d.with_help(help);
+        }
+        files.entry(fd.file.clone()).or_default().push(d);
+    }
+    let mut out: Vec<_> = files
+        .into_iter()
+        .map(|(p, ds)| {
+            let text = c.files.get(&p).cloned().unwrap_or_default();
+            (p, text, ds)
+        })
+        .collect();
+    out.sort_by_key(|(p, _, _)| *p != entry);
+    out
+}
+
+/// `ad check` of a composition or fragment: the files it reports on, each finding once across
+/// the run (`seen`); with `fix`, the pins `--fix` can rewrite are rewritten first.
+pub fn check(
+    path: &Path,
+    text: String,
+    config: &Config,
+    fix: bool,
+    seen: &mut std::collections::BTreeSet<(PathBuf, &'static str, usize)>,
+) -> Result<Vec<crate::render::CheckedFile>, String> {
+    let mut c = compose_file(path, &text, config, Vec::new());
+    if fix {
+        let mut total = 0;
+        for (file, file_text, diagnostics) in by_file(&c, path) {
+            let (pinned, pins) = compose::apply_pin_fixes(&file_text, &diagnostics);
+            let rest: Vec<_> = diagnostics
+                .into_iter()
+                .filter(|d| d.code != ad_grammar::codes::FRAGMENT_STALE)
+                .collect();
+            let (fixed, others) = if compose::kind_of(&file_text) == ScriptKind::Plain {
+                ad_compiler::apply_fixes(&pinned, &rest)
+            } else {
+                // The one-file fix check reads composition lines as unknown commands.
+                (pinned, 0)
+            };
+            let applied = pins + others;
+            if applied > 0 {
+                crate::atomic_write(&file, fixed.as_bytes())
+                    .map_err(|e| format!("{}: {e}", file.display()))?;
+                eprintln!("fixed {applied} problem(s) in {}", shown(&file));
+                total += applied;
+            }
+        }
+        if total > 0 {
+            let text =
+                std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
+            c = compose_file(path, &text, config, Vec::new());
+        }
+    }
+    let mut out = Vec::new();
+    for (file, file_text, mut diagnostics) in by_file(&c, path) {
+        diagnostics.retain(|d| seen.insert((file.clone(), d.code, d.primary_span().start)));
+        config.apply(&mut diagnostics);
+        if diagnostics.is_empty() && absolute(path) != file {
+            continue;
+        }
+        out.push(crate::render::CheckedFile::new(
+            shown(&file),
+            file_text,
+            diagnostics,
+        ));
+    }
+    Ok(out)
+}
+
+/// A composition ready to run: its expanded plan's text and each plan line's source.
+pub struct Expanded {
+    pub composition: Composition,
+    pub sources: Vec<Option<ad_runtime::records::journal::StepSource>>,
+}
+
+impl Expanded {
+    /// `file:line (included at …)` for a 1-based plan line.
+    pub fn describe(&self, plan_line: usize) -> Option<String> {
+        plan_line
+            .checked_sub(1)
+            .and_then(|l| self.sources.get(l).cloned().flatten())
+            .map(|s| s.to_string())
+    }
+}
+
+/// Composes `path` for `ad run` / `ad test` with the names the run supplies (`-e`, `AD_VAR_*`).
+/// Composition errors refuse the run: the report is printed and `Err(2)` returned.
+pub fn expand_for_run(path: &Path, text: &str, supplied: Vec<String>) -> Result<Expanded, i32> {
+    let config = Config::discover(path).map_err(|e| crate::usage_error(&e.0))?;
+    let composition = compose_file(path, text, &config, supplied);
+    if composition.has_errors() {
+        let mut buf = Vec::new();
+        let mut errors = 0;
+        for (file, file_text, diagnostics) in by_file(&composition, path) {
+            let checked = crate::render::CheckedFile::new(shown(&file), file_text, Vec::new());
+            for d in diagnostics
+                .iter()
+                .filter(|d| d.severity == ad_grammar::Severity::Error)
+            {
+                errors += 1;
+                crate::render::human::render(&checked, d, false, &mut buf);
+            }
+        }
+        eprint!("{}", String::from_utf8_lossy(&buf));
+        eprintln!(
+            "{}: {errors} composition error(s): nothing was run (`ad check {}`)",
+            shown(path),
+            shown(path)
+        );
+        return Err(2);
+    }
+    let sources = composition
+        .origins
+        .iter()
+        .map(|o| {
+            o.as_ref()
+                .map(|o| ad_runtime::records::journal::StepSource {
+                    file: shown(&o.file),
+                    line: o.line + 1,
+                    includes: o
+                        .chain
+                        .iter()
+                        .map(|s| ad_runtime::records::journal::IncludeSite {
+                            file: shown(&s.file),
+                            line: s.line + 1,
+                            call_site_id: s.call_site_id.clone(),
+                            digest: s.digest.clone(),
+                        })
+                        .collect(),
+                })
+        })
+        .collect();
+    Ok(Expanded {
+        composition,
+        sources,
+    })
+}
+
+/// The text `ad test` runs for a script and the source of each of its plan lines: a
+/// composition's expansion (its errors printed, and the composition itself kept, so the run gate
+/// reports the case INVALID); any other script as is.
+pub fn text_for_suite(
+    path: &Path,
+    text: String,
+    cli_env: &[String],
+) -> (
+    String,
+    Vec<Option<ad_runtime::records::journal::StepSource>>,
+) {
+    if compose::kind_of(&text) != ScriptKind::Composition {
+        return (text, Vec::new());
+    }
+    let supplied = cli_env
+        .iter()
+        .filter_map(|e| e.split_once('=').map(|(k, _)| k.to_string()))
+        .chain(std::env::vars().filter_map(|(k, _)| k.strip_prefix("AD_VAR_").map(str::to_string)))
+        .collect();
+    match expand_for_run(path, &text, supplied) {
+        Ok(e) => (e.composition.flattened, e.sources),
+        Err(_) => (text, Vec::new()),
+    }
+}

@@ -1,0 +1,328 @@
+//! Compositions through the binary: `ad build` output is accepted by agent-device 0.21.5's own
+//! parser (the oracle) and runs with the same step results as the composition; `ad run` records
+//! each step's source and include chain, names the fragment line and call site of a failure,
+//! resumes with `--from N --plan-digest` on the expanded plan, and refuses a composition with
+//! errors; `ad check --fix` rewrites a stale pin.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+
+use common::{exit_code, run_in, scratch_dir, stderr, stdout};
+use serde_json::Value;
+
+const EXAMPLES: [&str; 2] = [
+    "examples/composition/sign-in-and-tour.ad",
+    "examples/composition/sign-in-and-sign-out.ad",
+];
+
+fn repo() -> PathBuf {
+    common::repo_root()
+}
+
+/// `ad run --json FILE` from the repository root: (result, journal events).
+fn run_json(file: &str, extra: &[&str]) -> (i32, Value, Vec<Value>, String) {
+    let art = scratch_dir("compose-run");
+    let art = art.to_string_lossy().into_owned();
+    let mut args = vec!["run", "-q", "--json", file, "--artifacts-dir", &art];
+    args.extend_from_slice(extra);
+    let out = run_in(&repo(), &args, None);
+    let result: Value = serde_json::from_str(&stdout(&out)).unwrap_or(Value::Null);
+    let events = result["runDir"]
+        .as_str()
+        .map(|d| {
+            std::fs::read_to_string(Path::new(d).join("events.jsonl"))
+                .unwrap_or_default()
+                .lines()
+                .map(|l| serde_json::from_str(l).expect("a journal line is JSON"))
+                .collect()
+        })
+        .unwrap_or_default();
+    (exit_code(&out), result, events, stderr(&out))
+}
+
+/// What each step did: the command, the action as written, status and result (no timings, no
+/// sources, no plan lines).
+fn step_results(events: &[Value]) -> Vec<Value> {
+    events
+        .iter()
+        .filter(|e| e["event"] == "step_start" || e["event"] == "step_end")
+        .map(|e| {
+            let mut e = e.clone();
+            let o = e.as_object_mut().unwrap();
+            for k in [
+                "recorded_at",
+                "sequence",
+                "source",
+                "wall_ms",
+                "device_ms",
+                "wallMs",
+                "deviceMs",
+            ] {
+                o.remove(k);
+            }
+            e
+        })
+        .collect()
+}
+
+fn build(file: &str, dir: &Path) -> PathBuf {
+    let out_file = dir.join(Path::new(file).file_name().unwrap());
+    let out = run_in(
+        &repo(),
+        &["build", file, "-o", &out_file.to_string_lossy()],
+        None,
+    );
+    assert_eq!(exit_code(&out), 0, "ad build {file}:\n{}", stderr(&out));
+    out_file
+}
+
+#[test]
+fn flattened_scripts_are_accepted_by_agent_device_and_run_the_same() {
+    let dir = scratch_dir("compose-build");
+    for file in EXAMPLES {
+        let flat = build(file, &dir);
+        let text = std::fs::read_to_string(&flat).unwrap();
+        assert!(
+            !text
+                .lines()
+                .any(|l| l.starts_with("composition-v1") || l.starts_with("include ")),
+            "{text}"
+        );
+        assert!(text.contains("# ad:include \"fragments/login.ad\" callSiteId="));
+        let oracle = ad_tests::run_oracle_one(&flat);
+        assert_eq!(
+            oracle["ok"], true,
+            "agent-device rejects {file} flattened: {oracle}"
+        );
+        let (code_c, result_c, events_c, err_c) = run_json(file, &[]);
+        let (code_f, result_f, events_f, err_f) = run_json(&flat.to_string_lossy(), &[]);
+        assert_eq!((code_c, code_f), (0, 0), "{err_c}\n{err_f}");
+        assert_eq!(result_c["replayed"], result_f["replayed"]);
+        // The digest covers every fragment: the composition's plan is the flattened plan.
+        assert_eq!(result_c["planDigest"], result_f["planDigest"]);
+        assert_eq!(oracle["planDigest"], result_f["planDigest"]);
+        assert_eq!(step_results(&events_c), step_results(&events_f), "{file}");
+    }
+}
+
+#[test]
+fn the_journal_records_each_steps_source_and_include_chain() {
+    let (code, _, events, err) = run_json(EXAMPLES[0], &[]);
+    assert_eq!(code, 0, "{err}");
+    let starts: Vec<&Value> = events
+        .iter()
+        .filter(|e| e["event"] == "step_start")
+        .collect();
+    let open = &starts[0]["source"];
+    assert_eq!(open["file"], EXAMPLES[0]);
+    assert_eq!(open["includes"], serde_json::json!([]));
+    let fill = starts.iter().find(|e| e["command"] == "fill").unwrap();
+    assert_eq!(
+        fill["source"]["file"],
+        "examples/composition/fragments/login.ad"
+    );
+    assert_eq!(fill["source"]["line"], 7);
+    let site = &fill["source"]["includes"][0];
+    assert_eq!(site["file"], EXAMPLES[0]);
+    assert_eq!(site["callSiteId"], "login");
+    assert!(site["digest"].as_str().unwrap().starts_with("sha256:"));
+}
+
+/// A composition copied into a scratch project (an `ad.toml` makes it the project root).
+fn scratch_project(name: &str) -> PathBuf {
+    let dir = scratch_dir(name);
+    std::fs::write(dir.join("ad.toml"), "").unwrap();
+    std::fs::create_dir_all(dir.join("fragments")).unwrap();
+    let src = repo().join("examples/composition");
+    for f in [
+        "sign-in-and-tour.ad",
+        "fragments/login.ad",
+        "fragments/onboarding.ad",
+    ] {
+        std::fs::copy(src.join(f), dir.join(f)).unwrap();
+    }
+    dir
+}
+
+#[test]
+fn a_failure_inside_a_fragment_names_the_fragment_line_and_the_call_site() {
+    let dir = scratch_project("compose-diverge");
+    let frag = dir.join("fragments/onboarding.ad");
+    let text = std::fs::read_to_string(&frag).unwrap();
+    // The profile screen never shows this element.
+    std::fs::write(
+        &frag,
+        text.replace(
+            "wait \"id=\\\"profile.title\\\"\" 5000",
+            "wait \"id=\\\"profile.missing\\\"\" 1000",
+        ),
+    )
+    .unwrap();
+    let fix = run_in(&dir, &["check", "--fix", "sign-in-and-tour.ad"], None);
+    assert!(
+        stderr(&fix).contains("fixed 1 problem(s) in sign-in-and-tour.ad"),
+        "{}",
+        stderr(&fix)
+    );
+    let art = dir.join("artifacts");
+    let out = run_in(
+        &dir,
+        &[
+            "run",
+            "-q",
+            "sign-in-and-tour.ad",
+            "--artifacts-dir",
+            &art.to_string_lossy(),
+        ],
+        None,
+    );
+    let err = stderr(&out);
+    assert_eq!(exit_code(&out), 1, "{err}");
+    assert!(
+        err.contains("--> fragments/onboarding.ad:10 (included at sign-in-and-tour.ad:13 [tour])"),
+        "{err}"
+    );
+}
+
+/// After a divergence inside a fragment, `--from N --plan-digest D` resumes on the expanded
+/// plan: the digest of the run that diverged is accepted, any other refused.
+#[test]
+fn resume_inside_a_composition_checks_the_expanded_digest() {
+    let dir = scratch_project("compose-resume");
+    let frag = dir.join("fragments/onboarding.ad");
+    let text = std::fs::read_to_string(&frag).unwrap();
+    std::fs::write(
+        &frag,
+        text.replace(
+            "wait \"id=\\\"profile.title\\\"\" 5000",
+            "wait \"id=\\\"profile.missing\\\"\" 1000",
+        ),
+    )
+    .unwrap();
+    let fix = run_in(&dir, &["check", "--fix", "sign-in-and-tour.ad"], None);
+    assert_eq!(exit_code(&fix), 0, "{}", stdout(&fix));
+    let art = dir.join("artifacts").to_string_lossy().into_owned();
+    let run = |extra: &[&str]| {
+        let mut args = vec![
+            "run",
+            "-q",
+            "--json",
+            "sign-in-and-tour.ad",
+            "--artifacts-dir",
+            &art,
+        ];
+        args.extend_from_slice(extra);
+        run_in(&dir, &args, None)
+    };
+    let failed = run(&[]);
+    assert_eq!(exit_code(&failed), 1, "{}", stderr(&failed));
+    let result: Value = serde_json::from_str(&stdout(&failed)).unwrap();
+    let digest = result["planDigest"].as_str().unwrap().to_string();
+    let wrong = "0".repeat(64);
+    let refused = run(&["--from", "11", "--plan-digest", &wrong]);
+    assert_eq!(exit_code(&refused), 2, "{}", stderr(&refused));
+    let said = stdout(&refused) + &stderr(&refused);
+    assert!(said.to_lowercase().contains("digest"), "{said}");
+    // Step 11 is the parent's `is visible` after the tour fragment: the app is on Profile.
+    let resumed = run(&["--from", "11", "--plan-digest", &digest]);
+    assert_eq!(exit_code(&resumed), 0, "{}", stderr(&resumed));
+}
+
+#[test]
+fn a_composition_with_errors_is_not_run_and_a_stale_pin_is_fixed() {
+    let dir = scratch_project("compose-stale");
+    let frag = dir.join("fragments/login.ad");
+    let text = std::fs::read_to_string(&frag).unwrap();
+    std::fs::write(&frag, text.replace("5000", "8000")).unwrap();
+    let out = run_in(&dir, &["run", "-q", "sign-in-and-tour.ad"], None);
+    let err = stderr(&out);
+    assert_eq!(exit_code(&out), 2, "{err}");
+    assert!(
+        err.contains("[AD806]") && err.contains("nothing was run"),
+        "{err}"
+    );
+    let check = run_in(&dir, &["check", "sign-in-and-tour.ad"], None);
+    assert_eq!(exit_code(&check), 1);
+    assert!(stdout(&check).contains("changed since it was pinned"));
+    let fix = run_in(&dir, &["check", "--fix", "sign-in-and-tour.ad"], None);
+    assert_eq!(exit_code(&fix), 0, "{}", stdout(&fix));
+    let out = run_in(
+        &dir,
+        &[
+            "run",
+            "-q",
+            "sign-in-and-tour.ad",
+            "--artifacts-dir",
+            &dir.join("a").to_string_lossy(),
+        ],
+        None,
+    );
+    assert_eq!(exit_code(&out), 0, "{}", stderr(&out));
+}
+
+#[test]
+fn build_refuses_a_plain_script_and_includes_outside_the_project() {
+    let out = run_in(&repo(), &["build", "examples/login.ad", "-o", "-"], None);
+    assert_eq!(exit_code(&out), 2);
+    let dir = scratch_project("compose-escape");
+    let parent = dir.join("sign-in-and-tour.ad");
+    let text = std::fs::read_to_string(&parent).unwrap();
+    std::fs::write(
+        &parent,
+        text.replace(
+            "include \"fragments/login.ad\"",
+            "include \"../outside.ad\"",
+        ),
+    )
+    .unwrap();
+    let out = run_in(&dir, &["build", "sign-in-and-tour.ad", "-o", "-"], None);
+    assert_eq!(exit_code(&out), 2);
+    assert!(stderr(&out).contains("[AD801]"), "{}", stderr(&out));
+}
+
+/// `ad test` runs each composition as its expansion and skips fragments (they run only from a
+/// parent).
+#[test]
+fn ad_test_runs_compositions_and_skips_fragments() {
+    let out = run_in(&repo(), &["test", "examples/composition/"], None);
+    let text = stdout(&out);
+    assert_eq!(exit_code(&out), 0, "{text}{}", stderr(&out));
+    assert!(text.contains("2 passed, 0 failed"), "{text}");
+    assert!(!text.contains("fragments/"), "{text}");
+    // Each run's journal records the steps' sources.
+    let art = scratch_dir("compose-test");
+    let out = run_in(
+        &repo(),
+        &[
+            "test",
+            EXAMPLES[0],
+            "--artifacts-dir",
+            &art.to_string_lossy(),
+        ],
+        None,
+    );
+    assert_eq!(exit_code(&out), 0, "{}", stderr(&out));
+    let journal = walk(&art)
+        .into_iter()
+        .find(|p| p.ends_with("events.jsonl"))
+        .expect("a journal");
+    let events = std::fs::read_to_string(journal).unwrap();
+    assert!(
+        events.contains("\"callSiteId\":\"login\""),
+        "step sources in the journal"
+    );
+}
+
+fn walk(dir: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    for e in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+        let p = e.path();
+        if p.is_dir() {
+            out.extend(walk(&p));
+        } else {
+            out.push(p);
+        }
+    }
+    out
+}

@@ -1,0 +1,121 @@
+//! Where fragments come from: the file system for the CLI and the language server, memory for
+//! tests and unsaved editor buffers. Paths resolve relative to the including file and never
+//! leave the project root.
+
+use std::collections::BTreeMap;
+use std::path::{Component, Path, PathBuf};
+
+pub trait Files {
+    /// The text of `path`, or `None` when it cannot be read as UTF-8 text.
+    fn read(&self, path: &Path) -> Option<String>;
+}
+
+/// The file system.
+pub struct FsFiles;
+
+impl Files for FsFiles {
+    fn read(&self, path: &Path) -> Option<String> {
+        std::fs::read_to_string(path).ok()
+    }
+}
+
+/// Files held in memory, looked up by path (an editor's open buffers over the file system, or a
+/// test's files).
+#[derive(Default)]
+pub struct MemoryFiles {
+    pub files: BTreeMap<PathBuf, String>,
+    /// Asked when a path is not in `files`.
+    pub fallback: Option<Box<dyn Files + Send + Sync>>,
+}
+
+impl MemoryFiles {
+    pub fn new<P: Into<PathBuf>, S: Into<String>>(files: impl IntoIterator<Item = (P, S)>) -> Self {
+        MemoryFiles {
+            files: files
+                .into_iter()
+                .map(|(p, s)| (normalize(&p.into()), s.into()))
+                .collect(),
+            fallback: None,
+        }
+    }
+}
+
+impl Files for MemoryFiles {
+    fn read(&self, path: &Path) -> Option<String> {
+        match self.files.get(&normalize(path)) {
+            Some(t) => Some(t.clone()),
+            None => self.fallback.as_ref().and_then(|f| f.read(path)),
+        }
+    }
+}
+
+/// `.` and `..` removed lexically (no symlinks followed: the check is on what is written).
+pub fn normalize(path: &Path) -> PathBuf {
+    let mut out = PathBuf::new();
+    for c in path.components() {
+        match c {
+            Component::CurDir => {}
+            Component::ParentDir => {
+                if !out.pop() {
+                    out.push("..");
+                }
+            }
+            other => out.push(other.as_os_str()),
+        }
+    }
+    out
+}
+
+/// `written` (an include path) from the folder `base`, if it stays inside `root`.
+pub fn resolve(root: &Path, base: &Path, written: &str) -> Option<PathBuf> {
+    let p = Path::new(written);
+    if p.is_absolute() || written.is_empty() {
+        return None;
+    }
+    let resolved = normalize(&base.join(p));
+    resolved.starts_with(normalize(root)).then_some(resolved)
+}
+
+/// The project root of `script`: the folder of the nearest `ad.toml` above it, else of the
+/// nearest `.git`, else the script's own folder.
+pub fn project_root(script: &Path) -> PathBuf {
+    let abs = if script.is_absolute() {
+        script.to_path_buf()
+    } else {
+        std::env::current_dir()
+            .map(|d| d.join(script))
+            .unwrap_or_else(|_| script.to_path_buf())
+    };
+    let abs = normalize(&abs);
+    let start = abs.parent().unwrap_or(Path::new("/")).to_path_buf();
+    for marker in ["ad.toml", ".git"] {
+        let mut dir = Some(start.as_path());
+        while let Some(d) = dir {
+            if d.join(marker).exists() {
+                return d.to_path_buf();
+            }
+            dir = d.parent();
+        }
+    }
+    start
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn paths_stay_inside_the_root() {
+        let root = Path::new("/p");
+        assert_eq!(
+            resolve(root, Path::new("/p/flows"), "../fragments/a.ad"),
+            Some(PathBuf::from("/p/fragments/a.ad"))
+        );
+        assert_eq!(
+            resolve(root, Path::new("/p/flows"), "../../etc/passwd"),
+            None
+        );
+        assert_eq!(resolve(root, Path::new("/p"), "/etc/passwd"), None);
+        assert_eq!(resolve(root, Path::new("/p"), ""), None);
+    }
+}

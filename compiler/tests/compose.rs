@@ -1,0 +1,266 @@
+//! Every composition fixture in `tests/fixtures/compose/<name>/`, composed as `ad check` does
+//! with the fixture folder as the project root:
+//!
+//! * `ADxxx-<slug>/main.ad` must report `ADxxx` (positive) and `fixed.ad` beside it, the same
+//!   composition with the fix, must report neither that code nor any error or warning
+//!   (negative); `clean-<slug>/main.ad` reports nothing. A `limits` file (`max_depth=N`) lowers
+//!   the composition limits for that fixture.
+//! * Every composition code (AD800–AD810) has a fixture and a docs entry.
+//! * What each `main.ad` reports is an insta snapshot, with each finding's file and include chain.
+
+use std::path::{Path, PathBuf};
+
+use ad_compiler::codes::TABLE;
+use ad_compiler::compose::{self, Composition, FsFiles, Limits, MemoryFiles, Options};
+use ad_compiler::Severity;
+
+fn fixtures_dir() -> PathBuf {
+    ad_tests::repo_dir().join("tests/fixtures/compose")
+}
+
+fn fixture_names() -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(fixtures_dir())
+        .expect("tests/fixtures/compose")
+        .filter_map(|e| e.ok())
+        .filter(|e| e.path().is_dir())
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    names
+}
+
+fn options_for(dir: &Path) -> Options {
+    let mut limits = Limits::default();
+    if let Ok(text) = std::fs::read_to_string(dir.join("limits")) {
+        for line in text.lines() {
+            if let Some(n) = line.strip_prefix("max_depth=") {
+                limits.max_depth = n.trim().parse().expect("max_depth=N");
+            }
+        }
+    }
+    Options {
+        root: dir.to_path_buf(),
+        limits,
+        ..Options::default()
+    }
+}
+
+fn compose_fixture(dir: &Path, file: &str) -> Composition {
+    let entry = dir.join(file);
+    let text = std::fs::read_to_string(&entry).expect("fixture");
+    compose::compose(&entry, &text, &FsFiles, &options_for(dir))
+}
+
+fn codes(c: &Composition) -> Vec<&'static str> {
+    let mut v: Vec<_> = c.diagnostics.iter().map(|d| d.diagnostic.code).collect();
+    v.sort();
+    v.dedup();
+    v
+}
+
+fn serious(c: &Composition) -> Vec<String> {
+    c.diagnostics
+        .iter()
+        .filter(|d| d.diagnostic.severity != Severity::Info)
+        .map(|d| format!("{} {}", d.diagnostic.code, d.diagnostic.message))
+        .collect()
+}
+
+#[test]
+fn every_fixture_reports_its_code_and_its_fix_does_not() {
+    let mut problems = Vec::new();
+    for name in fixture_names() {
+        let dir = fixtures_dir().join(&name);
+        let main = compose_fixture(&dir, "main.ad");
+        if name.starts_with("clean-") {
+            if !main.diagnostics.is_empty() {
+                problems.push(format!(
+                    "{name}: expected nothing, got {:?}",
+                    serious(&main)
+                ));
+            }
+            continue;
+        }
+        let code = &name[..5];
+        if !codes(&main).contains(&code) {
+            problems.push(format!(
+                "{name}/main.ad: expected {code}, got {:?}",
+                codes(&main)
+            ));
+        }
+        let fixed = compose_fixture(&dir, "fixed.ad");
+        if codes(&fixed).contains(&code) || !serious(&fixed).is_empty() {
+            problems.push(format!(
+                "{name}/fixed.ad: expected clean, got {:?}",
+                serious(&fixed)
+            ));
+        }
+    }
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}
+
+#[test]
+fn every_composition_code_has_a_fixture_and_a_docs_entry() {
+    let names = fixture_names();
+    let docs = std::fs::read_to_string(ad_tests::repo_dir().join("docs/diagnostics.md")).unwrap();
+    for c in TABLE.iter().filter(|c| c.composition()) {
+        assert!(
+            names.iter().any(|n| n.starts_with(c.id)),
+            "{}: no fixture in tests/fixtures/compose",
+            c.id
+        );
+        assert!(
+            docs.contains(&format!("### {} — {}", c.id, c.title)),
+            "{}: no `### {} — {}` entry in docs/diagnostics.md",
+            c.id,
+            c.id,
+            c.title
+        );
+    }
+}
+
+/// What each fixture reports: file, position, code, message, help and include chain.
+#[test]
+fn what_every_fixture_reports() {
+    for name in fixture_names() {
+        let dir = fixtures_dir().join(&name);
+        let c = compose_fixture(&dir, "main.ad");
+        let mut out = String::new();
+        for d in &c.diagnostics {
+            let text = &c.files[&d.file];
+            let start = d.diagnostic.primary_span().start;
+            let line = text[..start].matches('\n').count() + 1;
+            let file = d.file.strip_prefix(&dir).unwrap_or(&d.file).display();
+            out.push_str(&format!(
+                "{file}:{line} {} {:?}: {}\n",
+                d.diagnostic.code, d.diagnostic.severity, d.diagnostic.message
+            ));
+            if let Some(h) = &d.diagnostic.help {
+                out.push_str(&format!("  help: {h}\n"));
+            }
+            for s in &d.chain {
+                let f = s.file.strip_prefix(&dir).unwrap_or(&s.file).display();
+                out.push_str(&format!("  via {f}:{} [{}]\n", s.line + 1, s.call_site_id));
+            }
+        }
+        insta::assert_snapshot!(name.clone(), out);
+    }
+}
+
+/// A stale pin after an edit: the fragment changes, the pin is reported (with the old and the
+/// new digest) and `--fix` rewrites exactly the digest, after which the composition is clean.
+#[test]
+fn a_stale_pin_after_an_edit_is_rewritten_by_the_fix() {
+    let dir = fixtures_dir().join("clean-two-fragments");
+    let parent = std::fs::read_to_string(dir.join("main.ad")).unwrap();
+    let frag = std::fs::read_to_string(dir.join("frag.ad")).unwrap();
+    let other = std::fs::read_to_string(dir.join("other.ad")).unwrap();
+    let root = PathBuf::from("/project");
+    let files = |frag: &str| {
+        MemoryFiles::new([
+            (root.join("frag.ad"), frag.to_string()),
+            (root.join("other.ad"), other.clone()),
+        ])
+    };
+    let options = Options {
+        root: root.clone(),
+        ..Options::default()
+    };
+    let entry = root.join("main.ad");
+    assert!(compose::compose(&entry, &parent, &files(&frag), &options)
+        .diagnostics
+        .is_empty());
+    let edited = frag.replace("tab.profile", "tab.catalog");
+    let c = compose::compose(&entry, &parent, &files(&edited), &options);
+    assert_eq!(codes(&c), vec!["AD806"]);
+    let stale = &c.diagnostics[0].diagnostic;
+    let new_digest = compose::fragment_digest(&edited);
+    assert!(stale
+        .help
+        .as_ref()
+        .unwrap()
+        .to_string()
+        .contains(&new_digest[..19]));
+    let (fixed, applied) = compose::apply_pin_fixes(&parent, std::slice::from_ref(stale));
+    assert_eq!(applied, 1);
+    assert_eq!(
+        fixed,
+        parent.replace(&compose::fragment_digest(&frag), &new_digest),
+        "the fix changes the digest and nothing else"
+    );
+    assert!(compose::compose(&entry, &fixed, &files(&edited), &options)
+        .diagnostics
+        .is_empty());
+}
+
+/// A cycle across three files is reported once, at the include that closes it, naming the
+/// whole chain; the expansion stops there instead of recursing.
+#[test]
+fn a_cycle_across_three_files_names_the_chain() {
+    let dir = fixtures_dir().join("AD803-fragment-cycle");
+    let c = compose_fixture(&dir, "main.ad");
+    let cycles: Vec<_> = c
+        .diagnostics
+        .iter()
+        .filter(|d| d.diagnostic.code == "AD803")
+        .collect();
+    assert_eq!(cycles.len(), 1);
+    assert_eq!(
+        cycles[0].diagnostic.message.to_string(),
+        "include cycle: a.ad → b.ad → c.ad → a.ad"
+    );
+    assert_eq!(cycles[0].file, dir.join("c.ad"));
+    assert_eq!(cycles[0].chain.len(), 3, "main → a → b → c");
+}
+
+/// Rules run over the expansion: a finding in a fragment is reported in the fragment's file
+/// with the include chain, at the fragment's own line.
+#[test]
+fn rules_run_across_the_expansion_and_point_into_the_fragment() {
+    let root = PathBuf::from("/p");
+    let dir = fixtures_dir().join("clean-two-fragments");
+    let parent = std::fs::read_to_string(dir.join("main.ad")).unwrap();
+    let frag = std::fs::read_to_string(dir.join("frag.ad")).unwrap();
+    let other = std::fs::read_to_string(dir.join("other.ad")).unwrap();
+    // A ref issued by a snapshot in the parent does not survive the fragment's mutating click.
+    let frag_with_ref = format!("{frag}click @e3\n");
+    let parent = parent.replacen(
+        "open \"com.example.shop\"",
+        "open \"com.example.shop\"\nsnapshot",
+        1,
+    );
+    let files = MemoryFiles::new([
+        (root.join("frag.ad"), frag_with_ref.clone()),
+        (root.join("other.ad"), other),
+    ]);
+    let options = Options {
+        root: root.clone(),
+        ..Options::default()
+    };
+    // The pins are stale now (the fragment changed): rewrite them first.
+    let c = compose::compose(&root.join("main.ad"), &parent, &files, &options);
+    let (parent, _) = compose::apply_pin_fixes(
+        &parent,
+        &c.diagnostics
+            .iter()
+            .map(|d| d.diagnostic.clone())
+            .collect::<Vec<_>>(),
+    );
+    let c = compose::compose(&root.join("main.ad"), &parent, &files, &options);
+    let in_fragment: Vec<_> = c
+        .diagnostics
+        .iter()
+        .filter(|d| d.file == root.join("frag.ad"))
+        .collect();
+    assert!(
+        !in_fragment.is_empty(),
+        "expected a ref-frame finding in frag.ad, got {:?}",
+        serious(&c)
+    );
+    let d = in_fragment[0];
+    let line = frag_with_ref[..d.diagnostic.primary_span().start]
+        .matches('\n')
+        .count();
+    assert_eq!(line, 5, "the `click @e3` line of the fragment");
+    assert_eq!(d.chain[0].call_site_id, "a");
+}

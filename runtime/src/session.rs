@@ -50,6 +50,33 @@ pub struct ScriptOutcome {
     pub backend: BackendKind,
 }
 
+/// The run's journal (in memory, or a new run folder under the artifacts root), its folder, and
+/// the run options pointing outputs and artifacts at that folder unless the user chose others.
+pub(crate) fn open_journal(
+    config: &SessionConfig,
+    options: &RunOptions,
+) -> Result<(Journal, Option<PathBuf>, RunOptions), SetupError> {
+    let journal = if config.no_journal {
+        Journal::memory(&options.session)
+    } else {
+        Journal::create(&config.artifacts_root, &options.session).map_err(|e| {
+            SetupError(format!(
+                "cannot create a run folder in {}: {e} (pass --artifacts-dir DIR)",
+                config.artifacts_root.display()
+            ))
+        })?
+    };
+    let run_dir = journal.dir().map(Path::to_path_buf);
+    let mut opts = options.clone();
+    if opts.output_dir.is_none() {
+        opts.output_dir = run_dir.clone();
+    }
+    if opts.artifacts.is_none() {
+        opts.artifacts = run_dir.as_ref().map(|d| d.display().to_string());
+    }
+    Ok((journal, run_dir, opts))
+}
+
 /// The per-user state folder: `$AD_STATE_DIR`, else `$XDG_STATE_HOME/ad`, else
 /// `~/.local/state/ad`, else a per-user folder under the system temp folder.
 pub fn default_state_dir() -> PathBuf {
@@ -190,24 +217,7 @@ pub fn run_script(
         })?;
         sim.restore(state).map_err(|e| SetupError(e.0))?;
     }
-    let mut journal = if config.no_journal {
-        Journal::memory(&options.session)
-    } else {
-        Journal::create(&config.artifacts_root, &options.session).map_err(|e| {
-            SetupError(format!(
-                "cannot create a run folder in {}: {e} (pass --artifacts-dir DIR)",
-                config.artifacts_root.display()
-            ))
-        })?
-    };
-    let run_dir = journal.dir().map(Path::to_path_buf);
-    let mut opts = options.clone();
-    if opts.output_dir.is_none() {
-        opts.output_dir = run_dir.clone();
-    }
-    if opts.artifacts.is_none() {
-        opts.artifacts = run_dir.as_ref().map(|d| d.display().to_string());
-    }
+    let (mut journal, run_dir, opts) = open_journal(config, options)?;
     // I/O for the web backend's DevTools socket. The run's browser lives on this thread (its
     // parent-death signal is tied to it) and is reaped when `backend` drops.
     let rt = tokio::runtime::Builder::new_current_thread()

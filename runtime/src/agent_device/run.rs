@@ -13,7 +13,6 @@ use super::daemon::{self, DaemonInfo, OwnedDaemon};
 use super::device::AgentDevice;
 use super::install;
 use crate::interp::{self, Plan, Progress, RunOptions};
-use crate::journal::Journal;
 use crate::session::{resumes_mid_plan, ScriptOutcome, SessionConfig, SetupError};
 
 /// How the bridge finds its device.
@@ -161,24 +160,7 @@ pub fn run_script(
         client.timeout = t;
     }
     let mut device = AgentDevice::new(client, platform);
-    let mut journal = if config.no_journal {
-        Journal::memory(&options.session)
-    } else {
-        Journal::create(&config.artifacts_root, &options.session).map_err(|e| {
-            SetupError(format!(
-                "cannot create a run folder in {}: {e} (pass --artifacts-dir DIR)",
-                config.artifacts_root.display()
-            ))
-        })?
-    };
-    let run_dir = journal.dir().map(Path::to_path_buf);
-    let mut opts = options.clone();
-    if opts.output_dir.is_none() {
-        opts.output_dir = run_dir.clone();
-    }
-    if opts.artifacts.is_none() {
-        opts.artifacts = run_dir.as_ref().map(|d| d.display().to_string());
-    }
+    let (mut journal, run_dir, opts) = crate::session::open_journal(config, options)?;
     let mut result = rt.block_on(interp::run(
         plan,
         &mut device,

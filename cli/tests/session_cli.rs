@@ -6,7 +6,6 @@
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
-use std::sync::atomic::{AtomicUsize, Ordering};
 
 use ad_tests::web_fixture::{fixture_dir, require_chromium, FixtureServer};
 use serde_json::Value;
@@ -14,18 +13,14 @@ use serde_json::Value;
 const SECRET: &str = "hunter2";
 
 fn repo() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .unwrap()
-        .to_path_buf()
+    ad_tests::repo_dir()
 }
 
 fn scratch(name: &str) -> PathBuf {
-    static NEXT: AtomicUsize = AtomicUsize::new(0);
-    let n = NEXT.fetch_add(1, Ordering::Relaxed);
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR"))
-        .join(format!("ad-ses-{name}-{}-{n}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
+    let dir = ad_tests::scratch_dir(
+        Path::new(env!("CARGO_TARGET_TMPDIR")),
+        &format!("ad-ses-{name}"),
+    );
     std::fs::create_dir_all(dir.join("tmp")).unwrap();
     dir
 }

@@ -5,7 +5,6 @@
 //! parser must accept it (the oracle: `npm ci` in oracle/).
 
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicUsize, Ordering};
 
 use ad_runtime::authoring::{Request, Response, Sessions};
 use serde_json::Value;
@@ -13,19 +12,14 @@ use serde_json::Value;
 const SECRET: &str = "hunter2";
 
 fn repo() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .unwrap()
-        .to_path_buf()
+    ad_tests::repo_dir()
 }
 
 fn scratch(name: &str) -> PathBuf {
-    static NEXT: AtomicUsize = AtomicUsize::new(0);
-    let n = NEXT.fetch_add(1, Ordering::Relaxed);
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR"))
-        .join(format!("ad-authoring-{name}-{}-{n}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = ad_tests::scratch_dir(
+        Path::new(env!("CARGO_TARGET_TMPDIR")),
+        &format!("ad-authoring-{name}"),
+    );
     dir
 }
 

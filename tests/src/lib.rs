@@ -45,6 +45,17 @@ pub fn repo_dir() -> PathBuf {
     manifest.parent().unwrap_or(manifest).to_path_buf()
 }
 
+/// A fresh, empty scratch folder `<root>/<prefix>-<pid>-<n>` for one test (`root` is usually the
+/// test binary's `CARGO_TARGET_TMPDIR`); unique across the tests of one process.
+pub fn scratch_dir(root: &Path, prefix: &str) -> PathBuf {
+    static NEXT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let dir = root.join(format!("{prefix}-{}-{n}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("create a scratch folder");
+    dir
+}
+
 /// A folder of `.ad` scripts with the oracle's output for each in `expected/<stem>.json`.
 #[derive(Clone, Debug)]
 pub struct DataSet {

@@ -97,6 +97,43 @@ fn shell_completions_are_current() {
     hold_folder(&repo_root().join("completions"), &generated);
 }
 
+/// What bash offers after `words` (the last one is being completed) with the checked-in script.
+fn bash_completes(words: &[&str]) -> Vec<String> {
+    let quoted: Vec<String> = words.iter().map(|w| format!("'{w}'")).collect();
+    let script = format!(
+        "source completions/ad.bash\nCOMP_WORDS=({words})\nCOMP_CWORD={cword}\n_ad ad {current} {previous}\nprintf '%s\\n' \"${{COMPREPLY[@]}}\"\n",
+        words = quoted.join(" "),
+        cword = words.len() - 1,
+        current = quoted[words.len() - 1],
+        previous = quoted[words.len() - 2],
+    );
+    let out = std::process::Command::new("bash")
+        .args(["--noprofile", "--norc", "-c", &script])
+        .current_dir(repo_root())
+        .output()
+        .expect("bash runs");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(str::to_string)
+        .collect()
+}
+
+#[test]
+fn bash_completes_commands_flags_and_values() {
+    assert_eq!(bash_completes(&["ad", "ch"]), ["check"]);
+    assert_eq!(bash_completes(&["ad", "ini"]), ["init"]);
+    assert_eq!(bash_completes(&["ad", "check", "--form"]), ["--format"]);
+    assert_eq!(
+        bash_completes(&["ad", "check", "--format", ""]),
+        ["human", "json", "sarif", "github"]
+    );
+}
+
 #[test]
 fn man_pages_are_current() {
     let out_dir = scratch_dir("man");

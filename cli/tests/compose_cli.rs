@@ -232,6 +232,11 @@ fn resume_inside_a_composition_checks_the_expanded_digest() {
 #[test]
 fn a_composition_with_errors_is_not_run_and_a_stale_pin_is_fixed() {
     let dir = scratch_project("compose-stale");
+    // `--fix` on a clean composition keeps a snapshot of each pinned fragment.
+    let fix = run_in(&dir, &["check", "--fix", "sign-in-and-tour.ad"], None);
+    assert_eq!(exit_code(&fix), 0, "{}", stdout(&fix));
+    let pins: Vec<_> = std::fs::read_dir(dir.join(".ad/pins")).unwrap().collect();
+    assert_eq!(pins.len(), 2, "login and onboarding");
     let frag = dir.join("fragments/login.ad");
     let text = std::fs::read_to_string(&frag).unwrap();
     std::fs::write(&frag, text.replace("5000", "8000")).unwrap();
@@ -244,9 +249,31 @@ fn a_composition_with_errors_is_not_run_and_a_stale_pin_is_fixed() {
     );
     let check = run_in(&dir, &["check", "sign-in-and-tour.ad"], None);
     assert_eq!(exit_code(&check), 1);
-    assert!(stdout(&check).contains("changed since it was pinned"));
+    let said = stdout(&check);
+    assert!(said.contains("changed since it was pinned"), "{said}");
+    // The steps that changed, from the snapshot of what was pinned.
+    let changed = "- 6: wait \"id=\\\"login.email\\\"\" 5000\n";
+    assert!(said.contains(changed.trim_end()), "{said}");
+    assert!(
+        said.contains("+ 6: wait \"id=\\\"login.email\\\"\" 8000"),
+        "{said}"
+    );
     let fix = run_in(&dir, &["check", "--fix", "sign-in-and-tour.ad"], None);
     assert_eq!(exit_code(&fix), 0, "{}", stdout(&fix));
+    // What changed is shown as the pin is rewritten, and the new pin gets its snapshot.
+    let err = stderr(&fix);
+    assert!(
+        err.contains("re-pinning") && err.contains(changed.trim_end()),
+        "{err}"
+    );
+    let digest = ad_compiler::compose::fragment_digest(&std::fs::read_to_string(&frag).unwrap());
+    assert!(std::fs::read_to_string(dir.join("sign-in-and-tour.ad"))
+        .unwrap()
+        .contains(&digest));
+    assert!(dir
+        .join(".ad/pins")
+        .join(format!("{}.pinned", &digest["sha256:".len()..]))
+        .exists());
     let out = run_in(
         &dir,
         &[
@@ -325,4 +352,60 @@ fn walk(dir: &Path) -> Vec<PathBuf> {
         }
     }
     out
+}
+
+/// A finding inside a fragment carries its include chain as places in the including files: a
+/// secondary label in the parent in the terminal, `related` spans in JSON, `relatedLocations`
+/// in SARIF.
+#[test]
+fn a_finding_in_a_fragment_shows_the_include_in_the_parent() {
+    let dir = scratch_project("compose-related");
+    let parent = dir.join("sign-in-and-tour.ad");
+    let text = std::fs::read_to_string(&parent).unwrap();
+    std::fs::write(&parent, text.replace("env EMAIL=demo@example.com\n", "")).unwrap();
+    let human = stdout(&run_in(&dir, &["check", "sign-in-and-tour.ad"], None));
+    assert!(human.contains("[AD810]"), "{human}");
+    assert!(
+        human.contains("├─[ sign-in-and-tour.ad:")
+            && human.contains("include \"fragments/login.ad\"")
+            && human.contains("included here as `login`"),
+        "{human}"
+    );
+    let out = run_in(
+        &dir,
+        &["check", "--format", "json", "sign-in-and-tour.ad"],
+        None,
+    );
+    let json: Value = serde_json::from_str(&stdout(&out)).unwrap();
+    let unbound = json
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|d| d["code"] == "AD810")
+        .expect("AD810");
+    assert_eq!(unbound["path"], "fragments/login.ad");
+    let include_line = text
+        .replace("env EMAIL=demo@example.com\n", "")
+        .lines()
+        .position(|l| l == "include \"fragments/login.ad\"")
+        .unwrap()
+        + 1;
+    assert_eq!(
+        unbound["related"],
+        serde_json::json!([{
+            "path": "sign-in-and-tour.ad", "line": include_line, "column": 1,
+            "end_line": include_line, "end_column": 29, "message": "included here as `login`"
+        }])
+    );
+    let out = run_in(
+        &dir,
+        &["check", "--format", "sarif", "sign-in-and-tour.ad"],
+        None,
+    );
+    let sarif: Value = serde_json::from_str(&stdout(&out)).unwrap();
+    let related = &sarif["runs"][0]["results"][0]["relatedLocations"][0];
+    assert_eq!(
+        related["physicalLocation"]["artifactLocation"]["uri"],
+        "sign-in-and-tour.ad"
+    );
 }

@@ -264,3 +264,120 @@ fn rules_run_across_the_expansion_and_point_into_the_fragment() {
     assert_eq!(line, 5, "the `click @e3` line of the fragment");
     assert_eq!(d.chain[0].call_site_id, "a");
 }
+
+/// With a snapshot of the pinned fragment in the project (`.ad/pins/<hex>.pinned`, written when
+/// the pin was), a stale pin names the steps that changed; without one it says so.
+#[test]
+fn a_stale_pin_shows_the_steps_that_changed_since_its_snapshot() {
+    let dir = fixtures_dir().join("clean-two-fragments");
+    let parent = std::fs::read_to_string(dir.join("main.ad")).unwrap();
+    let frag = std::fs::read_to_string(dir.join("frag.ad")).unwrap();
+    let other = std::fs::read_to_string(dir.join("other.ad")).unwrap();
+    let root = PathBuf::from("/project");
+    let pinned = compose::fragment_digest(&frag);
+    let snapshot = compose::snapshot_path(&root, &pinned).unwrap();
+    assert_eq!(
+        snapshot,
+        root.join(".ad/pins")
+            .join(format!("{}.pinned", &pinned[7..]))
+    );
+    let edited = frag.replace("tab.profile", "tab.catalog");
+    let options = Options {
+        root: root.clone(),
+        ..Options::default()
+    };
+    let stale_help = |with_snapshot: bool| {
+        let mut files = vec![
+            (root.join("frag.ad"), edited.clone()),
+            (root.join("other.ad"), other.clone()),
+        ];
+        if with_snapshot {
+            files.push((snapshot.clone(), compose::snapshot_text(&frag)));
+        }
+        let c = compose::compose(
+            &root.join("main.ad"),
+            &parent,
+            &MemoryFiles::new(files),
+            &options,
+        );
+        assert_eq!(codes(&c), vec!["AD806"]);
+        c.diagnostics[0]
+            .diagnostic
+            .help
+            .as_ref()
+            .unwrap()
+            .to_string()
+    };
+    let help = stale_help(true);
+    assert!(
+        help.contains("what changed since the pin:\n  - 5: click \"id=\\\"tab.profile\\\"\"\n  + 5: click \"id=\\\"tab.catalog\\\"\""),
+        "{help}"
+    );
+    let help = stale_help(false);
+    assert!(
+        help.contains("no snapshot of the pinned steps in .ad/pins/")
+            && help.contains("git diff frag.ad"),
+        "{help}"
+    );
+}
+
+/// Paths are checked where they really lead: an include whose file (or a folder on its way) is a
+/// symbolic link out of the project root is refused like `../` out of it; a link that stays
+/// inside is followed.
+#[cfg(unix)]
+#[test]
+fn an_include_through_a_symlink_out_of_the_project_is_refused() {
+    use std::os::unix::fs::symlink;
+    let scratch = ad_tests::scratch_dir(Path::new(env!("CARGO_TARGET_TMPDIR")), "compose-links");
+    let root = scratch.join("project");
+    let outside = scratch.join("outside");
+    std::fs::create_dir_all(root.join("fragments")).unwrap();
+    std::fs::create_dir_all(&outside).unwrap();
+    let dir = fixtures_dir().join("clean-two-fragments");
+    let frag = std::fs::read_to_string(dir.join("frag.ad")).unwrap();
+    let other = std::fs::read_to_string(dir.join("other.ad")).unwrap();
+    let parent = std::fs::read_to_string(dir.join("main.ad")).unwrap();
+    std::fs::write(outside.join("frag.ad"), &frag).unwrap();
+    std::fs::write(root.join("fragments/other.ad"), &other).unwrap();
+    // A file link and a folder link out of the project, a file link inside it.
+    symlink(outside.join("frag.ad"), root.join("frag.ad")).unwrap();
+    symlink(&outside, root.join("shared")).unwrap();
+    symlink(root.join("fragments/other.ad"), root.join("other.ad")).unwrap();
+    let options = Options {
+        root: root.clone(),
+        ..Options::default()
+    };
+    let compose_with = |text: &str| {
+        std::fs::write(root.join("main.ad"), text).unwrap();
+        compose::compose(&root.join("main.ad"), text, &FsFiles, &options)
+    };
+    let c = compose_with(&parent);
+    let refused: Vec<_> = c
+        .diagnostics
+        .iter()
+        .filter(|d| d.diagnostic.code == "AD801")
+        .collect();
+    assert_eq!(refused.len(), 1, "{:?}", serious(&c));
+    assert!(refused[0]
+        .diagnostic
+        .message
+        .to_string()
+        .contains("\"frag.ad\" leads outside the project root through a symbolic link"));
+    assert!(
+        !c.flattened.contains("tab.profile"),
+        "nothing from outside is inlined"
+    );
+    // The inside link (other.ad) is followed: its steps are in the expansion.
+    assert!(
+        c.flattened.contains("include \"other.ad\"")
+            || c.call_sites.iter().any(|s| s.path == "other.ad")
+    );
+    let c = compose_with(&parent.replace("include \"frag.ad\"", "include \"shared/frag.ad\""));
+    assert!(
+        c.diagnostics.iter().any(|d| d.diagnostic.code == "AD801"
+            && d.diagnostic.message.to_string().contains("symbolic link")),
+        "{:?}",
+        serious(&c)
+    );
+    let _ = std::fs::remove_dir_all(&scratch);
+}

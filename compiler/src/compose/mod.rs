@@ -12,9 +12,11 @@
 
 mod files;
 mod lines;
+mod pins;
 
 pub use files::{normalize, project_root, resolve, Files, FsFiles, MemoryFiles};
 pub use lines::{kind_of, ScriptKind};
+pub use pins::{changes, read_snapshot, snapshot_path, snapshot_text, PINS_DIR};
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -417,6 +419,23 @@ impl Composer<'_> {
             self.report(file, chain, d);
             return;
         };
+        if let Some(real) = self.files.real_path(&resolved) {
+            let root = &self.options.root;
+            let real_root = self.files.real_path(root).unwrap_or_else(|| root.clone());
+            if !real.starts_with(&real_root) {
+                let d = Diagnostic::new(
+                    FRAGMENT_UNSUPPORTED,
+                    format!("\"{written}\" leads outside the project root through a symbolic link"),
+                    path_span,
+                )
+                .with_label(format!("is {}", real.display()))
+                .with_help(
+                    "include files inside the project (the folder of the nearest ad.toml, else the repository root); copy the fragment in instead of linking to it",
+                );
+                self.report(file, chain, d);
+                return;
+            }
+        }
         if chain.len() + 1 > self.options.limits.max_depth {
             let d = Diagnostic::new(
                 FRAGMENT_BOUNDS,
@@ -465,25 +484,7 @@ impl Composer<'_> {
         let digest = fragment_digest(&fragment_text);
         if let Some((pinned, span)) = &pinned {
             if *pinned != digest {
-                let d = Diagnostic::new(
-                    FRAGMENT_STALE,
-                    format!("\"{written}\" changed since it was pinned"),
-                    *span,
-                )
-                .with_label(format!("pinned {}", short(pinned)))
-                .with_help(format!(
-                    "pinned {}, the fragment's plan is now {}; review what changed (`git diff {}`), then `ad check --fix` rewrites the pin",
-                    short(pinned),
-                    short(&digest),
-                    display_name(&resolved, &self.options.root)
-                ))
-                .with_fix(
-                    format!("pin {} at {}", written, short(&digest)),
-                    vec![Edit {
-                        span: Span::new(span.start + 1, span.end - 1),
-                        replacement: digest.clone(),
-                    }],
-                );
+                let d = self.stale_pin(pinned, *span, &digest, &written, &resolved, &fragment_text);
                 self.report(file, chain, d);
             }
         }
@@ -524,6 +525,52 @@ impl Composer<'_> {
             format!("{indent}# ad:end include \"{written}\" ({name})"),
             None,
         );
+    }
+
+    /// AD806 for a pin of `written` (resolved to `resolved`) at `pinned` whose fragment is at
+    /// `digest` now: what changed, from the pinned snapshot when the project has it.
+    fn stale_pin(
+        &self,
+        pinned: &str,
+        span: Span,
+        digest: &str,
+        written: &str,
+        resolved: &Path,
+        fragment_text: &str,
+    ) -> Diagnostic {
+        let root = &self.options.root;
+        let review = match pins::read_snapshot(self.files, root, pinned) {
+            Some(old) => {
+                let lines = pins::changes(&old, fragment_text);
+                if lines.is_empty() {
+                    "what changed since the pin: nothing a step shows".to_string()
+                } else {
+                    format!("what changed since the pin:\n  {}", lines.join("\n  "))
+                }
+            }
+            None => format!(
+                "no snapshot of the pinned steps in {PINS_DIR}/: review what changed (`git diff {}`)",
+                display_name(resolved, root)
+            ),
+        };
+        Diagnostic::new(
+            FRAGMENT_STALE,
+            format!("\"{written}\" changed since it was pinned"),
+            span,
+        )
+        .with_label(format!("pinned {}", short(pinned)))
+        .with_help(format!(
+            "pinned {}, the fragment's plan is now {}; {review}\nthen `ad check --fix` rewrites the pin (and keeps a snapshot of what it pins)",
+            short(pinned),
+            short(digest),
+        ))
+        .with_fix(
+            format!("pin {} at {}", written, short(digest)),
+            vec![Edit {
+                span: Span::new(span.start + 1, span.end - 1),
+                replacement: digest.to_string(),
+            }],
+        )
     }
 
     /// The reasons found in a fragment alone: lifecycle, entry guard, context, variables.

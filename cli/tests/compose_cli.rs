@@ -183,6 +183,46 @@ fn a_failure_inside_a_fragment_names_the_fragment_line_and_the_call_site() {
         err.contains("--> fragments/onboarding.ad:10 (included at sign-in-and-tour.ad:13 [tour])"),
         "{err}"
     );
+    // The divergence report names the fragment line and the call site too, in its text and in
+    // its record (the journal's `divergence` event, the JSON result).
+    assert!(
+        err.contains("Divergence at step ")
+            && err.contains(
+                "(fragments/onboarding.ad:10, included at sign-in-and-tour.ad:13 [tour]; plan line "
+            ),
+        "{err}"
+    );
+    let out = run_in(
+        &dir,
+        &[
+            "run",
+            "-q",
+            "--json",
+            "sign-in-and-tour.ad",
+            "--artifacts-dir",
+            &art.to_string_lossy(),
+        ],
+        None,
+    );
+    let result: Value = serde_json::from_str(&stdout(&out)).unwrap();
+    let events =
+        std::fs::read_to_string(Path::new(result["runDir"].as_str().unwrap()).join("events.jsonl"))
+            .unwrap();
+    let divergence: Value = events
+        .lines()
+        .map(|l| serde_json::from_str::<Value>(l).unwrap())
+        .find(|e| e["event"] == "divergence")
+        .expect("a divergence event");
+    let origin = &divergence["report"]["step"]["origin"];
+    assert_eq!(origin["file"], "fragments/onboarding.ad");
+    assert_eq!(origin["line"], 10);
+    assert_eq!(origin["includes"][0]["file"], "sign-in-and-tour.ad");
+    assert_eq!(origin["includes"][0]["line"], 13);
+    assert_eq!(origin["includes"][0]["callSiteId"], "tour");
+    assert_eq!(
+        divergence["report"]["step"]["source"]["line"], divergence["line"],
+        "source stays the plan's line"
+    );
 }
 
 /// After a divergence inside a fragment, `--from N --plan-digest D` resumes on the expanded

@@ -449,3 +449,47 @@ fn a_finding_in_a_fragment_shows_the_include_in_the_parent() {
         "sign-in-and-tour.ad"
     );
 }
+
+/// `ad check --fix` turns an `env` line in a fragment into fallbacks of its uses (AD801), then
+/// re-pins the fragment it changed; the composition then runs.
+#[test]
+fn check_fix_moves_a_fragments_env_into_fallbacks_and_repins() {
+    let dir = scratch_project("compose-env");
+    let login = dir.join("fragments/login.ad");
+    let text = std::fs::read_to_string(&login).unwrap();
+    std::fs::write(
+        &login,
+        text.replacen(
+            "context platform=ios target=mobile\n",
+            "context platform=ios target=mobile\nenv EMAIL=demo@example.com\n",
+            1,
+        ),
+    )
+    .unwrap();
+    let parent = dir.join("sign-in-and-tour.ad");
+    let ptext = std::fs::read_to_string(&parent).unwrap();
+    std::fs::write(&parent, ptext.replace("env EMAIL=demo@example.com\n", "")).unwrap();
+    let check = run_in(&dir, &["check", "sign-in-and-tour.ad"], None);
+    assert_eq!(exit_code(&check), 1);
+    assert!(stdout(&check).contains("[AD801]"), "{}", stdout(&check));
+    let fix = run_in(&dir, &["check", "--fix", "sign-in-and-tour.ad"], None);
+    assert_eq!(exit_code(&fix), 0, "{}{}", stdout(&fix), stderr(&fix));
+    let fixed = std::fs::read_to_string(&login).unwrap();
+    assert!(!fixed.contains("env EMAIL"), "{fixed}");
+    assert!(fixed.contains("\"${EMAIL:-demo@example.com}\""), "{fixed}");
+    assert!(std::fs::read_to_string(&parent)
+        .unwrap()
+        .contains(&ad_compiler::compose::fragment_digest(&fixed)));
+    let out = run_in(
+        &dir,
+        &[
+            "run",
+            "-q",
+            "sign-in-and-tour.ad",
+            "--artifacts-dir",
+            &dir.join("a").to_string_lossy(),
+        ],
+        None,
+    );
+    assert_eq!(exit_code(&out), 0, "{}", stderr(&out));
+}

@@ -181,7 +181,7 @@ fn a_stale_pin_after_an_edit_is_rewritten_by_the_fix() {
         .unwrap()
         .to_string()
         .contains(&new_digest[..19]));
-    let (fixed, applied) = compose::apply_pin_fixes(&parent, std::slice::from_ref(stale));
+    let (fixed, applied) = compose::apply_composition_fixes(&parent, std::slice::from_ref(stale));
     assert_eq!(applied, 1);
     assert_eq!(
         fixed,
@@ -239,7 +239,7 @@ fn rules_run_across_the_expansion_and_point_into_the_fragment() {
     };
     // The pins are stale now (the fragment changed): rewrite them first.
     let c = compose::compose(&root.join("main.ad"), &parent, &files, &options);
-    let (parent, _) = compose::apply_pin_fixes(
+    let (parent, _) = compose::apply_composition_fixes(
         &parent,
         &c.diagnostics
             .iter()
@@ -380,4 +380,51 @@ fn an_include_through_a_symlink_out_of_the_project_is_refused() {
         serious(&c)
     );
     let _ = std::fs::remove_dir_all(&scratch);
+}
+
+/// An `env` line in a fragment (AD801) is fixed by turning its value into the fallback of the
+/// fragment's uses: the parent or the run still supply the value, the fragment keeps its
+/// default, and after a re-pin the composition is clean.
+#[test]
+fn an_env_line_in_a_fragment_becomes_the_fallback_of_its_uses() {
+    let root = PathBuf::from("/p");
+    let dir = fixtures_dir().join("AD801-env-in-fragment");
+    let parent = std::fs::read_to_string(dir.join("main.ad")).unwrap();
+    let frag = std::fs::read_to_string(dir.join("env.ad")).unwrap()
+        + "fill \"id=\\\"search\\\"\" \"${WHO}\"\n";
+    let options = Options {
+        root: root.clone(),
+        ..Options::default()
+    };
+    let compose_with = |parent: &str, frag: &str| {
+        let files = MemoryFiles::new([(root.join("env.ad"), frag.to_string())]);
+        compose::compose(&root.join("main.ad"), parent, &files, &options)
+    };
+    let c = compose_with(&parent, &frag);
+    let in_fragment: Vec<_> = c
+        .diagnostics
+        .iter()
+        .filter(|d| d.file == root.join("env.ad"))
+        .map(|d| d.diagnostic.clone())
+        .collect();
+    assert!(in_fragment
+        .iter()
+        .any(|d| d.code == "AD801" && d.fix.is_some()));
+    let (fixed, applied) = compose::apply_composition_fixes(&frag, &in_fragment);
+    assert_eq!(applied, 1);
+    assert!(!fixed.contains("env WHO"), "{fixed}");
+    assert!(fixed.contains("\"${WHO:-demo}\""), "{fixed}");
+    let stale: Vec<_> = compose_with(&parent, &fixed)
+        .diagnostics
+        .into_iter()
+        .map(|d| d.diagnostic)
+        .collect();
+    assert_eq!(
+        stale.iter().map(|d| d.code).collect::<Vec<_>>(),
+        vec!["AD806"]
+    );
+    let (parent, _) = compose::apply_composition_fixes(&parent, &stale);
+    let c = compose_with(&parent, &fixed);
+    assert!(c.diagnostics.is_empty(), "{:?}", serious(&c));
+    assert!(c.flattened.contains("\"${WHO:-demo}\""));
 }

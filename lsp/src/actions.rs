@@ -48,7 +48,7 @@ pub fn code_actions(snap: &Snapshot, params: CodeActionParams) -> Option<Vec<Cod
     if wants(&params, &CodeActionKind::QUICKFIX) {
         // A composition's stale pins: their fix is the composition's, not the one-file analysis'.
         out.extend(
-            crate::compose::pin_actions(doc, range, snap.caps.create_files)
+            crate::compose::composition_actions(doc, range, snap.caps.create_files)
                 .into_iter()
                 .map(CodeActionOrCommand::CodeAction),
         );

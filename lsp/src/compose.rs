@@ -233,11 +233,16 @@ pub fn rename_across(doc: &Document, old: &str, new: &str) -> HashMap<Uri, Vec<T
     out
 }
 
-/// Quick fixes for the stale pins (AD806) of `doc` whose span touches `range`: each rewrites the
-/// pin to the fragment's digest now and, when the client can create files and the project has
-/// no snapshot of that digest yet, writes it (`.ad/pins/<hex>.pinned`) as `ad check --fix` does.
+/// Quick fixes of the composition's own findings in `doc` whose span touches `range` (an `env`
+/// line in a fragment, AD801; a stale pin, AD806). A re-pin rewrites the digest and, when the
+/// client can create files and the project has no snapshot of that digest yet, writes it
+/// (`.ad/pins/<hex>.pinned`) as `ad check --fix` does.
 #[allow(clippy::mutable_key_type)] // lsp-types keys edits by `Uri`
-pub fn pin_actions(doc: &Document, range: ad_grammar::Span, create_files: bool) -> Vec<CodeAction> {
+pub fn composition_actions(
+    doc: &Document,
+    range: ad_grammar::Span,
+    create_files: bool,
+) -> Vec<CodeAction> {
     let mut out = Vec::new();
     let (Some(c), Some(path)) = (doc.composition(), doc.path.as_ref()) else {
         return out;
@@ -246,11 +251,8 @@ pub fn pin_actions(doc: &Document, range: ad_grammar::Span, create_files: bool) 
     let root = compose::project_root(&own);
     for fd in c.diagnostics_in(&own) {
         let d = &fd.diagnostic;
-        let Some(fix) = d
-            .fix
-            .as_ref()
-            .filter(|_| d.code == ad_grammar::codes::FRAGMENT_STALE)
-        else {
+        let own_fix = ad_grammar::codes::get(d.code).is_some_and(|c| c.composition());
+        let Some(fix) = d.fix.as_ref().filter(|_| own_fix) else {
             continue;
         };
         let at = d.primary_span();
@@ -262,11 +264,12 @@ pub fn pin_actions(doc: &Document, range: ad_grammar::Span, create_files: bool) 
             .iter()
             .map(|e| TextEdit::new(doc.lines.range(&doc.text, e.span), e.replacement.clone()))
             .collect();
-        // The include the pin is for: the line after it.
+        // A re-pin's include is the line after the pin.
         let pin_line = doc.text[..at.start].matches('\n').count();
         let snapshot = c
             .call_sites
             .iter()
+            .filter(|_| d.code == ad_grammar::codes::FRAGMENT_STALE)
             .find(|s| s.file == own && s.line == pin_line + 1)
             .and_then(|s| {
                 let target = compose::snapshot_path(&root, &s.digest)?;

@@ -136,7 +136,11 @@ pub fn check(
     seen: &mut std::collections::BTreeSet<(PathBuf, &'static str, usize)>,
 ) -> Result<Vec<crate::render::CheckedFile>, String> {
     let mut c = compose_file(path, &text, config, Vec::new());
-    if fix {
+    // A fix in a fragment (AD801) changes its digest: a second round re-pins it.
+    for _round in 0..2 {
+        if !fix {
+            break;
+        }
         let mut total = 0;
         for FileFindings {
             file,
@@ -156,18 +160,18 @@ pub fn check(
                     eprintln!("  {l}");
                 }
             }
-            let (pinned, pins) = compose::apply_pin_fixes(&file_text, &diagnostics);
+            let (composed, own) = compose::apply_composition_fixes(&file_text, &diagnostics);
             let rest: Vec<_> = diagnostics
                 .into_iter()
-                .filter(|d| d.code != ad_grammar::codes::FRAGMENT_STALE)
+                .filter(|d| !ad_grammar::codes::get(d.code).is_some_and(|c| c.composition()))
                 .collect();
             let (fixed, others) = if compose::kind_of(&file_text) == ScriptKind::Plain {
-                ad_compiler::apply_fixes(&pinned, &rest)
+                ad_compiler::apply_fixes(&composed, &rest)
             } else {
                 // The one-file fix check reads composition lines as unknown commands.
-                (pinned, 0)
+                (composed, 0)
             };
-            let applied = pins + others;
+            let applied = own + others;
             if applied > 0 {
                 crate::atomic_write(&file, fixed.as_bytes())
                     .map_err(|e| format!("{}: {e}", file.display()))?;
@@ -175,11 +179,13 @@ pub fn check(
                 total += applied;
             }
         }
-        if total > 0 {
-            let text =
-                std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
-            c = compose_file(path, &text, config, Vec::new());
+        if total == 0 {
+            break;
         }
+        let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
+        c = compose_file(path, &text, config, Vec::new());
+    }
+    if fix {
         write_snapshots(&c, path)?;
     }
     let mut out = Vec::new();

@@ -11,6 +11,7 @@
 //! a nested fragment is pinned by its own call site.
 
 mod files;
+mod fragment_env;
 mod lines;
 mod pins;
 
@@ -140,22 +141,23 @@ pub fn fragment_digest(text: &str) -> String {
     format!("sha256:{digest}")
 }
 
-/// Applies the fixes of `diagnostics` (findings in `text`) that rewrite pins (AD806): each
-/// replaces a digest string with the fragment's digest now, so they never overlap or move a
-/// line. The other fixes go through [`crate::apply_fixes`].
-pub fn apply_pin_fixes(text: &str, diagnostics: &[Diagnostic]) -> (String, usize) {
-    let mut edits: Vec<&Edit> = diagnostics
+/// Applies the fixes of `diagnostics` (findings in `text`) that are the composition's own: the
+/// re-pin of a stale pin (AD806, a digest string replaced) and an `env` line in a fragment turned
+/// into fallbacks (AD801). Their edits never overlap; the other codes' fixes go through
+/// [`crate::apply_fixes`].
+pub fn apply_composition_fixes(text: &str, diagnostics: &[Diagnostic]) -> (String, usize) {
+    let fixes: Vec<&ad_grammar::Fix> = diagnostics
         .iter()
-        .filter(|d| d.code == FRAGMENT_STALE)
+        .filter(|d| ad_grammar::codes::get(d.code).is_some_and(|c| c.composition()))
         .filter_map(|d| d.fix.as_ref())
-        .flat_map(|f| &f.edits)
         .collect();
+    let mut edits: Vec<&Edit> = fixes.iter().flat_map(|f| &f.edits).collect();
     edits.sort_by_key(|e| std::cmp::Reverse(e.span.start));
     let mut out = text.to_string();
     for e in &edits {
         out.replace_range(e.span.range(), &e.replacement);
     }
-    (out, edits.len())
+    (out, fixes.len())
 }
 
 /// Reads `entry` (whose text is `text`) and every fragment it includes, checks them and expands
@@ -262,12 +264,15 @@ impl Composer<'_> {
                 }
                 Marker::Context if !chain.is_empty() => {}
                 Marker::Env if in_fragment => {
-                    let d = Diagnostic::new(
+                    let mut d = Diagnostic::new(
                         FRAGMENT_UNSUPPORTED,
                         "`env` inside a fragment: a fragment takes its values from the parent",
                         line.content,
                     )
-                    .with_help("move the `env` line to the parent script (or supply it with `-e`)");
+                    .with_help("a fragment's `${KEY}` comes from the parent's `env`, the run (`-e`), or its own fallback `${KEY:-default}`: move the line to the parent, or let the fix turn its value into the fallback of each use");
+                    if let Some(edits) = fragment_env::fix(text, i) {
+                        d = d.with_fix("turn the `env` value into the fallback of its uses", edits);
+                    }
                     self.report(file, chain, d);
                 }
                 _ => {

@@ -131,8 +131,15 @@ impl Composition {
 
 /// The digest a `fragment-ref-v1` pins: `sha256:` and the fragment's plan digest (module doc).
 pub fn fragment_digest(text: &str) -> String {
-    let prepared = SourceLines::new(text).blank_composition_lines();
-    let analysis = crate::read(&prepared);
+    digest_of(&read_fragment(text))
+}
+
+/// A fragment read as its digest reads it: marker, pins and includes blanked.
+fn read_fragment(text: &str) -> crate::Analysis {
+    crate::read_owned(SourceLines::new(text).blank_composition_lines())
+}
+
+fn digest_of(analysis: &crate::Analysis) -> String {
     let digest = crate::digest::plan_digest(
         &analysis.steps,
         analysis.metadata(),
@@ -177,7 +184,7 @@ pub fn compose(entry: &Path, text: &str, files: &dyn Files, options: &Options) -
     let kind = kind_of(text);
     if kind == ScriptKind::Fragment {
         // A fragment checked on its own: its own reasons, against its own context.
-        c.check_fragment(entry, text, &[]);
+        c.check_fragment(entry, text, &read_fragment(text), &[]);
     }
     c.expand(entry, text, kind, &[]);
     let mut flattened = String::new();
@@ -486,7 +493,9 @@ impl Composer<'_> {
         self.out
             .files
             .insert(resolved.clone(), fragment_text.clone());
-        let digest = fragment_digest(&fragment_text);
+        // One reading of the fragment serves its digest and its checks.
+        let analysis = read_fragment(&fragment_text);
+        let digest = digest_of(&analysis);
         if let Some((pinned, span)) = &pinned {
             if *pinned != digest {
                 let d = self.stale_pin(pinned, *span, &digest, &written, &resolved, &fragment_text);
@@ -516,7 +525,7 @@ impl Composer<'_> {
             self.report(file, chain, d);
             return;
         }
-        self.check_fragment(&resolved, &fragment_text, &inner);
+        self.check_fragment(&resolved, &fragment_text, &analysis, &inner);
         let name = display_name(&resolved, &self.options.root);
         let indent = " ".repeat(src.lines[i].content.start - src.lines[i].span.start);
         self.emit(
@@ -579,9 +588,14 @@ impl Composer<'_> {
     }
 
     /// The reasons found in a fragment alone: lifecycle, entry guard, context, variables.
-    fn check_fragment(&mut self, file: &Path, text: &str, chain: &[CallSite]) {
-        let prepared = SourceLines::new(text).blank_composition_lines();
-        let analysis = crate::read(&prepared);
+    fn check_fragment(
+        &mut self,
+        file: &Path,
+        text: &str,
+        analysis: &crate::Analysis,
+        chain: &[CallSite],
+    ) {
+        let prepared = analysis.text();
         let meta = analysis.metadata();
         let first_line = SourceLines::new(text)
             .first_executable()

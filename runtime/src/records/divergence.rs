@@ -85,7 +85,7 @@ pub struct StepLocation {
     /// When the plan is a composition's expansion (`source` is then the plan's line): the
     /// fragment's file and line the step comes from and each include on the way to it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub origin: Option<crate::records::journal::StepSource>,
+    pub origin: Option<Box<crate::records::journal::StepSource>>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]

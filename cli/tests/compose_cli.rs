@@ -223,6 +223,25 @@ fn a_failure_inside_a_fragment_names_the_fragment_line_and_the_call_site() {
         divergence["report"]["step"]["source"]["line"], divergence["line"],
         "source stays the plan's line"
     );
+    // `ad test` names them too.
+    let out = run_in(
+        &dir,
+        &[
+            "test",
+            "sign-in-and-tour.ad",
+            "--artifacts-dir",
+            &art.to_string_lossy(),
+        ],
+        None,
+    );
+    let said = stdout(&out);
+    assert_eq!(exit_code(&out), 1, "{said}");
+    assert!(
+        said.contains(
+            "fragments/onboarding.ad:10 (included at sign-in-and-tour.ad:13 [tour]) (plan line "
+        ),
+        "{said}"
+    );
 }
 
 /// After a divergence inside a fragment, `--from N --plan-digest D` resumes on the expanded

@@ -619,6 +619,36 @@ mod tests {
         out
     }
 
+    /// A related place in another file is drawn as a label in that file (whole lines) or named
+    /// in the notes (excerpts of long lines).
+    #[test]
+    fn related_places_are_shown_in_both_layouts() {
+        let parent: std::rc::Rc<str> = "composition-v1\ninclude \"frag.ad\"\n".into();
+        let related = super::super::Related {
+            name: "main.ad".into(),
+            text: parent.clone(),
+            span: Span::new(15, 32),
+            message: "included here as `a`".into(),
+        };
+        let short = "open \"x\"\nbogus\nclose\n".to_string();
+        let long = format!("open \"x\"\nbogus {}\nclose\n", "a".repeat(3000));
+        for text in [short, long] {
+            let diagnostics = ad_compiler::analyze(&text).diagnostics;
+            let n = diagnostics.len();
+            let file = CheckedFile::with_related(
+                "frag.ad".into(),
+                text,
+                diagnostics,
+                vec![vec![related.clone()]; n],
+            );
+            let mut out = Vec::new();
+            render(&file, &file.diagnostics[0], false, &mut out);
+            let out = String::from_utf8(out).unwrap();
+            assert!(out.contains("main.ad:2"), "{out}");
+            assert!(out.contains("included here as `a`"), "{out}");
+        }
+    }
+
     #[test]
     fn colour_only_adds_escapes_in_both_layouts() {
         let far = format!(

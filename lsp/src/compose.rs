@@ -100,23 +100,37 @@ pub fn hover(doc: &Document, offset: usize) -> Option<(String, ad_grammar::Span)
         .map(str::trim)
         .find(|l| l.starts_with("wait "))
         .unwrap_or("(none)");
-    let stale = c.diagnostics.iter().any(|d| {
+    // The stale pin is on the line before the include; its help lists what changed.
+    let stale = c.diagnostics.iter().find(|d| {
         d.diagnostic.code == ad_grammar::codes::FRAGMENT_STALE
             && d.file == site.file
-            && d.diagnostic.primary_span().start < site.span.start
-            && site.span.start - d.diagnostic.primary_span().start < 400
+            && c.files.get(&site.file).is_some_and(|t| {
+                t[..d.diagnostic.primary_span().start].matches('\n').count() + 1 == site.line
+            })
     });
+    let stale_note = match stale {
+        Some(d) => {
+            let changes: Vec<&str> = d
+                .diagnostic
+                .help
+                .as_deref()
+                .unwrap_or("")
+                .lines()
+                .filter(|l| l.starts_with("  "))
+                .map(str::trim)
+                .collect();
+            let list = if changes.is_empty() {
+                String::new()
+            } else {
+                format!("\n\n```\n{}\n```", changes.join("\n"))
+            };
+            format!(" — the pin above is stale (`ad check --fix` rewrites it){list}")
+        }
+        None => String::new(),
+    };
     let md = format!(
-        "**fragment** `{}` (call site `{}`)\n\n**digest** `{}`{}\n\n**entry guard** `{}`",
-        site.path,
-        site.call_site_id,
-        site.digest,
-        if stale {
-            " — the pin above is stale (`ad check --fix` rewrites it)"
-        } else {
-            ""
-        },
-        guard
+        "**fragment** `{}` (call site `{}`)\n\n**digest** `{}`{stale_note}\n\n**entry guard** `{}`",
+        site.path, site.call_site_id, site.digest, guard
     );
     Some((md, site.span))
 }

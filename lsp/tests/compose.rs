@@ -201,8 +201,14 @@ fn a_stale_pin_quick_fix_repins_and_keeps_the_snapshot() {
     let parent = std::fs::read_to_string(&parent_path).unwrap();
     let login = std::fs::read_to_string(&login_path).unwrap();
     let (parent_uri, login_uri) = (uri(&parent_path), uri(&login_path));
+    // The snapshot of what the example pins, as `ad check --fix` keeps it.
+    let old = ad_compiler::compose::fragment_digest(&login);
+    let kept = ad_compiler::compose::snapshot_path(&dir, &old).unwrap();
+    std::fs::create_dir_all(kept.parent().unwrap()).unwrap();
+    std::fs::write(&kept, ad_compiler::compose::snapshot_text(&login)).unwrap();
     let (mut c, _) = Client::initialized(json!({
-        "workspace": { "workspaceEdit": { "documentChanges": true, "resourceOperations": ["create"] } }
+        "workspace": { "workspaceEdit": { "documentChanges": true, "resourceOperations": ["create"] } },
+        "textDocument": { "hover": { "contentFormat": ["markdown"] } }
     }));
     let _ = c.open(&parent_uri, &parent);
     let _ = c.open(&login_uri, &login);
@@ -212,8 +218,15 @@ fn a_stale_pin_quick_fix_repins_and_keeps_the_snapshot() {
         json!({ "textDocument": { "uri": login_uri, "version": 2 }, "contentChanges": [{ "text": edited }] }),
     );
     while !codes(&c.diagnostics(&parent_uri)).contains(&"AD806".to_string()) {}
-    let old = ad_compiler::compose::fragment_digest(&login);
     let new = ad_compiler::compose::fragment_digest(&edited);
+    // Hover on the include: the pin is stale, with the steps that changed since the snapshot.
+    let (l, ch) = find(&parent, "include \"fragments/login.ad\"", 12);
+    let hover = c.request("textDocument/hover", pos(&parent_uri, l, ch));
+    let text = hover["contents"]["value"].as_str().unwrap();
+    assert!(
+        text.contains("stale") && text.contains("- 6: wait \"id=\\\"login.email\\\"\" 5000"),
+        "{text}"
+    );
     let (line, ch) = find(&parent, &old, 0);
     let actions = c.request(
         "textDocument/codeAction",

@@ -143,8 +143,14 @@ fn parse_shard(s: &str) -> Result<(usize, usize), String> {
     Ok((i, c))
 }
 
-/// One script's result; `text` is the script (for rendering an invalid script's diagnostics).
-fn describe(r: &CaseResult, text: &str, colour: bool) -> String {
+/// One script's result; `text` is the script (for rendering an invalid script's diagnostics),
+/// `sources` a composition's source of each plan line (a failure names the fragment line).
+fn describe(
+    r: &CaseResult,
+    text: &str,
+    sources: &[Option<ad_runtime::records::journal::StepSource>],
+    colour: bool,
+) -> String {
     let mut line = format!("{:<8} {}", r.status.word().to_uppercase(), r.display);
     let last = r.attempts.last();
     match r.status {
@@ -174,7 +180,14 @@ fn describe(r: &CaseResult, text: &str, colour: bool) -> String {
         Status::Failed => {
             if let Some(a) = last {
                 if let Some(l) = a.line {
-                    line.push_str(&format!("\n           {}:{l}", r.display));
+                    match l
+                        .checked_sub(1)
+                        .and_then(|i| sources.get(i))
+                        .and_then(Option::as_ref)
+                    {
+                        Some(at) => line.push_str(&format!("\n           {at} (plan line {l})")),
+                        None => line.push_str(&format!("\n           {}:{l}", r.display)),
+                    }
                 }
                 line.push_str(&format!(
                     "\n           {}",
@@ -306,14 +319,14 @@ pub fn run(args: TestArgs) -> i32 {
         agent_device: bridge,
     };
     let colour = std::io::stdout().is_terminal();
-    let texts: std::collections::HashMap<&str, &str> = cases
-        .iter()
-        .map(|c| (c.display.as_str(), c.text.as_str()))
-        .collect();
+    let texts: std::collections::HashMap<&str, &Case> =
+        cases.iter().map(|c| (c.display.as_str(), c)).collect();
     let mut print = |r: &CaseResult| {
-        let text = texts.get(r.display.as_str()).copied().unwrap_or("");
+        let case = texts.get(r.display.as_str());
+        let text = case.map_or("", |c| c.text.as_str());
+        let sources = case.map_or(&[][..], |c| c.sources.as_slice());
         let mut out = std::io::stdout().lock();
-        let _ = writeln!(out, "{}", describe(r, text, colour));
+        let _ = writeln!(out, "{}", describe(r, text, sources, colour));
         let _ = out.flush();
     };
     // Ctrl-C / SIGTERM: the running scripts stop at their next step, no new one starts, and the

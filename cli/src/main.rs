@@ -20,6 +20,7 @@ mod commands {
     pub mod run;
     pub mod session;
     pub mod test;
+    pub mod watch;
 }
 mod files;
 mod render;

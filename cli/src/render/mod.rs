@@ -4,6 +4,7 @@
 
 pub mod divergence;
 pub mod github;
+pub mod html;
 pub mod human;
 pub mod json;
 pub mod junit;

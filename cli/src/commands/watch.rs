@@ -1,0 +1,273 @@
+//! `--watch` for `ad check` and `ad test`: one cycle over every script, then, after each save, a
+//! cycle over the scripts that changed and the compositions that include them, until Ctrl-C.
+//!
+//! The file system is watched through `notify` (inotify on Linux), never polled; its mini
+//! debouncer folds an editor's save storm (write, truncate, rename, chmod) into one event per
+//! file, and the events already queued when a cycle starts are merged into it.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::io::{IsTerminal, Write};
+use std::path::{Path, PathBuf};
+use std::sync::mpsc;
+use std::time::Duration;
+
+use notify_debouncer_mini::notify::RecursiveMode;
+use notify_debouncer_mini::{new_debouncer, DebounceEventResult};
+
+use ad_compiler::compose::{self, ScriptKind};
+
+use crate::files;
+
+/// How long a file must stay quiet before its change starts a cycle.
+pub const DEFAULT_DEBOUNCE_MS: u64 = 200;
+
+/// What one cycle reports: its verdict in a few words and whether it found problems.
+pub struct CycleOutcome {
+    /// `2 errors, 1 warning` or `ok. 3 passed, 0 failed`.
+    pub verdict: String,
+}
+
+/// The scripts under the watched paths and, for each file a composition includes, the
+/// compositions that include it.
+#[derive(Default)]
+struct Scripts {
+    /// As `files::collect` found them (the names shown), in discovery order.
+    found: Vec<PathBuf>,
+    /// Absolute path → the path as found.
+    by_absolute: BTreeMap<PathBuf, PathBuf>,
+    /// Included file (absolute) → the scripts (absolute) whose composition reads it.
+    includers: BTreeMap<PathBuf, BTreeSet<PathBuf>>,
+}
+
+impl Scripts {
+    fn scan(roots: &[PathBuf]) -> Result<Scripts, String> {
+        let found = files::collect(roots).map_err(|e| e.0)?;
+        let mut scripts = Scripts::default();
+        for path in &found {
+            let abs = super::compose::absolute(path);
+            scripts.by_absolute.insert(abs.clone(), path.clone());
+            let Ok(text) = std::fs::read_to_string(path) else {
+                continue;
+            };
+            if compose::kind_of(&text) != ScriptKind::Composition {
+                continue;
+            }
+            let config = ad_compiler::config::Config::discover(path).unwrap_or_default();
+            let composition = super::compose::compose_file(path, &text, &config, Vec::new());
+            for included in composition.files.keys().filter(|f| **f != abs) {
+                scripts
+                    .includers
+                    .entry(included.clone())
+                    .or_default()
+                    .insert(abs.clone());
+            }
+        }
+        scripts.found = found;
+        Ok(scripts)
+    }
+
+    /// The folders to watch: each root folder (recursively), each root file's folder, and the
+    /// folder of every included file outside them.
+    fn folders(&self, roots: &[PathBuf]) -> BTreeMap<PathBuf, RecursiveMode> {
+        let mut out = BTreeMap::new();
+        for root in roots {
+            let abs = super::compose::absolute(root);
+            if abs.is_dir() {
+                out.insert(abs, RecursiveMode::Recursive);
+            } else if let Some(parent) = abs.parent() {
+                out.entry(parent.to_path_buf())
+                    .or_insert(RecursiveMode::NonRecursive);
+            }
+        }
+        for included in self.includers.keys() {
+            if let Some(parent) = included.parent() {
+                let covered = out.iter().any(|(d, m)| {
+                    parent == d || (*m == RecursiveMode::Recursive && parent.starts_with(d))
+                });
+                if !covered {
+                    out.insert(parent.to_path_buf(), RecursiveMode::NonRecursive);
+                }
+            }
+        }
+        out
+    }
+
+    /// The scripts a set of changed files asks to re-run, in discovery order: each changed
+    /// script, and every composition that includes a changed file.
+    fn affected(&self, changed: &BTreeSet<PathBuf>) -> Vec<PathBuf> {
+        let mut wanted: BTreeSet<&PathBuf> = BTreeSet::new();
+        for file in changed {
+            if self.by_absolute.contains_key(file) {
+                wanted.insert(file);
+            }
+            for parent in self.includers.get(file).into_iter().flatten() {
+                wanted.insert(parent);
+            }
+        }
+        self.found
+            .iter()
+            .filter(|p| wanted.contains(&super::compose::absolute(p)))
+            .cloned()
+            .collect()
+    }
+}
+
+fn names(paths: &[PathBuf]) -> String {
+    const SHOWN: usize = 5;
+    let mut list: Vec<String> = paths
+        .iter()
+        .take(SHOWN)
+        .map(|p| p.display().to_string())
+        .collect();
+    if paths.len() > SHOWN {
+        list.push(format!("… {} more", paths.len() - SHOWN));
+    }
+    list.join(", ")
+}
+
+/// Runs `cycle` over every script under `roots`, then again over the affected scripts after
+/// each change, until Ctrl-C or SIGTERM (exit 0). `cycle` prints its own report on stdout;
+/// this prints one summary line per cycle after it, and clears a terminal between cycles.
+pub fn watch(
+    roots: &[PathBuf],
+    debounce: Duration,
+    mut cycle: impl FnMut(&[PathBuf]) -> CycleOutcome,
+) -> i32 {
+    if roots.iter().any(|p| p.as_os_str() == "-") {
+        return crate::usage_error("--watch reads scripts from files: `-` (stdin) cannot change");
+    }
+    let mut scripts = match Scripts::scan(roots) {
+        Ok(s) => s,
+        Err(e) => return crate::usage_error(&e),
+    };
+    // Ctrl-C and SIGTERM set a flag the loop reads (and stop a running suite at its next step).
+    ad_runtime::interrupt::install();
+    let (tx, rx) = mpsc::channel::<DebounceEventResult>();
+    let mut debouncer = match new_debouncer(debounce, tx) {
+        Ok(d) => d,
+        Err(e) => return crate::usage_error(&format!("cannot watch files: {e}")),
+    };
+    let mut watched: BTreeMap<PathBuf, RecursiveMode> = BTreeMap::new();
+    let clear = std::io::stdout().is_terminal();
+    let mut number = 0usize;
+    let mut to_run = scripts.found.clone();
+    let mut changed_names = String::new();
+    loop {
+        // Watches are in place before a cycle starts: a save during it starts the next one.
+        for (folder, mode) in scripts.folders(roots) {
+            if watched.get(&folder) == Some(&mode) {
+                continue;
+            }
+            if let Err(e) = debouncer.watcher().watch(&folder, mode) {
+                return crate::usage_error(&format!("cannot watch {}: {e}", folder.display()));
+            }
+            watched.insert(folder, mode);
+        }
+        if !to_run.is_empty() {
+            number += 1;
+            if clear && number > 1 {
+                // Clear the screen and the scrollback, cursor home.
+                print!("\x1b[2J\x1b[3J\x1b[H");
+            }
+            let outcome = cycle(&to_run);
+            let mut out = std::io::stdout().lock();
+            let _ = writeln!(
+                out,
+                "[watch #{number}] {} script{}{changed_names}: {} — {}; waiting for changes (Ctrl-C to stop)",
+                to_run.len(),
+                if to_run.len() == 1 { "" } else { "s" },
+                if number == 1 {
+                    String::new()
+                } else {
+                    format!(" ({})", names(&to_run))
+                },
+                outcome.verdict,
+            );
+            let _ = out.flush();
+        }
+        if ad_runtime::interrupt::requested().is_some() {
+            break;
+        }
+        let mut changed = BTreeSet::new();
+        match next_changes(&rx, &mut changed) {
+            Wait::Stop => break,
+            Wait::Changes => {}
+        }
+        // New scripts, removed ones and edited includes change the graph: read it again.
+        scripts = match Scripts::scan(roots) {
+            Ok(s) => s,
+            Err(e) => {
+                eprintln!("watch: {e}");
+                Scripts::default()
+            }
+        };
+        to_run = scripts.affected(&changed);
+        changed_names = {
+            let edited: Vec<PathBuf> = changed
+                .iter()
+                .filter(|c| !to_run.iter().any(|r| super::compose::absolute(r) == **c))
+                .map(|c| PathBuf::from(super::compose::shown(c)))
+                .collect();
+            if edited.is_empty() {
+                String::new()
+            } else {
+                format!(" after {} changed", names(&edited))
+            }
+        };
+    }
+    eprintln!("watch: stopped");
+    0
+}
+
+enum Wait {
+    Changes,
+    Stop,
+}
+
+/// Waits for the next batch of changed `.ad` files (absolute paths) and merges whatever else
+/// is already queued; `Stop` on Ctrl-C or when the watcher is gone.
+fn next_changes(rx: &mpsc::Receiver<DebounceEventResult>, changed: &mut BTreeSet<PathBuf>) -> Wait {
+    let take = |result: DebounceEventResult, changed: &mut BTreeSet<PathBuf>| match result {
+        Ok(events) => {
+            for event in events {
+                if is_script(&event.path) {
+                    changed.insert(compose::normalize(&event.path));
+                }
+            }
+        }
+        Err(e) => eprintln!("watch: {e}"),
+    };
+    loop {
+        if ad_runtime::interrupt::requested().is_some() {
+            return Wait::Stop;
+        }
+        match rx.recv_timeout(Duration::from_millis(100)) {
+            Ok(result) => {
+                take(result, changed);
+                while let Ok(more) = rx.try_recv() {
+                    take(more, changed);
+                }
+                if !changed.is_empty() {
+                    return Wait::Changes;
+                }
+            }
+            Err(mpsc::RecvTimeoutError::Timeout) => {}
+            Err(mpsc::RecvTimeoutError::Disconnected) => return Wait::Stop,
+        }
+    }
+}
+
+fn is_script(path: &Path) -> bool {
+    path.extension().is_some_and(|e| e == "ad")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_are_cut_after_five() {
+        let paths: Vec<PathBuf> = (1..=7).map(|i| PathBuf::from(format!("s{i}.ad"))).collect();
+        assert_eq!(names(&paths), "s1.ad, s2.ad, s3.ad, s4.ad, s5.ad, … 2 more");
+    }
+}

@@ -23,6 +23,7 @@ Examples:
   ad run flow.ad --from 5 --plan-digest 3f2a…      resume at step 5 (both values come from a divergence report)
   ad run handoff.ad --keep-session                 leave the session live (the terminal close is skipped)
   ad run examples/web/login.ad --backend web       drive a web app in headless Chromium (`ad doctor` checks it)
+  ad run flow.ad --report-html report/             a static HTML report of the run: open report/index.html
 
 Variables: -e KEY=VALUE > AD_VAR_KEY in the environment > `env KEY=…` in the script > built-ins
 (AD_SESSION, AD_FILENAME, AD_PLATFORM, …). Injected values are shown as <var:NAME> everywhere.

@@ -20,6 +20,8 @@ Examples:
                                                  the second third of the suite, JUnit for CI
   ad test flows/ --retries 2 --fail-fast         retry failures twice (a later pass is reported
                                                  as flaky), stop at the first failure
+  ad test flows/ --report-html report/           a static HTML report: open report/index.html
+  ad test flows/ --watch                         re-run each script you save (Ctrl-C stops)
 
 Every script passes the same gate as `ad run` first: a broken ad.toml, static errors or a ${VAR}
 with no value make it INVALID (its diagnostics shown as `ad check` shows them) and it never runs. Per-script `context timeout=` (device-clock ms) and `retries=` apply unless --timeout /
@@ -27,8 +29,13 @@ with no value make it INVALID (its diagnostics shown as `ad check` shows them) a
 platform are skipped and scripts for another platform are left out. Output is in discovery order
 whatever --jobs is.
 
-Report destinations (--report-junit, --report-json) are checked before anything runs; if a
-write still fails at the end, the other reports are written and the verdict stays on screen.
+With --watch, every script runs once, then each save re-runs the saved script and the
+compositions that include it (debounced: --debounce MS), one `[watch #N]` summary line per cycle,
+the terminal cleared between cycles; Ctrl-C ends the watch (exit 0). See docs/run.md.
+
+Report destinations (--report-junit, --report-json, --report-html) are checked before anything
+runs; if a write still fails at the end, the other reports are written and the verdict stays on
+screen.
 
 Exit codes: 0 every script passed (flaky passes included); 1 a script failed or was invalid;
 2 usage or I/O error (a report that could not be written after a passing suite included).";
@@ -361,7 +368,9 @@ fn test_paths(args: &TestArgs, paths: &[PathBuf]) -> (i32, String) {
     };
     // Ctrl-C / SIGTERM: the running scripts stop at their next step, no new one starts, and the
     // reports are still written.
-    ad_runtime::interrupt::install();
+    if !super::watch::watching() {
+        ad_runtime::interrupt::install();
+    }
     let summary = suite::run_suite(&cases, &opts, &mut print);
     let mut parts = vec![
         format!(

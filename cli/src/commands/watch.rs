@@ -37,6 +37,16 @@ struct Scripts {
     by_absolute: BTreeMap<PathBuf, PathBuf>,
     /// Included file (absolute) → the scripts (absolute) whose composition reads it.
     includers: BTreeMap<PathBuf, BTreeSet<PathBuf>>,
+    /// Each script's and included file's modification time and size when scanned: reading a
+    /// file (as every cycle does) raises events too, and only a file whose stamp moved changed.
+    stamps: BTreeMap<PathBuf, Option<Stamp>>,
+}
+
+type Stamp = (std::time::SystemTime, u64);
+
+fn stamp(path: &Path) -> Option<Stamp> {
+    let meta = std::fs::metadata(path).ok()?;
+    Some((meta.modified().ok()?, meta.len()))
 }
 
 impl Scripts {
@@ -63,6 +73,16 @@ impl Scripts {
             }
         }
         scripts.found = found;
+        let files: Vec<PathBuf> = scripts
+            .by_absolute
+            .keys()
+            .chain(scripts.includers.keys())
+            .cloned()
+            .collect();
+        for file in files {
+            let stamp = stamp(&file);
+            scripts.stamps.insert(file, stamp);
+        }
         Ok(scripts)
     }
 
@@ -90,6 +110,14 @@ impl Scripts {
             }
         }
         out
+    }
+
+    /// Has `file` changed since the scan? (A file the scan did not know is new.)
+    fn changed(&self, file: &Path) -> bool {
+        match self.stamps.get(file) {
+            Some(known) => *known != stamp(file),
+            None => true,
+        }
     }
 
     /// The scripts a set of changed files asks to re-run, in discovery order: each changed
@@ -140,8 +168,8 @@ pub fn watch(
         Ok(s) => s,
         Err(e) => return crate::usage_error(&e),
     };
-    // Ctrl-C and SIGTERM set a flag the loop reads (and stop a running suite at its next step).
-    ad_runtime::interrupt::install();
+    WATCHING.store(true, std::sync::atomic::Ordering::Relaxed);
+    stop_on_signals();
     let (tx, rx) = mpsc::channel::<DebounceEventResult>();
     let mut debouncer = match new_debouncer(debounce, tx) {
         Ok(d) => d,
@@ -173,7 +201,7 @@ pub fn watch(
             let mut out = std::io::stdout().lock();
             let _ = writeln!(
                 out,
-                "[watch #{number}] {} script{}{changed_names}: {} — {}; waiting for changes (Ctrl-C to stop)",
+                "[watch #{number}] {} script{}{}{changed_names}: {}; waiting for changes (Ctrl-C to stop)",
                 to_run.len(),
                 if to_run.len() == 1 { "" } else { "s" },
                 if number == 1 {
@@ -189,7 +217,7 @@ pub fn watch(
             break;
         }
         let mut changed = BTreeSet::new();
-        match next_changes(&rx, &mut changed) {
+        match next_changes(&rx, &scripts, &mut changed) {
             Wait::Stop => break,
             Wait::Changes => {}
         }
@@ -219,6 +247,38 @@ pub fn watch(
     0
 }
 
+/// Ctrl-C and SIGTERM ask the watch to stop: the flag the runtime's runs read is set (a running
+/// suite stops at its next step) and the loop ends; a second signal quits at once. Not the
+/// runtime's own listener: its notice speaks of a run's journal, and a watch is mostly idle.
+fn stop_on_signals() {
+    extern "C" fn on_signal(signal: libc::c_int) {
+        static SEEN: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+        if SEEN.swap(true, std::sync::atomic::Ordering::SeqCst) {
+            // SAFETY: _exit is async-signal-safe.
+            unsafe { libc::_exit(130) };
+        }
+        // An atomic store: async-signal-safe.
+        ad_runtime::interrupt::request(if signal == libc::SIGTERM {
+            "SIGTERM"
+        } else {
+            "SIGINT"
+        });
+    }
+    #[cfg(unix)]
+    // SAFETY: the handler only does async-signal-safe work (atomics, _exit).
+    unsafe {
+        libc::signal(libc::SIGINT, on_signal as *const () as libc::sighandler_t);
+        libc::signal(libc::SIGTERM, on_signal as *const () as libc::sighandler_t);
+    }
+}
+
+/// True while `ad … --watch` runs: its cycles leave Ctrl-C to the watch's own handler.
+pub fn watching() -> bool {
+    WATCHING.load(std::sync::atomic::Ordering::Relaxed)
+}
+
+static WATCHING: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
 enum Wait {
     Changes,
     Stop,
@@ -226,12 +286,17 @@ enum Wait {
 
 /// Waits for the next batch of changed `.ad` files (absolute paths) and merges whatever else
 /// is already queued; `Stop` on Ctrl-C or when the watcher is gone.
-fn next_changes(rx: &mpsc::Receiver<DebounceEventResult>, changed: &mut BTreeSet<PathBuf>) -> Wait {
+fn next_changes(
+    rx: &mpsc::Receiver<DebounceEventResult>,
+    scripts: &Scripts,
+    changed: &mut BTreeSet<PathBuf>,
+) -> Wait {
     let take = |result: DebounceEventResult, changed: &mut BTreeSet<PathBuf>| match result {
         Ok(events) => {
             for event in events {
-                if is_script(&event.path) {
-                    changed.insert(compose::normalize(&event.path));
+                let path = compose::normalize(&event.path);
+                if is_script(&path) && scripts.changed(&path) {
+                    changed.insert(path);
                 }
             }
         }

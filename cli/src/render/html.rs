@@ -362,7 +362,8 @@ struct StepView {
     result: Option<StepResult>,
     skipped: Option<String>,
     error: Option<(String, String)>,
-    observations: Vec<(Phase, String, Option<String>)>,
+    /// (phase, observation id, file in the run folder, the identical earlier capture).
+    observations: Vec<(Phase, String, String, Option<String>)>,
     calls: Vec<(String, Option<Outcome>, Option<String>)>,
     divergence: Option<DivergenceReport>,
 }
@@ -381,6 +382,7 @@ fn steps_of(events: &[JournalEvent]) -> BTreeMap<usize, StepView> {
             }
             Event::Observation(o) => steps.entry(o.step).or_default().observations.push((
                 o.phase,
+                o.observation_id.clone(),
                 o.path.clone(),
                 o.same_as.clone(),
             )),
@@ -579,25 +581,21 @@ fn attempt_section(
                 copies.insert(dest, dir.join(&rel));
             }
         }
-        for (phase, path, same_as) in &v.observations {
+        for (phase, id, path, same_as) in &v.observations {
             let Some(dir) = &records.run_dir else { break };
             let Some(rel) = inside_run(dir, path) else {
                 continue;
             };
             let dest = format!("{assets}/{}", rel.display());
-            let name = rel
-                .file_stem()
-                .map(|s| s.to_string_lossy().into_owned())
-                .unwrap_or_default();
             let _ = write!(
                 shots,
                 "<div><a class=\"observation\" href=\"../{}\">{} {}</a>{}</div>",
                 esc(&dest),
                 phase_word(*phase),
-                esc(&name),
+                esc(id),
                 same_as
                     .as_deref()
-                    .map(|s| format!(" <span class=\"muted\">(same as {})</span>", esc(s)))
+                    .map(|s| format!(" <span class=\"muted\">(same screen as {})</span>", esc(s)))
                     .unwrap_or_default()
             );
             copies.insert(dest, dir.join(&rel));
@@ -612,6 +610,20 @@ fn attempt_section(
         );
     }
     body.push_str("</tbody>\n</table>\n");
+    let last = steps.keys().next_back().copied().unwrap_or(0);
+    if last < attempt.total {
+        let _ = writeln!(
+            body,
+            "<p class=\"muted\" id=\"not-run-{number}\">Step{} {} of {} did not run.</p>",
+            if last + 1 == attempt.total { "" } else { "s" },
+            if last + 1 == attempt.total {
+                attempt.total.to_string()
+            } else {
+                format!("{}–{}", last + 1, attempt.total)
+            },
+            attempt.total
+        );
+    }
     let resume_command = format!("ad run {}", script.report.path);
     for (index, d) in divergences {
         divergence_section(body, index, d, &resume_command);
@@ -701,9 +713,13 @@ fn ref_row(r: &NodeRef) -> String {
     )
 }
 
+/// One identity field: its name, the recorded value, and the value on screen (`None`: no element
+/// matched).
+type IdentityField<'a> = (&'static str, Option<&'a str>, Option<Option<&'a str>>);
+
 fn identity_rows(recorded: &Identity, observed: Option<&Identity>) -> String {
     let mut out = String::new();
-    let fields: [(&str, Option<&str>, Option<Option<&str>>); 3] = [
+    let fields: [IdentityField<'_>; 3] = [
         (
             "id",
             recorded.id.as_deref(),

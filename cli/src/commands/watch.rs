@@ -12,7 +12,7 @@ use std::sync::mpsc;
 use std::time::Duration;
 
 use notify_debouncer_mini::notify::RecursiveMode;
-use notify_debouncer_mini::{new_debouncer, DebounceEventResult};
+use notify_debouncer_mini::{new_debouncer, DebounceEventResult, DebouncedEventKind};
 
 use ad_compiler::compose::{self, ScriptKind};
 
@@ -293,7 +293,9 @@ fn next_changes(
 ) -> Wait {
     let take = |result: DebounceEventResult, changed: &mut BTreeSet<PathBuf>| match result {
         Ok(events) => {
-            for event in events {
+            // `AnyContinuous` reports a file still changing after a whole debounce period
+            // (our own reads keep its entry alive): wait for the `Any` that follows the quiet.
+            for event in events.iter().filter(|e| e.kind == DebouncedEventKind::Any) {
                 let path = compose::normalize(&event.path);
                 if is_script(&path) && scripts.changed(&path) {
                     changed.insert(path);

@@ -209,6 +209,14 @@ fn check_watch_rechecks_only_what_a_save_changed() {
         "the storm made one cycle: {line}"
     );
 
+    // A new ad.toml: every script below it is checked again under it.
+    std::fs::write(dir.join("flows/ad.toml"), "[rules]\nAD101 = \"warning\"\n").unwrap();
+    let (_, line) = w.cycle(7);
+    assert!(
+        line.starts_with("[watch #7] 6 scripts (") && line.contains(": 0 errors, "),
+        "AD101 is a warning now: {line}"
+    );
+
     let (status, stderr) = w.interrupt();
     assert!(
         status.success(),
@@ -244,7 +252,7 @@ fn test_watch_reruns_the_saved_script() {
     );
     let (output, line) = w.cycle(1);
     assert!(
-        line.starts_with("[watch #1] 4 scripts: ok. 2 passed, 0 failed"),
+        line.starts_with("[watch #1] 2 scripts: ok. 2 passed, 0 failed"),
         "{line}\n{output:?}"
     );
 

@@ -101,7 +101,7 @@ enum Format {
 pub fn run(args: CheckArgs) -> i32 {
     if args.watch {
         let debounce = std::time::Duration::from_millis(args.debounce);
-        return super::watch::watch(&args.paths, debounce, |paths| {
+        return super::watch::watch(&args.paths, debounce, true, |paths| {
             let counts = check_paths(&args, paths, false);
             super::watch::CycleOutcome {
                 verdict: counts.verdict(),

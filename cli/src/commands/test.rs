@@ -231,7 +231,7 @@ fn describe(r: &CaseResult, text: &str, colour: bool) -> String {
 pub fn run(args: TestArgs) -> i32 {
     if args.watch {
         let debounce = std::time::Duration::from_millis(args.debounce);
-        return super::watch::watch(&args.paths, debounce, |paths| {
+        return super::watch::watch(&args.paths, debounce, false, |paths| {
             let (_, verdict) = test_paths(&args, paths);
             super::watch::CycleOutcome { verdict }
         });

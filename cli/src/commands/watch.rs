@@ -37,10 +37,19 @@ struct Scripts {
     by_absolute: BTreeMap<PathBuf, PathBuf>,
     /// Included file (absolute) → the scripts (absolute) whose composition reads it.
     includers: BTreeMap<PathBuf, BTreeSet<PathBuf>>,
-    /// Each script's and included file's modification time and size when scanned: reading a
-    /// file (as every cycle does) raises events too, and only a file whose stamp moved changed.
+    /// The `fragment-v1` files among `found` (absolute): `ad test` runs them only through
+    /// their compositions.
+    fragments: BTreeSet<PathBuf>,
+    /// The ad.toml files that apply to the scripts (absolute): a change re-runs the scripts
+    /// below it.
+    configs: BTreeSet<PathBuf>,
+    /// Each script's, included file's and ad.toml's modification time and size when scanned:
+    /// reading a file (as every cycle does) raises events too, and only a file whose stamp moved
+    /// changed.
     stamps: BTreeMap<PathBuf, Option<Stamp>>,
 }
+
+const CONFIG_FILE: &str = "ad.toml";
 
 type Stamp = (std::time::SystemTime, u64);
 
@@ -56,11 +65,27 @@ impl Scripts {
         for path in &found {
             let abs = super::compose::absolute(path);
             scripts.by_absolute.insert(abs.clone(), path.clone());
+            // The nearest ad.toml above the script, as `Config::discover` finds it.
+            for folder in abs.ancestors().skip(1) {
+                let config = folder.join(CONFIG_FILE);
+                if config.is_file() {
+                    scripts.configs.insert(config);
+                    break;
+                }
+                if folder.join(".git").exists() {
+                    break;
+                }
+            }
             let Ok(text) = std::fs::read_to_string(path) else {
                 continue;
             };
-            if compose::kind_of(&text) != ScriptKind::Composition {
-                continue;
+            match compose::kind_of(&text) {
+                ScriptKind::Composition => {}
+                ScriptKind::Fragment => {
+                    scripts.fragments.insert(abs);
+                    continue;
+                }
+                _ => continue,
             }
             let config = ad_compiler::config::Config::discover(path).unwrap_or_default();
             let composition = super::compose::compose_file(path, &text, &config, Vec::new());
@@ -77,6 +102,7 @@ impl Scripts {
             .by_absolute
             .keys()
             .chain(scripts.includers.keys())
+            .chain(&scripts.configs)
             .cloned()
             .collect();
         for file in files {
@@ -121,10 +147,16 @@ impl Scripts {
     }
 
     /// The scripts a set of changed files asks to re-run, in discovery order: each changed
-    /// script, and every composition that includes a changed file.
-    fn affected(&self, changed: &BTreeSet<PathBuf>) -> Vec<PathBuf> {
+    /// script, every composition that includes a changed file, and every script below a changed
+    /// ad.toml. Without `fragments`, fragments are left to their compositions.
+    fn affected(&self, changed: &BTreeSet<PathBuf>, fragments: bool) -> Vec<PathBuf> {
         let mut wanted: BTreeSet<&PathBuf> = BTreeSet::new();
         for file in changed {
+            if file.file_name().is_some_and(|n| n == CONFIG_FILE) {
+                let folder = file.parent().unwrap_or(file);
+                wanted.extend(self.by_absolute.keys().filter(|s| s.starts_with(folder)));
+                continue;
+            }
             if self.by_absolute.contains_key(file) {
                 wanted.insert(file);
             }
@@ -132,9 +164,21 @@ impl Scripts {
                 wanted.insert(parent);
             }
         }
+        if !fragments {
+            wanted.retain(|w| !self.fragments.contains(*w));
+        }
         self.found
             .iter()
             .filter(|p| wanted.contains(&super::compose::absolute(p)))
+            .cloned()
+            .collect()
+    }
+
+    /// Every script, fragments only if `fragments`.
+    fn all(&self, fragments: bool) -> Vec<PathBuf> {
+        self.found
+            .iter()
+            .filter(|p| fragments || !self.fragments.contains(&super::compose::absolute(p)))
             .cloned()
             .collect()
     }
@@ -156,9 +200,12 @@ fn names(paths: &[PathBuf]) -> String {
 /// Runs `cycle` over every script under `roots`, then again over the affected scripts after
 /// each change, until Ctrl-C or SIGTERM (exit 0). `cycle` prints its own report on stdout;
 /// this prints one summary line per cycle after it, and clears a terminal between cycles.
+/// `fragments`: whether `cycle` takes fragments themselves (`check`) or only the compositions
+/// that include them (`test`).
 pub fn watch(
     roots: &[PathBuf],
     debounce: Duration,
+    fragments: bool,
     mut cycle: impl FnMut(&[PathBuf]) -> CycleOutcome,
 ) -> i32 {
     if roots.iter().any(|p| p.as_os_str() == "-") {
@@ -178,7 +225,7 @@ pub fn watch(
     let mut watched: BTreeMap<PathBuf, RecursiveMode> = BTreeMap::new();
     let clear = std::io::stdout().is_terminal();
     let mut number = 0usize;
-    let mut to_run = scripts.found.clone();
+    let mut to_run = scripts.all(fragments);
     let mut changed_names = String::new();
     loop {
         // Watches are in place before a cycle starts: a save during it starts the next one.
@@ -229,7 +276,7 @@ pub fn watch(
                 Scripts::default()
             }
         };
-        to_run = scripts.affected(&changed);
+        to_run = scripts.affected(&changed, fragments);
         changed_names = {
             let edited: Vec<PathBuf> = changed
                 .iter()
@@ -297,7 +344,7 @@ fn next_changes(
             // (our own reads keep its entry alive): wait for the `Any` that follows the quiet.
             for event in events.iter().filter(|e| e.kind == DebouncedEventKind::Any) {
                 let path = compose::normalize(&event.path);
-                if is_script(&path) && scripts.changed(&path) {
+                if is_watched(&path) && scripts.changed(&path) {
                     changed.insert(path);
                 }
             }
@@ -324,8 +371,10 @@ fn next_changes(
     }
 }
 
-fn is_script(path: &Path) -> bool {
+/// A script or a configuration.
+fn is_watched(path: &Path) -> bool {
     path.extension().is_some_and(|e| e == "ad")
+        || path.file_name().is_some_and(|n| n == CONFIG_FILE)
 }
 
 #[cfg(test)]

@@ -188,6 +188,44 @@ fn ad_run_writes_the_same_report_for_one_script() {
 }
 
 #[test]
+fn screenshots_are_copied_from_a_relative_artifacts_folder() {
+    let scratch = ad_tests::scratch_dir(Path::new(env!("CARGO_TARGET_TMPDIR")), "report-rel");
+    let fixtures = common::repo_root().join("tests/fixtures/report");
+    std::fs::copy(fixtures.join("passes.ad"), scratch.join("passes.ad")).unwrap();
+    let app = common::repo_root().join("examples/apps/shop.json");
+    let out = common::run_in(
+        &scratch,
+        &[
+            "test",
+            "passes.ad",
+            "-e",
+            "EMAIL=demo@example.com",
+            "-e",
+            "PASSWORD=hunter2",
+            "--app",
+            app.to_str().unwrap(),
+            "--report-html",
+            "report",
+        ],
+        None,
+    );
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        scratch.join("ad-artifacts").is_dir(),
+        "the default, relative folder"
+    );
+    assert!(scratch
+        .join("report/files/001-passes/attempt-1/shots/home.png")
+        .is_file());
+    let _ = std::fs::remove_dir_all(&scratch);
+}
+
+#[test]
 fn a_report_folder_that_is_a_file_is_refused_before_anything_runs() {
     let scratch = ad_tests::scratch_dir(Path::new(env!("CARGO_TARGET_TMPDIR")), "report-file");
     let file = scratch.join("report");

@@ -443,13 +443,15 @@ fn source_line(text: &str, line: usize) -> &str {
         .unwrap_or("")
 }
 
-/// `observations/000003.json` inside the run folder, never a path that leaves it.
+/// A file of the run folder relative to it (`observations/000003.json`), from a path relative
+/// to the folder (observations) or one that starts with the folder's own path (screenshots);
+/// never a path that leaves it.
 fn inside_run(run_dir: &Path, path: &str) -> Option<PathBuf> {
     let p = Path::new(path);
-    let rel = if p.is_absolute() {
-        p.strip_prefix(run_dir).ok()?.to_path_buf()
-    } else {
-        p.to_path_buf()
+    let rel = match p.strip_prefix(run_dir) {
+        Ok(rel) => rel.to_path_buf(),
+        Err(_) if p.is_absolute() => return None,
+        Err(_) => p.to_path_buf(),
     };
     rel.components()
         .all(|c| matches!(c, Component::Normal(_)))
@@ -905,6 +907,10 @@ mod tests {
         assert_eq!(
             inside_run(dir, "/runs/r1/shot.png"),
             Some(PathBuf::from("shot.png"))
+        );
+        assert_eq!(
+            inside_run(Path::new("ad-artifacts/r1"), "ad-artifacts/r1/shots/a.png"),
+            Some(PathBuf::from("shots/a.png"))
         );
         assert_eq!(inside_run(dir, "../other/x.json"), None);
         assert_eq!(inside_run(dir, "/etc/passwd"), None);

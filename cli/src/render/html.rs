@@ -883,6 +883,125 @@ fn divergence_section(body: &mut String, index: usize, d: &DivergenceReport, res
 mod tests {
     use super::*;
 
+    fn event(sequence: u64, body: serde_json::Value) -> JournalEvent {
+        let mut v = serde_json::json!({
+            "schema_version": 1,
+            "session": "s",
+            "sequence": sequence,
+            "recorded_at": "2026-01-01T00:00:00.000Z",
+        });
+        v.as_object_mut()
+            .unwrap()
+            .extend(body.as_object().unwrap().clone());
+        serde_json::from_value(v).expect("a journal event")
+    }
+
+    fn attempt(ok: bool, message: Option<&str>, replayed: usize) -> Attempt {
+        Attempt {
+            ok,
+            code: message.map(|_| "COMMAND_FAILED".into()),
+            kind: None,
+            message: message.map(str::to_string),
+            step: None,
+            line: None,
+            replayed,
+            total: 3,
+            run_dir: None,
+            wall_ms: 12.5,
+            device_ms: 1500,
+        }
+    }
+
+    /// A flaky script: the first attempt's tap is rejected and its step fails without a
+    /// divergence report, the second passes with a skipped step. Every part of an attempt's
+    /// section, in memory (no run folder: nothing to copy).
+    #[test]
+    fn a_flaky_script_page_shows_each_attempt() {
+        use serde_json::json;
+        let first = vec![
+            event(
+                1,
+                json!({"event": "step_start", "step": 1, "line": 3, "command": "open", "action": "open \"app\""}),
+            ),
+            event(
+                2,
+                json!({"event": "step_end", "step": 1, "line": 3, "status": "ok", "wall_ms": 4.25, "device_ms": 0}),
+            ),
+            event(
+                3,
+                json!({"event": "step_start", "step": 2, "line": 4, "command": "click", "action": "click \"id=go\""}),
+            ),
+            event(
+                4,
+                json!({"event": "action_attempt", "step": 2, "line": 4, "action": "click \"id=go\"", "command": "click", "args": {"point": {"x": 1.0, "y": 2.0}, "count": 1, "target": null}, "attempt_id": "att-000001"}),
+            ),
+            event(
+                5,
+                json!({"event": "action_result", "attempt_id": "att-000001", "result": "rejected", "code": "COMMAND_FAILED", "message": "the <button> is busy"}),
+            ),
+            event(
+                6,
+                json!({"event": "step_error", "step": 2, "line": 4, "code": "COMMAND_FAILED", "message": "the <button> is busy"}),
+            ),
+        ];
+        let second = vec![
+            event(
+                1,
+                json!({"event": "step_start", "step": 1, "line": 3, "command": "open", "action": "open \"app\""}),
+            ),
+            event(
+                2,
+                json!({"event": "step_end", "step": 1, "line": 3, "status": "ok", "wall_ms": 3.0, "device_ms": 0}),
+            ),
+            event(
+                3,
+                json!({"event": "step_start", "step": 2, "line": 4, "command": "click", "action": "click \"id=go\""}),
+            ),
+            event(
+                4,
+                json!({"event": "step_end", "step": 2, "line": 4, "status": "ok", "wall_ms": 2.0, "device_ms": 1500, "result": {"target": {"ref": "e2", "role": "button", "id": "go", "label": "Go"}, "verification": "unannotated"}}),
+            ),
+            event(
+                5,
+                json!({"event": "step_skipped", "step": 3, "line": 5, "action": "close", "reason": "--keep-session"}),
+            ),
+        ];
+        let report = ScriptReport {
+            path: "flows/<go>.ad".into(),
+            status: Status::Flaky,
+            skip_reason: None,
+            retries_allowed: 1,
+            timeout_ms: Some(60000),
+            refused: None,
+            static_errors: Vec::new(),
+            attempts: vec![
+                attempt(false, Some("the <button> is busy"), 1),
+                attempt(true, None, 3),
+            ],
+            wall_ms: 30.0,
+        };
+        let script = ScriptRun {
+            report: report.clone(),
+            text: "# go\ncontext platform=ios\nopen \"app\"\nclick \"id=go\"\nclose\n".into(),
+            attempts: vec![
+                AttemptRecords {
+                    events: first,
+                    ..AttemptRecords::default()
+                },
+                AttemptRecords {
+                    events: second,
+                    ..AttemptRecords::default()
+                },
+            ],
+        };
+        let mut copies = BTreeMap::new();
+        let page = script_page("ad test", &script, "001-go", &mut copies);
+        assert!(copies.is_empty());
+        let main = &page[page.find("<main>").unwrap()..page.find("</main>").unwrap()];
+        insta::assert_snapshot!(main);
+        assert!(first_problem(&report).starts_with("the <button> is busy"));
+    }
+
     #[test]
     fn text_is_escaped_for_content_and_attributes() {
         assert_eq!(

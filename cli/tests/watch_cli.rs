@@ -229,9 +229,6 @@ fn check_watch_rechecks_only_what_a_save_changed() {
 #[test]
 fn test_watch_reruns_the_saved_script() {
     let dir = project();
-    for name in ["sign-in-and-tour.ad", "sign-in-and-sign-out.ad"] {
-        std::fs::remove_file(dir.join("flows").join(name)).unwrap();
-    }
     let app = common::repo_root().join("examples/apps/shop.json");
     let artifacts = dir.join("artifacts");
     let w = Watcher::start(
@@ -252,7 +249,15 @@ fn test_watch_reruns_the_saved_script() {
     );
     let (output, line) = w.cycle(1);
     assert!(
-        line.starts_with("[watch #1] 2 scripts: ok. 2 passed, 0 failed"),
+        line.starts_with("[watch #1] 4 scripts: ok. 4 passed, 0 failed"),
+        "fragments run only through their compositions: {line}\n{output:?}"
+    );
+
+    // A fragment: the composition that includes it runs again, not the fragment itself.
+    edit(&dir.join("flows/fragments/onboarding.ad"), "# a note");
+    let (output, line) = w.cycle(2);
+    assert!(
+        line.starts_with("[watch #2] 1 script (flows/sign-in-and-tour.ad) after flows/fragments/onboarding.ad changed: ok. 1 passed, 0 failed"),
         "{line}\n{output:?}"
     );
 
@@ -260,9 +265,9 @@ fn test_watch_reruns_the_saved_script() {
     let nav = dir.join("flows/navigation.ad");
     let text = std::fs::read_to_string(&nav).unwrap();
     std::fs::write(&nav, text.replace("tab.profile", "tab.nowhere")).unwrap();
-    let (output, line) = w.cycle(2);
+    let (output, line) = w.cycle(3);
     assert!(
-        line.starts_with("[watch #2] 1 script (flows/navigation.ad): FAILED. 0 passed, 1 failed"),
+        line.starts_with("[watch #3] 1 script (flows/navigation.ad): FAILED. 0 passed, 1 failed"),
         "{line}\n{output:?}"
     );
     assert!(
@@ -275,5 +280,64 @@ fn test_watch_reruns_the_saved_script() {
 
     let (status, stderr) = w.interrupt();
     assert!(status.success(), "{status:?}\n{stderr}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// On a terminal (a pseudo-terminal from util-linux's `script`): the screen is cleared before
+/// every cycle but the first, and Ctrl-C typed at the terminal ends the watch with exit 0.
+#[test]
+fn a_terminal_is_cleared_between_cycles_and_ctrl_c_ends_the_watch() {
+    use std::io::Write;
+    let dir = project();
+    let command = format!(
+        "{} check --watch --debounce 100 flows/login.ad",
+        env!("CARGO_BIN_EXE_ad")
+    );
+    let mut child = std::process::Command::new("script")
+        .args(["-qefc", &command, "/dev/null"])
+        .current_dir(&dir)
+        .env("NO_COLOR", "1")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("util-linux's `script` runs (apt-get install bsdutils)");
+    let mut keyboard = child.stdin.take().unwrap();
+    let lines = forward(child.stdout.take().unwrap());
+    let stderr = forward(child.stderr.take().unwrap());
+    let w = Watcher {
+        child,
+        lines,
+        stderr,
+    };
+    let (first, _) = w.cycle(1);
+    assert!(
+        first.iter().all(|l| !l.contains("\x1b[2J")),
+        "the first cycle keeps what the terminal showed: {first:?}"
+    );
+    edit(&dir.join("flows/login.ad"), "# edited");
+    let (second, _) = w.cycle(2);
+    assert!(
+        second[0].starts_with("\x1b[2J\x1b[3J\x1b[H"),
+        "the screen is cleared before the second cycle: {second:?}"
+    );
+    // Ctrl-C, as typed: the terminal sends SIGINT to `ad`.
+    keyboard.write_all(b"\x03").unwrap();
+    keyboard.flush().unwrap();
+    let start = Instant::now();
+    let mut rest = Vec::new();
+    while let Ok(line) = w
+        .lines
+        .recv_timeout(DEADLINE.saturating_sub(start.elapsed()))
+    {
+        rest.push(line);
+    }
+    let mut w = w;
+    let status = w.child.wait().unwrap();
+    assert!(status.success(), "exit 0 after Ctrl-C: {status:?} {rest:?}");
+    assert!(
+        rest.iter().any(|l| l.contains("watch: stopped")),
+        "{rest:?}"
+    );
     let _ = std::fs::remove_dir_all(&dir);
 }

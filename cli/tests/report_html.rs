@@ -416,6 +416,13 @@ fn the_report_reads_in_chromium() {
             .eval("document.querySelector('figure img').naturalWidth")
             .await;
         assert!(width.as_u64().unwrap() > 0, "the screenshot loads: {width}");
+        let local = page
+            .eval(
+                "[...document.images].every(i => i.src.startsWith('file://') && i.complete) \
+                 && document.querySelectorAll('script, link, iframe, object').length === 0",
+            )
+            .await;
+        assert_eq!(local, true, "images from the report folder only, nothing else loaded");
     });
     browser.shutdown();
     let _ = std::fs::remove_dir_all(&scratch);

@@ -82,10 +82,32 @@ pub struct Report {
     pub copies: BTreeMap<String, PathBuf>,
 }
 
+/// The list of files the last report wrote into its folder, so the next one (a later run, a
+/// watch cycle) removes its stale pages and copies, and nothing else of the folder.
+const MANIFEST: &str = ".ad-report-files";
+
 impl Report {
-    /// Writes every page and copy under `dir` (created if needed). A copy whose source is gone
-    /// is left out (its link then names a missing file rather than failing the whole report).
+    /// Writes every page and copy under `dir` (created if needed), after removing the files
+    /// the previous report there wrote. A copy whose source is gone is left out (its link then
+    /// names a missing file rather than failing the whole report).
     pub fn write(&self, dir: &Path) -> std::io::Result<()> {
+        std::fs::create_dir_all(dir)?;
+        if let Ok(previous) = std::fs::read_to_string(dir.join(MANIFEST)) {
+            for rel in previous.lines().filter(|l| {
+                Path::new(l)
+                    .components()
+                    .all(|c| matches!(c, Component::Normal(_)))
+            }) {
+                let _ = std::fs::remove_file(dir.join(rel));
+            }
+        }
+        let written: Vec<&str> = self
+            .pages
+            .keys()
+            .chain(self.copies.keys())
+            .map(String::as_str)
+            .collect();
+        std::fs::write(dir.join(MANIFEST), written.join("\n") + "\n")?;
         for (rel, html) in &self.pages {
             let path = dir.join(rel);
             if let Some(parent) = path.parent() {
@@ -1000,6 +1022,34 @@ mod tests {
         let main = &page[page.find("<main>").unwrap()..page.find("</main>").unwrap()];
         insta::assert_snapshot!(main);
         assert!(first_problem(&report).starts_with("the <button> is busy"));
+    }
+
+    #[test]
+    fn a_new_report_removes_the_files_of_the_last_one_and_nothing_else() {
+        let dir = std::env::temp_dir().join(format!("ad-html-manifest-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(dir.join("notes.txt"), "mine").unwrap();
+        let mut first = Report::default();
+        first.pages.insert("index.html".into(), "1".into());
+        first.pages.insert("scripts/001-a.html".into(), "a".into());
+        first.write(&dir).unwrap();
+        let mut second = Report::default();
+        second.pages.insert("index.html".into(), "2".into());
+        second.write(&dir).unwrap();
+        assert_eq!(
+            std::fs::read_to_string(dir.join("index.html")).unwrap(),
+            "2"
+        );
+        assert!(
+            !dir.join("scripts/001-a.html").exists(),
+            "stale page removed"
+        );
+        assert_eq!(
+            std::fs::read_to_string(dir.join("notes.txt")).unwrap(),
+            "mine"
+        );
+        let _ = std::fs::remove_dir_all(&dir);
     }
 
     #[test]

@@ -209,11 +209,24 @@ fn check_watch_rechecks_only_what_a_save_changed() {
         "the storm made one cycle: {line}"
     );
 
-    // A new ad.toml: every script below it is checked again under it.
-    std::fs::write(dir.join("flows/ad.toml"), "[rules]\nAD101 = \"warning\"\n").unwrap();
+    // A new folder with a script in it: the script is found and checked.
+    std::fs::create_dir(dir.join("flows/more")).unwrap();
+    std::fs::copy(
+        common::repo_root().join("examples/alerts.ad"),
+        dir.join("flows/more/alerts.ad"),
+    )
+    .unwrap();
     let (_, line) = w.cycle(7);
     assert!(
-        line.starts_with("[watch #7] 6 scripts (") && line.contains(": 0 errors, "),
+        line.starts_with("[watch #7] 1 script (flows/more/alerts.ad)"),
+        "{line}"
+    );
+
+    // A new ad.toml: every script below it is checked again under it.
+    std::fs::write(dir.join("flows/ad.toml"), "[rules]\nAD101 = \"warning\"\n").unwrap();
+    let (_, line) = w.cycle(8);
+    assert!(
+        line.starts_with("[watch #8] 7 scripts (") && line.contains(": 0 errors, "),
         "AD101 is a warning now: {line}"
     );
 

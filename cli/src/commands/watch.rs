@@ -37,6 +37,8 @@ struct Scripts {
     by_absolute: BTreeMap<PathBuf, PathBuf>,
     /// Included file (absolute) → the scripts (absolute) whose composition reads it.
     includers: BTreeMap<PathBuf, BTreeSet<PathBuf>>,
+    /// The folders watched (see `folders`): an event naming another folder is a new one.
+    folders: BTreeSet<PathBuf>,
     /// The `fragment-v1` files among `found` (absolute): `ad test` runs them only through
     /// their compositions.
     fragments: BTreeSet<PathBuf>,
@@ -98,6 +100,7 @@ impl Scripts {
             }
         }
         scripts.found = found;
+        scripts.folders = Scripts::folders(roots, &scripts.includers);
         let files: Vec<PathBuf> = scripts
             .by_absolute
             .keys()
@@ -112,27 +115,34 @@ impl Scripts {
         Ok(scripts)
     }
 
-    /// The folders to watch: each root folder (recursively), each root file's folder, and the
-    /// folder of every included file outside them.
-    fn folders(&self, roots: &[PathBuf]) -> BTreeMap<PathBuf, RecursiveMode> {
-        let mut out = BTreeMap::new();
+    /// The folders to watch, each on its own: every folder the search for scripts enters under
+    /// a root folder (never `target/`, `node_modules/` or hidden ones, whose build churn would
+    /// flood the watch), each root file's folder, and the folder of every included file.
+    fn folders(
+        roots: &[PathBuf],
+        includers: &BTreeMap<PathBuf, BTreeSet<PathBuf>>,
+    ) -> BTreeSet<PathBuf> {
+        fn enter(folder: &Path, out: &mut BTreeSet<PathBuf>) {
+            out.insert(folder.to_path_buf());
+            for entry in std::fs::read_dir(folder).into_iter().flatten().flatten() {
+                let is_dir = entry.file_type().is_ok_and(|t| t.is_dir());
+                if is_dir && !files::skipped_folder(&entry.file_name()) {
+                    enter(&entry.path(), out);
+                }
+            }
+        }
+        let mut out = BTreeSet::new();
         for root in roots {
             let abs = super::compose::absolute(root);
             if abs.is_dir() {
-                out.insert(abs, RecursiveMode::Recursive);
+                enter(&abs, &mut out);
             } else if let Some(parent) = abs.parent() {
-                out.entry(parent.to_path_buf())
-                    .or_insert(RecursiveMode::NonRecursive);
+                out.insert(parent.to_path_buf());
             }
         }
-        for included in self.includers.keys() {
+        for included in includers.keys() {
             if let Some(parent) = included.parent() {
-                let covered = out.iter().any(|(d, m)| {
-                    parent == d || (*m == RecursiveMode::Recursive && parent.starts_with(d))
-                });
-                if !covered {
-                    out.insert(parent.to_path_buf(), RecursiveMode::NonRecursive);
-                }
+                out.insert(parent.to_path_buf());
             }
         }
         out
@@ -155,6 +165,11 @@ impl Scripts {
             if file.file_name().is_some_and(|n| n == CONFIG_FILE) {
                 let folder = file.parent().unwrap_or(file);
                 wanted.extend(self.by_absolute.keys().filter(|s| s.starts_with(folder)));
+                continue;
+            }
+            if file.is_dir() {
+                // A new folder: the scripts in it.
+                wanted.extend(self.by_absolute.keys().filter(|s| s.starts_with(file)));
                 continue;
             }
             if self.by_absolute.contains_key(file) {
@@ -222,21 +237,41 @@ pub fn watch(
         Ok(d) => d,
         Err(e) => return crate::usage_error(&format!("cannot watch files: {e}")),
     };
-    let mut watched: BTreeMap<PathBuf, RecursiveMode> = BTreeMap::new();
+    let mut watched: BTreeSet<PathBuf> = BTreeSet::new();
     let clear = std::io::stdout().is_terminal();
     let mut number = 0usize;
     let mut to_run = scripts.all(fragments);
     let mut changed_names = String::new();
     loop {
         // Watches are in place before a cycle starts: a save during it starts the next one.
-        for (folder, mode) in scripts.folders(roots) {
-            if watched.get(&folder) == Some(&mode) {
-                continue;
+        for gone in watched
+            .difference(&scripts.folders)
+            .cloned()
+            .collect::<Vec<_>>()
+        {
+            // Removed (its watch went with it) or no longer searched.
+            let _ = debouncer.watcher().unwatch(&gone);
+            watched.remove(&gone);
+        }
+        for folder in scripts
+            .folders
+            .difference(&watched)
+            .cloned()
+            .collect::<Vec<_>>()
+        {
+            match debouncer
+                .watcher()
+                .watch(&folder, RecursiveMode::NonRecursive)
+            {
+                Ok(()) => {
+                    watched.insert(folder);
+                }
+                // A folder removed since the scan is simply not watched.
+                Err(_) if !folder.is_dir() => {}
+                Err(e) => {
+                    return crate::usage_error(&format!("cannot watch {}: {e}", folder.display()))
+                }
             }
-            if let Err(e) = debouncer.watcher().watch(&folder, mode) {
-                return crate::usage_error(&format!("cannot watch {}: {e}", folder.display()));
-            }
-            watched.insert(folder, mode);
         }
         if !to_run.is_empty() {
             number += 1;
@@ -344,7 +379,10 @@ fn next_changes(
             // (our own reads keep its entry alive): wait for the `Any` that follows the quiet.
             for event in events.iter().filter(|e| e.kind == DebouncedEventKind::Any) {
                 let path = compose::normalize(&event.path);
-                if is_watched(&path) && scripts.changed(&path) {
+                let new_folder = !scripts.folders.contains(&path)
+                    && path.is_dir()
+                    && path.file_name().is_some_and(|n| !files::skipped_folder(n));
+                if new_folder || (is_watched(&path) && scripts.changed(&path)) {
                     changed.insert(path);
                 }
             }

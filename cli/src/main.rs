@@ -25,6 +25,7 @@ mod commands {
     pub mod run;
     pub mod session;
     pub mod test;
+    pub mod watch;
 }
 mod files;
 mod render;
@@ -43,7 +44,7 @@ static VERSION: LazyLock<String> = LazyLock::new(|| {
 #[derive(Parser)]
 #[command(name = "ad", version = VERSION.as_str(), propagate_version = true)]
 #[command(
-    after_help = "Examples:\n  ad check examples/              report every problem in every script\n  ad check --format sarif flows/  the same, for code-scanning upload\n  ad fmt --check flows/           CI: fail when a script is not canonically formatted\n  ad explain AD703                what a diagnostic means and how to fix it\n  ad parse --digest flow.ad       what agent-device 0.21.5 reads, and the plan digest\n\nSettings: ad.toml beside the scripts (see `ad check --help`). Exit codes: 0 ok, 1 problems found, 2 usage or I/O error."
+    after_help = "Examples:\n  ad check examples/              report every problem in every script\n  ad check --format sarif flows/  the same, for code-scanning upload\n  ad check --watch flows/         re-check each script as you save it (Ctrl-C stops)\n  ad fmt --check flows/           CI: fail when a script is not canonically formatted\n  ad explain AD703                what a diagnostic means and how to fix it\n  ad parse --digest flow.ad       what agent-device 0.21.5 reads, and the plan digest\n\nSettings: ad.toml beside the scripts (see `ad check --help`). Exit codes: 0 ok, 1 problems found, 2 usage or I/O error."
 )]
 struct Cli {
     #[command(subcommand)]

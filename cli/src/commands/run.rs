@@ -23,6 +23,7 @@ Examples:
   ad run flow.ad --from 5 --plan-digest 3f2a…      resume at step 5 (both values come from a divergence report)
   ad run handoff.ad --keep-session                 leave the session live (the terminal close is skipped)
   ad run examples/web/login.ad --backend web       drive a web app in headless Chromium (`ad doctor` checks it)
+  ad run flow.ad --report-html report/             a static HTML report of the run: open report/index.html
 
 Variables: -e KEY=VALUE > AD_VAR_KEY in the environment > `env KEY=…` in the script > built-ins
 (AD_SESSION, AD_FILENAME, AD_PLATFORM, …). Injected values are shown as <var:NAME> everywhere.
@@ -95,6 +96,10 @@ pub struct RunArgs {
     /// No live progress on stderr.
     #[arg(long, short = 'q')]
     quiet: bool,
+    /// Write a static HTML report of the run into DIR (index.html and the script's page, with
+    /// its steps, screenshots and divergence report): see docs/run.md.
+    #[arg(long, value_name = "DIR")]
+    report_html: Option<PathBuf>,
     #[command(flatten)]
     input: files::InputArgs,
 }
@@ -294,6 +299,14 @@ pub fn run(args: RunArgs) -> i32 {
     };
     args.backend.apply(&mut session);
     session.agent_device = args.devices.bridge();
+    if let Some(dir) = &args.report_html {
+        if let Err(e) = super::test::html_destination(dir) {
+            return crate::usage_error(&format!(
+                "{}: cannot write the HTML report there: {e} (nothing was run)",
+                dir.display()
+            ));
+        }
+    }
     // Ctrl-C / SIGTERM stop the run at the next step and still write the journal's end.
     ad_runtime::interrupt::install();
     let mut quiet = ad_runtime::interp::Quiet;
@@ -320,6 +333,13 @@ pub fn run(args: RunArgs) -> i32 {
         }
     }
     let r = &outcome.result;
+    let mut html_failed = false;
+    if let Some(dir) = &args.report_html {
+        if let Err(e) = write_html_report(dir, &source.name, &source.text, &outcome) {
+            eprintln!("error: cannot write the HTML report {}: {e}", dir.display());
+            html_failed = true;
+        }
+    }
     let journal = outcome
         .run_dir
         .as_ref()
@@ -420,6 +440,65 @@ pub fn run(args: RunArgs) -> i32 {
             }
         }
     }
-    // 0 passed, 1 failed, 2 refused before any step, 130 interrupted (the run's own verdict).
-    r.exit().0
+    // 0 passed, 1 failed, 2 refused before any step, 130 interrupted (the run's own verdict);
+    // a passed run whose report could not be written is a usage/I/O error.
+    match r.exit().0 {
+        0 if html_failed => 2,
+        code => code,
+    }
+}
+
+/// The HTML report of one run: a suite of one script, built from its run folder.
+fn write_html_report(
+    dir: &std::path::Path,
+    name: &str,
+    text: &str,
+    outcome: &ad_runtime::session::ScriptOutcome,
+) -> std::io::Result<()> {
+    use ad_runtime::records::suite::{Attempt, ScriptReport, Status, SuiteCounts, SuiteReport};
+    let r = &outcome.result;
+    let e = r.error.as_ref();
+    let status = if r.ok { Status::Passed } else { Status::Failed };
+    let attempt = Attempt {
+        ok: r.ok,
+        code: e.map(|e| e.public_code().to_string()),
+        kind: e.and_then(|e| e.divergence()).map(|d| d.kind),
+        message: e.map(|e| e.message.clone()),
+        step: e.and_then(|e| e.step),
+        line: e.and_then(|e| e.line),
+        replayed: r.replayed,
+        total: r.total,
+        run_dir: outcome.run_dir.as_ref().map(|d| d.display().to_string()),
+        wall_ms: r.wall_ms,
+        device_ms: r.device_ms,
+    };
+    let suite = SuiteReport {
+        version: 1,
+        summary: SuiteCounts {
+            total: 1,
+            passed: usize::from(r.ok),
+            flaky: 0,
+            failed: usize::from(!r.ok),
+            invalid: 0,
+            skipped: 0,
+            filtered: 0,
+            other_shards: 0,
+            ok: r.ok,
+            wall_ms: r.wall_ms,
+        },
+        scripts: vec![ScriptReport {
+            path: name.to_string(),
+            status,
+            skip_reason: None,
+            retries_allowed: 0,
+            timeout_ms: None,
+            refused: None,
+            static_errors: Vec::new(),
+            attempts: vec![attempt],
+            wall_ms: r.wall_ms,
+        }],
+    };
+    let texts = [(name.to_string(), text.to_string())].into_iter().collect();
+    let scripts = crate::render::html::load(&suite, &texts);
+    crate::render::html::build("ad run", &suite, &scripts).write(dir)
 }

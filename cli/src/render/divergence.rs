@@ -9,7 +9,7 @@ fn resume_line(cmd: &str, from: usize, digest: &str) -> String {
 }
 
 /// What to do next, by repair hint, with the resume commands that apply.
-fn guidance(hint: RepairHint, resume: &Resume, cmd: &str) -> String {
+pub fn guidance(hint: RepairHint, resume: &Resume, cmd: &str) -> String {
     let digest = &resume.plan_digest;
     let not_resumable =
         "This step cannot currently be resumed automatically — run a fresh full replay instead.";
@@ -58,7 +58,7 @@ fn describe_ref(r: &NodeRef) -> String {
     format!("  @{} [{}]{label}", r.reference, r.role)
 }
 
-fn hint_word(h: RepairHint) -> &'static str {
+pub fn hint_word(h: RepairHint) -> &'static str {
     match h {
         RepairHint::Caution => "caution",
         RepairHint::Manual => "manual",

@@ -1,9 +1,11 @@
 //! Renderers: of the one diagnostic model (human via ariadne, JSON, SARIF 2.1.0, GitHub workflow
 //! annotations; each takes the same checked files), and of the run records `ad_runtime` returns
-//! (the divergence report as text, the suite report as JUnit XML).
+//! (the divergence report as text, the suite report as JUnit XML, the HTML report of a suite or
+//! run with its journals).
 
 pub mod divergence;
 pub mod github;
+pub mod html;
 pub mod human;
 pub mod json;
 pub mod junit;

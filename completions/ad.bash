@@ -153,7 +153,7 @@ _ad() {
             return 0
             ;;
         ad__subcmd__check)
-            opts="-h -V --format --deny-warnings --fix --parity-only --profile --rule --config --max-file-size --help --version"
+            opts="-h -V --format --deny-warnings --fix --parity-only --profile --rule --config --watch --debounce --max-file-size --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -172,6 +172,10 @@ _ad() {
                     return 0
                     ;;
                 --config)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --debounce)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -569,7 +573,7 @@ _ad() {
             return 0
             ;;
         ad__subcmd__run)
-            opts="-e -q -h -V --env --from --plan-digest --keep-session --backend --browser --offline --device --udid --serial --app --json --artifacts-dir --session --platform --target --level --force --quiet --max-file-size --help --version"
+            opts="-e -q -h -V --env --from --plan-digest --keep-session --backend --browser --offline --device --udid --serial --app --json --artifacts-dir --session --platform --target --level --force --quiet --report-html --max-file-size --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -635,6 +639,10 @@ _ad() {
                     COMPREPLY=($(compgen -W "digest default full" -- "${cur}"))
                     return 0
                     ;;
+                --report-html)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --max-file-size)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -661,7 +669,7 @@ _ad() {
             return 0
             ;;
         ad__subcmd__test)
-            opts="-e -j -h -V --env --platform --timeout --retries --fail-fast --jobs --shard --app --artifacts-dir --report-junit --report-json --device --udid --serial --backend --browser --offline --max-file-size --help --version"
+            opts="-e -j -h -V --env --platform --timeout --retries --fail-fast --jobs --shard --app --artifacts-dir --report-junit --report-json --report-html --watch --debounce --device --udid --serial --backend --browser --offline --max-file-size --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -712,6 +720,14 @@ _ad() {
                     return 0
                     ;;
                 --report-json)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --report-html)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --debounce)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

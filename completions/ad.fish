@@ -50,10 +50,12 @@ flow\t''
 handoff\t''"
 complete -c ad -n "__fish_ad_using_subcommand check" -l rule -d 'Set a rule\'s level, e.g. `--rule AD301=off` or `--rule AD733=error` (repeatable; overrides ad.toml). Levels: off, info, warning, error' -r
 complete -c ad -n "__fish_ad_using_subcommand check" -l config -d 'Use this configuration file instead of looking for ad.toml beside each script' -r -F
+complete -c ad -n "__fish_ad_using_subcommand check" -l debounce -d 'With --watch: how long a file must stay unchanged before it is re-checked' -r
 complete -c ad -n "__fish_ad_using_subcommand check" -l max-file-size -d 'Read at most this many bytes from one script; a larger file is refused with AD006 (default: agent-device\'s own limit, 2097152; or `[input] max-file-size` in ad.toml)' -r
 complete -c ad -n "__fish_ad_using_subcommand check" -l deny-warnings -d 'Exit 1 on warnings too'
 complete -c ad -n "__fish_ad_using_subcommand check" -l fix -d 'Apply the available fixes in place, then report what remains'
 complete -c ad -n "__fish_ad_using_subcommand check" -l parity-only -d 'Only report diagnostics that agent-device 0.21.5 itself would reject the script for'
+complete -c ad -n "__fish_ad_using_subcommand check" -l watch -d 'Keep checking: after the first report, re-check each script you save (and the compositions that include it), one summary line per cycle, until Ctrl-C'
 complete -c ad -n "__fish_ad_using_subcommand check" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c ad -n "__fish_ad_using_subcommand check" -s V -l version -d 'Print version'
 complete -c ad -n "__fish_ad_using_subcommand fmt" -l max-file-size -d 'Read at most this many bytes from one script; a larger file is refused with AD006 (default: agent-device\'s own limit, 2097152; or `[input] max-file-size` in ad.toml)' -r
@@ -96,6 +98,7 @@ complete -c ad -n "__fish_ad_using_subcommand run" -l target -d 'Target for the 
 complete -c ad -n "__fish_ad_using_subcommand run" -l level -d 'Divergence report size' -r -f -a "digest\t'≤ 8 KiB, no suggestion entries'
 default\t'≤ 24 KiB'
 full\t'≤ 64 KiB'"
+complete -c ad -n "__fish_ad_using_subcommand run" -l report-html -d 'Write a static HTML report of the run into DIR (index.html and the script\'s page, with its steps, screenshots and divergence report): see docs/run.md' -r -F
 complete -c ad -n "__fish_ad_using_subcommand run" -l max-file-size -d 'Read at most this many bytes from one script; a larger file is refused with AD006 (default: agent-device\'s own limit, 2097152; or `[input] max-file-size` in ad.toml)' -r
 complete -c ad -n "__fish_ad_using_subcommand run" -l keep-session -d 'Skip the script\'s terminal `close` and leave the session live'
 complete -c ad -n "__fish_ad_using_subcommand run" -l offline -d 'Web backend: every host name but 127.0.0.1 fails to resolve, so nothing leaves the machine (the browser\'s own background traffic is always off)'
@@ -114,6 +117,8 @@ complete -c ad -n "__fish_ad_using_subcommand test" -l app -d 'The simulator\'s 
 complete -c ad -n "__fish_ad_using_subcommand test" -l artifacts-dir -d 'Where run folders are written' -r -F
 complete -c ad -n "__fish_ad_using_subcommand test" -l report-junit -d 'Write a JUnit XML report (one testcase per script)' -r -F
 complete -c ad -n "__fish_ad_using_subcommand test" -l report-json -d 'Write a JSON report' -r -F
+complete -c ad -n "__fish_ad_using_subcommand test" -l report-html -d 'Write a static HTML report into DIR (index.html, a page per script, the screenshots and observations it shows): open DIR/index.html from a CI artifact download. See docs/run.md' -r -F
+complete -c ad -n "__fish_ad_using_subcommand test" -l debounce -d 'With --watch: how long a file must stay unchanged before it is re-run' -r
 complete -c ad -n "__fish_ad_using_subcommand test" -l device -d 'With --backend agent-device: the device, by name (agent-device\'s --device)' -r
 complete -c ad -n "__fish_ad_using_subcommand test" -l udid -d 'With --backend agent-device: the iOS device or simulator UDID' -r
 complete -c ad -n "__fish_ad_using_subcommand test" -l serial -d 'With --backend agent-device: the Android device serial' -r
@@ -123,6 +128,7 @@ agent-device\t''"
 complete -c ad -n "__fish_ad_using_subcommand test" -l browser -d 'The browser the web backend drives (default: $CHROME_PATH, else /usr/bin/chromium)' -r -F
 complete -c ad -n "__fish_ad_using_subcommand test" -l max-file-size -d 'Read at most this many bytes from one script; a larger file is refused with AD006 (default: agent-device\'s own limit, 2097152; or `[input] max-file-size` in ad.toml)' -r
 complete -c ad -n "__fish_ad_using_subcommand test" -l fail-fast -d 'Stop starting scripts after the first failure (the rest are reported as not run)'
+complete -c ad -n "__fish_ad_using_subcommand test" -l watch -d 'Keep testing: after the first run, re-run each script you save (and the compositions that include it), one summary line per cycle, until Ctrl-C. Reports are rewritten each cycle with the scripts it ran'
 complete -c ad -n "__fish_ad_using_subcommand test" -l offline -d 'Web backend: every host name but 127.0.0.1 fails to resolve, so nothing leaves the machine (the browser\'s own background traffic is always off)'
 complete -c ad -n "__fish_ad_using_subcommand test" -s h -l help -d 'Print help'
 complete -c ad -n "__fish_ad_using_subcommand test" -s V -l version -d 'Print version'

@@ -115,6 +115,48 @@ fn assert_no_literal(dir: &Path, literal: &str) -> usize {
     seen
 }
 
+/// Processes whose command line names `dir`'s temp folder (the browser profiles live there).
+fn browsers_of(dir: &Path) -> Vec<u32> {
+    let needle = dir.join("tmp").display().to_string();
+    let mut out = Vec::new();
+    for entry in std::fs::read_dir("/proc").into_iter().flatten().flatten() {
+        let Ok(pid) = entry.file_name().to_string_lossy().parse::<u32>() else {
+            continue;
+        };
+        let Ok(cmdline) = std::fs::read(format!("/proc/{pid}/cmdline")) else {
+            continue;
+        };
+        let zombie = std::fs::read_to_string(format!("/proc/{pid}/stat"))
+            .ok()
+            .and_then(|s| {
+                s.rsplit_once(')')
+                    .map(|(_, r)| r.trim_start().starts_with('Z'))
+            })
+            .unwrap_or(true);
+        if !zombie && String::from_utf8_lossy(&cmdline).contains(&needle) {
+            out.push(pid);
+        }
+    }
+    out
+}
+
+/// No browser of this test's sessions is alive (bounded wait on the behaviour: the kernel may
+/// take a moment to reap).
+fn assert_no_browser_left(dir: &Path) {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    loop {
+        let left = browsers_of(dir);
+        if left.is_empty() {
+            return;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "browser processes outlived their session: {left:?}"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+}
+
 /// Waits for the daemon to go idle and remove its socket.
 fn assert_daemon_exits(dir: &Path) {
     let sock = dir.join("state/daemon.sock");
@@ -288,6 +330,47 @@ fn record_publish_cold_replay_and_continue_on_the_web_backend() {
     let published = std::fs::read_to_string(&script).unwrap();
     assert!(published.starts_with("context platform=web"), "{published}");
     ok(&dir, &["close"]);
+    assert_no_browser_left(&dir);
+
+    // Cold `ad run` of the published (close-less) script: the run happens in the session
+    // daemon, which keeps its browser page; `ad session` continues on that page.
+    let o = ad(&dir)
+        .args([
+            "run",
+            "web.ad",
+            "--offline",
+            "--json",
+            "--session",
+            "handoff",
+        ])
+        .args(["--artifacts-dir", "runs"])
+        .env("AD_VAR_PASSWORD", SECRET)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", text(&o));
+    let r: Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(r["sessionActive"], true, "{r:#}");
+    assert_eq!(r["session"], "handoff");
+    assert!(r.get("sessionFile").is_none_or(Value::is_null), "{r:#}");
+    assert!(
+        !browsers_of(&dir).is_empty(),
+        "the handed-over browser lives on"
+    );
+    assert!(!dir.join("state/sessions").exists());
+    let list = ok(&dir, &["list"]);
+    assert_eq!(list["sessions"][0]["name"], "handoff", "{list:#}");
+    assert_eq!(list["sessions"][0]["backend"], "web", "{list:#}");
+    // The page the run logged into: only it says who signed in.
+    ok(
+        &dir,
+        &["--session", "handoff", "wait", "label=\"Welcome, Demo\""],
+    );
+    let snap = ok(&dir, &["--session", "handoff", "snapshot"]);
+    assert!(snap["nodes"].to_string().contains("home-title"), "{snap:#}");
+    let v = ok(&dir, &["--session", "handoff", "close"]);
+    assert_eq!(v["sessionActive"], false);
+    assert_no_browser_left(&dir);
+
     // Cold replay in a new session (the script's `context platform=web` picks the browser),
     // then the session continues.
     let o = ad(&dir)

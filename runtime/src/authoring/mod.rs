@@ -6,18 +6,23 @@
 //! - [`lifecycle`]: ARMED / ABORTED / PUBLISHED, from which recording is derived;
 //! - [`evidence`]: `target-v1` capture, the writer's reductions, echo protection;
 //! - [`publish`]: the script text, the `ad check` refusals, the atomic publish;
-//! - [`daemon`]: the per-user daemon (Unix socket, one JSON request per line) and its client.
+//! - [`handoff`]: a close-less `ad run`, run inside the daemon so its live session stays there;
+//! - [`daemon`]: the per-user daemon (Unix socket, one JSON request per line, sessions served
+//!   concurrently) and its client.
 //!
 //! The `--record-as` literals live in the session's variable scope (in memory only) and die with
 //! it: they are redacted as `${NAME}` from every record, result and journal entry.
 
 pub mod daemon;
 pub mod evidence;
+pub mod handoff;
 pub mod lifecycle;
 pub mod publish;
 
+use std::cell::RefCell;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
+use std::rc::Rc;
 use std::time::Instant;
 
 use ad_compiler::registry::{Action, Effect, Targeting, Verification};
@@ -113,19 +118,39 @@ struct Session {
 }
 
 impl Session {
+    fn info(&self, name: &str) -> SessionInfo {
+        SessionInfo {
+            name: name.to_string(),
+            backend: self.backend.kind().name().into(),
+            lifecycle: self.lifecycle.name().into(),
+            recorded_actions: self.recorded.len(),
+        }
+    }
+
     fn echo_redactor(&self) -> Redactor {
         Redactor::placeholders(self.echo.iter().map(|(k, v)| (k.as_str(), v.as_str())))
     }
 }
 
-/// Every live session of one daemon (or of one test, in process).
+/// Every live session of one daemon (or of one test, in process). Requests for different
+/// sessions proceed concurrently; those for one session run one at a time, in arrival order
+/// (each session sits behind its own fair lock).
 pub struct Sessions {
     state_dir: PathBuf,
-    sessions: BTreeMap<String, Session>,
+    slots: RefCell<BTreeMap<String, Rc<Slot>>>,
     /// How the web backend launches its browser.
     pub web: LaunchConfig,
     /// Journal in memory only (benchmarks).
     pub no_journal: bool,
+}
+
+/// One session name's place in the daemon: the session (None while it is being created, or
+/// once it ended) behind its lock, and what `list` shows of it.
+#[derive(Default)]
+struct Slot {
+    session: tokio::sync::Mutex<Option<Session>>,
+    /// Updated after each request, so `list` never waits for a busy session.
+    info: RefCell<Option<SessionInfo>>,
 }
 
 /// The words of a session command with the session-level flags taken out.
@@ -269,24 +294,53 @@ impl Sessions {
     pub fn new(state_dir: PathBuf) -> Sessions {
         Sessions {
             state_dir,
-            sessions: BTreeMap::new(),
+            slots: RefCell::new(BTreeMap::new()),
             web: LaunchConfig::default(),
             no_journal: false,
         }
     }
 
+    /// No session lives (and none is being created).
     pub fn is_empty(&self) -> bool {
-        self.sessions.is_empty()
+        self.slots.borrow().is_empty()
     }
 
     pub fn names(&self) -> Vec<String> {
-        self.sessions.keys().cloned().collect()
+        self.slots.borrow().keys().cloned().collect()
+    }
+
+    /// The slot of `name`, made when there is none.
+    fn slot(&self, name: &str) -> Rc<Slot> {
+        self.slots
+            .borrow_mut()
+            .entry(name.to_string())
+            .or_default()
+            .clone()
+    }
+
+    /// Is `slot` still the one `name` maps to? (A request that waited on a session that ended
+    /// meanwhile must take the name's new slot.)
+    fn is_current(&self, name: &str, slot: &Rc<Slot>) -> bool {
+        self.slots
+            .borrow()
+            .get(name)
+            .is_some_and(|s| Rc::ptr_eq(s, slot))
+    }
+
+    /// After a request on `slot`: what `list` shows, and the name freed when the session is
+    /// gone.
+    fn settle(&self, name: &str, slot: &Rc<Slot>, session: &Option<Session>) {
+        *slot.info.borrow_mut() = session.as_ref().map(|s| s.info(name));
+        if session.is_none() && self.is_current(name, slot) {
+            self.slots.borrow_mut().remove(name);
+        }
     }
 
     /// Answers one request; the daemon's own time is in `daemon_ms`.
-    pub async fn handle(&mut self, req: Request) -> Response {
+    pub async fn handle(&self, req: Request) -> Response {
         let t0 = Instant::now();
         let command = req.words.first().cloned().unwrap_or_default();
+        let mut in_turn = false;
         let mut resp = match split_words(&req.words) {
             Err(r) => refused(&req, &command, r),
             Ok(w) => match command.as_str() {
@@ -299,23 +353,50 @@ impl Sessions {
                     ),
                 ),
                 "list" => self.list(&req),
-                "save-script" => self.save_script(&req, &w),
-                "close" => self.close(&req, &w).await,
-                "replay" => self.replay(&req, &w).await,
-                _ => self.script_command(&req, w).await,
+                _ => {
+                    in_turn = true;
+                    self.on_session(&req, w).await
+                }
             },
         };
         resp.session = req.session.clone();
         if resp.command.is_empty() {
             resp.command = command;
         }
-        let s = self.sessions.get(&req.session);
-        resp.session_active = s.is_some();
-        if resp.lifecycle.is_none() {
-            resp.lifecycle = s.map(|s| s.lifecycle.name().to_string());
+        if !in_turn {
+            let info = self
+                .slots
+                .borrow()
+                .get(&req.session)
+                .and_then(|s| s.info.borrow().clone());
+            resp.session_active = info.is_some();
+            resp.lifecycle = info.map(|i| i.lifecycle);
         }
         resp.daemon_ms = t0.elapsed().as_secs_f64() * 1000.0;
         resp
+    }
+
+    /// A request on one session, in its turn.
+    async fn on_session(&self, req: &Request, w: Words) -> Response {
+        loop {
+            let slot = self.slot(&req.session);
+            let mut session = slot.session.lock().await;
+            if !self.is_current(&req.session, &slot) {
+                continue;
+            }
+            let mut resp = match w.words[0].as_str() {
+                "save-script" => self.save_script(req, &w, &mut session),
+                "close" => self.close(req, &w, &mut session).await,
+                "replay" => self.replay(req, &w, &mut session).await,
+                _ => self.script_command(req, w, &mut session).await,
+            };
+            self.settle(&req.session, &slot, &session);
+            resp.session_active = session.is_some();
+            if resp.lifecycle.is_none() {
+                resp.lifecycle = session.as_ref().map(|s| s.lifecycle.name().to_string());
+            }
+            return resp;
+        }
     }
 
     fn list(&self, req: &Request) -> Response {
@@ -324,14 +405,10 @@ impl Sessions {
             session: req.session.clone(),
             command: "list".into(),
             sessions: Some(
-                self.sessions
-                    .iter()
-                    .map(|(name, s)| SessionInfo {
-                        name: name.clone(),
-                        backend: s.backend.kind().name().into(),
-                        lifecycle: s.lifecycle.name().into(),
-                        recorded_actions: s.recorded.len(),
-                    })
+                self.slots
+                    .borrow()
+                    .values()
+                    .filter_map(|s| s.info.borrow().clone())
                     .collect(),
             ),
             ..Response::default()
@@ -393,7 +470,12 @@ impl Sessions {
     }
 
     /// Any script command (`open`, `press`, `fill`, `wait`, …), on the named session.
-    async fn script_command(&mut self, req: &Request, mut w: Words) -> Response {
+    async fn script_command(
+        &self,
+        req: &Request,
+        mut w: Words,
+        slot: &mut Option<Session>,
+    ) -> Response {
         let command = w.words[0].clone();
         let fail = |r: Refusal| refused(req, &command, r);
         let mut step = match lower_line(&line_of(&w.words)) {
@@ -401,7 +483,7 @@ impl Sessions {
             Err(r) => return fail(r),
         };
         let action = step.action();
-        let exists = self.sessions.contains_key(&req.session);
+        let exists = slot.is_some();
         if w.save_script.is_some() && action != Some(Action::Open) {
             return fail(Refusal::new("INVALID_ARGS", "--save-script is taken by open (to arm a recording) and close; publish a live recording with `ad session save-script [PATH]`"));
         }
@@ -426,11 +508,7 @@ impl Sessions {
             if name.trim() != name || !is_var_name(name) || name.starts_with("AD_") {
                 return fail(Refusal::new("INVALID_ARGS", format!("--record-as {name:?} is not a variable name: use [A-Z_][A-Z0-9_]* and not AD_* (reserved for built-ins)")));
             }
-            if !self
-                .sessions
-                .get(&req.session)
-                .is_some_and(|s| s.lifecycle.records())
-            {
+            if !slot.as_ref().is_some_and(|s| s.lifecycle.records()) {
                 return fail(Refusal::new("NOT_ARMED", "--record-as needs an armed recording: start the session with `ad session open <app> --save-script[=PATH]` (an unrecorded fill's text is not written anywhere anyway)"));
             }
             let text_at = if step.positional(0).is_some_and(ad_grammar::text::is_numeric)
@@ -481,10 +559,9 @@ impl Sessions {
                 Ok(b) => b,
                 Err(e) => return fail(Refusal::new("UNSUPPORTED_OPERATION", e)),
             };
-            let session = self.new_session(&req.session, backend, Self::base_scope(&req.session));
-            self.sessions.insert(req.session.clone(), session);
+            *slot = Some(self.new_session(&req.session, backend, Self::base_scope(&req.session)));
         }
-        let s = self.sessions.get_mut(&req.session).expect("present");
+        let s = slot.as_mut().expect("present");
         if let Some((name, literal)) = &record_as {
             s.live.scope.record_literal(name, literal);
         }
@@ -503,7 +580,7 @@ impl Sessions {
             Ok(r) => r,
             Err(f) => {
                 if !exists {
-                    self.drop_session(&req.session).await;
+                    end(slot).await;
                 }
                 let mut r = fail(Refusal::new(&f.code, f.message));
                 if let Some(h) = f.hint {
@@ -558,9 +635,9 @@ impl Sessions {
     }
 
     /// `save-script [PATH] [--force]`: active-session publication (ADR 0016).
-    fn save_script(&mut self, req: &Request, w: &Words) -> Response {
+    fn save_script(&self, req: &Request, w: &Words, slot: &mut Option<Session>) -> Response {
         let fail = |r: Refusal| refused(req, "save-script", r);
-        let Some(s) = self.sessions.get_mut(&req.session) else {
+        let Some(s) = slot.as_mut() else {
             return fail(Refusal::new("NO_SESSION", format!("no live session \"{}\" to publish; author one with `ad session open <app> --save-script[=PATH]`", req.session)));
         };
         if let Some((code, msg)) = s.lifecycle.publication_refusal() {
@@ -599,9 +676,9 @@ impl Sessions {
 
     /// `close [--save-script[=PATH]]`: ends the session (as a script's `close`), publishing an
     /// unpublished ARMED recording as a closed test flow.
-    async fn close(&mut self, req: &Request, w: &Words) -> Response {
+    async fn close(&self, req: &Request, w: &Words, slot: &mut Option<Session>) -> Response {
         let fail = |r: Refusal| refused(req, "close", r);
-        let Some(s) = self.sessions.get_mut(&req.session) else {
+        let Some(s) = slot.as_mut() else {
             return fail(Refusal::new(
                 "NO_SESSION",
                 format!("no live session \"{}\" to close", req.session),
@@ -639,7 +716,7 @@ impl Sessions {
             "session",
         )
         .await;
-        self.drop_session(&req.session).await;
+        end(slot).await;
         let mut resp = Response {
             ok: true,
             command: "close".into(),
@@ -657,7 +734,7 @@ impl Sessions {
 
     /// `replay FILE [-e K=V]…`: runs a script inside the live session (a new one when the
     /// session does not exist yet), recording its steps when the session is armed.
-    async fn replay(&mut self, req: &Request, w: &Words) -> Response {
+    async fn replay(&self, req: &Request, w: &Words, slot: &mut Option<Session>) -> Response {
         let fail = |r: Refusal| refused(req, "replay", r);
         let Some(file) = w.words.get(1) else {
             return fail(Refusal::new(
@@ -707,7 +784,7 @@ impl Sessions {
             Ok(s) => s,
             Err(e) => return fail(Refusal::new("INVALID_ARGS", e)),
         };
-        if !self.sessions.contains_key(&req.session) {
+        if slot.is_none() {
             let kind = match w.backend.as_deref() {
                 Some(b) => BackendKind::parse(b).unwrap_or(BackendKind::Sim),
                 None => BackendKind::choose(None, analysis.metadata(), None),
@@ -716,10 +793,9 @@ impl Sessions {
                 Ok(b) => b,
                 Err(e) => return fail(Refusal::new("UNSUPPORTED_OPERATION", e)),
             };
-            let session = self.new_session(&req.session, backend, Self::base_scope(&req.session));
-            self.sessions.insert(req.session.clone(), session);
+            *slot = Some(self.new_session(&req.session, backend, Self::base_scope(&req.session)));
         }
-        let s = self.sessions.get_mut(&req.session).expect("present");
+        let s = slot.as_mut().expect("present");
         // The script's variables for its steps; the session's parameterized literals stay
         // redacted as `${NAME}` throughout.
         let mut scope = scope;
@@ -795,7 +871,7 @@ impl Sessions {
             s.live.scope.protect_literal(k, v);
         }
         if closed {
-            self.drop_session(&req.session).await;
+            end(slot).await;
         }
         let mut resp = match failure {
             Some(r) => fail(r),
@@ -810,49 +886,22 @@ impl Sessions {
         resp
     }
 
-    /// Adopts the live sim session a close-less `ad run` left in `state_file` (removed once
-    /// adopted): `ad session …` commands continue it.
-    pub fn adopt_sim(
-        &mut self,
-        name: &str,
-        state_file: &Path,
-        script: &Path,
-        app_model: Option<PathBuf>,
-    ) -> Result<(), String> {
-        let state = crate::sim::Sim::load_state(state_file)
-            .map_err(|e| format!("{}: cannot read the session: {e}", state_file.display()))?;
-        let mut backend = backends::create(
-            BackendKind::Sim,
-            BackendSetup {
-                models: ModelResolver::for_script(script, app_model),
-                web: self.web.clone(),
-            },
-        )?;
-        if let Some(sim) = backend.as_sim() {
-            sim.restore(state).map_err(|e| e.0)?;
-        }
-        let _ = std::fs::remove_file(state_file);
-        let session = self.new_session(name, backend, Self::base_scope(name));
-        if let Some(old) = self.sessions.insert(name.to_string(), session) {
-            drop(old);
-        }
-        Ok(())
-    }
-
-    /// Ends a session without a word to the app (its backend is dropped: the browser is
-    /// reaped).
-    async fn drop_session(&mut self, name: &str) {
-        if let Some(s) = self.sessions.remove(name) {
-            // The web backend's browser is killed inside the runtime.
-            async move { drop(s) }.await;
-        }
-    }
-
     /// Ends every session (daemon shutdown).
-    pub async fn shutdown(&mut self) {
-        for name in self.names() {
-            self.drop_session(&name).await;
+    pub async fn shutdown(&self) {
+        let slots: Vec<Rc<Slot>> = std::mem::take(&mut *self.slots.borrow_mut())
+            .into_values()
+            .collect();
+        for slot in slots {
+            end(&mut *slot.session.lock().await).await;
         }
+    }
+}
+
+/// Ends a session without a word to the app (its backend is dropped: the browser is reaped,
+/// inside the runtime).
+async fn end(slot: &mut Option<Session>) {
+    if let Some(s) = slot.take() {
+        async move { drop(s) }.await;
     }
 }
 

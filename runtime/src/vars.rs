@@ -173,7 +173,9 @@ impl Redactor {
         out
     }
 
-    /// Redacts every string leaf of a JSON value, except under `STRUCTURAL_KEYS`.
+    /// Redacts every string leaf of a JSON value, except under `STRUCTURAL_KEYS`, and every
+    /// object key but the records' own field names ([`crate::records::field_names`]): a
+    /// backend's free-form response can carry a value as a key (ADR 0017).
     pub fn redact_value(&self, v: &mut Value) {
         if self.values.is_empty() {
             return;
@@ -191,6 +193,16 @@ impl Redactor {
                     if !STRUCTURAL_KEYS.contains(&k.as_str()) {
                         self.redact_value(x);
                     }
+                }
+                let renamed = |k: &String| {
+                    let r = self.redact(k);
+                    (r != *k && !crate::records::field_names().contains(k)).then_some(r)
+                };
+                if m.keys().any(|k| renamed(k).is_some()) {
+                    *m = std::mem::take(m)
+                        .into_iter()
+                        .map(|(k, x)| (renamed(&k).unwrap_or(k), x))
+                        .collect();
                 }
             }
             _ => {}
@@ -518,6 +530,38 @@ mod tests {
         // One literal under two names: the first registered wins.
         let r = Redactor::placeholders([("FIRST", "same"), ("SECOND", "same")]);
         assert_eq!(r.redact("same"), "${FIRST}");
+    }
+
+    #[test]
+    fn keys_are_redacted_too_but_the_records_own_field_names_stay() {
+        let r = Redactor::placeholders([("PW", "hunter2"), ("L", "abe")]);
+        let mut v = serde_json::json!({
+            "hunter2": {"x-hunter2-y": "hunter2", "label": "abe"},
+            "list": [{"hunter2": 1}],
+        });
+        r.redact_value(&mut v);
+        assert_eq!(
+            v,
+            serde_json::json!({
+                "${PW}": {"x-${PW}-y": "${PW}", "label": "${L}"},
+                "list": [{"${PW}": 1}],
+            })
+        );
+        // A typed record keeps its shape: `label` contains `abe` but is a field name.
+        let scope = {
+            let mut s = Scope::default();
+            s.protect_literal("PW", "hunter2");
+            s.protect_literal("L", "abe");
+            s
+        };
+        let result = crate::records::StepResult::Response {
+            response: serde_json::json!({"hunter2": "label"}),
+        };
+        let redacted = scope.redacted(result).expect("still a StepResult");
+        assert_eq!(
+            serde_json::to_value(redacted).unwrap()["response"],
+            serde_json::json!({"${PW}": "l${L}l"})
+        );
     }
 
     #[test]

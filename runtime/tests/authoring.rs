@@ -862,3 +862,153 @@ fn the_session_list_shows_each_session_and_its_recording() {
     );
     let _: Value = Value::Null;
 }
+
+/// Polls `f` once: is it still waiting?
+async fn still_pending<F: std::future::Future>(f: std::pin::Pin<&mut F>) -> bool {
+    let mut f = Some(f);
+    std::future::poll_fn(|cx| {
+        let pending = f.take().unwrap().poll(cx).is_pending();
+        std::task::Poll::Ready(pending)
+    })
+    .await
+}
+
+#[test]
+fn requests_for_different_sessions_proceed_concurrently_and_one_sessions_keep_their_order() {
+    ad_tests::web_fixture::require_chromium();
+    let server = ad_tests::web_fixture::FixtureServer::start(&ad_tests::web_fixture::fixture_dir());
+    let mut e = Env::new("concurrent");
+    e.sessions.web.offline = true;
+    let app = e.shop();
+    e.session = "slow".into();
+    e.ok(&["open", &server.url("login.html")]);
+    let req = |session: &str, words: &[&str]| Request {
+        session: session.into(),
+        words: words.iter().map(|w| w.to_string()).collect(),
+        cwd: e.dir.clone(),
+        shell_env: Vec::new(),
+    };
+    let sessions = &e.sessions;
+    e.rt.block_on(async {
+        // Session "slow" waits (up to a minute) for an element that never appears, and then
+        // has a snapshot queued behind that wait.
+        let mut wait = Box::pin(sessions.handle(req("slow", &["wait", "id=\"never\"", "60000"])));
+        let mut snapshot = Box::pin(sessions.handle(req("slow", &["snapshot"])));
+        assert!(still_pending(wait.as_mut()).await, "the wait is under way");
+        assert!(still_pending(snapshot.as_mut()).await, "queued behind it");
+        // Meanwhile another session opens and acts, and the list answers.
+        let other = tokio::select! {
+            biased;
+            _ = &mut wait => panic!("the wait ended before the other session's command"),
+            _ = &mut snapshot => panic!("the snapshot overtook the wait of its own session"),
+            r = sessions.handle(req("fast", &["open", "com.example.shop", "--app", &app])) => r,
+        };
+        assert!(other.ok, "{other:?}");
+        let list = tokio::select! {
+            biased;
+            _ = &mut wait => panic!("the wait ended before the list"),
+            r = sessions.handle(req("x", &["list"])) => r,
+        };
+        let names: Vec<String> = list.sessions.unwrap().into_iter().map(|s| s.name).collect();
+        assert_eq!(names, ["fast", "slow"]);
+        let fast = sessions
+            .handle(req("fast", &["wait", "id=\"login.email\""]))
+            .await;
+        assert!(fast.ok, "{fast:?}");
+        assert!(
+            still_pending(wait.as_mut()).await,
+            "the slow wait is still waiting"
+        );
+        assert!(
+            still_pending(snapshot.as_mut()).await,
+            "and its session's next request too"
+        );
+        // Abandoning the wait (its client hung up) lets the session's next request run.
+        drop(wait);
+        let snap = snapshot.await;
+        assert!(snap.ok, "{snap:?}");
+    });
+    e.ok(&["close"]);
+    e.session = "fast".into();
+    e.ok(&["close"]);
+}
+
+#[test]
+fn a_fill_text_starting_with_a_dash_is_the_positional_and_publishes_as_one() {
+    let mut e = Env::new("dash");
+    e.arm("dash.ad");
+    e.ok(&["fill", "id=\"login.email\"", "-starts-with-dash"]);
+    let nodes = e.ok(&["snapshot"]).nodes.unwrap().to_string();
+    assert!(
+        nodes.contains("\"-starts-with-dash\""),
+        "the field holds the text: {nodes}"
+    );
+    e.ok(&["wait", "id=\"login.submit\""]);
+    let r = e.ok(&["save-script"]);
+    let text = assert_publishable(&r.path.unwrap());
+    let fills: Vec<&str> = text.lines().filter(|l| l.starts_with("fill")).collect();
+    assert_eq!(
+        fills,
+        ["fill \"id=\\\"login.email\\\"\" \"-starts-with-dash\"",],
+        "{text}"
+    );
+    // agent-device reads each as the fill's text.
+    let oracle = ad_tests::run_oracle_one(&e.dir.join("dash.ad"));
+    let texts: Vec<&Value> = oracle["parse"]["actions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|a| a["command"] == "fill")
+        .map(|a| &a["positionals"][1])
+        .collect();
+    assert_eq!(texts, ["-starts-with-dash"], "{oracle}");
+    e.ok(&["close"]);
+    // After `--` every word is positional, even a session flag's spelling (agent-device's CLI
+    // ends its flags there too).
+    let app = e.shop();
+    e.ok(&["open", "com.example.shop", "--app", &app]);
+    e.ok(&["fill", "id=\"login.email\"", "--", "--force"]);
+    let nodes = e.ok(&["snapshot"]).nodes.unwrap().to_string();
+    assert!(nodes.contains("\"value\":\"--force\""), "{nodes}");
+    e.ok(&["close"]);
+}
+
+#[test]
+fn replay_records_embedded_placeholders_as_dispatched_with_parameterized_values_put_back() {
+    let mut e = Env::new("replay-embedded");
+    std::fs::write(
+        e.dir.join("part.ad"),
+        concat!(
+            "env GREETING=hello\n",
+            "fill \"id=\\\"login.email\\\"\" \"${GREETING}@example.com\"\n",
+            "fill \"id=\\\"login.password\\\"\" \"${PASSWORD}\"\n",
+            "fill \"id=\\\"login.email\\\"\" \"${GREETING}-${USER_NAME}\"\n",
+            "fill \"id=\\\"login.email\\\"\" \"x-${PASSWORD}-y\"\n",
+        ),
+    )
+    .unwrap();
+    e.arm("embedded.ad");
+    e.shell_env = vec![("PASSWORD".into(), SECRET.into())];
+    let r = e.ok(&["replay", "part.ad", "-e", "USER_NAME=demo"]);
+    assert_eq!(r.replayed, Some(4));
+    e.ok(&["wait", "id=\"login.submit\""]);
+    let r = e.ok(&["save-script"]);
+    let text = assert_publishable(&r.path.unwrap());
+    let fills: Vec<&str> = text.lines().filter(|l| l.starts_with("fill")).collect();
+    assert_eq!(
+        fills,
+        [
+            // The script's own `env` value: recorded as dispatched (agent-device's recorder).
+            "fill \"id=\\\"login.email\\\"\" \"hello@example.com\"",
+            // A whole-placeholder fill keeps its placeholder.
+            "fill \"id=\\\"login.password\\\"\" \"${PASSWORD}\"",
+            // An injected value (-e) is never written: it goes back to its placeholder.
+            "fill \"id=\\\"login.email\\\"\" \"hello-${USER_NAME}\"",
+            // The registered literal inside other text: echo protection.
+            "fill \"id=\\\"login.email\\\"\" \"x-${PASSWORD}-y\"",
+        ],
+        "{text}"
+    );
+    e.ok(&["close"]);
+    assert_no_literal(&e, SECRET);
+}

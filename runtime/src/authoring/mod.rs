@@ -166,10 +166,15 @@ struct Words {
     offline: bool,
     browser: Option<String>,
     env: Vec<String>,
+    /// Words from this index on came after `--`: positionals, whatever they look like.
+    literal_from: usize,
 }
 
 fn split_words(raw: &[String]) -> Result<Words, Refusal> {
-    let mut w = Words::default();
+    let mut w = Words {
+        literal_from: usize::MAX,
+        ..Words::default()
+    };
     let replay = raw.first().is_some_and(|c| c == "replay");
     let mut it = raw.iter().peekable();
     let value = |it: &mut std::iter::Peekable<std::slice::Iter<String>>, flag: &str| {
@@ -178,7 +183,13 @@ fn split_words(raw: &[String]) -> Result<Words, Refusal> {
             .ok_or_else(|| Refusal::new("INVALID_ARGS", format!("{flag} needs a value")))
     };
     while let Some(word) = it.next() {
+        if w.literal_from != usize::MAX {
+            w.words.push(word.clone());
+            continue;
+        }
         match word.as_str() {
+            // As agent-device's CLI: `--` ends the flags (`fill 'id="x"' -- --force`).
+            "--" => w.literal_from = w.words.len(),
             "--save-script" => w.save_script = Some(None),
             s if s.starts_with("--save-script=") => {
                 w.save_script = Some(Some(s["--save-script=".len()..].to_string()))
@@ -200,16 +211,18 @@ fn split_words(raw: &[String]) -> Result<Words, Refusal> {
     Ok(w)
 }
 
-/// A command word's line: the command bare, flags bare, every other word quoted as the writer
-/// quotes it.
-fn line_of(words: &[String]) -> String {
+/// A command word's line: the command bare, flags bare, every other word (and every word from
+/// `literal_from` on) quoted as the writer quotes it. A quoted word that is not one of the
+/// command's flags is a positional to the reader, even when it starts with `-`.
+fn line_of(words: &[String], literal_from: usize) -> String {
     let mut out = String::new();
     for (i, w) in words.iter().enumerate() {
         if i > 0 {
             out.push(' ');
         }
         let bare = i == 0
-            || (w.starts_with('-')
+            || (i < literal_from
+                && w.starts_with('-')
                 && w.len() > 1
                 && !w.contains(|c: char| c.is_whitespace() || c == '"' || c == '\\'));
         if bare {
@@ -478,7 +491,7 @@ impl Sessions {
     ) -> Response {
         let command = w.words[0].clone();
         let fail = |r: Refusal| refused(req, &command, r);
-        let mut step = match lower_line(&line_of(&w.words)) {
+        let mut step = match lower_line(&line_of(&w.words, w.literal_from)) {
             Ok(s) => s,
             Err(r) => return fail(r),
         };
@@ -531,7 +544,7 @@ impl Sessions {
                 ));
             };
             w.words[j] = format!("${{{name}}}");
-            step = match lower_line(&line_of(&w.words)) {
+            step = match lower_line(&line_of(&w.words, w.literal_from)) {
                 Ok(s) => s,
                 Err(r) => return fail(r),
             };
@@ -606,8 +619,13 @@ impl Sessions {
         if s.lifecycle.records() && !w.no_record && recordable(&step) {
             let echo = s.echo_redactor();
             let exact = record_as.as_ref().map(|(k, v)| (k.as_str(), v.as_str()));
-            s.recorded
-                .push(record(&step, &w.words, &outcome.resolved, &echo, exact));
+            s.recorded.push(record(
+                &step,
+                (&w.words, w.literal_from),
+                &outcome.resolved,
+                &echo,
+                exact,
+            ));
         }
         if let Some((name, literal)) = record_as {
             // Added only after the fill's own entry was recorded (ADR 0017 #1398).
@@ -841,23 +859,33 @@ impl Sessions {
             if s.lifecycle.records() && recordable(step) {
                 // A fill whose whole text is `${NAME}` keeps its placeholder, and its value is
                 // protected in later evidence (ADR 0017's replay provenance).
-                let var = (step.action() == Some(Action::Fill))
-                    .then(|| {
-                        step.positionals
-                            .iter()
-                            .rev()
-                            .find_map(|a| ad_grammar::placeholder::whole_token_variable(&a.value))
-                    })
-                    .flatten();
+                let var = whole_placeholder_fill(step);
                 let echo = s.echo_redactor();
                 let value =
                     var.and_then(|v| s.live.scope.get(v).map(|x| (v.to_string(), x.to_string())));
                 let exact = value.as_ref().map(|(k, v)| (k.as_str(), v.as_str()));
-                let words: Vec<String> = std::iter::once(step.command.to_string())
-                    .chain(step.positional_values())
+                // Every other placeholder is recorded as the value it dispatched (agent-device
+                // records the resolved request), with the session's parameterized literals and
+                // this replay's injected values put back as their `${NAME}`.
+                let protect = Redactor::placeholders(
+                    s.echo
+                        .iter()
+                        .chain(&req.shell_env)
+                        .chain(&cli)
+                        .filter(|(_, v)| !v.trim().is_empty())
+                        .map(|(k, v)| (k.as_str(), v.as_str())),
+                );
+                let dispatched = dispatched_step(step, var.is_some(), &mut s.live.scope, &protect);
+                let words: Vec<String> = std::iter::once(dispatched.command.to_string())
+                    .chain(dispatched.positional_values())
                     .collect();
-                s.recorded
-                    .push(record(step, &words, &outcome.resolved, &echo, exact));
+                s.recorded.push(record(
+                    &dispatched,
+                    (&words, 1),
+                    &outcome.resolved,
+                    &echo,
+                    exact,
+                ));
                 if let Some((k, v)) = value {
                     if !v.trim().is_empty() && !s.echo.iter().any(|(_, x)| *x == v) {
                         s.echo.push((k, v));
@@ -905,11 +933,61 @@ async fn end(slot: &mut Option<Session>) {
     }
 }
 
+/// Where a fill's text starts among its positionals (after `x y`, `@ref [label]` or the
+/// selector), as agent-device reads it.
+fn fill_text_at(step: &Step) -> usize {
+    let p = |i| step.positional(i);
+    if p(0).is_some_and(|r| r.starts_with('@')) {
+        if step.positionals.len() >= 3 {
+            2
+        } else {
+            1
+        }
+    } else if step.positionals.len() >= 3
+        && p(0).is_some_and(ad_grammar::text::is_numeric)
+        && p(1).is_some_and(ad_grammar::text::is_numeric)
+    {
+        2
+    } else {
+        1
+    }
+}
+
+/// The variable of a fill whose whole text is one `${NAME}` placeholder (ADR 0017's replay
+/// provenance: such a fill is recorded as `${NAME}`, never as its value).
+fn whole_placeholder_fill(step: &Step) -> Option<&str> {
+    if step.action() != Some(Action::Fill) {
+        return None;
+    }
+    let at = fill_text_at(step);
+    match &step.positionals.get(at..)? {
+        [text] => ad_grammar::placeholder::whole_token_variable(&text.value)
+            .filter(|v| !v.starts_with("AD_")),
+        _ => None,
+    }
+}
+
+/// A replayed step as it was dispatched: each positional holding a placeholder expanded (but a
+/// whole-placeholder fill's text), then `protect` puts parameterized values back as `${NAME}`.
+fn dispatched_step(step: &Step, keep_text: bool, scope: &mut Scope, protect: &Redactor) -> Step {
+    let mut out = step.clone();
+    let text_at = keep_text.then(|| fill_text_at(step));
+    for (i, arg) in out.positionals.iter_mut().enumerate() {
+        if Some(i) == text_at || !ad_grammar::placeholder::has_dollar_brace(&arg.value) {
+            continue;
+        }
+        if let Ok(v) = scope.expand(&arg.value) {
+            arg.value = protect.redact(&v);
+        }
+    }
+    out
+}
+
 /// The recorded form of a step that ran: refs become selector chains from the resolved node,
 /// with the evidence captured now.
 fn record(
     step: &Step,
-    words: &[String],
+    (words, literal_from): (&[String], usize),
     resolved_all: &[(std::sync::Arc<Snapshot>, usize)],
     echo: &Redactor,
     exact: Option<(&str, &str)>,
@@ -924,10 +1002,14 @@ fn record(
                 let mut words = words.to_vec();
                 if let Some(j) = words.iter().position(|x| x == r) {
                     words[j] = chain;
+                    let mut literal_from = literal_from;
                     if step.ref_label.is_some() && j + 1 < words.len() {
                         words.remove(j + 1);
+                        if j + 1 < literal_from && literal_from != usize::MAX {
+                            literal_from -= 1;
+                        }
                     }
-                    if let Ok(s) = lower_line(&line_of(&words)) {
+                    if let Ok(s) = lower_line(&line_of(&words, literal_from)) {
                         line = ad_compiler::format::write_step(&s);
                     }
                 }

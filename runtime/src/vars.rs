@@ -33,6 +33,10 @@ pub struct Redactor {
     /// The `${NAME}` placeholders it emits: already-parameterized text is copied as is, so a
     /// second pass (or a literal inside a name, or `$`) never rewrites a placeholder.
     placeholders: Vec<String>,
+    /// Whitespace-only `--record-as` literals (fill-scoped): inline replacement cannot tell
+    /// them from ordinary separators, so a string containing one becomes its placeholder whole
+    /// (ADR 0017).
+    collapse: Vec<(String, String)>,
 }
 
 /// JSON keys whose values are structure, never data an injected value flows into: paths, codes,
@@ -102,8 +106,14 @@ impl Redactor {
     /// (replacement, value) in priority order: the first of equal values wins.
     fn build<'a>(entries: impl Iterator<Item = (String, &'a str)>) -> Redactor {
         let mut values: Vec<(String, String)> = Vec::new();
+        let mut collapse: Vec<(String, String)> = Vec::new();
         for (replacement, v) in entries {
-            if !v.is_empty() && !values.iter().any(|(_, seen)| seen == v) {
+            if v.is_empty() || values.iter().chain(&collapse).any(|(_, seen)| seen == v) {
+                continue;
+            }
+            if replacement.starts_with("${") && v.trim().is_empty() {
+                collapse.push((replacement, v.to_string()));
+            } else {
                 values.push((replacement, v.to_string()));
             }
         }
@@ -125,15 +135,19 @@ impl Redactor {
             values,
             first_bytes,
             placeholders,
+            collapse,
         }
     }
 
     pub fn is_empty(&self) -> bool {
-        self.values.is_empty()
+        self.values.is_empty() && self.collapse.is_empty()
     }
 
     /// `s` with every registered value replaced by `<var:NAME>` (or `${NAME}`).
     pub fn redact(&self, s: &str) -> String {
+        if let Some((replacement, _)) = self.collapse.iter().find(|(_, v)| s.contains(v.as_str())) {
+            return replacement.clone();
+        }
         if self.values.is_empty() {
             return s.to_string();
         }
@@ -177,7 +191,7 @@ impl Redactor {
     /// object key but the records' own field names ([`crate::records::field_names`]): a
     /// backend's free-form response can carry a value as a key (ADR 0017).
     pub fn redact_value(&self, v: &mut Value) {
-        if self.values.is_empty() {
+        if self.is_empty() {
             return;
         }
         match v {
@@ -574,7 +588,9 @@ mod tests {
         assert!(s.expand("${PW}").is_err(), "the literal no longer expands");
         assert_eq!(s.redact("hunter2"), "${PW}", "but stays redacted");
         s.record_literal("BLANK", " ");
-        assert_eq!(s.redact("a b"), "a${BLANK}b");
+        // During its fill, a string holding a blank literal collapses to the placeholder.
+        assert_eq!(s.redact("a b"), "${BLANK}");
+        assert_eq!(s.redact("ab"), "ab");
         s.end_fill_scope("BLANK");
         assert_eq!(s.redact("a b"), "a b");
     }

@@ -781,17 +781,47 @@ fn empty_and_whitespace_literals_stay_fill_scoped() {
         &app,
     ]);
     e.ok(&["fill", "id=\"blank\"", " ", "--record-as", "BLANK"]);
+    e.ok(&["fill", "id=\"blank\"", "", "--record-as", "EMPTY"]);
+    e.ok(&["fill", "id=\"blank\"", "\t", "--record-as", "TAB"]);
+    // Through replay too: a whole-placeholder fill whose value is blank.
+    std::fs::write(
+        e.dir.join("blank-part.ad"),
+        "fill \"id=\\\"blank\\\"\" \"${SPACES}\"\n",
+    )
+    .unwrap();
+    e.ok(&["replay", "blank-part.ad", "-e", "SPACES=  "]);
     e.ok(&["fill", "id=\"user\"", "a b", "--record-as", "USER"]);
-    // " " is not redacted from later records: "Token form" keeps its space.
+    // No blank literal is redacted from later records: "Token form" keeps its space, in the
+    // result and in the journal.
     let r = e.ok(&["wait", "id=\"form.title\""]);
     let text = serde_json::to_string(&r.result).unwrap();
     assert!(text.contains("Token form"), "{text}");
+    // The wait's own capture (the last observation; each blank fill's own capture is redacted
+    // under that fill's scope only).
+    let last = e
+        .files()
+        .into_iter()
+        .filter(|f| f.to_string_lossy().contains("/observations/"))
+        .max()
+        .unwrap();
+    // Within a blank fill's own scope, a string holding the blank collapses to the placeholder
+    // whole (inline replacement cannot tell it from ordinary separators).
+    let journal = journal_text(&e);
+    assert!(journal.contains("\"label\":\"${BLANK}\""), "{journal}");
+    assert!(!journal.contains("Token${BLANK}form"), "{journal}");
+    let observed = std::fs::read_to_string(last).unwrap();
+    assert!(observed.contains("\"Token form\""), "{observed}");
+    for name in ["BLANK", "EMPTY", "TAB", "SPACES"] {
+        assert!(
+            !text.contains(name) && !observed.contains(name),
+            "{name}: {text}"
+        );
+    }
     let r = e.ok(&["save-script"]);
     let script = std::fs::read_to_string(r.path.unwrap()).unwrap();
-    assert!(
-        script.contains("\"${BLANK}\"") && script.contains("\"${USER}\""),
-        "{script}"
-    );
+    for name in ["BLANK", "EMPTY", "TAB", "SPACES", "USER"] {
+        assert!(script.contains(&format!("\"${{{name}}}\"")), "{name}: {script}");
+    }
     assert!(script.contains("label\":\"Token form\""), "{script}");
 }
 
@@ -1011,4 +1041,104 @@ fn replay_records_embedded_placeholders_as_dispatched_with_parameterized_values_
     );
     e.ok(&["close"]);
     assert_no_literal(&e, SECRET);
+}
+
+#[test]
+fn the_originating_fill_is_matched_exactly_and_later_actions_by_substring() {
+    let mut e = Env::new("exact");
+    let app = e.echo_app();
+    e.ok(&[
+        "open",
+        "com.example.echo",
+        "--save-script=exact.ad",
+        "--app",
+        &app,
+    ]);
+    // "Use" is inside the field's own label "User": the fill's own evidence keeps it (exact
+    // match only), a later action on the same field has it redacted and unverifiable.
+    e.ok(&["fill", "id=\"user\"", "Use", "--record-as", "NAME"]);
+    e.ok(&["press", "id=\"user\""]);
+    e.ok(&["wait", "id=\"form.title\""]);
+    let r = e.ok(&["save-script"]);
+    let text = std::fs::read_to_string(r.path.unwrap()).unwrap();
+    let analysis = ad_compiler::analyze(&text);
+    let evidence = |cmd: &str| {
+        analysis
+            .steps
+            .iter()
+            .find(|s| s.command == cmd)
+            .and_then(|s| s.target_evidence.clone())
+            .unwrap()
+    };
+    let fill = evidence("fill");
+    assert_eq!(fill.label.as_deref(), Some("User"), "{text}");
+    assert_eq!(
+        fill.verification,
+        ad_grammar::annotation::VerificationState::Verified
+    );
+    let press = evidence("press");
+    assert_eq!(press.label.as_deref(), Some("${NAME}r"), "{text}");
+    assert_eq!(
+        press.verification,
+        ad_grammar::annotation::VerificationState::Unverifiable
+    );
+    assert!(text.contains("\"${NAME}\""), "{text}");
+    e.ok(&["close"]);
+}
+
+#[test]
+fn a_missing_variable_fails_the_replay_before_its_action() {
+    let mut e = Env::new("replay-missing");
+    std::fs::write(
+        e.dir.join("missing.ad"),
+        "fill \"id=\\\"login.email\\\"\" \"${NOT_GIVEN}\"\n",
+    )
+    .unwrap();
+    e.arm("m.ad");
+    let r = e.cmd(&["replay", "missing.ad"]);
+    assert!(!r.ok, "{r:?}");
+    assert_eq!(r.replayed, Some(0));
+    assert!(r.message.unwrap().contains("NOT_GIVEN"));
+    let nodes = e.ok(&["snapshot"]).nodes.unwrap();
+    let email = nodes
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|n| n["id"] == "login.email")
+        .unwrap();
+    assert!(
+        email.get("value").is_none_or(|v| v == "" || v.is_null()),
+        "nothing was filled: {email}"
+    );
+    assert_eq!(
+        e.ok(&["list"]).sessions.unwrap()[0].recorded_actions,
+        1,
+        "only the open is recorded"
+    );
+    e.ok(&["close"]);
+}
+
+#[test]
+fn the_echo_registry_is_per_session_and_dies_with_it() {
+    const TOKEN: &str = "tok3n-XYZ";
+    let mut e = Env::new("registry");
+    let app = e.echo_app();
+    let open = ["open", "com.example.echo", "--save-script=r.ad", "--app", &app];
+    e.ok(&open);
+    e.ok(&["fill", "id=\"token\"", TOKEN, "--record-as", "TOKEN"]);
+    let r = e.ok(&["wait", "id=\"welcome\""]);
+    assert!(!serde_json::to_string(&r.result).unwrap().contains(TOKEN));
+    // Another session never registered it; this one, once closed and opened again, neither.
+    for session in ["other", "default"] {
+        e.session = session.into();
+        if session == "default" {
+            e.ok(&["close"]);
+        }
+        e.ok(&["open", "com.example.echo", "--app", &app]);
+        e.ok(&["fill", "id=\"token\"", TOKEN]);
+        let r = e.ok(&["wait", "id=\"welcome\""]);
+        let text = serde_json::to_string(&r.result).unwrap();
+        assert!(text.contains(&format!("Welcome, {TOKEN}")), "{session}: {text}");
+        e.ok(&["close"]);
+    }
 }

@@ -157,6 +157,19 @@ fn assert_no_browser_left(dir: &Path) {
     }
 }
 
+/// Does a line of a session journal under `dir` hold both `a` and `b`?
+fn journals_say(dir: &Path, a: &str, b: &str) -> bool {
+    let Ok(runs) = std::fs::read_dir(dir.join("state/journals")) else {
+        return false;
+    };
+    runs.flatten().any(|run| {
+        std::fs::read_to_string(run.path().join("events.jsonl"))
+            .unwrap_or_default()
+            .lines()
+            .any(|l| l.contains(a) && l.contains(b))
+    })
+}
+
 /// Waits for the daemon to go idle and remove its socket.
 fn assert_daemon_exits(dir: &Path) {
     let sock = dir.join("state/daemon.sock");
@@ -397,4 +410,92 @@ fn record_publish_cold_replay_and_continue_on_the_web_backend() {
     ok(&dir, &["--session", "cold", "close"]);
     assert_daemon_exits(&dir);
     assert_no_literal(&dir, SECRET);
+}
+
+#[test]
+fn a_fill_text_starting_with_a_dash_is_its_positional() {
+    let dir = scratch("dash");
+    let app = repo().join("examples/apps/shop.json");
+    ok(
+        &dir,
+        &["open", "com.example.shop", "--app", app.to_str().unwrap()],
+    );
+    ok(&dir, &["fill", "id=\"login.email\"", "-starts-with-dash"]);
+    let o = ad(&dir).args(["session", "snapshot"]).output().unwrap();
+    assert!(
+        text(&o).contains("value=\"-starts-with-dash\""),
+        "{}",
+        text(&o)
+    );
+    // `--` ends the flags: a session flag's spelling is then the text.
+    ok(&dir, &["fill", "id=\"login.email\"", "--", "--force"]);
+    let o = ad(&dir).args(["session", "snapshot"]).output().unwrap();
+    assert!(text(&o).contains("value=\"--force\""), "{}", text(&o));
+    ok(&dir, &["close"]);
+    assert_daemon_exits(&dir);
+}
+
+#[test]
+fn the_daemon_serves_other_sessions_while_one_waits() {
+    require_chromium();
+    let dir = scratch("concurrent");
+    let server = FixtureServer::start(&fixture_dir());
+    ok(
+        &dir,
+        &[
+            "--session",
+            "slow",
+            "open",
+            &server.url("login.html"),
+            "--offline",
+        ],
+    );
+    // A wait that lasts (its element never appears), in a client of its own.
+    let mut slow = ad(&dir)
+        .args([
+            "session",
+            "--session",
+            "slow",
+            "wait",
+            "id=\"never\"",
+            "10000",
+        ])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Once the wait has started (its session's journal says so), the daemon answers the list
+    // and another session meanwhile.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    while !journals_say(&dir, "\"step_start\"", "never") {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the wait never started"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    let app = repo().join("examples/apps/shop.json");
+    let list = ok(&dir, &["list"]);
+    assert_eq!(list["sessions"].as_array().unwrap().len(), 1, "{list:#}");
+    ok(
+        &dir,
+        &[
+            "--session",
+            "fast",
+            "open",
+            "com.example.shop",
+            "--app",
+            app.to_str().unwrap(),
+        ],
+    );
+    ok(&dir, &["--session", "fast", "wait", "id=\"login.email\""]);
+    assert!(
+        slow.try_wait().unwrap().is_none(),
+        "the other session's commands were answered while the wait went on"
+    );
+    let o = slow.wait_with_output().unwrap();
+    assert_eq!(o.status.code(), Some(1), "the wait timed out: {}", text(&o));
+    ok(&dir, &["--session", "fast", "close"]);
+    ok(&dir, &["--session", "slow", "close"]);
+    assert_daemon_exits(&dir);
 }

@@ -499,3 +499,84 @@ fn the_daemon_serves_other_sessions_while_one_waits() {
     ok(&dir, &["--session", "slow", "close"]);
     assert_daemon_exits(&dir);
 }
+
+#[test]
+fn ctrl_c_stops_a_handoff_run_in_the_daemon_and_a_kill_drops_it_with_its_browser() {
+    require_chromium();
+    let dir = scratch("sigint");
+    let server = FixtureServer::start(&fixture_dir());
+    std::fs::write(
+        dir.join("long.ad"),
+        "context platform=web\nopen \"${URL}\"\nwait 60000\nwait \"id=\\\"email\\\"\"\n",
+    )
+    .unwrap();
+    let url = format!("URL={}", server.url("login.html"));
+    for (signal, runs) in [(libc::SIGINT, 1), (libc::SIGKILL, 2)] {
+        let child = ad(&dir)
+            .args([
+                "run",
+                "long.ad",
+                "--offline",
+                "-e",
+                &url,
+                "--artifacts-dir",
+                "runs",
+            ])
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        // The close-less run goes on in the daemon: wait for its `wait` step to start.
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+        loop {
+            let started = std::fs::read_dir(dir.join("runs"))
+                .into_iter()
+                .flatten()
+                .flatten()
+                .filter(|run| {
+                    std::fs::read_to_string(run.path().join("events.jsonl"))
+                        .unwrap_or_default()
+                        .lines()
+                        .any(|l| l.contains("\"step_start\"") && l.contains("\"step\":2"))
+                })
+                .count()
+                == runs;
+            if started && !browsers_of(&dir).is_empty() {
+                break;
+            }
+            assert!(
+                std::time::Instant::now() < deadline,
+                "the run never reached its wait"
+            );
+            std::thread::sleep(std::time::Duration::from_millis(50));
+        }
+        // SAFETY: kill has no memory preconditions; the pid is our own child's.
+        unsafe {
+            libc::kill(child.id() as i32, signal);
+        }
+        let o = child.wait_with_output().unwrap();
+        if signal == libc::SIGINT {
+            // Forwarded: the daemon ended the run at the next step boundary, with its
+            // journal's end.
+            assert_eq!(o.status.code(), Some(130), "{}", text(&o));
+            let run = std::fs::read_dir(dir.join("runs"))
+                .unwrap()
+                .flatten()
+                .next()
+                .unwrap();
+            let events = std::fs::read_to_string(run.path().join("events.jsonl")).unwrap();
+            assert!(
+                events.lines().last().unwrap().contains("\"run_end\""),
+                "{events}"
+            );
+        } else {
+            // The client is gone: the daemon drops its run.
+            assert!(o.status.code().is_none());
+        }
+        // Either way the run kept no session, and its browser is reaped.
+        assert_no_browser_left(&dir);
+        let list = ok(&dir, &["list"]);
+        assert_eq!(list["sessions"], serde_json::json!([]), "{list:#}");
+    }
+    assert_daemon_exits(&dir);
+}

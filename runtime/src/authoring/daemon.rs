@@ -43,8 +43,12 @@ pub enum Message {
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "camelCase")]
 pub enum RunAnswer {
-    Progress { event: RunEvent },
-    Done { reply: Result<RunReply, String> },
+    Progress {
+        event: RunEvent,
+    },
+    Done {
+        reply: Box<Result<RunReply, String>>,
+    },
 }
 
 /// The socket of the daemon for `state_dir`.
@@ -204,7 +208,13 @@ async fn serve_run(
     while let Ok(event) = rx.try_recv() {
         send_line(write, &RunAnswer::Progress { event }).await?;
     }
-    send_line(write, &RunAnswer::Done { reply }).await
+    send_line(
+        write,
+        &RunAnswer::Done {
+            reply: Box::new(reply),
+        },
+    )
+    .await
 }
 
 /// How long the daemon waits for the next line of a connected client.
@@ -298,7 +308,7 @@ impl Client {
                     buf.clear();
                     match answer {
                         RunAnswer::Progress { event } => on_event(event),
-                        RunAnswer::Done { reply } => return Ok(reply),
+                        RunAnswer::Done { reply } => return Ok(*reply),
                     }
                 }
                 Ok(_) => {}

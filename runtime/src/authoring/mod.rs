@@ -315,7 +315,22 @@ impl Sessions {
 
     /// No session lives (and none is being created).
     pub fn is_empty(&self) -> bool {
+        self.prune();
         self.slots.borrow().is_empty()
+    }
+
+    /// Brings every idle slot up to date: a request dropped midway (its client hung up) may
+    /// have left an ended session's slot, or a stale `list` line.
+    fn prune(&self) {
+        self.slots
+            .borrow_mut()
+            .retain(|name, slot| match slot.session.try_lock() {
+                Ok(session) => {
+                    *slot.info.borrow_mut() = session.as_ref().map(|s| s.info(name));
+                    session.is_some()
+                }
+                Err(_) => true,
+            });
     }
 
     pub fn names(&self) -> Vec<String> {
@@ -413,6 +428,7 @@ impl Sessions {
     }
 
     fn list(&self, req: &Request) -> Response {
+        self.prune();
         Response {
             ok: true,
             session: req.session.clone(),

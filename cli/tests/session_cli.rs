@@ -580,3 +580,23 @@ fn ctrl_c_stops_a_handoff_run_in_the_daemon_and_a_kill_drops_it_with_its_browser
     }
     assert_daemon_exits(&dir);
 }
+
+#[test]
+fn without_a_daemon_a_handoff_run_still_runs_here() {
+    let dir = scratch("nodaemon");
+    // A state folder that cannot be made: no daemon can start.
+    std::fs::write(dir.join("file"), "").unwrap();
+    let o = ad(&dir)
+        .env("AD_STATE_DIR", dir.join("file/state"))
+        .args(["run", "-q"])
+        .arg(repo().join("examples/handoff-profile.ad"))
+        .args(["--artifacts-dir", "runs"])
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", text(&o));
+    assert!(
+        text(&o).contains("warning: no session daemon could be started"),
+        "{}",
+        text(&o)
+    );
+}

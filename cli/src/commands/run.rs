@@ -314,7 +314,8 @@ pub fn run(args: RunArgs) -> i32 {
     };
     let in_daemon = kind != ad_runtime::backends::BackendKind::AgentDevice
         && ad_runtime::session::is_handoff(&plan, &options);
-    let outcome = if in_daemon {
+    let mut ran = None;
+    if in_daemon {
         let abs = |p: &Path| std::path::absolute(p).unwrap_or_else(|_| p.to_path_buf());
         let request = RunRequest {
             script: abs(&args.file),
@@ -329,20 +330,27 @@ pub fn run(args: RunArgs) -> i32 {
             },
         };
         match super::session::run_in_daemon(request, progress) {
-            Err(e) => return crate::usage_error(&e),
-            Ok(Err(e)) => return crate::usage_error(&e),
-            Ok(Ok(reply)) => ScriptOutcome {
-                result: reply.result,
-                run_dir: reply.run_dir,
-                session_file: reply.session_file,
-                backend: kind,
-            },
+            Err(e) | Ok(Some(Err(e))) => return crate::usage_error(&e),
+            Ok(Some(Ok(reply))) => {
+                ran = Some(ScriptOutcome {
+                    result: reply.result,
+                    run_dir: reply.run_dir,
+                    session_file: reply.session_file,
+                    backend: kind,
+                })
+            }
+            Ok(None) => eprintln!(
+                "warning: no session daemon could be started: the run's live session ends with it (the sim's is kept for --from)"
+            ),
         }
-    } else {
-        match run_script(&plan, &args.file, &options, &session, progress) {
+    }
+    let in_daemon = ran.is_some();
+    let outcome = match ran {
+        Some(o) => o,
+        None => match run_script(&plan, &args.file, &options, &session, progress) {
             Ok(o) => o,
             Err(e) => return crate::usage_error(&e.0),
-        }
+        },
     };
     let r = &outcome.result;
     let journal = outcome

@@ -69,14 +69,18 @@ pub fn client() -> std::io::Result<Client> {
 }
 
 /// Runs a close-less script inside the session daemon (starting it if needed), which keeps the
-/// live session the run leaves; its progress goes to `progress`.
+/// live session the run leaves; its progress goes to `progress`. `Ok(None)`: no daemon could be
+/// reached, nothing ran.
 pub fn run_in_daemon(
     request: RunRequest,
     progress: &mut dyn ad_runtime::interp::Progress,
-) -> Result<Result<RunReply, String>, String> {
-    client()
-        .and_then(|mut c| c.run(request, |event| event.report(progress)))
-        .map_err(|e| format!("cannot run the script in the session daemon: {e}"))
+) -> Result<Option<Result<RunReply, String>>, String> {
+    let Ok(mut c) = client() else {
+        return Ok(None);
+    };
+    c.run(request, |event| event.report(progress))
+        .map(Some)
+        .map_err(|e| format!("the session daemon ended the run: {e}"))
 }
 
 pub fn run(args: SessionArgs) -> i32 {

@@ -3,13 +3,15 @@
 //! divergence report on failure and a crash-safe run journal.
 
 use std::io::{IsTerminal, Write};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use ad_grammar::Severity;
+use ad_runtime::authoring::handoff::RunRequest;
 use ad_runtime::gate::{self, Refusal};
 use ad_runtime::interp::{Plan, Progress, RunOptions, StepEnd, StepInfo};
-use ad_runtime::session::{run_script, SessionConfig};
+use ad_runtime::session::{run_script, ScriptOutcome, SessionConfig};
 use ad_runtime::vars;
+use ad_runtime::web::LaunchConfig;
 use clap::{Args, ValueEnum};
 
 use crate::files;
@@ -316,22 +318,53 @@ pub fn run(args: RunArgs) -> i32 {
     } else {
         &mut live
     };
-    let outcome = run_script(&plan, &args.file, &options, &session, progress);
-    let outcome = match outcome {
-        Ok(o) => o,
+    // A run whose session outlives it (no `close`, or --keep-session) runs in the session
+    // daemon, which keeps its live session for `ad session …` (every backend but the
+    // agent-device bridge, whose sessions live in agent-device's own daemon).
+    let kind = match ad_runtime::session::backend_kind(&plan, &args.file, &session) {
+        Ok(k) => k,
         Err(e) => return crate::usage_error(&e.0),
     };
-    let mut outcome = outcome;
-    // A close-less run that ended well hands its live session to the session daemon, where
-    // `ad session …` commands continue it (the state file goes away).
-    if outcome.result.ok && outcome.result.session_active {
-        if let Some(file) = outcome.session_file.clone() {
-            match super::session::hand_over(&options.session, &file, &args.file, args.app.clone()) {
-                Ok(()) => outcome.session_file = None,
-                Err(e) => eprintln!("warning: the live session stays in {}: {e}", file.display()),
+    let in_daemon = kind != ad_runtime::backends::BackendKind::AgentDevice
+        && ad_runtime::session::is_handoff(&plan, &options);
+    let mut ran = None;
+    if in_daemon {
+        let abs = |p: &Path| std::path::absolute(p).unwrap_or_else(|_| p.to_path_buf());
+        let request = RunRequest {
+            script: abs(&args.file),
+            text: source.text.clone(),
+            options: options.clone(),
+            app_model: session.app_model.as_deref().map(abs),
+            artifacts_root: abs(&session.artifacts_root),
+            backend: kind.name().into(),
+            web: LaunchConfig {
+                executable: session.web.executable.as_deref().map(abs),
+                ..session.web.clone()
+            },
+        };
+        match super::session::run_in_daemon(request, progress) {
+            Err(e) | Ok(Some(Err(e))) => return crate::usage_error(&e),
+            Ok(Some(Ok(reply))) => {
+                ran = Some(ScriptOutcome {
+                    result: reply.result,
+                    run_dir: reply.run_dir,
+                    session_file: reply.session_file,
+                    backend: kind,
+                })
             }
+            Ok(None) => eprintln!(
+                "warning: no session daemon could be started: the run's live session ends with it (the sim's is kept for --from)"
+            ),
         }
     }
+    let in_daemon = ran.is_some();
+    let outcome = match ran {
+        Some(o) => o,
+        None => match run_script(&plan, &args.file, &options, &session, progress) {
+            Ok(o) => o,
+            Err(e) => return crate::usage_error(&e.0),
+        },
+    };
     let r = &outcome.result;
     let mut html_failed = false;
     if let Some(dir) = &args.report_html {
@@ -365,8 +398,8 @@ pub fn run(args: RunArgs) -> i32 {
                     "ok: {} — {} step(s) replayed in {:.0} ms ({device}); journal {journal}",
                     source.name, r.replayed, r.wall_ms
                 );
-                // A web session ends with the run (its browser is reaped).
-                if r.session_active && outcome.backend.resumes_sessions() {
+                // A live session is in the session daemon (or kept in a file for `--from`).
+                if r.session_active && (in_daemon || outcome.session_file.is_some()) {
                     let loc = &r.location;
                     let screen = loc.get("screen").and_then(|s| s.as_str()).unwrap_or("?");
                     let app = loc.get("app").and_then(|s| s.as_str()).unwrap_or("no app");

@@ -128,11 +128,11 @@ impl Client {
         flags: &Map<String, Value>,
         timeout: Option<Duration>,
     ) -> Result<Value, BackendError> {
-        self.send_request(command, positionals, None, flags, timeout)
+        self.send_with(command, positionals, &Map::new(), flags, timeout)
             .await
     }
 
-    /// Sends a command the daemon reads from a structured `input` object (`swipe`).
+    /// Sends a command the daemon reads from a structured `input` object (`swipe`, `gesture`).
     pub async fn send_input(
         &self,
         command: &str,
@@ -140,56 +140,111 @@ impl Client {
         flags: &Map<String, Value>,
         timeout: Option<Duration>,
     ) -> Result<Value, BackendError> {
-        self.send_request(command, &[], Some(input), flags, timeout)
-            .await
+        let mut extra = Map::new();
+        extra.insert("input".into(), input);
+        self.send_with(command, &[], &extra, flags, timeout).await
     }
 
-    async fn send_request(
+    /// Sends a command with extra top-level request fields (`input`, `meta`).
+    pub async fn send_with(
         &self,
         command: &str,
         positionals: &[String],
-        input: Option<Value>,
+        extra: &Map<String, Value>,
         flags: &Map<String, Value>,
         timeout: Option<Duration>,
     ) -> Result<Value, BackendError> {
         let timeout = timeout.unwrap_or(self.timeout);
-        let with_input = |mut body: Value| {
-            if let Some(i) = &input {
-                body["input"] = i.clone();
+        let with_extra = |mut body: Value| {
+            for (k, v) in extra {
+                body[k.as_str()] = v.clone();
             }
             body
         };
         let response = match &self.endpoint {
             Endpoint::Socket { port } => {
-                let body = with_input(self.request_body(command, positionals, flags, true));
+                let body = with_extra(self.request_body(command, positionals, flags, true));
                 socket_exchange(*port, &body, timeout)
                     .await
                     .map_err(|e| transport(command, &self.endpoint, e))?
             }
-            Endpoint::LocalHttp { port } => {
-                let url = HttpUrl {
-                    host: "127.0.0.1".into(),
-                    port: *port,
-                    base_path: String::new(),
-                };
-                let body = with_input(self.request_body(command, positionals, flags, true));
-                self.rpc(&url, body, &[], timeout, command).await?
-            }
-            Endpoint::Remote { url } => {
-                let body = with_input(self.request_body(command, positionals, flags, false));
-                let bearer = format!("Bearer {}", self.token.expose());
-                let headers: Vec<(&str, &str)> = if self.token.is_empty() {
-                    Vec::new()
-                } else {
-                    vec![
-                        ("Authorization", bearer.as_str()),
-                        ("x-agent-device-token", self.token.expose()),
-                    ]
-                };
-                self.rpc(url, body, &headers, timeout, command).await?
+            Endpoint::LocalHttp { .. } | Endpoint::Remote { .. } => {
+                let remote = matches!(self.endpoint, Endpoint::Remote { .. });
+                let body = with_extra(self.request_body(command, positionals, flags, !remote));
+                let url = self.http_url().expect("an HTTP endpoint");
+                let auth = self.auth_headers();
+                let headers: Vec<(&str, &str)> =
+                    auth.iter().map(|(k, v)| (*k, v.as_str())).collect();
+                self.rpc(&url, body, &headers, timeout, command).await?
             }
         };
         interpret(response)
+    }
+
+    /// The HTTP base URL of an HTTP endpoint.
+    fn http_url(&self) -> Option<HttpUrl> {
+        match &self.endpoint {
+            Endpoint::Socket { .. } => None,
+            Endpoint::LocalHttp { port } => Some(HttpUrl {
+                host: "127.0.0.1".into(),
+                port: *port,
+                base_path: String::new(),
+            }),
+            Endpoint::Remote { url } => Some(url.clone()),
+        }
+    }
+
+    /// A remote daemon's credentials, as agent-device's own client sends them (a local daemon
+    /// reads the token from the request body).
+    fn auth_headers(&self) -> Vec<(&'static str, String)> {
+        if !matches!(self.endpoint, Endpoint::Remote { .. }) {
+            return Vec::new();
+        }
+        self.token_headers()
+    }
+
+    fn token_headers(&self) -> Vec<(&'static str, String)> {
+        if self.token.is_empty() {
+            return Vec::new();
+        }
+        vec![
+            ("Authorization", format!("Bearer {}", self.token.expose())),
+            ("x-agent-device-token", self.token.expose().to_string()),
+        ]
+    }
+
+    /// Downloads an artifact the daemon registered for a response (`GET /artifacts/<id>`): how
+    /// a screenshot taken on the daemon's machine reaches this one over HTTP.
+    pub async fn download_artifact(&self, id: &str) -> Result<Vec<u8>, BackendError> {
+        let command = "artifact download";
+        let Some(url) = self.http_url() else {
+            return Err(transport(
+                command,
+                &self.endpoint,
+                "artifacts are served over HTTP only",
+            ));
+        };
+        // No body on this route: the token goes in the headers, local daemon or remote.
+        let auth = self.token_headers();
+        let headers: Vec<(&str, &str)> = auth.iter().map(|(k, v)| (*k, v.as_str())).collect();
+        let path = format!("/artifacts/{}", percent_encode(id));
+        let r = http::exchange(&url, "GET", &path, &headers, &[], self.timeout)
+            .await
+            .map_err(|e| transport(command, &self.endpoint, e))?;
+        if r.status != 200 {
+            let text = String::from_utf8_lossy(&r.body);
+            return Err(BackendError::Rejected {
+                code: "COMMAND_FAILED".into(),
+                message: format!(
+                    "agent-device daemon ({}) refused the artifact download (HTTP {}): {}",
+                    self.endpoint.describe(),
+                    r.status,
+                    text.chars().take(200).collect::<String>()
+                ),
+                hint: None,
+            });
+        }
+        Ok(r.body)
     }
 
     async fn rpc(
@@ -268,12 +323,9 @@ impl Client {
             .await
             .is_some(),
             Endpoint::Remote { url } => {
-                let bearer = format!("Bearer {}", self.token.expose());
-                let headers: Vec<(&str, &str)> = if self.token.is_empty() {
-                    Vec::new()
-                } else {
-                    vec![("Authorization", bearer.as_str())]
-                };
+                let auth = self.auth_headers();
+                let headers: Vec<(&str, &str)> =
+                    auth.iter().map(|(k, v)| (*k, v.as_str())).collect();
                 health(url, &headers, Duration::from_secs(5))
                     .await
                     .is_some()
@@ -288,6 +340,18 @@ async fn health(url: &HttpUrl, headers: &[(&str, &str)], timeout: Duration) -> O
         .await
         .ok()?;
     (r.status < 500).then(|| serde_json::from_slice(&r.body).unwrap_or(Value::Null))
+}
+
+/// An artifact id as one URL path segment.
+fn percent_encode(s: &str) -> String {
+    s.bytes()
+        .map(|b| match b {
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' | b'~' => {
+                (b as char).to_string()
+            }
+            _ => format!("%{b:02X}"),
+        })
+        .collect()
 }
 
 fn next_id() -> u64 {

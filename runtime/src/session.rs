@@ -154,8 +154,9 @@ pub(crate) fn resumes_mid_plan(plan: &Plan<'_>, options: &RunOptions) -> bool {
 #[derive(Debug, Clone, PartialEq)]
 pub struct SetupError(pub String);
 
-/// Runs `plan` (compiled from the script at `script`) on a fresh simulator — or, with
-/// `--from`, on the session a previous run left live.
+/// Runs `plan` (compiled from the script at `script`) on its backend: a fresh simulator, a
+/// browser, or a device through agent-device — or, with `--from`, on the session a previous run
+/// left live (the sim's saved session, the agent-device daemon's own).
 pub fn run_script(
     plan: &Plan<'_>,
     script: &Path,
@@ -168,21 +169,12 @@ pub fn run_script(
         (_, d) => d,
     };
     let kind = BackendKind::choose(config.backend, plan.metadata, project_default);
-    if kind == BackendKind::AgentDevice {
-        return crate::agent_device::run_script(
-            plan,
-            options,
-            config,
-            &config.agent_device,
-            progress,
-        );
-    }
     let resolver = ModelResolver::for_script(script, config.app_model.clone());
     if kind == BackendKind::Sim {
         // A missing or broken app model is an input error, found before the first step (exit
         // 2), not a divergence halfway through the run.
         preflight_models(&resolver, plan).map_err(|e| SetupError(e.0))?;
-    } else if options.from.is_some_and(|f| f > 1) {
+    } else if options.from.is_some_and(|f| f > 1) && !kind.device_keeps_sessions() {
         return Err(SetupError(format!(
             "the {kind} backend cannot resume at a later step: its session ends with the run; run the whole script again, without --from"
         )));
@@ -192,6 +184,11 @@ pub fn run_script(
         BackendSetup {
             models: resolver,
             web: config.web.clone(),
+            agent_device: crate::agent_device::BridgeSetup::for_plan(
+                &config.agent_device,
+                plan,
+                options,
+            ),
         },
     )
     .map_err(SetupError)?;
@@ -217,14 +214,16 @@ pub fn run_script(
         })?;
         sim.restore(state).map_err(|e| SetupError(e.0))?;
     }
-    let (mut journal, run_dir, opts) = open_journal(config, options)?;
-    // I/O for the web backend's DevTools socket. The run's browser lives on this thread (its
-    // parent-death signal is tied to it) and is reaped when `backend` drops.
+    // I/O for the web backend's DevTools socket and the agent-device daemon. The browser or
+    // daemon a run starts lives on this thread (its parent-death signal is tied to it) and is
+    // stopped when `backend` drops.
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
         .map_err(|e| SetupError(format!("cannot start the async runtime: {e}")))?;
-    let result = rt.block_on(interp::run(
+    rt.block_on(backend.connect()).map_err(SetupError)?;
+    let (mut journal, run_dir, opts) = open_journal(config, options)?;
+    let mut result = rt.block_on(interp::run(
         plan,
         &mut backend,
         &mut journal,
@@ -251,6 +250,11 @@ pub fn run_script(
         } else if saved.is_file() {
             let _ = std::fs::remove_file(&saved);
         }
+    }
+    // What the run leaves on a device that outlives `ad` (an agent-device session, and the
+    // daemon if the run started it) is ended here when nothing may resume it.
+    if rt.block_on(backend.release()) {
+        result.session_active = false;
     }
     // The web backend's browser is killed (and its profile removed) here, inside the
     // runtime, whatever way the run ended.

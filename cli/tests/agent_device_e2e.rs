@@ -11,7 +11,7 @@
 
 mod agent_device_support;
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use agent_device_support::{alive, gone_within, json, Desktop};
@@ -618,4 +618,243 @@ fn a_journey_recorded_with_ad_session_replays_with_ad_run() {
     let r = json(&out);
     assert_eq!(r["ok"], true, "{r:#}\n{}\n{text}", stderr(&out));
     assert_eq!(r["replayed"], 5);
+}
+
+/// A remote daemon that isolates tenants (what a device farm runs): with `--tenant`, `ad`
+/// allocates a lease for its run, renews it while the run lasts (the daemon here lets a lease
+/// live 3 s; the run takes longer and waits 4 s in one step) and releases it at the end. A lease
+/// the daemon does not know is refused with agent-device's own error.
+#[test]
+fn a_tenant_isolated_daemon_runs_the_script_under_a_lease_ad_renews_and_releases() {
+    let mut d = Desktop::start("lease");
+    d.set_env("AGENT_DEVICE_DAEMON_SERVER_MODE", "http");
+    d.set_env("AGENT_DEVICE_LEASE_TTL_MS", "3000");
+    d.start_daemon();
+    let info: Value =
+        serde_json::from_str(&std::fs::read_to_string(d.state_dir().join("daemon.json")).unwrap())
+            .unwrap();
+    let token = info["token"].as_str().unwrap().to_string();
+    d.set_env(
+        "AGENT_DEVICE_DAEMON_BASE_URL",
+        &format!("http://127.0.0.1:{}", info["httpPort"]),
+    );
+    d.set_env("AGENT_DEVICE_DAEMON_AUTH_TOKEN", &token);
+    let daemon_state = d.state_dir();
+    d.set_env(
+        "AGENT_DEVICE_STATE_DIR",
+        d.dir.join("empty-state").to_str().unwrap(),
+    );
+    d.script("leased.ad", &format!("{SHORT}wait 4000\nscreenshot\n"));
+    d.script("short.ad", SHORT);
+    let out = d.ad(&[
+        "run",
+        "leased.ad",
+        "--backend",
+        "agent-device",
+        "--json",
+        "--tenant",
+        "acme",
+        "--run-id",
+        "nightly-7",
+    ]);
+    let r = json(&out);
+    assert_eq!(r["ok"], true, "{r:#}\n{}", stderr(&out));
+    assert_one_png(&d.dir.join(r["runDir"].as_str().unwrap()));
+    // What the daemon did, from its own request log (written just after it answers).
+    let finished = || -> Vec<String> {
+        walk(&daemon_state.join("sessions"))
+            .into_iter()
+            .filter(|f| f.ends_with("events.ndjson"))
+            .flat_map(|f| {
+                std::fs::read_to_string(f)
+                    .unwrap_or_default()
+                    .lines()
+                    .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+                    .filter(|e| e["kind"] == "request.finished" && e["status"] == "ok")
+                    .map(|e| e["command"].as_str().unwrap_or("").to_string())
+                    .collect::<Vec<_>>()
+            })
+            .collect()
+    };
+    let count = |all: &[String], c: &str| all.iter().filter(|f| *f == c).count();
+    let end = std::time::Instant::now() + Duration::from_secs(10);
+    let mut all = finished();
+    while count(&all, "lease_release") == 0 && std::time::Instant::now() < end {
+        std::thread::sleep(Duration::from_millis(100));
+        all = finished();
+    }
+    assert_eq!(count(&all, "lease_allocate"), 1, "{all:?}");
+    assert!(count(&all, "lease_heartbeat") >= 2, "{all:?}");
+    assert_eq!(count(&all, "lease_release"), 1, "{all:?}");
+    assert!(!String::from_utf8_lossy(&out.stdout).contains(&token));
+    assert!(!stderr(&out).contains(&token));
+    d.kill_app();
+    // The daemon binds a session to its lease: ad closed it with its lease, so the next run of
+    // the same session gets a new lease and the session anew.
+    let again = d.ad(&[
+        "run",
+        "short.ad",
+        "--backend",
+        "agent-device",
+        "--json",
+        "--tenant",
+        "acme",
+    ]);
+    assert_eq!(json(&again)["ok"], true, "{}", stderr(&again));
+    d.kill_app();
+    // A lease the daemon never issued: the tenant's requests are refused.
+    let refused = d.ad(&[
+        "run",
+        "leased.ad",
+        "--backend",
+        "agent-device",
+        "--json",
+        "--tenant",
+        "acme",
+        "--lease-id",
+        "not-a-lease",
+    ]);
+    let e = &json(&refused)["error"];
+    let cause = &e["details"]["divergence"]["cause"];
+    assert_eq!(cause["code"], "INVALID_ARGS", "{e:#}");
+    assert!(
+        cause["message"]
+            .as_str()
+            .is_some_and(|m| m.contains("lease")),
+        "{e:#}"
+    );
+}
+
+/// A certificate authority and a certificate for 127.0.0.1 it signed, made with `openssl`:
+/// `(ca.pem, leaf.pem, leaf.key)` in `dir`.
+fn test_certificates(dir: &Path) -> (PathBuf, PathBuf, PathBuf) {
+    let openssl = |args: &[&str]| {
+        let out = std::process::Command::new("openssl")
+            .args(args)
+            .current_dir(dir)
+            .output()
+            .expect("the https test needs openssl (apt-get install openssl)");
+        assert!(out.status.success(), "openssl {args:?}: {}", stderr(&out));
+    };
+    std::fs::write(
+        dir.join("leaf.ext"),
+        "subjectAltName=IP:127.0.0.1\nbasicConstraints=CA:FALSE\nkeyUsage=digitalSignature,keyEncipherment\nextendedKeyUsage=serverAuth\n",
+    )
+    .unwrap();
+    openssl(&[
+        "req",
+        "-x509",
+        "-newkey",
+        "rsa:2048",
+        "-nodes",
+        "-keyout",
+        "ca.key",
+        "-out",
+        "ca.pem",
+        "-days",
+        "2",
+        "-subj",
+        "/CN=ad test CA",
+    ]);
+    openssl(&[
+        "req",
+        "-newkey",
+        "rsa:2048",
+        "-nodes",
+        "-keyout",
+        "leaf.key",
+        "-out",
+        "leaf.csr",
+        "-subj",
+        "/CN=127.0.0.1",
+    ]);
+    openssl(&[
+        "x509",
+        "-req",
+        "-in",
+        "leaf.csr",
+        "-CA",
+        "ca.pem",
+        "-CAkey",
+        "ca.key",
+        "-CAcreateserial",
+        "-out",
+        "leaf.pem",
+        "-days",
+        "2",
+        "-extfile",
+        "leaf.ext",
+    ]);
+    (
+        dir.join("ca.pem"),
+        dir.join("leaf.pem"),
+        dir.join("leaf.key"),
+    )
+}
+
+/// An `https://` daemon URL (a TLS-terminating proxy in front of the daemon, as device farms
+/// run): `ad` speaks TLS to it, checks its certificate against the trust store (`SSL_CERT_FILE`
+/// here names the test CA), and refuses a certificate the store does not vouch for.
+#[test]
+fn an_https_daemon_is_reached_over_tls_and_an_untrusted_certificate_is_refused() {
+    let mut d = Desktop::start("https");
+    d.set_env("AGENT_DEVICE_DAEMON_SERVER_MODE", "http");
+    d.start_daemon();
+    let info: Value =
+        serde_json::from_str(&std::fs::read_to_string(d.state_dir().join("daemon.json")).unwrap())
+            .unwrap();
+    let token = info["token"].as_str().unwrap().to_string();
+    let (ca, cert, key) = test_certificates(&d.dir);
+    /// Kills the forwarder however the test ends.
+    struct Reaped(std::process::Child);
+    impl Drop for Reaped {
+        fn drop(&mut self) {
+            let _ = self.0.kill();
+            let _ = self.0.wait();
+        }
+    }
+    let mut forwarder = std::process::Command::new("node")
+        .arg(
+            Path::new(env!("CARGO_MANIFEST_DIR"))
+                .join("tests/agent_device_support/tls-forwarder.mjs"),
+        )
+        .arg(&cert)
+        .arg(&key)
+        .arg(info["httpPort"].to_string())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let stdout = forwarder.stdout.take().unwrap();
+    let _forwarder = Reaped(forwarder);
+    let mut line = String::new();
+    std::io::BufRead::read_line(&mut std::io::BufReader::new(stdout), &mut line).unwrap();
+    let url = format!("https://127.0.0.1:{}", line.trim());
+    d.set_env("AGENT_DEVICE_DAEMON_BASE_URL", &url);
+    d.set_env("AGENT_DEVICE_DAEMON_AUTH_TOKEN", &token);
+    d.set_env(
+        "AGENT_DEVICE_STATE_DIR",
+        d.dir.join("empty-state").to_str().unwrap(),
+    );
+    d.script("shot.ad", &format!("{SHORT}screenshot\n"));
+    d.set_env("SSL_CERT_FILE", ca.to_str().unwrap());
+    let out = d.ad(&["run", "shot.ad", "--backend", "agent-device", "--json"]);
+    let r = json(&out);
+    assert_eq!(r["ok"], true, "{r:#}\n{}", stderr(&out));
+    assert_one_png(&d.dir.join(r["runDir"].as_str().unwrap()));
+    d.kill_app();
+    // The leaf itself is no authority: the handshake fails and the run is refused before its
+    // first step, saying why.
+    d.set_env("SSL_CERT_FILE", cert.to_str().unwrap());
+    let refused = d.ad(&["run", "shot.ad", "--backend", "agent-device", "--json"]);
+    assert_eq!(refused.status.code(), Some(2), "{}", stderr(&refused));
+    let text = format!(
+        "{}{}",
+        String::from_utf8_lossy(&refused.stdout),
+        stderr(&refused)
+    );
+    assert!(
+        text.contains("TLS handshake") && text.contains(&url[8..]),
+        "{text}"
+    );
+    assert!(!text.contains(&token));
 }

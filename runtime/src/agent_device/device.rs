@@ -13,10 +13,10 @@ use std::time::{Duration, Instant};
 
 use serde_json::{json, Map, Value};
 
-use super::client::{Client, Endpoint};
+use super::client::{Client, Endpoint, LeaseOp, LeaseRequest};
 use super::daemon::OwnedDaemon;
 use super::nodes;
-use super::run::{connect, BridgeSetup};
+use super::run::{connect, BridgeSetup, TenantScope};
 use crate::backend::*;
 use crate::tree::Point;
 
@@ -40,6 +40,89 @@ pub struct AgentDevice {
 struct Link {
     client: Client,
     owned: Option<OwnedDaemon>,
+    /// The lease requests run under on a tenant-isolated daemon.
+    lease: Option<HeldLease>,
+}
+
+/// A lease of a tenant and run.
+struct HeldLease {
+    request: LeaseRequest,
+    /// `ad` allocated it, so it keeps it alive (a heartbeat each third of its time to live) and
+    /// releases it; a lease the caller named is theirs to keep.
+    allocated: bool,
+    ttl: Duration,
+    renewed: Instant,
+}
+
+/// How long a lease lives from its last heartbeat, from the daemon's answer.
+fn lease_ttl(data: &Value) -> Option<Duration> {
+    let lease = data.get("lease")?;
+    let at = |k: &str| lease.get(k).and_then(Value::as_u64);
+    let ttl = at("expiresAt")?.checked_sub(at("heartbeatAt").or(at("createdAt"))?)?;
+    Some(Duration::from_millis(ttl.max(300)))
+}
+
+/// Takes the lease of `scope` on the daemon: the caller's, or a new one.
+async fn take_lease(client: &Client, scope: TenantScope) -> Result<HeldLease, String> {
+    let mut request = LeaseRequest {
+        tenant: scope.tenant,
+        run_id: scope.run_id,
+        lease_id: scope.lease_id,
+        ttl_ms: None,
+        backend: scope.lease_backend,
+    };
+    if request.lease_id.is_some() {
+        return Ok(HeldLease {
+            request,
+            allocated: false,
+            ttl: Duration::MAX,
+            renewed: Instant::now(),
+        });
+    }
+    let data = client
+        .lease(LeaseOp::Allocate, &request)
+        .await
+        .map_err(|e| {
+            format!(
+                "the agent-device daemon ({}) refused a lease for tenant {:?}: {} ({})",
+                client.endpoint.describe(),
+                request.tenant,
+                e.message(),
+                e.code()
+            )
+        })?;
+    let id = data
+        .pointer("/lease/leaseId")
+        .and_then(Value::as_str)
+        .ok_or("the agent-device daemon allocated a lease without an id")?;
+    request.lease_id = Some(id.to_string());
+    Ok(HeldLease {
+        request,
+        allocated: true,
+        ttl: lease_ttl(&data).unwrap_or(Duration::from_secs(60)),
+        renewed: Instant::now(),
+    })
+}
+
+/// Ends what a link holds: on a daemon `ad` did not start, the session and the apps it opened
+/// (when asked, and always under a lease `ad` allocated: the daemon keeps a session bound to its
+/// lease, so a later run under a new lease would be refused it); a lease `ad` allocated; then
+/// the link itself (a daemon `ad` started stops).
+async fn end_link(link: Link, release_session: bool, pids: Vec<u32>) {
+    let allocated = link.lease.as_ref().is_some_and(|l| l.allocated);
+    if link.owned.is_none() && (release_session || allocated) {
+        let _ = link
+            .client
+            .send("close", &[], &Map::new(), Some(Duration::from_secs(20)))
+            .await;
+        if !matches!(link.client.endpoint, Endpoint::Remote { .. }) {
+            kill_pids(pids.into_iter());
+        }
+    }
+    if let Some(lease) = link.lease.as_ref().filter(|l| l.allocated) {
+        let _ = link.client.lease(LeaseOp::Release, &lease.request).await;
+    }
+    drop(link);
 }
 
 impl std::fmt::Debug for AgentDevice {
@@ -163,11 +246,52 @@ impl AgentDevice {
         if let Some(t) = self.setup.config.request_timeout {
             client.timeout = t;
         }
+        let lease = match self.setup.config.tenant_scope() {
+            Some(scope) => {
+                let lease = take_lease(&client, scope).await?;
+                let r = &lease.request;
+                client.meta = flags(&[
+                    ("tenantId", json!(r.tenant)),
+                    ("runId", json!(r.run_id)),
+                    ("leaseId", json!(r.lease_id)),
+                    ("sessionIsolation", json!("tenant")),
+                ]);
+                Some(lease)
+            }
+            None => None,
+        };
         self.link = Some(Link {
             client,
             owned: connection.owned,
+            lease,
         });
         Ok(())
+    }
+
+    /// Renews a lease `ad` allocated once a third of its time to live has passed.
+    async fn keep_lease(&mut self) -> BackendResult<()> {
+        let Some(link) = self.link.as_mut() else {
+            return Ok(());
+        };
+        let Some(lease) = link.lease.as_mut().filter(|l| l.allocated) else {
+            return Ok(());
+        };
+        if lease.renewed.elapsed() < lease.ttl / 3 {
+            return Ok(());
+        }
+        let data = link
+            .client
+            .lease(LeaseOp::Heartbeat, &lease.request)
+            .await?;
+        lease.ttl = lease_ttl(&data).unwrap_or(lease.ttl);
+        lease.renewed = Instant::now();
+        Ok(())
+    }
+
+    /// How often an allocated lease needs a heartbeat.
+    fn lease_interval(&self) -> Option<Duration> {
+        let lease = self.link.as_ref()?.lease.as_ref()?;
+        lease.allocated.then_some(lease.ttl / 3)
     }
 
     /// Did this backend start the daemon it drives?
@@ -192,6 +316,10 @@ impl AgentDevice {
     /// sessions), its agent-device session is closed (so the device is free for the next
     /// script) and, on a local daemon, the apps it opened are ended by PID (agent-device's
     /// `close` does not always quit a desktop app). True when nothing is left to resume on.
+    ///
+    /// A lease `ad` allocated is released too (the daemon ends the tenant's session with it);
+    /// resuming a run on a tenant-isolated daemon needs a lease the caller holds
+    /// (`--lease-id`).
     pub async fn release(&mut self) -> bool {
         if self.released {
             return true;
@@ -199,23 +327,14 @@ impl AgentDevice {
         let Some(link) = self.link.take() else {
             return false;
         };
-        self.released = true;
-        if link.owned.is_some() {
-            drop(link);
-            return true;
-        }
-        if !self.setup.config.release_session {
+        let allocated = link.lease.as_ref().is_some_and(|l| l.allocated);
+        if link.owned.is_none() && !self.setup.config.release_session && !allocated {
             self.link = Some(link);
-            self.released = false;
             return false;
         }
-        let _ = link
-            .client
-            .send("close", &[], &Map::new(), Some(Duration::from_secs(20)))
-            .await;
-        if !matches!(link.client.endpoint, Endpoint::Remote { .. }) {
-            kill_pids(self.opened_pids.drain(..));
-        }
+        self.released = true;
+        let pids = self.opened_pids.drain(..).collect();
+        end_link(link, self.setup.config.release_session, pids).await;
         true
     }
 
@@ -240,9 +359,10 @@ impl AgentDevice {
         timeout: Option<Duration>,
     ) -> BackendResult<Value> {
         let platform = self.platform.clone();
-        let r = self
-            .client()
-            .await?
+        self.client().await?;
+        self.keep_lease().await?;
+        let client = &self.link.as_ref().expect("connected").client;
+        let r = client
             .send_with(command, &positionals, &extra, &flags, timeout)
             .await;
         r.map_err(|e| name_the_platform(e, &platform))
@@ -304,27 +424,26 @@ impl Drop for AgentDevice {
     /// The last resort when [`AgentDevice::release`] did not run (a live session dropped): the
     /// same release, on a thread of its own (this may run inside an async runtime).
     fn drop(&mut self) {
-        if self.released || !self.setup.config.release_session || self.owns_daemon() {
+        if self.released {
             return;
         }
         let Some(link) = self.link.take() else {
             return;
         };
+        let release_session = self.setup.config.release_session;
+        let allocated = link.lease.as_ref().is_some_and(|l| l.allocated);
+        if !allocated && (link.owned.is_some() || !release_session) {
+            // A daemon `ad` started stops as the link drops; an attached one keeps the session.
+            return;
+        }
         let pids: Vec<u32> = self.opened_pids.drain(..).collect();
         let _ = std::thread::spawn(move || {
-            if let Ok(rt) = tokio::runtime::Builder::new_current_thread()
+            match tokio::runtime::Builder::new_current_thread()
                 .enable_all()
                 .build()
             {
-                let _ = rt.block_on(link.client.send(
-                    "close",
-                    &[],
-                    &Map::new(),
-                    Some(Duration::from_secs(20)),
-                ));
-            }
-            if !matches!(link.client.endpoint, Endpoint::Remote { .. }) {
-                kill_pids(pids.into_iter());
+                Ok(rt) => rt.block_on(end_link(link, release_session, pids)),
+                Err(_) => drop(link),
             }
         })
         .join();
@@ -345,7 +464,17 @@ impl Backend for AgentDevice {
     }
 
     async fn sleep(&mut self, ms: u64) {
-        tokio::time::sleep(Duration::from_millis(ms)).await;
+        // A long wait keeps an allocated lease alive.
+        let end = Instant::now() + Duration::from_millis(ms);
+        loop {
+            let left = end.saturating_duration_since(Instant::now());
+            if left.is_zero() {
+                break;
+            }
+            let nap = self.lease_interval().map_or(left, |i| left.min(i));
+            tokio::time::sleep(nap).await;
+            let _ = self.keep_lease().await;
+        }
     }
 
     async fn launch(&mut self, app: &str, options: &LaunchOptions) -> BackendResult<()> {

@@ -7,8 +7,10 @@
 //! - [`daemon`]: attach to a daemon through its state dir, or start one we own and stop it
 //!   (process group + parent-death signal, so it never outlives `ad`);
 //! - [`client`]: the typed request/response client with timeouts over the daemon's TCP socket or
-//!   its HTTP JSON-RPC endpoint (remote daemons via `AGENT_DEVICE_DAEMON_BASE_URL`);
-//! - [`http`]: the small HTTP/1.1 exchange the JSON-RPC transport needs;
+//!   its HTTP JSON-RPC endpoint (remote daemons via `AGENT_DEVICE_DAEMON_BASE_URL`), leases
+//!   for tenant-isolated daemons, artifact downloads;
+//! - [`http`]: the small HTTP/1.1 exchange the JSON-RPC transport needs, over TLS for
+//!   `https://` daemons;
 //! - [`nodes`]: snapshot nodes to the interpreter's tree model;
 //! - [`device`]: the [`crate::Backend`] implementation (actions at points `ad` resolved), which
 //!   owns its daemon connection and is made by [`crate::backends::create`] like every backend;

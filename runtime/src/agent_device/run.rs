@@ -26,6 +26,52 @@ pub struct BridgeConfig {
     /// is released (`ad test`: the next script needs the device; authoring sessions; `ad run`
     /// leaves them for `--from`).
     pub release_session: bool,
+    /// A remote farm's scope (agent-device's `--tenant`, `--run-id`, `--lease-id`,
+    /// `--lease-backend`; else `AGENT_DEVICE_TENANT`, `AGENT_DEVICE_RUN_ID`,
+    /// `AGENT_DEVICE_LEASE_ID`, `AGENT_DEVICE_LEASE_BACKEND`). A tenant makes the requests
+    /// tenant-isolated; they then run under a lease: the one named, else one `ad` allocates,
+    /// keeps alive and releases.
+    pub tenant: Option<String>,
+    pub run_id: Option<String>,
+    pub lease_id: Option<String>,
+    pub lease_backend: Option<String>,
+}
+
+/// The tenant scope requests run under, when there is a tenant.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TenantScope {
+    pub tenant: String,
+    pub run_id: String,
+    /// A lease the caller holds (kept as is), else `ad` allocates one.
+    pub lease_id: Option<String>,
+    pub lease_backend: Option<String>,
+}
+
+impl BridgeConfig {
+    /// The tenant scope from the flags, else agent-device's environment variables; a run id is
+    /// made up when none is given.
+    pub fn tenant_scope(&self) -> Option<TenantScope> {
+        let pick = |v: &Option<String>, env: &str| {
+            v.clone()
+                .or_else(|| std::env::var(env).ok())
+                .map(|s| s.trim().to_string())
+                .filter(|s| !s.is_empty())
+        };
+        let tenant = pick(&self.tenant, "AGENT_DEVICE_TENANT")?;
+        let run_id = pick(&self.run_id, "AGENT_DEVICE_RUN_ID").unwrap_or_else(|| {
+            let ms = std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map(|d| d.as_millis())
+                .unwrap_or(0);
+            format!("ad-{}-{ms}", std::process::id())
+        });
+        Some(TenantScope {
+            tenant,
+            run_id,
+            lease_id: pick(&self.lease_id, "AGENT_DEVICE_LEASE_ID"),
+            lease_backend: pick(&self.lease_backend, "AGENT_DEVICE_LEASE_BACKEND"),
+        })
+    }
 }
 
 /// Everything the bridge needs for one run or one live session.
@@ -81,9 +127,9 @@ pub struct Connection {
 pub async fn connect(state_dir: &Path, may_start: bool) -> Result<Connection, String> {
     if let Some((endpoint, token)) = daemon::remote_from_env()? {
         let probe = Client::new(endpoint.clone(), token.clone(), "probe");
-        if !probe.reachable().await {
+        if let Err(why) = probe.check_health().await {
             return Err(format!(
-                "the remote agent-device daemon ({}) does not answer GET /health",
+                "the remote agent-device daemon ({}) does not answer GET /health: {why}",
                 endpoint.describe()
             ));
         }

@@ -317,8 +317,8 @@ impl AgentDevice {
     /// script) and, on a local daemon, the apps it opened are ended by PID (agent-device's
     /// `close` does not always quit a desktop app). True when nothing is left to resume on.
     ///
-    /// A lease `ad` allocated is released too (the daemon ends the tenant's session with it);
-    /// resuming a run on a tenant-isolated daemon needs a lease the caller holds
+    /// Under a lease `ad` allocated, the session bound to it is closed and the lease released,
+    /// so resuming a run on a tenant-isolated daemon needs a lease the caller holds
     /// (`--lease-id`).
     pub async fn release(&mut self) -> bool {
         if self.released {

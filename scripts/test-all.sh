@@ -24,8 +24,9 @@ fi
 # The oracle: agent-device 0.21.5 from the npm registry, exactly as oracle/package-lock.json pins it.
 (cd oracle && npm ci --no-audit --no-fund --loglevel=error)
 # The agent-device bridge tests (cli/tests/agent_device_*.rs): agent-device's Linux platform
-# (AT-SPI) on a virtual display drives tests/apps/gtk_login, a GTK3 app run by Debian's python3.
-bridge_pkgs="xvfb xdotool scrot wmctrl at-spi2-core dbus-x11 python3-gi gir1.2-atspi-2.0 gir1.2-gtk-3.0 libatk-adaptor"
+# (AT-SPI) on a virtual display drives tests/apps/gtk_login, a GTK3 app run by Debian's python3;
+# openssl makes the https daemon test's certificates.
+bridge_pkgs="xvfb xdotool scrot wmctrl at-spi2-core dbus-x11 python3-gi gir1.2-atspi-2.0 gir1.2-gtk-3.0 libatk-adaptor openssl"
 for p in $bridge_pkgs; do
   dpkg -s "$p" >/dev/null 2>&1 || { apt_install $bridge_pkgs; break; }
 done

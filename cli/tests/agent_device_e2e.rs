@@ -1,15 +1,17 @@
 //! `ad run --backend agent-device` end to end against agent-device 0.21.5's Linux (AT-SPI)
 //! platform driving the GTK3 test app (tests/apps/gtk_login) on a virtual display: fills, taps,
-//! waits, the journal with its screenshots, an identity mismatch, a divergence report and a
-//! `--from N --plan-digest` resume, errors kept as agent-device reports them, and the release of
-//! the daemon and app `ad` started on success, failure, Ctrl-C and `kill -9`.
+//! waits, the journal with its screenshots (fetched as artifacts over HTTP), an identity mismatch,
+//! a divergence report and a `--from N --plan-digest` resume, errors kept as agent-device reports
+//! them, every gesture kind (what Linux plays and what it refuses), a journey recorded with
+//! `ad session` and replayed, and the release of the daemon and app `ad` started on success,
+//! failure, Ctrl-C and `kill -9`.
 //!
 //! Needs xvfb, dbus, AT-SPI, python3-gi and agent-device; a missing one fails the test with what
 //! to install (scripts/test-all.sh installs them).
 
 mod agent_device_support;
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use agent_device_support::{alive, gone_within, json, Desktop};
@@ -99,6 +101,21 @@ fn login_flow_passes_journals_a_screenshot_and_releases_the_daemon_and_app() {
         gone_within(app, Duration::from_secs(5)),
         "the app outlived ad"
     );
+}
+
+/// The run folder holds exactly one screenshot observation, a PNG.
+fn assert_one_png(run_dir: &Path) {
+    let shots: Vec<_> = walk(run_dir)
+        .into_iter()
+        .filter(|p| p.extension().is_some_and(|e| e == "png"))
+        .collect();
+    assert_eq!(
+        shots.len(),
+        1,
+        "one screenshot observation in {}",
+        run_dir.display()
+    );
+    assert!(std::fs::read(&shots[0]).unwrap().starts_with(b"\x89PNG"));
 }
 
 fn walk(dir: &Path) -> Vec<std::path::PathBuf> {
@@ -289,17 +306,21 @@ fn http_json_rpc_locally_and_as_a_remote_daemon_without_leaking_the_token() {
     d.set_env("AGENT_DEVICE_DAEMON_SERVER_MODE", "http");
     d.start_daemon();
     d.script("short.ad", SHORT);
+    // The screenshot is taken on the daemon's machine and fetched as an artifact over HTTP.
+    d.script("shot.ad", &format!("{SHORT}screenshot\n"));
     // Attached through daemon.json: an http-only daemon is reached over its JSON-RPC endpoint.
     let local = d.ad(&[
         "run",
-        "short.ad",
+        "shot.ad",
         "--backend",
         "agent-device",
         "--json",
         "--session",
         "local",
     ]);
-    assert_eq!(json(&local)["ok"], true, "{}", stderr(&local));
+    let r = json(&local);
+    assert_eq!(r["ok"], true, "{r:#}\n{}", stderr(&local));
+    assert_one_png(&d.dir.join(r["runDir"].as_str().unwrap()));
     d.kill_app();
     d.agent_device(&["close", "--session", "local", "--platform", "linux"]);
     // The same daemon as a remote one: base URL + token, no state dir to read.
@@ -316,7 +337,7 @@ fn http_json_rpc_locally_and_as_a_remote_daemon_without_leaking_the_token() {
     );
     let remote = d.ad(&[
         "run",
-        "short.ad",
+        "shot.ad",
         "--backend",
         "agent-device",
         "--json",
@@ -328,9 +349,13 @@ fn http_json_rpc_locally_and_as_a_remote_daemon_without_leaking_the_token() {
     assert!(!String::from_utf8_lossy(&remote.stdout).contains(&token));
     assert!(!stderr(&remote).contains(&token));
     let run_dir = d.dir.join(r["runDir"].as_str().unwrap());
-    for f in walk(&run_dir) {
+    assert_one_png(&run_dir);
+    // Nothing ad wrote holds the token: the run folder, the test's folder (ad's state) and
+    // its temp files.
+    for f in walk(&d.dir) {
         assert!(
-            !String::from_utf8_lossy(&std::fs::read(&f).unwrap()).contains(&token),
+            !String::from_utf8_lossy(&std::fs::read(&f).unwrap()).contains(&token)
+                || f.starts_with(d.state_dir()),
             "{} holds the daemon token",
             f.display()
         );
@@ -443,4 +468,393 @@ close
         ],
         "every action reached agent-device"
     );
+}
+
+/// Every gesture kind, as agent-device's `gesture` request at the points `ad` resolved: on the
+/// Linux platform one-finger movements play (a drag between two verified elements turns the
+/// app's slider up), and what Linux cannot do is refused with UNSUPPORTED_OPERATION naming it.
+#[test]
+fn gestures_map_to_agent_device_requests_and_linux_refuses_multi_touch_by_name() {
+    let d = Desktop::start("gestures");
+    std::fs::create_dir_all(d.dir.join("gestures")).unwrap();
+    let cases: &[(&str, &str)] = &[
+        // SHORT ends on the list page, where the slider is.
+        (
+            "drag",
+            "gesture drag \"label=Volume\" \"label=Max\"\nwait \"label=\\\"Volume 100\\\"\" 5000",
+        ),
+        ("pan", "gesture pan 100 60 20 0 200"),
+        (
+            "pan-two-fingers",
+            "gesture pan 200 200 20 0 --pointer-count 2",
+        ),
+        ("fling", "gesture fling up 200 300 100"),
+        ("swipe-preset", "gesture swipe left"),
+        ("pinch", "gesture pinch 2 200 200"),
+        ("rotate", "gesture rotate 45 200 200"),
+        ("transform", "gesture transform 200 200 10 10 1.5 30"),
+    ];
+    for (name, steps) in cases {
+        d.script(
+            &format!("gestures/{name}.ad"),
+            &format!("{SHORT}{steps}\nclose\n"),
+        );
+    }
+    let out = d.ad(&[
+        "test",
+        "gestures",
+        "--backend",
+        "agent-device",
+        "--report-json",
+        "report.json",
+    ]);
+    let report: Value = serde_json::from_str(
+        &std::fs::read_to_string(d.dir.join("report.json"))
+            .unwrap_or_else(|e| panic!("{e}: {}", stderr(&out))),
+    )
+    .unwrap();
+    let script = |name: &str| -> &Value {
+        report["scripts"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|s| s["path"] == format!("gestures/{name}.ad"))
+            .unwrap_or_else(|| panic!("{name} not in {report:#}"))
+    };
+    // One-finger movements play: a pan, agent-device's swipe presets, and a drag (the slider
+    // reached 100: the press landed on the verified "Volume" and the release past "Max").
+    for name in ["drag", "pan", "swipe-preset"] {
+        assert_eq!(
+            script(name)["status"],
+            "passed",
+            "{name}: {:#}",
+            script(name)
+        );
+    }
+    // Linux has no multi-touch and no directional fling: agent-device refuses them, and the
+    // journal keeps its code and the platform it names.
+    for name in ["fling", "pan-two-fingers", "pinch", "rotate", "transform"] {
+        let s = script(name);
+        assert_eq!(s["status"], "failed", "{name}");
+        let run_dir = d.dir.join(s["attempts"][0]["runDir"].as_str().unwrap());
+        let rejected = events(run_dir.to_str().unwrap())
+            .into_iter()
+            .find(|e| e["event"] == "action_result" && e["result"] == "rejected")
+            .unwrap_or_else(|| panic!("{name}: no rejected action"));
+        assert_eq!(
+            rejected["code"], "UNSUPPORTED_OPERATION",
+            "{name}: {rejected:#}"
+        );
+        let message = rejected["message"].as_str().unwrap().to_lowercase();
+        assert!(
+            message.contains(&format!("gesture {}", name.split('-').next().unwrap()))
+                && message.contains("linux"),
+            "{name}: {message}"
+        );
+    }
+}
+
+/// `ad session … --backend agent-device`: a journey recorded live on the GTK app through the
+/// authoring daemon, published, then replayed from a cold start by `ad run --backend
+/// agent-device`; closing the session takes the daemon and app it started with it.
+#[test]
+fn a_journey_recorded_with_ad_session_replays_with_ad_run() {
+    let mut d = Desktop::start("authoring");
+    d.set_env("AD_SESSION_IDLE_MS", "1500");
+    let session = |words: &[&str]| -> Value {
+        let mut args = vec!["session"];
+        args.extend_from_slice(words);
+        args.extend(["--session", "gtk", "--json"]);
+        let out = d.ad(&args);
+        let v = json(&out);
+        assert_eq!(v["ok"], true, "{words:?}: {v:#}\n{}", stderr(&out));
+        v
+    };
+    session(&[
+        "open",
+        "ad-gtk-login",
+        "--backend",
+        "agent-device",
+        "--platform",
+        "linux",
+        "--save-script=journey.ad",
+    ]);
+    session(&["fill", "label=Username", "carol"]);
+    session(&[
+        "fill",
+        "label=Password",
+        "s3cret",
+        "--record-as",
+        "PASSWORD",
+    ]);
+    session(&["click", "label=\"Sign In\""]);
+    session(&["wait", "label=\"Welcome, carol\"", "8000"]);
+    let published = session(&["save-script"]);
+    assert_eq!(published["actions"], 5, "{published:#}");
+    let app = d
+        .app_pid(Duration::ZERO)
+        .expect("the session opened the app");
+    session(&["close"]);
+    assert!(
+        gone_within(app, Duration::from_secs(10)),
+        "the app outlived the closed session"
+    );
+    let text = std::fs::read_to_string(d.dir.join("journey.ad")).unwrap();
+    assert!(text.starts_with("context platform=linux"), "{text}");
+    assert!(
+        text.contains("${PASSWORD}") && !text.contains("s3cret"),
+        "{text}"
+    );
+    let _ = std::fs::remove_file(d.dir.join("app.pid"));
+    let out = d.ad(&[
+        "run",
+        "journey.ad",
+        "--backend",
+        "agent-device",
+        "--json",
+        "-e",
+        "PASSWORD=s3cret",
+    ]);
+    let r = json(&out);
+    assert_eq!(r["ok"], true, "{r:#}\n{}\n{text}", stderr(&out));
+    assert_eq!(r["replayed"], 5);
+}
+
+/// A remote daemon that isolates tenants (what a device farm runs): with `--tenant`, `ad`
+/// allocates a lease for its run, renews it while the run lasts (the daemon here lets a lease
+/// live 3 s; the run takes longer and waits 4 s in one step) and releases it at the end. A lease
+/// the daemon does not know is refused with agent-device's own error.
+#[test]
+fn a_tenant_isolated_daemon_runs_the_script_under_a_lease_ad_renews_and_releases() {
+    let mut d = Desktop::start("lease");
+    d.set_env("AGENT_DEVICE_DAEMON_SERVER_MODE", "http");
+    d.set_env("AGENT_DEVICE_LEASE_TTL_MS", "3000");
+    d.start_daemon();
+    let info: Value =
+        serde_json::from_str(&std::fs::read_to_string(d.state_dir().join("daemon.json")).unwrap())
+            .unwrap();
+    let token = info["token"].as_str().unwrap().to_string();
+    d.set_env(
+        "AGENT_DEVICE_DAEMON_BASE_URL",
+        &format!("http://127.0.0.1:{}", info["httpPort"]),
+    );
+    d.set_env("AGENT_DEVICE_DAEMON_AUTH_TOKEN", &token);
+    let daemon_state = d.state_dir();
+    d.set_env(
+        "AGENT_DEVICE_STATE_DIR",
+        d.dir.join("empty-state").to_str().unwrap(),
+    );
+    d.script("leased.ad", &format!("{SHORT}wait 4000\nscreenshot\n"));
+    d.script("short.ad", SHORT);
+    let out = d.ad(&[
+        "run",
+        "leased.ad",
+        "--backend",
+        "agent-device",
+        "--json",
+        "--tenant",
+        "acme",
+        "--run-id",
+        "nightly-7",
+    ]);
+    let r = json(&out);
+    assert_eq!(r["ok"], true, "{r:#}\n{}", stderr(&out));
+    assert_one_png(&d.dir.join(r["runDir"].as_str().unwrap()));
+    // What the daemon did, from its own request log (written just after it answers).
+    let finished = || -> Vec<String> {
+        walk(&daemon_state.join("sessions"))
+            .into_iter()
+            .filter(|f| f.ends_with("events.ndjson"))
+            .flat_map(|f| {
+                std::fs::read_to_string(f)
+                    .unwrap_or_default()
+                    .lines()
+                    .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+                    .filter(|e| e["kind"] == "request.finished" && e["status"] == "ok")
+                    .map(|e| e["command"].as_str().unwrap_or("").to_string())
+                    .collect::<Vec<_>>()
+            })
+            .collect()
+    };
+    let count = |all: &[String], c: &str| all.iter().filter(|f| *f == c).count();
+    let end = std::time::Instant::now() + Duration::from_secs(10);
+    let mut all = finished();
+    while count(&all, "lease_release") == 0 && std::time::Instant::now() < end {
+        std::thread::sleep(Duration::from_millis(100));
+        all = finished();
+    }
+    assert_eq!(count(&all, "lease_allocate"), 1, "{all:?}");
+    assert!(count(&all, "lease_heartbeat") >= 2, "{all:?}");
+    assert_eq!(count(&all, "lease_release"), 1, "{all:?}");
+    assert!(!String::from_utf8_lossy(&out.stdout).contains(&token));
+    assert!(!stderr(&out).contains(&token));
+    d.kill_app();
+    // The daemon binds a session to its lease: ad closed it with its lease, so the next run of
+    // the same session gets a new lease and the session anew.
+    let again = d.ad(&[
+        "run",
+        "short.ad",
+        "--backend",
+        "agent-device",
+        "--json",
+        "--tenant",
+        "acme",
+    ]);
+    assert_eq!(json(&again)["ok"], true, "{}", stderr(&again));
+    d.kill_app();
+    // A lease the daemon never issued: the tenant's requests are refused.
+    let refused = d.ad(&[
+        "run",
+        "leased.ad",
+        "--backend",
+        "agent-device",
+        "--json",
+        "--tenant",
+        "acme",
+        "--lease-id",
+        "not-a-lease",
+    ]);
+    let e = &json(&refused)["error"];
+    let cause = &e["details"]["divergence"]["cause"];
+    assert_eq!(cause["code"], "INVALID_ARGS", "{e:#}");
+    assert!(
+        cause["message"]
+            .as_str()
+            .is_some_and(|m| m.contains("lease")),
+        "{e:#}"
+    );
+}
+
+/// A certificate authority and a certificate for 127.0.0.1 it signed, made with `openssl`:
+/// `(ca.pem, leaf.pem, leaf.key)` in `dir`.
+fn test_certificates(dir: &Path) -> (PathBuf, PathBuf, PathBuf) {
+    let openssl = |args: &[&str]| {
+        let out = std::process::Command::new("openssl")
+            .args(args)
+            .current_dir(dir)
+            .output()
+            .expect("the https test needs openssl (apt-get install openssl)");
+        assert!(out.status.success(), "openssl {args:?}: {}", stderr(&out));
+    };
+    std::fs::write(
+        dir.join("leaf.ext"),
+        "subjectAltName=IP:127.0.0.1\nbasicConstraints=CA:FALSE\nkeyUsage=digitalSignature,keyEncipherment\nextendedKeyUsage=serverAuth\n",
+    )
+    .unwrap();
+    openssl(&[
+        "req",
+        "-x509",
+        "-newkey",
+        "rsa:2048",
+        "-nodes",
+        "-keyout",
+        "ca.key",
+        "-out",
+        "ca.pem",
+        "-days",
+        "2",
+        "-subj",
+        "/CN=ad test CA",
+    ]);
+    openssl(&[
+        "req",
+        "-newkey",
+        "rsa:2048",
+        "-nodes",
+        "-keyout",
+        "leaf.key",
+        "-out",
+        "leaf.csr",
+        "-subj",
+        "/CN=127.0.0.1",
+    ]);
+    openssl(&[
+        "x509",
+        "-req",
+        "-in",
+        "leaf.csr",
+        "-CA",
+        "ca.pem",
+        "-CAkey",
+        "ca.key",
+        "-CAcreateserial",
+        "-out",
+        "leaf.pem",
+        "-days",
+        "2",
+        "-extfile",
+        "leaf.ext",
+    ]);
+    (
+        dir.join("ca.pem"),
+        dir.join("leaf.pem"),
+        dir.join("leaf.key"),
+    )
+}
+
+/// An `https://` daemon URL (a TLS-terminating proxy in front of the daemon, as device farms
+/// run): `ad` speaks TLS to it, checks its certificate against the trust store (`SSL_CERT_FILE`
+/// here names the test CA), and refuses a certificate the store does not vouch for.
+#[test]
+fn an_https_daemon_is_reached_over_tls_and_an_untrusted_certificate_is_refused() {
+    let mut d = Desktop::start("https");
+    d.set_env("AGENT_DEVICE_DAEMON_SERVER_MODE", "http");
+    d.start_daemon();
+    let info: Value =
+        serde_json::from_str(&std::fs::read_to_string(d.state_dir().join("daemon.json")).unwrap())
+            .unwrap();
+    let token = info["token"].as_str().unwrap().to_string();
+    let (ca, cert, key) = test_certificates(&d.dir);
+    /// Kills the forwarder however the test ends.
+    struct Reaped(std::process::Child);
+    impl Drop for Reaped {
+        fn drop(&mut self) {
+            let _ = self.0.kill();
+            let _ = self.0.wait();
+        }
+    }
+    let mut forwarder = std::process::Command::new("node")
+        .arg(
+            Path::new(env!("CARGO_MANIFEST_DIR"))
+                .join("tests/agent_device_support/tls-forwarder.mjs"),
+        )
+        .arg(&cert)
+        .arg(&key)
+        .arg(info["httpPort"].to_string())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let stdout = forwarder.stdout.take().unwrap();
+    let _forwarder = Reaped(forwarder);
+    let mut line = String::new();
+    std::io::BufRead::read_line(&mut std::io::BufReader::new(stdout), &mut line).unwrap();
+    let url = format!("https://127.0.0.1:{}", line.trim());
+    d.set_env("AGENT_DEVICE_DAEMON_BASE_URL", &url);
+    d.set_env("AGENT_DEVICE_DAEMON_AUTH_TOKEN", &token);
+    d.set_env(
+        "AGENT_DEVICE_STATE_DIR",
+        d.dir.join("empty-state").to_str().unwrap(),
+    );
+    d.script("shot.ad", &format!("{SHORT}screenshot\n"));
+    d.set_env("SSL_CERT_FILE", ca.to_str().unwrap());
+    let out = d.ad(&["run", "shot.ad", "--backend", "agent-device", "--json"]);
+    let r = json(&out);
+    assert_eq!(r["ok"], true, "{r:#}\n{}", stderr(&out));
+    assert_one_png(&d.dir.join(r["runDir"].as_str().unwrap()));
+    d.kill_app();
+    // The leaf itself is no authority: the handshake fails and the run is refused before its
+    // first step, saying why.
+    d.set_env("SSL_CERT_FILE", cert.to_str().unwrap());
+    let refused = d.ad(&["run", "shot.ad", "--backend", "agent-device", "--json"]);
+    assert_eq!(refused.status.code(), Some(2), "{}", stderr(&refused));
+    let text = format!(
+        "{}{}",
+        String::from_utf8_lossy(&refused.stdout),
+        stderr(&refused)
+    );
+    assert!(
+        text.contains("TLS handshake") && text.contains(&url[8..]),
+        "{text}"
+    );
+    assert!(!text.contains(&token));
 }

@@ -180,6 +180,53 @@ pub struct GesturePlan {
     pub pointers: Vec<Vec<Point>>,
     pub duration_ms: u64,
     pub repeat: u32,
+    /// What a `gesture` step asked for, for a device that plays gestures by intent rather than
+    /// by pointer path (the agent-device bridge). Not journaled: the step's words are.
+    #[serde(skip)]
+    pub intent: Option<GestureIntent>,
+}
+
+/// A `gesture` step in agent-device's terms (its `gesture` request), with the points `ad`
+/// resolved; a value the script left out is `None` (the device applies its default or refuses).
+#[derive(Debug, Clone, PartialEq)]
+pub enum GestureIntent {
+    /// `pointers` (1 or 2) fingers moving by `delta` from `origin`.
+    Pan {
+        origin: Point,
+        delta: Point,
+        duration_ms: Option<u64>,
+        pointers: Option<u32>,
+    },
+    Fling {
+        direction: Direction,
+        origin: Point,
+        distance: Option<f64>,
+    },
+    /// A named swipe (`left`, `right`, `left-edge`, `right-edge`).
+    Swipe { preset: String },
+    Pinch {
+        scale: Option<f64>,
+        origin: Option<Point>,
+    },
+    Rotate {
+        degrees: Option<f64>,
+        origin: Option<Point>,
+    },
+    Transform {
+        origin: Point,
+        delta: Point,
+        scale: Option<f64>,
+        degrees: Option<f64>,
+        duration_ms: Option<u64>,
+    },
+    /// Press at `from` (a resolved and verified element), hold, move to `to`, release.
+    Drag {
+        from: Point,
+        to: Point,
+        source_hold_ms: Option<u64>,
+        move_ms: Option<u64>,
+        destination_hold_ms: Option<u64>,
+    },
 }
 
 /// The device interface. Methods take `&mut self`: one backend drives one session at a time.

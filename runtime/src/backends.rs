@@ -9,6 +9,7 @@ use std::path::PathBuf;
 use serde::Serialize;
 use serde_json::Value;
 
+use crate::agent_device::{AgentDevice, BridgeSetup};
 use crate::backend::*;
 use crate::sim::{ModelResolver, Sim};
 use crate::tree::Point;
@@ -22,9 +23,8 @@ pub enum BackendKind {
     Sim,
     /// A web app in headless Chromium over the DevTools protocol.
     Web,
-    /// A real device (iOS, Android, macOS, Linux) through the agent-device daemon. Made with its
-    /// daemon connection by [`crate::agent_device::run_script`], which holds the connection for
-    /// the run.
+    /// A real device (iOS, Android, macOS, Linux) through the agent-device daemon; the backend
+    /// owns its daemon connection (and the daemon, when it started one).
     AgentDevice,
 }
 
@@ -59,6 +59,12 @@ impl BackendKind {
     /// Can a run on this backend continue a session a previous run left live (`--from`)?
     pub fn resumes_sessions(self) -> bool {
         matches!(self, BackendKind::Sim)
+    }
+
+    /// Does the device itself keep a run's session for a later `--from` (the agent-device
+    /// daemon the earlier run attached to)?
+    pub fn device_keeps_sessions(self) -> bool {
+        matches!(self, BackendKind::AgentDevice)
     }
 }
 
@@ -98,24 +104,27 @@ pub struct BackendSetup {
     pub models: ModelResolver,
     /// How the web backend launches its browser.
     pub web: LaunchConfig,
+    /// How the agent-device bridge reaches its daemon, and the session and platform it drives.
+    pub agent_device: BridgeSetup,
 }
 
 /// One backend of any kind, behind the [`Backend`] trait.
 pub enum AnyBackend {
     Sim(Box<Sim>),
     Web(Box<Web>),
+    AgentDevice(Box<AgentDevice>),
 }
 
 /// Makes the backend of `kind`. Nothing starts yet: the web backend launches its browser at the
-/// first `open`. The agent-device bridge needs its daemon connection for the whole run, so
-/// [`crate::session::run_script`] hands it to [`crate::agent_device::run_script`] instead.
+/// first `open`, the agent-device bridge connects at [`AnyBackend::connect`] or its first
+/// request.
 pub fn create(kind: BackendKind, setup: BackendSetup) -> Result<AnyBackend, String> {
     match kind {
         BackendKind::Sim => Ok(AnyBackend::Sim(Box::new(Sim::new(setup.models)))),
         BackendKind::Web => Ok(AnyBackend::Web(Box::new(Web::new(setup.web)))),
-        BackendKind::AgentDevice => Err(
-            "the agent-device backend runs whole scripts through its daemon connection (ad run / ad test --backend agent-device)".into(),
-        ),
+        BackendKind::AgentDevice => Ok(AnyBackend::AgentDevice(Box::new(AgentDevice::new(
+            setup.agent_device,
+        )))),
     }
 }
 
@@ -124,6 +133,27 @@ impl AnyBackend {
         match self {
             AnyBackend::Sim(_) => BackendKind::Sim,
             AnyBackend::Web(_) => BackendKind::Web,
+            AnyBackend::AgentDevice(_) => BackendKind::AgentDevice,
+        }
+    }
+
+    /// Reaches what the backend drives before the first step, so a backend that cannot start
+    /// is a setup error rather than a failed step (the agent-device bridge attaches to or
+    /// starts its daemon; the others start lazily).
+    pub async fn connect(&mut self) -> Result<(), String> {
+        match self {
+            AnyBackend::AgentDevice(d) => d.connect().await,
+            _ => Ok(()),
+        }
+    }
+
+    /// Ends what the backend leaves on a device that outlives `ad` when its setup asks for it
+    /// (see [`AgentDevice::release`]); true when nothing is left there to resume on. (The sim
+    /// and the browser go with the backend value.)
+    pub async fn release(&mut self) -> bool {
+        match self {
+            AnyBackend::AgentDevice(d) => d.release().await,
+            _ => false,
         }
     }
     pub fn as_sim(&mut self) -> Option<&mut Sim> {
@@ -140,6 +170,7 @@ macro_rules! delegate {
         match $self {
             AnyBackend::Sim($b) => $call,
             AnyBackend::Web($b) => $call,
+            AnyBackend::AgentDevice($b) => $call,
         }
     };
 }

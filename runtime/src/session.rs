@@ -182,8 +182,9 @@ pub fn is_handoff(plan: &Plan<'_>, options: &RunOptions) -> bool {
             .any(|s| s.action() == Some(ad_compiler::registry::Action::Close))
 }
 
-/// Runs `plan` (compiled from the script at `script`) on a fresh simulator — or, with
-/// `--from`, on the session a previous run left live.
+/// Runs `plan` (compiled from the script at `script`) on its backend: a fresh simulator, a
+/// browser, or a device through agent-device — or, with `--from`, on the session a previous run
+/// left live (the sim's saved session, the agent-device daemon's own).
 pub fn run_script(
     plan: &Plan<'_>,
     script: &Path,
@@ -192,17 +193,9 @@ pub fn run_script(
     progress: &mut dyn Progress,
 ) -> Result<ScriptOutcome, SetupError> {
     let kind = backend_kind(plan, script, config)?;
-    if kind == BackendKind::AgentDevice {
-        return crate::agent_device::run_script(
-            plan,
-            options,
-            config,
-            &config.agent_device,
-            progress,
-        );
-    }
-    // I/O for the web backend's DevTools socket. The run's browser lives on this thread (its
-    // parent-death signal is tied to it) and is reaped when the backend drops.
+    // I/O for the web backend's DevTools socket and the agent-device daemon. The browser or
+    // daemon a run starts lives on this thread (its parent-death signal is tied to it) and is
+    // stopped when the backend drops.
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
@@ -210,9 +203,17 @@ pub fn run_script(
     rt.block_on(async {
         let mut live = run_live(plan, script, kind, options, config, progress).await?;
         live.persist(config, options);
+        let LiveRun {
+            mut outcome,
+            mut backend,
+        } = live;
+        // What the run leaves on a device that outlives `ad` (an agent-device session, and the
+        // daemon if the run started it) is ended here when nothing may resume it.
+        if backend.release().await {
+            outcome.result.session_active = false;
+        }
         // The web backend's browser is killed (and its profile removed) here, inside the
         // runtime, whatever way the run ended.
-        let LiveRun { outcome, backend } = live;
         drop(backend);
         Ok(outcome)
     })
@@ -256,7 +257,7 @@ impl LiveRun {
     }
 }
 
-/// Runs `plan` on a new backend of `kind` (sim or web; on the sim, with `--from`, restored from
+/// Runs `plan` on a new backend of `kind` (sim, web or the agent-device bridge; on the sim, with `--from`, restored from
 /// the session a previous run left) and returns it still up.
 pub async fn run_live(
     plan: &Plan<'_>,
@@ -271,7 +272,7 @@ pub async fn run_live(
         // A missing or broken app model is an input error, found before the first step (exit
         // 2), not a divergence halfway through the run.
         preflight_models(&resolver, plan).map_err(|e| SetupError(e.0))?;
-    } else if options.from.is_some_and(|f| f > 1) {
+    } else if options.from.is_some_and(|f| f > 1) && !kind.device_keeps_sessions() {
         return Err(SetupError(format!(
             "the {kind} backend cannot resume at a later step: its session ends with the run; run the whole script again, without --from"
         )));
@@ -281,6 +282,11 @@ pub async fn run_live(
         BackendSetup {
             models: resolver,
             web: config.web.clone(),
+            agent_device: crate::agent_device::BridgeSetup::for_plan(
+                &config.agent_device,
+                plan,
+                options,
+            ),
         },
     )
     .map_err(SetupError)?;
@@ -306,6 +312,7 @@ pub async fn run_live(
         })?;
         sim.restore(state).map_err(|e| SetupError(e.0))?;
     }
+    backend.connect().await.map_err(SetupError)?;
     let (mut journal, run_dir, opts) = open_journal(config, options)?;
     let result = interp::run(plan, &mut backend, &mut journal, progress, &opts).await;
     Ok(LiveRun {

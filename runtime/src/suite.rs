@@ -194,12 +194,11 @@ fn run_case(
         let mut config = opts.session.clone();
         config.persist_session = false;
         let t0 = Instant::now();
-        let outcome = match &opts.agent_device {
-            Some(bridge) => {
-                crate::agent_device::run_script(&plan, &opts_run, &config, bridge, &mut Quiet)
-            }
-            None => run_script(&plan, &case.path, &opts_run, &config, &mut Quiet),
-        };
+        if let Some(bridge) = &opts.agent_device {
+            config.backend = Some(crate::backends::BackendKind::AgentDevice);
+            config.agent_device = bridge.clone();
+        }
+        let outcome = run_script(&plan, &case.path, &opts_run, &config, &mut Quiet);
         let a = match outcome {
             Ok(out) => {
                 let e = out.result.error.as_ref();

@@ -16,6 +16,22 @@ pub struct DeviceArgs {
     /// With --backend agent-device: the Android device serial.
     #[arg(long, value_name = "SERIAL")]
     pub serial: Option<String>,
+    /// With --backend agent-device: the remote farm tenant; requests become tenant-isolated and
+    /// run under a lease (env AGENT_DEVICE_TENANT).
+    #[arg(long, value_name = "ID")]
+    pub tenant: Option<String>,
+    /// With --tenant: the run the lease belongs to (default: one per ad process;
+    /// env AGENT_DEVICE_RUN_ID).
+    #[arg(long, value_name = "ID")]
+    pub run_id: Option<String>,
+    /// With --tenant: a lease you hold (ad neither renews nor releases it), else ad allocates,
+    /// renews and releases one (env AGENT_DEVICE_LEASE_ID).
+    #[arg(long, value_name = "ID")]
+    pub lease_id: Option<String>,
+    /// With --tenant: agent-device's lease backend, e.g. ios-simulator (env
+    /// AGENT_DEVICE_LEASE_BACKEND; default: the daemon's).
+    #[arg(long, value_name = "NAME")]
+    pub lease_backend: Option<String>,
 }
 
 impl DeviceArgs {
@@ -24,6 +40,10 @@ impl DeviceArgs {
             device: self.device.clone(),
             udid: self.udid.clone(),
             serial: self.serial.clone(),
+            tenant: self.tenant.clone(),
+            run_id: self.run_id.clone(),
+            lease_id: self.lease_id.clone(),
+            lease_backend: self.lease_backend.clone(),
             ..BridgeConfig::default()
         }
     }

@@ -164,6 +164,13 @@ impl Desktop {
                 "AGENT_DEVICE_STATE_DIR".to_string(),
                 state.display().to_string(),
             ),
+            // agent-device claims a device machine-wide (`~/.agent-device/device-claims`): a
+            // folder per desktop keeps concurrent test runs on this machine from refusing each
+            // other's "local" Linux device (DEVICE_IN_USE).
+            (
+                "AGENT_DEVICE_CLAIMS_DIR".to_string(),
+                dir.join("device-claims").display().to_string(),
+            ),
             (
                 "AD_AGENT_DEVICE".to_string(),
                 agent_device_dir().display().to_string(),

@@ -55,7 +55,13 @@ impl Endpoint {
             Endpoint::Socket { port } => format!("tcp 127.0.0.1:{port}"),
             Endpoint::LocalHttp { port } => format!("http 127.0.0.1:{port}"),
             Endpoint::Remote { url } => {
-                format!("http {}:{}{}", url.host, url.port, url.base_path)
+                format!(
+                    "{} {}:{}{}",
+                    url.scheme(),
+                    url.host,
+                    url.port,
+                    url.base_path
+                )
             }
         }
     }
@@ -72,6 +78,38 @@ pub struct Client {
     pub base_flags: Map<String, Value>,
     /// The default per-request timeout.
     pub timeout: Duration,
+    /// `meta` sent with every request: a remote farm's tenant, run and lease scope.
+    pub meta: Map<String, Value>,
+}
+
+/// A lease operation (`agent_device.lease.*`): a tenant-isolated daemon admits device commands
+/// only under an active lease of the request's tenant and run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LeaseOp {
+    Allocate,
+    Heartbeat,
+    Release,
+}
+
+impl LeaseOp {
+    fn word(self) -> &'static str {
+        match self {
+            LeaseOp::Allocate => "allocate",
+            LeaseOp::Heartbeat => "heartbeat",
+            LeaseOp::Release => "release",
+        }
+    }
+}
+
+/// What a lease operation names.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct LeaseRequest {
+    pub tenant: String,
+    pub run_id: String,
+    pub lease_id: Option<String>,
+    pub ttl_ms: Option<u64>,
+    /// agent-device's lease backend (`ios-simulator`, …; the daemon's default when absent).
+    pub backend: Option<String>,
 }
 
 /// The daemon's answer to a request that did not reach it or could not be read.
@@ -92,6 +130,7 @@ impl Client {
             session: session.into(),
             base_flags: Map::new(),
             timeout: Duration::from_secs(60),
+            meta: Map::new(),
         }
     }
 
@@ -116,6 +155,9 @@ impl Client {
         if with_token {
             req["token"] = Value::String(self.token.expose().to_string());
         }
+        if !self.meta.is_empty() {
+            req["meta"] = Value::Object(self.meta.clone());
+        }
         req
     }
 
@@ -128,11 +170,11 @@ impl Client {
         flags: &Map<String, Value>,
         timeout: Option<Duration>,
     ) -> Result<Value, BackendError> {
-        self.send_request(command, positionals, None, flags, timeout)
+        self.send_with(command, positionals, &Map::new(), flags, timeout)
             .await
     }
 
-    /// Sends a command the daemon reads from a structured `input` object (`swipe`).
+    /// Sends a command the daemon reads from a structured `input` object (`swipe`, `gesture`).
     pub async fn send_input(
         &self,
         command: &str,
@@ -140,61 +182,197 @@ impl Client {
         flags: &Map<String, Value>,
         timeout: Option<Duration>,
     ) -> Result<Value, BackendError> {
-        self.send_request(command, &[], Some(input), flags, timeout)
-            .await
+        let mut extra = Map::new();
+        extra.insert("input".into(), input);
+        self.send_with(command, &[], &extra, flags, timeout).await
     }
 
-    async fn send_request(
+    /// Sends a command with extra top-level request fields (`input`, `meta`).
+    pub async fn send_with(
         &self,
         command: &str,
         positionals: &[String],
-        input: Option<Value>,
+        extra: &Map<String, Value>,
         flags: &Map<String, Value>,
         timeout: Option<Duration>,
     ) -> Result<Value, BackendError> {
         let timeout = timeout.unwrap_or(self.timeout);
-        let with_input = |mut body: Value| {
-            if let Some(i) = &input {
-                body["input"] = i.clone();
+        let with_extra = |mut body: Value| {
+            for (k, v) in extra {
+                match (body.get_mut(k.as_str()), v) {
+                    // `meta` adds to the connection's own.
+                    (Some(Value::Object(have)), Value::Object(more)) => {
+                        have.extend(more.clone());
+                    }
+                    _ => body[k.as_str()] = v.clone(),
+                }
             }
             body
         };
         let response = match &self.endpoint {
             Endpoint::Socket { port } => {
-                let body = with_input(self.request_body(command, positionals, flags, true));
+                let body = with_extra(self.request_body(command, positionals, flags, true));
                 socket_exchange(*port, &body, timeout)
                     .await
                     .map_err(|e| transport(command, &self.endpoint, e))?
             }
-            Endpoint::LocalHttp { port } => {
-                let url = HttpUrl {
-                    host: "127.0.0.1".into(),
-                    port: *port,
-                    base_path: String::new(),
-                };
-                let body = with_input(self.request_body(command, positionals, flags, true));
-                self.rpc(&url, body, &[], timeout, command).await?
-            }
-            Endpoint::Remote { url } => {
-                let body = with_input(self.request_body(command, positionals, flags, false));
-                let bearer = format!("Bearer {}", self.token.expose());
-                let headers: Vec<(&str, &str)> = if self.token.is_empty() {
-                    Vec::new()
-                } else {
-                    vec![
-                        ("Authorization", bearer.as_str()),
-                        ("x-agent-device-token", self.token.expose()),
-                    ]
-                };
-                self.rpc(url, body, &headers, timeout, command).await?
+            Endpoint::LocalHttp { .. } | Endpoint::Remote { .. } => {
+                let remote = matches!(self.endpoint, Endpoint::Remote { .. });
+                let body = with_extra(self.request_body(command, positionals, flags, !remote));
+                let url = self.http_url().expect("an HTTP endpoint");
+                let auth = self.auth_headers();
+                let headers: Vec<(&str, &str)> =
+                    auth.iter().map(|(k, v)| (*k, v.as_str())).collect();
+                self.rpc(
+                    &url,
+                    "agent_device.command",
+                    body,
+                    &headers,
+                    timeout,
+                    command,
+                )
+                .await?
             }
         };
         interpret(response)
     }
 
+    /// A lease operation: over HTTP the daemon's `agent_device.lease.<op>` method, over the
+    /// socket its `lease_<op>` command with the scope in `meta` (how agent-device's own client
+    /// sends each). `Ok(data)` as for [`Client::send`].
+    pub async fn lease(&self, op: LeaseOp, r: &LeaseRequest) -> Result<Value, BackendError> {
+        let command = format!("lease_{}", op.word());
+        let opt = |v: &Option<String>| v.as_ref().map(|s| json!(s));
+        let response = match &self.endpoint {
+            Endpoint::Socket { port } => {
+                let mut meta = Map::new();
+                for (k, v) in [
+                    ("tenantId", Some(json!(r.tenant))),
+                    ("runId", Some(json!(r.run_id))),
+                    ("leaseId", opt(&r.lease_id)),
+                    ("leaseTtlMs", r.ttl_ms.map(|t| json!(t))),
+                    ("leaseBackend", opt(&r.backend)),
+                ] {
+                    if let Some(v) = v {
+                        meta.insert(k.into(), v);
+                    }
+                }
+                let mut body = self.request_body(&command, &[], &Map::new(), true);
+                body["flags"] = json!({});
+                body["meta"] = Value::Object(meta);
+                socket_exchange(*port, &body, self.timeout)
+                    .await
+                    .map_err(|e| transport(&command, &self.endpoint, e))?
+            }
+            Endpoint::LocalHttp { .. } | Endpoint::Remote { .. } => {
+                let remote = matches!(self.endpoint, Endpoint::Remote { .. });
+                let mut params = Map::new();
+                for (k, v) in [
+                    ("session", Some(json!(self.session))),
+                    ("tenantId", Some(json!(r.tenant))),
+                    ("runId", Some(json!(r.run_id))),
+                    ("leaseId", opt(&r.lease_id)),
+                    ("ttlMs", r.ttl_ms.map(|t| json!(t))),
+                    ("backend", opt(&r.backend)),
+                ] {
+                    if let Some(v) = v {
+                        params.insert(k.into(), v);
+                    }
+                }
+                if !remote {
+                    params.insert("token".into(), json!(self.token.expose()));
+                }
+                let url = self.http_url().expect("an HTTP endpoint");
+                let auth = self.auth_headers();
+                let headers: Vec<(&str, &str)> =
+                    auth.iter().map(|(k, v)| (*k, v.as_str())).collect();
+                let method = format!("agent_device.lease.{}", op.word());
+                self.rpc(
+                    &url,
+                    &method,
+                    Value::Object(params),
+                    &headers,
+                    self.timeout,
+                    &command,
+                )
+                .await?
+            }
+        };
+        interpret(response)
+    }
+
+    /// The HTTP base URL of an HTTP endpoint.
+    fn http_url(&self) -> Option<HttpUrl> {
+        match &self.endpoint {
+            Endpoint::Socket { .. } => None,
+            Endpoint::LocalHttp { port } => Some(HttpUrl::loopback(*port)),
+            Endpoint::Remote { url } => Some(url.clone()),
+        }
+    }
+
+    /// A remote daemon's credentials, as agent-device's own client sends them (a local daemon
+    /// reads the token from the request body).
+    fn auth_headers(&self) -> Vec<(&'static str, String)> {
+        if !matches!(self.endpoint, Endpoint::Remote { .. }) {
+            return Vec::new();
+        }
+        self.token_headers()
+    }
+
+    /// The token headers, and the tenant a tenant-isolated daemon checks artifacts against.
+    fn token_headers(&self) -> Vec<(&'static str, String)> {
+        let mut headers = Vec::new();
+        if let Some(tenant) = self.meta.get("tenantId").and_then(Value::as_str) {
+            headers.push(("x-agent-device-tenant", tenant.to_string()));
+        }
+        if self.token.is_empty() {
+            return headers;
+        }
+        headers.extend([
+            ("Authorization", format!("Bearer {}", self.token.expose())),
+            ("x-agent-device-token", self.token.expose().to_string()),
+        ]);
+        headers
+    }
+
+    /// Downloads an artifact the daemon registered for a response (`GET /artifacts/<id>`): how
+    /// a screenshot taken on the daemon's machine reaches this one over HTTP.
+    pub async fn download_artifact(&self, id: &str) -> Result<Vec<u8>, BackendError> {
+        let command = "artifact download";
+        let Some(url) = self.http_url() else {
+            return Err(transport(
+                command,
+                &self.endpoint,
+                "artifacts are served over HTTP only",
+            ));
+        };
+        // No body on this route: the token goes in the headers, local daemon or remote.
+        let auth = self.token_headers();
+        let headers: Vec<(&str, &str)> = auth.iter().map(|(k, v)| (*k, v.as_str())).collect();
+        let path = format!("/artifacts/{}", percent_encode(id));
+        let r = http::exchange(&url, "GET", &path, &headers, &[], self.timeout)
+            .await
+            .map_err(|e| transport(command, &self.endpoint, e))?;
+        if r.status != 200 {
+            let text = String::from_utf8_lossy(&r.body);
+            return Err(BackendError::Rejected {
+                code: "COMMAND_FAILED".into(),
+                message: format!(
+                    "agent-device daemon ({}) refused the artifact download (HTTP {}): {}",
+                    self.endpoint.describe(),
+                    r.status,
+                    text.chars().take(200).collect::<String>()
+                ),
+                hint: None,
+            });
+        }
+        Ok(r.body)
+    }
+
     async fn rpc(
         &self,
         url: &HttpUrl,
+        method: &str,
         params: Value,
         headers: &[(&str, &str)],
         timeout: Duration,
@@ -203,7 +381,7 @@ impl Client {
         let envelope = json!({
             "jsonrpc": "2.0",
             "id": format!("ad-{}", next_id()),
-            "method": "agent_device.command",
+            "method": method,
             "params": params,
         });
         let body = serde_json::to_vec(&envelope).unwrap_or_default();
@@ -249,45 +427,52 @@ impl Client {
 
     /// Is the daemon there? (A connection for the socket, `GET /health` for HTTP.)
     pub async fn reachable(&self) -> bool {
+        self.check_health().await.is_ok()
+    }
+
+    /// [`Client::reachable`], with why not (a refused connection, a TLS certificate the trust
+    /// store does not accept, an HTTP error).
+    pub async fn check_health(&self) -> Result<(), String> {
         let t = Duration::from_millis(1500);
         match &self.endpoint {
             Endpoint::Socket { port } => {
-                tokio::time::timeout(t, TcpStream::connect(("127.0.0.1", *port)))
-                    .await
-                    .is_ok_and(|r| r.is_ok())
+                match tokio::time::timeout(t, TcpStream::connect(("127.0.0.1", *port))).await {
+                    Ok(Ok(_)) => Ok(()),
+                    Ok(Err(e)) => Err(e.to_string()),
+                    Err(_) => Err("no connection within 1.5 s".into()),
+                }
             }
-            Endpoint::LocalHttp { port } => health(
-                &HttpUrl {
-                    host: "127.0.0.1".into(),
-                    port: *port,
-                    base_path: String::new(),
-                },
-                &[],
-                t,
-            )
-            .await
-            .is_some(),
+            Endpoint::LocalHttp { port } => health(&HttpUrl::loopback(*port), &[], t).await,
             Endpoint::Remote { url } => {
-                let bearer = format!("Bearer {}", self.token.expose());
-                let headers: Vec<(&str, &str)> = if self.token.is_empty() {
-                    Vec::new()
-                } else {
-                    vec![("Authorization", bearer.as_str())]
-                };
-                health(url, &headers, Duration::from_secs(5))
-                    .await
-                    .is_some()
+                let auth = self.auth_headers();
+                let headers: Vec<(&str, &str)> =
+                    auth.iter().map(|(k, v)| (*k, v.as_str())).collect();
+                health(url, &headers, Duration::from_secs(5)).await
             }
         }
     }
 }
 
-/// `GET /health`: the daemon's `{service, version, rpcProtocolVersion}` when it answers.
-async fn health(url: &HttpUrl, headers: &[(&str, &str)], timeout: Duration) -> Option<Value> {
-    let r = http::exchange(url, "GET", "/health", headers, &[], timeout)
-        .await
-        .ok()?;
-    (r.status < 500).then(|| serde_json::from_slice(&r.body).unwrap_or(Value::Null))
+/// `GET /health`: answered below HTTP 500.
+async fn health(url: &HttpUrl, headers: &[(&str, &str)], timeout: Duration) -> Result<(), String> {
+    let r = http::exchange(url, "GET", "/health", headers, &[], timeout).await?;
+    if r.status < 500 {
+        Ok(())
+    } else {
+        Err(format!("HTTP {}", r.status))
+    }
+}
+
+/// An artifact id as one URL path segment.
+fn percent_encode(s: &str) -> String {
+    s.bytes()
+        .map(|b| match b {
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' | b'~' => {
+                (b as char).to_string()
+            }
+            _ => format!("%{b:02X}"),
+        })
+        .collect()
 }
 
 fn next_id() -> u64 {

@@ -2,21 +2,28 @@
 //! daemon. Element actions arrive as the point of the element the interpreter resolved and
 //! verified; the bridge never hands agent-device a selector to resolve again (that would bypass
 //! `ad`'s identity verification).
+//!
+//! The backend owns its daemon connection: it connects at [`AgentDevice::connect`] (or its first
+//! request), and a daemon it started dies with it (dropped, or `ad` killed: see
+//! [`super::daemon`]). [`AgentDevice::release`] (or the drop, as a last resort) ends what the run
+//! leaves on a daemon `ad` did not start when its setup asks for it.
 
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use serde_json::{json, Map, Value};
 
-use super::client::{Client, Endpoint};
+use super::client::{Client, Endpoint, LeaseOp, LeaseRequest};
+use super::daemon::OwnedDaemon;
 use super::nodes;
+use super::run::{connect, BridgeSetup, TenantScope};
 use crate::backend::*;
 use crate::tree::Point;
 
 /// The bridge to one agent-device session.
-#[derive(Debug)]
 pub struct AgentDevice {
-    client: Client,
+    setup: BridgeSetup,
+    link: Option<Link>,
     platform: String,
     started: Instant,
     /// The foreground app as the last capture or open saw it.
@@ -24,6 +31,108 @@ pub struct AgentDevice {
     /// Apps this run opened, and the PIDs captures showed for them.
     opened: Vec<String>,
     opened_pids: Vec<u32>,
+    /// [`AgentDevice::release`] ran: nothing is left to end on drop.
+    released: bool,
+}
+
+/// A connected daemon: the client, and the daemon itself when `ad` started it (dropping it stops
+/// the daemon and everything it launched).
+struct Link {
+    client: Client,
+    owned: Option<OwnedDaemon>,
+    /// The lease requests run under on a tenant-isolated daemon.
+    lease: Option<HeldLease>,
+}
+
+/// A lease of a tenant and run.
+struct HeldLease {
+    request: LeaseRequest,
+    /// `ad` allocated it, so it keeps it alive (a heartbeat each third of its time to live) and
+    /// releases it; a lease the caller named is theirs to keep.
+    allocated: bool,
+    ttl: Duration,
+    renewed: Instant,
+}
+
+/// How long a lease lives from its last heartbeat, from the daemon's answer.
+fn lease_ttl(data: &Value) -> Option<Duration> {
+    let lease = data.get("lease")?;
+    let at = |k: &str| lease.get(k).and_then(Value::as_u64);
+    let ttl = at("expiresAt")?.checked_sub(at("heartbeatAt").or(at("createdAt"))?)?;
+    Some(Duration::from_millis(ttl.max(300)))
+}
+
+/// Takes the lease of `scope` on the daemon: the caller's, or a new one.
+async fn take_lease(client: &Client, scope: TenantScope) -> Result<HeldLease, String> {
+    let mut request = LeaseRequest {
+        tenant: scope.tenant,
+        run_id: scope.run_id,
+        lease_id: scope.lease_id,
+        ttl_ms: None,
+        backend: scope.lease_backend,
+    };
+    if request.lease_id.is_some() {
+        return Ok(HeldLease {
+            request,
+            allocated: false,
+            ttl: Duration::MAX,
+            renewed: Instant::now(),
+        });
+    }
+    let data = client
+        .lease(LeaseOp::Allocate, &request)
+        .await
+        .map_err(|e| {
+            format!(
+                "the agent-device daemon ({}) refused a lease for tenant {:?}: {} ({})",
+                client.endpoint.describe(),
+                request.tenant,
+                e.message(),
+                e.code()
+            )
+        })?;
+    let id = data
+        .pointer("/lease/leaseId")
+        .and_then(Value::as_str)
+        .ok_or("the agent-device daemon allocated a lease without an id")?;
+    request.lease_id = Some(id.to_string());
+    Ok(HeldLease {
+        request,
+        allocated: true,
+        ttl: lease_ttl(&data).unwrap_or(Duration::from_secs(60)),
+        renewed: Instant::now(),
+    })
+}
+
+/// Ends what a link holds: on a daemon `ad` did not start, the session and the apps it opened
+/// (when asked, and always under a lease `ad` allocated: the daemon keeps a session bound to its
+/// lease, so a later run under a new lease would be refused it); a lease `ad` allocated; then
+/// the link itself (a daemon `ad` started stops).
+async fn end_link(link: Link, release_session: bool, pids: Vec<u32>) {
+    let allocated = link.lease.as_ref().is_some_and(|l| l.allocated);
+    if link.owned.is_none() && (release_session || allocated) {
+        let _ = link
+            .client
+            .send("close", &[], &Map::new(), Some(Duration::from_secs(20)))
+            .await;
+        if !matches!(link.client.endpoint, Endpoint::Remote { .. }) {
+            kill_pids(pids.into_iter());
+        }
+    }
+    if let Some(lease) = link.lease.as_ref().filter(|l| l.allocated) {
+        let _ = link.client.lease(LeaseOp::Release, &lease.request).await;
+    }
+    drop(link);
+}
+
+impl std::fmt::Debug for AgentDevice {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("AgentDevice")
+            .field("platform", &self.platform)
+            .field("endpoint", &self.link.as_ref().map(|l| &l.client.endpoint))
+            .field("owns_daemon", &self.owns_daemon())
+            .finish()
+    }
 }
 
 fn coord(v: f64) -> String {
@@ -35,6 +144,10 @@ fn at(p: Point) -> Vec<String> {
     vec![coord(p.x), coord(p.y)]
 }
 
+fn point(p: Point) -> Value {
+    json!({"x": p.x.round(), "y": p.y.round()})
+}
+
 fn flags(pairs: &[(&str, Value)]) -> Map<String, Value> {
     pairs
         .iter()
@@ -42,40 +155,187 @@ fn flags(pairs: &[(&str, Value)]) -> Map<String, Value> {
         .collect()
 }
 
+/// The flags every request carries: platform and target, and agent-device's device selection.
+fn base_flags(setup: &BridgeSetup) -> Map<String, Value> {
+    let c = &setup.config;
+    [
+        ("platform", &setup.platform),
+        ("target", &setup.target),
+        ("device", &c.device),
+        ("udid", &c.udid),
+        ("serial", &c.serial),
+    ]
+    .into_iter()
+    .filter_map(|(k, v)| v.as_ref().map(|v| (k.to_string(), json!(v))))
+    .collect()
+}
+
+/// agent-device's `gesture` input for an intent, at the points `ad` resolved. A drag is a timed
+/// one-finger pan between the verified points: agent-device's own `gesture drag` takes selectors
+/// or refs, which it would resolve again.
+fn gesture_input(intent: &GestureIntent) -> Value {
+    let mut v = match intent {
+        GestureIntent::Pan {
+            origin,
+            delta,
+            duration_ms,
+            pointers,
+        } => json!({"kind": "pan", "origin": point(*origin), "delta": point(*delta),
+                    "durationMs": duration_ms, "pointerCount": pointers}),
+        GestureIntent::Fling {
+            direction,
+            origin,
+            distance,
+        } => json!({"kind": "fling", "direction": direction, "origin": point(*origin),
+                    "distance": distance}),
+        GestureIntent::Swipe { preset } => json!({"kind": "swipe", "preset": preset}),
+        GestureIntent::Pinch { scale, origin } => {
+            json!({"kind": "pinch", "scale": scale, "origin": origin.map(point)})
+        }
+        GestureIntent::Rotate { degrees, origin } => {
+            json!({"kind": "rotate", "degrees": degrees, "origin": origin.map(point)})
+        }
+        GestureIntent::Transform {
+            origin,
+            delta,
+            scale,
+            degrees,
+            duration_ms,
+        } => json!({"kind": "transform", "origin": point(*origin), "delta": point(*delta),
+                    "scale": scale, "degrees": degrees, "durationMs": duration_ms}),
+        GestureIntent::Drag {
+            from, to, move_ms, ..
+        } => json!({"kind": "pan", "origin": point(*from),
+                    "delta": point(Point { x: to.x - from.x, y: to.y - from.y }),
+                    "durationMs": move_ms.unwrap_or(500)}),
+    };
+    // What the script left out is absent, so agent-device applies its default or names it.
+    if let Some(o) = v.as_object_mut() {
+        o.retain(|_, x| !x.is_null());
+    }
+    v
+}
+
 impl AgentDevice {
-    pub fn new(client: Client, platform: impl Into<String>) -> AgentDevice {
+    /// A bridge that connects at its first request (or [`AgentDevice::connect`]).
+    pub fn new(setup: BridgeSetup) -> AgentDevice {
         AgentDevice {
-            client,
-            platform: platform.into(),
+            platform: setup.platform.clone().unwrap_or_else(|| "unknown".into()),
+            setup,
+            link: None,
             started: Instant::now(),
             app: None,
             opened: Vec::new(),
             opened_pids: Vec::new(),
+            released: false,
         }
     }
 
-    pub fn client(&self) -> &Client {
-        &self.client
-    }
-
-    /// Ends what this run left on a daemon `ad` does not own: its agent-device session (so the
-    /// device is free for the next script) and, on a local daemon, the apps it opened, by PID
-    /// (agent-device's `close` does not always quit a desktop app).
-    pub async fn release(&mut self) {
-        let _ = self
-            .client
-            .send("close", &[], &Map::new(), Some(Duration::from_secs(20)))
-            .await;
-        if matches!(self.client.endpoint, Endpoint::Remote { .. }) {
-            return;
+    /// Attaches to the daemon (remote, or through the state dir) or starts one of its own.
+    pub async fn connect(&mut self) -> Result<(), String> {
+        if self.link.is_some() {
+            return Ok(());
         }
-        for pid in self.opened_pids.drain(..) {
-            #[cfg(unix)]
-            // SAFETY: a signal to a PID the daemon reported for an app this run opened.
-            unsafe {
-                libc::kill(pid as i32, libc::SIGTERM);
+        let connection = connect(&self.setup.state_dir(), self.setup.may_start).await?;
+        let mut client = Client::new(
+            connection.endpoint,
+            connection.token,
+            self.setup.session.clone(),
+        );
+        client.base_flags = base_flags(&self.setup);
+        if let Some(t) = self.setup.config.request_timeout {
+            client.timeout = t;
+        }
+        let lease = match self.setup.config.tenant_scope() {
+            Some(scope) => {
+                let lease = take_lease(&client, scope).await?;
+                let r = &lease.request;
+                client.meta = flags(&[
+                    ("tenantId", json!(r.tenant)),
+                    ("runId", json!(r.run_id)),
+                    ("leaseId", json!(r.lease_id)),
+                    ("sessionIsolation", json!("tenant")),
+                ]);
+                Some(lease)
             }
+            None => None,
+        };
+        self.link = Some(Link {
+            client,
+            owned: connection.owned,
+            lease,
+        });
+        Ok(())
+    }
+
+    /// Renews a lease `ad` allocated once a third of its time to live has passed.
+    async fn keep_lease(&mut self) -> BackendResult<()> {
+        let Some(link) = self.link.as_mut() else {
+            return Ok(());
+        };
+        let Some(lease) = link.lease.as_mut().filter(|l| l.allocated) else {
+            return Ok(());
+        };
+        if lease.renewed.elapsed() < lease.ttl / 3 {
+            return Ok(());
         }
+        let data = link
+            .client
+            .lease(LeaseOp::Heartbeat, &lease.request)
+            .await?;
+        lease.ttl = lease_ttl(&data).unwrap_or(lease.ttl);
+        lease.renewed = Instant::now();
+        Ok(())
+    }
+
+    /// How often an allocated lease needs a heartbeat.
+    fn lease_interval(&self) -> Option<Duration> {
+        let lease = self.link.as_ref()?.lease.as_ref()?;
+        lease.allocated.then_some(lease.ttl / 3)
+    }
+
+    /// Did this backend start the daemon it drives?
+    pub fn owns_daemon(&self) -> bool {
+        self.link.as_ref().is_some_and(|l| l.owned.is_some())
+    }
+
+    /// The connected client (connecting first when needed).
+    async fn client(&mut self) -> BackendResult<&Client> {
+        if self.link.is_none() {
+            self.connect().await.map_err(|message| BackendError::Rejected {
+                code: "COMMAND_FAILED".into(),
+                message,
+                hint: Some("install agent-device (npm i -g agent-device@0.21.5), or point AGENT_DEVICE_STATE_DIR or AGENT_DEVICE_DAEMON_BASE_URL at a running daemon".into()),
+            })?;
+        }
+        Ok(&self.link.as_ref().expect("connected").client)
+    }
+
+    /// Ends what this backend leaves behind: a daemon it started is stopped with everything it
+    /// launched; on a daemon it attached to, when the setup asks for it (`ad test`, authoring
+    /// sessions), its agent-device session is closed (so the device is free for the next
+    /// script) and, on a local daemon, the apps it opened are ended by PID (agent-device's
+    /// `close` does not always quit a desktop app). True when nothing is left to resume on.
+    ///
+    /// Under a lease `ad` allocated, the session bound to it is closed and the lease released,
+    /// so resuming a run on a tenant-isolated daemon needs a lease the caller holds
+    /// (`--lease-id`).
+    pub async fn release(&mut self) -> bool {
+        if self.released {
+            return true;
+        }
+        let Some(link) = self.link.take() else {
+            return false;
+        };
+        let allocated = link.lease.as_ref().is_some_and(|l| l.allocated);
+        if link.owned.is_none() && !self.setup.config.release_session && !allocated {
+            self.link = Some(link);
+            return false;
+        }
+        self.released = true;
+        let pids = self.opened_pids.drain(..).collect();
+        end_link(link, self.setup.config.release_session, pids).await;
+        true
     }
 
     /// One request; an `UNSUPPORTED_OPERATION` names the platform that cannot do it.
@@ -86,24 +346,26 @@ impl AgentDevice {
         flags: Map<String, Value>,
         timeout: Option<Duration>,
     ) -> BackendResult<Value> {
-        let r = self
-            .client
-            .send(command, &positionals, &flags, timeout)
+        self.send_with(command, positionals, Map::new(), flags, timeout)
+            .await
+    }
+
+    async fn send_with(
+        &mut self,
+        command: &str,
+        positionals: Vec<String>,
+        extra: Map<String, Value>,
+        flags: Map<String, Value>,
+        timeout: Option<Duration>,
+    ) -> BackendResult<Value> {
+        let platform = self.platform.clone();
+        self.client().await?;
+        self.keep_lease().await?;
+        let client = &self.link.as_ref().expect("connected").client;
+        let r = client
+            .send_with(command, &positionals, &extra, &flags, timeout)
             .await;
-        r.map_err(|e| match e {
-            BackendError::Rejected {
-                code,
-                message,
-                hint,
-            } if code == "UNSUPPORTED_OPERATION" && !message.contains(&self.platform) => {
-                BackendError::Rejected {
-                    code,
-                    message: format!("{message} (platform {})", self.platform),
-                    hint,
-                }
-            }
-            other => other,
-        })
+        r.map_err(|e| name_the_platform(e, &platform))
     }
 
     async fn unit(
@@ -128,6 +390,66 @@ impl AgentDevice {
     }
 }
 
+/// An `UNSUPPORTED_OPERATION` whose message does not name the platform gets it.
+fn name_the_platform(e: BackendError, platform: &str) -> BackendError {
+    match e {
+        BackendError::Rejected {
+            code,
+            message,
+            hint,
+        } if code == "UNSUPPORTED_OPERATION"
+            && !message.to_lowercase().contains(&platform.to_lowercase()) =>
+        {
+            BackendError::Rejected {
+                code,
+                message: format!("{message} (platform {platform})"),
+                hint,
+            }
+        }
+        other => other,
+    }
+}
+
+fn kill_pids(pids: impl Iterator<Item = u32>) {
+    for pid in pids {
+        #[cfg(unix)]
+        // SAFETY: a signal to a PID the daemon reported for an app this run opened.
+        unsafe {
+            libc::kill(pid as i32, libc::SIGTERM);
+        }
+    }
+}
+
+impl Drop for AgentDevice {
+    /// The last resort when [`AgentDevice::release`] did not run (a live session dropped): the
+    /// same release, on a thread of its own (this may run inside an async runtime).
+    fn drop(&mut self) {
+        if self.released {
+            return;
+        }
+        let Some(link) = self.link.take() else {
+            return;
+        };
+        let release_session = self.setup.config.release_session;
+        let allocated = link.lease.as_ref().is_some_and(|l| l.allocated);
+        if !allocated && (link.owned.is_some() || !release_session) {
+            // A daemon `ad` started stops as the link drops; an attached one keeps the session.
+            return;
+        }
+        let pids: Vec<u32> = self.opened_pids.drain(..).collect();
+        let _ = std::thread::spawn(move || {
+            match tokio::runtime::Builder::new_current_thread()
+                .enable_all()
+                .build()
+            {
+                Ok(rt) => rt.block_on(end_link(link, release_session, pids)),
+                Err(_) => drop(link),
+            }
+        })
+        .join();
+    }
+}
+
 impl Backend for AgentDevice {
     fn name(&self) -> &str {
         "agent-device"
@@ -142,7 +464,17 @@ impl Backend for AgentDevice {
     }
 
     async fn sleep(&mut self, ms: u64) {
-        tokio::time::sleep(Duration::from_millis(ms)).await;
+        // A long wait keeps an allocated lease alive.
+        let end = Instant::now() + Duration::from_millis(ms);
+        loop {
+            let left = end.saturating_duration_since(Instant::now());
+            if left.is_zero() {
+                break;
+            }
+            let nap = self.lease_interval().map_or(left, |i| left.min(i));
+            tokio::time::sleep(nap).await;
+            let _ = self.keep_lease().await;
+        }
     }
 
     async fn launch(&mut self, app: &str, options: &LaunchOptions) -> BackendResult<()> {
@@ -157,6 +489,9 @@ impl Backend for AgentDevice {
         self.send("open", p, f, Some(Duration::from_secs(180)))
             .await?;
         self.app = Some(app.to_string());
+        if !self.opened.iter().any(|a| a == app) {
+            self.opened.push(app.to_string());
+        }
         Ok(())
     }
 
@@ -249,32 +584,29 @@ impl Backend for AgentDevice {
     }
 
     async fn gesture(&mut self, plan: &GesturePlan) -> BackendResult<()> {
-        // A one-pointer swipe is agent-device's `swipe` (a fling: it takes no duration). Timed
-        // and multi-pointer gestures (`pan`, `pinch`, `rotate`, `drag`) have no point-path
-        // request in agent-device, so the bridge does not map them yet.
-        match plan.pointers.as_slice() {
-            [path] if path.len() >= 2 && plan.kind == "swipe" => {
-                let (a, b) = (path[0], path[path.len() - 1]);
-                let point = |p: Point| json!({"x": p.x.round(), "y": p.y.round()});
-                let mut input = json!({"from": point(a), "to": point(b)});
+        let (command, input) = match (&plan.intent, plan.pointers.as_slice()) {
+            (Some(intent), _) => ("gesture", gesture_input(intent)),
+            // `swipe x1 y1 x2 y2`: agent-device's `swipe` (a fling: it takes no duration).
+            (None, [path]) if path.len() >= 2 => {
+                let mut input = json!({"from": point(path[0]), "to": point(path[path.len() - 1])});
                 if plan.repeat > 1 {
                     input["count"] = json!(plan.repeat);
                 }
-                self.client
-                    .send_input("swipe", input, &Map::new(), None)
-                    .await
-                    .map(|_| ())
+                ("swipe", input)
             }
-            _ => Err(BackendError::rejected(
-                "UNSUPPORTED_OPERATION",
-                format!(
-                    "a {}-pointer {} gesture is not mapped by ad's agent-device bridge yet (platform {})",
+            _ => {
+                return Err(self.unsupported(&format!(
+                    "a {}-pointer {} path",
                     plan.pointers.len(),
-                    plan.kind,
-                    self.platform
-                ),
-            )),
-        }
+                    plan.kind
+                )))
+            }
+        };
+        let mut extra = Map::new();
+        extra.insert("input".into(), input);
+        self.send_with(command, Vec::new(), extra, Map::new(), None)
+            .await
+            .map(|_| ())
     }
 
     async fn press_key(&mut self, key: SystemKey) -> BackendResult<()> {
@@ -353,30 +685,58 @@ impl Backend for AgentDevice {
     }
 
     async fn screenshot(&mut self) -> BackendResult<Vec<u8>> {
-        if matches!(self.client.endpoint, Endpoint::Remote { .. }) {
-            // The file is written on the daemon's host.
-            return Err(self.unsupported("a screenshot from a remote daemon"));
+        let endpoint = self.client().await?.endpoint.clone();
+        let remote = matches!(endpoint, Endpoint::Remote { .. });
+        let over_http = !matches!(endpoint, Endpoint::Socket { .. });
+        let name = shot_name();
+        // The file is written on the daemon's machine: our temp dir locally; remotely, where
+        // agent-device's own client puts it (/tmp).
+        let path = if remote {
+            PathBuf::from("/tmp").join(&name)
+        } else {
+            std::env::temp_dir().join(&name)
+        };
+        let mut extra = Map::new();
+        if over_http {
+            // Asks the daemon to serve the file as an artifact (`GET /artifacts/<id>`), as
+            // agent-device's client does for a remote daemon.
+            extra.insert(
+                "meta".into(),
+                json!({"clientArtifactPaths": {"path": name}}),
+            );
         }
-        let path = temp_png();
         let result = self
-            .send(
+            .send_with(
                 "screenshot",
                 vec![path.display().to_string()],
+                extra,
                 Map::new(),
                 None,
             )
             .await;
-        let bytes = result.and_then(|data| {
-            let written = data
-                .get("path")
-                .and_then(Value::as_str)
-                .map(PathBuf::from)
-                .unwrap_or_else(|| path.clone());
-            std::fs::read(&written).map_err(|e| BackendError::Transport {
-                message: format!("cannot read the screenshot agent-device wrote: {e}"),
-            })
-        });
-        let _ = std::fs::remove_file(&path);
+        let bytes = match result {
+            Ok(data) => match screenshot_artifact(&data).filter(|_| over_http) {
+                Some(id) => self.client().await?.download_artifact(&id).await,
+                None if remote => Err(BackendError::rejected(
+                    "COMMAND_FAILED",
+                    "the remote agent-device daemon took the screenshot but offered no artifact to download",
+                )),
+                None => {
+                    let written = data
+                        .get("path")
+                        .and_then(Value::as_str)
+                        .map(PathBuf::from)
+                        .unwrap_or_else(|| path.clone());
+                    std::fs::read(&written).map_err(|e| BackendError::Transport {
+                        message: format!("cannot read the screenshot agent-device wrote: {e}"),
+                    })
+                }
+            },
+            Err(e) => Err(e),
+        };
+        if !remote {
+            let _ = std::fs::remove_file(&path);
+        }
         bytes
     }
 
@@ -391,13 +751,24 @@ impl Backend for AgentDevice {
     }
 }
 
-/// A fresh path under the temp dir for one screenshot (removed once read).
-fn temp_png() -> PathBuf {
+/// A fresh file name for one screenshot.
+fn shot_name() -> String {
     use std::sync::atomic::{AtomicU32, Ordering};
     static N: AtomicU32 = AtomicU32::new(0);
-    std::env::temp_dir().join(format!(
+    format!(
         "ad-shot-{}-{}.png",
         std::process::id(),
         N.fetch_add(1, Ordering::Relaxed)
-    ))
+    )
+}
+
+/// The artifact id a screenshot response offers for download (`data.artifacts[field=path]`).
+fn screenshot_artifact(data: &Value) -> Option<String> {
+    data.get("artifacts")?
+        .as_array()?
+        .iter()
+        .find(|a| a.get("field").and_then(Value::as_str) == Some("path"))?
+        .get("artifactId")?
+        .as_str()
+        .map(str::to_string)
 }

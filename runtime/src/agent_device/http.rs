@@ -1,32 +1,53 @@
 //! The one HTTP/1.1 exchange the JSON-RPC transport needs: a request with a JSON body, the whole
-//! response read back (content-length, chunked, or until the server closes). Plain `http://`
-//! only: a TLS-terminated remote daemon needs a local forwarder (documented in docs/run.md).
+//! response read back (content-length, chunked, or until the server closes), over plain TCP or,
+//! for `https://` daemons, TLS (rustls, the system's trust store: `SSL_CERT_FILE` and
+//! `SSL_CERT_DIR` add to or replace it as for OpenSSL).
 
+use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
 use tokio::net::TcpStream;
+use tokio_rustls::rustls;
 
-/// A parsed `http://host:port/base` URL.
+/// A parsed `http(s)://host:port/base` URL.
 #[derive(Debug, Clone, PartialEq)]
 pub struct HttpUrl {
     pub host: String,
     pub port: u16,
     /// The path prefix, without a trailing `/`.
     pub base_path: String,
+    /// `https://`: TLS, the server's certificate checked against the trust store.
+    pub tls: bool,
 }
 
 impl HttpUrl {
+    /// A loopback `http://127.0.0.1:port` URL.
+    pub fn loopback(port: u16) -> HttpUrl {
+        HttpUrl {
+            host: "127.0.0.1".into(),
+            port,
+            base_path: String::new(),
+            tls: false,
+        }
+    }
+
+    pub fn scheme(&self) -> &'static str {
+        if self.tls {
+            "https"
+        } else {
+            "http"
+        }
+    }
+
     pub fn parse(url: &str) -> Result<HttpUrl, String> {
-        let rest = if let Some(r) = url.strip_prefix("http://") {
-            r
-        } else if url.starts_with("https://") {
-            return Err(format!(
-                "{url}: https daemon URLs are not supported by ad's bridge; reach the daemon over http (a local TLS-terminating forwarder or an SSH tunnel)"
-            ));
+        let (rest, tls) = if let Some(r) = url.strip_prefix("http://") {
+            (r, false)
+        } else if let Some(r) = url.strip_prefix("https://") {
+            (r, true)
         } else {
             return Err(format!(
-                "{url}: the daemon base URL must start with http://"
+                "{url}: the daemon base URL must start with http:// or https://"
             ));
         };
         let (authority, path) = match rest.find('/') {
@@ -39,7 +60,7 @@ impl HttpUrl {
                 p.parse::<u16>()
                     .map_err(|_| format!("{url}: invalid port {p:?}"))?,
             ),
-            _ => (authority.to_string(), 80),
+            _ => (authority.to_string(), if tls { 443 } else { 80 }),
         };
         if host.is_empty() {
             return Err(format!("{url}: no host"));
@@ -48,6 +69,7 @@ impl HttpUrl {
             host,
             port,
             base_path: path.trim_end_matches('/').to_string(),
+            tls,
         })
     }
 
@@ -74,37 +96,85 @@ pub async fn exchange(
     timeout: Duration,
 ) -> Result<Response, String> {
     tokio::time::timeout(timeout, async {
-        let mut stream = TcpStream::connect((url.host.as_str(), url.port))
+        let stream = TcpStream::connect((url.host.as_str(), url.port))
             .await
             .map_err(|e| format!("cannot connect to {}:{}: {e}", url.host, url.port))?;
-        let mut head = format!(
-            "{method} {}{path} HTTP/1.1\r\nHost: {}:{}\r\nConnection: close\r\nContent-Length: {}\r\n",
-            url.base_path,
-            url.host,
-            url.port,
-            body.len()
-        );
-        for (k, v) in headers {
-            head.push_str(k);
-            head.push_str(": ");
-            head.push_str(v);
-            head.push_str("\r\n");
+        if !url.tls {
+            return exchange_on(stream, url, method, path, headers, body).await;
         }
-        head.push_str("\r\n");
-        stream
-            .write_all(head.as_bytes())
+        let name = rustls::pki_types::ServerName::try_from(url.host.clone())
+            .map_err(|e| format!("{}: not a TLS server name: {e}", url.host))?;
+        let tls = tokio_rustls::TlsConnector::from(tls_config()?)
+            .connect(name, stream)
             .await
-            .map_err(|e| format!("write: {e}"))?;
-        stream.write_all(body).await.map_err(|e| format!("write: {e}"))?;
-        let mut raw = Vec::new();
-        stream
-            .read_to_end(&mut raw)
-            .await
-            .map_err(|e| format!("read: {e}"))?;
-        parse_response(&raw)
+            .map_err(|e| format!("TLS handshake with {}:{}: {e}", url.host, url.port))?;
+        exchange_on(tls, url, method, path, headers, body).await
     })
     .await
     .map_err(|_| format!("no answer within {} ms", timeout.as_millis()))?
+}
+
+/// The client TLS configuration (ring, the system's roots), made once.
+fn tls_config() -> Result<Arc<rustls::ClientConfig>, String> {
+    static CONFIG: OnceLock<Result<Arc<rustls::ClientConfig>, String>> = OnceLock::new();
+    CONFIG
+        .get_or_init(|| {
+            let mut roots = rustls::RootCertStore::empty();
+            let found = rustls_native_certs::load_native_certs();
+            let (added, _) = roots.add_parsable_certificates(found.certs);
+            if added == 0 {
+                return Err("no trusted root certificates for https:// daemons: install ca-certificates, or point SSL_CERT_FILE at the CA that signed the daemon's certificate".into());
+            }
+            let provider = Arc::new(rustls::crypto::ring::default_provider());
+            let config = rustls::ClientConfig::builder_with_provider(provider)
+                .with_safe_default_protocol_versions()
+                .map_err(|e| format!("TLS setup: {e}"))?
+                .with_root_certificates(roots)
+                .with_no_client_auth();
+            Ok(Arc::new(config))
+        })
+        .clone()
+}
+
+async fn exchange_on<S: AsyncRead + AsyncWrite + Unpin>(
+    mut stream: S,
+    url: &HttpUrl,
+    method: &str,
+    path: &str,
+    headers: &[(&str, &str)],
+    body: &[u8],
+) -> Result<Response, String> {
+    let mut head = format!(
+        "{method} {}{path} HTTP/1.1\r\nHost: {}:{}\r\nConnection: close\r\nContent-Length: {}\r\n",
+        url.base_path,
+        url.host,
+        url.port,
+        body.len()
+    );
+    for (k, v) in headers {
+        head.push_str(k);
+        head.push_str(": ");
+        head.push_str(v);
+        head.push_str("\r\n");
+    }
+    head.push_str("\r\n");
+    stream
+        .write_all(head.as_bytes())
+        .await
+        .map_err(|e| format!("write: {e}"))?;
+    stream
+        .write_all(body)
+        .await
+        .map_err(|e| format!("write: {e}"))?;
+    stream.flush().await.map_err(|e| format!("write: {e}"))?;
+    let mut raw = Vec::new();
+    match stream.read_to_end(&mut raw).await {
+        Ok(_) => {}
+        // A TLS server that closes without close_notify after a complete answer.
+        Err(e) if e.kind() == std::io::ErrorKind::UnexpectedEof && !raw.is_empty() => {}
+        Err(e) => return Err(format!("read: {e}")),
+    }
+    parse_response(&raw)
 }
 
 fn parse_response(raw: &[u8]) -> Result<Response, String> {
@@ -174,7 +244,9 @@ mod tests {
             ("farm.example", 8080, "/agent-device")
         );
         assert!(HttpUrl::parse("http://127.0.0.1:9").unwrap().is_loopback());
-        assert!(HttpUrl::parse("https://x").unwrap_err().contains("https"));
+        let s = HttpUrl::parse("https://farm.example/ad").unwrap();
+        assert_eq!((s.port, s.tls, s.scheme()), (443, true, "https"));
+        assert!(HttpUrl::parse("ftp://x").unwrap_err().contains("https://"));
     }
 
     #[test]

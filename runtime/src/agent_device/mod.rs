@@ -7,12 +7,16 @@
 //! - [`daemon`]: attach to a daemon through its state dir, or start one we own and stop it
 //!   (process group + parent-death signal, so it never outlives `ad`);
 //! - [`client`]: the typed request/response client with timeouts over the daemon's TCP socket or
-//!   its HTTP JSON-RPC endpoint (remote daemons via `AGENT_DEVICE_DAEMON_BASE_URL`);
-//! - [`http`]: the small HTTP/1.1 exchange the JSON-RPC transport needs;
+//!   its HTTP JSON-RPC endpoint (remote daemons via `AGENT_DEVICE_DAEMON_BASE_URL`), leases
+//!   for tenant-isolated daemons, artifact downloads;
+//! - [`http`]: the small HTTP/1.1 exchange the JSON-RPC transport needs, over TLS for
+//!   `https://` daemons;
 //! - [`nodes`]: snapshot nodes to the interpreter's tree model;
-//! - [`device`]: the [`crate::Backend`] implementation (actions at points `ad` resolved);
+//! - [`device`]: the [`crate::Backend`] implementation (actions at points `ad` resolved), which
+//!   owns its daemon connection and is made by [`crate::backends::create`] like every backend;
 //! - [`doctor`]: the `ad doctor` row;
-//! - [`run`]: running one script end to end on it (attach or start, run, release).
+//! - [`run`]: what the bridge needs ([`BridgeSetup`]) and how it reaches a daemon (attach or
+//!   start), and the daemon an `ad test` suite shares.
 
 pub mod client;
 pub mod daemon;
@@ -24,4 +28,4 @@ pub mod nodes;
 pub mod run;
 
 pub use device::AgentDevice;
-pub use run::{run_script, shared_daemon, BridgeConfig};
+pub use run::{shared_daemon, BridgeConfig, BridgeSetup};

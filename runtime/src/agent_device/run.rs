@@ -1,21 +1,17 @@
-//! Running one script on agent-device: attach to a daemon (remote, or through its state dir) or
-//! start one of our own, run the plan on it, and release what `ad` started, whatever the outcome
-//! (an owned daemon is stopped with everything it launched; an attached one is left as the
-//! script left it, which is what `--from N --plan-digest` resumes on).
+//! Reaching the daemon a run or a live session drives: remote, else attach through the state
+//! dir, else start one of our own ([`connect`]); what the bridge needs to do so
+//! ([`BridgeSetup`], made by [`crate::backends::create`]'s caller); and the daemon an `ad test`
+//! suite shares ([`shared_daemon`]).
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use serde_json::{json, Map, Value};
-
 use super::client::{Client, Endpoint, Secret};
 use super::daemon::{self, DaemonInfo, OwnedDaemon};
-use super::device::AgentDevice;
 use super::install;
-use crate::interp::{self, Plan, Progress, RunOptions};
-use crate::session::{resumes_mid_plan, ScriptOutcome, SessionConfig, SetupError};
+use crate::interp::{Plan, RunOptions};
 
-/// How the bridge finds its device.
+/// How the bridge finds its device (`--device`, `--udid`, `--serial`, the state dir).
 #[derive(Debug, Clone, Default)]
 pub struct BridgeConfig {
     /// The daemon's state dir (default `$AGENT_DEVICE_STATE_DIR`, else `~/.agent-device`).
@@ -26,12 +22,101 @@ pub struct BridgeConfig {
     pub serial: Option<String>,
     /// Per-request timeout (default 60 s; `open` gets 180 s).
     pub request_timeout: Option<Duration>,
-    /// On a daemon `ad` did not start, end the run's session and the apps it opened afterwards
-    /// (`ad test`: the next script needs the device; `ad run` leaves them for `--from`).
+    /// On a daemon `ad` did not start, end the session and the apps it opened when the backend
+    /// is released (`ad test`: the next script needs the device; authoring sessions; `ad run`
+    /// leaves them for `--from`).
     pub release_session: bool,
+    /// A remote farm's scope (agent-device's `--tenant`, `--run-id`, `--lease-id`,
+    /// `--lease-backend`; else `AGENT_DEVICE_TENANT`, `AGENT_DEVICE_RUN_ID`,
+    /// `AGENT_DEVICE_LEASE_ID`, `AGENT_DEVICE_LEASE_BACKEND`). A tenant makes the requests
+    /// tenant-isolated; they then run under a lease: the one named, else one `ad` allocates,
+    /// keeps alive and releases.
+    pub tenant: Option<String>,
+    pub run_id: Option<String>,
+    pub lease_id: Option<String>,
+    pub lease_backend: Option<String>,
 }
 
-/// A connected daemon, and the one `ad` owns if it started it.
+/// The tenant scope requests run under, when there is a tenant.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TenantScope {
+    pub tenant: String,
+    pub run_id: String,
+    /// A lease the caller holds (kept as is), else `ad` allocates one.
+    pub lease_id: Option<String>,
+    pub lease_backend: Option<String>,
+}
+
+impl BridgeConfig {
+    /// The tenant scope from the flags, else agent-device's environment variables; a run id is
+    /// made up when none is given.
+    pub fn tenant_scope(&self) -> Option<TenantScope> {
+        let pick = |v: &Option<String>, env: &str| {
+            v.clone()
+                .or_else(|| std::env::var(env).ok())
+                .map(|s| s.trim().to_string())
+                .filter(|s| !s.is_empty())
+        };
+        let tenant = pick(&self.tenant, "AGENT_DEVICE_TENANT")?;
+        let run_id = pick(&self.run_id, "AGENT_DEVICE_RUN_ID").unwrap_or_else(|| {
+            let ms = std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map(|d| d.as_millis())
+                .unwrap_or(0);
+            format!("ad-{}-{ms}", std::process::id())
+        });
+        Some(TenantScope {
+            tenant,
+            run_id,
+            lease_id: pick(&self.lease_id, "AGENT_DEVICE_LEASE_ID"),
+            lease_backend: pick(&self.lease_backend, "AGENT_DEVICE_LEASE_BACKEND"),
+        })
+    }
+}
+
+/// Everything the bridge needs for one run or one live session.
+#[derive(Debug, Clone, Default)]
+pub struct BridgeSetup {
+    pub config: BridgeConfig,
+    /// The agent-device session every request names.
+    pub session: String,
+    /// The platform and target every request carries (`--platform`, else the script's
+    /// `context platform=…`).
+    pub platform: Option<String>,
+    pub target: Option<String>,
+    /// May start a daemon of its own when none answers. A resume (`--from N`) may not: it needs
+    /// the daemon and session the earlier run left.
+    pub may_start: bool,
+}
+
+impl BridgeSetup {
+    /// The setup for running `plan` with `options`.
+    pub fn for_plan(config: &BridgeConfig, plan: &Plan<'_>, options: &RunOptions) -> BridgeSetup {
+        BridgeSetup {
+            config: config.clone(),
+            session: options.session.clone(),
+            platform: options
+                .platform
+                .clone()
+                .or_else(|| plan.metadata.platform.as_ref().map(|p| p.value.clone())),
+            target: options
+                .target
+                .clone()
+                .or_else(|| plan.metadata.target.as_ref().map(|p| p.value.clone())),
+            may_start: !crate::session::resumes_mid_plan(plan, options),
+        }
+    }
+
+    pub fn state_dir(&self) -> PathBuf {
+        self.config
+            .state_dir
+            .clone()
+            .unwrap_or_else(daemon::default_state_dir)
+    }
+}
+
+/// A connected daemon, and the one `ad` owns if it started it (dropping it stops the daemon
+/// and everything it launched).
 pub struct Connection {
     pub endpoint: Endpoint,
     pub token: Secret,
@@ -42,9 +127,9 @@ pub struct Connection {
 pub async fn connect(state_dir: &Path, may_start: bool) -> Result<Connection, String> {
     if let Some((endpoint, token)) = daemon::remote_from_env()? {
         let probe = Client::new(endpoint.clone(), token.clone(), "probe");
-        if !probe.reachable().await {
+        if let Err(why) = probe.check_health().await {
             return Err(format!(
-                "the remote agent-device daemon ({}) does not answer GET /health",
+                "the remote agent-device daemon ({}) does not answer GET /health: {why}",
                 endpoint.describe()
             ));
         }
@@ -94,93 +179,4 @@ pub fn shared_daemon(bridge: &BridgeConfig) -> Result<Option<OwnedDaemon>, Strin
         .unwrap_or_else(daemon::default_state_dir);
     let connection = rt.block_on(connect(&state_dir, true))?;
     Ok(connection.owned)
-}
-
-/// The flags every request carries: the platform and target the plan runs for, and the device
-/// selection.
-fn base_flags(plan: &Plan<'_>, options: &RunOptions, bridge: &BridgeConfig) -> Map<String, Value> {
-    let mut f = Map::new();
-    let platform = options
-        .platform
-        .clone()
-        .or_else(|| plan.metadata.platform.as_ref().map(|p| p.value.clone()));
-    let target = options
-        .target
-        .clone()
-        .or_else(|| plan.metadata.target.as_ref().map(|p| p.value.clone()));
-    for (k, v) in [
-        ("platform", platform),
-        ("target", target),
-        ("device", bridge.device.clone()),
-        ("udid", bridge.udid.clone()),
-        ("serial", bridge.serial.clone()),
-    ] {
-        if let Some(v) = v {
-            f.insert(k.into(), json!(v));
-        }
-    }
-    f
-}
-
-/// Runs `plan` on the device agent-device selects, with the run journal of `config`.
-pub fn run_script(
-    plan: &Plan<'_>,
-    options: &RunOptions,
-    config: &SessionConfig,
-    bridge: &BridgeConfig,
-    progress: &mut dyn Progress,
-) -> Result<ScriptOutcome, SetupError> {
-    let rt = tokio::runtime::Builder::new_current_thread()
-        .enable_time()
-        .enable_io()
-        .build()
-        .map_err(|e| SetupError(format!("cannot start the async runtime: {e}")))?;
-    let state_dir = bridge
-        .state_dir
-        .clone()
-        .unwrap_or_else(daemon::default_state_dir);
-    let may_start = !resumes_mid_plan(plan, options);
-    // Held until the end of this function: dropping it stops the daemon we started.
-    let connection = rt
-        .block_on(connect(&state_dir, may_start))
-        .map_err(SetupError)?;
-    let flags = base_flags(plan, options, bridge);
-    let platform = flags
-        .get("platform")
-        .and_then(Value::as_str)
-        .unwrap_or("unknown")
-        .to_string();
-    let mut client = Client::new(
-        connection.endpoint.clone(),
-        connection.token.clone(),
-        options.session.clone(),
-    );
-    client.base_flags = flags;
-    if let Some(t) = bridge.request_timeout {
-        client.timeout = t;
-    }
-    let mut device = AgentDevice::new(client, platform);
-    let (mut journal, run_dir, opts) = crate::session::open_journal(config, options)?;
-    let mut result = rt.block_on(interp::run(
-        plan,
-        &mut device,
-        &mut journal,
-        progress,
-        &opts,
-    ));
-    let released = connection.owned.is_some() || bridge.release_session;
-    if bridge.release_session && connection.owned.is_none() {
-        rt.block_on(device.release());
-    }
-    drop(connection);
-    // The session went with the daemon (or was closed): nothing is left to resume on.
-    if released {
-        result.session_active = false;
-    }
-    Ok(ScriptOutcome {
-        result,
-        run_dir,
-        session_file: None,
-        backend: crate::backends::BackendKind::AgentDevice,
-    })
 }

@@ -31,6 +31,7 @@ use ad_grammar::metadata::is_var_name;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+use crate::agent_device::BridgeSetup;
 use crate::backend::Backend;
 use crate::backends::{self, AnyBackend, BackendKind, BackendSetup};
 use crate::interp::{self, LiveState, RunOptions};
@@ -163,6 +164,8 @@ struct Words {
     no_record: bool,
     app: Option<String>,
     backend: Option<String>,
+    /// `--platform` (with `--backend agent-device`): the device platform agent-device drives.
+    platform: Option<String>,
     offline: bool,
     browser: Option<String>,
     env: Vec<String>,
@@ -202,6 +205,7 @@ fn split_words(raw: &[String]) -> Result<Words, Refusal> {
             "--no-record" => w.no_record = true,
             "--app" => w.app = Some(value(&mut it, "--app")?),
             "--backend" => w.backend = Some(value(&mut it, "--backend")?),
+            "--platform" => w.platform = Some(value(&mut it, "--platform")?),
             "--browser" => w.browser = Some(value(&mut it, "--browser")?),
             "--offline" => w.offline = true,
             "-e" | "--env" if replay => w.env.push(value(&mut it, "-e")?),
@@ -470,6 +474,7 @@ impl Sessions {
         script: &Path,
         w: &Words,
         cwd: &Path,
+        bridge: BridgeSetup,
     ) -> Result<AnyBackend, String> {
         let mut web = self.web.clone();
         web.offline |= w.offline;
@@ -484,8 +489,24 @@ impl Sessions {
                     w.app.as_deref().map(|a| resolve_path(cwd, a)),
                 ),
                 web,
+                agent_device: bridge,
             },
         )
+    }
+
+    /// The agent-device bridge of a new live session: its own agent-device session, the apps
+    /// and session it leaves ended when it closes.
+    fn bridge_setup(session: &str, platform: Option<String>) -> BridgeSetup {
+        BridgeSetup {
+            config: crate::agent_device::BridgeConfig {
+                release_session: true,
+                ..Default::default()
+            },
+            session: session.to_string(),
+            platform,
+            target: None,
+            may_start: true,
+        }
     }
 
     fn base_scope(name: &str) -> Scope {
@@ -584,10 +605,12 @@ impl Sessions {
                 }
                 None => BackendKind::Sim,
             };
-            let backend = match self.make_backend(kind, &req.cwd.join("session.ad"), &w, &req.cwd) {
-                Ok(b) => b,
-                Err(e) => return fail(Refusal::new("UNSUPPORTED_OPERATION", e)),
-            };
+            let bridge = Self::bridge_setup(&req.session, w.platform.clone());
+            let backend =
+                match self.make_backend(kind, &req.cwd.join("session.ad"), &w, &req.cwd, bridge) {
+                    Ok(b) => b,
+                    Err(e) => return fail(Refusal::new("UNSUPPORTED_OPERATION", e)),
+                };
             *slot = Some(self.new_session(&req.session, backend, Self::base_scope(&req.session)));
         }
         let s = slot.as_mut().expect("present");
@@ -823,7 +846,15 @@ impl Sessions {
                 Some(b) => BackendKind::parse(b).unwrap_or(BackendKind::Sim),
                 None => BackendKind::choose(None, analysis.metadata(), None),
             };
-            let backend = match self.make_backend(kind, &path, w, &req.cwd) {
+            let platform = w.platform.clone().or_else(|| {
+                analysis
+                    .metadata()
+                    .platform
+                    .as_ref()
+                    .map(|p| p.value.clone())
+            });
+            let bridge = Self::bridge_setup(&req.session, platform);
+            let backend = match self.make_backend(kind, &path, w, &req.cwd, bridge) {
                 Ok(b) => b,
                 Err(e) => return fail(Refusal::new("UNSUPPORTED_OPERATION", e)),
             };
@@ -944,7 +975,10 @@ impl Sessions {
 /// Ends a session without a word to the app (its backend is dropped: the browser is reaped,
 /// inside the runtime).
 async fn end(slot: &mut Option<Session>) {
-    if let Some(s) = slot.take() {
+    if let Some(mut s) = slot.take() {
+        // An agent-device session and the apps it opened are ended; the web backend's browser
+        // is killed inside the runtime when the backend drops.
+        s.backend.release().await;
         async move { drop(s) }.await;
     }
 }

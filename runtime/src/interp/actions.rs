@@ -11,7 +11,7 @@ use super::failure::{Fail, Outcome};
 use super::targets::Resolved;
 use super::{Exec, LONGPRESS_MS, POLL_INTERVAL_MS, WAIT_TIMEOUT_MS};
 use crate::backend::{
-    AlertAction, Backend, GesturePlan, KeyboardAction, LaunchOptions, TapOptions,
+    AlertAction, Backend, GestureIntent, GesturePlan, KeyboardAction, LaunchOptions, TapOptions,
 };
 use crate::records::journal::{ActionArgs, StepResult};
 use crate::select::Policy;
@@ -173,6 +173,7 @@ impl<B: Backend> Exec<'_, B> {
             pointers: vec![vec![Point { x: x1, y: y1 }, Point { x: x2, y: y2 }]],
             duration_ms: 300,
             repeat: flag_u64(step, "count").unwrap_or(1).max(1) as u32,
+            intent: None,
         };
         let args = ActionArgs::Gesture { plan: plan.clone() };
         self.act("swipe", args, async move |b: &mut B| b.gesture(&plan).await)
@@ -204,6 +205,15 @@ impl<B: Backend> Exec<'_, B> {
                     pointers: vec![vec![a, b]],
                     duration_ms: n(5).unwrap_or(300.0) as u64,
                     repeat: 1,
+                    intent: Some(GestureIntent::Pan {
+                        origin: a,
+                        delta: Point {
+                            x: b.x - a.x,
+                            y: b.y - a.y,
+                        },
+                        duration_ms: n(5).map(|d| d as u64),
+                        pointers: flag_u64(step, "pointerCount").map(|c| c as u32),
+                    }),
                 }
             }
             GestureKind::Fling(direction) => {
@@ -229,6 +239,13 @@ impl<B: Backend> Exec<'_, B> {
                     pointers: vec![vec![a, b]],
                     duration_ms: 120,
                     repeat: 1,
+                    intent: direction
+                        .map(super::dispatch::backend_direction)
+                        .map(|direction| GestureIntent::Fling {
+                            direction,
+                            origin: a,
+                            distance: n(4),
+                        }),
                 }
             }
             GestureKind::Drag => {
@@ -243,6 +260,13 @@ impl<B: Backend> Exec<'_, B> {
                     pointers: vec![vec![src.point, dst.point]],
                     duration_ms: n(4).unwrap_or(300.0) as u64,
                     repeat: 1,
+                    intent: Some(GestureIntent::Drag {
+                        from: src.point,
+                        to: dst.point,
+                        source_hold_ms: n(3).map(|d| d as u64),
+                        move_ms: n(4).map(|d| d as u64),
+                        destination_hold_ms: n(5).map(|d| d as u64),
+                    }),
                 }
             }
             GestureKind::Swipe
@@ -260,6 +284,29 @@ impl<B: Backend> Exec<'_, B> {
                 pointers: vec![],
                 duration_ms: 300,
                 repeat: 1,
+                intent: Some(match kind {
+                    GestureKind::Swipe => GestureIntent::Swipe {
+                        preset: p.get(1).cloned().unwrap_or_default(),
+                    },
+                    GestureKind::Pinch => GestureIntent::Pinch {
+                        scale: n(1),
+                        origin: n(2).zip(n(3)).map(|(x, y)| Point { x, y }),
+                    },
+                    GestureKind::Rotate => GestureIntent::Rotate {
+                        degrees: n(1),
+                        origin: n(2).zip(n(3)).map(|(x, y)| Point { x, y }),
+                    },
+                    _ => GestureIntent::Transform {
+                        origin: pt(n(1), n(2)),
+                        delta: Point {
+                            x: n(3).unwrap_or(0.0),
+                            y: n(4).unwrap_or(0.0),
+                        },
+                        scale: n(5),
+                        degrees: n(6),
+                        duration_ms: n(7).map(|d| d as u64),
+                    },
+                }),
             },
             GestureKind::Unknown => {
                 let other = p.first().map_or("", String::as_str);

@@ -162,7 +162,7 @@ impl<B: Backend> Exec<'_, B> {
 }
 
 /// The backend's direction for the registry's.
-fn backend_direction(d: registry::Direction) -> Direction {
+pub(super) fn backend_direction(d: registry::Direction) -> Direction {
     match d {
         registry::Direction::Up => Direction::Up,
         registry::Direction::Down => Direction::Down,

@@ -38,9 +38,16 @@ export PATH="/usr/bin:$PATH"
 command -v nvim >/dev/null || apt_install neovim
 # The web backend's tests drive Debian's Chromium headless (runtime/tests/web.rs, cli/tests/web_cli.rs).
 [ -x /usr/bin/chromium ] || apt_install chromium
-# The pre-commit hooks run by the pre-commit tool (cli/tests/pre_commit.rs), and the GitHub
-# Action's steps read from action.yml by a Python runner (cli/tests/github_action.rs).
-dpkg -s pre-commit python3-yaml >/dev/null 2>&1 || apt_install pre-commit python3-yaml
+# The GitHub Action's steps are read from action.yml by a Python runner (cli/tests/github_action.rs).
+dpkg -s python3-yaml >/dev/null 2>&1 || apt_install python3-yaml
+# The pre-commit hooks run by the pre-commit tool from PyPI, as users install it
+# (cli/tests/pre_commit.rs), in a virtual environment under target/ (AD_PRE_COMMIT names it).
+pre_commit_env="$PWD/target/tools/pre-commit"
+if [ ! -x "$pre_commit_env/bin/pre-commit" ]; then
+  /usr/bin/python3 -m venv "$pre_commit_env" 2>/dev/null || { apt_install python3-venv; /usr/bin/python3 -m venv "$pre_commit_env"; }
+  "$pre_commit_env/bin/pip" install --quiet --disable-pip-version-check 'pre-commit==4.0.1'
+fi
+export AD_PRE_COMMIT="$pre_commit_env/bin/pre-commit"
 (cd editors/vscode/test && npm ci --no-audit --no-fund --loglevel=error)
 
 shared="${AD_SHARED_DIR:-$(cd .. && pwd)/shared}"

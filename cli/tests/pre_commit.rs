@@ -4,8 +4,8 @@
 //! `git commit`. A staged script with an error, or one `ad fmt` would rewrite, stops the commit; a
 //! clean one goes through.
 //!
-//! Needs `pre-commit` (Debian: `apt-get install pre-commit`, or `pip install pre-commit`;
-//! scripts/test-all.sh installs it) and git; `$AD_PRE_COMMIT` names another pre-commit to use.
+//! Needs `pre-commit` (`pip install pre-commit`, or Debian's `apt-get install pre-commit`;
+//! scripts/test-all.sh installs it from PyPI into target/tools/pre-commit) and git; `$AD_PRE_COMMIT` names another pre-commit to use.
 
 mod common;
 
@@ -21,9 +21,9 @@ fn pre_commit() -> PathBuf {
     match Command::new(&program).arg("--version").output() {
         Ok(out) if out.status.success() => program,
         _ => panic!(
-            "`{}` is not installed: the pre-commit hook test needs it. Install it with \
-             `apt-get install pre-commit` (Debian) or `pip install pre-commit`, or point \
-             AD_PRE_COMMIT at one (scripts/test-all.sh installs it)",
+            "`{}` is not installed: the pre-commit hook test needs it. Install it from PyPI with \
+             `pip install pre-commit` (or `apt-get install pre-commit` on Debian), or point \
+             AD_PRE_COMMIT at one (scripts/test-all.sh installs it from PyPI)",
             program.display()
         ),
     }

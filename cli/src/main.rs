@@ -15,6 +15,7 @@ mod commands {
     pub mod doctor;
     pub mod explain;
     pub mod fmt;
+    pub mod golden;
     pub mod lsp;
     pub mod parse;
     pub mod run;

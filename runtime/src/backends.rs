@@ -26,22 +26,52 @@ pub enum BackendKind {
     /// daemon connection by [`crate::agent_device::run_script`], which holds the connection for
     /// the run.
     AgentDevice,
+    /// A recorded run served from its fixture folder (`recorded:DIR`, docs/recorded.md): no
+    /// device, no browser.
+    Recorded,
 }
 
 impl BackendKind {
-    pub const ALL: &'static [BackendKind] =
-        &[BackendKind::Sim, BackendKind::Web, BackendKind::AgentDevice];
+    pub const ALL: &'static [BackendKind] = &[
+        BackendKind::Sim,
+        BackendKind::Web,
+        BackendKind::AgentDevice,
+        BackendKind::Recorded,
+    ];
 
     pub fn name(self) -> &'static str {
         match self {
             BackendKind::Sim => "sim",
             BackendKind::Web => "web",
             BackendKind::AgentDevice => "agent-device",
+            BackendKind::Recorded => "recorded",
         }
     }
 
     pub fn parse(s: &str) -> Option<BackendKind> {
         BackendKind::ALL.iter().copied().find(|k| k.name() == s)
+    }
+
+    /// A `--backend` value: a backend name, or `recorded:DIR` (the fixture folder to replay).
+    pub fn parse_choice(s: &str) -> Result<(BackendKind, Option<PathBuf>), String> {
+        if let Some(dir) = s.strip_prefix("recorded:") {
+            if dir.is_empty() {
+                return Err(
+                    "recorded:DIR needs the fixture folder (recorded with --record-fixture DIR)"
+                        .into(),
+                );
+            }
+            return Ok((BackendKind::Recorded, Some(PathBuf::from(dir))));
+        }
+        match BackendKind::parse(s) {
+            Some(BackendKind::Recorded) => {
+                Err("the recorded backend needs its fixture folder: --backend recorded:DIR".into())
+            }
+            Some(k) => Ok((k, None)),
+            None => Err(format!(
+                "unknown backend {s:?}: one of sim, web, agent-device, recorded:DIR"
+            )),
+        }
     }
 
     /// The backend for a script: `--backend`, else the script's own `context platform=web`,
@@ -98,12 +128,17 @@ pub struct BackendSetup {
     pub models: ModelResolver,
     /// How the web backend launches its browser.
     pub web: LaunchConfig,
+    /// The fixture the recorded backend serves (its sessions share it).
+    pub recorded: Option<crate::recorded::ReplaySource>,
+    /// The run's injected values, which the recorded backend redacts live calls with.
+    pub injected: Vec<(String, String)>,
 }
 
 /// One backend of any kind, behind the [`Backend`] trait.
 pub enum AnyBackend {
     Sim(Box<Sim>),
     Web(Box<Web>),
+    Recorded(Box<crate::recorded::Replay>),
 }
 
 /// Makes the backend of `kind`. Nothing starts yet: the web backend launches its browser at the
@@ -116,6 +151,12 @@ pub fn create(kind: BackendKind, setup: BackendSetup) -> Result<AnyBackend, Stri
         BackendKind::AgentDevice => Err(
             "the agent-device backend runs whole scripts through its daemon connection (ad run / ad test --backend agent-device)".into(),
         ),
+        BackendKind::Recorded => match &setup.recorded {
+            Some(source) => Ok(AnyBackend::Recorded(Box::new(
+                source.backend(&setup.injected),
+            ))),
+            None => Err("the recorded backend needs its fixture folder: --backend recorded:DIR".into()),
+        },
     }
 }
 
@@ -124,11 +165,18 @@ impl AnyBackend {
         match self {
             AnyBackend::Sim(_) => BackendKind::Sim,
             AnyBackend::Web(_) => BackendKind::Web,
+            AnyBackend::Recorded(_) => BackendKind::Recorded,
         }
     }
     pub fn as_sim(&mut self) -> Option<&mut Sim> {
         match self {
             AnyBackend::Sim(s) => Some(s),
+            _ => None,
+        }
+    }
+    pub fn as_recorded(&self) -> Option<&crate::recorded::Replay> {
+        match self {
+            AnyBackend::Recorded(r) => Some(r),
             _ => None,
         }
     }
@@ -140,6 +188,7 @@ macro_rules! delegate {
         match $self {
             AnyBackend::Sim($b) => $call,
             AnyBackend::Web($b) => $call,
+            AnyBackend::Recorded($b) => $call,
         }
     };
 }
@@ -270,6 +319,19 @@ pub fn doctor(setup: &BackendSetup) -> Vec<DoctorRow> {
                     },
                 }
             }
+            BackendKind::Recorded => DoctorRow {
+                backend: kind,
+                usable: true,
+                version: Some(format!(
+                    "embedded (fixture version {})",
+                    crate::recorded::format::FIXTURE_VERSION
+                )),
+                executable: None,
+                notes: vec![
+                    "replays fixtures written by --record-fixture: --backend recorded:DIR".into(),
+                ],
+                missing: Vec::new(),
+            },
             BackendKind::Web => {
                 let p = crate::web::launcher::probe(&setup.web);
                 DoctorRow {

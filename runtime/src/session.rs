@@ -37,6 +37,10 @@ pub struct SessionConfig {
     pub web: LaunchConfig,
     /// How the agent-device bridge reaches its daemon and picks the device.
     pub agent_device: crate::agent_device::BridgeConfig,
+    /// `--record-fixture DIR`: record the run's backend calls there (docs/recorded.md).
+    pub record_fixture: Option<PathBuf>,
+    /// `--backend recorded:DIR`: the fixture folder to replay.
+    pub recorded: Option<PathBuf>,
 }
 
 /// What running a script produced.
@@ -169,6 +173,11 @@ pub fn run_script(
     };
     let kind = BackendKind::choose(config.backend, plan.metadata, project_default);
     if kind == BackendKind::AgentDevice {
+        if config.record_fixture.is_some() {
+            return Err(SetupError(
+                "--record-fixture does not record agent-device runs yet: record on the sim or the web backend".into(),
+            ));
+        }
         return crate::agent_device::run_script(
             plan,
             options,
@@ -187,11 +196,33 @@ pub fn run_script(
             "the {kind} backend cannot resume at a later step: its session ends with the run; run the whole script again, without --from"
         )));
     }
+    let file_env: Vec<(String, String)> = plan
+        .metadata
+        .env
+        .iter()
+        .map(|e| (e.key.clone(), e.value.clone()))
+        .collect();
+    let injected =
+        crate::recorded::injected_values(&file_env, &options.shell_env, &options.cli_env);
+    let recorded = match (kind, &config.recorded) {
+        (BackendKind::Recorded, Some(dir)) => {
+            Some(crate::recorded::ReplaySource::open(dir).map_err(SetupError)?)
+        }
+        _ => None,
+    };
+    if kind == BackendKind::Recorded && config.record_fixture.is_some() {
+        return Err(SetupError(
+            "--record-fixture records a device run; a recorded run replays one: drop one of them"
+                .into(),
+        ));
+    }
     let mut backend = backends::create(
         kind,
         BackendSetup {
             models: resolver,
             web: config.web.clone(),
+            recorded,
+            injected: injected.clone(),
         },
     )
     .map_err(SetupError)?;
@@ -224,13 +255,46 @@ pub fn run_script(
         .enable_all()
         .build()
         .map_err(|e| SetupError(format!("cannot start the async runtime: {e}")))?;
-    let result = rt.block_on(interp::run(
-        plan,
-        &mut backend,
-        &mut journal,
-        progress,
-        &opts,
-    ));
+    let mut result = match &config.record_fixture {
+        None => rt.block_on(interp::run(
+            plan,
+            &mut backend,
+            &mut journal,
+            progress,
+            &opts,
+        )),
+        Some(dir) => {
+            let recording = crate::recorded::Recording::shared();
+            let mut recorder = crate::recorded::Recorder::new(
+                backend,
+                &options.session,
+                crate::recorded::redactor(&injected),
+                recording.clone(),
+            );
+            let mut result = rt.block_on(interp::run(
+                plan,
+                &mut recorder,
+                &mut journal,
+                progress,
+                &opts,
+            ));
+            backend = recorder.finish();
+            let written = recording
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .write(dir);
+            if let Err(e) = written {
+                result.warnings.push(format!(
+                    "could not write the fixture to {}: {e}",
+                    dir.display()
+                ));
+            }
+            result
+        }
+    };
+    if let Some(left) = backend.as_recorded().and_then(|r| r.unreplayed()) {
+        result.warnings.push(left);
+    }
     // The run's injected values (`-e`, `AD_VAR_*`), for what is persisted.
     let redactor = crate::vars::Redactor::new(
         opts.shell_env

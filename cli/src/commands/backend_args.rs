@@ -4,7 +4,6 @@ use std::path::PathBuf;
 
 use ad_runtime::backends::BackendKind;
 use ad_runtime::session::SessionConfig;
-use clap::builder::PossibleValuesParser;
 use clap::Args;
 
 #[derive(Args, Clone, Debug)]
@@ -12,9 +11,14 @@ pub struct BackendArgs {
     /// Device backend: sim (the embedded simulated device), web (headless Chromium) or
     /// agent-device (a real device through the agent-device daemon: $AGENT_DEVICE_STATE_DIR's
     /// daemon, a remote one at $AGENT_DEVICE_DAEMON_BASE_URL, else one `ad` starts and stops).
+    /// recorded:DIR replays a fixture written by --record-fixture DIR, offline (docs/recorded.md).
     /// Default: web for `context platform=web` scripts, else `[run] backend` of ad.toml, else sim.
-    #[arg(long, value_name = "BACKEND", value_parser = PossibleValuesParser::new(BackendKind::ALL.iter().map(|k| k.name())))]
+    #[arg(long, value_name = "BACKEND", value_parser = parse_backend)]
     pub backend: Option<String>,
+    /// Record the run's backend calls, observations and device clock as a fixture in DIR, for
+    /// `--backend recorded:DIR` (`ad test`: one subfolder per script).
+    #[arg(long, value_name = "DIR")]
+    pub record_fixture: Option<PathBuf>,
     /// The browser the web backend drives (default: $CHROME_PATH, else /usr/bin/chromium).
     #[arg(long, value_name = "PATH")]
     pub browser: Option<PathBuf>,
@@ -32,8 +36,19 @@ impl BackendArgs {
 
     /// Puts the chosen backend and browser settings into a session's configuration.
     pub fn apply(&self, session: &mut SessionConfig) {
-        session.backend = self.backend.as_deref().and_then(BackendKind::parse);
+        let choice = self
+            .backend
+            .as_deref()
+            .and_then(|b| BackendKind::parse_choice(b).ok());
+        session.backend = choice.as_ref().map(|c| c.0);
+        session.recorded = choice.and_then(|c| c.1);
+        session.record_fixture = self.record_fixture.clone();
         session.web.executable = self.browser.clone();
         session.web.offline = self.offline;
     }
+}
+
+/// `--backend`: a backend name or `recorded:DIR`.
+fn parse_backend(s: &str) -> Result<String, String> {
+    BackendKind::parse_choice(s).map(|_| s.to_string())
 }

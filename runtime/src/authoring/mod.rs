@@ -378,6 +378,7 @@ impl Sessions {
                     w.app.as_deref().map(|a| resolve_path(cwd, a)),
                 ),
                 web,
+                ..BackendSetup::default()
             },
         )
     }
@@ -826,6 +827,7 @@ impl Sessions {
             BackendSetup {
                 models: ModelResolver::for_script(script, app_model),
                 web: self.web.clone(),
+                ..BackendSetup::default()
             },
         )?;
         if let Some(sim) = backend.as_sim() {

@@ -490,7 +490,7 @@ fn doctor_reports_each_backend() {
         .iter()
         .map(|r| r["backend"].as_str().unwrap())
         .collect();
-    assert_eq!(names, ["sim", "web", "agent-device"]);
+    assert_eq!(names, ["sim", "web", "agent-device", "recorded"]);
     assert_eq!(rows["backends"][0]["usable"], true);
     let web = &rows["backends"][1];
     assert!(web["version"].as_str().unwrap().contains("Chrom"), "{web}");

@@ -19,9 +19,17 @@ pub enum Golden {
 }
 
 /// The transcript of `summary`, with the run-specific folders collapsed.
-fn normalized(summary: &Summary, artifacts: &Path, fixture: &Path) -> String {
+fn normalized(summary: &Summary, artifacts: &Path, fixture: &Path, suite: Option<&Path>) -> String {
     let mut paths = Vec::new();
-    for (p, marker) in [(artifacts, "<artifacts>"), (fixture, "<fixture>")] {
+    let suite = suite.unwrap_or(Path::new(""));
+    for (p, marker) in [
+        (artifacts, "<artifacts>"),
+        (fixture, "<fixture>"),
+        (suite, "<suite>"),
+    ] {
+        if p.as_os_str().is_empty() {
+            continue;
+        }
         paths.push((p.display().to_string(), marker));
         if let Ok(abs) = p.canonicalize() {
             paths.push((abs.display().to_string(), marker));
@@ -35,10 +43,15 @@ fn normalized(summary: &Summary, artifacts: &Path, fixture: &Path) -> String {
 
 /// Saves, updates or checks the golden transcript; `Err` is the exit code when the check
 /// failed (1) or the file could not be read or written (2).
-pub fn finish(golden: &Golden, summary: &Summary, artifacts: &Path) -> Result<(), i32> {
+pub fn finish(
+    golden: &Golden,
+    summary: &Summary,
+    artifacts: &Path,
+    suite: Option<&Path>,
+) -> Result<(), i32> {
     let (dir, text) = match golden {
         Golden::Save(d) | Golden::Check(d) | Golden::Update(d) => {
-            (d, normalized(summary, artifacts, d))
+            (d, normalized(summary, artifacts, d, suite))
         }
     };
     let file = dir.join(GOLDEN_FILE);

@@ -414,9 +414,10 @@ pub fn run(args: TestArgs) -> i32 {
         let text = serde_json::to_string_pretty(&record).unwrap_or_default() + "\n";
         reports.push((p.clone(), text.into_bytes()));
     }
-    let golden_failed = golden
-        .as_ref()
-        .and_then(|g| super::golden::finish(g, &summary, &args.artifacts_dir).err());
+    let golden_failed = golden.as_ref().and_then(|g| {
+        let root = opts.suite_root.as_deref();
+        super::golden::finish(g, &summary, &args.artifacts_dir, root).err()
+    });
     let write_failures = write_reports(&reports);
     if !write_failures.is_empty() {
         for f in &write_failures {

@@ -59,7 +59,7 @@ pub fn transcript(summary: &Summary, paths: &[(String, &str)]) -> String {
     let mut t =
         String::from("# ad test transcript (normalized: run ids, times and paths collapsed)\n");
     for r in &summary.results {
-        let _ = writeln!(t, "{}: {}", r.display, r.status.word());
+        let _ = writeln!(t, "{}: {}", collapse(&r.display, paths), r.status.word());
         if let Some(reason) = &r.skip_reason {
             let _ = writeln!(t, "  skipped: {reason}");
         }

@@ -1,0 +1,281 @@
+//! `--record-fixture` and `--backend recorded:DIR` end to end (the binary, spawned): `ad run`
+//! records and replays, an edit diverges against the recording, a changed observation is
+//! refused; `ad test` records one fixture subfolder per script and its golden transcript, and
+//! `--golden` / `--update-golden` check and rewrite it. No injected value or absolute path
+//! reaches a fixture file.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+
+use serde_json::Value;
+
+fn repo() -> PathBuf {
+    ad_tests::repo_dir()
+}
+
+fn scratch(name: &str) -> PathBuf {
+    ad_tests::scratch_dir(
+        Path::new(env!("CARGO_TARGET_TMPDIR")),
+        &format!("ad-recorded-{name}"),
+    )
+}
+
+fn ad(dir: &Path, args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_ad"))
+        .current_dir(repo())
+        .env("NO_COLOR", "1")
+        .env("AD_STATE_DIR", dir.join("state"))
+        .stdin(Stdio::null())
+        .args(args)
+        .arg("--artifacts-dir")
+        .arg(dir.join("runs"))
+        .output()
+        .unwrap()
+}
+
+fn code(o: &Output) -> i32 {
+    o.status.code().expect("exited normally")
+}
+
+fn text(o: &Output) -> String {
+    format!(
+        "{}{}",
+        String::from_utf8_lossy(&o.stdout),
+        String::from_utf8_lossy(&o.stderr)
+    )
+}
+
+fn s(p: &Path) -> &str {
+    p.to_str().unwrap()
+}
+
+/// Every file under `dir`: (path relative to it, contents).
+fn files(dir: &Path) -> Vec<(String, Vec<u8>)> {
+    let mut out = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).unwrap().flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                stack.push(p);
+            } else {
+                let rel = p.strip_prefix(dir).unwrap().display().to_string();
+                out.push((rel, std::fs::read(&p).unwrap()));
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+fn assert_absent(dir: &Path, needles: &[&str]) {
+    for (path, bytes) in files(dir) {
+        for n in needles {
+            assert!(
+                !bytes.windows(n.len()).any(|w| w == n.as_bytes()),
+                "{path} holds {n:?}"
+            );
+        }
+    }
+}
+
+#[test]
+fn ad_run_records_replays_and_catches_an_edit() {
+    let dir = scratch("run");
+    let fixture = dir.join("fixture");
+    let secret = "hunter2";
+    let o = ad(
+        &dir,
+        &[
+            "run",
+            "examples/login.ad",
+            "-e",
+            &format!("PASSWORD={secret}"),
+            "--record-fixture",
+            s(&fixture),
+        ],
+    );
+    assert_eq!(code(&o), 0, "{}", text(&o));
+    assert_absent(&fixture, &[secret, s(&dir), s(&repo())]);
+    // Offline replay, with another value for the secret: the fixture only knows its name.
+    let o = ad(
+        &dir,
+        &[
+            "run",
+            "examples/login.ad",
+            "-e",
+            "PASSWORD=elsewhere",
+            "--backend",
+            &format!("recorded:{}", s(&fixture)),
+        ],
+    );
+    assert_eq!(code(&o), 0, "{}", text(&o));
+    assert!(text(&o).contains("8 step(s) replayed"), "{}", text(&o));
+    // The password typed into the email field: a divergence naming the recorded call.
+    let edited = dir.join("edited.ad");
+    std::fs::write(
+        &edited,
+        std::fs::read_to_string(repo().join("examples/login.ad"))
+            .unwrap()
+            .replace(
+                "fill \"id=\\\"login.password\\\"\"",
+                "fill \"id=\\\"login.email\\\"\"",
+            ),
+    )
+    .unwrap();
+    let o = ad(
+        &dir,
+        &[
+            "run",
+            s(&edited),
+            "-e",
+            "PASSWORD=other-password",
+            "--app",
+            "examples/apps/shop.json",
+            "--backend",
+            &format!("recorded:{}", s(&fixture)),
+        ],
+    );
+    assert_eq!(code(&o), 1, "{}", text(&o));
+    let t = text(&o);
+    assert!(t.contains("error[REPLAY_DIVERGENCE]"), "{t}");
+    assert!(
+        t.contains("expected recorded call 6 of session \"default\""),
+        "{t}"
+    );
+    assert!(t.contains("Divergence at step 4"), "{t}");
+    // A changed observation: refused before any step, naming the file and its hash.
+    let obs = std::fs::read_dir(fixture.join("observations"))
+        .unwrap()
+        .flatten()
+        .next()
+        .unwrap()
+        .path();
+    let mut bytes = std::fs::read(&obs).unwrap();
+    bytes.push(b' ');
+    std::fs::write(&obs, bytes).unwrap();
+    let o = ad(
+        &dir,
+        &[
+            "run",
+            "examples/login.ad",
+            "-e",
+            "PASSWORD=other-password",
+            "--backend",
+            &format!("recorded:{}", s(&fixture)),
+        ],
+    );
+    assert_eq!(code(&o), 2, "{}", text(&o));
+    let name = obs.file_name().unwrap().to_str().unwrap();
+    assert!(
+        text(&o).contains(name) && text(&o).contains("does not match its SHA-256"),
+        "{}",
+        text(&o)
+    );
+}
+
+#[test]
+fn a_recorded_handoff_run_reports_its_session_active() {
+    let dir = scratch("handoff");
+    let fixture = dir.join("fixture");
+    let o = ad(
+        &dir,
+        &[
+            "run",
+            "examples/handoff-profile.ad",
+            "--session",
+            "handoff-recording",
+            "--keep-session",
+            "--record-fixture",
+            s(&fixture),
+            "--json",
+        ],
+    );
+    assert_eq!(code(&o), 0, "{}", text(&o));
+    let o = ad(
+        &dir,
+        &[
+            "run",
+            "examples/handoff-profile.ad",
+            "--session",
+            "handoff-replay",
+            "--backend",
+            &format!("recorded:{}", s(&fixture)),
+            "--json",
+        ],
+    );
+    assert_eq!(code(&o), 0, "{}", text(&o));
+    let r: Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(r["sessionActive"], true, "{r:#}");
+    assert_eq!(r["location"]["screen"], "profile", "{r:#}");
+}
+
+#[test]
+fn ad_test_records_a_suite_and_checks_its_golden_transcript() {
+    let dir = scratch("suite");
+    let suite = dir.join("suite");
+    std::fs::create_dir_all(suite.join("flows")).unwrap();
+    for (from, to) in [
+        ("login.ad", "login.ad"),
+        ("navigation.ad", "flows/navigation.ad"),
+        ("alerts.ad", "flows/alerts.ad"),
+    ] {
+        std::fs::copy(repo().join("examples").join(from), suite.join(to)).unwrap();
+    }
+    let fixture = dir.join("fixture");
+    let common = ["-e", "PASSWORD=hunter2", "--app", "examples/apps/shop.json"];
+    let test = |extra: &[&str]| {
+        let mut args = vec!["test", s(&suite)];
+        args.extend(common);
+        args.extend(extra);
+        ad(&dir, &args)
+    };
+    let o = test(&["--record-fixture", s(&fixture)]);
+    assert_eq!(code(&o), 0, "{}", text(&o));
+    for sub in ["login.ad", "flows/navigation.ad", "flows/alerts.ad"] {
+        assert!(fixture.join(sub).join("manifest.json").is_file(), "{sub}");
+    }
+    let golden = std::fs::read_to_string(fixture.join("golden.txt")).unwrap();
+    assert!(golden.contains("<suite>/login.ad: passed"), "{golden}");
+    assert!(golden.contains("step 1 (line 6): ok"), "{golden}");
+    assert!(!golden.contains(s(&dir)), "{golden}");
+    // (alerts.ad types the email as a literal; login.ad's comes from its `env` line.)
+    assert_absent(&fixture.join("login.ad"), &["demo@example.com"]);
+    assert_absent(&fixture, &["hunter2", s(&dir), s(&repo())]);
+
+    let recorded = format!("recorded:{}", s(&fixture));
+    let o = test(&["--backend", &recorded, "--golden"]);
+    assert_eq!(code(&o), 0, "{}", text(&o));
+    assert!(text(&o).contains("3 passed, 0 failed"), "{}", text(&o));
+    assert!(
+        text(&o).contains("golden transcript matches"),
+        "{}",
+        text(&o)
+    );
+
+    // A saved transcript that says otherwise: a readable diff, and the suite fails.
+    std::fs::write(
+        fixture.join("golden.txt"),
+        golden.replacen("step 1 (line 6): ok", "step 1 (line 6): failed", 1),
+    )
+    .unwrap();
+    let o = test(&["--backend", &recorded, "--golden"]);
+    assert_eq!(code(&o), 1, "{}", text(&o));
+    let t = text(&o);
+    assert!(t.contains("golden transcript differs"), "{t}");
+    assert!(t.contains("-    step 1 (line 6): failed"), "{t}");
+    assert!(t.contains("+    step 1 (line 6): ok"), "{t}");
+    assert!(t.contains("--update-golden"), "{t}");
+    let o = test(&["--backend", &recorded, "--update-golden"]);
+    assert_eq!(code(&o), 0, "{}", text(&o));
+    assert_eq!(
+        std::fs::read_to_string(fixture.join("golden.txt")).unwrap(),
+        golden
+    );
+    let o = test(&["--backend", &recorded, "--golden"]);
+    assert_eq!(code(&o), 0, "{}", text(&o));
+
+    // --golden without a recording to compare is a usage error.
+    let o = test(&["--golden"]);
+    assert_eq!(code(&o), 2, "{}", text(&o));
+}

@@ -10,6 +10,7 @@ use serde::Serialize;
 use serde_json::Value;
 
 use crate::backend::*;
+use crate::recorded::Recorder;
 use crate::sim::{ModelResolver, Sim};
 use crate::tree::Point;
 use crate::web::{LaunchConfig, Web};
@@ -139,6 +140,11 @@ pub enum AnyBackend {
     Sim(Box<Sim>),
     Web(Box<Web>),
     Recorded(Box<crate::recorded::Replay>),
+    /// A backend whose calls are being recorded into a fixture (authoring sessions with
+    /// `--record-fixture`; [`AnyBackend::recorded_into`]). One variant per recordable backend:
+    /// a recorder around `AnyBackend` itself would make its futures recursive.
+    RecordingSim(Box<Recorder<Sim>>),
+    RecordingWeb(Box<Recorder<Web>>),
 }
 
 /// Makes the backend of `kind`. Nothing starts yet: the web backend launches its browser at the
@@ -166,14 +172,45 @@ impl AnyBackend {
             AnyBackend::Sim(_) => BackendKind::Sim,
             AnyBackend::Web(_) => BackendKind::Web,
             AnyBackend::Recorded(_) => BackendKind::Recorded,
+            AnyBackend::RecordingSim(_) => BackendKind::Sim,
+            AnyBackend::RecordingWeb(_) => BackendKind::Web,
         }
     }
     pub fn as_sim(&mut self) -> Option<&mut Sim> {
         match self {
             AnyBackend::Sim(s) => Some(s),
+            AnyBackend::RecordingSim(r) => Some(r.inner_mut()),
             _ => None,
         }
     }
+    /// This backend with its calls recorded as session `session` of `recording` (a replayed
+    /// backend is not recorded again).
+    pub fn recorded_into(
+        self,
+        session: &str,
+        redactor: crate::vars::Redactor,
+        recording: crate::recorded::SharedRecording,
+    ) -> AnyBackend {
+        match self {
+            AnyBackend::Sim(b) => {
+                AnyBackend::RecordingSim(Box::new(Recorder::new(*b, session, redactor, recording)))
+            }
+            AnyBackend::Web(b) => {
+                AnyBackend::RecordingWeb(Box::new(Recorder::new(*b, session, redactor, recording)))
+            }
+            other => other,
+        }
+    }
+
+    /// Ends a recorded session: its log joins its recording; the backend is handed back.
+    pub fn finish_recording(self) -> AnyBackend {
+        match self {
+            AnyBackend::RecordingSim(r) => AnyBackend::Sim(Box::new(r.finish())),
+            AnyBackend::RecordingWeb(r) => AnyBackend::Web(Box::new(r.finish())),
+            other => other,
+        }
+    }
+
     pub fn as_recorded(&self) -> Option<&crate::recorded::Replay> {
         match self {
             AnyBackend::Recorded(r) => Some(r),
@@ -189,6 +226,8 @@ macro_rules! delegate {
             AnyBackend::Sim($b) => $call,
             AnyBackend::Web($b) => $call,
             AnyBackend::Recorded($b) => $call,
+            AnyBackend::RecordingSim($b) => $call,
+            AnyBackend::RecordingWeb($b) => $call,
         }
     };
 }
@@ -262,6 +301,9 @@ impl Backend for AnyBackend {
     }
     fn location(&self) -> Value {
         delegate!(self, b => b.location())
+    }
+    fn use_redactor(&mut self, redactor: &crate::vars::Redactor) {
+        delegate!(self, b => b.use_redactor(redactor))
     }
 }
 

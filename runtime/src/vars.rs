@@ -24,7 +24,7 @@ pub struct Scope {
 /// One left-to-right pass: at each position the longest registered value that starts there is
 /// replaced, and the scan resumes after it, so emitted `<var:NAME>` text is never re-scanned (a
 /// value `var` or `<` cannot corrupt it) and a value that is part of a longer one never splits it.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Redactor {
     /// (replacement, value), longest value first (ties by registration order).
     values: Vec<(String, String)>,
@@ -130,6 +130,11 @@ impl Redactor {
 
     pub fn is_empty(&self) -> bool {
         self.values.is_empty()
+    }
+
+    /// (replacement, value) pairs: what each `<var:NAME>` (or `${NAME}`) stands for.
+    pub fn replacements(&self) -> impl Iterator<Item = (&str, &str)> {
+        self.values.iter().map(|(r, v)| (r.as_str(), v.as_str()))
     }
 
     /// `s` with every registered value replaced by `<var:NAME>` (or `${NAME}`).

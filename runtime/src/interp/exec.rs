@@ -38,6 +38,7 @@ pub(super) fn flag_u64(step: &Step, key: &str) -> Option<u64> {
 impl<B: Backend> Exec<'_, B> {
     /// Captures the screen, journals it as an observation and remembers it.
     pub(super) async fn observe(&mut self, phase: Phase) -> Result<Arc<Snapshot>, Fail> {
+        self.backend.use_redactor(self.scope.redactor());
         let cap = self
             .backend
             .capture()
@@ -129,6 +130,7 @@ impl<B: Backend> Exec<'_, B> {
                 )
                 .hint("check free space and permissions of the artifacts folder")
             })?;
+        self.backend.use_redactor(self.scope.redactor());
         match call(self.backend).await {
             Ok(v) => {
                 let _ = self.journal.result(&attempt, Outcome::Accepted, None);

@@ -458,6 +458,12 @@ impl<B: Backend> Backend for Recorder<B> {
     fn location(&self) -> Value {
         self.inner.location()
     }
+    fn use_redactor(&mut self, redactor: &Redactor) {
+        if self.redactor != *redactor {
+            self.redactor = redactor.clone();
+        }
+        self.inner.use_redactor(redactor);
+    }
 }
 
 /// A unit enum's serde name (`app-switcher`, `accept`).

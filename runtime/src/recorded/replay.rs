@@ -142,8 +142,8 @@ impl ReplaySource {
         let redactor = Redactor::new(values.iter().map(|(k, v)| (k.as_str(), v.as_str())));
         Replay {
             source: self.clone(),
+            values: markers(&redactor),
             redactor,
-            values: values.iter().cloned().collect(),
             bound: OnceCell::new(),
             cursor: 0,
             read_index: Cell::new(0),
@@ -179,7 +179,8 @@ impl ReplaySource {
     }
 }
 
-/// `<var:NAME>` markers replaced by the live value of NAME (names it does not know stay).
+/// `<var:NAME>` markers replaced by the live value of NAME (`values`: marker → value; markers
+/// it does not know stay).
 fn unredact(s: &str, values: &BTreeMap<String, String>) -> String {
     if !s.contains("<var:") {
         return s.to_string();
@@ -189,10 +190,10 @@ fn unredact(s: &str, values: &BTreeMap<String, String>) -> String {
     while let Some(i) = rest.find("<var:") {
         out.push_str(&rest[..i]);
         let after = &rest[i + 5..];
-        match after
+        let marker = after
             .find('>')
-            .and_then(|j| Some((j, values.get(&after[..j])?)))
-        {
+            .and_then(|j| Some((j, values.get(&rest[i..i + 5 + j + 1])?)));
+        match marker {
             Some((j, v)) => {
                 out.push_str(v);
                 rest = &after[j + 1..];
@@ -547,6 +548,21 @@ impl Backend for Replay {
     fn location(&self) -> Value {
         self.location.clone()
     }
+    fn use_redactor(&mut self, redactor: &Redactor) {
+        if self.redactor != *redactor {
+            self.values = markers(redactor);
+            self.redactor = redactor.clone();
+        }
+    }
+}
+
+/// What each `<var:NAME>` marker of a redactor stands for.
+fn markers(redactor: &Redactor) -> BTreeMap<String, String> {
+    redactor
+        .replacements()
+        .filter(|(r, _)| r.starts_with("<var:"))
+        .map(|(r, v)| (r.to_string(), v.to_string()))
+        .collect()
 }
 
 #[cfg(test)]
@@ -555,9 +571,7 @@ mod tests {
 
     #[test]
     fn markers_show_live_values_and_unknown_names_stay() {
-        let values: BTreeMap<String, String> = [("USER".to_string(), "bob".to_string())]
-            .into_iter()
-            .collect();
+        let values = markers(&Redactor::new([("USER", "bob")]));
         assert_eq!(unredact("hi <var:USER>!", &values), "hi bob!");
         assert_eq!(unredact("<var:X> <var:USER", &values), "<var:X> <var:USER");
     }

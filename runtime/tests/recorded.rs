@@ -584,3 +584,131 @@ fn web_runs_replay_offline_with_the_same_verdicts_and_journal() {
         assert!(!contains(&bytes, base), "{path} holds {base}");
     }
 }
+
+// ---- authoring sessions (the daemon's store, in process) ------------------------------------
+
+struct Daemon {
+    sessions: ad_runtime::authoring::Sessions,
+    rt: tokio::runtime::Runtime,
+    dir: PathBuf,
+}
+
+impl Daemon {
+    fn new(dir: &Path, state: &str) -> Daemon {
+        let mut sessions = ad_runtime::authoring::Sessions::new(dir.join(state));
+        sessions.no_journal = true;
+        Daemon {
+            sessions,
+            rt: tokio::runtime::Builder::new_current_thread()
+                .enable_all()
+                .build()
+                .unwrap(),
+            dir: dir.to_path_buf(),
+        }
+    }
+
+    fn cmd(&mut self, session: &str, words: &[&str]) -> ad_runtime::authoring::Response {
+        let req = ad_runtime::authoring::Request {
+            session: session.into(),
+            words: words.iter().map(|w| w.to_string()).collect(),
+            cwd: self.dir.clone(),
+            shell_env: Vec::new(),
+        };
+        self.rt.block_on(self.sessions.handle(req))
+    }
+
+    fn ok(&mut self, session: &str, words: &[&str]) {
+        let r = self.cmd(session, words);
+        assert!(r.ok, "{session}: {words:?}: {:?} {:?}", r.code, r.message);
+    }
+}
+
+/// Two sessions' commands, interleaved: the login in `a`, a half-filled form in `b`.
+fn two_sessions(d: &mut Daemon, a: &str, b: &str, open_extra: &[&str]) {
+    let app = shop_path().display().to_string();
+    let open = |extra: &[&str]| {
+        let mut w = vec!["open", "com.example.shop", "--relaunch", "--app", &app];
+        w.extend(extra);
+        w.iter().map(|s| s.to_string()).collect::<Vec<_>>()
+    };
+    let words = open(open_extra);
+    let words: Vec<&str> = words.iter().map(String::as_str).collect();
+    d.ok(a, &words);
+    d.ok(b, &words);
+    d.ok(a, &["fill", "id=\"login.email\"", "demo@example.com"]);
+    d.ok(b, &["fill", "id=\"login.email\"", "someone@example.com"]);
+    d.ok(a, &["fill", "id=\"login.password\"", "hunter2"]);
+    d.ok(a, &["press", "id=\"login.submit\""]);
+    d.ok(b, &["close"]);
+    d.ok(a, &["wait", "id=\"home.title\""]);
+    d.ok(a, &["close"]);
+}
+
+#[test]
+fn authoring_sessions_record_one_log_each_and_replay_by_first_call_order() {
+    let tmp = tempfile::tempdir().unwrap();
+    let fixture = tmp.path().join("sessions-fixture");
+    let shown = fixture.display().to_string();
+    let mut d = Daemon::new(tmp.path(), "state-record");
+    two_sessions(&mut d, "A", "B", &["--record-fixture", &shown]);
+    let manifest: Value =
+        serde_json::from_str(&std::fs::read_to_string(fixture.join("manifest.json")).unwrap())
+            .unwrap();
+    // B ended first; the primary session (the first to call its device) is still first.
+    let names: Vec<&str> = manifest["sessions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["session"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["A", "B"], "{manifest:#}");
+    assert_eq!(manifest["sessions"][0]["firstCall"], 1);
+    assert!(manifest["sessions"][1]["firstCall"].as_u64().unwrap() > 1);
+
+    // Replayed in a fresh daemon under other names: bound by first-call order.
+    let backend = format!("recorded:{shown}");
+    let mut d = Daemon::new(tmp.path(), "state-replay");
+    two_sessions(&mut d, "x", "y", &["--backend", &backend]);
+    // A third session: the recording has no log for it.
+    let app = shop_path().display().to_string();
+    let r = d.cmd(
+        "z",
+        &[
+            "open",
+            "com.example.shop",
+            "--app",
+            &app,
+            "--backend",
+            &backend,
+        ],
+    );
+    assert!(!r.ok);
+    assert_eq!(
+        r.code.as_deref(),
+        Some("REPLAY_UNRECORDED_SESSION"),
+        "{r:?}"
+    );
+    assert!(
+        r.message
+            .as_deref()
+            .unwrap_or("")
+            .contains("an unrecorded session appeared"),
+        "{r:?}"
+    );
+    // Bound the other way round (y's commands first), each session meets the other's log and
+    // diverges at its first differing call.
+    let mut d = Daemon::new(tmp.path(), "state-swapped");
+    let words = [
+        "open",
+        "com.example.shop",
+        "--relaunch",
+        "--app",
+        &app,
+        "--backend",
+        &backend,
+    ];
+    d.ok("y", &words);
+    d.ok("x", &words);
+    let r = d.cmd("y", &["fill", "id=\"login.email\"", "someone@example.com"]);
+    assert_eq!(r.code.as_deref(), Some("REPLAY_DIVERGED"), "{r:?}");
+}

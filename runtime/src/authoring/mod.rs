@@ -126,6 +126,9 @@ pub struct Sessions {
     pub web: LaunchConfig,
     /// Journal in memory only (benchmarks).
     pub no_journal: bool,
+    /// Fixture recordings and replays (`--record-fixture DIR`, `--backend recorded:DIR`): one
+    /// per folder, shared by the sessions that name it (docs/recorded.md).
+    fixtures: crate::recorded::sessions::Fixtures,
 }
 
 /// The words of a session command with the session-level flags taken out.
@@ -141,6 +144,7 @@ struct Words {
     offline: bool,
     browser: Option<String>,
     env: Vec<String>,
+    record_fixture: Option<String>,
 }
 
 fn split_words(raw: &[String]) -> Result<Words, Refusal> {
@@ -168,6 +172,7 @@ fn split_words(raw: &[String]) -> Result<Words, Refusal> {
             "--backend" => w.backend = Some(value(&mut it, "--backend")?),
             "--browser" => w.browser = Some(value(&mut it, "--browser")?),
             "--offline" => w.offline = true,
+            "--record-fixture" => w.record_fixture = Some(value(&mut it, "--record-fixture")?),
             "-e" | "--env" if replay => w.env.push(value(&mut it, "-e")?),
             _ => w.words.push(word.clone()),
         }
@@ -272,6 +277,7 @@ impl Sessions {
             sessions: BTreeMap::new(),
             web: LaunchConfig::default(),
             no_journal: false,
+            fixtures: Default::default(),
         }
     }
 
@@ -359,18 +365,20 @@ impl Sessions {
     }
 
     fn make_backend(
-        &self,
+        &mut self,
         kind: BackendKind,
         script: &Path,
         w: &Words,
         cwd: &Path,
+        session: &str,
     ) -> Result<AnyBackend, String> {
         let mut web = self.web.clone();
         web.offline |= w.offline;
         if let Some(b) = &w.browser {
             web.executable = Some(resolve_path(cwd, b));
         }
-        backends::create(
+        let recorded = self.fixtures.replay_for(w.backend.as_deref(), cwd)?;
+        let backend = backends::create(
             kind,
             BackendSetup {
                 models: ModelResolver::for_script(
@@ -378,9 +386,12 @@ impl Sessions {
                     w.app.as_deref().map(|a| resolve_path(cwd, a)),
                 ),
                 web,
+                recorded,
                 ..BackendSetup::default()
             },
-        )
+        )?;
+        let record = w.record_fixture.as_deref().map(|d| resolve_path(cwd, d));
+        Ok(self.fixtures.record(backend, session, record))
     }
 
     fn base_scope(name: &str) -> Scope {
@@ -464,21 +475,17 @@ impl Sessions {
         if !exists {
             let first = step.positional(0).unwrap_or("");
             let kind = match w.backend.as_deref() {
-                Some(b) => match BackendKind::parse(b) {
-                    Some(k) => k,
-                    None => {
-                        return fail(Refusal::new(
-                            "INVALID_ARGS",
-                            format!("unknown backend {b:?}"),
-                        ))
-                    }
+                Some(b) => match BackendKind::parse_choice(b) {
+                    Ok((k, _)) => k,
+                    Err(e) => return fail(Refusal::new("INVALID_ARGS", e)),
                 },
                 None if first.starts_with("http://") || first.starts_with("https://") => {
                     BackendKind::Web
                 }
                 None => BackendKind::Sim,
             };
-            let backend = match self.make_backend(kind, &req.cwd.join("session.ad"), &w, &req.cwd) {
+            let script = req.cwd.join("session.ad");
+            let backend = match self.make_backend(kind, &script, &w, &req.cwd, &req.session) {
                 Ok(b) => b,
                 Err(e) => return fail(Refusal::new("UNSUPPORTED_OPERATION", e)),
             };
@@ -710,10 +717,12 @@ impl Sessions {
         };
         if !self.sessions.contains_key(&req.session) {
             let kind = match w.backend.as_deref() {
-                Some(b) => BackendKind::parse(b).unwrap_or(BackendKind::Sim),
+                Some(b) => BackendKind::parse_choice(b)
+                    .map(|c| c.0)
+                    .unwrap_or(BackendKind::Sim),
                 None => BackendKind::choose(None, analysis.metadata(), None),
             };
-            let backend = match self.make_backend(kind, &path, w, &req.cwd) {
+            let backend = match self.make_backend(kind, &path, w, &req.cwd, &req.session) {
                 Ok(b) => b,
                 Err(e) => return fail(Refusal::new("UNSUPPORTED_OPERATION", e)),
             };
@@ -844,7 +853,9 @@ impl Sessions {
     /// Ends a session without a word to the app (its backend is dropped: the browser is
     /// reaped).
     async fn drop_session(&mut self, name: &str) {
-        if let Some(s) = self.sessions.remove(name) {
+        if let Some(mut s) = self.sessions.remove(name) {
+            // A recorded session's log joins its fixture, which is written now.
+            s.backend = self.fixtures.finish(name, s.backend);
             // The web backend's browser is killed inside the runtime.
             async move { drop(s) }.await;
         }

@@ -12,6 +12,7 @@ pub mod format;
 pub mod golden;
 pub mod recorder;
 pub mod replay;
+pub mod sessions;
 
 pub use recorder::{Recorder, Recording, SharedRecording};
 pub use replay::{Fixture, Replay, ReplaySource};

@@ -25,12 +25,40 @@ fn ad(dir: &Path, args: &[&str]) -> Output {
         .current_dir(repo())
         .env("NO_COLOR", "1")
         .env("AD_STATE_DIR", dir.join("state"))
+        // A handed-over session's daemon ends soon after its last session.
+        .env("AD_SESSION_IDLE_MS", "1500")
         .stdin(Stdio::null())
         .args(args)
         .arg("--artifacts-dir")
         .arg(dir.join("runs"))
         .output()
         .unwrap()
+}
+
+/// `ad session --session NAME WORDS… --json`.
+fn session(dir: &Path, name: &str, words: &[&str]) -> Value {
+    let o = Command::new(env!("CARGO_BIN_EXE_ad"))
+        .current_dir(repo())
+        .env("NO_COLOR", "1")
+        .env("AD_STATE_DIR", dir.join("state"))
+        .env("AD_SESSION_IDLE_MS", "1500")
+        .stdin(Stdio::null())
+        .args(["session", "--session", name])
+        .args(words)
+        .arg("--json")
+        .output()
+        .unwrap();
+    let v: Value = serde_json::from_slice(&o.stdout).unwrap_or_else(|_| panic!("{}", text(&o)));
+    assert_eq!(v["ok"], true, "{words:?}: {v:#}");
+    v
+}
+
+fn calls(fixture: &Path) -> usize {
+    std::fs::read_to_string(fixture.join("session-1.jsonl"))
+        .unwrap()
+        .lines()
+        .count()
+        - 1
 }
 
 fn code(o: &Output) -> i32 {
@@ -185,13 +213,30 @@ fn a_recorded_handoff_run_reports_its_session_active() {
             "examples/handoff-profile.ad",
             "--session",
             "handoff-recording",
-            "--keep-session",
             "--record-fixture",
             s(&fixture),
             "--json",
         ],
     );
     assert_eq!(code(&o), 0, "{}", text(&o));
+    let r: Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(r["sessionActive"], true, "{r:#}");
+    // Handed over to the session daemon, which continues the session's log.
+    let by_run = calls(&fixture);
+    session(&dir, "handoff-recording", &["press", "id=\"tab.home\""]);
+    session(&dir, "handoff-recording", &["wait", "id=\"home.title\""]);
+    session(&dir, "handoff-recording", &["close"]);
+    let after = calls(&fixture);
+    assert!(after > by_run + 2, "{by_run} → {after}");
+    let manifest: Value =
+        serde_json::from_str(&std::fs::read_to_string(fixture.join("manifest.json")).unwrap())
+            .unwrap();
+    assert_eq!(
+        manifest["sessions"].as_array().unwrap().len(),
+        1,
+        "{manifest:#}"
+    );
+    assert_eq!(manifest["sessions"][0]["session"], "handoff-recording");
     let o = ad(
         &dir,
         &[
@@ -208,6 +253,14 @@ fn a_recorded_handoff_run_reports_its_session_active() {
     let r: Value = serde_json::from_slice(&o.stdout).unwrap();
     assert_eq!(r["sessionActive"], true, "{r:#}");
     assert_eq!(r["location"]["screen"], "profile", "{r:#}");
+    // The replayed run stops where the recorded run did; the calls the session commands made
+    // after it are left, and said so.
+    assert!(
+        r["warnings"][0]
+            .as_str()
+            .is_some_and(|w| w.contains("call(s) this run did not make")),
+        "{r:#}"
+    );
 }
 
 #[test]

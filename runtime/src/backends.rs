@@ -202,6 +202,25 @@ impl AnyBackend {
         }
     }
 
+    /// This backend continuing session `session`'s log in `recording` (a handoff run adopted by
+    /// the session daemon).
+    pub fn recording_resumed(
+        self,
+        session: &str,
+        recording: crate::recorded::SharedRecording,
+    ) -> AnyBackend {
+        let redactor = crate::vars::Redactor::default();
+        match self {
+            AnyBackend::Sim(b) => AnyBackend::RecordingSim(Box::new(Recorder::resume(
+                *b, session, redactor, recording,
+            ))),
+            AnyBackend::Web(b) => AnyBackend::RecordingWeb(Box::new(Recorder::resume(
+                *b, session, redactor, recording,
+            ))),
+            other => other,
+        }
+    }
+
     /// Ends a recorded session: its log joins its recording; the backend is handed back.
     pub fn finish_recording(self) -> AnyBackend {
         match self {

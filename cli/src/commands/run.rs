@@ -313,7 +313,14 @@ pub fn run(args: RunArgs) -> i32 {
     // `ad session …` commands continue it (the state file goes away).
     if outcome.result.ok && outcome.result.session_active {
         if let Some(file) = outcome.session_file.clone() {
-            match super::session::hand_over(&options.session, &file, &args.file, args.app.clone()) {
+            let fixture = args.backend.record_fixture.as_deref();
+            match super::session::hand_over(
+                &options.session,
+                &file,
+                &args.file,
+                args.app.clone(),
+                fixture,
+            ) {
                 Ok(()) => outcome.session_file = None,
                 Err(e) => eprintln!("warning: the live session stays in {}: {e}", file.display()),
             }

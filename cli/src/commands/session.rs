@@ -73,6 +73,7 @@ pub fn hand_over(
     state_file: &Path,
     script: &Path,
     app_model: Option<PathBuf>,
+    record_fixture: Option<&Path>,
 ) -> Result<(), String> {
     let cwd = std::env::current_dir().unwrap_or_default();
     let abs = |p: &Path| {
@@ -89,6 +90,7 @@ pub fn hand_over(
                 state_file: abs(state_file),
                 script: abs(script),
                 app_model: app_model.as_deref().map(abs),
+                record_fixture: record_fixture.map(abs),
             })
         })
         .map_err(|e| format!("cannot reach the session daemon: {e}"))?;

@@ -31,6 +31,9 @@ pub enum Message {
         state_file: PathBuf,
         script: PathBuf,
         app_model: Option<PathBuf>,
+        /// The run's `--record-fixture` folder: the session's log there is continued.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        record_fixture: Option<PathBuf>,
     },
 }
 
@@ -101,8 +104,15 @@ pub fn serve(state_dir: &Path, idle: Duration) -> std::io::Result<()> {
                         state_file,
                         script,
                         app_model,
+                        record_fixture,
                     }) => {
-                        let r = sessions.adopt_sim(&session, &state_file, &script, app_model);
+                        let r = sessions.adopt_sim(
+                            &session,
+                            &state_file,
+                            &script,
+                            app_model,
+                            record_fixture.as_deref(),
+                        );
                         Response {
                             ok: r.is_ok(),
                             session_active: r.is_ok(),

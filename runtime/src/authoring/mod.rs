@@ -821,13 +821,15 @@ impl Sessions {
     }
 
     /// Adopts the live sim session a close-less `ad run` left in `state_file` (removed once
-    /// adopted): `ad session …` commands continue it.
+    /// adopted): `ad session …` commands continue it (and its fixture recording, when the run
+    /// recorded one into `record_fixture`).
     pub fn adopt_sim(
         &mut self,
         name: &str,
         state_file: &Path,
         script: &Path,
         app_model: Option<PathBuf>,
+        record_fixture: Option<&Path>,
     ) -> Result<(), String> {
         let state = crate::sim::Sim::load_state(state_file)
             .map_err(|e| format!("{}: cannot read the session: {e}", state_file.display()))?;
@@ -843,6 +845,10 @@ impl Sessions {
             sim.restore(state).map_err(|e| e.0)?;
         }
         let _ = std::fs::remove_file(state_file);
+        let backend = match record_fixture {
+            Some(dir) => self.fixtures.resume(backend, name, dir)?,
+            None => backend,
+        };
         let session = self.new_session(name, backend, Self::base_scope(name));
         if let Some(old) = self.sessions.insert(name.to_string(), session) {
             drop(old);

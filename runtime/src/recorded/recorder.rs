@@ -98,6 +98,45 @@ impl Recording {
     pub fn sessions(&self) -> &[SessionLog] {
         &self.sessions
     }
+
+    /// A fixture folder read back (hashes verified) to be continued: its sessions are finished
+    /// logs, and new calls are numbered after every call it holds.
+    pub fn load(dir: &Path) -> Result<Recording, String> {
+        let fixture = super::Fixture::load(dir)?;
+        let mut rec = Recording {
+            backend: fixture.manifest.backend.clone(),
+            platform: fixture.manifest.platform.clone(),
+            ..Recording::default()
+        };
+        for log in &fixture.logs {
+            for c in &log.calls {
+                if let CallResult::Ok(v) = &c.result {
+                    if let Some(sha) = v.get("observation").and_then(Value::as_str) {
+                        let png = matches!(c.call, Call::Screenshot);
+                        if let Some(bytes) = fixture.observation(sha) {
+                            rec.observations
+                                .insert(observation_path(sha, png), bytes.to_vec());
+                        }
+                    }
+                }
+            }
+            rec.calls += log.calls.len() as u64;
+            rec.sessions.push(SessionLog {
+                header: log.header.clone(),
+                calls: log.calls.clone(),
+            });
+        }
+        Ok(rec)
+    }
+
+    /// Takes session `session`'s finished log back out, to be continued.
+    fn reopen(&mut self, session: &str) -> Option<SessionLog> {
+        let i = self
+            .sessions
+            .iter()
+            .position(|s| s.header.session == session)?;
+        Some(self.sessions.remove(i))
+    }
 }
 
 /// A backend whose calls are logged into a [`Recording`].
@@ -181,6 +220,22 @@ impl<B: Backend> Recorder<B> {
         }
     }
 
+    /// Continues session `session` of `recording` (a handoff run's log, continued by the
+    /// session commands that adopted its device); a new log when it has none.
+    pub fn resume(inner: B, session: &str, redactor: Redactor, recording: SharedRecording) -> Self {
+        let log = recording
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .reopen(session);
+        let mut r = Recorder::new(inner, session, redactor, recording);
+        if let Some(mut log) = log {
+            // The last call takes the clock readings until the next one.
+            r.pending = log.calls.pop();
+            r.log = log;
+        }
+        r
+    }
+
     pub fn inner(&self) -> &B {
         &self.inner
     }
@@ -214,7 +269,8 @@ impl<B: Backend> Recorder<B> {
 
     fn flush_pending(&mut self) {
         if let Some(mut c) = self.pending.take() {
-            c.reads_after = self.take_reads(c.clock);
+            let reads = self.take_reads(c.clock);
+            c.reads_after.extend(reads);
             self.log.calls.push(c);
         }
     }

@@ -116,6 +116,13 @@ impl Fixture {
     }
 }
 
+impl Fixture {
+    /// An observation's verified bytes.
+    pub fn observation(&self, sha256: &str) -> Option<&[u8]> {
+        self.observations.get(sha256).map(Vec::as_slice)
+    }
+}
+
 /// A loaded fixture and which of its logs live sessions have claimed; clones share both.
 #[derive(Debug, Clone)]
 pub struct ReplaySource {

@@ -60,6 +60,27 @@ impl Fixtures {
         backend.recorded_into(session, crate::vars::Redactor::default(), recording)
     }
 
+    /// Continues recording session `session` into the fixture a handoff run wrote in `dir`
+    /// (`ad run --record-fixture DIR` whose live session the daemon adopted).
+    pub fn resume(
+        &mut self,
+        backend: AnyBackend,
+        session: &str,
+        dir: &Path,
+    ) -> Result<AnyBackend, String> {
+        let recording = match self.recordings.get(dir) {
+            Some(r) => r.clone(),
+            None => {
+                let r = std::sync::Arc::new(std::sync::Mutex::new(Recording::load(dir)?));
+                self.recordings.insert(dir.to_path_buf(), r.clone());
+                r
+            }
+        };
+        self.recorded_sessions
+            .insert(session.to_string(), dir.to_path_buf());
+        Ok(backend.recording_resumed(session, recording))
+    }
+
     /// Ends session `session`'s recording, if it has one: its log joins the recording and the
     /// fixture is written (a failed write is reported in the daemon's answer only as the missing
     /// files: the session is ending either way).

@@ -332,3 +332,39 @@ fn ad_test_records_a_suite_and_checks_its_golden_transcript() {
     let o = test(&["--golden"]);
     assert_eq!(code(&o), 2, "{}", text(&o));
 }
+
+#[test]
+fn the_committed_web_fixture_replays_with_no_browser_and_matches_its_golden() {
+    let dir = scratch("committed");
+    let o = Command::new(env!("CARGO_BIN_EXE_ad"))
+        .current_dir(repo())
+        .env("NO_COLOR", "1")
+        .env("AD_STATE_DIR", dir.join("state"))
+        // No browser anywhere: a replay must not look for one.
+        .env("CHROME_PATH", dir.join("no-chromium"))
+        .stdin(Stdio::null())
+        .args([
+            "test",
+            "tests/web/scripts",
+            "--backend",
+            "recorded:tests/fixtures/recorded/web",
+            "-e",
+            "BASE=http://127.0.0.1:9",
+            "--golden",
+            "--artifacts-dir",
+        ])
+        .arg(dir.join("runs"))
+        .output()
+        .unwrap();
+    let t = text(&o);
+    // The verdicts Chromium gave when recorded: the impostor and the vanishing element diverge.
+    assert_eq!(code(&o), 1, "{t}");
+    assert!(t.contains("test result: FAILED. 4 passed, 2 failed"), "{t}");
+    assert!(t.contains("golden transcript matches"), "{t}");
+    let golden =
+        std::fs::read_to_string(repo().join("tests/fixtures/recorded/web/golden.txt")).unwrap();
+    assert!(
+        golden.contains("REPLAY_DIVERGENCE identity-mismatch"),
+        "{golden}"
+    );
+}

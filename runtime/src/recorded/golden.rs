@@ -1,7 +1,7 @@
 //! `ad test --golden`: a suite's transcript normalized so that a replay and the recorded run
 //! give the same text — each script's verdict, each attempt's failure (code, divergence kind,
 //! redacted message), and each step's status, code, kind and redacted result from its journal;
-//! run ids, wall and device times and the run's folders collapsed.
+//! run ids, wall and device times (durations in results too) and the run's folders collapsed.
 
 use std::fmt::Write as _;
 use std::path::Path;
@@ -118,6 +118,8 @@ fn step_lines(events: &Path) -> Vec<String> {
                     }
                 }
                 if let Some(r) = row.get("result") {
+                    let mut r = r.clone();
+                    collapse_times(&mut r);
                     let _ = write!(line, " {r}");
                 }
                 out.push(line);
@@ -132,6 +134,24 @@ fn step_lines(events: &Path) -> Vec<String> {
         }
     }
     out
+}
+
+/// Durations in a step's result (`waitedMs`, …) as `<ms>`: a re-recording on a real device
+/// changes them, a replay of one recording does not.
+fn collapse_times(v: &mut Value) {
+    match v {
+        Value::Object(m) => {
+            for (k, x) in m.iter_mut() {
+                if k.ends_with("Ms") || k.ends_with("_ms") {
+                    *x = Value::String("<ms>".into());
+                } else {
+                    collapse_times(x);
+                }
+            }
+        }
+        Value::Array(a) => a.iter_mut().for_each(collapse_times),
+        _ => {}
+    }
 }
 
 #[cfg(test)]

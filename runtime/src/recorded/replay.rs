@@ -559,6 +559,8 @@ impl Backend for Replay {
         if self.redactor != *redactor {
             self.values = markers(redactor);
             self.redactor = redactor.clone();
+            // Cached captures show the previous values.
+            self.captures.clear();
         }
     }
 }

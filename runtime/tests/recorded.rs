@@ -15,9 +15,8 @@ use ad_runtime::session::{run_script, ScriptOutcome, SessionConfig};
 use common::*;
 use serde_json::Value;
 
-/// Where a run goes: record into a fixture, replay one, or neither.
+/// Where a run goes: recorded on a device into a fixture, or replayed from one.
 enum Mode<'a> {
-    Device(BackendKind),
     Record(BackendKind, &'a Path),
     Replay(&'a Path),
 }
@@ -46,7 +45,6 @@ fn go(dir: &Path, name: &str, text: &str, env: &[(&str, &str)], mode: Mode) -> S
     };
     config.web.offline = true;
     match mode {
-        Mode::Device(kind) => config.backend = Some(kind),
         Mode::Record(kind, fixture) => {
             config.backend = Some(kind);
             config.record_fixture = Some(fixture.to_path_buf());

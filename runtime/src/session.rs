@@ -249,6 +249,9 @@ pub fn run_script(
         sim.restore(state).map_err(|e| SetupError(e.0))?;
     }
     let (mut journal, run_dir, opts) = open_journal(config, options)?;
+    if kind == BackendKind::Recorded {
+        journal = journal.without_intent_sync();
+    }
     // I/O for the web backend's DevTools socket. The run's browser lives on this thread (its
     // parent-death signal is tied to it) and is reaped when `backend` drops.
     let rt = tokio::runtime::Builder::new_current_thread()

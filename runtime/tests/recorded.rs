@@ -710,3 +710,53 @@ fn authoring_sessions_record_one_log_each_and_replay_by_first_call_order() {
     let r = d.cmd("y", &["fill", "id=\"login.email\"", "someone@example.com"]);
     assert_eq!(r.code.as_deref(), Some("REPLAY_DIVERGED"), "{r:?}");
 }
+
+#[test]
+fn a_record_as_literal_never_reaches_a_session_fixture() {
+    let tmp = tempfile::tempdir().unwrap();
+    let fixture = tmp.path().join("record-as-fixture");
+    let shown = fixture.display().to_string();
+    let app = shop_path().display().to_string();
+    let mut d = Daemon::new(tmp.path(), "state");
+    let literal = "hunter2";
+    d.ok(
+        "s",
+        &[
+            "open",
+            "com.example.shop",
+            "--relaunch",
+            "--save-script=published.ad",
+            "--app",
+            &app,
+            "--record-fixture",
+            &shown,
+        ],
+    );
+    d.ok("s", &["fill", "id=\"login.email\"", "demo@example.com"]);
+    d.ok(
+        "s",
+        &[
+            "fill",
+            "id=\"login.password\"",
+            literal,
+            "--record-as",
+            "PASSWORD",
+        ],
+    );
+    d.ok("s", &["press", "id=\"login.submit\""]);
+    d.ok("s", &["wait", "id=\"home.title\""]);
+    d.ok("s", &["close"]);
+    let files = fixture_files(&fixture);
+    assert!(
+        files.iter().any(|(p, _)| p == "session-1.jsonl"),
+        "{files:?}"
+    );
+    for (path, bytes) in &files {
+        assert!(
+            !contains(bytes, literal),
+            "{path} holds the --record-as literal"
+        );
+    }
+    let log = std::fs::read_to_string(fixture.join("session-1.jsonl")).unwrap();
+    assert!(log.contains("${PASSWORD}"), "{log}");
+}

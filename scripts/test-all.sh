@@ -37,6 +37,9 @@ export PATH="/usr/bin:$PATH"
 command -v nvim >/dev/null || apt_install neovim
 # The web backend's tests drive Debian's Chromium headless (runtime/tests/web.rs, cli/tests/web_cli.rs).
 [ -x /usr/bin/chromium ] || apt_install chromium
+# The pre-commit hooks run by the pre-commit tool (cli/tests/pre_commit.rs), and the GitHub
+# Action's steps read from action.yml by a Python runner (cli/tests/github_action.rs).
+dpkg -s pre-commit python3-yaml >/dev/null 2>&1 || apt_install pre-commit python3-yaml
 (cd editors/vscode/test && npm ci --no-audit --no-fund --loglevel=error)
 
 shared="${AD_SHARED_DIR:-$(cd .. && pwd)/shared}"

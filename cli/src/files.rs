@@ -145,6 +145,11 @@ fn kind_of(ty: std::fs::FileType) -> &'static str {
     "not a regular file"
 }
 
+/// Folders a search for scripts does not enter: build output, dependencies, hidden folders.
+pub fn skipped_folder(name: &std::ffi::OsStr) -> bool {
+    name == "target" || name == "node_modules" || name.to_string_lossy().starts_with('.')
+}
+
 fn walk(dir: &Path, out: &mut Vec<PathBuf>) -> std::io::Result<()> {
     let mut entries: Vec<_> = std::fs::read_dir(dir)?.collect::<Result<_, _>>()?;
     entries.sort_by_key(|e| e.path());
@@ -152,9 +157,7 @@ fn walk(dir: &Path, out: &mut Vec<PathBuf>) -> std::io::Result<()> {
         let path = entry.path();
         let ty = entry.file_type()?;
         if ty.is_dir() {
-            let name = entry.file_name();
-            if name == "target" || name == "node_modules" || name.to_string_lossy().starts_with('.')
-            {
+            if skipped_folder(&entry.file_name()) {
                 continue;
             }
             walk(&path, out)?;

@@ -1,6 +1,8 @@
 //! `ad`: the toolchain for agent-device `.ad` replay scripts.
 
-use clap::{Parser, Subcommand};
+use std::sync::LazyLock;
+
+use clap::{CommandFactory, Parser, Subcommand};
 
 #[global_allocator]
 static GLOBAL: ad_alloc::Mimalloc = ad_alloc::Mimalloc;
@@ -11,26 +13,39 @@ mod commands {
     pub mod build;
     pub mod check;
     pub mod commands_list;
+    pub mod completions;
     pub mod compose;
     pub mod doctor;
     pub mod explain;
     pub mod fmt;
     pub mod golden;
+    pub mod init;
     pub mod lsp;
+    pub mod man;
     pub mod parse;
     pub mod run;
     pub mod session;
     pub mod test;
+    pub mod watch;
 }
 mod files;
 mod render;
 
+/// `ad --version`: this build's version and the agent-device release it is compatible with.
+static VERSION: LazyLock<String> = LazyLock::new(|| {
+    format!(
+        "{} (compatible with agent-device {})",
+        env!("CARGO_PKG_VERSION"),
+        ad_runtime::AGENT_DEVICE_VERSION
+    )
+});
+
 /// The toolchain for agent-device `.ad` scripts: check them before you commit, format them,
 /// inspect what agent-device will read, and run them on a simulated device.
 #[derive(Parser)]
-#[command(name = "ad", version, propagate_version = true)]
+#[command(name = "ad", version = VERSION.as_str(), propagate_version = true)]
 #[command(
-    after_help = "Examples:\n  ad check examples/              report every problem in every script\n  ad check --format sarif flows/  the same, for code-scanning upload\n  ad fmt --check flows/           CI: fail when a script is not canonically formatted\n  ad explain AD703                what a diagnostic means and how to fix it\n  ad parse --digest flow.ad       what agent-device 0.21.5 reads, and the plan digest\n\nSettings: ad.toml beside the scripts (see `ad check --help`). Exit codes: 0 ok, 1 problems found, 2 usage or I/O error."
+    after_help = "Examples:\n  ad check examples/              report every problem in every script\n  ad check --format sarif flows/  the same, for code-scanning upload\n  ad check --watch flows/         re-check each script as you save it (Ctrl-C stops)\n  ad fmt --check flows/           CI: fail when a script is not canonically formatted\n  ad explain AD703                what a diagnostic means and how to fix it\n  ad parse --digest flow.ad       what agent-device 0.21.5 reads, and the plan digest\n\nSettings: ad.toml beside the scripts (see `ad check --help`). Exit codes: 0 ok, 1 problems found, 2 usage or I/O error."
 )]
 struct Cli {
     #[command(subcommand)]
@@ -70,6 +85,21 @@ enum Command {
     /// Flatten a composition (`composition-v1` with `include`d fragments) into one plain script
     /// agent-device 0.21.5 runs: `ad build flow.ad -o dist/flow.ad`.
     Build(commands::build::BuildArgs),
+    /// Start a project: ad.toml, an example script and app model, and the next commands to run.
+    ///
+    /// Writes an ad.toml with every setting at its default, commented out, and, when the folder
+    /// has no scripts yet, an example flow (flows/add-todo.ad) and the app model it runs on in the
+    /// simulated device (apps/todo.json). Never overwrites a file: one already there is kept.
+    Init(commands::init::InitArgs),
+    /// Print a shell completion script (bash, zsh, fish, PowerShell, Elvish).
+    ///
+    /// bash: `ad completions bash > ~/.local/share/bash-completion/completions/ad`; zsh: `ad
+    /// completions zsh > ~/.zfunc/_ad` (with ~/.zfunc on fpath); fish: `ad completions fish >
+    /// ~/.config/fish/completions/ad.fish`; PowerShell: `ad completions powershell >> $PROFILE`.
+    Completions(commands::completions::CompletionsArgs),
+    /// Write the man pages (one per command) into a folder; docs/man/ holds them checked in.
+    #[command(hide = true)]
+    Man(commands::man::ManArgs),
 }
 
 /// Prints a usage or I/O problem and returns exit code 2.
@@ -134,6 +164,9 @@ fn main() {
         Command::Doctor(args) => commands::doctor::run(args),
         Command::Session(args) => commands::session::run(args),
         Command::Build(args) => commands::build::run(args),
+        Command::Init(args) => commands::init::run(args),
+        Command::Completions(args) => commands::completions::run(args, Cli::command()),
+        Command::Man(args) => commands::man::run(args, Cli::command()),
     };
     std::process::exit(code);
 }

@@ -183,6 +183,65 @@ fn a_failure_inside_a_fragment_names_the_fragment_line_and_the_call_site() {
         err.contains("--> fragments/onboarding.ad:10 (included at sign-in-and-tour.ad:13 [tour])"),
         "{err}"
     );
+    // The divergence report names the fragment line and the call site too, in its text and in
+    // its record (the journal's `divergence` event, the JSON result).
+    assert!(
+        err.contains("Divergence at step ")
+            && err.contains(
+                "(fragments/onboarding.ad:10, included at sign-in-and-tour.ad:13 [tour]; plan line "
+            ),
+        "{err}"
+    );
+    let out = run_in(
+        &dir,
+        &[
+            "run",
+            "-q",
+            "--json",
+            "sign-in-and-tour.ad",
+            "--artifacts-dir",
+            &art.to_string_lossy(),
+        ],
+        None,
+    );
+    let result: Value = serde_json::from_str(&stdout(&out)).unwrap();
+    let events =
+        std::fs::read_to_string(Path::new(result["runDir"].as_str().unwrap()).join("events.jsonl"))
+            .unwrap();
+    let divergence: Value = events
+        .lines()
+        .map(|l| serde_json::from_str::<Value>(l).unwrap())
+        .find(|e| e["event"] == "divergence")
+        .expect("a divergence event");
+    let origin = &divergence["report"]["step"]["origin"];
+    assert_eq!(origin["file"], "fragments/onboarding.ad");
+    assert_eq!(origin["line"], 10);
+    assert_eq!(origin["includes"][0]["file"], "sign-in-and-tour.ad");
+    assert_eq!(origin["includes"][0]["line"], 13);
+    assert_eq!(origin["includes"][0]["callSiteId"], "tour");
+    assert_eq!(
+        divergence["report"]["step"]["source"]["line"], divergence["line"],
+        "source stays the plan's line"
+    );
+    // `ad test` names them too.
+    let out = run_in(
+        &dir,
+        &[
+            "test",
+            "sign-in-and-tour.ad",
+            "--artifacts-dir",
+            &art.to_string_lossy(),
+        ],
+        None,
+    );
+    let said = stdout(&out);
+    assert_eq!(exit_code(&out), 1, "{said}");
+    assert!(
+        said.contains(
+            "fragments/onboarding.ad:10 (included at sign-in-and-tour.ad:13 [tour]) (plan line "
+        ),
+        "{said}"
+    );
 }
 
 /// After a divergence inside a fragment, `--from N --plan-digest D` resumes on the expanded
@@ -232,6 +291,11 @@ fn resume_inside_a_composition_checks_the_expanded_digest() {
 #[test]
 fn a_composition_with_errors_is_not_run_and_a_stale_pin_is_fixed() {
     let dir = scratch_project("compose-stale");
+    // `--fix` on a clean composition keeps a snapshot of each pinned fragment.
+    let fix = run_in(&dir, &["check", "--fix", "sign-in-and-tour.ad"], None);
+    assert_eq!(exit_code(&fix), 0, "{}", stdout(&fix));
+    let pins: Vec<_> = std::fs::read_dir(dir.join(".ad/pins")).unwrap().collect();
+    assert_eq!(pins.len(), 2, "login and onboarding");
     let frag = dir.join("fragments/login.ad");
     let text = std::fs::read_to_string(&frag).unwrap();
     std::fs::write(&frag, text.replace("5000", "8000")).unwrap();
@@ -244,9 +308,31 @@ fn a_composition_with_errors_is_not_run_and_a_stale_pin_is_fixed() {
     );
     let check = run_in(&dir, &["check", "sign-in-and-tour.ad"], None);
     assert_eq!(exit_code(&check), 1);
-    assert!(stdout(&check).contains("changed since it was pinned"));
+    let said = stdout(&check);
+    assert!(said.contains("changed since it was pinned"), "{said}");
+    // The steps that changed, from the snapshot of what was pinned.
+    let changed = "- 6: wait \"id=\\\"login.email\\\"\" 5000\n";
+    assert!(said.contains(changed.trim_end()), "{said}");
+    assert!(
+        said.contains("+ 6: wait \"id=\\\"login.email\\\"\" 8000"),
+        "{said}"
+    );
     let fix = run_in(&dir, &["check", "--fix", "sign-in-and-tour.ad"], None);
     assert_eq!(exit_code(&fix), 0, "{}", stdout(&fix));
+    // What changed is shown as the pin is rewritten, and the new pin gets its snapshot.
+    let err = stderr(&fix);
+    assert!(
+        err.contains("re-pinning") && err.contains(changed.trim_end()),
+        "{err}"
+    );
+    let digest = ad_compiler::compose::fragment_digest(&std::fs::read_to_string(&frag).unwrap());
+    assert!(std::fs::read_to_string(dir.join("sign-in-and-tour.ad"))
+        .unwrap()
+        .contains(&digest));
+    assert!(dir
+        .join(".ad/pins")
+        .join(format!("{}.pinned", &digest["sha256:".len()..]))
+        .exists());
     let out = run_in(
         &dir,
         &[
@@ -325,4 +411,104 @@ fn walk(dir: &Path) -> Vec<PathBuf> {
         }
     }
     out
+}
+
+/// A finding inside a fragment carries its include chain as places in the including files: a
+/// secondary label in the parent in the terminal, `related` spans in JSON, `relatedLocations`
+/// in SARIF.
+#[test]
+fn a_finding_in_a_fragment_shows_the_include_in_the_parent() {
+    let dir = scratch_project("compose-related");
+    let parent = dir.join("sign-in-and-tour.ad");
+    let text = std::fs::read_to_string(&parent).unwrap();
+    std::fs::write(&parent, text.replace("env EMAIL=demo@example.com\n", "")).unwrap();
+    let human = stdout(&run_in(&dir, &["check", "sign-in-and-tour.ad"], None));
+    assert!(human.contains("[AD810]"), "{human}");
+    assert!(
+        human.contains("├─[ sign-in-and-tour.ad:")
+            && human.contains("include \"fragments/login.ad\"")
+            && human.contains("included here as `login`"),
+        "{human}"
+    );
+    let out = run_in(
+        &dir,
+        &["check", "--format", "json", "sign-in-and-tour.ad"],
+        None,
+    );
+    let json: Value = serde_json::from_str(&stdout(&out)).unwrap();
+    let unbound = json
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|d| d["code"] == "AD810")
+        .expect("AD810");
+    assert_eq!(unbound["path"], "fragments/login.ad");
+    let include_line = text
+        .replace("env EMAIL=demo@example.com\n", "")
+        .lines()
+        .position(|l| l == "include \"fragments/login.ad\"")
+        .unwrap()
+        + 1;
+    assert_eq!(
+        unbound["related"],
+        serde_json::json!([{
+            "path": "sign-in-and-tour.ad", "line": include_line, "column": 1,
+            "end_line": include_line, "end_column": 29, "message": "included here as `login`"
+        }])
+    );
+    let out = run_in(
+        &dir,
+        &["check", "--format", "sarif", "sign-in-and-tour.ad"],
+        None,
+    );
+    let sarif: Value = serde_json::from_str(&stdout(&out)).unwrap();
+    let related = &sarif["runs"][0]["results"][0]["relatedLocations"][0];
+    assert_eq!(
+        related["physicalLocation"]["artifactLocation"]["uri"],
+        "sign-in-and-tour.ad"
+    );
+}
+
+/// `ad check --fix` turns an `env` line in a fragment into fallbacks of its uses (AD801), then
+/// re-pins the fragment it changed; the composition then runs.
+#[test]
+fn check_fix_moves_a_fragments_env_into_fallbacks_and_repins() {
+    let dir = scratch_project("compose-env");
+    let login = dir.join("fragments/login.ad");
+    let text = std::fs::read_to_string(&login).unwrap();
+    std::fs::write(
+        &login,
+        text.replacen(
+            "context platform=ios target=mobile\n",
+            "context platform=ios target=mobile\nenv EMAIL=demo@example.com\n",
+            1,
+        ),
+    )
+    .unwrap();
+    let parent = dir.join("sign-in-and-tour.ad");
+    let ptext = std::fs::read_to_string(&parent).unwrap();
+    std::fs::write(&parent, ptext.replace("env EMAIL=demo@example.com\n", "")).unwrap();
+    let check = run_in(&dir, &["check", "sign-in-and-tour.ad"], None);
+    assert_eq!(exit_code(&check), 1);
+    assert!(stdout(&check).contains("[AD801]"), "{}", stdout(&check));
+    let fix = run_in(&dir, &["check", "--fix", "sign-in-and-tour.ad"], None);
+    assert_eq!(exit_code(&fix), 0, "{}{}", stdout(&fix), stderr(&fix));
+    let fixed = std::fs::read_to_string(&login).unwrap();
+    assert!(!fixed.contains("env EMAIL"), "{fixed}");
+    assert!(fixed.contains("\"${EMAIL:-demo@example.com}\""), "{fixed}");
+    assert!(std::fs::read_to_string(&parent)
+        .unwrap()
+        .contains(&ad_compiler::compose::fragment_digest(&fixed)));
+    let out = run_in(
+        &dir,
+        &[
+            "run",
+            "-q",
+            "sign-in-and-tour.ad",
+            "--artifacts-dir",
+            &dir.join("a").to_string_lossy(),
+        ],
+        None,
+    );
+    assert_eq!(exit_code(&out), 0, "{}", stderr(&out));
 }

@@ -115,6 +115,61 @@ fn assert_no_literal(dir: &Path, literal: &str) -> usize {
     seen
 }
 
+/// Processes whose command line names `dir`'s temp folder (the browser profiles live there).
+fn browsers_of(dir: &Path) -> Vec<u32> {
+    let needle = dir.join("tmp").display().to_string();
+    let mut out = Vec::new();
+    for entry in std::fs::read_dir("/proc").into_iter().flatten().flatten() {
+        let Ok(pid) = entry.file_name().to_string_lossy().parse::<u32>() else {
+            continue;
+        };
+        let Ok(cmdline) = std::fs::read(format!("/proc/{pid}/cmdline")) else {
+            continue;
+        };
+        let zombie = std::fs::read_to_string(format!("/proc/{pid}/stat"))
+            .ok()
+            .and_then(|s| {
+                s.rsplit_once(')')
+                    .map(|(_, r)| r.trim_start().starts_with('Z'))
+            })
+            .unwrap_or(true);
+        if !zombie && String::from_utf8_lossy(&cmdline).contains(&needle) {
+            out.push(pid);
+        }
+    }
+    out
+}
+
+/// No browser of this test's sessions is alive (bounded wait on the behaviour: the kernel may
+/// take a moment to reap).
+fn assert_no_browser_left(dir: &Path) {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    loop {
+        let left = browsers_of(dir);
+        if left.is_empty() {
+            return;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "browser processes outlived their session: {left:?}"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+}
+
+/// Does a line of a session journal under `dir` hold both `a` and `b`?
+fn journals_say(dir: &Path, a: &str, b: &str) -> bool {
+    let Ok(runs) = std::fs::read_dir(dir.join("state/journals")) else {
+        return false;
+    };
+    runs.flatten().any(|run| {
+        std::fs::read_to_string(run.path().join("events.jsonl"))
+            .unwrap_or_default()
+            .lines()
+            .any(|l| l.contains(a) && l.contains(b))
+    })
+}
+
 /// Waits for the daemon to go idle and remove its socket.
 fn assert_daemon_exits(dir: &Path) {
     let sock = dir.join("state/daemon.sock");
@@ -288,6 +343,47 @@ fn record_publish_cold_replay_and_continue_on_the_web_backend() {
     let published = std::fs::read_to_string(&script).unwrap();
     assert!(published.starts_with("context platform=web"), "{published}");
     ok(&dir, &["close"]);
+    assert_no_browser_left(&dir);
+
+    // Cold `ad run` of the published (close-less) script: the run happens in the session
+    // daemon, which keeps its browser page; `ad session` continues on that page.
+    let o = ad(&dir)
+        .args([
+            "run",
+            "web.ad",
+            "--offline",
+            "--json",
+            "--session",
+            "handoff",
+        ])
+        .args(["--artifacts-dir", "runs"])
+        .env("AD_VAR_PASSWORD", SECRET)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", text(&o));
+    let r: Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(r["sessionActive"], true, "{r:#}");
+    assert_eq!(r["session"], "handoff");
+    assert!(r.get("sessionFile").is_none_or(Value::is_null), "{r:#}");
+    assert!(
+        !browsers_of(&dir).is_empty(),
+        "the handed-over browser lives on"
+    );
+    assert!(!dir.join("state/sessions").exists());
+    let list = ok(&dir, &["list"]);
+    assert_eq!(list["sessions"][0]["name"], "handoff", "{list:#}");
+    assert_eq!(list["sessions"][0]["backend"], "web", "{list:#}");
+    // The page the run logged into: only it says who signed in.
+    ok(
+        &dir,
+        &["--session", "handoff", "wait", "label=\"Welcome, Demo\""],
+    );
+    let snap = ok(&dir, &["--session", "handoff", "snapshot"]);
+    assert!(snap["nodes"].to_string().contains("home-title"), "{snap:#}");
+    let v = ok(&dir, &["--session", "handoff", "close"]);
+    assert_eq!(v["sessionActive"], false);
+    assert_no_browser_left(&dir);
+
     // Cold replay in a new session (the script's `context platform=web` picks the browser),
     // then the session continues.
     let o = ad(&dir)
@@ -314,4 +410,193 @@ fn record_publish_cold_replay_and_continue_on_the_web_backend() {
     ok(&dir, &["--session", "cold", "close"]);
     assert_daemon_exits(&dir);
     assert_no_literal(&dir, SECRET);
+}
+
+#[test]
+fn a_fill_text_starting_with_a_dash_is_its_positional() {
+    let dir = scratch("dash");
+    let app = repo().join("examples/apps/shop.json");
+    ok(
+        &dir,
+        &["open", "com.example.shop", "--app", app.to_str().unwrap()],
+    );
+    ok(&dir, &["fill", "id=\"login.email\"", "-starts-with-dash"]);
+    let o = ad(&dir).args(["session", "snapshot"]).output().unwrap();
+    assert!(
+        text(&o).contains("value=\"-starts-with-dash\""),
+        "{}",
+        text(&o)
+    );
+    // `--` ends the flags: a session flag's spelling is then the text.
+    ok(&dir, &["fill", "id=\"login.email\"", "--", "--force"]);
+    let o = ad(&dir).args(["session", "snapshot"]).output().unwrap();
+    assert!(text(&o).contains("value=\"--force\""), "{}", text(&o));
+    ok(&dir, &["close"]);
+    assert_daemon_exits(&dir);
+}
+
+#[test]
+fn the_daemon_serves_other_sessions_while_one_waits() {
+    require_chromium();
+    let dir = scratch("concurrent");
+    let server = FixtureServer::start(&fixture_dir());
+    ok(
+        &dir,
+        &[
+            "--session",
+            "slow",
+            "open",
+            &server.url("login.html"),
+            "--offline",
+        ],
+    );
+    // A wait that lasts (its element never appears), in a client of its own.
+    let mut slow = ad(&dir)
+        .args([
+            "session",
+            "--session",
+            "slow",
+            "wait",
+            "id=\"never\"",
+            "10000",
+        ])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Once the wait has started (its session's journal says so), the daemon answers the list
+    // and another session meanwhile.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    while !journals_say(&dir, "\"step_start\"", "never") {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the wait never started"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    let app = repo().join("examples/apps/shop.json");
+    let list = ok(&dir, &["list"]);
+    assert_eq!(list["sessions"].as_array().unwrap().len(), 1, "{list:#}");
+    ok(
+        &dir,
+        &[
+            "--session",
+            "fast",
+            "open",
+            "com.example.shop",
+            "--app",
+            app.to_str().unwrap(),
+        ],
+    );
+    ok(&dir, &["--session", "fast", "wait", "id=\"login.email\""]);
+    assert!(
+        slow.try_wait().unwrap().is_none(),
+        "the other session's commands were answered while the wait went on"
+    );
+    let o = slow.wait_with_output().unwrap();
+    assert_eq!(o.status.code(), Some(1), "the wait timed out: {}", text(&o));
+    ok(&dir, &["--session", "fast", "close"]);
+    ok(&dir, &["--session", "slow", "close"]);
+    assert_daemon_exits(&dir);
+}
+
+#[test]
+fn ctrl_c_stops_a_handoff_run_in_the_daemon_and_a_kill_drops_it_with_its_browser() {
+    require_chromium();
+    let dir = scratch("sigint");
+    let server = FixtureServer::start(&fixture_dir());
+    std::fs::write(
+        dir.join("long.ad"),
+        "context platform=web\nopen \"${URL}\"\nwait 60000\nwait \"id=\\\"email\\\"\"\n",
+    )
+    .unwrap();
+    let url = format!("URL={}", server.url("login.html"));
+    for (signal, runs) in [(libc::SIGINT, 1), (libc::SIGKILL, 2)] {
+        let child = ad(&dir)
+            .args([
+                "run",
+                "long.ad",
+                "--offline",
+                "-e",
+                &url,
+                "--artifacts-dir",
+                "runs",
+            ])
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        // The close-less run goes on in the daemon: wait for its `wait` step to start.
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+        loop {
+            let started = std::fs::read_dir(dir.join("runs"))
+                .into_iter()
+                .flatten()
+                .flatten()
+                .filter(|run| {
+                    std::fs::read_to_string(run.path().join("events.jsonl"))
+                        .unwrap_or_default()
+                        .lines()
+                        .any(|l| l.contains("\"step_start\"") && l.contains("\"step\":2"))
+                })
+                .count()
+                == runs;
+            if started && !browsers_of(&dir).is_empty() {
+                break;
+            }
+            assert!(
+                std::time::Instant::now() < deadline,
+                "the run never reached its wait"
+            );
+            std::thread::sleep(std::time::Duration::from_millis(50));
+        }
+        // SAFETY: kill has no memory preconditions; the pid is our own child's.
+        unsafe {
+            libc::kill(child.id() as i32, signal);
+        }
+        let o = child.wait_with_output().unwrap();
+        if signal == libc::SIGINT {
+            // Forwarded: the daemon ended the run at the next step boundary, with its
+            // journal's end.
+            assert_eq!(o.status.code(), Some(130), "{}", text(&o));
+            let run = std::fs::read_dir(dir.join("runs"))
+                .unwrap()
+                .flatten()
+                .next()
+                .unwrap();
+            let events = std::fs::read_to_string(run.path().join("events.jsonl")).unwrap();
+            assert!(
+                events.lines().last().unwrap().contains("\"run_end\""),
+                "{events}"
+            );
+        } else {
+            // The client is gone: the daemon drops its run.
+            assert!(o.status.code().is_none());
+        }
+        // Either way the run kept no session, and its browser is reaped.
+        assert_no_browser_left(&dir);
+        let list = ok(&dir, &["list"]);
+        assert_eq!(list["sessions"], serde_json::json!([]), "{list:#}");
+    }
+    assert_daemon_exits(&dir);
+}
+
+#[test]
+fn without_a_daemon_a_handoff_run_still_runs_here() {
+    let dir = scratch("nodaemon");
+    // A state folder that cannot be made: no daemon can start.
+    std::fs::write(dir.join("file"), "").unwrap();
+    let o = ad(&dir)
+        .env("AD_STATE_DIR", dir.join("file/state"))
+        .args(["run", "-q"])
+        .arg(repo().join("examples/handoff-profile.ad"))
+        .args(["--artifacts-dir", "runs"])
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", text(&o));
+    assert!(
+        text(&o).contains("warning: no session daemon could be started"),
+        "{}",
+        text(&o)
+    );
 }

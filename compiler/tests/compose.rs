@@ -181,7 +181,7 @@ fn a_stale_pin_after_an_edit_is_rewritten_by_the_fix() {
         .unwrap()
         .to_string()
         .contains(&new_digest[..19]));
-    let (fixed, applied) = compose::apply_pin_fixes(&parent, std::slice::from_ref(stale));
+    let (fixed, applied) = compose::apply_composition_fixes(&parent, std::slice::from_ref(stale));
     assert_eq!(applied, 1);
     assert_eq!(
         fixed,
@@ -239,7 +239,7 @@ fn rules_run_across_the_expansion_and_point_into_the_fragment() {
     };
     // The pins are stale now (the fragment changed): rewrite them first.
     let c = compose::compose(&root.join("main.ad"), &parent, &files, &options);
-    let (parent, _) = compose::apply_pin_fixes(
+    let (parent, _) = compose::apply_composition_fixes(
         &parent,
         &c.diagnostics
             .iter()
@@ -263,4 +263,168 @@ fn rules_run_across_the_expansion_and_point_into_the_fragment() {
         .count();
     assert_eq!(line, 5, "the `click @e3` line of the fragment");
     assert_eq!(d.chain[0].call_site_id, "a");
+}
+
+/// With a snapshot of the pinned fragment in the project (`.ad/pins/<hex>.pinned`, written when
+/// the pin was), a stale pin names the steps that changed; without one it says so.
+#[test]
+fn a_stale_pin_shows_the_steps_that_changed_since_its_snapshot() {
+    let dir = fixtures_dir().join("clean-two-fragments");
+    let parent = std::fs::read_to_string(dir.join("main.ad")).unwrap();
+    let frag = std::fs::read_to_string(dir.join("frag.ad")).unwrap();
+    let other = std::fs::read_to_string(dir.join("other.ad")).unwrap();
+    let root = PathBuf::from("/project");
+    let pinned = compose::fragment_digest(&frag);
+    let snapshot = compose::snapshot_path(&root, &pinned).unwrap();
+    assert_eq!(
+        snapshot,
+        root.join(".ad/pins")
+            .join(format!("{}.pinned", &pinned[7..]))
+    );
+    let edited = frag.replace("tab.profile", "tab.catalog");
+    let options = Options {
+        root: root.clone(),
+        ..Options::default()
+    };
+    let stale_help = |with_snapshot: bool| {
+        let mut files = vec![
+            (root.join("frag.ad"), edited.clone()),
+            (root.join("other.ad"), other.clone()),
+        ];
+        if with_snapshot {
+            files.push((snapshot.clone(), compose::snapshot_text(&frag)));
+        }
+        let c = compose::compose(
+            &root.join("main.ad"),
+            &parent,
+            &MemoryFiles::new(files),
+            &options,
+        );
+        assert_eq!(codes(&c), vec!["AD806"]);
+        c.diagnostics[0]
+            .diagnostic
+            .help
+            .as_ref()
+            .unwrap()
+            .to_string()
+    };
+    let help = stale_help(true);
+    assert!(
+        help.contains("what changed since the pin:\n  - 5: click \"id=\\\"tab.profile\\\"\"\n  + 5: click \"id=\\\"tab.catalog\\\"\""),
+        "{help}"
+    );
+    let help = stale_help(false);
+    assert!(
+        help.contains("no snapshot of the pinned steps in .ad/pins/")
+            && help.contains("git diff frag.ad"),
+        "{help}"
+    );
+}
+
+/// Paths are checked where they really lead: an include whose file (or a folder on its way) is a
+/// symbolic link out of the project root is refused like `../` out of it; a link that stays
+/// inside is followed.
+#[cfg(unix)]
+#[test]
+fn an_include_through_a_symlink_out_of_the_project_is_refused() {
+    use std::os::unix::fs::symlink;
+    let scratch = ad_tests::scratch_dir(Path::new(env!("CARGO_TARGET_TMPDIR")), "compose-links");
+    let root = scratch.join("project");
+    let outside = scratch.join("outside");
+    std::fs::create_dir_all(root.join("fragments")).unwrap();
+    std::fs::create_dir_all(&outside).unwrap();
+    let dir = fixtures_dir().join("clean-two-fragments");
+    let frag = std::fs::read_to_string(dir.join("frag.ad")).unwrap();
+    let other = std::fs::read_to_string(dir.join("other.ad")).unwrap();
+    let parent = std::fs::read_to_string(dir.join("main.ad")).unwrap();
+    std::fs::write(outside.join("frag.ad"), &frag).unwrap();
+    std::fs::write(root.join("fragments/other.ad"), &other).unwrap();
+    // A file link and a folder link out of the project, a file link inside it.
+    symlink(outside.join("frag.ad"), root.join("frag.ad")).unwrap();
+    symlink(&outside, root.join("shared")).unwrap();
+    symlink(root.join("fragments/other.ad"), root.join("other.ad")).unwrap();
+    let options = Options {
+        root: root.clone(),
+        ..Options::default()
+    };
+    let compose_with = |text: &str| {
+        std::fs::write(root.join("main.ad"), text).unwrap();
+        compose::compose(&root.join("main.ad"), text, &FsFiles, &options)
+    };
+    let c = compose_with(&parent);
+    let refused: Vec<_> = c
+        .diagnostics
+        .iter()
+        .filter(|d| d.diagnostic.code == "AD801")
+        .collect();
+    assert_eq!(refused.len(), 1, "{:?}", serious(&c));
+    assert!(refused[0]
+        .diagnostic
+        .message
+        .to_string()
+        .contains("\"frag.ad\" leads outside the project root through a symbolic link"));
+    assert!(
+        !c.flattened.contains("tab.profile"),
+        "nothing from outside is inlined"
+    );
+    // The inside link (other.ad) is followed: its steps are in the expansion.
+    assert!(
+        c.flattened.contains("include \"other.ad\"")
+            || c.call_sites.iter().any(|s| s.path == "other.ad")
+    );
+    let c = compose_with(&parent.replace("include \"frag.ad\"", "include \"shared/frag.ad\""));
+    assert!(
+        c.diagnostics.iter().any(|d| d.diagnostic.code == "AD801"
+            && d.diagnostic.message.to_string().contains("symbolic link")),
+        "{:?}",
+        serious(&c)
+    );
+    let _ = std::fs::remove_dir_all(&scratch);
+}
+
+/// An `env` line in a fragment (AD801) is fixed by turning its value into the fallback of the
+/// fragment's uses: the parent or the run still supply the value, the fragment keeps its
+/// default, and after a re-pin the composition is clean.
+#[test]
+fn an_env_line_in_a_fragment_becomes_the_fallback_of_its_uses() {
+    let root = PathBuf::from("/p");
+    let dir = fixtures_dir().join("AD801-env-in-fragment");
+    let parent = std::fs::read_to_string(dir.join("main.ad")).unwrap();
+    let frag = std::fs::read_to_string(dir.join("env.ad")).unwrap()
+        + "fill \"id=\\\"search\\\"\" \"${WHO}\"\n";
+    let options = Options {
+        root: root.clone(),
+        ..Options::default()
+    };
+    let compose_with = |parent: &str, frag: &str| {
+        let files = MemoryFiles::new([(root.join("env.ad"), frag.to_string())]);
+        compose::compose(&root.join("main.ad"), parent, &files, &options)
+    };
+    let c = compose_with(&parent, &frag);
+    let in_fragment: Vec<_> = c
+        .diagnostics
+        .iter()
+        .filter(|d| d.file == root.join("env.ad"))
+        .map(|d| d.diagnostic.clone())
+        .collect();
+    assert!(in_fragment
+        .iter()
+        .any(|d| d.code == "AD801" && d.fix.is_some()));
+    let (fixed, applied) = compose::apply_composition_fixes(&frag, &in_fragment);
+    assert_eq!(applied, 1);
+    assert!(!fixed.contains("env WHO"), "{fixed}");
+    assert!(fixed.contains("\"${WHO:-demo}\""), "{fixed}");
+    let stale: Vec<_> = compose_with(&parent, &fixed)
+        .diagnostics
+        .into_iter()
+        .map(|d| d.diagnostic)
+        .collect();
+    assert_eq!(
+        stale.iter().map(|d| d.code).collect::<Vec<_>>(),
+        vec!["AD806"]
+    );
+    let (parent, _) = compose::apply_composition_fixes(&parent, &stale);
+    let c = compose_with(&parent, &fixed);
+    assert!(c.diagnostics.is_empty(), "{:?}", serious(&c));
+    assert!(c.flattened.contains("\"${WHO:-demo}\""));
 }

@@ -209,7 +209,7 @@ codes! {
     FRAGMENT_MISSING = "AD800", Error, Never, [COMPOSITION], "included fragment not found";
     /// An include where compositions are not supported (a plain script, a non-fragment target,
     /// `env` inside a fragment, a path escaping the project root).
-    FRAGMENT_UNSUPPORTED = "AD801", Error, Never, [COMPOSITION], "include that is not supported here";
+    FRAGMENT_UNSUPPORTED = "AD801", Error, Never, [COMPOSITION, FIX], "include that is not supported here";
     /// Includes nested deeper, or an expansion larger, than the limits.
     FRAGMENT_BOUNDS = "AD802", Error, Never, [COMPOSITION], "composition over its depth or size limit";
     /// A fragment that includes itself through a chain of includes.

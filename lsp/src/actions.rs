@@ -46,6 +46,14 @@ pub fn code_actions(snap: &Snapshot, params: CodeActionParams) -> Option<Vec<Cod
     let range = doc.lines.span(&doc.text, params.range);
     let mut out = Vec::new();
     if wants(&params, &CodeActionKind::QUICKFIX) {
+        // A composition's stale pins: their fix is the composition's, not the one-file analysis'.
+        out.extend(
+            crate::compose::composition_actions(doc, range, snap.caps.create_files)
+                .into_iter()
+                .map(CodeActionOrCommand::CodeAction),
+        );
+    }
+    if wants(&params, &CodeActionKind::QUICKFIX) {
         for d in &analysis.diagnostics {
             let Some(fix) = &d.fix else { continue };
             let at = d.primary_span();

@@ -23,6 +23,8 @@ pub struct ClientCaps {
     pub line_folding_only: bool,
     pub hierarchical_symbols: bool,
     pub watch_files_dynamically: bool,
+    /// Workspace edits may create files (a re-pin keeps the snapshot of what it pins).
+    pub create_files: bool,
 }
 
 impl ClientCaps {
@@ -69,6 +71,16 @@ impl ClientCaps {
                 .and_then(|w| w.did_change_watched_files.as_ref())
                 .and_then(|w| w.dynamic_registration)
                 .unwrap_or(false),
+            create_files: c
+                .workspace
+                .as_ref()
+                .and_then(|w| w.workspace_edit.as_ref())
+                .is_some_and(|e| {
+                    e.document_changes == Some(true)
+                        && e.resource_operations
+                            .as_ref()
+                            .is_some_and(|r| r.contains(&lsp_types::ResourceOperationKind::Create))
+                }),
         }
     }
 }

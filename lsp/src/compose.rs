@@ -1,8 +1,10 @@
 //! Compositions in the editor: a `composition-v1` parent or a `fragment-v1` file is checked with
 //! the files it includes (open buffers first, then the disk), so its diagnostics are
 //! `ad check`'s; go to definition on an `include` path opens the fragment, hover on it shows the
-//! fragment's entry guard and digest, and renaming a variable in a parent renames it in every
-//! fragment it includes. The server re-checks open compositions whenever any script changes,
+//! fragment's entry guard and digest, renaming a variable renames it in every file of the
+//! compositions the document belongs to (a parent's fragments; a fragment's parents and their
+//! other fragments), and a stale pin's quick fix re-pins it and keeps the snapshot of what it
+//! pins. The server re-checks open compositions whenever any script changes,
 //! so a fragment edit refreshes its parents' diagnostics.
 
 use std::collections::{BTreeMap, HashMap};
@@ -12,7 +14,11 @@ use std::sync::Arc;
 use ad_compiler::compose::{
     self, CallSite, Composition, FsFiles, MemoryFiles, Options, ScriptKind,
 };
-use lsp_types::{Location, Position, Range, TextEdit, Uri};
+use lsp_types::{
+    CodeAction, CodeActionKind, CreateFile, CreateFileOptions, DocumentChangeOperation,
+    DocumentChanges, Location, OneOf, OptionalVersionedTextDocumentIdentifier, Position, Range,
+    ResourceOp, TextDocumentEdit, TextEdit, Uri, WorkspaceEdit,
+};
 
 use crate::document::Document;
 
@@ -27,13 +33,8 @@ pub fn compose_document(doc: &Document) -> Option<Composition> {
         return None;
     }
     let path = compose::normalize(doc.path.as_ref()?);
-    let mut files = MemoryFiles::new(doc.buffers.iter().map(|(p, t)| (p.clone(), t.clone())));
-    files.fallback = Some(Box::new(FsFiles));
-    let options = Options {
-        root: compose::project_root(&path),
-        config: (*doc.config).clone(),
-        ..Options::default()
-    };
+    let files = files_of(doc);
+    let options = options_for(doc, &path);
     let mut own = compose::compose(&path, &doc.text, &files, &options);
     if compose::kind_of(&doc.text) == ScriptKind::Fragment {
         // What the open parents that include this fragment find in it (ref frames, variables,
@@ -99,41 +100,134 @@ pub fn hover(doc: &Document, offset: usize) -> Option<(String, ad_grammar::Span)
         .map(str::trim)
         .find(|l| l.starts_with("wait "))
         .unwrap_or("(none)");
-    let stale = c.diagnostics.iter().any(|d| {
+    // The stale pin is on the line before the include; its help lists what changed.
+    let stale = c.diagnostics.iter().find(|d| {
         d.diagnostic.code == ad_grammar::codes::FRAGMENT_STALE
             && d.file == site.file
-            && d.diagnostic.primary_span().start < site.span.start
-            && site.span.start - d.diagnostic.primary_span().start < 400
+            && c.files.get(&site.file).is_some_and(|t| {
+                t[..d.diagnostic.primary_span().start].matches('\n').count() + 1 == site.line
+            })
     });
+    let stale_note = match stale {
+        Some(d) => {
+            let changes: Vec<&str> = d
+                .diagnostic
+                .help
+                .as_deref()
+                .unwrap_or("")
+                .lines()
+                .filter(|l| l.starts_with("  "))
+                .map(str::trim)
+                .collect();
+            let list = if changes.is_empty() {
+                String::new()
+            } else {
+                format!("\n\n```\n{}\n```", changes.join("\n"))
+            };
+            format!(" — the pin above is stale (`ad check --fix` rewrites it){list}")
+        }
+        None => String::new(),
+    };
     let md = format!(
-        "**fragment** `{}` (call site `{}`)\n\n**digest** `{}`{}\n\n**entry guard** `{}`",
-        site.path,
-        site.call_site_id,
-        site.digest,
-        if stale {
-            " — the pin above is stale (`ad check --fix` rewrites it)"
-        } else {
-            ""
-        },
-        guard
+        "**fragment** `{}` (call site `{}`)\n\n**digest** `{}`{stale_note}\n\n**entry guard** `{}`",
+        site.path, site.call_site_id, site.digest, guard
     );
     Some((md, site.span))
 }
 
-/// Edits renaming `${old}` (and `env old=`) to `new` in every fragment `doc` includes.
-#[allow(clippy::mutable_key_type)] // lsp-types keys edits by `Uri`
-pub fn rename_in_fragments(doc: &Document, old: &str, new: &str) -> HashMap<Uri, Vec<TextEdit>> {
-    let mut out = HashMap::new();
+/// The files that share `doc`'s variables: for a parent, every fragment it includes; for a
+/// fragment, every composition that includes it (open, or on disk under the project root) with
+/// all the fragments those include. `doc`'s own file is left out.
+fn sharing_files(doc: &Document) -> BTreeMap<PathBuf, String> {
+    let mut out = BTreeMap::new();
+    let Some(own) = doc.path.as_ref().map(|p| compose::normalize(p)) else {
+        return out;
+    };
     let Some(c) = doc.composition() else {
         return out;
     };
-    let own = doc.path.as_ref().map(|p| compose::normalize(p));
-    for (path, text) in &c.files {
-        if Some(path) == own.as_ref() {
-            continue;
+    out.extend(c.files.iter().map(|(p, t)| (p.clone(), t.clone())));
+    if compose::kind_of(&doc.text) == ScriptKind::Fragment {
+        let files = files_of(doc);
+        let options = options_for(doc, &own);
+        for (parent, text) in parents_on_disk(&options.root, doc) {
+            let c = compose::compose(&parent, &text, &files, &options);
+            if c.files.contains_key(&own) {
+                out.extend(c.files);
+            }
         }
-        let parse = ad_grammar::parse(text);
-        let map = crate::lines::LineMap::new(text, doc.lines.encoding());
+    }
+    out.remove(&own);
+    out
+}
+
+/// Open buffers first, then the disk.
+fn files_of(doc: &Document) -> MemoryFiles {
+    let mut files = MemoryFiles::new(doc.buffers.iter().map(|(p, t)| (p.clone(), t.clone())));
+    files.fallback = Some(Box::new(FsFiles));
+    files
+}
+
+fn options_for(doc: &Document, path: &Path) -> Options {
+    Options {
+        root: compose::project_root(path),
+        config: (*doc.config).clone(),
+        ..Options::default()
+    }
+}
+
+/// The compositions under `root`: the open buffers' text first, then the `*.ad` files on disk
+/// (hidden folders, `target` and `node_modules` skipped; at most a few thousand files read).
+fn parents_on_disk(root: &Path, doc: &Document) -> Vec<(PathBuf, String)> {
+    const MAX_FILES: usize = 5000;
+    let mut out: BTreeMap<PathBuf, String> = doc
+        .buffers
+        .iter()
+        .filter(|(p, t)| p.starts_with(root) && compose::kind_of(t) == ScriptKind::Composition)
+        .map(|(p, t)| (p.clone(), t.clone()))
+        .collect();
+    let mut dirs = vec![root.to_path_buf()];
+    let mut seen = 0;
+    while let Some(dir) = dirs.pop() {
+        for entry in std::fs::read_dir(&dir).into_iter().flatten().flatten() {
+            let path = entry.path();
+            let name = entry.file_name();
+            let name = name.to_string_lossy();
+            let Ok(kind) = entry.file_type() else {
+                continue;
+            };
+            if kind.is_dir() {
+                if !name.starts_with('.') && name != "target" && name != "node_modules" {
+                    dirs.push(path);
+                }
+                continue;
+            }
+            if !name.ends_with(".ad") || out.contains_key(&path) {
+                continue;
+            }
+            seen += 1;
+            if seen > MAX_FILES {
+                return out.into_iter().collect();
+            }
+            if let Ok(text) = std::fs::read_to_string(&path) {
+                if compose::kind_of(&text) == ScriptKind::Composition {
+                    out.insert(compose::normalize(&path), text);
+                }
+            }
+        }
+    }
+    out.into_iter().collect()
+}
+
+/// Edits renaming `${old}` (and `env old=`) to `new` in every other file of the compositions
+/// `doc` belongs to ([`sharing_files`]): a parent's fragments, or a fragment's parents and their
+/// other fragments.
+#[allow(clippy::mutable_key_type)] // lsp-types keys edits by `Uri`
+pub fn rename_across(doc: &Document, old: &str, new: &str) -> HashMap<Uri, Vec<TextEdit>> {
+    let mut out = HashMap::new();
+    for (path, text) in sharing_files(doc) {
+        let parse = ad_grammar::parse(&text);
+        let map = crate::lines::LineMap::new(&text, doc.lines.encoding());
         let edits: Vec<TextEdit> = crate::vars::uses(&parse.file)
             .into_iter()
             .filter(|u| u.name == old && u.literal)
@@ -144,11 +238,99 @@ pub fn rename_in_fragments(doc: &Document, old: &str, new: &str) -> HashMap<Uri,
                     .filter(|d| d.name == old)
                     .map(|d| d.key_span),
             )
-            .map(|span| TextEdit::new(map.range(text, span), new.to_string()))
+            .map(|span| TextEdit::new(map.range(&text, span), new.to_string()))
             .collect();
-        if let (false, Some(uri)) = (edits.is_empty(), file_uri(path)) {
+        if let (false, Some(uri)) = (edits.is_empty(), file_uri(&path)) {
             out.insert(uri, edits);
         }
+    }
+    out
+}
+
+/// Quick fixes of the composition's own findings in `doc` whose span touches `range` (an `env`
+/// line in a fragment, AD801; a stale pin, AD806). A re-pin rewrites the digest and, when the
+/// client can create files and the project has no snapshot of that digest yet, writes it
+/// (`.ad/pins/<hex>.pinned`) as `ad check --fix` does.
+#[allow(clippy::mutable_key_type)] // lsp-types keys edits by `Uri`
+pub fn composition_actions(
+    doc: &Document,
+    range: ad_grammar::Span,
+    create_files: bool,
+) -> Vec<CodeAction> {
+    let mut out = Vec::new();
+    let (Some(c), Some(path)) = (doc.composition(), doc.path.as_ref()) else {
+        return out;
+    };
+    let own = compose::normalize(path);
+    let root = compose::project_root(&own);
+    for fd in c.diagnostics_in(&own) {
+        let d = &fd.diagnostic;
+        let own_fix = ad_grammar::codes::get(d.code).is_some_and(|c| c.composition());
+        let Some(fix) = d.fix.as_ref().filter(|_| own_fix) else {
+            continue;
+        };
+        let at = d.primary_span();
+        if !(at.start <= range.end && range.start <= at.end) {
+            continue;
+        }
+        let edits: Vec<TextEdit> = fix
+            .edits
+            .iter()
+            .map(|e| TextEdit::new(doc.lines.range(&doc.text, e.span), e.replacement.clone()))
+            .collect();
+        // A re-pin's include is the line after the pin.
+        let pin_line = doc.text[..at.start].matches('\n').count();
+        let snapshot = c
+            .call_sites
+            .iter()
+            .filter(|_| d.code == ad_grammar::codes::FRAGMENT_STALE)
+            .find(|s| s.file == own && s.line == pin_line + 1)
+            .and_then(|s| {
+                let target = compose::snapshot_path(&root, &s.digest)?;
+                let text = c.files.get(&s.fragment)?;
+                (!target.exists()).then(|| (file_uri(&target), compose::snapshot_text(text)))
+            });
+        let edit = match snapshot {
+            Some((Some(uri), text)) if create_files => {
+                let insert = TextEdit::new(Range::default(), text);
+                WorkspaceEdit {
+                    document_changes: Some(DocumentChanges::Operations(vec![
+                        DocumentChangeOperation::Op(ResourceOp::Create(CreateFile {
+                            uri: uri.clone(),
+                            options: Some(CreateFileOptions {
+                                overwrite: Some(true),
+                                ignore_if_exists: None,
+                            }),
+                            annotation_id: None,
+                        })),
+                        DocumentChangeOperation::Edit(TextDocumentEdit {
+                            text_document: OptionalVersionedTextDocumentIdentifier {
+                                uri,
+                                version: None,
+                            },
+                            edits: vec![OneOf::Left(insert)],
+                        }),
+                        DocumentChangeOperation::Edit(TextDocumentEdit {
+                            text_document: OptionalVersionedTextDocumentIdentifier {
+                                uri: doc.uri.clone(),
+                                version: Some(doc.version),
+                            },
+                            edits: edits.into_iter().map(OneOf::Left).collect(),
+                        }),
+                    ])),
+                    ..Default::default()
+                }
+            }
+            _ => WorkspaceEdit::new(HashMap::from([(doc.uri.clone(), edits)])),
+        };
+        out.push(CodeAction {
+            title: format!("{} ({})", fix.title, d.code),
+            kind: Some(CodeActionKind::QUICKFIX),
+            diagnostics: Some(vec![crate::diagnostics::convert(doc, d)]),
+            edit: Some(edit),
+            is_preferred: Some(true),
+            ..Default::default()
+        });
     }
     out
 }

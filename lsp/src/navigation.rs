@@ -161,8 +161,8 @@ pub fn rename(
         .chain(s.uses.iter().map(|u| u.name_span))
         .map(|span| TextEdit::new(doc.lines.range(&doc.text, span), new.to_string()))
         .collect();
-    // In a composition, the fragments it includes use the parent's variables too.
-    let mut changes = crate::compose::rename_in_fragments(doc, &s.name, new);
+    // In a composition, its parents and fragments share the variables.
+    let mut changes = crate::compose::rename_across(doc, &s.name, new);
     changes.insert(doc.uri.clone(), edits);
     Ok(Some(WorkspaceEdit {
         changes: Some(changes),

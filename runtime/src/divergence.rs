@@ -356,6 +356,7 @@ pub fn build(input: &Input, scope: &Scope) -> DivergenceReport {
                 path: clip_plain(&input.path),
                 line: input.line,
             },
+            origin: None,
         },
         action: clip(scope, &input.action),
         cause: Cause {
@@ -444,6 +445,7 @@ mod tests {
                     path: "x.ad".into(),
                     line: 1,
                 },
+                origin: None,
             },
             action: "click".into(),
             cause: Cause {

@@ -9,13 +9,36 @@ static REQUESTED: AtomicU8 = AtomicU8::new(0);
 const SIGINT: u8 = 1;
 const SIGTERM: u8 = 2;
 
-/// Which signal asked the run to stop, if one did.
+tokio::task_local! {
+    /// The stop request of one run among several in a process (the session daemon runs each
+    /// `ad run` handoff as a task; its client forwards its Ctrl-C).
+    static RUN_STOP: std::sync::Arc<AtomicU8>;
+}
+
+/// Which signal asked the run to stop, if one did: the process's, else the current run's.
 pub fn requested() -> Option<&'static str> {
-    match REQUESTED.load(Ordering::SeqCst) {
+    let code = match REQUESTED.load(Ordering::SeqCst) {
+        0 => RUN_STOP.try_with(|s| s.load(Ordering::SeqCst)).unwrap_or(0),
+        c => c,
+    };
+    match code {
         SIGINT => Some("SIGINT"),
         SIGTERM => Some("SIGTERM"),
         _ => None,
     }
+}
+
+/// Runs `f` with its own stop request, `flag` (set with [`request_on`]).
+pub async fn scoped<F: std::future::Future>(flag: std::sync::Arc<AtomicU8>, f: F) -> F::Output {
+    RUN_STOP.scope(flag, f).await
+}
+
+/// Asks the run [`scoped`] under `flag` to stop, as `signal` would.
+pub fn request_on(flag: &AtomicU8, signal: &str) {
+    flag.store(
+        if signal == "SIGTERM" { SIGTERM } else { SIGINT },
+        Ordering::SeqCst,
+    );
 }
 
 /// Records a stop request as a signal would (tests, and embedders with their own handling).

@@ -21,6 +21,11 @@
 //!
 //! Nothing here prints: the `ad` command renders these records for people.
 
+/// The agent-device release `ad` is compatible with: its `.ad` reader, its daemon's dispatch
+/// checks and the bridge are reproduced from and tested against this version (`oracle/` pins the
+/// same one from npm; a test holds the two together). `ad --version` prints it.
+pub const AGENT_DEVICE_VERSION: &str = "0.21.5";
+
 pub mod agent_device;
 pub mod authoring;
 pub mod backend;

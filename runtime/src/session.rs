@@ -158,6 +158,34 @@ pub(crate) fn resumes_mid_plan(plan: &Plan<'_>, options: &RunOptions) -> bool {
 #[derive(Debug, Clone, PartialEq)]
 pub struct SetupError(pub String);
 
+/// The backend a script runs on: `--backend`, else the script's `context platform=web`, else the
+/// project default (`ad.toml`), else the sim.
+pub fn backend_kind(
+    plan: &Plan<'_>,
+    script: &Path,
+    config: &SessionConfig,
+) -> Result<BackendKind, SetupError> {
+    let project_default = match (config.backend, config.default_backend) {
+        (None, None) => backends::project_default(script).map_err(SetupError)?,
+        (_, d) => d,
+    };
+    Ok(BackendKind::choose(
+        config.backend,
+        plan.metadata,
+        project_default,
+    ))
+}
+
+/// Does the run leave its session live when it ends well (a close-less handoff script, or
+/// `--keep-session`)? Such a run is handed to the session daemon, which keeps the session.
+pub fn is_handoff(plan: &Plan<'_>, options: &RunOptions) -> bool {
+    options.keep_session
+        || !plan
+            .steps
+            .iter()
+            .any(|s| s.action() == Some(ad_compiler::registry::Action::Close))
+}
+
 /// Runs `plan` (compiled from the script at `script`) on a fresh simulator — or, with
 /// `--from`, on the session a previous run left live.
 pub fn run_script(
@@ -167,11 +195,7 @@ pub fn run_script(
     config: &SessionConfig,
     progress: &mut dyn Progress,
 ) -> Result<ScriptOutcome, SetupError> {
-    let project_default = match (config.backend, config.default_backend) {
-        (None, None) => backends::project_default(script).map_err(SetupError)?,
-        (_, d) => d,
-    };
-    let kind = BackendKind::choose(config.backend, plan.metadata, project_default);
+    let kind = backend_kind(plan, script, config)?;
     if kind == BackendKind::AgentDevice {
         if config.record_fixture.is_some() {
             return Err(SetupError(
@@ -186,6 +210,76 @@ pub fn run_script(
             progress,
         );
     }
+    // I/O for the web backend's DevTools socket. The run's browser lives on this thread (its
+    // parent-death signal is tied to it) and is reaped when the backend drops.
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| SetupError(format!("cannot start the async runtime: {e}")))?;
+    rt.block_on(async {
+        let mut live = run_live(plan, script, kind, options, config, progress).await?;
+        live.persist(config, options);
+        // The web backend's browser is killed (and its profile removed) here, inside the
+        // runtime, whatever way the run ended.
+        let LiveRun {
+            outcome, backend, ..
+        } = live;
+        drop(backend);
+        Ok(outcome)
+    })
+}
+
+/// A run that ended with its backend still up: the session daemon keeps a handoff's backend
+/// as a live session; otherwise [`LiveRun::persist`] saves what a resume needs.
+pub struct LiveRun {
+    pub outcome: ScriptOutcome,
+    pub backend: backends::AnyBackend,
+    /// `--record-fixture DIR`: the folder and the recording written there, which the session
+    /// daemon continues when it keeps the live session.
+    pub recording: Option<(PathBuf, crate::recorded::SharedRecording)>,
+}
+
+impl LiveRun {
+    /// Keeps the sim's live session in the state folder for a later `--from` resume (a
+    /// divergence, an interruption, a handoff nobody holds), or removes a stale one.
+    pub fn persist(&mut self, config: &SessionConfig, options: &RunOptions) {
+        let result = &self.outcome.result;
+        let persist = config.persist_session && self.outcome.backend.resumes_sessions();
+        let saved = session_file(&config.state_dir, &options.session);
+        // The run's injected values (`-e`, `AD_VAR_*`), for what is persisted.
+        let redactor = crate::vars::Redactor::new(
+            options
+                .shell_env
+                .iter()
+                .chain(&options.cli_env)
+                .map(|(k, v)| (k.as_str(), v.as_str())),
+        );
+        if let Some(sim) = self
+            .backend
+            .as_sim()
+            .filter(|_| persist && !result.error.as_ref().is_some_and(|e| e.preflight))
+        {
+            if result.session_active && sim.state().foreground.is_some() {
+                if sim.save(&saved, &|s| redactor.redact(s)).is_ok() {
+                    self.outcome.session_file = Some(saved.clone());
+                }
+            } else if saved.is_file() {
+                let _ = std::fs::remove_file(&saved);
+            }
+        }
+    }
+}
+
+/// Runs `plan` on a new backend of `kind` (sim or web; on the sim, with `--from`, restored from
+/// the session a previous run left) and returns it still up.
+pub async fn run_live(
+    plan: &Plan<'_>,
+    script: &Path,
+    kind: BackendKind,
+    options: &RunOptions,
+    config: &SessionConfig,
+    progress: &mut dyn Progress,
+) -> Result<LiveRun, SetupError> {
     let resolver = ModelResolver::for_script(script, config.app_model.clone());
     if kind == BackendKind::Sim {
         // A missing or broken app model is an input error, found before the first step (exit
@@ -252,80 +346,39 @@ pub fn run_script(
     if kind == BackendKind::Recorded {
         journal = journal.without_intent_sync();
     }
-    // I/O for the web backend's DevTools socket. The run's browser lives on this thread (its
-    // parent-death signal is tied to it) and is reaped when `backend` drops.
-    let rt = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .map_err(|e| SetupError(format!("cannot start the async runtime: {e}")))?;
-    let mut result = match &config.record_fixture {
-        None => rt.block_on(interp::run(
-            plan,
-            &mut backend,
-            &mut journal,
-            progress,
-            &opts,
-        )),
-        Some(dir) => {
-            let recording = crate::recorded::Recording::shared();
-            let mut recorder = crate::recorded::Recorder::new(
-                backend,
-                &options.session,
-                crate::recorded::redactor(&injected),
-                recording.clone(),
-            );
-            let mut result = rt.block_on(interp::run(
-                plan,
-                &mut recorder,
-                &mut journal,
-                progress,
-                &opts,
+    // `--record-fixture`: the run's calls are logged as its session's part of a new fixture,
+    // written when the run ends (a handoff's session commands append to it in the daemon).
+    let recording =
+        (config.record_fixture.clone()).map(|dir| (dir, crate::recorded::Recording::shared()));
+    if let Some((_, shared)) = &recording {
+        let redactor = crate::recorded::redactor(&injected);
+        backend = backend.recorded_into(&options.session, redactor, shared.clone());
+    }
+    let mut result = interp::run(plan, &mut backend, &mut journal, progress, &opts).await;
+    if let Some((dir, recording)) = &recording {
+        backend = backend.finish_recording();
+        let written = recording
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .write(dir);
+        if let Err(e) = written {
+            result.warnings.push(format!(
+                "could not write the fixture to {}: {e}",
+                dir.display()
             ));
-            backend = recorder.finish();
-            let written = recording
-                .lock()
-                .unwrap_or_else(|e| e.into_inner())
-                .write(dir);
-            if let Err(e) = written {
-                result.warnings.push(format!(
-                    "could not write the fixture to {}: {e}",
-                    dir.display()
-                ));
-            }
-            result
         }
-    };
+    }
     if let Some(left) = backend.as_recorded().and_then(|r| r.unreplayed()) {
         result.warnings.push(left);
     }
-    // The run's injected values (`-e`, `AD_VAR_*`), for what is persisted.
-    let redactor = crate::vars::Redactor::new(
-        opts.shell_env
-            .iter()
-            .chain(&opts.cli_env)
-            .map(|(k, v)| (k.as_str(), v.as_str())),
-    );
-    let redact = |s: &str| redactor.redact(s);
-    let mut session_file_out = None;
-    if let Some(sim) = backend
-        .as_sim()
-        .filter(|_| persist && !result.error.as_ref().is_some_and(|e| e.preflight))
-    {
-        if result.session_active && sim.state().foreground.is_some() {
-            if sim.save(&saved, &|s| redact(s)).is_ok() {
-                session_file_out = Some(saved.clone());
-            }
-        } else if saved.is_file() {
-            let _ = std::fs::remove_file(&saved);
-        }
-    }
-    // The web backend's browser is killed (and its profile removed) here, inside the
-    // runtime, whatever way the run ended.
-    rt.block_on(async move { drop(backend) });
-    Ok(ScriptOutcome {
-        result,
-        run_dir,
-        session_file: session_file_out,
-        backend: kind,
+    Ok(LiveRun {
+        outcome: ScriptOutcome {
+            result,
+            run_dir,
+            session_file: None,
+            backend: kind,
+        },
+        backend,
+        recording,
     })
 }

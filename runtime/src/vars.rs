@@ -33,6 +33,10 @@ pub struct Redactor {
     /// The `${NAME}` placeholders it emits: already-parameterized text is copied as is, so a
     /// second pass (or a literal inside a name, or `$`) never rewrites a placeholder.
     placeholders: Vec<String>,
+    /// Whitespace-only `--record-as` literals (fill-scoped): inline replacement cannot tell
+    /// them from ordinary separators, so a string containing one becomes its placeholder whole
+    /// (ADR 0017).
+    collapse: Vec<(String, String)>,
 }
 
 /// JSON keys whose values are structure, never data an injected value flows into: paths, codes,
@@ -102,8 +106,14 @@ impl Redactor {
     /// (replacement, value) in priority order: the first of equal values wins.
     fn build<'a>(entries: impl Iterator<Item = (String, &'a str)>) -> Redactor {
         let mut values: Vec<(String, String)> = Vec::new();
+        let mut collapse: Vec<(String, String)> = Vec::new();
         for (replacement, v) in entries {
-            if !v.is_empty() && !values.iter().any(|(_, seen)| seen == v) {
+            if v.is_empty() || values.iter().chain(&collapse).any(|(_, seen)| seen == v) {
+                continue;
+            }
+            if replacement.starts_with("${") && v.trim().is_empty() {
+                collapse.push((replacement, v.to_string()));
+            } else {
                 values.push((replacement, v.to_string()));
             }
         }
@@ -125,11 +135,12 @@ impl Redactor {
             values,
             first_bytes,
             placeholders,
+            collapse,
         }
     }
 
     pub fn is_empty(&self) -> bool {
-        self.values.is_empty()
+        self.values.is_empty() && self.collapse.is_empty()
     }
 
     /// (replacement, value) pairs: what each `<var:NAME>` (or `${NAME}`) stands for.
@@ -139,6 +150,9 @@ impl Redactor {
 
     /// `s` with every registered value replaced by `<var:NAME>` (or `${NAME}`).
     pub fn redact(&self, s: &str) -> String {
+        if let Some((replacement, _)) = self.collapse.iter().find(|(_, v)| s.contains(v.as_str())) {
+            return replacement.clone();
+        }
         if self.values.is_empty() {
             return s.to_string();
         }
@@ -178,9 +192,11 @@ impl Redactor {
         out
     }
 
-    /// Redacts every string leaf of a JSON value, except under `STRUCTURAL_KEYS`.
+    /// Redacts every string leaf of a JSON value, except under `STRUCTURAL_KEYS`, and every
+    /// object key but the records' own field names ([`crate::records::field_names`]): a
+    /// backend's free-form response can carry a value as a key (ADR 0017).
     pub fn redact_value(&self, v: &mut Value) {
-        if self.values.is_empty() {
+        if self.is_empty() {
             return;
         }
         match v {
@@ -196,6 +212,16 @@ impl Redactor {
                     if !STRUCTURAL_KEYS.contains(&k.as_str()) {
                         self.redact_value(x);
                     }
+                }
+                let renamed = |k: &String| {
+                    let r = self.redact(k);
+                    (r != *k && !crate::records::field_names().contains(k)).then_some(r)
+                };
+                if m.keys().any(|k| renamed(k).is_some()) {
+                    *m = std::mem::take(m)
+                        .into_iter()
+                        .map(|(k, x)| (renamed(&k).unwrap_or(k), x))
+                        .collect();
                 }
             }
             _ => {}
@@ -526,6 +552,38 @@ mod tests {
     }
 
     #[test]
+    fn keys_are_redacted_too_but_the_records_own_field_names_stay() {
+        let r = Redactor::placeholders([("PW", "hunter2"), ("L", "abe")]);
+        let mut v = serde_json::json!({
+            "hunter2": {"x-hunter2-y": "hunter2", "label": "abe"},
+            "list": [{"hunter2": 1}],
+        });
+        r.redact_value(&mut v);
+        assert_eq!(
+            v,
+            serde_json::json!({
+                "${PW}": {"x-${PW}-y": "${PW}", "label": "${L}"},
+                "list": [{"${PW}": 1}],
+            })
+        );
+        // A typed record keeps its shape: `label` contains `abe` but is a field name.
+        let scope = {
+            let mut s = Scope::default();
+            s.protect_literal("PW", "hunter2");
+            s.protect_literal("L", "abe");
+            s
+        };
+        let result = crate::records::StepResult::Response {
+            response: serde_json::json!({"hunter2": "label"}),
+        };
+        let redacted = scope.redacted(result).expect("still a StepResult");
+        assert_eq!(
+            serde_json::to_value(redacted).unwrap()["response"],
+            serde_json::json!({"${PW}": "l${L}l"})
+        );
+    }
+
+    #[test]
     fn recorded_literals_expand_for_their_fill_and_blank_ones_stay_fill_scoped() {
         let mut s = Scope::new(&[], &[], &[], &[("X".into(), "xv".into())]).unwrap();
         s.record_literal("PW", "hunter2");
@@ -535,7 +593,9 @@ mod tests {
         assert!(s.expand("${PW}").is_err(), "the literal no longer expands");
         assert_eq!(s.redact("hunter2"), "${PW}", "but stays redacted");
         s.record_literal("BLANK", " ");
-        assert_eq!(s.redact("a b"), "a${BLANK}b");
+        // During its fill, a string holding a blank literal collapses to the placeholder.
+        assert_eq!(s.redact("a b"), "${BLANK}");
+        assert_eq!(s.redact("ab"), "ab");
         s.end_fill_scope("BLANK");
         assert_eq!(s.redact("a b"), "a b");
     }

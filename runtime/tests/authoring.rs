@@ -65,6 +65,16 @@ impl Env {
         if let Err(e) = ad_runtime::records::validate::validate(&schema, &v) {
             panic!("{words:?}: the answer does not fit its schema: {e:?}\n{v:#}");
         }
+        // Every script a session publishes passes `ad check` (the handoff profile; a closed test
+        // flow, the flow profile), `ad fmt --check` and agent-device 0.21.5's parser.
+        if let (true, Some(path)) = (r.ok, &r.path) {
+            let profile = if words[0] == "close" {
+                ad_compiler::config::ProfileChoice::Flow
+            } else {
+                ad_compiler::config::ProfileChoice::Handoff
+            };
+            assert_publishable_as(path, profile);
+        }
         r
     }
 
@@ -139,11 +149,17 @@ impl Env {
     }
 }
 
-/// The published script passes `ad check --profile handoff`, `ad fmt --check` and the oracle.
-fn assert_publishable(path: &Path) -> String {
+/// A script the session published (`Env::cmd` has checked it with `assert_publishable_as`).
+fn published(path: &Path) -> String {
+    std::fs::read_to_string(path).unwrap()
+}
+
+/// The script passes `ad check` with `profile` (no error, no warning), `ad fmt --check` and the
+/// oracle.
+fn assert_publishable_as(path: &Path, profile: ad_compiler::config::ProfileChoice) -> String {
     let text = std::fs::read_to_string(path).unwrap();
     let config = ad_compiler::config::Config {
-        profile: ad_compiler::config::ProfileChoice::Handoff,
+        profile,
         ..Default::default()
     };
     let analysis = ad_compiler::analyze_with(&text, &config);
@@ -272,7 +288,7 @@ fn publication_writes_open_and_annotated_actions_without_close_and_the_session_s
     assert_eq!(r.lifecycle.as_deref(), Some("published"));
     assert!(r.session_active);
     let path = r.path.unwrap();
-    let text = assert_publishable(&path);
+    let text = published(&path);
     insta::assert_snapshot!("published_login", text);
     assert!(!text.contains("close") && !text.contains("snapshot") && !text.contains("save-script"));
     assert!(!text.contains(SECRET));
@@ -297,7 +313,7 @@ fn refs_are_published_as_selectors_and_a_ref_that_never_resolved_refuses_publica
     e.ok(&["fill", &email, "demo@example.com"]);
     e.ok(&["wait", "id=\"login.email\""]);
     let r = e.ok(&["save-script"]);
-    let text = assert_publishable(&r.path.unwrap());
+    let text = published(&r.path.unwrap());
     assert!(
         text.contains("fill \"id=\\\"login.email\\\" || label=\\\"Email\\\"\""),
         "{text}"
@@ -356,7 +372,7 @@ fn an_existing_target_is_refused_untouched_force_replaces_and_a_failed_publish_s
     assert!(leftovers.is_empty());
     let r = e.ok(&["save-script", "--force"]);
     assert_eq!(r.path.as_deref(), Some(e.dir.join("taken.ad").as_path()));
-    assert_publishable(&e.dir.join("taken.ad"));
+    published(&e.dir.join("taken.ad"));
 }
 
 #[test]
@@ -440,7 +456,6 @@ fn closing_an_unpublished_armed_recording_publishes_a_closed_test_flow() {
     assert!(text.ends_with("close\n"), "{text}");
     let f = ad_compiler::format::format(&text);
     assert!(!f.changed);
-    assert_eq!(ad_tests::run_oracle_one(&path)["ok"], true);
     e.refused(&["press", "id=\"tab.profile\""], "NO_SESSION");
 }
 
@@ -488,7 +503,7 @@ fn a_published_guard_fails_closed_on_a_reshuffled_screen() {
     e.ok(&["fill", "id=\"token\"", "tok3n-XYZ"]);
     e.ok(&["wait", "label=\"All set\""]);
     let r = e.ok(&["save-script"]);
-    assert_publishable(&r.path.unwrap());
+    published(&r.path.unwrap());
     e.ok(&["close"]);
     // The same script on the real screen passes …
     e.session = "same".into();
@@ -525,7 +540,7 @@ fn a_drag_between_elements_records_targets_v1_for_both_endpoints() {
     e.ok(&["gesture", "drag", "id=\"user\"", "id=\"blank\""]);
     e.ok(&["wait", "id=\"form.title\""]);
     let r = e.ok(&["save-script"]);
-    let text = assert_publishable(&r.path.unwrap());
+    let text = published(&r.path.unwrap());
     let analysis = ad_compiler::analyze(&text);
     let drag = analysis
         .steps
@@ -554,7 +569,7 @@ fn a_bare_save_script_publishes_under_the_state_folder() {
         .unwrap()
         .to_string_lossy()
         .starts_with("default-"));
-    assert_publishable(&path);
+    published(&path);
 }
 
 #[test]
@@ -565,7 +580,7 @@ fn read_steps_carry_evidence_too_and_publish() {
     e.ok(&["get", "text", "id=\"login.submit\""]);
     e.login();
     let r = e.ok(&["save-script"]);
-    let text = assert_publishable(&r.path.unwrap());
+    let text = published(&r.path.unwrap());
     let analysis = ad_compiler::analyze(&text);
     for cmd in ["is", "get"] {
         let step = analysis.steps.iter().find(|s| s.command == cmd).unwrap();
@@ -690,7 +705,7 @@ fn the_backend_gets_the_literal_and_every_record_only_the_placeholder() {
     // Only the literal signs in: the app got it.
     e.ok(&["wait", "id=\"home.title\""]);
     let r = e.ok(&["save-script"]);
-    let text = assert_publishable(&r.path.unwrap());
+    let text = published(&r.path.unwrap());
     assert!(text.contains("\"${PASSWORD}\""), "{text}");
     assert!(!text.contains("--record-as"));
     e.ok(&["close"]);
@@ -764,7 +779,6 @@ fn later_echoes_of_a_parameterized_literal_are_redacted_downgraded_or_dropped() 
         .find(|s| s.positional(0) == Some("id=\"welcome\""))
         .unwrap();
     assert!(welcome.target_evidence.is_none(), "dropped for the wait");
-    assert_eq!(ad_tests::run_oracle_one(&e.dir.join("echo.ad"))["ok"], true);
     e.ok(&["close"]);
     assert_no_literal(&e, TOKEN);
 }
@@ -781,17 +795,50 @@ fn empty_and_whitespace_literals_stay_fill_scoped() {
         &app,
     ]);
     e.ok(&["fill", "id=\"blank\"", " ", "--record-as", "BLANK"]);
+    e.ok(&["fill", "id=\"blank\"", "", "--record-as", "EMPTY"]);
+    e.ok(&["fill", "id=\"blank\"", "\t", "--record-as", "TAB"]);
+    // Through replay too: a whole-placeholder fill whose value is blank.
+    std::fs::write(
+        e.dir.join("blank-part.ad"),
+        "fill \"id=\\\"blank\\\"\" \"${SPACES}\"\n",
+    )
+    .unwrap();
+    e.ok(&["replay", "blank-part.ad", "-e", "SPACES=  "]);
     e.ok(&["fill", "id=\"user\"", "a b", "--record-as", "USER"]);
-    // " " is not redacted from later records: "Token form" keeps its space.
+    // No blank literal is redacted from later records: "Token form" keeps its space, in the
+    // result and in the journal.
     let r = e.ok(&["wait", "id=\"form.title\""]);
     let text = serde_json::to_string(&r.result).unwrap();
     assert!(text.contains("Token form"), "{text}");
+    // The wait's own capture (the last observation; each blank fill's own capture is redacted
+    // under that fill's scope only).
+    let last = e
+        .files()
+        .into_iter()
+        .filter(|f| f.to_string_lossy().contains("/observations/"))
+        .max()
+        .unwrap();
+    // Within a blank fill's own scope, a string holding the blank collapses to the placeholder
+    // whole (inline replacement cannot tell it from ordinary separators).
+    let journal = journal_text(&e);
+    assert!(journal.contains("\"label\":\"${BLANK}\""), "{journal}");
+    assert!(!journal.contains("Token${BLANK}form"), "{journal}");
+    let observed = std::fs::read_to_string(last).unwrap();
+    assert!(observed.contains("\"Token form\""), "{observed}");
+    for name in ["BLANK", "EMPTY", "TAB", "SPACES"] {
+        assert!(
+            !text.contains(name) && !observed.contains(name),
+            "{name}: {text}"
+        );
+    }
     let r = e.ok(&["save-script"]);
     let script = std::fs::read_to_string(r.path.unwrap()).unwrap();
-    assert!(
-        script.contains("\"${BLANK}\"") && script.contains("\"${USER}\""),
-        "{script}"
-    );
+    for name in ["BLANK", "EMPTY", "TAB", "SPACES", "USER"] {
+        assert!(
+            script.contains(&format!("\"${{{name}}}\"")),
+            "{name}: {script}"
+        );
+    }
     assert!(script.contains("label\":\"Token form\""), "{script}");
 }
 
@@ -835,7 +882,7 @@ fn replay_inside_an_armed_session_keeps_a_whole_placeholder_fill_as_the_placehol
     e.ok(&["press", "id=\"login.submit\""]);
     e.ok(&["wait", "id=\"home.title\""]);
     let r = e.ok(&["save-script"]);
-    let text = assert_publishable(&r.path.unwrap());
+    let text = published(&r.path.unwrap());
     assert!(text.contains("\"${PASSWORD}\""), "{text}");
     e.ok(&["close"]);
     assert_no_literal(&e, SECRET);
@@ -861,4 +908,263 @@ fn the_session_list_shows_each_session_and_its_recording() {
         ]
     );
     let _: Value = Value::Null;
+}
+
+/// Polls `f` once: is it still waiting?
+async fn still_pending<F: std::future::Future>(f: std::pin::Pin<&mut F>) -> bool {
+    let mut f = Some(f);
+    std::future::poll_fn(|cx| {
+        let pending = f.take().unwrap().poll(cx).is_pending();
+        std::task::Poll::Ready(pending)
+    })
+    .await
+}
+
+#[test]
+fn requests_for_different_sessions_proceed_concurrently_and_one_sessions_keep_their_order() {
+    ad_tests::web_fixture::require_chromium();
+    let server = ad_tests::web_fixture::FixtureServer::start(&ad_tests::web_fixture::fixture_dir());
+    let mut e = Env::new("concurrent");
+    e.sessions.web.offline = true;
+    let app = e.shop();
+    e.session = "slow".into();
+    e.ok(&["open", &server.url("login.html")]);
+    let req = |session: &str, words: &[&str]| Request {
+        session: session.into(),
+        words: words.iter().map(|w| w.to_string()).collect(),
+        cwd: e.dir.clone(),
+        shell_env: Vec::new(),
+    };
+    let sessions = &e.sessions;
+    e.rt.block_on(async {
+        // Session "slow" waits (up to a minute) for an element that never appears, and then
+        // has a snapshot queued behind that wait.
+        let mut wait = Box::pin(sessions.handle(req("slow", &["wait", "id=\"never\"", "60000"])));
+        let mut snapshot = Box::pin(sessions.handle(req("slow", &["snapshot"])));
+        assert!(still_pending(wait.as_mut()).await, "the wait is under way");
+        assert!(still_pending(snapshot.as_mut()).await, "queued behind it");
+        // Meanwhile another session opens and acts, and the list answers.
+        let other = tokio::select! {
+            biased;
+            _ = &mut wait => panic!("the wait ended before the other session's command"),
+            _ = &mut snapshot => panic!("the snapshot overtook the wait of its own session"),
+            r = sessions.handle(req("fast", &["open", "com.example.shop", "--app", &app])) => r,
+        };
+        assert!(other.ok, "{other:?}");
+        let list = tokio::select! {
+            biased;
+            _ = &mut wait => panic!("the wait ended before the list"),
+            r = sessions.handle(req("x", &["list"])) => r,
+        };
+        let names: Vec<String> = list.sessions.unwrap().into_iter().map(|s| s.name).collect();
+        assert_eq!(names, ["fast", "slow"]);
+        let fast = sessions
+            .handle(req("fast", &["wait", "id=\"login.email\""]))
+            .await;
+        assert!(fast.ok, "{fast:?}");
+        assert!(
+            still_pending(wait.as_mut()).await,
+            "the slow wait is still waiting"
+        );
+        assert!(
+            still_pending(snapshot.as_mut()).await,
+            "and its session's next request too"
+        );
+        // Abandoning the wait (its client hung up) lets the session's next request run.
+        drop(wait);
+        let snap = snapshot.await;
+        assert!(snap.ok, "{snap:?}");
+    });
+    e.ok(&["close"]);
+    e.session = "fast".into();
+    e.ok(&["close"]);
+}
+
+#[test]
+fn a_fill_text_starting_with_a_dash_is_the_positional_and_publishes_as_one() {
+    let mut e = Env::new("dash");
+    e.arm("dash.ad");
+    e.ok(&["fill", "id=\"login.email\"", "-starts-with-dash"]);
+    let nodes = e.ok(&["snapshot"]).nodes.unwrap().to_string();
+    assert!(
+        nodes.contains("\"-starts-with-dash\""),
+        "the field holds the text: {nodes}"
+    );
+    e.ok(&["wait", "id=\"login.submit\""]);
+    let r = e.ok(&["save-script"]);
+    let text = published(&r.path.unwrap());
+    let fills: Vec<&str> = text.lines().filter(|l| l.starts_with("fill")).collect();
+    assert_eq!(
+        fills,
+        ["fill \"id=\\\"login.email\\\"\" \"-starts-with-dash\"",],
+        "{text}"
+    );
+    // agent-device reads each as the fill's text.
+    let oracle = ad_tests::run_oracle_one(&e.dir.join("dash.ad"));
+    let texts: Vec<&Value> = oracle["parse"]["actions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|a| a["command"] == "fill")
+        .map(|a| &a["positionals"][1])
+        .collect();
+    assert_eq!(texts, ["-starts-with-dash"], "{oracle}");
+    e.ok(&["close"]);
+    // After `--` every word is positional, even a session flag's spelling (agent-device's CLI
+    // ends its flags there too).
+    let app = e.shop();
+    e.ok(&["open", "com.example.shop", "--app", &app]);
+    e.ok(&["fill", "id=\"login.email\"", "--", "--force"]);
+    let nodes = e.ok(&["snapshot"]).nodes.unwrap().to_string();
+    assert!(nodes.contains("\"value\":\"--force\""), "{nodes}");
+    e.ok(&["close"]);
+}
+
+#[test]
+fn replay_records_embedded_placeholders_as_dispatched_with_parameterized_values_put_back() {
+    let mut e = Env::new("replay-embedded");
+    std::fs::write(
+        e.dir.join("part.ad"),
+        concat!(
+            "env GREETING=hello\n",
+            "fill \"id=\\\"login.email\\\"\" \"${GREETING}@example.com\"\n",
+            "fill \"id=\\\"login.password\\\"\" \"${PASSWORD}\"\n",
+            "fill \"id=\\\"login.email\\\"\" \"${GREETING}-${USER_NAME}\"\n",
+            "fill \"id=\\\"login.email\\\"\" \"x-${PASSWORD}-y\"\n",
+        ),
+    )
+    .unwrap();
+    e.arm("embedded.ad");
+    e.shell_env = vec![("PASSWORD".into(), SECRET.into())];
+    let r = e.ok(&["replay", "part.ad", "-e", "USER_NAME=demo"]);
+    assert_eq!(r.replayed, Some(4));
+    e.ok(&["wait", "id=\"login.submit\""]);
+    let r = e.ok(&["save-script"]);
+    let text = published(&r.path.unwrap());
+    let fills: Vec<&str> = text.lines().filter(|l| l.starts_with("fill")).collect();
+    assert_eq!(
+        fills,
+        [
+            // The script's own `env` value: recorded as dispatched (agent-device's recorder).
+            "fill \"id=\\\"login.email\\\"\" \"hello@example.com\"",
+            // A whole-placeholder fill keeps its placeholder.
+            "fill \"id=\\\"login.password\\\"\" \"${PASSWORD}\"",
+            // An injected value (-e) is never written: it goes back to its placeholder.
+            "fill \"id=\\\"login.email\\\"\" \"hello-${USER_NAME}\"",
+            // The registered literal inside other text: echo protection.
+            "fill \"id=\\\"login.email\\\"\" \"x-${PASSWORD}-y\"",
+        ],
+        "{text}"
+    );
+    e.ok(&["close"]);
+    assert_no_literal(&e, SECRET);
+}
+
+#[test]
+fn the_originating_fill_is_matched_exactly_and_later_actions_by_substring() {
+    let mut e = Env::new("exact");
+    let app = e.echo_app();
+    e.ok(&[
+        "open",
+        "com.example.echo",
+        "--save-script=exact.ad",
+        "--app",
+        &app,
+    ]);
+    // "Use" is inside the field's own label "User": the fill's own evidence keeps it (exact
+    // match only), a later action on the same field has it redacted and unverifiable.
+    e.ok(&["fill", "id=\"user\"", "Use", "--record-as", "NAME"]);
+    e.ok(&["press", "id=\"user\""]);
+    e.ok(&["wait", "id=\"form.title\""]);
+    let r = e.ok(&["save-script"]);
+    let text = std::fs::read_to_string(r.path.unwrap()).unwrap();
+    let analysis = ad_compiler::analyze(&text);
+    let evidence = |cmd: &str| {
+        analysis
+            .steps
+            .iter()
+            .find(|s| s.command == cmd)
+            .and_then(|s| s.target_evidence.clone())
+            .unwrap()
+    };
+    let fill = evidence("fill");
+    assert_eq!(fill.label.as_deref(), Some("User"), "{text}");
+    assert_eq!(
+        fill.verification,
+        ad_grammar::annotation::VerificationState::Verified
+    );
+    let press = evidence("press");
+    assert_eq!(press.label.as_deref(), Some("${NAME}r"), "{text}");
+    assert_eq!(
+        press.verification,
+        ad_grammar::annotation::VerificationState::Unverifiable
+    );
+    assert!(text.contains("\"${NAME}\""), "{text}");
+    e.ok(&["close"]);
+}
+
+#[test]
+fn a_missing_variable_fails_the_replay_before_its_action() {
+    let mut e = Env::new("replay-missing");
+    std::fs::write(
+        e.dir.join("missing.ad"),
+        "fill \"id=\\\"login.email\\\"\" \"${NOT_GIVEN}\"\n",
+    )
+    .unwrap();
+    e.arm("m.ad");
+    let r = e.cmd(&["replay", "missing.ad"]);
+    assert!(!r.ok, "{r:?}");
+    assert_eq!(r.replayed, Some(0));
+    assert!(r.message.unwrap().contains("NOT_GIVEN"));
+    let nodes = e.ok(&["snapshot"]).nodes.unwrap();
+    let email = nodes
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|n| n["id"] == "login.email")
+        .unwrap();
+    assert!(
+        email.get("value").is_none_or(|v| v == "" || v.is_null()),
+        "nothing was filled: {email}"
+    );
+    assert_eq!(
+        e.ok(&["list"]).sessions.unwrap()[0].recorded_actions,
+        1,
+        "only the open is recorded"
+    );
+    e.ok(&["close"]);
+}
+
+#[test]
+fn the_echo_registry_is_per_session_and_dies_with_it() {
+    const TOKEN: &str = "tok3n-XYZ";
+    let mut e = Env::new("registry");
+    let app = e.echo_app();
+    let open = [
+        "open",
+        "com.example.echo",
+        "--save-script=r.ad",
+        "--app",
+        &app,
+    ];
+    e.ok(&open);
+    e.ok(&["fill", "id=\"token\"", TOKEN, "--record-as", "TOKEN"]);
+    let r = e.ok(&["wait", "id=\"welcome\""]);
+    assert!(!serde_json::to_string(&r.result).unwrap().contains(TOKEN));
+    // Another session never registered it; this one, once closed and opened again, neither.
+    for session in ["other", "default"] {
+        e.session = session.into();
+        if session == "default" {
+            e.ok(&["close"]);
+        }
+        e.ok(&["open", "com.example.echo", "--app", &app]);
+        e.ok(&["fill", "id=\"token\"", TOKEN]);
+        let r = e.ok(&["wait", "id=\"welcome\""]);
+        let text = serde_json::to_string(&r.result).unwrap();
+        assert!(
+            text.contains(&format!("Welcome, {TOKEN}")),
+            "{session}: {text}"
+        );
+        e.ok(&["close"]);
+    }
 }

@@ -40,6 +40,13 @@ pub struct CheckArgs {
     /// Use this configuration file instead of looking for ad.toml beside each script.
     #[arg(long, value_name = "FILE")]
     config: Option<PathBuf>,
+    /// Keep checking: after the first report, re-check each script you save (and the
+    /// compositions that include it), one summary line per cycle, until Ctrl-C.
+    #[arg(long)]
+    watch: bool,
+    /// With --watch: how long a file must stay unchanged before it is re-checked.
+    #[arg(long, value_name = "MS", default_value_t = super::watch::DEFAULT_DEBOUNCE_MS, requires = "watch")]
+    debounce: u64,
     #[command(flatten)]
     input: files::InputArgs,
 }
@@ -92,6 +99,15 @@ enum Format {
 }
 
 pub fn run(args: CheckArgs) -> i32 {
+    if args.watch {
+        let debounce = std::time::Duration::from_millis(args.debounce);
+        return super::watch::watch(&args.paths, debounce, true, |paths| {
+            let counts = check_paths(&args, paths, false);
+            super::watch::CycleOutcome {
+                verdict: counts.verdict(),
+            }
+        });
+    }
     let paths = match files::collect(&args.paths) {
         Ok(p) => p,
         Err(e) => return crate::usage_error(&e.0),
@@ -99,14 +115,48 @@ pub fn run(args: CheckArgs) -> i32 {
     if paths.is_empty() {
         return crate::usage_error("no .ad scripts found in the given paths");
     }
+    check_paths(&args, &paths, true).exit_code
+}
+
+/// What a check of some scripts found.
+struct Counts {
+    /// 0 clean, 1 problems, 2 usage or I/O error.
+    exit_code: i32,
+    errors: usize,
+    warnings: usize,
+}
+
+impl Counts {
+    /// `2 errors, 1 warning` (a watch cycle's summary).
+    fn verdict(&self) -> String {
+        if self.exit_code == 2 {
+            return "could not check (see above)".into();
+        }
+        let plural = |n: usize, word: &str| format!("{n} {word}{}", if n == 1 { "" } else { "s" });
+        format!(
+            "{}, {}",
+            plural(self.errors, "error"),
+            plural(self.warnings, "warning")
+        )
+    }
+}
+
+/// Checks `paths` and prints the report. `last_run`: the process ends after this check, so the
+/// last script's analysis is left to the exit (a watch keeps going and frees it).
+fn check_paths(args: &CheckArgs, paths: &[PathBuf], last_run: bool) -> Counts {
+    let usage = |message: &str| Counts {
+        exit_code: crate::usage_error(message),
+        errors: 0,
+        warnings: 0,
+    };
     let mut checked = Vec::with_capacity(paths.len());
     // Findings in a fragment already reported through another parent (file, code, offset).
     let mut seen = std::collections::BTreeSet::new();
     for (nth, path) in paths.iter().enumerate() {
         let script = (path.as_os_str() != "-").then_some(path.as_path());
-        let config = match config_for(&args, script) {
+        let config = match config_for(args, script) {
             Ok(c) => c,
-            Err(e) => return crate::usage_error(&e),
+            Err(e) => return usage(&e),
         };
         let source = match files::read_with_limit(path, args.input.limit(&config)) {
             Ok(s) => s,
@@ -117,13 +167,13 @@ pub fn run(args: CheckArgs) -> i32 {
                 checked.push(CheckedFile::new(refused.name, String::new(), diagnostics));
                 continue;
             }
-            Err(e) => return crate::usage_error(&e.0),
+            Err(e) => return usage(&e.0),
         };
         if let (true, Some(p)) = (super::compose::is_composed(&source.text), &source.path) {
             // A composition or a fragment: its findings are in several files.
             match super::compose::check(p, source.text, &config, args.fix, &mut seen) {
                 Ok(files) => checked.extend(files),
-                Err(e) => return crate::usage_error(&e),
+                Err(e) => return usage(&e),
             }
             continue;
         }
@@ -142,7 +192,7 @@ pub fn run(args: CheckArgs) -> i32 {
                     );
                 } else if applied > 0 {
                     if let Err(e) = crate::atomic_write(p, fixed.as_bytes()) {
-                        return crate::usage_error(&format!("{}: {e}", p.display()));
+                        return usage(&format!("{}: {e}", p.display()));
                     }
                     eprintln!("fixed {applied} problem(s) in {}", source.name);
                     analysis = ad_compiler::analyze_owned(fixed, &config);
@@ -152,7 +202,7 @@ pub fn run(args: CheckArgs) -> i32 {
         let text = std::mem::take(&mut analysis.parse.file.text);
         let binary = analysis.parse.binary;
         let mut diagnostics = std::mem::take(&mut analysis.diagnostics);
-        if nth + 1 == paths.len() {
+        if last_run && nth + 1 == paths.len() {
             // The last script's tree and steps are left to the process exit, which returns their
             // pages at once: freeing a large script's millions of small blocks one by one costs
             // about as much as a rule family.
@@ -233,9 +283,9 @@ pub fn run(args: CheckArgs) -> i32 {
         }
     }
     let _ = out.flush();
-    if errors > 0 || (args.deny_warnings && warnings > 0) {
-        1
-    } else {
-        0
+    Counts {
+        exit_code: i32::from(errors > 0 || (args.deny_warnings && warnings > 0)),
+        errors,
+        warnings,
     }
 }

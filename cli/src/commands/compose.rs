@@ -63,12 +63,28 @@ pub fn chain_text(c: &Composition, chain: &[compose::CallSite]) -> String {
         .join(" → ")
 }
 
+/// The findings in one file of a composition.
+pub struct FileFindings {
+    pub file: PathBuf,
+    pub text: String,
+    pub diagnostics: Vec<Diagnostic>,
+    /// Per diagnostic, the includes that reached the file (outermost first), as places in the
+    /// including files.
+    pub related: Vec<Vec<crate::render::Related>>,
+}
+
 /// The findings grouped by file (the entry first), each diagnostic's help naming the include
 /// chain that reached its file.
-pub fn by_file(c: &Composition, entry: &Path) -> Vec<(PathBuf, String, Vec<Diagnostic>)> {
+pub fn by_file(c: &Composition, entry: &Path) -> Vec<FileFindings> {
     let entry = absolute(entry);
-    let mut files: BTreeMap<PathBuf, Vec<Diagnostic>> = BTreeMap::new();
+    type Found = (Diagnostic, Vec<crate::render::Related>);
+    let mut files: BTreeMap<PathBuf, Vec<Found>> = BTreeMap::new();
     files.entry(entry.clone()).or_default();
+    let texts: BTreeMap<&PathBuf, std::rc::Rc<str>> = c
+        .files
+        .iter()
+        .map(|(p, t)| (p, std::rc::Rc::from(t.as_str())))
+        .collect();
     for fd in &c.diagnostics {
         let mut d = fd.diagnostic.clone();
         if !fd.chain.is_empty() {
@@ -79,16 +95,34 @@ pub fn by_file(c: &Composition, entry: &Path) -> Vec<(PathBuf, String, Vec<Diagn
             };
             d = d.with_help(help);
         }
-        files.entry(fd.file.clone()).or_default().push(d);
+        let related = fd
+            .chain
+            .iter()
+            .filter_map(|s| {
+                Some(crate::render::Related {
+                    name: shown(&s.file),
+                    text: texts.get(&s.file)?.clone(),
+                    span: s.span,
+                    message: format!("included here as `{}`", s.call_site_id),
+                })
+            })
+            .collect();
+        files.entry(fd.file.clone()).or_default().push((d, related));
     }
     let mut out: Vec<_> = files
         .into_iter()
-        .map(|(p, ds)| {
+        .map(|(p, found)| {
             let text = c.files.get(&p).cloned().unwrap_or_default();
-            (p, text, ds)
+            let (diagnostics, related) = found.into_iter().unzip();
+            FileFindings {
+                file: p,
+                text,
+                diagnostics,
+                related,
+            }
         })
         .collect();
-    out.sort_by_key(|(p, _, _)| *p != entry);
+    out.sort_by_key(|f| f.file != entry);
     out
 }
 
@@ -102,21 +136,42 @@ pub fn check(
     seen: &mut std::collections::BTreeSet<(PathBuf, &'static str, usize)>,
 ) -> Result<Vec<crate::render::CheckedFile>, String> {
     let mut c = compose_file(path, &text, config, Vec::new());
-    if fix {
+    // A fix in a fragment (AD801) changes its digest: a second round re-pins it.
+    for _round in 0..2 {
+        if !fix {
+            break;
+        }
         let mut total = 0;
-        for (file, file_text, diagnostics) in by_file(&c, path) {
-            let (pinned, pins) = compose::apply_pin_fixes(&file_text, &diagnostics);
+        for FileFindings {
+            file,
+            text: file_text,
+            diagnostics,
+            ..
+        } in by_file(&c, path)
+        {
+            // What changed is shown before a pin is rewritten over it.
+            for d in diagnostics
+                .iter()
+                .filter(|d| d.code == ad_grammar::codes::FRAGMENT_STALE && d.fix.is_some())
+            {
+                let line = file_text[..d.primary_span().start].matches('\n').count() + 1;
+                eprintln!("{}:{line}: {} — re-pinning", shown(&file), d.message);
+                for l in d.help.iter().flat_map(|h| h.lines()) {
+                    eprintln!("  {l}");
+                }
+            }
+            let (composed, own) = compose::apply_composition_fixes(&file_text, &diagnostics);
             let rest: Vec<_> = diagnostics
                 .into_iter()
-                .filter(|d| d.code != ad_grammar::codes::FRAGMENT_STALE)
+                .filter(|d| !ad_grammar::codes::get(d.code).is_some_and(|c| c.composition()))
                 .collect();
             let (fixed, others) = if compose::kind_of(&file_text) == ScriptKind::Plain {
-                ad_compiler::apply_fixes(&pinned, &rest)
+                ad_compiler::apply_fixes(&composed, &rest)
             } else {
                 // The one-file fix check reads composition lines as unknown commands.
-                (pinned, 0)
+                (composed, 0)
             };
-            let applied = pins + others;
+            let applied = own + others;
             if applied > 0 {
                 crate::atomic_write(&file, fixed.as_bytes())
                     .map_err(|e| format!("{}: {e}", file.display()))?;
@@ -124,26 +179,73 @@ pub fn check(
                 total += applied;
             }
         }
-        if total > 0 {
-            let text =
-                std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
-            c = compose_file(path, &text, config, Vec::new());
+        if total == 0 {
+            break;
         }
+        let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
+        c = compose_file(path, &text, config, Vec::new());
+    }
+    if fix {
+        write_snapshots(&c, path)?;
     }
     let mut out = Vec::new();
-    for (file, file_text, mut diagnostics) in by_file(&c, path) {
-        diagnostics.retain(|d| seen.insert((file.clone(), d.code, d.primary_span().start)));
-        config.apply(&mut diagnostics);
-        if diagnostics.is_empty() && absolute(path) != file {
+    for f in by_file(&c, path) {
+        let mut diagnostics = Vec::new();
+        let mut related = Vec::new();
+        for (d, r) in f.diagnostics.into_iter().zip(f.related) {
+            if !seen.insert((f.file.clone(), d.code, d.primary_span().start)) {
+                continue;
+            }
+            // The configured severity, or nothing when the rule is off.
+            let mut one = vec![d];
+            config.apply(&mut one);
+            if let Some(d) = one.pop() {
+                diagnostics.push(d);
+                related.push(r);
+            }
+        }
+        if diagnostics.is_empty() && absolute(path) != f.file {
             continue;
         }
-        out.push(crate::render::CheckedFile::new(
-            shown(&file),
-            file_text,
+        out.push(crate::render::CheckedFile::with_related(
+            shown(&f.file),
+            f.text,
             diagnostics,
+            related,
         ));
     }
     Ok(out)
+}
+
+/// Keeps a snapshot of each fragment as it is now pinned (`.ad/pins/<hex>.pinned` under the
+/// project root, content-addressed), so a later AD806 can show which steps changed.
+fn write_snapshots(c: &Composition, path: &Path) -> Result<(), String> {
+    let root = compose::project_root(&absolute(path));
+    let mut written = 0;
+    for site in &c.call_sites {
+        let Some(target) = compose::snapshot_path(&root, &site.digest) else {
+            continue;
+        };
+        let Some(text) = c.files.get(&site.fragment) else {
+            continue;
+        };
+        if target.exists() {
+            continue;
+        }
+        if let Some(dir) = target.parent() {
+            std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+        }
+        crate::atomic_write(&target, compose::snapshot_text(text).as_bytes())
+            .map_err(|e| format!("{}: {e}", target.display()))?;
+        written += 1;
+    }
+    if written > 0 {
+        eprintln!(
+            "kept {written} pinned fragment snapshot(s) in {}",
+            shown(&root.join(compose::PINS_DIR))
+        );
+    }
+    Ok(())
 }
 
 /// A composition ready to run: its expanded plan's text and each plan line's source.
@@ -170,9 +272,15 @@ pub fn expand_for_run(path: &Path, text: &str, supplied: Vec<String>) -> Result<
     if composition.has_errors() {
         let mut buf = Vec::new();
         let mut errors = 0;
-        for (file, file_text, diagnostics) in by_file(&composition, path) {
-            let checked = crate::render::CheckedFile::new(shown(&file), file_text, Vec::new());
-            for d in diagnostics
+        for f in by_file(&composition, path) {
+            let checked = crate::render::CheckedFile::with_related(
+                shown(&f.file),
+                f.text,
+                f.diagnostics,
+                f.related,
+            );
+            for d in checked
+                .diagnostics
                 .iter()
                 .filter(|d| d.severity == ad_grammar::Severity::Error)
             {

@@ -3,13 +3,15 @@
 //! divergence report on failure and a crash-safe run journal.
 
 use std::io::{IsTerminal, Write};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use ad_grammar::Severity;
+use ad_runtime::authoring::handoff::RunRequest;
 use ad_runtime::gate::{self, Refusal};
 use ad_runtime::interp::{Plan, Progress, RunOptions, StepEnd, StepInfo};
-use ad_runtime::session::{run_script, SessionConfig};
+use ad_runtime::session::{run_script, ScriptOutcome, SessionConfig};
 use ad_runtime::vars;
+use ad_runtime::web::LaunchConfig;
 use clap::{Args, ValueEnum};
 
 use crate::files;
@@ -23,6 +25,7 @@ Examples:
   ad run flow.ad --from 5 --plan-digest 3f2a…      resume at step 5 (both values come from a divergence report)
   ad run handoff.ad --keep-session                 leave the session live (the terminal close is skipped)
   ad run examples/web/login.ad --backend web       drive a web app in headless Chromium (`ad doctor` checks it)
+  ad run flow.ad --report-html report/             a static HTML report of the run: open report/index.html
 
 Variables: -e KEY=VALUE > AD_VAR_KEY in the environment > `env KEY=…` in the script > built-ins
 (AD_SESSION, AD_FILENAME, AD_PLATFORM, …). Injected values are shown as <var:NAME> everywhere.
@@ -95,6 +98,10 @@ pub struct RunArgs {
     /// No live progress on stderr.
     #[arg(long, short = 'q')]
     quiet: bool,
+    /// Write a static HTML report of the run into DIR (index.html and the script's page, with
+    /// its steps, screenshots and divergence report): see docs/run.md.
+    #[arg(long, value_name = "DIR")]
+    report_html: Option<PathBuf>,
     #[command(flatten)]
     input: files::InputArgs,
 }
@@ -294,6 +301,14 @@ pub fn run(args: RunArgs) -> i32 {
     };
     args.backend.apply(&mut session);
     session.agent_device = args.devices.bridge();
+    if let Some(dir) = &args.report_html {
+        if let Err(e) = super::test::html_destination(dir) {
+            return crate::usage_error(&format!(
+                "{}: cannot write the HTML report there: {e} (nothing was run)",
+                dir.display()
+            ));
+        }
+    }
     // Ctrl-C / SIGTERM stop the run at the next step and still write the journal's end.
     ad_runtime::interrupt::install();
     let mut quiet = ad_runtime::interp::Quiet;
@@ -303,30 +318,63 @@ pub fn run(args: RunArgs) -> i32 {
     } else {
         &mut live
     };
-    let outcome = run_script(&plan, &args.file, &options, &session, progress);
-    let outcome = match outcome {
-        Ok(o) => o,
+    // A run whose session outlives it (no `close`, or --keep-session) runs in the session
+    // daemon, which keeps its live session for `ad session …` (every backend but the
+    // agent-device bridge, whose sessions live in agent-device's own daemon).
+    let kind = match ad_runtime::session::backend_kind(&plan, &args.file, &session) {
+        Ok(k) => k,
         Err(e) => return crate::usage_error(&e.0),
     };
-    let mut outcome = outcome;
-    // A close-less run that ended well hands its live session to the session daemon, where
-    // `ad session …` commands continue it (the state file goes away).
-    if outcome.result.ok && outcome.result.session_active {
-        if let Some(file) = outcome.session_file.clone() {
-            let fixture = args.backend.record_fixture.as_deref();
-            match super::session::hand_over(
-                &options.session,
-                &file,
-                &args.file,
-                args.app.clone(),
-                fixture,
-            ) {
-                Ok(()) => outcome.session_file = None,
-                Err(e) => eprintln!("warning: the live session stays in {}: {e}", file.display()),
+    let in_daemon = kind != ad_runtime::backends::BackendKind::AgentDevice
+        && ad_runtime::session::is_handoff(&plan, &options);
+    let mut ran = None;
+    if in_daemon {
+        let abs = |p: &Path| std::path::absolute(p).unwrap_or_else(|_| p.to_path_buf());
+        let request = RunRequest {
+            script: abs(&args.file),
+            text: source.text.clone(),
+            options: options.clone(),
+            app_model: session.app_model.as_deref().map(abs),
+            artifacts_root: abs(&session.artifacts_root),
+            backend: kind.name().into(),
+            web: LaunchConfig {
+                executable: session.web.executable.as_deref().map(abs),
+                ..session.web.clone()
+            },
+            record_fixture: session.record_fixture.as_deref().map(abs),
+            recorded: session.recorded.as_deref().map(abs),
+        };
+        match super::session::run_in_daemon(request, progress) {
+            Err(e) | Ok(Some(Err(e))) => return crate::usage_error(&e),
+            Ok(Some(Ok(reply))) => {
+                ran = Some(ScriptOutcome {
+                    result: reply.result,
+                    run_dir: reply.run_dir,
+                    session_file: reply.session_file,
+                    backend: kind,
+                })
             }
+            Ok(None) => eprintln!(
+                "warning: no session daemon could be started: the run's live session ends with it (the sim's is kept for --from)"
+            ),
         }
     }
+    let in_daemon = ran.is_some();
+    let outcome = match ran {
+        Some(o) => o,
+        None => match run_script(&plan, &args.file, &options, &session, progress) {
+            Ok(o) => o,
+            Err(e) => return crate::usage_error(&e.0),
+        },
+    };
     let r = &outcome.result;
+    let mut html_failed = false;
+    if let Some(dir) = &args.report_html {
+        if let Err(e) = write_html_report(dir, &source.name, &source.text, &outcome) {
+            eprintln!("error: cannot write the HTML report {}: {e}", dir.display());
+            html_failed = true;
+        }
+    }
     let journal = outcome
         .run_dir
         .as_ref()
@@ -352,8 +400,8 @@ pub fn run(args: RunArgs) -> i32 {
                     "ok: {} — {} step(s) replayed in {:.0} ms ({device}); journal {journal}",
                     source.name, r.replayed, r.wall_ms
                 );
-                // A web session ends with the run (its browser is reaped).
-                if r.session_active && outcome.backend.resumes_sessions() {
+                // A live session is in the session daemon (or kept in a file for `--from`).
+                if r.session_active && (in_daemon || outcome.session_file.is_some()) {
                     let loc = &r.location;
                     let screen = loc.get("screen").and_then(|s| s.as_str()).unwrap_or("?");
                     let app = loc.get("app").and_then(|s| s.as_str()).unwrap_or("no app");
@@ -427,6 +475,65 @@ pub fn run(args: RunArgs) -> i32 {
             }
         }
     }
-    // 0 passed, 1 failed, 2 refused before any step, 130 interrupted (the run's own verdict).
-    r.exit().0
+    // 0 passed, 1 failed, 2 refused before any step, 130 interrupted (the run's own verdict);
+    // a passed run whose report could not be written is a usage/I/O error.
+    match r.exit().0 {
+        0 if html_failed => 2,
+        code => code,
+    }
+}
+
+/// The HTML report of one run: a suite of one script, built from its run folder.
+fn write_html_report(
+    dir: &std::path::Path,
+    name: &str,
+    text: &str,
+    outcome: &ad_runtime::session::ScriptOutcome,
+) -> std::io::Result<()> {
+    use ad_runtime::records::suite::{Attempt, ScriptReport, Status, SuiteCounts, SuiteReport};
+    let r = &outcome.result;
+    let e = r.error.as_ref();
+    let status = if r.ok { Status::Passed } else { Status::Failed };
+    let attempt = Attempt {
+        ok: r.ok,
+        code: e.map(|e| e.public_code().to_string()),
+        kind: e.and_then(|e| e.divergence()).map(|d| d.kind),
+        message: e.map(|e| e.message.clone()),
+        step: e.and_then(|e| e.step),
+        line: e.and_then(|e| e.line),
+        replayed: r.replayed,
+        total: r.total,
+        run_dir: outcome.run_dir.as_ref().map(|d| d.display().to_string()),
+        wall_ms: r.wall_ms,
+        device_ms: r.device_ms,
+    };
+    let suite = SuiteReport {
+        version: 1,
+        summary: SuiteCounts {
+            total: 1,
+            passed: usize::from(r.ok),
+            flaky: 0,
+            failed: usize::from(!r.ok),
+            invalid: 0,
+            skipped: 0,
+            filtered: 0,
+            other_shards: 0,
+            ok: r.ok,
+            wall_ms: r.wall_ms,
+        },
+        scripts: vec![ScriptReport {
+            path: name.to_string(),
+            status,
+            skip_reason: None,
+            retries_allowed: 0,
+            timeout_ms: None,
+            refused: None,
+            static_errors: Vec::new(),
+            attempts: vec![attempt],
+            wall_ms: r.wall_ms,
+        }],
+    };
+    let texts = [(name.to_string(), text.to_string())].into_iter().collect();
+    let scripts = crate::render::html::load(&suite, &texts);
+    crate::render::html::build("ad run", &suite, &scripts).write(dir)
 }

@@ -5,6 +5,7 @@
 use std::path::{Path, PathBuf};
 
 use ad_runtime::authoring::daemon::{self, Client, Message};
+use ad_runtime::authoring::handoff::{RunReply, RunRequest};
 use ad_runtime::authoring::{Request, Response};
 use clap::Args;
 
@@ -67,38 +68,19 @@ pub fn client() -> std::io::Result<Client> {
     Client::connect(&state, || spawn_daemon(&state))
 }
 
-/// Hands a close-less run's live sim session to the daemon (the state file is removed).
-pub fn hand_over(
-    session: &str,
-    state_file: &Path,
-    script: &Path,
-    app_model: Option<PathBuf>,
-    record_fixture: Option<&Path>,
-) -> Result<(), String> {
-    let cwd = std::env::current_dir().unwrap_or_default();
-    let abs = |p: &Path| {
-        if p.is_absolute() {
-            p.to_path_buf()
-        } else {
-            cwd.join(p)
-        }
+/// Runs a close-less script inside the session daemon (starting it if needed), which keeps the
+/// live session the run leaves; its progress goes to `progress`. `Ok(None)`: no daemon could be
+/// reached, nothing ran.
+pub fn run_in_daemon(
+    request: RunRequest,
+    progress: &mut dyn ad_runtime::interp::Progress,
+) -> Result<Option<Result<RunReply, String>>, String> {
+    let Ok(mut c) = client() else {
+        return Ok(None);
     };
-    let r = client()
-        .and_then(|mut c| {
-            c.send(&Message::Adopt {
-                session: session.into(),
-                state_file: abs(state_file),
-                script: abs(script),
-                app_model: app_model.as_deref().map(abs),
-                record_fixture: record_fixture.map(abs),
-            })
-        })
-        .map_err(|e| format!("cannot reach the session daemon: {e}"))?;
-    if r.ok {
-        Ok(())
-    } else {
-        Err(r.message.unwrap_or_default())
-    }
+    c.run(request, |event| event.report(progress))
+        .map(Some)
+        .map_err(|e| format!("the session daemon ended the run: {e}"))
 }
 
 pub fn run(args: SessionArgs) -> i32 {

@@ -20,6 +20,8 @@ Examples:
                                                  the second third of the suite, JUnit for CI
   ad test flows/ --retries 2 --fail-fast         retry failures twice (a later pass is reported
                                                  as flaky), stop at the first failure
+  ad test flows/ --report-html report/           a static HTML report: open report/index.html
+  ad test flows/ --watch                         re-run each script you save (Ctrl-C stops)
 
 Every script passes the same gate as `ad run` first: a broken ad.toml, static errors or a ${VAR}
 with no value make it INVALID (its diagnostics shown as `ad check` shows them) and it never runs. Per-script `context timeout=` (device-clock ms) and `retries=` apply unless --timeout /
@@ -27,8 +29,13 @@ with no value make it INVALID (its diagnostics shown as `ad check` shows them) a
 platform are skipped and scripts for another platform are left out. Output is in discovery order
 whatever --jobs is.
 
-Report destinations (--report-junit, --report-json) are checked before anything runs; if a
-write still fails at the end, the other reports are written and the verdict stays on screen.
+With --watch, every script runs once, then each save re-runs the saved script and the
+compositions that include it (debounced: --debounce MS), one `[watch #N]` summary line per cycle,
+the terminal cleared between cycles; Ctrl-C ends the watch (exit 0). See docs/run.md.
+
+Report destinations (--report-junit, --report-json, --report-html) are checked before anything
+runs; if a write still fails at the end, the other reports are written and the verdict stays on
+screen.
 
 Exit codes: 0 every script passed (flaky passes included); 1 a script failed or was invalid;
 2 usage or I/O error (a report that could not be written after a passing suite included).";
@@ -72,6 +79,18 @@ pub struct TestArgs {
     /// Write a JSON report.
     #[arg(long, value_name = "FILE")]
     report_json: Option<PathBuf>,
+    /// Write a static HTML report into DIR (index.html, a page per script, the screenshots and
+    /// observations it shows): open DIR/index.html from a CI artifact download. See docs/run.md.
+    #[arg(long, value_name = "DIR")]
+    report_html: Option<PathBuf>,
+    /// Keep testing: after the first run, re-run each script you save (and the compositions
+    /// that include it), one summary line per cycle, until Ctrl-C. Reports are rewritten each
+    /// cycle with the scripts it ran.
+    #[arg(long)]
+    watch: bool,
+    /// With --watch: how long a file must stay unchanged before it is re-run.
+    #[arg(long, value_name = "MS", default_value_t = super::watch::DEFAULT_DEBOUNCE_MS, requires = "watch")]
+    debounce: u64,
     #[command(flatten)]
     devices: super::agent_device::DeviceArgs,
     #[command(flatten)]
@@ -183,8 +202,14 @@ fn parse_shard(s: &str) -> Result<(usize, usize), String> {
     Ok((i, c))
 }
 
-/// One script's result; `text` is the script (for rendering an invalid script's diagnostics).
-fn describe(r: &CaseResult, text: &str, colour: bool) -> String {
+/// One script's result; `text` is the script (for rendering an invalid script's diagnostics),
+/// `sources` a composition's source of each plan line (a failure names the fragment line).
+fn describe(
+    r: &CaseResult,
+    text: &str,
+    sources: &[Option<ad_runtime::records::journal::StepSource>],
+    colour: bool,
+) -> String {
     let mut line = format!("{:<8} {}", r.status.word().to_uppercase(), r.display);
     let last = r.attempts.last();
     match r.status {
@@ -214,7 +239,14 @@ fn describe(r: &CaseResult, text: &str, colour: bool) -> String {
         Status::Failed => {
             if let Some(a) = last {
                 if let Some(l) = a.line {
-                    line.push_str(&format!("\n           {}:{l}", r.display));
+                    match l
+                        .checked_sub(1)
+                        .and_then(|i| sources.get(i))
+                        .and_then(Option::as_ref)
+                    {
+                        Some(at) => line.push_str(&format!("\n           {at} (plan line {l})")),
+                        None => line.push_str(&format!("\n           {}:{l}", r.display)),
+                    }
                 }
                 line.push_str(&format!(
                     "\n           {}",
@@ -250,13 +282,36 @@ fn describe(r: &CaseResult, text: &str, colour: bool) -> String {
 }
 
 pub fn run(args: TestArgs) -> i32 {
+    if args.watch {
+        let debounce = std::time::Duration::from_millis(args.debounce);
+        return super::watch::watch(&args.paths, debounce, false, |paths| {
+            let (_, verdict) = test_paths(&args, paths);
+            super::watch::CycleOutcome { verdict }
+        });
+    }
     let paths = match files::collect(&args.paths) {
         Ok(p) => p,
         Err(e) => return crate::usage_error(&e.0),
     };
-    let paths: Vec<PathBuf> = paths.into_iter().filter(|p| p.as_os_str() != "-").collect();
+    test_paths(&args, &paths).0
+}
+
+/// Runs the scripts at `paths` as a suite, prints the results and writes the reports; returns
+/// the exit code and the verdict (`ok. 2 passed, 0 failed`).
+fn test_paths(args: &TestArgs, paths: &[PathBuf]) -> (i32, String) {
+    let paths: Vec<PathBuf> = paths
+        .iter()
+        .filter(|p| p.as_os_str() != "-")
+        .cloned()
+        .collect();
+    let usage = |m: &str| {
+        (
+            crate::usage_error(m),
+            "could not run (see above)".to_string(),
+        )
+    };
     if paths.is_empty() {
-        return crate::usage_error("no .ad scripts found in the given paths");
+        return usage("no .ad scripts found in the given paths");
     }
     let mut cases = Vec::new();
     for p in &paths {
@@ -278,16 +333,16 @@ pub fn run(args: TestArgs) -> i32 {
                     sources,
                 })
             }
-            Err(e) => return crate::usage_error(&e.0),
+            Err(e) => return usage(&e.0),
         }
     }
-    let golden = match golden_mode(&args) {
+    let golden = match golden_mode(args) {
         Ok(g) => g,
-        Err(e) => return crate::usage_error(&e),
+        Err(e) => return usage(&e),
     };
     let cli_env = match vars::parse_cli_entries(&args.env) {
         Ok(v) => v,
-        Err(e) => return crate::usage_error(&e),
+        Err(e) => return usage(&e),
     };
     // Report destinations are checked before anything runs: a typo must not cost a whole suite.
     for report in [&args.report_junit, &args.report_json]
@@ -295,9 +350,17 @@ pub fn run(args: TestArgs) -> i32 {
         .flatten()
     {
         if let Err(e) = writable_destination(report) {
-            return crate::usage_error(&format!(
+            return usage(&format!(
                 "{}: cannot write the report there: {e} (nothing was run)",
                 report.display()
+            ));
+        }
+    }
+    if let Some(dir) = &args.report_html {
+        if let Err(e) = html_destination(dir) {
+            return usage(&format!(
+                "{}: cannot write the HTML report there: {e} (nothing was run)",
+                dir.display()
             ));
         }
     }
@@ -306,7 +369,7 @@ pub fn run(args: TestArgs) -> i32 {
     // released after it.
     let (bridge, _shared_daemon) = if args.backend.is_agent_device() {
         if args.jobs > 1 {
-            return crate::usage_error(
+            return usage(
                 "--backend agent-device runs one script at a time on its device: drop --jobs",
             );
         }
@@ -319,7 +382,7 @@ pub fn run(args: TestArgs) -> i32 {
                 }
                 (Some(bridge), shared)
             }
-            Err(e) => return crate::usage_error(&e),
+            Err(e) => return usage(&e),
         }
     } else {
         (None, None)
@@ -351,19 +414,21 @@ pub fn run(args: TestArgs) -> i32 {
         suite_root: suite_root(&args.paths),
     };
     let colour = std::io::stdout().is_terminal();
-    let texts: std::collections::HashMap<&str, &str> = cases
-        .iter()
-        .map(|c| (c.display.as_str(), c.text.as_str()))
-        .collect();
+    let texts: std::collections::HashMap<&str, &Case> =
+        cases.iter().map(|c| (c.display.as_str(), c)).collect();
     let mut print = |r: &CaseResult| {
-        let text = texts.get(r.display.as_str()).copied().unwrap_or("");
+        let case = texts.get(r.display.as_str());
+        let text = case.map_or("", |c| c.text.as_str());
+        let sources = case.map_or(&[][..], |c| c.sources.as_slice());
         let mut out = std::io::stdout().lock();
-        let _ = writeln!(out, "{}", describe(r, text, colour));
+        let _ = writeln!(out, "{}", describe(r, text, sources, colour));
         let _ = out.flush();
     };
     // Ctrl-C / SIGTERM: the running scripts stop at their next step, no new one starts, and the
     // reports are still written.
-    ad_runtime::interrupt::install();
+    if !super::watch::watching() {
+        ad_runtime::interrupt::install();
+    }
     let summary = suite::run_suite(&cases, &opts, &mut print);
     let mut parts = vec![
         format!(
@@ -418,16 +483,31 @@ pub fn run(args: TestArgs) -> i32 {
         let root = opts.suite_root.as_deref();
         super::golden::finish(g, &summary, &args.artifacts_dir, root).err()
     });
-    let write_failures = write_reports(&reports);
+    let mut write_failures = write_reports(&reports);
+    if let Some(dir) = &args.report_html {
+        let texts = cases
+            .iter()
+            .map(|c| (c.display.clone(), c.text.clone()))
+            .collect();
+        let scripts = crate::render::html::load(&record, &texts);
+        if let Err(e) = crate::render::html::build("ad test", &record, &scripts).write(dir) {
+            write_failures.push(format!("{}: {e}", dir.display()));
+        }
+    }
+    let verdict = format!(
+        "{}. {}",
+        if summary.ok() { "ok" } else { "FAILED" },
+        parts.join(", ")
+    );
     if !write_failures.is_empty() {
         for f in &write_failures {
             eprintln!("error: cannot write the report {f}");
         }
-        let verdict = if summary.ok() { "passed" } else { "FAILED" };
-        eprintln!("(the suite {verdict}; see the result line above)");
-        return if summary.ok() { 2 } else { 1 };
+        let word = if summary.ok() { "passed" } else { "FAILED" };
+        eprintln!("(the suite {word}; see the result line above)");
+        return (if summary.ok() { 2 } else { 1 }, verdict);
     }
-    if ad_runtime::interrupt::requested().is_some() {
+    let code = if ad_runtime::interrupt::requested().is_some() {
         130
     } else if let Some(code) = golden_failed.filter(|_| summary.ok()) {
         code
@@ -435,7 +515,17 @@ pub fn run(args: TestArgs) -> i32 {
         0
     } else {
         1
+    };
+    (code, verdict)
+}
+
+/// Can the HTML report be written into `dir`? It is a folder or can be made one (made now).
+pub fn html_destination(dir: &std::path::Path) -> Result<(), String> {
+    if dir.exists() && !dir.is_dir() {
+        return Err("it is a file, not a folder".into());
     }
+    std::fs::create_dir_all(dir).map_err(|e| e.to_string())?;
+    writable_destination(&dir.join("index.html"))
 }
 
 #[cfg(test)]

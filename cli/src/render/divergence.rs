@@ -9,7 +9,7 @@ fn resume_line(cmd: &str, from: usize, digest: &str) -> String {
 }
 
 /// What to do next, by repair hint, with the resume commands that apply.
-fn guidance(hint: RepairHint, resume: &Resume, cmd: &str) -> String {
+pub fn guidance(hint: RepairHint, resume: &Resume, cmd: &str) -> String {
     let digest = &resume.plan_digest;
     let not_resumable =
         "This step cannot currently be resumed automatically — run a fresh full replay instead.";
@@ -58,7 +58,7 @@ fn describe_ref(r: &NodeRef) -> String {
     format!("  @{} [{}]{label}", r.reference, r.role)
 }
 
-fn hint_word(h: RepairHint) -> &'static str {
+pub fn hint_word(h: RepairHint) -> &'static str {
     match h {
         RepairHint::Caution => "caution",
         RepairHint::Manual => "manual",
@@ -70,10 +70,29 @@ fn hint_word(h: RepairHint) -> &'static str {
 /// The report as text; `resume_command` is how resume commands are spelled (`ad run flow.ad`).
 pub fn render(d: &DivergenceReport, resume_command: &str) -> String {
     let mut lines = Vec::new();
-    lines.push(format!(
-        "Divergence at step {} ({}:{})",
-        d.step.index, d.step.source.path, d.step.source.line
-    ));
+    lines.push(match &d.step.origin {
+        // In a fragment of a composition: its line and the call sites, then the plan's line.
+        Some(origin) => {
+            let sites: Vec<String> = origin
+                .includes
+                .iter()
+                .map(|s| format!("{}:{} [{}]", s.file, s.line, s.call_site_id))
+                .collect();
+            let via = if sites.is_empty() {
+                String::new()
+            } else {
+                format!(", included at {}", sites.join(" → "))
+            };
+            format!(
+                "Divergence at step {} ({}:{}{via}; plan line {})",
+                d.step.index, origin.file, origin.line, d.step.source.line
+            )
+        }
+        None => format!(
+            "Divergence at step {} ({}:{})",
+            d.step.index, d.step.source.path, d.step.source.line
+        ),
+    });
     if d.kind != DivergenceKind::ActionFailure {
         if let Some(tb) = &d.target_binding {
             let mc = tb

@@ -234,7 +234,62 @@ fn whole_lines(
     if !notes.is_empty() {
         report = report.with_note(notes.join("\n"));
     }
-    let _ = report.finish().write((name, shown.source()), buf);
+    // Each include on the way to a fragment, as a label in its own file (ariadne draws a
+    // report's labels from several sources).
+    let related = file.related(d);
+    let mut sources = Sources {
+        main: (name, shown.source()),
+        others: Vec::new(),
+    };
+    for r in related {
+        if r.name != name && !sources.others.iter().any(|(n, _)| *n == r.name) {
+            let text: String = r.text.chars().map(shown_char).collect();
+            sources.others.push((r.name.as_str(), Source::from(text)));
+        }
+    }
+    for r in related {
+        let at = |b: usize| {
+            if r.name == name {
+                to_chars(b)
+            } else {
+                r.text[..clamp(&r.text, Span::new(b, b)).start]
+                    .chars()
+                    .count()
+            }
+        };
+        let mut l = Label::new((r.name.as_str(), at(r.span.start)..at(r.span.end)))
+            .with_order(2)
+            .with_message(&r.message);
+        if colour {
+            l = l.with_color(Color::Blue);
+        }
+        report = report.with_label(l);
+    }
+    let _ = report.finish().write(&mut sources, buf);
+}
+
+/// The sources of one report: the file's own (maybe a window of it) and the files of its
+/// related places, by name.
+struct Sources<'a> {
+    main: (&'a str, &'a Source<String>),
+    others: Vec<(&'a str, Source<String>)>,
+}
+
+impl<'a> ariadne::Cache<&'a str> for Sources<'a> {
+    type Storage = String;
+    fn fetch(&mut self, id: &&'a str) -> Result<&Source<String>, impl std::fmt::Debug> {
+        if *id == self.main.0 {
+            return Ok(self.main.1);
+        }
+        self.others
+            .iter()
+            .find(|(n, _)| n == id)
+            .map(|(_, s)| s)
+            .ok_or("no such source")
+    }
+    fn display<'b>(&self, id: &'b &'a str) -> Option<impl std::fmt::Display + 'b> {
+        Some(*id)
+    }
 }
 
 /// One label placed on an excerpt line: display columns in the excerpt's text.
@@ -519,7 +574,11 @@ fn excerpts(file: &CheckedFile, d: &Diagnostic, colour: bool, buf: &mut Vec<u8>)
     if let Some(help) = &d.help {
         trailer(&mut s, "Help", help);
     }
-    let notes = notes_of(d);
+    let mut notes = notes_of(d);
+    for r in file.related(d) {
+        let (l, c, _, _) = r.position();
+        notes.push(format!("{}: {}:{l}:{c}", r.message, r.name));
+    }
     if !notes.is_empty() {
         trailer(&mut s, "Note", &notes.join("\n"));
     }
@@ -558,6 +617,36 @@ mod tests {
             render(&file, d, colour, &mut out);
         }
         out
+    }
+
+    /// A related place in another file is drawn as a label in that file (whole lines) or named
+    /// in the notes (excerpts of long lines).
+    #[test]
+    fn related_places_are_shown_in_both_layouts() {
+        let parent: std::rc::Rc<str> = "composition-v1\ninclude \"frag.ad\"\n".into();
+        let related = super::super::Related {
+            name: "main.ad".into(),
+            text: parent.clone(),
+            span: Span::new(15, 32),
+            message: "included here as `a`".into(),
+        };
+        let short = "open \"x\"\nbogus\nclose\n".to_string();
+        let long = format!("open \"x\"\nbogus {}\nclose\n", "a".repeat(3000));
+        for text in [short, long] {
+            let diagnostics = ad_compiler::analyze(&text).diagnostics;
+            let n = diagnostics.len();
+            let file = CheckedFile::with_related(
+                "frag.ad".into(),
+                text,
+                diagnostics,
+                vec![vec![related.clone()]; n],
+            );
+            let mut out = Vec::new();
+            render(&file, &file.diagnostics[0], false, &mut out);
+            let out = String::from_utf8(out).unwrap();
+            assert!(out.contains("main.ad:2"), "{out}");
+            assert!(out.contains("included here as `a`"), "{out}");
+        }
     }
 
     #[test]

@@ -67,6 +67,18 @@ fn diagnostic(f: &CheckedFile, d: &ad_grammar::Diagnostic) -> Value {
     if !labels.is_empty() {
         v["labels"] = labels.into();
     }
+    // The includes that reached the file, outermost first, each a location in its own file.
+    let related: Vec<Value> = f
+        .related(d)
+        .iter()
+        .map(|r| {
+            let (l, c, el, ec) = r.position();
+            json!({"path": r.name, "line": l, "column": c, "end_line": el, "end_column": ec, "message": r.message})
+        })
+        .collect();
+    if !related.is_empty() {
+        v["related"] = related.into();
+    }
     if let Some(fix) = &d.fix {
         v["fix"] = json!({
             "title": fix.title,

@@ -1,21 +1,45 @@
 //! Renderers: of the one diagnostic model (human via ariadne, JSON, SARIF 2.1.0, GitHub workflow
 //! annotations; each takes the same checked files), and of the run records `ad_runtime` returns
-//! (the divergence report as text, the suite report as JUnit XML).
+//! (the divergence report as text, the suite report as JUnit XML, the HTML report of a suite or
+//! run with its journals).
 
 pub mod divergence;
 pub mod github;
+pub mod html;
 pub mod human;
 pub mod json;
 pub mod junit;
 pub mod sarif;
 
-use ad_grammar::{Diagnostic, LineIndex};
+use ad_grammar::{Diagnostic, LineIndex, Span};
+
+/// A place in another file that a finding refers to: each include on the way from a composition
+/// to the fragment the finding is in.
+#[derive(Debug, Clone)]
+pub struct Related {
+    pub name: String,
+    pub text: std::rc::Rc<str>,
+    pub span: Span,
+    pub message: String,
+}
+
+impl Related {
+    /// 1-based (line, column, end_line, end_column) of the span.
+    pub fn position(&self) -> (usize, usize, usize, usize) {
+        let index = LineIndex::new(&self.text);
+        let (l, c) = index.line_col(&self.text, self.span.start);
+        let (el, ec) = index.line_col(&self.text, self.span.end);
+        (l, c, el, ec)
+    }
+}
 
 /// One checked file, ready to render.
 pub struct CheckedFile {
     pub name: String,
     pub text: String,
     pub diagnostics: Vec<Diagnostic>,
+    /// Per diagnostic (same order), its places in other files; empty for a plain script.
+    related: Vec<Vec<Related>>,
     /// Built on first use: a clean file (the common case) is never indexed.
     index: std::cell::OnceCell<LineIndex>,
     /// The text as the human renderer shows it, built once for all of the file's reports (see
@@ -31,10 +55,35 @@ impl CheckedFile {
             name,
             text,
             diagnostics,
+            related: Vec::new(),
             index: std::cell::OnceCell::new(),
             shown: std::cell::OnceCell::new(),
             padding_spent: std::cell::Cell::new(0),
         }
+    }
+    /// A file of a composition: `related[i]` are the places in other files of `diagnostics[i]`.
+    pub fn with_related(
+        name: String,
+        text: String,
+        diagnostics: Vec<Diagnostic>,
+        related: Vec<Vec<Related>>,
+    ) -> Self {
+        debug_assert_eq!(diagnostics.len(), related.len());
+        CheckedFile {
+            related,
+            ..CheckedFile::new(name, text, diagnostics)
+        }
+    }
+    /// The places in other files of `d`, one of this file's diagnostics.
+    pub fn related(&self, d: &Diagnostic) -> &[Related] {
+        if self.related.is_empty() {
+            return &[];
+        }
+        self.diagnostics
+            .iter()
+            .position(|x| std::ptr::eq(x, d))
+            .and_then(|i| self.related.get(i))
+            .map_or(&[], Vec::as_slice)
     }
     /// Line starts (and character counts) of the text, for positions and excerpts.
     pub fn index(&self) -> &LineIndex {

@@ -23,7 +23,23 @@ pub fn render(files: &[CheckedFile]) -> Value {
             if let Some(h) = &d.help {
                 text.push_str(&format!("\nhelp: {h}"));
             }
-            results.push(json!({
+            let related: Vec<Value> = f
+                .related(d)
+                .iter()
+                .enumerate()
+                .map(|(i, r)| {
+                    let (l, c, el, ec) = r.position();
+                    json!({
+                        "id": i,
+                        "message": { "text": r.message },
+                        "physicalLocation": {
+                            "artifactLocation": { "uri": r.name.replace('\\', "/") },
+                            "region": { "startLine": l, "startColumn": c, "endLine": el, "endColumn": ec }
+                        }
+                    })
+                })
+                .collect();
+            let mut result = json!({
                 "ruleId": d.code,
                 "level": level(d.severity),
                 "message": { "text": text },
@@ -34,7 +50,11 @@ pub fn render(files: &[CheckedFile]) -> Value {
                     }
                 }],
                 "properties": { "agentDeviceRejects": d.is_parity_error() }
-            }));
+            });
+            if !related.is_empty() {
+                result["relatedLocations"] = related.into();
+            }
+            results.push(result);
         }
     }
     // Rule metadata comes from the code table, like everything else about a code.

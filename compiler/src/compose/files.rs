@@ -8,6 +8,11 @@ use std::path::{Component, Path, PathBuf};
 pub trait Files {
     /// The text of `path`, or `None` when it cannot be read as UTF-8 text.
     fn read(&self, path: &Path) -> Option<String>;
+    /// `path` with every symbolic link followed, when it names an existing file or folder (the
+    /// root check is on where an include really leads, not only on what is written).
+    fn real_path(&self, _path: &Path) -> Option<PathBuf> {
+        None
+    }
 }
 
 /// The file system.
@@ -16,6 +21,9 @@ pub struct FsFiles;
 impl Files for FsFiles {
     fn read(&self, path: &Path) -> Option<String> {
         std::fs::read_to_string(path).ok()
+    }
+    fn real_path(&self, path: &Path) -> Option<PathBuf> {
+        std::fs::canonicalize(path).ok()
     }
 }
 
@@ -47,9 +55,13 @@ impl Files for MemoryFiles {
             None => self.fallback.as_ref().and_then(|f| f.read(path)),
         }
     }
+    fn real_path(&self, path: &Path) -> Option<PathBuf> {
+        // An open buffer of a linked file is still that link on disk.
+        self.fallback.as_ref().and_then(|f| f.real_path(path))
+    }
 }
 
-/// `.` and `..` removed lexically (no symlinks followed: the check is on what is written).
+/// `.` and `..` removed lexically (no symlinks followed: [`Files::real_path`] does that).
 pub fn normalize(path: &Path) -> PathBuf {
     let mut out = PathBuf::new();
     for c in path.components() {

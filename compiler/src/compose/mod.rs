@@ -11,10 +11,13 @@
 //! a nested fragment is pinned by its own call site.
 
 mod files;
+mod fragment_env;
 mod lines;
+mod pins;
 
 pub use files::{normalize, project_root, resolve, Files, FsFiles, MemoryFiles};
 pub use lines::{kind_of, ScriptKind};
+pub use pins::{changes, read_snapshot, snapshot_path, snapshot_text, PINS_DIR};
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -128,8 +131,15 @@ impl Composition {
 
 /// The digest a `fragment-ref-v1` pins: `sha256:` and the fragment's plan digest (module doc).
 pub fn fragment_digest(text: &str) -> String {
-    let prepared = SourceLines::new(text).blank_composition_lines();
-    let analysis = crate::read(&prepared);
+    digest_of(&read_fragment(text))
+}
+
+/// A fragment read as its digest reads it: marker, pins and includes blanked.
+fn read_fragment(text: &str) -> crate::Analysis {
+    crate::read_owned(SourceLines::new(text).blank_composition_lines())
+}
+
+fn digest_of(analysis: &crate::Analysis) -> String {
     let digest = crate::digest::plan_digest(
         &analysis.steps,
         analysis.metadata(),
@@ -138,22 +148,23 @@ pub fn fragment_digest(text: &str) -> String {
     format!("sha256:{digest}")
 }
 
-/// Applies the fixes of `diagnostics` (findings in `text`) that rewrite pins (AD806): each
-/// replaces a digest string with the fragment's digest now, so they never overlap or move a
-/// line. The other fixes go through [`crate::apply_fixes`].
-pub fn apply_pin_fixes(text: &str, diagnostics: &[Diagnostic]) -> (String, usize) {
-    let mut edits: Vec<&Edit> = diagnostics
+/// Applies the fixes of `diagnostics` (findings in `text`) that are the composition's own: the
+/// re-pin of a stale pin (AD806, a digest string replaced) and an `env` line in a fragment turned
+/// into fallbacks (AD801). Their edits never overlap; the other codes' fixes go through
+/// [`crate::apply_fixes`].
+pub fn apply_composition_fixes(text: &str, diagnostics: &[Diagnostic]) -> (String, usize) {
+    let fixes: Vec<&ad_grammar::Fix> = diagnostics
         .iter()
-        .filter(|d| d.code == FRAGMENT_STALE)
+        .filter(|d| ad_grammar::codes::get(d.code).is_some_and(|c| c.composition()))
         .filter_map(|d| d.fix.as_ref())
-        .flat_map(|f| &f.edits)
         .collect();
+    let mut edits: Vec<&Edit> = fixes.iter().flat_map(|f| &f.edits).collect();
     edits.sort_by_key(|e| std::cmp::Reverse(e.span.start));
     let mut out = text.to_string();
     for e in &edits {
         out.replace_range(e.span.range(), &e.replacement);
     }
-    (out, edits.len())
+    (out, fixes.len())
 }
 
 /// Reads `entry` (whose text is `text`) and every fragment it includes, checks them and expands
@@ -173,7 +184,7 @@ pub fn compose(entry: &Path, text: &str, files: &dyn Files, options: &Options) -
     let kind = kind_of(text);
     if kind == ScriptKind::Fragment {
         // A fragment checked on its own: its own reasons, against its own context.
-        c.check_fragment(entry, text, &[]);
+        c.check_fragment(entry, text, &read_fragment(text), &[]);
     }
     c.expand(entry, text, kind, &[]);
     let mut flattened = String::new();
@@ -260,12 +271,15 @@ impl Composer<'_> {
                 }
                 Marker::Context if !chain.is_empty() => {}
                 Marker::Env if in_fragment => {
-                    let d = Diagnostic::new(
+                    let mut d = Diagnostic::new(
                         FRAGMENT_UNSUPPORTED,
                         "`env` inside a fragment: a fragment takes its values from the parent",
                         line.content,
                     )
-                    .with_help("move the `env` line to the parent script (or supply it with `-e`)");
+                    .with_help("a fragment's `${KEY}` comes from the parent's `env`, the run (`-e`), or its own fallback `${KEY:-default}`: move the line to the parent, or let the fix turn its value into the fallback of each use");
+                    if let Some(edits) = fragment_env::fix(text, i) {
+                        d = d.with_fix("turn the `env` value into the fallback of its uses", edits);
+                    }
                     self.report(file, chain, d);
                 }
                 _ => {
@@ -417,6 +431,23 @@ impl Composer<'_> {
             self.report(file, chain, d);
             return;
         };
+        if let Some(real) = self.files.real_path(&resolved) {
+            let root = &self.options.root;
+            let real_root = self.files.real_path(root).unwrap_or_else(|| root.clone());
+            if !real.starts_with(&real_root) {
+                let d = Diagnostic::new(
+                    FRAGMENT_UNSUPPORTED,
+                    format!("\"{written}\" leads outside the project root through a symbolic link"),
+                    path_span,
+                )
+                .with_label(format!("is {}", real.display()))
+                .with_help(
+                    "include files inside the project (the folder of the nearest ad.toml, else the repository root); copy the fragment in instead of linking to it",
+                );
+                self.report(file, chain, d);
+                return;
+            }
+        }
         if chain.len() + 1 > self.options.limits.max_depth {
             let d = Diagnostic::new(
                 FRAGMENT_BOUNDS,
@@ -462,28 +493,12 @@ impl Composer<'_> {
         self.out
             .files
             .insert(resolved.clone(), fragment_text.clone());
-        let digest = fragment_digest(&fragment_text);
+        // One reading of the fragment serves its digest and its checks.
+        let analysis = read_fragment(&fragment_text);
+        let digest = digest_of(&analysis);
         if let Some((pinned, span)) = &pinned {
             if *pinned != digest {
-                let d = Diagnostic::new(
-                    FRAGMENT_STALE,
-                    format!("\"{written}\" changed since it was pinned"),
-                    *span,
-                )
-                .with_label(format!("pinned {}", short(pinned)))
-                .with_help(format!(
-                    "pinned {}, the fragment's plan is now {}; review what changed (`git diff {}`), then `ad check --fix` rewrites the pin",
-                    short(pinned),
-                    short(&digest),
-                    display_name(&resolved, &self.options.root)
-                ))
-                .with_fix(
-                    format!("pin {} at {}", written, short(&digest)),
-                    vec![Edit {
-                        span: Span::new(span.start + 1, span.end - 1),
-                        replacement: digest.clone(),
-                    }],
-                );
+                let d = self.stale_pin(pinned, *span, &digest, &written, &resolved, &fragment_text);
                 self.report(file, chain, d);
             }
         }
@@ -510,7 +525,7 @@ impl Composer<'_> {
             self.report(file, chain, d);
             return;
         }
-        self.check_fragment(&resolved, &fragment_text, &inner);
+        self.check_fragment(&resolved, &fragment_text, &analysis, &inner);
         let name = display_name(&resolved, &self.options.root);
         let indent = " ".repeat(src.lines[i].content.start - src.lines[i].span.start);
         self.emit(
@@ -526,10 +541,61 @@ impl Composer<'_> {
         );
     }
 
+    /// AD806 for a pin of `written` (resolved to `resolved`) at `pinned` whose fragment is at
+    /// `digest` now: what changed, from the pinned snapshot when the project has it.
+    fn stale_pin(
+        &self,
+        pinned: &str,
+        span: Span,
+        digest: &str,
+        written: &str,
+        resolved: &Path,
+        fragment_text: &str,
+    ) -> Diagnostic {
+        let root = &self.options.root;
+        let review = match pins::read_snapshot(self.files, root, pinned) {
+            Some(old) => {
+                let lines = pins::changes(&old, fragment_text);
+                if lines.is_empty() {
+                    "what changed since the pin: nothing a step shows".to_string()
+                } else {
+                    format!("what changed since the pin:\n  {}", lines.join("\n  "))
+                }
+            }
+            None => format!(
+                "no snapshot of the pinned steps in {PINS_DIR}/: review what changed (`git diff {}`)",
+                display_name(resolved, root)
+            ),
+        };
+        Diagnostic::new(
+            FRAGMENT_STALE,
+            format!("\"{written}\" changed since it was pinned"),
+            span,
+        )
+        .with_label(format!("pinned {}", short(pinned)))
+        .with_help(format!(
+            "pinned {}, the fragment's plan is now {}; {review}\nthen `ad check --fix` rewrites the pin (and keeps a snapshot of what it pins)",
+            short(pinned),
+            short(digest),
+        ))
+        .with_fix(
+            format!("pin {} at {}", written, short(digest)),
+            vec![Edit {
+                span: Span::new(span.start + 1, span.end - 1),
+                replacement: digest.to_string(),
+            }],
+        )
+    }
+
     /// The reasons found in a fragment alone: lifecycle, entry guard, context, variables.
-    fn check_fragment(&mut self, file: &Path, text: &str, chain: &[CallSite]) {
-        let prepared = SourceLines::new(text).blank_composition_lines();
-        let analysis = crate::read(&prepared);
+    fn check_fragment(
+        &mut self,
+        file: &Path,
+        text: &str,
+        analysis: &crate::Analysis,
+        chain: &[CallSite],
+    ) {
+        let prepared = analysis.text();
         let meta = analysis.metadata();
         let first_line = SourceLines::new(text)
             .first_executable()

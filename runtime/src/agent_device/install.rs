@@ -6,7 +6,7 @@
 use std::path::{Path, PathBuf};
 
 /// The version the bridge is tested against.
-pub const TESTED_VERSION: &str = "0.21.5";
+pub const TESTED_VERSION: &str = crate::AGENT_DEVICE_VERSION;
 
 /// An agent-device installation.
 #[derive(Debug, Clone, PartialEq)]

@@ -6,18 +6,23 @@
 //! - [`lifecycle`]: ARMED / ABORTED / PUBLISHED, from which recording is derived;
 //! - [`evidence`]: `target-v1` capture, the writer's reductions, echo protection;
 //! - [`publish`]: the script text, the `ad check` refusals, the atomic publish;
-//! - [`daemon`]: the per-user daemon (Unix socket, one JSON request per line) and its client.
+//! - [`handoff`]: a close-less `ad run`, run inside the daemon so its live session stays there;
+//! - [`daemon`]: the per-user daemon (Unix socket, one JSON request per line, sessions served
+//!   concurrently) and its client.
 //!
 //! The `--record-as` literals live in the session's variable scope (in memory only) and die with
 //! it: they are redacted as `${NAME}` from every record, result and journal entry.
 
 pub mod daemon;
 pub mod evidence;
+pub mod handoff;
 pub mod lifecycle;
 pub mod publish;
 
+use std::cell::RefCell;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
+use std::rc::Rc;
 use std::time::Instant;
 
 use ad_compiler::registry::{Action, Effect, Targeting, Verification};
@@ -113,22 +118,42 @@ struct Session {
 }
 
 impl Session {
+    fn info(&self, name: &str) -> SessionInfo {
+        SessionInfo {
+            name: name.to_string(),
+            backend: self.backend.kind().name().into(),
+            lifecycle: self.lifecycle.name().into(),
+            recorded_actions: self.recorded.len(),
+        }
+    }
+
     fn echo_redactor(&self) -> Redactor {
         Redactor::placeholders(self.echo.iter().map(|(k, v)| (k.as_str(), v.as_str())))
     }
 }
 
-/// Every live session of one daemon (or of one test, in process).
+/// Every live session of one daemon (or of one test, in process). Requests for different
+/// sessions proceed concurrently; those for one session run one at a time, in arrival order
+/// (each session sits behind its own fair lock).
 pub struct Sessions {
     state_dir: PathBuf,
-    sessions: BTreeMap<String, Session>,
+    slots: RefCell<BTreeMap<String, Rc<Slot>>>,
     /// How the web backend launches its browser.
     pub web: LaunchConfig,
     /// Journal in memory only (benchmarks).
     pub no_journal: bool,
     /// Fixture recordings and replays (`--record-fixture DIR`, `--backend recorded:DIR`): one
     /// per folder, shared by the sessions that name it (docs/recorded.md).
-    fixtures: crate::recorded::sessions::Fixtures,
+    fixtures: RefCell<crate::recorded::sessions::Fixtures>,
+}
+
+/// One session name's place in the daemon: the session (None while it is being created, or
+/// once it ended) behind its lock, and what `list` shows of it.
+#[derive(Default)]
+struct Slot {
+    session: tokio::sync::Mutex<Option<Session>>,
+    /// Updated after each request, so `list` never waits for a busy session.
+    info: RefCell<Option<SessionInfo>>,
 }
 
 /// The words of a session command with the session-level flags taken out.
@@ -145,10 +170,15 @@ struct Words {
     browser: Option<String>,
     env: Vec<String>,
     record_fixture: Option<String>,
+    /// Words from this index on came after `--`: positionals, whatever they look like.
+    literal_from: usize,
 }
 
 fn split_words(raw: &[String]) -> Result<Words, Refusal> {
-    let mut w = Words::default();
+    let mut w = Words {
+        literal_from: usize::MAX,
+        ..Words::default()
+    };
     let replay = raw.first().is_some_and(|c| c == "replay");
     let mut it = raw.iter().peekable();
     let value = |it: &mut std::iter::Peekable<std::slice::Iter<String>>, flag: &str| {
@@ -157,7 +187,13 @@ fn split_words(raw: &[String]) -> Result<Words, Refusal> {
             .ok_or_else(|| Refusal::new("INVALID_ARGS", format!("{flag} needs a value")))
     };
     while let Some(word) = it.next() {
+        if w.literal_from != usize::MAX {
+            w.words.push(word.clone());
+            continue;
+        }
         match word.as_str() {
+            // As agent-device's CLI: `--` ends the flags (`fill 'id="x"' -- --force`).
+            "--" => w.literal_from = w.words.len(),
             "--save-script" => w.save_script = Some(None),
             s if s.starts_with("--save-script=") => {
                 w.save_script = Some(Some(s["--save-script=".len()..].to_string()))
@@ -180,16 +216,18 @@ fn split_words(raw: &[String]) -> Result<Words, Refusal> {
     Ok(w)
 }
 
-/// A command word's line: the command bare, flags bare, every other word quoted as the writer
-/// quotes it.
-fn line_of(words: &[String]) -> String {
+/// A command word's line: the command bare, flags bare, every other word (and every word from
+/// `literal_from` on) quoted as the writer quotes it. A quoted word that is not one of the
+/// command's flags is a positional to the reader, even when it starts with `-`.
+fn line_of(words: &[String], literal_from: usize) -> String {
     let mut out = String::new();
     for (i, w) in words.iter().enumerate() {
         if i > 0 {
             out.push(' ');
         }
         let bare = i == 0
-            || (w.starts_with('-')
+            || (i < literal_from
+                && w.starts_with('-')
                 && w.len() > 1
                 && !w.contains(|c: char| c.is_whitespace() || c == '"' || c == '\\'));
         if bare {
@@ -274,25 +312,69 @@ impl Sessions {
     pub fn new(state_dir: PathBuf) -> Sessions {
         Sessions {
             state_dir,
-            sessions: BTreeMap::new(),
+            slots: RefCell::new(BTreeMap::new()),
             web: LaunchConfig::default(),
             no_journal: false,
             fixtures: Default::default(),
         }
     }
 
+    /// No session lives (and none is being created).
     pub fn is_empty(&self) -> bool {
-        self.sessions.is_empty()
+        self.prune();
+        self.slots.borrow().is_empty()
+    }
+
+    /// Brings every idle slot up to date: a request dropped midway (its client hung up) may
+    /// have left an ended session's slot, or a stale `list` line.
+    fn prune(&self) {
+        self.slots
+            .borrow_mut()
+            .retain(|name, slot| match slot.session.try_lock() {
+                Ok(session) => {
+                    *slot.info.borrow_mut() = session.as_ref().map(|s| s.info(name));
+                    session.is_some()
+                }
+                Err(_) => true,
+            });
     }
 
     pub fn names(&self) -> Vec<String> {
-        self.sessions.keys().cloned().collect()
+        self.slots.borrow().keys().cloned().collect()
+    }
+
+    /// The slot of `name`, made when there is none.
+    fn slot(&self, name: &str) -> Rc<Slot> {
+        self.slots
+            .borrow_mut()
+            .entry(name.to_string())
+            .or_default()
+            .clone()
+    }
+
+    /// Is `slot` still the one `name` maps to? (A request that waited on a session that ended
+    /// meanwhile must take the name's new slot.)
+    fn is_current(&self, name: &str, slot: &Rc<Slot>) -> bool {
+        self.slots
+            .borrow()
+            .get(name)
+            .is_some_and(|s| Rc::ptr_eq(s, slot))
+    }
+
+    /// After a request on `slot`: what `list` shows, and the name freed when the session is
+    /// gone.
+    fn settle(&self, name: &str, slot: &Rc<Slot>, session: &Option<Session>) {
+        *slot.info.borrow_mut() = session.as_ref().map(|s| s.info(name));
+        if session.is_none() && self.is_current(name, slot) {
+            self.slots.borrow_mut().remove(name);
+        }
     }
 
     /// Answers one request; the daemon's own time is in `daemon_ms`.
-    pub async fn handle(&mut self, req: Request) -> Response {
+    pub async fn handle(&self, req: Request) -> Response {
         let t0 = Instant::now();
         let command = req.words.first().cloned().unwrap_or_default();
+        let mut in_turn = false;
         let mut resp = match split_words(&req.words) {
             Err(r) => refused(&req, &command, r),
             Ok(w) => match command.as_str() {
@@ -305,39 +387,63 @@ impl Sessions {
                     ),
                 ),
                 "list" => self.list(&req),
-                "save-script" => self.save_script(&req, &w),
-                "close" => self.close(&req, &w).await,
-                "replay" => self.replay(&req, &w).await,
-                _ => self.script_command(&req, w).await,
+                _ => {
+                    in_turn = true;
+                    self.on_session(&req, w).await
+                }
             },
         };
         resp.session = req.session.clone();
         if resp.command.is_empty() {
             resp.command = command;
         }
-        let s = self.sessions.get(&req.session);
-        resp.session_active = s.is_some();
-        if resp.lifecycle.is_none() {
-            resp.lifecycle = s.map(|s| s.lifecycle.name().to_string());
+        if !in_turn {
+            let info = self
+                .slots
+                .borrow()
+                .get(&req.session)
+                .and_then(|s| s.info.borrow().clone());
+            resp.session_active = info.is_some();
+            resp.lifecycle = info.map(|i| i.lifecycle);
         }
         resp.daemon_ms = t0.elapsed().as_secs_f64() * 1000.0;
         resp
     }
 
+    /// A request on one session, in its turn.
+    async fn on_session(&self, req: &Request, w: Words) -> Response {
+        loop {
+            let slot = self.slot(&req.session);
+            let mut session = slot.session.lock().await;
+            if !self.is_current(&req.session, &slot) {
+                continue;
+            }
+            let mut resp = match w.words[0].as_str() {
+                "save-script" => self.save_script(req, &w, &mut session),
+                "close" => self.close(req, &w, &mut session).await,
+                "replay" => self.replay(req, &w, &mut session).await,
+                _ => self.script_command(req, w, &mut session).await,
+            };
+            self.settle(&req.session, &slot, &session);
+            resp.session_active = session.is_some();
+            if resp.lifecycle.is_none() {
+                resp.lifecycle = session.as_ref().map(|s| s.lifecycle.name().to_string());
+            }
+            return resp;
+        }
+    }
+
     fn list(&self, req: &Request) -> Response {
+        self.prune();
         Response {
             ok: true,
             session: req.session.clone(),
             command: "list".into(),
             sessions: Some(
-                self.sessions
-                    .iter()
-                    .map(|(name, s)| SessionInfo {
-                        name: name.clone(),
-                        backend: s.backend.kind().name().into(),
-                        lifecycle: s.lifecycle.name().into(),
-                        recorded_actions: s.recorded.len(),
-                    })
+                self.slots
+                    .borrow()
+                    .values()
+                    .filter_map(|s| s.info.borrow().clone())
                     .collect(),
             ),
             ..Response::default()
@@ -365,7 +471,7 @@ impl Sessions {
     }
 
     fn make_backend(
-        &mut self,
+        &self,
         kind: BackendKind,
         script: &Path,
         w: &Words,
@@ -377,7 +483,10 @@ impl Sessions {
         if let Some(b) = &w.browser {
             web.executable = Some(resolve_path(cwd, b));
         }
-        let recorded = self.fixtures.replay_for(w.backend.as_deref(), cwd)?;
+        let recorded = self
+            .fixtures
+            .borrow_mut()
+            .replay_for(w.backend.as_deref(), cwd)?;
         let backend = backends::create(
             kind,
             BackendSetup {
@@ -391,7 +500,7 @@ impl Sessions {
             },
         )?;
         let record = w.record_fixture.as_deref().map(|d| resolve_path(cwd, d));
-        Ok(self.fixtures.record(backend, session, record))
+        Ok(self.fixtures.borrow_mut().record(backend, session, record))
     }
 
     fn base_scope(name: &str) -> Scope {
@@ -405,15 +514,20 @@ impl Sessions {
     }
 
     /// Any script command (`open`, `press`, `fill`, `wait`, …), on the named session.
-    async fn script_command(&mut self, req: &Request, mut w: Words) -> Response {
+    async fn script_command(
+        &self,
+        req: &Request,
+        mut w: Words,
+        slot: &mut Option<Session>,
+    ) -> Response {
         let command = w.words[0].clone();
         let fail = |r: Refusal| refused(req, &command, r);
-        let mut step = match lower_line(&line_of(&w.words)) {
+        let mut step = match lower_line(&line_of(&w.words, w.literal_from)) {
             Ok(s) => s,
             Err(r) => return fail(r),
         };
         let action = step.action();
-        let exists = self.sessions.contains_key(&req.session);
+        let exists = slot.is_some();
         if w.save_script.is_some() && action != Some(Action::Open) {
             return fail(Refusal::new("INVALID_ARGS", "--save-script is taken by open (to arm a recording) and close; publish a live recording with `ad session save-script [PATH]`"));
         }
@@ -438,11 +552,7 @@ impl Sessions {
             if name.trim() != name || !is_var_name(name) || name.starts_with("AD_") {
                 return fail(Refusal::new("INVALID_ARGS", format!("--record-as {name:?} is not a variable name: use [A-Z_][A-Z0-9_]* and not AD_* (reserved for built-ins)")));
             }
-            if !self
-                .sessions
-                .get(&req.session)
-                .is_some_and(|s| s.lifecycle.records())
-            {
+            if !slot.as_ref().is_some_and(|s| s.lifecycle.records()) {
                 return fail(Refusal::new("NOT_ARMED", "--record-as needs an armed recording: start the session with `ad session open <app> --save-script[=PATH]` (an unrecorded fill's text is not written anywhere anyway)"));
             }
             let text_at = if step.positional(0).is_some_and(ad_grammar::text::is_numeric)
@@ -465,7 +575,7 @@ impl Sessions {
                 ));
             };
             w.words[j] = format!("${{{name}}}");
-            step = match lower_line(&line_of(&w.words)) {
+            step = match lower_line(&line_of(&w.words, w.literal_from)) {
                 Ok(s) => s,
                 Err(r) => return fail(r),
             };
@@ -489,10 +599,9 @@ impl Sessions {
                 Ok(b) => b,
                 Err(e) => return fail(Refusal::new("UNSUPPORTED_OPERATION", e)),
             };
-            let session = self.new_session(&req.session, backend, Self::base_scope(&req.session));
-            self.sessions.insert(req.session.clone(), session);
+            *slot = Some(self.new_session(&req.session, backend, Self::base_scope(&req.session)));
         }
-        let s = self.sessions.get_mut(&req.session).expect("present");
+        let s = slot.as_mut().expect("present");
         if let Some((name, literal)) = &record_as {
             s.live.scope.record_literal(name, literal);
         }
@@ -511,7 +620,7 @@ impl Sessions {
             Ok(r) => r,
             Err(f) => {
                 if !exists {
-                    self.drop_session(&req.session).await;
+                    self.end(&req.session, slot).await;
                 }
                 let mut r = fail(Refusal::new(&f.code, f.message));
                 if let Some(h) = f.hint {
@@ -537,8 +646,13 @@ impl Sessions {
         if s.lifecycle.records() && !w.no_record && recordable(&step) {
             let echo = s.echo_redactor();
             let exact = record_as.as_ref().map(|(k, v)| (k.as_str(), v.as_str()));
-            s.recorded
-                .push(record(&step, &w.words, &outcome.resolved, &echo, exact));
+            s.recorded.push(record(
+                &step,
+                (&w.words, w.literal_from),
+                &outcome.resolved,
+                &echo,
+                exact,
+            ));
         }
         if let Some((name, literal)) = record_as {
             // Added only after the fill's own entry was recorded (ADR 0017 #1398).
@@ -566,9 +680,9 @@ impl Sessions {
     }
 
     /// `save-script [PATH] [--force]`: active-session publication (ADR 0016).
-    fn save_script(&mut self, req: &Request, w: &Words) -> Response {
+    fn save_script(&self, req: &Request, w: &Words, slot: &mut Option<Session>) -> Response {
         let fail = |r: Refusal| refused(req, "save-script", r);
-        let Some(s) = self.sessions.get_mut(&req.session) else {
+        let Some(s) = slot.as_mut() else {
             return fail(Refusal::new("NO_SESSION", format!("no live session \"{}\" to publish; author one with `ad session open <app> --save-script[=PATH]`", req.session)));
         };
         if let Some((code, msg)) = s.lifecycle.publication_refusal() {
@@ -607,9 +721,9 @@ impl Sessions {
 
     /// `close [--save-script[=PATH]]`: ends the session (as a script's `close`), publishing an
     /// unpublished ARMED recording as a closed test flow.
-    async fn close(&mut self, req: &Request, w: &Words) -> Response {
+    async fn close(&self, req: &Request, w: &Words, slot: &mut Option<Session>) -> Response {
         let fail = |r: Refusal| refused(req, "close", r);
-        let Some(s) = self.sessions.get_mut(&req.session) else {
+        let Some(s) = slot.as_mut() else {
             return fail(Refusal::new(
                 "NO_SESSION",
                 format!("no live session \"{}\" to close", req.session),
@@ -647,7 +761,7 @@ impl Sessions {
             "session",
         )
         .await;
-        self.drop_session(&req.session).await;
+        self.end(&req.session, slot).await;
         let mut resp = Response {
             ok: true,
             command: "close".into(),
@@ -665,7 +779,7 @@ impl Sessions {
 
     /// `replay FILE [-e K=V]…`: runs a script inside the live session (a new one when the
     /// session does not exist yet), recording its steps when the session is armed.
-    async fn replay(&mut self, req: &Request, w: &Words) -> Response {
+    async fn replay(&self, req: &Request, w: &Words, slot: &mut Option<Session>) -> Response {
         let fail = |r: Refusal| refused(req, "replay", r);
         let Some(file) = w.words.get(1) else {
             return fail(Refusal::new(
@@ -715,7 +829,7 @@ impl Sessions {
             Ok(s) => s,
             Err(e) => return fail(Refusal::new("INVALID_ARGS", e)),
         };
-        if !self.sessions.contains_key(&req.session) {
+        if slot.is_none() {
             let kind = match w.backend.as_deref() {
                 Some(b) => BackendKind::parse_choice(b)
                     .map(|c| c.0)
@@ -726,10 +840,9 @@ impl Sessions {
                 Ok(b) => b,
                 Err(e) => return fail(Refusal::new("UNSUPPORTED_OPERATION", e)),
             };
-            let session = self.new_session(&req.session, backend, Self::base_scope(&req.session));
-            self.sessions.insert(req.session.clone(), session);
+            *slot = Some(self.new_session(&req.session, backend, Self::base_scope(&req.session)));
         }
-        let s = self.sessions.get_mut(&req.session).expect("present");
+        let s = slot.as_mut().expect("present");
         // The script's variables for its steps; the session's parameterized literals stay
         // redacted as `${NAME}` throughout.
         let mut scope = scope;
@@ -775,23 +888,33 @@ impl Sessions {
             if s.lifecycle.records() && recordable(step) {
                 // A fill whose whole text is `${NAME}` keeps its placeholder, and its value is
                 // protected in later evidence (ADR 0017's replay provenance).
-                let var = (step.action() == Some(Action::Fill))
-                    .then(|| {
-                        step.positionals
-                            .iter()
-                            .rev()
-                            .find_map(|a| ad_grammar::placeholder::whole_token_variable(&a.value))
-                    })
-                    .flatten();
+                let var = whole_placeholder_fill(step);
                 let echo = s.echo_redactor();
                 let value =
                     var.and_then(|v| s.live.scope.get(v).map(|x| (v.to_string(), x.to_string())));
                 let exact = value.as_ref().map(|(k, v)| (k.as_str(), v.as_str()));
-                let words: Vec<String> = std::iter::once(step.command.to_string())
-                    .chain(step.positional_values())
+                // Every other placeholder is recorded as the value it dispatched (agent-device
+                // records the resolved request), with the session's parameterized literals and
+                // this replay's injected values put back as their `${NAME}`.
+                let protect = Redactor::placeholders(
+                    s.echo
+                        .iter()
+                        .chain(&req.shell_env)
+                        .chain(&cli)
+                        .filter(|(_, v)| !v.trim().is_empty())
+                        .map(|(k, v)| (k.as_str(), v.as_str())),
+                );
+                let dispatched = dispatched_step(step, var.is_some(), &mut s.live.scope, &protect);
+                let words: Vec<String> = std::iter::once(dispatched.command.to_string())
+                    .chain(dispatched.positional_values())
                     .collect();
-                s.recorded
-                    .push(record(step, &words, &outcome.resolved, &echo, exact));
+                s.recorded.push(record(
+                    &dispatched,
+                    (&words, 1),
+                    &outcome.resolved,
+                    &echo,
+                    exact,
+                ));
                 if let Some((k, v)) = value {
                     if !v.trim().is_empty() && !s.echo.iter().any(|(_, x)| *x == v) {
                         s.echo.push((k, v));
@@ -805,7 +928,7 @@ impl Sessions {
             s.live.scope.protect_literal(k, v);
         }
         if closed {
-            self.drop_session(&req.session).await;
+            self.end(&req.session, slot).await;
         }
         let mut resp = match failure {
             Some(r) => fail(r),
@@ -820,66 +943,81 @@ impl Sessions {
         resp
     }
 
-    /// Adopts the live sim session a close-less `ad run` left in `state_file` (removed once
-    /// adopted): `ad session …` commands continue it (and its fixture recording, when the run
-    /// recorded one into `record_fixture`).
-    pub fn adopt_sim(
-        &mut self,
-        name: &str,
-        state_file: &Path,
-        script: &Path,
-        app_model: Option<PathBuf>,
-        record_fixture: Option<&Path>,
-    ) -> Result<(), String> {
-        let state = crate::sim::Sim::load_state(state_file)
-            .map_err(|e| format!("{}: cannot read the session: {e}", state_file.display()))?;
-        let mut backend = backends::create(
-            BackendKind::Sim,
-            BackendSetup {
-                models: ModelResolver::for_script(script, app_model),
-                web: self.web.clone(),
-                ..BackendSetup::default()
-            },
-        )?;
-        if let Some(sim) = backend.as_sim() {
-            sim.restore(state).map_err(|e| e.0)?;
+    /// Ends every session (daemon shutdown).
+    pub async fn shutdown(&self) {
+        let slots: Vec<(String, Rc<Slot>)> = std::mem::take(&mut *self.slots.borrow_mut())
+            .into_iter()
+            .collect();
+        for (name, slot) in slots {
+            self.end(&name, &mut *slot.session.lock().await).await;
         }
-        let _ = std::fs::remove_file(state_file);
-        let backend = match record_fixture {
-            Some(dir) => self.fixtures.resume(backend, name, dir)?,
-            None => backend,
-        };
-        let session = self.new_session(name, backend, Self::base_scope(name));
-        if let Some(old) = self.sessions.insert(name.to_string(), session) {
-            drop(old);
-        }
-        Ok(())
     }
 
-    /// Ends a session without a word to the app (its backend is dropped: the browser is
-    /// reaped).
-    async fn drop_session(&mut self, name: &str) {
-        if let Some(mut s) = self.sessions.remove(name) {
-            // A recorded session's log joins its fixture, which is written now.
-            s.backend = self.fixtures.finish(name, s.backend);
-            // The web backend's browser is killed inside the runtime.
+    /// Ends session `name` without a word to the app (its backend is dropped: the browser is
+    /// reaped, inside the runtime). A recorded session's log joins its fixture, written now.
+    async fn end(&self, name: &str, slot: &mut Option<Session>) {
+        if let Some(mut s) = slot.take() {
+            s.backend = self.fixtures.borrow_mut().finish(name, s.backend);
             async move { drop(s) }.await;
         }
     }
+}
 
-    /// Ends every session (daemon shutdown).
-    pub async fn shutdown(&mut self) {
-        for name in self.names() {
-            self.drop_session(&name).await;
+/// Where a fill's text starts among its positionals (after `x y`, `@ref [label]` or the
+/// selector), as agent-device reads it.
+fn fill_text_at(step: &Step) -> usize {
+    let p = |i| step.positional(i);
+    if p(0).is_some_and(|r| r.starts_with('@')) {
+        if step.positionals.len() >= 3 {
+            2
+        } else {
+            1
+        }
+    } else if step.positionals.len() >= 3
+        && p(0).is_some_and(ad_grammar::text::is_numeric)
+        && p(1).is_some_and(ad_grammar::text::is_numeric)
+    {
+        2
+    } else {
+        1
+    }
+}
+
+/// The variable of a fill whose whole text is one `${NAME}` placeholder (ADR 0017's replay
+/// provenance: such a fill is recorded as `${NAME}`, never as its value).
+fn whole_placeholder_fill(step: &Step) -> Option<&str> {
+    if step.action() != Some(Action::Fill) {
+        return None;
+    }
+    let at = fill_text_at(step);
+    match &step.positionals.get(at..)? {
+        [text] => ad_grammar::placeholder::whole_token_variable(&text.value)
+            .filter(|v| !v.starts_with("AD_")),
+        _ => None,
+    }
+}
+
+/// A replayed step as it was dispatched: each positional holding a placeholder expanded (but a
+/// whole-placeholder fill's text), then `protect` puts parameterized values back as `${NAME}`.
+fn dispatched_step(step: &Step, keep_text: bool, scope: &mut Scope, protect: &Redactor) -> Step {
+    let mut out = step.clone();
+    let text_at = keep_text.then(|| fill_text_at(step));
+    for (i, arg) in out.positionals.iter_mut().enumerate() {
+        if Some(i) == text_at || !ad_grammar::placeholder::has_dollar_brace(&arg.value) {
+            continue;
+        }
+        if let Ok(v) = scope.expand(&arg.value) {
+            arg.value = protect.redact(&v);
         }
     }
+    out
 }
 
 /// The recorded form of a step that ran: refs become selector chains from the resolved node,
 /// with the evidence captured now.
 fn record(
     step: &Step,
-    words: &[String],
+    (words, literal_from): (&[String], usize),
     resolved_all: &[(std::sync::Arc<Snapshot>, usize)],
     echo: &Redactor,
     exact: Option<(&str, &str)>,
@@ -894,10 +1032,14 @@ fn record(
                 let mut words = words.to_vec();
                 if let Some(j) = words.iter().position(|x| x == r) {
                     words[j] = chain;
+                    let mut literal_from = literal_from;
                     if step.ref_label.is_some() && j + 1 < words.len() {
                         words.remove(j + 1);
+                        if j + 1 < literal_from && literal_from != usize::MAX {
+                            literal_from -= 1;
+                        }
                     }
-                    if let Ok(s) = lower_line(&line_of(&words)) {
+                    if let Ok(s) = lower_line(&line_of(&words, literal_from)) {
                         line = ad_compiler::format::write_step(&s);
                     }
                 }

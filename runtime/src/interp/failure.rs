@@ -167,7 +167,12 @@ impl<B: Backend> Exec<'_, B> {
             plan_digest: digest.to_string(),
             session_exists: true,
         };
-        let full = divergence::build(&input, &self.scope);
+        let mut full = divergence::build(&input, &self.scope);
+        // A step of a composition names its fragment line and call sites, not only the plan's.
+        full.step.origin = line
+            .checked_sub(1)
+            .and_then(|l| opts.sources.get(l).cloned().flatten())
+            .map(Box::new);
         let dir = self.journal.dir().map(std::path::Path::to_path_buf);
         let level = if opts.level.is_empty() {
             "default"

@@ -54,7 +54,7 @@ pub const APPEAR_TIMEOUT_MS: u64 = 2_000;
 pub const LONGPRESS_MS: u64 = 800;
 
 /// How a run is configured.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, Default, serde::Serialize, serde::Deserialize)]
 pub struct RunOptions {
     /// The script path as shown in messages (`examples/login.ad`).
     pub script_path: String,
@@ -92,7 +92,7 @@ pub struct Plan<'a> {
 }
 
 /// One step as progress reporters see it.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub struct StepInfo {
     pub index: usize,
     pub total: usize,

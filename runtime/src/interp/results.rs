@@ -8,7 +8,7 @@ use crate::records::summary::{StepCounts, SummaryError};
 use crate::records::{DivergenceReport, ErrorDetails, ErrorRecord, RunResultRecord, RunSummary};
 
 /// Why a run failed.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct RunError {
     pub code: String,
     pub message: String,
@@ -82,7 +82,7 @@ impl RunError {
 }
 
 /// The outcome of a run.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub struct RunResult {
     pub ok: bool,
     /// Steps that ran to completion.

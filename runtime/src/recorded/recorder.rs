@@ -99,36 +99,6 @@ impl Recording {
         &self.sessions
     }
 
-    /// A fixture folder read back (hashes verified) to be continued: its sessions are finished
-    /// logs, and new calls are numbered after every call it holds.
-    pub fn load(dir: &Path) -> Result<Recording, String> {
-        let fixture = super::Fixture::load(dir)?;
-        let mut rec = Recording {
-            backend: fixture.manifest.backend.clone(),
-            platform: fixture.manifest.platform.clone(),
-            ..Recording::default()
-        };
-        for log in &fixture.logs {
-            for c in &log.calls {
-                if let CallResult::Ok(v) = &c.result {
-                    if let Some(sha) = v.get("observation").and_then(Value::as_str) {
-                        let png = matches!(c.call, Call::Screenshot);
-                        if let Some(bytes) = fixture.observation(sha) {
-                            rec.observations
-                                .insert(observation_path(sha, png), bytes.to_vec());
-                        }
-                    }
-                }
-            }
-            rec.calls += log.calls.len() as u64;
-            rec.sessions.push(SessionLog {
-                header: log.header.clone(),
-                calls: log.calls.clone(),
-            });
-        }
-        Ok(rec)
-    }
-
     /// Takes session `session`'s finished log back out, to be continued.
     fn reopen(&mut self, session: &str) -> Option<SessionLog> {
         let i = self

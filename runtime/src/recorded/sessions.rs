@@ -60,25 +60,20 @@ impl Fixtures {
         backend.recorded_into(session, crate::vars::Redactor::default(), recording)
     }
 
-    /// Continues recording session `session` into the fixture a handoff run wrote in `dir`
-    /// (`ad run --record-fixture DIR` whose live session the daemon adopted).
-    pub fn resume(
+    /// Continues recording session `session` into `recording`, the fixture a handoff run
+    /// (`ad run --record-fixture DIR`) wrote in `dir` before the daemon kept its live session:
+    /// the session commands' calls append to the run's session log.
+    pub fn continue_run(
         &mut self,
         backend: AnyBackend,
         session: &str,
-        dir: &Path,
-    ) -> Result<AnyBackend, String> {
-        let recording = match self.recordings.get(dir) {
-            Some(r) => r.clone(),
-            None => {
-                let r = std::sync::Arc::new(std::sync::Mutex::new(Recording::load(dir)?));
-                self.recordings.insert(dir.to_path_buf(), r.clone());
-                r
-            }
-        };
-        self.recorded_sessions
-            .insert(session.to_string(), dir.to_path_buf());
-        Ok(backend.recording_resumed(session, recording))
+        dir: PathBuf,
+        recording: SharedRecording,
+    ) -> AnyBackend {
+        // The run started the folder's fixture afresh, as a run starts its session cold.
+        self.recordings.insert(dir.clone(), recording.clone());
+        self.recorded_sessions.insert(session.to_string(), dir);
+        backend.recording_resumed(session, recording)
     }
 
     /// Ends session `session`'s recording, if it has one: its log joins the recording and the

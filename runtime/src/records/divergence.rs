@@ -82,6 +82,10 @@ pub struct StepLocation {
     /// 1-based plan index (action lines only).
     pub index: usize,
     pub source: SourceLocation,
+    /// When the plan is a composition's expansion (`source` is then the plan's line): the
+    /// fragment's file and line the step comes from and each include on the way to it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub origin: Option<Box<crate::records::journal::StepSource>>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]

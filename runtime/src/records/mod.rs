@@ -27,6 +27,32 @@ pub use result::{ErrorDetails, ErrorRecord, RunResultRecord};
 pub use suite::SuiteReport;
 pub use summary::RunSummary;
 
+/// Every property name the records' schemas declare: the structural boundary redaction keeps
+/// (a key in a record's free-form data, such as a backend's response, is redacted like a value).
+pub fn field_names() -> &'static std::collections::HashSet<String> {
+    static NAMES: std::sync::OnceLock<std::collections::HashSet<String>> =
+        std::sync::OnceLock::new();
+    NAMES.get_or_init(|| {
+        fn walk(v: &serde_json::Value, out: &mut std::collections::HashSet<String>) {
+            match v {
+                serde_json::Value::Object(m) => {
+                    if let Some(serde_json::Value::Object(props)) = m.get("properties") {
+                        out.extend(props.keys().cloned());
+                    }
+                    m.values().for_each(|x| walk(x, out));
+                }
+                serde_json::Value::Array(a) => a.iter().for_each(|x| walk(x, out)),
+                _ => {}
+            }
+        }
+        let mut out = std::collections::HashSet::new();
+        for (_, schema) in schemas() {
+            walk(&serde_json::to_value(schema).unwrap_or_default(), &mut out);
+        }
+        out
+    })
+}
+
 /// Every record's schema: (file stem under `docs/schemas/`, schema). They describe what `ad`
 /// writes (serde's serialize side): a field is required unless it is left out when empty.
 pub fn schemas() -> Vec<(&'static str, schemars::Schema)> {

@@ -26,7 +26,7 @@ pub const INSTALL_HINT: &str =
 const ANNOUNCE_TIMEOUT: Duration = Duration::from_secs(30);
 
 /// How the browser is launched.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct LaunchConfig {
     /// `--browser PATH`; else `CHROME_PATH`; else [`DEFAULT_BROWSER_PATHS`].
     pub executable: Option<PathBuf>,

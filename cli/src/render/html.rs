@@ -1,0 +1,1087 @@
+//! The HTML report (`ad test --report-html DIR`, `ad run --report-html DIR`): a static folder
+//! a person opens from a CI artifact download. `index.html` summarises the suite (passed,
+//! failed, flaky, invalid, skipped, durations); `scripts/NNN-name.html` shows each script's
+//! attempts step by step (its source line, result, timings, the observations the journal
+//! holds, screenshots) and a failure's divergence report laid out for reading.
+//!
+//! Built only from the run records (suite report, `events.jsonl`, `run.json`): they are already
+//! redacted, so no injected value reaches the report. Self-contained: inline CSS, no script, no
+//! network resource; every link is relative and every file it shows is copied under DIR.
+
+use std::collections::{BTreeMap, HashMap};
+use std::fmt::Write as _;
+use std::path::{Component, Path, PathBuf};
+
+use ad_runtime::records::divergence::{Identity, Screen};
+use ad_runtime::records::journal::{Event, JournalEvent, Outcome, Phase, StepResult, StepSource};
+use ad_runtime::records::suite::{Attempt, ScriptReport, Status, SuiteReport};
+use ad_runtime::records::{DivergenceReport, NodeRef, RunSummary};
+
+/// One script with what its report pages need besides the suite record.
+pub struct ScriptRun {
+    pub report: ScriptReport,
+    /// The text that ran (a composition's expansion): each step's source line is read from it.
+    pub text: String,
+    /// One per attempt, in order.
+    pub attempts: Vec<AttemptRecords>,
+}
+
+/// What an attempt's run folder holds.
+#[derive(Default)]
+pub struct AttemptRecords {
+    pub run_dir: Option<PathBuf>,
+    pub events: Vec<JournalEvent>,
+    pub summary: Option<RunSummary>,
+}
+
+impl AttemptRecords {
+    /// Reads `events.jsonl` and `run.json` of a run folder; a line a crash cut short is left out.
+    pub fn load(run_dir: &Path) -> AttemptRecords {
+        let events = std::fs::read_to_string(run_dir.join("events.jsonl"))
+            .unwrap_or_default()
+            .lines()
+            .filter_map(|l| serde_json::from_str(l).ok())
+            .collect();
+        let summary = std::fs::read_to_string(run_dir.join("run.json"))
+            .ok()
+            .and_then(|t| serde_json::from_str(&t).ok());
+        AttemptRecords {
+            run_dir: Some(run_dir.to_path_buf()),
+            events,
+            summary,
+        }
+    }
+}
+
+/// The suite's scripts with their run folders read; `texts` maps a script's path (as in the
+/// suite report) to the text that ran.
+pub fn load(suite: &SuiteReport, texts: &HashMap<String, String>) -> Vec<ScriptRun> {
+    suite
+        .scripts
+        .iter()
+        .map(|s| ScriptRun {
+            report: s.clone(),
+            text: texts.get(&s.path).cloned().unwrap_or_default(),
+            attempts: s
+                .attempts
+                .iter()
+                .map(|a| match &a.run_dir {
+                    Some(d) if !d.is_empty() => AttemptRecords::load(Path::new(d)),
+                    _ => AttemptRecords::default(),
+                })
+                .collect(),
+        })
+        .collect()
+}
+
+/// The report's files: pages (relative path → HTML) and files copied from run folders
+/// (relative destination → source).
+#[derive(Default)]
+pub struct Report {
+    pub pages: BTreeMap<String, String>,
+    pub copies: BTreeMap<String, PathBuf>,
+}
+
+/// The list of files the last report wrote into its folder, so the next one (a later run, a
+/// watch cycle) removes its stale pages and copies, and nothing else of the folder.
+const MANIFEST: &str = ".ad-report-files";
+
+impl Report {
+    /// Writes every page and copy under `dir` (created if needed), after removing the files
+    /// the previous report there wrote. A copy whose source is gone is left out (its link then
+    /// names a missing file rather than failing the whole report).
+    pub fn write(&self, dir: &Path) -> std::io::Result<()> {
+        std::fs::create_dir_all(dir)?;
+        if let Ok(previous) = std::fs::read_to_string(dir.join(MANIFEST)) {
+            for rel in previous.lines().filter(|l| {
+                Path::new(l)
+                    .components()
+                    .all(|c| matches!(c, Component::Normal(_)))
+            }) {
+                let _ = std::fs::remove_file(dir.join(rel));
+            }
+        }
+        let written: Vec<&str> = self
+            .pages
+            .keys()
+            .chain(self.copies.keys())
+            .map(String::as_str)
+            .collect();
+        std::fs::write(dir.join(MANIFEST), written.join("\n") + "\n")?;
+        for (rel, html) in &self.pages {
+            let path = dir.join(rel);
+            if let Some(parent) = path.parent() {
+                std::fs::create_dir_all(parent)?;
+            }
+            std::fs::write(path, html)?;
+        }
+        for (rel, source) in &self.copies {
+            let path = dir.join(rel);
+            if let Some(parent) = path.parent() {
+                std::fs::create_dir_all(parent)?;
+            }
+            let _ = std::fs::copy(source, path);
+        }
+        Ok(())
+    }
+}
+
+/// Builds the report: the summary page and one page per script.
+pub fn build(title: &str, suite: &SuiteReport, scripts: &[ScriptRun]) -> Report {
+    let mut report = Report::default();
+    let slugs: Vec<String> = scripts
+        .iter()
+        .enumerate()
+        .map(|(i, s)| slug(i, &s.report.path))
+        .collect();
+    report.pages.insert(
+        "index.html".into(),
+        index_page(title, suite, scripts, &slugs),
+    );
+    for (script, slug) in scripts.iter().zip(&slugs) {
+        let page = script_page(title, script, slug, &mut report.copies);
+        report.pages.insert(format!("scripts/{slug}.html"), page);
+    }
+    report
+}
+
+/// `003-login`: the script's position (names may repeat across folders) and its file stem.
+fn slug(index: usize, path: &str) -> String {
+    let stem = Path::new(path)
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let clean: String = stem
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '_' || c == '-' {
+                c
+            } else {
+                '-'
+            }
+        })
+        .take(60)
+        .collect();
+    format!("{:03}-{clean}", index + 1)
+}
+
+/// Escapes text for HTML content and attribute values.
+pub fn esc(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&#39;"),
+            _ => out.push(c),
+        }
+    }
+    out
+}
+
+const STYLE: &str = "\
+body{font:14px/1.45 system-ui,-apple-system,'Segoe UI',sans-serif;margin:0;color:#1d2128;background:#f6f7f9}
+header{background:#1d2128;color:#fff;padding:12px 24px}header a{color:#9cc3ff}
+main{padding:16px 24px;max-width:1200px}
+h1{font-size:20px;margin:4px 0}h2{font-size:17px;margin:22px 0 8px}h3{font-size:15px;margin:16px 0 6px}
+table{border-collapse:collapse;width:100%;background:#fff;margin:6px 0}
+th,td{border:1px solid #d9dde3;padding:4px 8px;text-align:left;vertical-align:top}
+th{background:#eef0f3;font-weight:600}
+td.num{text-align:right;white-space:nowrap;font-variant-numeric:tabular-nums}
+code,pre,.src{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;font-size:12.5px}
+pre{white-space:pre-wrap;margin:0}
+.counts{display:flex;gap:10px;flex-wrap:wrap;margin:10px 0}
+.count{background:#fff;border:1px solid #d9dde3;border-radius:6px;padding:8px 14px;min-width:80px}
+.count .n{display:block;font-size:22px;font-weight:700}
+.status{display:inline-block;border-radius:4px;padding:0 6px;font-weight:600;font-size:12px;text-transform:uppercase}
+.status-passed,.status-ok{background:#d8f3df;color:#14622b}.status-failed{background:#fbdcdc;color:#8a1c1c}
+.status-flaky{background:#fff0c2;color:#7a5600}.status-invalid{background:#eadcfb;color:#51207f}
+.status-skipped,.status-not-run{background:#e7e9ed;color:#4a5160}
+tr.failed td{background:#fff4f4}tr.skipped td,tr.not-run td{color:#6b7280}
+.divergence{background:#fff;border:2px solid #e3a3a3;border-radius:6px;padding:8px 16px;margin:12px 0}
+.divergence .cause{font-weight:600}
+tr.differs td{background:#fff1cc;font-weight:600}
+.resume{display:block;background:#1d2128;color:#e6edf3;padding:8px 10px;border-radius:4px;margin:4px 0}
+.muted{color:#6b7280}
+figure{margin:6px 0}figure img{max-width:360px;border:1px solid #d9dde3}
+";
+
+fn page(title: &str, heading: &str, nav: &str, body: &str) -> String {
+    format!(
+        "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n\
+<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n\
+<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'; img-src 'self'\">\n\
+<title>{}</title>\n<style>\n{STYLE}</style>\n</head>\n<body>\n<header>{nav}<h1>{}</h1></header>\n<main>\n{body}</main>\n</body>\n</html>\n",
+        esc(heading),
+        esc(title)
+    )
+}
+
+fn status_badge(word: &str) -> String {
+    format!("<span class=\"status status-{word}\">{word}</span>")
+}
+
+fn ms(v: f64) -> String {
+    if v >= 1000.0 {
+        format!("{:.2} s", v / 1000.0)
+    } else {
+        format!("{v:.0} ms")
+    }
+}
+
+fn index_page(title: &str, suite: &SuiteReport, scripts: &[ScriptRun], slugs: &[String]) -> String {
+    let c = &suite.summary;
+    let mut body = String::new();
+    let verdict = if c.ok { "passed" } else { "failed" };
+    let _ = writeln!(
+        body,
+        "<p id=\"verdict\">{} {} script{} in {}{}</p>",
+        status_badge(verdict),
+        c.total,
+        if c.total == 1 { "" } else { "s" },
+        ms(c.wall_ms),
+        match (c.filtered, c.other_shards) {
+            (0, 0) => String::new(),
+            (f, o) => format!(
+                " <span class=\"muted\">({f} left out by --platform, {o} in other shards)</span>"
+            ),
+        }
+    );
+    body.push_str("<div class=\"counts\" id=\"summary\">\n");
+    for (key, n) in [
+        ("passed", c.passed),
+        ("failed", c.failed),
+        ("flaky", c.flaky),
+        ("invalid", c.invalid),
+        ("skipped", c.skipped),
+    ] {
+        let _ = writeln!(
+            body,
+            "<div class=\"count\" data-count=\"{key}\"><span class=\"n\">{n}</span>{key}</div>"
+        );
+    }
+    body.push_str("</div>\n<table id=\"scripts\">\n<thead><tr><th>script</th><th>status</th><th>steps</th><th>attempts</th><th>device time</th><th>wall time</th><th>first problem</th></tr></thead>\n<tbody>\n");
+    for (s, slug) in scripts.iter().zip(slugs) {
+        let r = &s.report;
+        let last = r.attempts.last();
+        let steps = last
+            .map(|a| format!("{}/{}", a.replayed, a.total))
+            .unwrap_or_else(|| "—".into());
+        let device = last
+            .map(|a| ms(a.device_ms as f64))
+            .unwrap_or_else(|| "—".into());
+        let problem = first_problem(r);
+        let _ = writeln!(
+            body,
+            "<tr data-status=\"{}\"><td><a href=\"scripts/{slug}.html\">{}</a></td><td>{}</td><td class=\"num\">{steps}</td><td class=\"num\">{}</td><td class=\"num\">{device}</td><td class=\"num\">{}</td><td>{}</td></tr>",
+            r.status.word(),
+            esc(&r.path),
+            status_badge(r.status.word()),
+            r.attempts.len(),
+            ms(r.wall_ms),
+            esc(&problem),
+        );
+    }
+    body.push_str("</tbody>\n</table>\n");
+    page(title, title, "", &body)
+}
+
+/// The one line that says what went wrong with a script (empty when nothing did).
+fn first_problem(r: &ScriptReport) -> String {
+    match r.status {
+        Status::Invalid => r.refused.clone().unwrap_or_default(),
+        Status::Skipped => r.skip_reason.clone().unwrap_or_default(),
+        Status::Failed | Status::Flaky => r
+            .attempts
+            .iter()
+            .find(|a| !a.ok)
+            .map(|a| {
+                let at = a.line.map(|l| format!("line {l}: ")).unwrap_or_default();
+                format!("{at}{}", a.message.as_deref().unwrap_or("failed"))
+            })
+            .unwrap_or_default(),
+        Status::Passed => String::new(),
+    }
+}
+
+fn script_page(
+    title: &str,
+    script: &ScriptRun,
+    slug: &str,
+    copies: &mut BTreeMap<String, PathBuf>,
+) -> String {
+    let r = &script.report;
+    let mut body = String::new();
+    let _ = writeln!(
+        body,
+        "<p id=\"script-status\">{} <code>{}</code> — {} attempt{} (retries allowed: {}){}, {}</p>",
+        status_badge(r.status.word()),
+        esc(&r.path),
+        r.attempts.len(),
+        if r.attempts.len() == 1 { "" } else { "s" },
+        r.retries_allowed,
+        r.timeout_ms
+            .map(|t| format!(", timeout {}", ms(t as f64)))
+            .unwrap_or_default(),
+        ms(r.wall_ms)
+    );
+    if let Some(why) = &r.skip_reason {
+        let _ = writeln!(body, "<p class=\"muted\">skipped: {}</p>", esc(why));
+    }
+    if r.status == Status::Invalid {
+        let _ = writeln!(
+            body,
+            "<section id=\"static-errors\"><h2>Not run</h2><p>{}</p>",
+            esc(r.refused.as_deref().unwrap_or("static errors"))
+        );
+        if !r.static_errors.is_empty() {
+            body.push_str("<table><thead><tr><th>line</th><th>code</th><th>message</th><th>source</th></tr></thead><tbody>\n");
+            for e in &r.static_errors {
+                let _ = writeln!(
+                    body,
+                    "<tr><td class=\"num\">{}:{}</td><td><code>{}</code></td><td>{}</td><td><pre class=\"src\">{}</pre></td></tr>",
+                    e.line,
+                    e.column,
+                    esc(&e.code),
+                    esc(&e.message),
+                    esc(source_line(&script.text, e.line))
+                );
+            }
+            body.push_str("</tbody></table>\n");
+        }
+        body.push_str("</section>\n");
+    }
+    for (n, (attempt, records)) in r.attempts.iter().zip(&script.attempts).enumerate() {
+        let assets = format!("files/{slug}/attempt-{}", n + 1);
+        attempt_section(
+            &mut body,
+            n + 1,
+            r.attempts.len(),
+            attempt,
+            records,
+            script,
+            &assets,
+            copies,
+        );
+    }
+    let nav = "<a href=\"../index.html\">← all scripts</a>";
+    page(&format!("{} — {title}", r.path), &r.path, nav, &body)
+}
+
+/// One step as the journal tells it.
+#[derive(Default)]
+struct StepView {
+    line: usize,
+    action: String,
+    source: Option<StepSource>,
+    /// `ok`, `failed`, `skipped` or `not-run`.
+    state: &'static str,
+    wall_ms: Option<f64>,
+    device_ms: Option<u64>,
+    code: Option<String>,
+    result: Option<StepResult>,
+    skipped: Option<String>,
+    error: Option<(String, String)>,
+    /// (phase, observation id, file in the run folder, the identical earlier capture).
+    observations: Vec<(Phase, String, String, Option<String>)>,
+    calls: Vec<(String, Option<Outcome>, Option<String>)>,
+    divergence: Option<DivergenceReport>,
+}
+
+fn steps_of(events: &[JournalEvent]) -> BTreeMap<usize, StepView> {
+    let mut steps: BTreeMap<usize, StepView> = BTreeMap::new();
+    let mut attempt_step: HashMap<String, (usize, usize)> = HashMap::new();
+    for e in events {
+        match &e.event {
+            Event::StepStart(s) => {
+                let v = steps.entry(s.step).or_default();
+                v.line = s.line;
+                v.action = s.action.clone();
+                v.source = s.source.clone();
+                v.state = "not-run";
+            }
+            Event::Observation(o) => steps.entry(o.step).or_default().observations.push((
+                o.phase,
+                o.observation_id.clone(),
+                o.path.clone(),
+                o.same_as.clone(),
+            )),
+            Event::ActionAttempt(a) => {
+                let v = steps.entry(a.step).or_default();
+                attempt_step.insert(a.attempt_id.clone(), (a.step, v.calls.len()));
+                v.calls.push((a.command.clone(), None, None));
+            }
+            Event::ActionResult(a) => {
+                if let Some(&(step, i)) = attempt_step.get(&a.attempt_id) {
+                    if let Some(call) = steps.get_mut(&step).and_then(|v| v.calls.get_mut(i)) {
+                        call.1 = Some(a.result);
+                        call.2 = a.message.clone().or_else(|| a.code.clone());
+                    }
+                }
+            }
+            Event::StepEnd(s) => {
+                let v = steps.entry(s.step).or_default();
+                v.line = s.line;
+                v.state = match s.status {
+                    ad_runtime::records::journal::StepStatus::Ok => "ok",
+                    ad_runtime::records::journal::StepStatus::Failed => "failed",
+                };
+                v.wall_ms = Some(s.wall_ms);
+                v.device_ms = Some(s.device_ms);
+                v.code = s.code.clone();
+                v.result = s.result.clone();
+            }
+            Event::StepSkipped(s) => {
+                let v = steps.entry(s.step).or_default();
+                v.line = s.line;
+                v.action = s.action.clone();
+                v.state = "skipped";
+                v.skipped = Some(s.reason.clone());
+            }
+            Event::StepError(s) => {
+                let v = steps.entry(s.step).or_default();
+                v.line = s.line;
+                v.state = "failed";
+                v.error = Some((s.code.clone(), s.message.clone()));
+            }
+            Event::Divergence(d) => {
+                let v = steps.entry(d.step).or_default();
+                v.line = d.line;
+                v.state = "failed";
+                v.divergence = Some(d.report.clone());
+            }
+            Event::RunStart(_) | Event::RunEnd(_) => {}
+        }
+    }
+    steps
+}
+
+fn source_line(text: &str, line: usize) -> &str {
+    line.checked_sub(1)
+        .and_then(|l| text.lines().nth(l))
+        .map(str::trim)
+        .unwrap_or("")
+}
+
+/// A file of the run folder relative to it (`observations/000003.json`), from a path relative
+/// to the folder (observations) or one that starts with the folder's own path (screenshots);
+/// never a path that leaves it.
+fn inside_run(run_dir: &Path, path: &str) -> Option<PathBuf> {
+    let p = Path::new(path);
+    let rel = match p.strip_prefix(run_dir) {
+        Ok(rel) => rel.to_path_buf(),
+        Err(_) if p.is_absolute() => return None,
+        Err(_) => p.to_path_buf(),
+    };
+    rel.components()
+        .all(|c| matches!(c, Component::Normal(_)))
+        .then_some(rel)
+}
+
+#[allow(clippy::too_many_arguments)]
+fn attempt_section(
+    body: &mut String,
+    number: usize,
+    of: usize,
+    attempt: &Attempt,
+    records: &AttemptRecords,
+    script: &ScriptRun,
+    assets: &str,
+    copies: &mut BTreeMap<String, PathBuf>,
+) {
+    let word = if attempt.ok { "passed" } else { "failed" };
+    let _ = writeln!(
+        body,
+        "<section class=\"attempt\" id=\"attempt-{number}\" data-ok=\"{}\">\n<h2>Attempt {number} of {of} {}</h2>",
+        attempt.ok,
+        status_badge(word)
+    );
+    let run_folder = records
+        .run_dir
+        .as_ref()
+        .and_then(|d| d.file_name())
+        .map(|n| n.to_string_lossy().into_owned());
+    let _ = writeln!(
+        body,
+        "<p>{} of {} steps replayed · device {} · wall {}{}{}</p>",
+        attempt.replayed,
+        attempt.total,
+        ms(attempt.device_ms as f64),
+        ms(attempt.wall_ms),
+        records
+            .summary
+            .as_ref()
+            .map(|s| format!(" · backend {}", esc(&s.backend)))
+            .unwrap_or_default(),
+        run_folder
+            .map(|f| format!(" · run folder <code>{}</code>", esc(&f)))
+            .unwrap_or_default(),
+    );
+    if let (false, Some(m)) = (attempt.ok, &attempt.message) {
+        let _ = writeln!(
+            body,
+            "<p class=\"cause\">{}{}</p>",
+            attempt
+                .code
+                .as_deref()
+                .map(|c| format!("<code>{}</code> ", esc(c)))
+                .unwrap_or_default(),
+            esc(m)
+        );
+    }
+    let steps = steps_of(&records.events);
+    if steps.is_empty() {
+        body.push_str(
+            "<p class=\"muted\">No journal: the run did not start a step.</p>\n</section>\n",
+        );
+        return;
+    }
+    body.push_str("<table class=\"steps\">\n<thead><tr><th>#</th><th>line</th><th>source</th><th>result</th><th>device</th><th>wall</th><th>observations</th></tr></thead>\n<tbody>\n");
+    let mut divergences = Vec::new();
+    for (index, v) in &steps {
+        let mut source = format!(
+            "<pre class=\"src\">{}</pre>",
+            esc(source_line(&script.text, v.line))
+        );
+        if let Some(s) = &v.source {
+            let _ = write!(source, "<div class=\"muted\">{}</div>", esc(&s.to_string()));
+        }
+        let mut result = status_badge(v.state);
+        if let Some(c) = &v.code {
+            let _ = write!(result, " <code>{}</code>", esc(c));
+        }
+        if let Some(why) = &v.skipped {
+            let _ = write!(result, " {}", esc(why));
+        }
+        if let Some((code, message)) = &v.error {
+            let _ = write!(result, " <code>{}</code> {}", esc(code), esc(message));
+        }
+        if let Some(r) = &v.result {
+            let _ = write!(
+                result,
+                "<div class=\"muted\">{}</div>",
+                esc(&describe_result(r))
+            );
+        }
+        for (command, outcome, message) in &v.calls {
+            if matches!(outcome, Some(Outcome::Accepted)) {
+                continue;
+            }
+            let _ = write!(
+                result,
+                "<div>{} {}{}</div>",
+                esc(command),
+                match outcome {
+                    Some(Outcome::Rejected) => "rejected",
+                    Some(Outcome::Unknown) => "outcome unknown",
+                    _ => "no answer",
+                },
+                message
+                    .as_deref()
+                    .map(|m| format!(": {}", esc(m)))
+                    .unwrap_or_default()
+            );
+        }
+        if let Some(d) = &v.divergence {
+            let _ = write!(
+                result,
+                " <a href=\"#divergence-step-{index}\">divergence report</a>"
+            );
+            divergences.push((*index, d));
+        }
+        let mut shots = String::new();
+        if let (Some(dir), Some(StepResult::Screenshot { path: Some(p), .. })) =
+            (&records.run_dir, &v.result)
+        {
+            if let Some(rel) = inside_run(dir, p) {
+                let dest = format!("{assets}/{}", rel.display());
+                let _ = write!(
+                    shots,
+                    "<figure><a href=\"../{0}\"><img src=\"../{0}\" alt=\"screenshot of step {index}\"></a></figure>",
+                    esc(&dest)
+                );
+                copies.insert(dest, dir.join(&rel));
+            }
+        }
+        for (phase, id, path, same_as) in &v.observations {
+            let Some(dir) = &records.run_dir else { break };
+            let Some(rel) = inside_run(dir, path) else {
+                continue;
+            };
+            let dest = format!("{assets}/{}", rel.display());
+            let _ = write!(
+                shots,
+                "<div><a class=\"observation\" href=\"../{}\">{} {}</a>{}</div>",
+                esc(&dest),
+                phase_word(*phase),
+                esc(id),
+                same_as
+                    .as_deref()
+                    .map(|s| format!(" <span class=\"muted\">(same screen as {})</span>", esc(s)))
+                    .unwrap_or_default()
+            );
+            copies.insert(dest, dir.join(&rel));
+        }
+        let _ = writeln!(
+            body,
+            "<tr class=\"{}\" id=\"step-{index}-{number}\"><td class=\"num\">{index}</td><td class=\"num\">{}</td><td>{source}</td><td>{result}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td>{shots}</td></tr>",
+            v.state,
+            v.line,
+            v.device_ms.map(|d| ms(d as f64)).unwrap_or_default(),
+            v.wall_ms.map(ms).unwrap_or_default(),
+        );
+    }
+    body.push_str("</tbody>\n</table>\n");
+    let last = steps.keys().next_back().copied().unwrap_or(0);
+    if last < attempt.total {
+        let _ = writeln!(
+            body,
+            "<p class=\"muted\" id=\"not-run-{number}\">Step{} {} of {} did not run.</p>",
+            if last + 1 == attempt.total { "" } else { "s" },
+            if last + 1 == attempt.total {
+                attempt.total.to_string()
+            } else {
+                format!("{}–{}", last + 1, attempt.total)
+            },
+            attempt.total
+        );
+    }
+    let resume_command = format!("ad run {}", script.report.path);
+    for (index, d) in divergences {
+        divergence_section(body, index, d, &resume_command);
+    }
+    body.push_str("</section>\n");
+}
+
+fn phase_word(p: Phase) -> &'static str {
+    match p {
+        Phase::Resolve => "resolve",
+        Phase::Wait => "wait",
+        Phase::Assert => "assert",
+        Phase::Snapshot => "snapshot",
+        Phase::Find => "find",
+        Phase::Divergence => "divergence",
+    }
+}
+
+/// A passed step's result in a few words.
+fn describe_result(r: &StepResult) -> String {
+    let node = |n: &NodeRef| {
+        let mut s = format!("@{} {}", n.reference, n.role);
+        if let Some(id) = &n.id {
+            let _ = write!(s, " id={id}");
+        }
+        if let Some(l) = &n.label {
+            let _ = write!(s, " \"{l}\"");
+        }
+        s
+    };
+    match r {
+        StepResult::Predicate {
+            predicate,
+            pass,
+            matches,
+            ..
+        } => format!("{predicate}: {pass} ({matches} match(es))"),
+        StepResult::Snapshot { refs, .. } => format!("{refs} refs"),
+        StepResult::Find {
+            target, matches, ..
+        } => match target {
+            Some(t) => format!("found {} ({matches} match(es))", node(t)),
+            None => format!("{matches} match(es)"),
+        },
+        StepResult::Waited {
+            waited_ms, target, ..
+        } => match target {
+            Some(t) => format!("waited {waited_ms} ms for {}", node(t)),
+            None => format!("waited {waited_ms} ms"),
+        },
+        StepResult::Targeted {
+            target,
+            verification,
+            ..
+        } => {
+            let on = match target {
+                ad_runtime::records::common::Target::Node(n) => node(n),
+                ad_runtime::records::common::Target::Point(p) => {
+                    format!("point {} {}", p.point.x, p.point.y)
+                }
+            };
+            match verification {
+                Some(v) => format!("{on} ({v})"),
+                None => on,
+            }
+        }
+        StepResult::Read { target, .. } => format!("read {}", node(target)),
+        StepResult::Screenshot { bytes, .. } => format!("screenshot, {bytes} bytes"),
+        StepResult::Keyboard { .. } => "keyboard".into(),
+        StepResult::Alert { alert, .. } => match alert {
+            Some(_) => "alert shown".into(),
+            None => "no alert".into(),
+        },
+        StepResult::Drag { .. } => "dragged".into(),
+        StepResult::Clipboard { .. } => "clipboard read".into(),
+        StepResult::Response { .. } => String::new(),
+    }
+}
+
+fn ref_row(r: &NodeRef) -> String {
+    format!(
+        "<tr><td><code>@{}</code></td><td>{}</td><td>{}</td><td>{}</td></tr>",
+        esc(&r.reference),
+        esc(&r.role),
+        esc(r.id.as_deref().unwrap_or("")),
+        esc(r.label.as_deref().unwrap_or(""))
+    )
+}
+
+/// One identity field: its name, the recorded value, and the value on screen (`None`: no element
+/// matched).
+type IdentityField<'a> = (&'static str, Option<&'a str>, Option<Option<&'a str>>);
+
+fn identity_rows(recorded: &Identity, observed: Option<&Identity>) -> String {
+    let mut out = String::new();
+    let fields: [IdentityField<'_>; 3] = [
+        (
+            "id",
+            recorded.id.as_deref(),
+            observed.map(|o| o.id.as_deref()),
+        ),
+        (
+            "role",
+            Some(recorded.role.as_str()),
+            observed.map(|o| Some(o.role.as_str())),
+        ),
+        (
+            "label",
+            recorded.label.as_deref(),
+            observed.map(|o| o.label.as_deref()),
+        ),
+    ];
+    for (field, rec, obs) in fields {
+        let differs = obs.is_some_and(|o| o != rec);
+        let _ = writeln!(
+            out,
+            "<tr class=\"{}\" data-field=\"{field}\"><th>{field}</th><td>{}</td><td>{}</td></tr>",
+            if differs { "differs" } else { "same" },
+            esc(rec.unwrap_or("—")),
+            match obs {
+                Some(o) => esc(o.unwrap_or("—")),
+                None => "<span class=\"muted\">no element</span>".into(),
+            }
+        );
+    }
+    out
+}
+
+fn divergence_section(body: &mut String, index: usize, d: &DivergenceReport, resume_command: &str) {
+    let _ = writeln!(
+        body,
+        "<section class=\"divergence\" id=\"divergence-step-{index}\" data-kind=\"{}\">\n<h3>Divergence at step {index} — {}</h3>",
+        d.kind.as_str(),
+        d.kind.as_str()
+    );
+    let _ = writeln!(
+        body,
+        "<p><code>{}:{}</code> <code>{}</code></p>\n<p class=\"cause\"><code>{}</code> {}</p>",
+        esc(&d.step.source.path),
+        d.step.source.line,
+        esc(&d.action),
+        esc(&d.cause.code),
+        esc(&d.cause.message)
+    );
+    if let Some(h) = &d.cause.hint {
+        let _ = writeln!(body, "<p class=\"muted\">{}</p>", esc(h));
+    }
+    if let Some(tb) = &d.target_binding {
+        let _ = writeln!(
+            body,
+            "<h4>Identity{}</h4>\n<table class=\"identity\"><thead><tr><th></th><th>recorded</th><th>on screen</th></tr></thead><tbody>\n{}</tbody></table>",
+            tb.match_count
+                .map(|c| format!(" ({c} match{})", if c == 1 { "" } else { "es" }))
+                .unwrap_or_default(),
+            identity_rows(&tb.recorded, tb.observed.as_ref())
+        );
+        if !tb.mismatches.is_empty() {
+            body.push_str("<ul class=\"mismatches\">\n");
+            for m in &tb.mismatches {
+                let _ = writeln!(body, "<li><code>{}</code></li>", esc(m));
+            }
+            body.push_str("</ul>\n");
+        }
+        if !tb.candidates.is_empty() {
+            body.push_str("<p>Elements sharing the recorded identity:</p><table><tbody>\n");
+            for c in &tb.candidates {
+                body.push_str(&ref_row(c));
+                body.push('\n');
+            }
+            body.push_str("</tbody></table>\n");
+        }
+    }
+    match &d.screen {
+        Screen::Available {
+            refs_generation,
+            refs,
+            truncated,
+        } => {
+            let _ = writeln!(
+                body,
+                "<h4>Screen ({} ref{}, refsGeneration {refs_generation}{})</h4>\n<table class=\"screen\"><thead><tr><th>ref</th><th>role</th><th>id</th><th>label</th></tr></thead><tbody>",
+                refs.len(),
+                if refs.len() == 1 { "" } else { "s" },
+                if *truncated == Some(true) { ", truncated" } else { "" }
+            );
+            for r in refs {
+                body.push_str(&ref_row(r));
+                body.push('\n');
+            }
+            body.push_str("</tbody></table>\n");
+        }
+        Screen::Unavailable { reason, hint } => {
+            let _ = writeln!(
+                body,
+                "<h4>Screen</h4><p class=\"muted\">unavailable ({}) {}</p>",
+                esc(reason),
+                esc(hint)
+            );
+        }
+    }
+    if !d.suggestions.is_empty() {
+        body.push_str("<h4>Suggestions</h4>\n<ol class=\"suggestions\">\n");
+        for s in &d.suggestions {
+            let _ = writeln!(
+                body,
+                "<li><code>{}</code> <span class=\"muted\">[{}] @{} {}{}</span></li>",
+                esc(&s.selector),
+                esc(&s.basis),
+                esc(&s.reference),
+                esc(&s.role),
+                s.label
+                    .as_deref()
+                    .map(|l| format!(" \"{}\"", esc(l)))
+                    .unwrap_or_default()
+            );
+        }
+        body.push_str("</ol>\n");
+    } else if d.suggestion_count > 0 {
+        let _ = writeln!(
+            body,
+            "<p class=\"muted\">{} suggestion(s) left out at this report level.</p>",
+            d.suggestion_count
+        );
+    }
+    let _ = writeln!(
+        body,
+        "<h4>Next</h4>\n<p>Repair hint <strong>{}</strong>: {}</p>",
+        super::divergence::hint_word(d.repair_hint),
+        esc(&super::divergence::guidance(
+            d.repair_hint,
+            &d.resume,
+            resume_command
+        ))
+    );
+    if d.resume.allowed {
+        let _ = writeln!(
+            body,
+            "<code class=\"resume\">{} --from {} --plan-digest {}</code>",
+            esc(resume_command),
+            d.resume.from,
+            esc(&d.resume.plan_digest)
+        );
+    }
+    if let Some(o) = &d.overflow {
+        let _ = writeln!(
+            body,
+            "<p class=\"muted\">The full report is in the run folder: <code>{}</code></p>",
+            esc(&o.artifact_path)
+        );
+    }
+    body.push_str("</section>\n");
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn event(sequence: u64, body: serde_json::Value) -> JournalEvent {
+        let mut v = serde_json::json!({
+            "schema_version": 1,
+            "session": "s",
+            "sequence": sequence,
+            "recorded_at": "2026-01-01T00:00:00.000Z",
+        });
+        v.as_object_mut()
+            .unwrap()
+            .extend(body.as_object().unwrap().clone());
+        serde_json::from_value(v).expect("a journal event")
+    }
+
+    fn attempt(ok: bool, message: Option<&str>, replayed: usize) -> Attempt {
+        Attempt {
+            ok,
+            code: message.map(|_| "COMMAND_FAILED".into()),
+            kind: None,
+            message: message.map(str::to_string),
+            step: None,
+            line: None,
+            replayed,
+            total: 3,
+            run_dir: None,
+            wall_ms: 12.5,
+            device_ms: 1500,
+        }
+    }
+
+    /// A flaky script: the first attempt's tap is rejected and its step fails without a
+    /// divergence report, the second passes with a skipped step. Every part of an attempt's
+    /// section, in memory (no run folder: nothing to copy).
+    #[test]
+    fn a_flaky_script_page_shows_each_attempt() {
+        use serde_json::json;
+        let first = vec![
+            event(
+                1,
+                json!({"event": "step_start", "step": 1, "line": 3, "command": "open", "action": "open \"app\""}),
+            ),
+            event(
+                2,
+                json!({"event": "step_end", "step": 1, "line": 3, "status": "ok", "wall_ms": 4.25, "device_ms": 0}),
+            ),
+            event(
+                3,
+                json!({"event": "step_start", "step": 2, "line": 4, "command": "click", "action": "click \"id=go\""}),
+            ),
+            event(
+                4,
+                json!({"event": "action_attempt", "step": 2, "line": 4, "action": "click \"id=go\"", "command": "click", "args": {"point": {"x": 1.0, "y": 2.0}, "count": 1, "target": null}, "attempt_id": "att-000001"}),
+            ),
+            event(
+                5,
+                json!({"event": "action_result", "attempt_id": "att-000001", "result": "rejected", "code": "COMMAND_FAILED", "message": "the <button> is busy"}),
+            ),
+            event(
+                6,
+                json!({"event": "step_error", "step": 2, "line": 4, "code": "COMMAND_FAILED", "message": "the <button> is busy"}),
+            ),
+        ];
+        let second = vec![
+            event(
+                1,
+                json!({"event": "step_start", "step": 1, "line": 3, "command": "open", "action": "open \"app\""}),
+            ),
+            event(
+                2,
+                json!({"event": "step_end", "step": 1, "line": 3, "status": "ok", "wall_ms": 3.0, "device_ms": 0}),
+            ),
+            event(
+                3,
+                json!({"event": "step_start", "step": 2, "line": 4, "command": "click", "action": "click \"id=go\""}),
+            ),
+            event(
+                4,
+                json!({"event": "step_end", "step": 2, "line": 4, "status": "ok", "wall_ms": 2.0, "device_ms": 1500, "result": {"target": {"ref": "e2", "role": "button", "id": "go", "label": "Go"}, "verification": "unannotated"}}),
+            ),
+            event(
+                5,
+                json!({"event": "step_skipped", "step": 3, "line": 5, "action": "close", "reason": "--keep-session"}),
+            ),
+        ];
+        let report = ScriptReport {
+            path: "flows/<go>.ad".into(),
+            status: Status::Flaky,
+            skip_reason: None,
+            retries_allowed: 1,
+            timeout_ms: Some(60000),
+            refused: None,
+            static_errors: Vec::new(),
+            attempts: vec![
+                attempt(false, Some("the <button> is busy"), 1),
+                attempt(true, None, 3),
+            ],
+            wall_ms: 30.0,
+        };
+        let script = ScriptRun {
+            report: report.clone(),
+            text: "# go\ncontext platform=ios\nopen \"app\"\nclick \"id=go\"\nclose\n".into(),
+            attempts: vec![
+                AttemptRecords {
+                    events: first,
+                    ..AttemptRecords::default()
+                },
+                AttemptRecords {
+                    events: second,
+                    ..AttemptRecords::default()
+                },
+            ],
+        };
+        let mut copies = BTreeMap::new();
+        let page = script_page("ad test", &script, "001-go", &mut copies);
+        assert!(copies.is_empty());
+        let main = &page[page.find("<main>").unwrap()..page.find("</main>").unwrap()];
+        insta::assert_snapshot!(main);
+        assert!(first_problem(&report).starts_with("the <button> is busy"));
+    }
+
+    #[test]
+    fn a_new_report_removes_the_files_of_the_last_one_and_nothing_else() {
+        let dir = std::env::temp_dir().join(format!("ad-html-manifest-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(dir.join("notes.txt"), "mine").unwrap();
+        let mut first = Report::default();
+        first.pages.insert("index.html".into(), "1".into());
+        first.pages.insert("scripts/001-a.html".into(), "a".into());
+        first.write(&dir).unwrap();
+        let mut second = Report::default();
+        second.pages.insert("index.html".into(), "2".into());
+        second.write(&dir).unwrap();
+        assert_eq!(
+            std::fs::read_to_string(dir.join("index.html")).unwrap(),
+            "2"
+        );
+        assert!(
+            !dir.join("scripts/001-a.html").exists(),
+            "stale page removed"
+        );
+        assert_eq!(
+            std::fs::read_to_string(dir.join("notes.txt")).unwrap(),
+            "mine"
+        );
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn text_is_escaped_for_content_and_attributes() {
+        assert_eq!(
+            esc(r#"<a href="x">'&'</a>"#),
+            "&lt;a href=&quot;x&quot;&gt;&#39;&amp;&#39;&lt;/a&gt;"
+        );
+    }
+
+    #[test]
+    fn slugs_are_numbered_file_safe_stems() {
+        assert_eq!(slug(0, "flows/log in.ad"), "001-log-in");
+        assert_eq!(slug(11, "a/../é.ad"), "012--");
+    }
+
+    #[test]
+    fn run_folder_paths_never_leave_it() {
+        let dir = Path::new("/runs/r1");
+        assert_eq!(
+            inside_run(dir, "observations/000001.json"),
+            Some(PathBuf::from("observations/000001.json"))
+        );
+        assert_eq!(
+            inside_run(dir, "/runs/r1/shot.png"),
+            Some(PathBuf::from("shot.png"))
+        );
+        assert_eq!(
+            inside_run(Path::new("ad-artifacts/r1"), "ad-artifacts/r1/shots/a.png"),
+            Some(PathBuf::from("shots/a.png"))
+        );
+        assert_eq!(inside_run(dir, "../other/x.json"), None);
+        assert_eq!(inside_run(dir, "/etc/passwd"), None);
+    }
+}

@@ -1,0 +1,252 @@
+//! A run whose session outlives it — a close-less (handoff) script, or `--keep-session` — runs
+//! inside the session daemon, on a backend the daemon owns: when it ends well, its live session
+//! (backend included: the sim's device, the web backend's browser page) stays in the daemon
+//! under the run's session name, where `ad session …` commands continue it. Nothing about the
+//! session is written to a file; a run that fails keeps the sim's state for a `--from` resume as
+//! a one-shot run does.
+
+use std::path::PathBuf;
+
+use serde::{Deserialize, Serialize};
+
+use super::lifecycle::Lifecycle;
+use super::{Session, Sessions};
+use crate::backends::BackendKind;
+use crate::interp::{self, LiveState, Plan, Progress, RunOptions, RunResult, StepEnd, StepInfo};
+use crate::session::{self, SessionConfig};
+use crate::vars::Scope;
+use crate::web::LaunchConfig;
+
+/// What `ad run` sends: the script (as run: a composition already expanded), the run's options
+/// and where its journal goes. Paths are absolute (the daemon runs in `/`).
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RunRequest {
+    pub script: PathBuf,
+    pub text: String,
+    pub options: RunOptions,
+    pub app_model: Option<PathBuf>,
+    pub artifacts_root: PathBuf,
+    /// The backend `ad run` chose ([`BackendKind::name`]).
+    pub backend: String,
+    pub web: LaunchConfig,
+    /// `--record-fixture DIR`: the run records its backend calls there, and the session
+    /// commands that continue its live session append to the same session log.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub record_fixture: Option<PathBuf>,
+    /// `--backend recorded:DIR`: the fixture the run replays.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub recorded: Option<PathBuf>,
+}
+
+/// What the run produced (the live session, if any, is in the daemon).
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RunReply {
+    pub result: RunResult,
+    pub run_dir: Option<PathBuf>,
+    /// The sim state kept for a `--from` resume (a run that did not end well).
+    pub session_file: Option<PathBuf>,
+}
+
+/// One progress event of a run in the daemon, as `ad run` renders it.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", tag = "event")]
+pub enum RunEvent {
+    Start {
+        step: StepInfo,
+    },
+    End {
+        step: StepInfo,
+        status: String,
+        wall_ms: f64,
+        device_ms: u64,
+        note: Option<String>,
+    },
+}
+
+impl RunEvent {
+    /// Hands the event to a local progress reporter.
+    pub fn report(self, progress: &mut dyn Progress) {
+        match self {
+            RunEvent::Start { step } => progress.step_start(&step),
+            RunEvent::End {
+                step,
+                status,
+                wall_ms,
+                device_ms,
+                note,
+            } => {
+                let status = ["ok", "skipped", "failed"]
+                    .into_iter()
+                    .find(|s| *s == status)
+                    .unwrap_or("failed");
+                progress.step_end(
+                    &step,
+                    &StepEnd {
+                        status,
+                        wall_ms,
+                        device_ms,
+                        note,
+                    },
+                );
+            }
+        }
+    }
+}
+
+/// A progress reporter that queues events for the client's connection.
+pub struct Forward(pub tokio::sync::mpsc::UnboundedSender<RunEvent>);
+
+impl Progress for Forward {
+    fn step_start(&mut self, step: &StepInfo) {
+        let _ = self.0.send(RunEvent::Start { step: step.clone() });
+    }
+    fn step_end(&mut self, step: &StepInfo, end: &StepEnd) {
+        let _ = self.0.send(RunEvent::End {
+            step: step.clone(),
+            status: end.status.into(),
+            wall_ms: end.wall_ms,
+            device_ms: end.device_ms,
+            note: end.note.clone(),
+        });
+    }
+}
+
+impl Sessions {
+    /// Runs `req` as `ad run` would, in the turn of its session name: a live session of that
+    /// name ends first (a run starts cold); when the run ends well with its session active, the
+    /// session stays here. `Err` is a setup problem (`ad run` exits 2).
+    pub async fn run(
+        &self,
+        req: RunRequest,
+        progress: &mut dyn Progress,
+    ) -> Result<RunReply, String> {
+        let kind = BackendKind::parse(&req.backend)
+            .ok_or_else(|| format!("unknown backend {:?}", req.backend))?;
+        let analysis = crate::gate::analyze(&req.script, &req.options.script_path, &req.text, true)
+            .map_err(|r| r.summary)?;
+        let plan = Plan {
+            steps: &analysis.steps,
+            metadata: analysis.metadata(),
+        };
+        let config = SessionConfig {
+            app_model: req.app_model.clone(),
+            artifacts_root: req.artifacts_root.clone(),
+            persist_session: true,
+            state_dir: self.state_dir.clone(),
+            backend: Some(kind),
+            web: req.web.clone(),
+            record_fixture: req.record_fixture.clone(),
+            recorded: req.recorded.clone(),
+            ..SessionConfig::default()
+        };
+        let name = req.options.session.clone();
+        loop {
+            let slot = self.slot(&name);
+            let mut current = slot.session.lock().await;
+            if !self.is_current(&name, &slot) {
+                continue;
+            }
+            let replaced = current.is_some();
+            self.end(&name, &mut current).await;
+            let live =
+                session::run_live(&plan, &req.script, kind, &req.options, &config, progress).await;
+            let mut live = match live {
+                Ok(l) => l,
+                Err(e) => {
+                    self.settle(&name, &slot, &current);
+                    return Err(e.0);
+                }
+            };
+            if replaced {
+                live.outcome.result.warnings.push(format!(
+                    "the live session \"{name}\" this run replaced was ended (a run starts cold; pass --session NAME to keep both)"
+                ));
+            }
+            let result = &live.outcome.result;
+            if result.ok && result.session_active {
+                let stale = session::session_file(&self.state_dir, &name);
+                if stale.is_file() {
+                    let _ = std::fs::remove_file(stale);
+                }
+                let backend = match live.recording {
+                    Some((dir, recording)) => {
+                        self.fixtures
+                            .borrow_mut()
+                            .continue_run(live.backend, &name, dir, recording)
+                    }
+                    None => live.backend,
+                };
+                *current = Some(Session {
+                    backend,
+                    live: LiveState::new(&name, run_scope(&req.options, &plan)),
+                    journal: self.new_journal(&name),
+                    lifecycle: Lifecycle::NeverArmed,
+                    recorded: Vec::new(),
+                    echo: Vec::new(),
+                });
+                self.settle(&name, &slot, &current);
+                return Ok(RunReply {
+                    result: live.outcome.result,
+                    run_dir: live.outcome.run_dir,
+                    session_file: None,
+                });
+            }
+            live.persist(&config, &req.options);
+            let outcome = live.outcome;
+            async move { drop(live.backend) }.await;
+            self.settle(&name, &slot, &current);
+            return Ok(RunReply {
+                result: outcome.result,
+                run_dir: outcome.run_dir,
+                session_file: outcome.session_file,
+            });
+        }
+    }
+}
+
+/// The handed-over session's variables: the built-ins and the run's injected values, so what
+/// later commands capture stays redacted as the run's journal was (`<var:NAME>`).
+fn run_scope(options: &RunOptions, plan: &Plan<'_>) -> Scope {
+    let builtins = interp::builtin_values(options, plan.metadata);
+    Scope::new(&builtins, &[], &options.shell_env, &options.cli_env)
+        .unwrap_or_else(|_| Sessions::base_scope(&options.session))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn progress_events_round_trip_through_json() {
+        let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
+        let mut f = Forward(tx);
+        let step = StepInfo {
+            index: 1,
+            total: 2,
+            line: 3,
+            label: "open".into(),
+        };
+        f.step_end(
+            &step,
+            &StepEnd {
+                status: "skipped",
+                wall_ms: 1.0,
+                device_ms: 2,
+                note: None,
+            },
+        );
+        let ev: RunEvent =
+            serde_json::from_str(&serde_json::to_string(&rx.try_recv().unwrap()).unwrap()).unwrap();
+        struct Seen(Vec<&'static str>);
+        impl Progress for Seen {
+            fn step_end(&mut self, _: &StepInfo, end: &StepEnd) {
+                self.0.push(end.status);
+            }
+        }
+        let mut seen = Seen(Vec::new());
+        ev.report(&mut seen);
+        assert_eq!(seen.0, ["skipped"]);
+    }
+}

@@ -41,10 +41,10 @@ pub struct Redactor {
 
 /// JSON keys whose values are structure, never data an injected value flows into: paths, codes,
 /// kinds, roles, digests. [`Redactor::redact_value`] leaves them alone, so a one-character or
-/// common-word value cannot rewrite `"replayPath"` or `"role"`.
+/// common-word value cannot rewrite `"replayPath"` or `"role"`. Not `app`: an app id or URL is
+/// opened from a variable (`open "${BASE}/login.html"`), so it is data.
 const STRUCTURAL_KEYS: &[&str] = &[
     "action",
-    "app",
     "code",
     "command",
     "direction",

@@ -68,7 +68,8 @@ impl<B: Backend> Exec<'_, B> {
                 (&snap.nodes[..]).into()
             };
             serde_json::to_vec(&ObservationFile {
-                app: app.as_deref().map(Into::into),
+                // The app id or URL: opened from a variable, it holds its value.
+                app: app.as_deref().map(|a| scope.redact(a).into()),
                 viewport: snap.viewport,
                 device_time_ms: now,
                 nodes,

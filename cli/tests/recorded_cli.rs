@@ -21,8 +21,14 @@ fn scratch(name: &str) -> PathBuf {
 }
 
 fn ad(dir: &Path, args: &[&str]) -> Output {
+    ad_with(dir, &[], args)
+}
+
+/// `ad` with extra environment variables (`AD_VAR_*`).
+fn ad_with(dir: &Path, env: &[(&str, &str)], args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_ad"))
         .current_dir(repo())
+        .envs(env.iter().copied())
         .env("NO_COLOR", "1")
         .env("AD_STATE_DIR", dir.join("state"))
         // A handed-over session's daemon ends soon after its last session.
@@ -37,6 +43,11 @@ fn ad(dir: &Path, args: &[&str]) -> Output {
 
 /// `ad session --session NAME WORDS… --json`.
 fn session(dir: &Path, name: &str, words: &[&str]) -> Value {
+    session_output(dir, name, words).0
+}
+
+/// `ad session --session NAME WORDS… --json`: the answer and the whole output.
+fn session_output(dir: &Path, name: &str, words: &[&str]) -> (Value, String) {
     let o = Command::new(env!("CARGO_BIN_EXE_ad"))
         .current_dir(repo())
         .env("NO_COLOR", "1")
@@ -50,7 +61,7 @@ fn session(dir: &Path, name: &str, words: &[&str]) -> Value {
         .unwrap();
     let v: Value = serde_json::from_slice(&o.stdout).unwrap_or_else(|_| panic!("{}", text(&o)));
     assert_eq!(v["ok"], true, "{words:?}: {v:#}");
-    v
+    (v, text(&o))
 }
 
 fn calls(fixture: &Path) -> usize {
@@ -97,6 +108,7 @@ fn files(dir: &Path) -> Vec<(String, Vec<u8>)> {
 }
 
 fn assert_absent(dir: &Path, needles: &[&str]) {
+    assert!(dir.is_dir(), "{} was not written", dir.display());
     for (path, bytes) in files(dir) {
         for n in needles {
             assert!(
@@ -105,6 +117,108 @@ fn assert_absent(dir: &Path, needles: &[&str]) {
             );
         }
     }
+}
+
+/// Every (path, value) pair: `text` holds none of `needles`.
+fn assert_not_in(what: &str, text: &str, needles: &[&str]) {
+    for n in needles {
+        assert!(!text.contains(n), "{what} holds {n:?}:\n{text}");
+    }
+}
+
+/// An injected value inside a longer string — an app id and a link built from `-e` and
+/// `AD_VAR_*` values — reaches no file and no stream of a run: the journal's action arguments,
+/// the observations, the divergence report, the run records, the fixtures, a handoff run's
+/// journal in the session daemon and the session commands that continue it.
+#[test]
+fn an_injected_value_inside_an_app_id_or_link_reaches_no_file_or_stream() {
+    let dir = scratch("injected");
+    let (tenant, base) = ("zq7tenant", "zqlink7://deep");
+    let needles = [tenant, base];
+    std::fs::create_dir_all(dir.join("apps")).unwrap();
+    let model = std::fs::read_to_string(repo().join("examples/apps/shop.json"))
+        .unwrap()
+        .replace("com.example.shop", &format!("org.{tenant}.shop"))
+        .replace("shop://", &format!("{base}/"));
+    std::fs::write(dir.join("apps/tenant.json"), model).unwrap();
+    let opens = "context platform=ios target=mobile\n\nopen \"org.${TENANT}.shop\" \"${BASE}/catalog\"\nwait \"id=\\\"catalog.title\\\"\" 2000\n";
+    let diverging = dir.join("diverging.ad");
+    std::fs::write(
+        &diverging,
+        format!("{opens}click \"id=\\\"no.such.button\\\"\"\nclose\n"),
+    )
+    .unwrap();
+    let handoff = dir.join("handoff.ad");
+    std::fs::write(&handoff, opens).unwrap();
+    let env = [("AD_VAR_BASE", base)];
+    let tenant_arg = format!("TENANT={tenant}");
+    let mut streams = String::new();
+    let o = ad_with(
+        &dir,
+        &env,
+        &[
+            "run",
+            s(&diverging),
+            "-e",
+            &tenant_arg,
+            "--record-fixture",
+            s(&dir.join("fixture-diverging")),
+        ],
+    );
+    assert_eq!(code(&o), 1, "{}", text(&o));
+    assert!(text(&o).contains("Divergence at step 3"), "{}", text(&o));
+    streams += &text(&o);
+    let o = ad_with(
+        &dir,
+        &env,
+        &["run", s(&diverging), "-e", &tenant_arg, "--json"],
+    );
+    assert_eq!(code(&o), 1, "{}", text(&o));
+    streams += &text(&o);
+    let o = ad_with(
+        &dir,
+        &env,
+        &[
+            "run",
+            s(&handoff),
+            "-e",
+            &tenant_arg,
+            "--session",
+            "injected",
+            "--record-fixture",
+            s(&dir.join("fixture-handoff")),
+            "--json",
+        ],
+    );
+    assert_eq!(code(&o), 0, "{}", text(&o));
+    let r: Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(r["sessionActive"], true, "{r:#}");
+    assert_eq!(r["location"]["screen"], "catalog", "{r:#}");
+    streams += &text(&o);
+    for words in [&["press", "id=\"tab.home\""][..], &["close"]] {
+        streams += &session_output(&dir, "injected", words).1;
+    }
+    assert_not_in("the output", &streams, &needles);
+    // Every run folder (journal, observations, divergence report, run records), both fixtures
+    // and the daemon's session journals.
+    for folder in [
+        "runs",
+        "fixture-diverging",
+        "fixture-handoff",
+        "state/journals",
+    ] {
+        assert_absent(&dir.join(folder), &needles);
+    }
+    // The journal says where the value was.
+    let journals: String = files(&dir.join("runs"))
+        .into_iter()
+        .filter(|(p, _)| p.ends_with("events.jsonl"))
+        .map(|(_, b)| String::from_utf8(b).unwrap())
+        .collect();
+    assert!(
+        journals.contains("org.<var:TENANT>.shop") && journals.contains("<var:BASE>/catalog"),
+        "{journals}"
+    );
 }
 
 #[test]
@@ -260,7 +374,11 @@ fn a_recorded_handoff_run_reports_its_session_active() {
             .as_str()
             .is_some_and(|w| w.contains("call(s) this run did not make")),
         "{r:#}"
-    );
+    ); // Like any handoff run's, the replayed session stays in the daemon, where the session
+       // commands replay the calls left.
+    session(&dir, "handoff-replay", &["press", "id=\"tab.home\""]);
+    session(&dir, "handoff-replay", &["wait", "id=\"home.title\""]);
+    session(&dir, "handoff-replay", &["close"]);
 }
 
 #[test]

@@ -573,7 +573,7 @@ _ad() {
             return 0
             ;;
         ad__subcmd__run)
-            opts="-e -q -h -V --env --from --plan-digest --keep-session --backend --browser --offline --device --udid --serial --app --json --artifacts-dir --session --platform --target --level --force --quiet --report-html --max-file-size --help --version"
+            opts="-e -q -h -V --env --from --plan-digest --keep-session --backend --record-fixture --browser --offline --device --udid --serial --tenant --run-id --lease-id --lease-backend --app --json --artifacts-dir --session --platform --target --level --force --quiet --report-html --max-file-size --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -599,6 +599,10 @@ _ad() {
                     COMPREPLY=($(compgen -W "sim web agent-device" -- "${cur}"))
                     return 0
                     ;;
+                --record-fixture)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --browser)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -612,6 +616,22 @@ _ad() {
                     return 0
                     ;;
                 --serial)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --tenant)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --run-id)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --lease-id)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --lease-backend)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -669,7 +689,7 @@ _ad() {
             return 0
             ;;
         ad__subcmd__test)
-            opts="-e -j -h -V --env --platform --timeout --retries --fail-fast --jobs --shard --app --artifacts-dir --report-junit --report-json --report-html --watch --debounce --device --udid --serial --backend --browser --offline --max-file-size --help --version"
+            opts="-e -j -h -V --env --platform --timeout --retries --fail-fast --jobs --shard --app --artifacts-dir --report-junit --report-json --report-html --watch --debounce --device --udid --serial --tenant --run-id --lease-id --lease-backend --backend --record-fixture --browser --offline --golden --update-golden --max-file-size --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -743,8 +763,28 @@ _ad() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --tenant)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --run-id)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --lease-id)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --lease-backend)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --backend)
                     COMPREPLY=($(compgen -W "sim web agent-device" -- "${cur}"))
+                    return 0
+                    ;;
+                --record-fixture)
+                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 --browser)

@@ -83,13 +83,18 @@ complete -c ad -n "__fish_ad_using_subcommand lsp" -s V -l version -d 'Print ver
 complete -c ad -n "__fish_ad_using_subcommand run" -s e -l env -d 'Set a script variable (repeatable); overrides AD_VAR_* and `env` directives' -r
 complete -c ad -n "__fish_ad_using_subcommand run" -l from -d 'Resume at step N (1-based, action lines only); requires --plan-digest' -r
 complete -c ad -n "__fish_ad_using_subcommand run" -l plan-digest -d 'The plan digest the resume is checked against (`ad parse --digest`, or the divergence report\'s resume line); requires --from' -r
-complete -c ad -n "__fish_ad_using_subcommand run" -l backend -d 'Device backend: sim (the embedded simulated device), web (headless Chromium) or agent-device (a real device through the agent-device daemon: $AGENT_DEVICE_STATE_DIR\'s daemon, a remote one at $AGENT_DEVICE_DAEMON_BASE_URL, else one `ad` starts and stops). Default: web for `context platform=web` scripts, else `[run] backend` of ad.toml, else sim' -r -f -a "sim\t''
+complete -c ad -n "__fish_ad_using_subcommand run" -l backend -d 'Device backend: sim (the embedded simulated device), web (headless Chromium) or agent-device (a real device through the agent-device daemon: $AGENT_DEVICE_STATE_DIR\'s daemon, a remote one at $AGENT_DEVICE_DAEMON_BASE_URL, else one `ad` starts and stops). recorded:DIR replays a fixture written by --record-fixture DIR, offline (docs/recorded.md). Default: web for `context platform=web` scripts, else `[run] backend` of ad.toml, else sim' -r -f -a "sim\t''
 web\t''
 agent-device\t''"
+complete -c ad -n "__fish_ad_using_subcommand run" -l record-fixture -d 'Record the run\'s backend calls, observations and device clock as a fixture in DIR, for `--backend recorded:DIR` (`ad test`: one subfolder per script)' -r -F
 complete -c ad -n "__fish_ad_using_subcommand run" -l browser -d 'The browser the web backend drives (default: $CHROME_PATH, else /usr/bin/chromium)' -r -F
 complete -c ad -n "__fish_ad_using_subcommand run" -l device -d 'With --backend agent-device: the device, by name (agent-device\'s --device)' -r
 complete -c ad -n "__fish_ad_using_subcommand run" -l udid -d 'With --backend agent-device: the iOS device or simulator UDID' -r
 complete -c ad -n "__fish_ad_using_subcommand run" -l serial -d 'With --backend agent-device: the Android device serial' -r
+complete -c ad -n "__fish_ad_using_subcommand run" -l tenant -d 'With --backend agent-device: the remote farm tenant; requests become tenant-isolated and run under a lease (env AGENT_DEVICE_TENANT)' -r
+complete -c ad -n "__fish_ad_using_subcommand run" -l run-id -d 'With --tenant: the run the lease belongs to (default: one per ad process; env AGENT_DEVICE_RUN_ID)' -r
+complete -c ad -n "__fish_ad_using_subcommand run" -l lease-id -d 'With --tenant: a lease you hold (ad neither renews nor releases it), else ad allocates, renews and releases one (env AGENT_DEVICE_LEASE_ID)' -r
+complete -c ad -n "__fish_ad_using_subcommand run" -l lease-backend -d 'With --tenant: agent-device\'s lease backend, e.g. ios-simulator (env AGENT_DEVICE_LEASE_BACKEND; default: the daemon\'s)' -r
 complete -c ad -n "__fish_ad_using_subcommand run" -l app -d 'The simulator\'s app model: a JSON file, or a model name found in an apps/ folder (default: the model whose "app" is the id the script opens, in apps/ beside the script or above it, or examples/apps)' -r -F
 complete -c ad -n "__fish_ad_using_subcommand run" -l artifacts-dir -d 'Where run folders are written' -r -F
 complete -c ad -n "__fish_ad_using_subcommand run" -l session -d 'Session name (AD_SESSION); a session a run leaves live is kept, for `--from`, in the per-user state folder ($AD_STATE_DIR, else $XDG_STATE_HOME/ad or ~/.local/state/ad), owner-only, secure fields masked' -r
@@ -122,14 +127,21 @@ complete -c ad -n "__fish_ad_using_subcommand test" -l debounce -d 'With --watch
 complete -c ad -n "__fish_ad_using_subcommand test" -l device -d 'With --backend agent-device: the device, by name (agent-device\'s --device)' -r
 complete -c ad -n "__fish_ad_using_subcommand test" -l udid -d 'With --backend agent-device: the iOS device or simulator UDID' -r
 complete -c ad -n "__fish_ad_using_subcommand test" -l serial -d 'With --backend agent-device: the Android device serial' -r
-complete -c ad -n "__fish_ad_using_subcommand test" -l backend -d 'Device backend: sim (the embedded simulated device), web (headless Chromium) or agent-device (a real device through the agent-device daemon: $AGENT_DEVICE_STATE_DIR\'s daemon, a remote one at $AGENT_DEVICE_DAEMON_BASE_URL, else one `ad` starts and stops). Default: web for `context platform=web` scripts, else `[run] backend` of ad.toml, else sim' -r -f -a "sim\t''
+complete -c ad -n "__fish_ad_using_subcommand test" -l tenant -d 'With --backend agent-device: the remote farm tenant; requests become tenant-isolated and run under a lease (env AGENT_DEVICE_TENANT)' -r
+complete -c ad -n "__fish_ad_using_subcommand test" -l run-id -d 'With --tenant: the run the lease belongs to (default: one per ad process; env AGENT_DEVICE_RUN_ID)' -r
+complete -c ad -n "__fish_ad_using_subcommand test" -l lease-id -d 'With --tenant: a lease you hold (ad neither renews nor releases it), else ad allocates, renews and releases one (env AGENT_DEVICE_LEASE_ID)' -r
+complete -c ad -n "__fish_ad_using_subcommand test" -l lease-backend -d 'With --tenant: agent-device\'s lease backend, e.g. ios-simulator (env AGENT_DEVICE_LEASE_BACKEND; default: the daemon\'s)' -r
+complete -c ad -n "__fish_ad_using_subcommand test" -l backend -d 'Device backend: sim (the embedded simulated device), web (headless Chromium) or agent-device (a real device through the agent-device daemon: $AGENT_DEVICE_STATE_DIR\'s daemon, a remote one at $AGENT_DEVICE_DAEMON_BASE_URL, else one `ad` starts and stops). recorded:DIR replays a fixture written by --record-fixture DIR, offline (docs/recorded.md). Default: web for `context platform=web` scripts, else `[run] backend` of ad.toml, else sim' -r -f -a "sim\t''
 web\t''
 agent-device\t''"
+complete -c ad -n "__fish_ad_using_subcommand test" -l record-fixture -d 'Record the run\'s backend calls, observations and device clock as a fixture in DIR, for `--backend recorded:DIR` (`ad test`: one subfolder per script)' -r -F
 complete -c ad -n "__fish_ad_using_subcommand test" -l browser -d 'The browser the web backend drives (default: $CHROME_PATH, else /usr/bin/chromium)' -r -F
 complete -c ad -n "__fish_ad_using_subcommand test" -l max-file-size -d 'Read at most this many bytes from one script; a larger file is refused with AD006 (default: agent-device\'s own limit, 2097152; or `[input] max-file-size` in ad.toml)' -r
 complete -c ad -n "__fish_ad_using_subcommand test" -l fail-fast -d 'Stop starting scripts after the first failure (the rest are reported as not run)'
 complete -c ad -n "__fish_ad_using_subcommand test" -l watch -d 'Keep testing: after the first run, re-run each script you save (and the compositions that include it), one summary line per cycle, until Ctrl-C. Reports are rewritten each cycle with the scripts it ran'
 complete -c ad -n "__fish_ad_using_subcommand test" -l offline -d 'Web backend: every host name but 127.0.0.1 fails to resolve, so nothing leaves the machine (the browser\'s own background traffic is always off)'
+complete -c ad -n "__fish_ad_using_subcommand test" -l golden -d 'With --backend recorded:DIR: diff the run\'s normalized transcript against DIR/golden.txt (saved by --record-fixture DIR); a difference fails the suite'
+complete -c ad -n "__fish_ad_using_subcommand test" -l update-golden -d 'With --backend recorded:DIR: rewrite DIR/golden.txt from this run'
 complete -c ad -n "__fish_ad_using_subcommand test" -s h -l help -d 'Print help'
 complete -c ad -n "__fish_ad_using_subcommand test" -s V -l version -d 'Print version'
 complete -c ad -n "__fish_ad_using_subcommand doctor" -l browser -d 'The browser the web backend would drive (default: $CHROME_PATH, else /usr/bin/chromium)' -r -F

@@ -18,6 +18,7 @@ mod commands {
     pub mod doctor;
     pub mod explain;
     pub mod fmt;
+    pub mod golden;
     pub mod init;
     pub mod lsp;
     pub mod man;

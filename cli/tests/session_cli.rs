@@ -600,3 +600,47 @@ fn without_a_daemon_a_handoff_run_still_runs_here() {
         text(&o)
     );
 }
+
+/// Every path a handoff run sends the daemon (which runs in `/`) is absolute: a relative
+/// `--app`, script, artifacts folder and `--record-fixture` given from the run's own working
+/// directory reach the daemon's run, and the session commands continue on that app.
+#[test]
+fn a_handoff_run_with_relative_paths_runs_in_the_daemon() {
+    let dir = scratch("relative");
+    // An app only the explicit model serves (no apps/ folder beside the script knows it).
+    std::fs::create_dir_all(dir.join("models")).unwrap();
+    std::fs::create_dir_all(dir.join("scripts")).unwrap();
+    let model = std::fs::read_to_string(repo().join("examples/apps/shop.json")).unwrap();
+    std::fs::write(
+        dir.join("models/shop.json"),
+        model.replace("com.example.shop", "com.example.relshop"),
+    )
+    .unwrap();
+    let script = std::fs::read_to_string(repo().join("examples/handoff-profile.ad")).unwrap();
+    std::fs::write(
+        dir.join("scripts/handoff.ad"),
+        script.replace("com.example.shop", "com.example.relshop"),
+    )
+    .unwrap();
+    let o = ad(&dir)
+        .args(["run", "scripts/handoff.ad", "--app", "models/shop.json"])
+        .args(["--session", "relative", "--record-fixture", "fixture"])
+        .args(["--artifacts-dir", "runs", "--json"])
+        .env("AD_VAR_PASSWORD", SECRET)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", text(&o));
+    assert!(!text(&o).contains("warning"), "{}", text(&o));
+    let r: Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(r["sessionActive"], true, "{r:#}");
+    assert_eq!(r["location"]["screen"], "profile", "{r:#}");
+    // The run's files are where its working directory put them.
+    assert!(std::fs::read_dir(dir.join("runs")).unwrap().count() > 0);
+    assert!(dir.join("fixture/manifest.json").is_file());
+    // The daemon's session is that run's, on its app.
+    let v = ok(&dir, &["--session", "relative", "press", "id=\"tab.home\""]);
+    assert_eq!(v["sessionActive"], true, "{v:#}");
+    ok(&dir, &["--session", "relative", "close"]);
+    let manifest = std::fs::read_to_string(dir.join("fixture/manifest.json")).unwrap();
+    assert!(manifest.contains("\"relative\""), "{manifest}");
+}

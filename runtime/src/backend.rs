@@ -310,4 +310,7 @@ pub trait Backend: Send {
     fn location(&self) -> Value {
         Value::Null
     }
+    /// The run's current redaction of injected values, given before each capture and action:
+    /// a recorded fixture redacts (and a replay compares) with exactly what the journal uses.
+    fn use_redactor(&mut self, _redactor: &crate::vars::Redactor) {}
 }

@@ -11,6 +11,7 @@ use serde_json::Value;
 
 use crate::agent_device::{AgentDevice, BridgeSetup};
 use crate::backend::*;
+use crate::recorded::Recorder;
 use crate::sim::{ModelResolver, Sim};
 use crate::tree::Point;
 use crate::web::{LaunchConfig, Web};
@@ -26,22 +27,52 @@ pub enum BackendKind {
     /// A real device (iOS, Android, macOS, Linux) through the agent-device daemon; the backend
     /// owns its daemon connection (and the daemon, when it started one).
     AgentDevice,
+    /// A recorded run served from its fixture folder (`recorded:DIR`, docs/recorded.md): no
+    /// device, no browser.
+    Recorded,
 }
 
 impl BackendKind {
-    pub const ALL: &'static [BackendKind] =
-        &[BackendKind::Sim, BackendKind::Web, BackendKind::AgentDevice];
+    pub const ALL: &'static [BackendKind] = &[
+        BackendKind::Sim,
+        BackendKind::Web,
+        BackendKind::AgentDevice,
+        BackendKind::Recorded,
+    ];
 
     pub fn name(self) -> &'static str {
         match self {
             BackendKind::Sim => "sim",
             BackendKind::Web => "web",
             BackendKind::AgentDevice => "agent-device",
+            BackendKind::Recorded => "recorded",
         }
     }
 
     pub fn parse(s: &str) -> Option<BackendKind> {
         BackendKind::ALL.iter().copied().find(|k| k.name() == s)
+    }
+
+    /// A `--backend` value: a backend name, or `recorded:DIR` (the fixture folder to replay).
+    pub fn parse_choice(s: &str) -> Result<(BackendKind, Option<PathBuf>), String> {
+        if let Some(dir) = s.strip_prefix("recorded:") {
+            if dir.is_empty() {
+                return Err(
+                    "recorded:DIR needs the fixture folder (recorded with --record-fixture DIR)"
+                        .into(),
+                );
+            }
+            return Ok((BackendKind::Recorded, Some(PathBuf::from(dir))));
+        }
+        match BackendKind::parse(s) {
+            Some(BackendKind::Recorded) => {
+                Err("the recorded backend needs its fixture folder: --backend recorded:DIR".into())
+            }
+            Some(k) => Ok((k, None)),
+            None => Err(format!(
+                "unknown backend {s:?}: one of sim, web, agent-device, recorded:DIR"
+            )),
+        }
     }
 
     /// The backend for a script: `--backend`, else the script's own `context platform=web`,
@@ -106,6 +137,10 @@ pub struct BackendSetup {
     pub web: LaunchConfig,
     /// How the agent-device bridge reaches its daemon, and the session and platform it drives.
     pub agent_device: BridgeSetup,
+    /// The fixture the recorded backend serves (its sessions share it).
+    pub recorded: Option<crate::recorded::ReplaySource>,
+    /// The run's injected values, which the recorded backend redacts live calls with.
+    pub injected: Vec<(String, String)>,
 }
 
 /// One backend of any kind, behind the [`Backend`] trait.
@@ -113,6 +148,13 @@ pub enum AnyBackend {
     Sim(Box<Sim>),
     Web(Box<Web>),
     AgentDevice(Box<AgentDevice>),
+    Recorded(Box<crate::recorded::Replay>),
+    /// A backend whose calls are being recorded into a fixture (authoring sessions with
+    /// `--record-fixture`; [`AnyBackend::recorded_into`]). One variant per recordable backend:
+    /// a recorder around `AnyBackend` itself would make its futures recursive.
+    RecordingSim(Box<Recorder<Sim>>),
+    RecordingWeb(Box<Recorder<Web>>),
+    RecordingAgentDevice(Box<Recorder<AgentDevice>>),
 }
 
 /// Makes the backend of `kind`. Nothing starts yet: the web backend launches its browser at the
@@ -125,6 +167,14 @@ pub fn create(kind: BackendKind, setup: BackendSetup) -> Result<AnyBackend, Stri
         BackendKind::AgentDevice => Ok(AnyBackend::AgentDevice(Box::new(AgentDevice::new(
             setup.agent_device,
         )))),
+        BackendKind::Recorded => match &setup.recorded {
+            Some(source) => Ok(AnyBackend::Recorded(Box::new(
+                source.backend(&setup.injected),
+            ))),
+            None => {
+                Err("the recorded backend needs its fixture folder: --backend recorded:DIR".into())
+            }
+        },
     }
 }
 
@@ -134,6 +184,10 @@ impl AnyBackend {
             AnyBackend::Sim(_) => BackendKind::Sim,
             AnyBackend::Web(_) => BackendKind::Web,
             AnyBackend::AgentDevice(_) => BackendKind::AgentDevice,
+            AnyBackend::Recorded(_) => BackendKind::Recorded,
+            AnyBackend::RecordingSim(_) => BackendKind::Sim,
+            AnyBackend::RecordingWeb(_) => BackendKind::Web,
+            AnyBackend::RecordingAgentDevice(_) => BackendKind::AgentDevice,
         }
     }
 
@@ -143,6 +197,7 @@ impl AnyBackend {
     pub async fn connect(&mut self) -> Result<(), String> {
         match self {
             AnyBackend::AgentDevice(d) => d.connect().await,
+            AnyBackend::RecordingAgentDevice(r) => r.inner_mut().connect().await,
             _ => Ok(()),
         }
     }
@@ -153,12 +208,74 @@ impl AnyBackend {
     pub async fn release(&mut self) -> bool {
         match self {
             AnyBackend::AgentDevice(d) => d.release().await,
+            AnyBackend::RecordingAgentDevice(r) => r.inner_mut().release().await,
             _ => false,
         }
     }
     pub fn as_sim(&mut self) -> Option<&mut Sim> {
         match self {
             AnyBackend::Sim(s) => Some(s),
+            AnyBackend::RecordingSim(r) => Some(r.inner_mut()),
+            _ => None,
+        }
+    }
+    /// This backend with its calls recorded as session `session` of `recording` (a replayed
+    /// backend is not recorded again).
+    pub fn recorded_into(
+        self,
+        session: &str,
+        redactor: crate::vars::Redactor,
+        recording: crate::recorded::SharedRecording,
+    ) -> AnyBackend {
+        match self {
+            AnyBackend::Sim(b) => {
+                AnyBackend::RecordingSim(Box::new(Recorder::new(*b, session, redactor, recording)))
+            }
+            AnyBackend::Web(b) => {
+                AnyBackend::RecordingWeb(Box::new(Recorder::new(*b, session, redactor, recording)))
+            }
+            AnyBackend::AgentDevice(b) => AnyBackend::RecordingAgentDevice(Box::new(
+                Recorder::new(*b, session, redactor, recording),
+            )),
+            other => other,
+        }
+    }
+
+    /// This backend continuing session `session`'s log in `recording` (a handoff run adopted by
+    /// the session daemon).
+    pub fn recording_resumed(
+        self,
+        session: &str,
+        recording: crate::recorded::SharedRecording,
+    ) -> AnyBackend {
+        let redactor = crate::vars::Redactor::default();
+        match self {
+            AnyBackend::Sim(b) => AnyBackend::RecordingSim(Box::new(Recorder::resume(
+                *b, session, redactor, recording,
+            ))),
+            AnyBackend::Web(b) => AnyBackend::RecordingWeb(Box::new(Recorder::resume(
+                *b, session, redactor, recording,
+            ))),
+            AnyBackend::AgentDevice(b) => AnyBackend::RecordingAgentDevice(Box::new(
+                Recorder::resume(*b, session, redactor, recording),
+            )),
+            other => other,
+        }
+    }
+
+    /// Ends a recorded session: its log joins its recording; the backend is handed back.
+    pub fn finish_recording(self) -> AnyBackend {
+        match self {
+            AnyBackend::RecordingSim(r) => AnyBackend::Sim(Box::new(r.finish())),
+            AnyBackend::RecordingWeb(r) => AnyBackend::Web(Box::new(r.finish())),
+            AnyBackend::RecordingAgentDevice(r) => AnyBackend::AgentDevice(Box::new(r.finish())),
+            other => other,
+        }
+    }
+
+    pub fn as_recorded(&self) -> Option<&crate::recorded::Replay> {
+        match self {
+            AnyBackend::Recorded(r) => Some(r),
             _ => None,
         }
     }
@@ -171,6 +288,10 @@ macro_rules! delegate {
             AnyBackend::Sim($b) => $call,
             AnyBackend::Web($b) => $call,
             AnyBackend::AgentDevice($b) => $call,
+            AnyBackend::Recorded($b) => $call,
+            AnyBackend::RecordingSim($b) => $call,
+            AnyBackend::RecordingWeb($b) => $call,
+            AnyBackend::RecordingAgentDevice($b) => $call,
         }
     };
 }
@@ -245,6 +366,9 @@ impl Backend for AnyBackend {
     fn location(&self) -> Value {
         delegate!(self, b => b.location())
     }
+    fn use_redactor(&mut self, redactor: &crate::vars::Redactor) {
+        delegate!(self, b => b.use_redactor(redactor))
+    }
 }
 
 /// One row of `ad doctor`: a backend, whether it is usable here, and what is missing.
@@ -301,6 +425,19 @@ pub fn doctor(setup: &BackendSetup) -> Vec<DoctorRow> {
                     },
                 }
             }
+            BackendKind::Recorded => DoctorRow {
+                backend: kind,
+                usable: true,
+                version: Some(format!(
+                    "embedded (fixture version {})",
+                    crate::recorded::format::FIXTURE_VERSION
+                )),
+                executable: None,
+                notes: vec![
+                    "replays fixtures written by --record-fixture: --backend recorded:DIR".into(),
+                ],
+                missing: Vec::new(),
+            },
             BackendKind::Web => {
                 let p = crate::web::launcher::probe(&setup.web);
                 DoctorRow {

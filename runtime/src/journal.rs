@@ -55,6 +55,9 @@ pub struct Journal {
     clock: fn() -> String,
     /// Set once a write failed: later events are not attempted.
     failed: Option<String>,
+    /// Whether an intent is fsync'd before its call (not when the device is a replayed
+    /// recording: nothing happens that the journal must be ahead of).
+    sync_intents: bool,
 }
 
 /// A reference to a stored observation.
@@ -187,7 +190,15 @@ impl Journal {
             recent: Vec::new(),
             clock: utc_now,
             failed: None,
+            sync_intents: true,
         }
+    }
+
+    /// Intents are written but not fsync'd before their call: for a backend with no side
+    /// effects (a recorded run replayed), where the fsync would only cost time.
+    pub fn without_intent_sync(mut self) -> Journal {
+        self.sync_intents = false;
+        self
     }
 
     /// Uses a fixed clock (deterministic tests).
@@ -354,7 +365,7 @@ impl Journal {
             attempt_id: id.clone(),
         }))?;
         let r = match &mut self.sink {
-            Sink::Disk { events, .. } => events.sync_data(),
+            Sink::Disk { events, .. } if self.sync_intents => events.sync_data(),
             _ => Ok(()),
         };
         self.guard(r)?;

@@ -37,6 +37,10 @@ pub struct SessionConfig {
     pub web: LaunchConfig,
     /// How the agent-device bridge reaches its daemon and picks the device.
     pub agent_device: crate::agent_device::BridgeConfig,
+    /// `--record-fixture DIR`: record the run's backend calls there (docs/recorded.md).
+    pub record_fixture: Option<PathBuf>,
+    /// `--backend recorded:DIR`: the fixture folder to replay.
+    pub recorded: Option<PathBuf>,
 }
 
 /// What running a script produced.
@@ -206,6 +210,7 @@ pub fn run_script(
         let LiveRun {
             mut outcome,
             mut backend,
+            ..
         } = live;
         // What the run leaves on a device that outlives `ad` (an agent-device session, and the
         // daemon if the run started it) is ended here when nothing may resume it.
@@ -224,6 +229,9 @@ pub fn run_script(
 pub struct LiveRun {
     pub outcome: ScriptOutcome,
     pub backend: backends::AnyBackend,
+    /// `--record-fixture DIR`: the folder and the recording written there, which the session
+    /// daemon continues when it keeps the live session.
+    pub recording: Option<(PathBuf, crate::recorded::SharedRecording)>,
 }
 
 impl LiveRun {
@@ -277,6 +285,26 @@ pub async fn run_live(
             "the {kind} backend cannot resume at a later step: its session ends with the run; run the whole script again, without --from"
         )));
     }
+    let file_env: Vec<(String, String)> = plan
+        .metadata
+        .env
+        .iter()
+        .map(|e| (e.key.clone(), e.value.clone()))
+        .collect();
+    let injected =
+        crate::recorded::injected_values(&file_env, &options.shell_env, &options.cli_env);
+    let recorded = match (kind, &config.recorded) {
+        (BackendKind::Recorded, Some(dir)) => {
+            Some(crate::recorded::ReplaySource::open(dir).map_err(SetupError)?)
+        }
+        _ => None,
+    };
+    if kind == BackendKind::Recorded && config.record_fixture.is_some() {
+        return Err(SetupError(
+            "--record-fixture records a device run; a recorded run replays one: drop one of them"
+                .into(),
+        ));
+    }
     let mut backend = backends::create(
         kind,
         BackendSetup {
@@ -287,6 +315,8 @@ pub async fn run_live(
                 plan,
                 options,
             ),
+            recorded,
+            injected: injected.clone(),
         },
     )
     .map_err(SetupError)?;
@@ -314,7 +344,34 @@ pub async fn run_live(
     }
     backend.connect().await.map_err(SetupError)?;
     let (mut journal, run_dir, opts) = open_journal(config, options)?;
-    let result = interp::run(plan, &mut backend, &mut journal, progress, &opts).await;
+    if kind == BackendKind::Recorded {
+        journal = journal.without_intent_sync();
+    }
+    // `--record-fixture`: the run's calls are logged as its session's part of a new fixture,
+    // written when the run ends (a handoff's session commands append to it in the daemon).
+    let recording =
+        (config.record_fixture.clone()).map(|dir| (dir, crate::recorded::Recording::shared()));
+    if let Some((_, shared)) = &recording {
+        let redactor = crate::recorded::redactor(&injected);
+        backend = backend.recorded_into(&options.session, redactor, shared.clone());
+    }
+    let mut result = interp::run(plan, &mut backend, &mut journal, progress, &opts).await;
+    if let Some((dir, recording)) = &recording {
+        backend = backend.finish_recording();
+        let written = recording
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .write(dir);
+        if let Err(e) = written {
+            result.warnings.push(format!(
+                "could not write the fixture to {}: {e}",
+                dir.display()
+            ));
+        }
+    }
+    if let Some(left) = backend.as_recorded().and_then(|r| r.unreplayed()) {
+        result.warnings.push(left);
+    }
     Ok(LiveRun {
         outcome: ScriptOutcome {
             result,
@@ -323,5 +380,6 @@ pub async fn run_live(
             backend: kind,
         },
         backend,
+        recording,
     })
 }

@@ -45,6 +45,20 @@ pub struct SuiteOptions {
     /// `--backend agent-device`: run each script through the agent-device daemon instead of the
     /// simulator.
     pub agent_device: Option<crate::agent_device::BridgeConfig>,
+    /// The folder the scripts were found in: `--record-fixture DIR` and `--backend recorded:DIR`
+    /// use one subfolder of DIR per script, named by its path relative to this folder.
+    pub suite_root: Option<PathBuf>,
+}
+
+/// A script's fixture subfolder name: its path relative to the suite root (else as shown,
+/// without leading `/`, `.` or `..` parts), so a fixture never points outside its folder.
+pub fn fixture_subfolder(case: &Case, root: Option<&std::path::Path>) -> PathBuf {
+    let rel = root
+        .and_then(|r| case.path.strip_prefix(r).ok())
+        .unwrap_or(std::path::Path::new(&case.display));
+    rel.components()
+        .filter(|c| matches!(c, std::path::Component::Normal(_)))
+        .collect()
 }
 
 #[derive(Debug, Clone)]
@@ -193,6 +207,13 @@ fn run_case(
         let opts_run = run_options(attempt);
         let mut config = opts.session.clone();
         config.persist_session = false;
+        let sub = fixture_subfolder(case, opts.suite_root.as_deref());
+        for dir in [&mut config.record_fixture, &mut config.recorded]
+            .into_iter()
+            .flatten()
+        {
+            *dir = dir.join(&sub);
+        }
         let t0 = Instant::now();
         if let Some(bridge) = &opts.agent_device {
             config.backend = Some(crate::backends::BackendKind::AgentDevice);

@@ -24,7 +24,7 @@ pub struct Scope {
 /// One left-to-right pass: at each position the longest registered value that starts there is
 /// replaced, and the scan resumes after it, so emitted `<var:NAME>` text is never re-scanned (a
 /// value `var` or `<` cannot corrupt it) and a value that is part of a longer one never splits it.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Redactor {
     /// (replacement, value), longest value first (ties by registration order).
     values: Vec<(String, String)>,
@@ -41,10 +41,10 @@ pub struct Redactor {
 
 /// JSON keys whose values are structure, never data an injected value flows into: paths, codes,
 /// kinds, roles, digests. [`Redactor::redact_value`] leaves them alone, so a one-character or
-/// common-word value cannot rewrite `"replayPath"` or `"role"`.
+/// common-word value cannot rewrite `"replayPath"` or `"role"`. Not `app`: an app id or URL is
+/// opened from a variable (`open "${BASE}/login.html"`), so it is data.
 const STRUCTURAL_KEYS: &[&str] = &[
     "action",
-    "app",
     "code",
     "command",
     "direction",
@@ -141,6 +141,11 @@ impl Redactor {
 
     pub fn is_empty(&self) -> bool {
         self.values.is_empty() && self.collapse.is_empty()
+    }
+
+    /// (replacement, value) pairs: what each `<var:NAME>` (or `${NAME}`) stands for.
+    pub fn replacements(&self) -> impl Iterator<Item = (&str, &str)> {
+        self.values.iter().map(|(r, v)| (r.as_str(), v.as_str()))
     }
 
     /// `s` with every registered value replaced by `<var:NAME>` (or `${NAME}`).

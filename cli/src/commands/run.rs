@@ -341,6 +341,8 @@ pub fn run(args: RunArgs) -> i32 {
                 executable: session.web.executable.as_deref().map(abs),
                 ..session.web.clone()
             },
+            record_fixture: session.record_fixture.as_deref().map(abs),
+            recorded: session.recorded.as_deref().map(abs),
         };
         match super::session::run_in_daemon(request, progress) {
             Err(e) | Ok(Some(Err(e))) => return crate::usage_error(&e),

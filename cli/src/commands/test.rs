@@ -95,6 +95,13 @@ pub struct TestArgs {
     devices: super::agent_device::DeviceArgs,
     #[command(flatten)]
     backend: super::backend_args::BackendArgs,
+    /// With --backend recorded:DIR: diff the run's normalized transcript against DIR/golden.txt
+    /// (saved by --record-fixture DIR); a difference fails the suite.
+    #[arg(long, conflicts_with = "update_golden")]
+    golden: bool,
+    /// With --backend recorded:DIR: rewrite DIR/golden.txt from this run.
+    #[arg(long)]
+    update_golden: bool,
     #[command(flatten)]
     input: files::InputArgs,
 }
@@ -128,6 +135,39 @@ fn write_reports(reports: &[(PathBuf, Vec<u8>)]) -> Vec<String> {
                 .map(|e| format!("{}: {e}", path.display()))
         })
         .collect()
+}
+
+/// What `--record-fixture`, `--golden` and `--update-golden` ask of the golden transcript.
+fn golden_mode(args: &TestArgs) -> Result<Option<super::golden::Golden>, String> {
+    use super::golden::Golden;
+    let recorded = args
+        .backend
+        .backend
+        .as_deref()
+        .and_then(|b| b.strip_prefix("recorded:"))
+        .map(PathBuf::from);
+    match (&args.backend.record_fixture, recorded) {
+        (Some(_), _) if args.golden || args.update_golden => {
+            Err("--golden and --update-golden replay a fixture (--backend recorded:DIR); --record-fixture saves its golden transcript already".into())
+        }
+        (Some(dir), _) => Ok(Some(Golden::Save(dir.clone()))),
+        (None, Some(dir)) if args.update_golden => Ok(Some(Golden::Update(dir))),
+        (None, Some(dir)) if args.golden => Ok(Some(Golden::Check(dir))),
+        (None, None) if args.golden || args.update_golden => {
+            Err("--golden and --update-golden need --backend recorded:DIR".into())
+        }
+        _ => Ok(None),
+    }
+}
+
+/// The folder fixture subfolders are named relative to: the one folder given, else the folder
+/// of the one script given, else the working directory.
+fn suite_root(paths: &[PathBuf]) -> Option<PathBuf> {
+    match paths {
+        [one] if one.is_dir() => Some(one.clone()),
+        [one] => one.parent().map(PathBuf::from),
+        _ => None,
+    }
 }
 
 fn parse_jobs(s: &str) -> Result<usize, String> {
@@ -296,6 +336,10 @@ fn test_paths(args: &TestArgs, paths: &[PathBuf]) -> (i32, String) {
             Err(e) => return usage(&e.0),
         }
     }
+    let golden = match golden_mode(args) {
+        Ok(g) => g,
+        Err(e) => return usage(&e),
+    };
     let cli_env = match vars::parse_cli_entries(&args.env) {
         Ok(v) => v,
         Err(e) => return usage(&e),
@@ -367,6 +411,7 @@ fn test_paths(args: &TestArgs, paths: &[PathBuf]) -> (i32, String) {
         level: "default".into(),
         // --backend agent-device: one daemon for the suite (above).
         agent_device: bridge,
+        suite_root: suite_root(&args.paths),
     };
     let colour = std::io::stdout().is_terminal();
     let texts: std::collections::HashMap<&str, &Case> =
@@ -434,6 +479,10 @@ fn test_paths(args: &TestArgs, paths: &[PathBuf]) -> (i32, String) {
         let text = serde_json::to_string_pretty(&record).unwrap_or_default() + "\n";
         reports.push((p.clone(), text.into_bytes()));
     }
+    let golden_failed = golden.as_ref().and_then(|g| {
+        let root = opts.suite_root.as_deref();
+        super::golden::finish(g, &summary, &args.artifacts_dir, root).err()
+    });
     let mut write_failures = write_reports(&reports);
     if let Some(dir) = &args.report_html {
         let texts = cases
@@ -460,6 +509,8 @@ fn test_paths(args: &TestArgs, paths: &[PathBuf]) -> (i32, String) {
     }
     let code = if ad_runtime::interrupt::requested().is_some() {
         130
+    } else if let Some(code) = golden_failed.filter(|_| summary.ok()) {
+        code
     } else if summary.ok() {
         0
     } else {

@@ -30,6 +30,13 @@ pub struct RunRequest {
     /// The backend `ad run` chose ([`BackendKind::name`]).
     pub backend: String,
     pub web: LaunchConfig,
+    /// `--record-fixture DIR`: the run records its backend calls there, and the session
+    /// commands that continue its live session append to the same session log.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub record_fixture: Option<PathBuf>,
+    /// `--backend recorded:DIR`: the fixture the run replays.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub recorded: Option<PathBuf>,
 }
 
 /// What the run produced (the live session, if any, is in the daemon).
@@ -130,6 +137,8 @@ impl Sessions {
             state_dir: self.state_dir.clone(),
             backend: Some(kind),
             web: req.web.clone(),
+            record_fixture: req.record_fixture.clone(),
+            recorded: req.recorded.clone(),
             ..SessionConfig::default()
         };
         let name = req.options.session.clone();
@@ -140,7 +149,7 @@ impl Sessions {
                 continue;
             }
             let replaced = current.is_some();
-            super::end(&mut current).await;
+            self.end(&name, &mut current).await;
             let live =
                 session::run_live(&plan, &req.script, kind, &req.options, &config, progress).await;
             let mut live = match live {
@@ -161,8 +170,16 @@ impl Sessions {
                 if stale.is_file() {
                     let _ = std::fs::remove_file(stale);
                 }
+                let backend = match live.recording {
+                    Some((dir, recording)) => {
+                        self.fixtures
+                            .borrow_mut()
+                            .continue_run(live.backend, &name, dir, recording)
+                    }
+                    None => live.backend,
+                };
                 *current = Some(Session {
-                    backend: live.backend,
+                    backend,
                     live: LiveState::new(&name, run_scope(&req.options, &plan)),
                     journal: self.new_journal(&name),
                     lifecycle: Lifecycle::NeverArmed,

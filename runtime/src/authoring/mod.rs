@@ -143,6 +143,9 @@ pub struct Sessions {
     pub web: LaunchConfig,
     /// Journal in memory only (benchmarks).
     pub no_journal: bool,
+    /// Fixture recordings and replays (`--record-fixture DIR`, `--backend recorded:DIR`): one
+    /// per folder, shared by the sessions that name it (docs/recorded.md).
+    fixtures: RefCell<crate::recorded::sessions::Fixtures>,
 }
 
 /// One session name's place in the daemon: the session (None while it is being created, or
@@ -169,6 +172,7 @@ struct Words {
     offline: bool,
     browser: Option<String>,
     env: Vec<String>,
+    record_fixture: Option<String>,
     /// Words from this index on came after `--`: positionals, whatever they look like.
     literal_from: usize,
 }
@@ -208,6 +212,7 @@ fn split_words(raw: &[String]) -> Result<Words, Refusal> {
             "--platform" => w.platform = Some(value(&mut it, "--platform")?),
             "--browser" => w.browser = Some(value(&mut it, "--browser")?),
             "--offline" => w.offline = true,
+            "--record-fixture" => w.record_fixture = Some(value(&mut it, "--record-fixture")?),
             "-e" | "--env" if replay => w.env.push(value(&mut it, "-e")?),
             _ => w.words.push(word.clone()),
         }
@@ -314,6 +319,7 @@ impl Sessions {
             slots: RefCell::new(BTreeMap::new()),
             web: LaunchConfig::default(),
             no_journal: false,
+            fixtures: Default::default(),
         }
     }
 
@@ -474,6 +480,7 @@ impl Sessions {
         script: &Path,
         w: &Words,
         cwd: &Path,
+        session: &str,
         bridge: BridgeSetup,
     ) -> Result<AnyBackend, String> {
         let mut web = self.web.clone();
@@ -481,7 +488,11 @@ impl Sessions {
         if let Some(b) = &w.browser {
             web.executable = Some(resolve_path(cwd, b));
         }
-        backends::create(
+        let recorded = self
+            .fixtures
+            .borrow_mut()
+            .replay_for(w.backend.as_deref(), cwd)?;
+        let backend = backends::create(
             kind,
             BackendSetup {
                 models: ModelResolver::for_script(
@@ -490,8 +501,12 @@ impl Sessions {
                 ),
                 web,
                 agent_device: bridge,
+                recorded,
+                ..BackendSetup::default()
             },
-        )
+        )?;
+        let record = w.record_fixture.as_deref().map(|d| resolve_path(cwd, d));
+        Ok(self.fixtures.borrow_mut().record(backend, session, record))
     }
 
     /// The agent-device bridge of a new live session: its own agent-device session, the apps
@@ -591,14 +606,9 @@ impl Sessions {
         if !exists {
             let first = step.positional(0).unwrap_or("");
             let kind = match w.backend.as_deref() {
-                Some(b) => match BackendKind::parse(b) {
-                    Some(k) => k,
-                    None => {
-                        return fail(Refusal::new(
-                            "INVALID_ARGS",
-                            format!("unknown backend {b:?}"),
-                        ))
-                    }
+                Some(b) => match BackendKind::parse_choice(b) {
+                    Ok((k, _)) => k,
+                    Err(e) => return fail(Refusal::new("INVALID_ARGS", e)),
                 },
                 None if first.starts_with("http://") || first.starts_with("https://") => {
                     BackendKind::Web
@@ -606,11 +616,12 @@ impl Sessions {
                 None => BackendKind::Sim,
             };
             let bridge = Self::bridge_setup(&req.session, w.platform.clone());
-            let backend =
-                match self.make_backend(kind, &req.cwd.join("session.ad"), &w, &req.cwd, bridge) {
-                    Ok(b) => b,
-                    Err(e) => return fail(Refusal::new("UNSUPPORTED_OPERATION", e)),
-                };
+            let script = req.cwd.join("session.ad");
+            let backend = match self.make_backend(kind, &script, &w, &req.cwd, &req.session, bridge)
+            {
+                Ok(b) => b,
+                Err(e) => return fail(Refusal::new("UNSUPPORTED_OPERATION", e)),
+            };
             *slot = Some(self.new_session(&req.session, backend, Self::base_scope(&req.session)));
         }
         let s = slot.as_mut().expect("present");
@@ -632,7 +643,7 @@ impl Sessions {
             Ok(r) => r,
             Err(f) => {
                 if !exists {
-                    end(slot).await;
+                    self.end(&req.session, slot).await;
                 }
                 let mut r = fail(Refusal::new(&f.code, f.message));
                 if let Some(h) = f.hint {
@@ -773,7 +784,7 @@ impl Sessions {
             "session",
         )
         .await;
-        end(slot).await;
+        self.end(&req.session, slot).await;
         let mut resp = Response {
             ok: true,
             command: "close".into(),
@@ -843,7 +854,9 @@ impl Sessions {
         };
         if slot.is_none() {
             let kind = match w.backend.as_deref() {
-                Some(b) => BackendKind::parse(b).unwrap_or(BackendKind::Sim),
+                Some(b) => BackendKind::parse_choice(b)
+                    .map(|c| c.0)
+                    .unwrap_or(BackendKind::Sim),
                 None => BackendKind::choose(None, analysis.metadata(), None),
             };
             let platform = w.platform.clone().or_else(|| {
@@ -854,7 +867,7 @@ impl Sessions {
                     .map(|p| p.value.clone())
             });
             let bridge = Self::bridge_setup(&req.session, platform);
-            let backend = match self.make_backend(kind, &path, w, &req.cwd, bridge) {
+            let backend = match self.make_backend(kind, &path, w, &req.cwd, &req.session, bridge) {
                 Ok(b) => b,
                 Err(e) => return fail(Refusal::new("UNSUPPORTED_OPERATION", e)),
             };
@@ -946,7 +959,7 @@ impl Sessions {
             s.live.scope.protect_literal(k, v);
         }
         if closed {
-            end(slot).await;
+            self.end(&req.session, slot).await;
         }
         let mut resp = match failure {
             Some(r) => fail(r),
@@ -963,23 +976,23 @@ impl Sessions {
 
     /// Ends every session (daemon shutdown).
     pub async fn shutdown(&self) {
-        let slots: Vec<Rc<Slot>> = std::mem::take(&mut *self.slots.borrow_mut())
-            .into_values()
+        let slots: Vec<(String, Rc<Slot>)> = std::mem::take(&mut *self.slots.borrow_mut())
+            .into_iter()
             .collect();
-        for slot in slots {
-            end(&mut *slot.session.lock().await).await;
+        for (name, slot) in slots {
+            self.end(&name, &mut *slot.session.lock().await).await;
         }
     }
-}
 
-/// Ends a session without a word to the app (its backend is dropped: the browser is reaped,
-/// inside the runtime).
-async fn end(slot: &mut Option<Session>) {
-    if let Some(mut s) = slot.take() {
-        // An agent-device session and the apps it opened are ended; the web backend's browser
-        // is killed inside the runtime when the backend drops.
-        s.backend.release().await;
-        async move { drop(s) }.await;
+    /// Ends session `name` without a word to the app (its backend is dropped: the browser is
+    /// reaped, inside the runtime). A recorded session's log joins its fixture, written now; an
+    /// agent-device session and the apps it opened are ended.
+    async fn end(&self, name: &str, slot: &mut Option<Session>) {
+        if let Some(mut s) = slot.take() {
+            s.backend = self.fixtures.borrow_mut().finish(name, s.backend);
+            s.backend.release().await;
+            async move { drop(s) }.await;
+        }
     }
 }
 

@@ -38,6 +38,7 @@ pub(super) fn flag_u64(step: &Step, key: &str) -> Option<u64> {
 impl<B: Backend> Exec<'_, B> {
     /// Captures the screen, journals it as an observation and remembers it.
     pub(super) async fn observe(&mut self, phase: Phase) -> Result<Arc<Snapshot>, Fail> {
+        self.backend.use_redactor(self.scope.redactor());
         let cap = self
             .backend
             .capture()
@@ -67,7 +68,8 @@ impl<B: Backend> Exec<'_, B> {
                 (&snap.nodes[..]).into()
             };
             serde_json::to_vec(&ObservationFile {
-                app: app.as_deref().map(Into::into),
+                // The app id or URL: opened from a variable, it holds its value.
+                app: app.as_deref().map(|a| scope.redact(a).into()),
                 viewport: snap.viewport,
                 device_time_ms: now,
                 nodes,
@@ -129,6 +131,7 @@ impl<B: Backend> Exec<'_, B> {
                 )
                 .hint("check free space and permissions of the artifacts folder")
             })?;
+        self.backend.use_redactor(self.scope.redactor());
         match call(self.backend).await {
             Ok(v) => {
                 let _ = self.journal.result(&attempt, Outcome::Accepted, None);

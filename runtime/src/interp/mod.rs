@@ -442,6 +442,8 @@ pub async fn run<B: Backend>(
     result.ok = result.error.is_none();
     result.session_active = !closed;
     result.location = ex.backend.location();
+    // The app id or URL the device shows may hold an injected value (`open "${BASE}/…"`).
+    ex.scope.redact_value(&mut result.location);
     result.device_ms = ex.backend.now_ms().saturating_sub(start_device);
     result.warnings = ex.warnings.clone();
     result.wall_ms = wall.elapsed().as_secs_f64() * 1000.0;

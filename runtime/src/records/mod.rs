@@ -70,5 +70,17 @@ pub fn schemas() -> Vec<(&'static str, schemars::Schema)> {
         ("divergence-report", schema::<DivergenceReport>()),
         ("suite-report", schema::<SuiteReport>()),
         ("session-response", schema::<crate::authoring::Response>()),
+        (
+            "recorded-manifest",
+            schema::<crate::recorded::format::Manifest>(),
+        ),
+        (
+            "recorded-session-header",
+            schema::<crate::recorded::format::SessionHeader>(),
+        ),
+        (
+            "recorded-call",
+            schema::<crate::recorded::format::CallRecord>(),
+        ),
     ]
 }

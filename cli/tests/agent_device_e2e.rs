@@ -3,8 +3,8 @@
 //! waits, the journal with its screenshots (fetched as artifacts over HTTP), an identity mismatch,
 //! a divergence report and a `--from N --plan-digest` resume, errors kept as agent-device reports
 //! them, every gesture kind (what Linux plays and what it refuses), a journey recorded with
-//! `ad session` and replayed, and the release of the daemon and app `ad` started on success,
-//! failure, Ctrl-C and `kill -9`.
+//! `ad session` and replayed, a run recorded as a fixture and replayed offline, and the release
+//! of the daemon and app `ad` started on success, failure, Ctrl-C and `kill -9`.
 //!
 //! Needs xvfb, dbus, AT-SPI, python3-gi and agent-device; a missing one fails the test with what
 //! to install (scripts/test-all.sh installs them).
@@ -857,4 +857,65 @@ fn an_https_daemon_is_reached_over_tls_and_an_untrusted_certificate_is_refused()
         "{text}"
     );
     assert!(!text.contains(&token));
+}
+
+#[test]
+fn a_run_recorded_on_the_device_replays_offline_with_the_same_verdict() {
+    let d = Desktop::start("record");
+    d.script("login.ad", LOGIN);
+    let recorded = d.ad(&[
+        "run",
+        "login.ad",
+        "--backend",
+        "agent-device",
+        "--record-fixture",
+        "fixture",
+        "--json",
+        "-e",
+        "PASSWORD=hunter2",
+    ]);
+    let r = json(&recorded);
+    assert_eq!(r["ok"], true, "{r:#}\n{}", stderr(&recorded));
+    let fixture = d.dir.join("fixture");
+    let files = walk(&fixture);
+    assert!(!files.is_empty(), "the fixture was written");
+    for f in &files {
+        let bytes = std::fs::read(f).unwrap();
+        assert!(
+            !String::from_utf8_lossy(&bytes).contains("hunter2"),
+            "{} holds the injected value",
+            f.display()
+        );
+    }
+    // The app is gone: the replay reaches no device.
+    let app = d.app_pid(Duration::ZERO).expect("the app ran");
+    assert!(gone_within(app, Duration::from_secs(5)));
+    let replayed = d.ad(&[
+        "run",
+        "login.ad",
+        "--backend",
+        "recorded:fixture",
+        "--json",
+        "-e",
+        "PASSWORD=hunter2",
+    ]);
+    let p = json(&replayed);
+    assert_eq!(p["ok"], true, "{p:#}\n{}", stderr(&replayed));
+    assert_eq!(p["replayed"], r["replayed"]);
+    // An edited target is a divergence against the recording, not a device error.
+    d.script(
+        "login.ad",
+        &LOGIN.replace("click \"label=Bananas\"", "click \"label=Cherries\""),
+    );
+    let edited = d.ad(&[
+        "run",
+        "login.ad",
+        "--backend",
+        "recorded:fixture",
+        "--json",
+        "-e",
+        "PASSWORD=hunter2",
+    ]);
+    let e = json(&edited);
+    assert_eq!(e["ok"], false, "{e:#}");
 }

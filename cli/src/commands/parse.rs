@@ -127,7 +127,8 @@ struct Pretty {
 }
 
 /// `,` then a line break and the deepest indentation written at once.
-const BREAK: &[u8; 2 + 2 * 32] = b",\n                                                                ";
+const BREAK: &[u8; 2 + 2 * 32] =
+    b",\n                                                                ";
 
 impl Pretty {
     /// A line break (after a comma unless `first`) and the current indentation.

@@ -58,6 +58,26 @@ pub enum GestureKind {
     Unknown,
 }
 
+impl GestureKind {
+    /// The word `gesture` takes for this kind (`fling` whatever its direction; `unknown` for
+    /// [`GestureKind::Unknown`]).
+    pub fn word(self) -> &'static str {
+        let same = |k: GestureKind| match (k, self) {
+            (GestureKind::Fling(_), GestureKind::Fling(_)) => true,
+            (k, kind) => k == kind,
+        };
+        GESTURE_KINDS
+            .iter()
+            .find(|&&(_, k)| same(k))
+            .map_or("unknown", |&(w, _)| w)
+    }
+
+    /// The kind a `gesture` word names (`fling` without its direction).
+    pub fn from_word(word: &str) -> Option<GestureKind> {
+        look_up(GESTURE_KINDS, word)
+    }
+}
+
 /// A direction word (`scroll`, `gesture fling`), any case for `scroll`, lowercase for `fling`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Direction {
@@ -321,6 +341,16 @@ mod tests {
 
     fn of(action: Action, words: &[&'static str]) -> StepAction {
         step_action(action, |i| words.get(i).copied())
+    }
+
+    #[test]
+    fn gesture_kinds_read_back_from_their_words() {
+        for &(word, kind) in GESTURE_KINDS {
+            assert_eq!(kind.word(), word);
+            assert_eq!(GestureKind::from_word(word), Some(kind));
+        }
+        assert_eq!(GestureKind::Fling(Some(Direction::Up)).word(), "fling");
+        assert_eq!(GestureKind::from_word("hover"), None);
     }
 
     #[test]

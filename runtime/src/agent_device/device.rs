@@ -253,7 +253,7 @@ impl Backend for AgentDevice {
         // and multi-pointer gestures (`pan`, `pinch`, `rotate`, `drag`) have no point-path
         // request in agent-device, so the bridge does not map them yet.
         match plan.pointers.as_slice() {
-            [path] if path.len() >= 2 && plan.kind == "swipe" => {
+            [path] if path.len() >= 2 && plan.kind == GestureKind::Swipe => {
                 let (a, b) = (path[0], path[path.len() - 1]);
                 let point = |p: Point| json!({"x": p.x.round(), "y": p.y.round()});
                 let mut input = json!({"from": point(a), "to": point(b)});
@@ -270,7 +270,7 @@ impl Backend for AgentDevice {
                 format!(
                     "a {}-pointer {} gesture is not mapped by ad's agent-device bridge yet (platform {})",
                     plan.pointers.len(),
-                    plan.kind,
+                    plan.kind.word(),
                     self.platform
                 ),
             )),

@@ -19,8 +19,9 @@ pub(super) fn check(cx: &Context, step: &Step, spec: &CommandSpec, out: &mut Vec
     };
     let value = value_arg.value.as_str();
     let whole = whole_token_variable(value).is_some();
-    let secure = step.target_evidence.as_deref().is_some_and(is_secure_field);
-    if secure && !whole && !value.is_empty() {
+    // The field's evidence is read only for a literal text (most fills are `${VAR}`s).
+    let secure = || step.target_evidence.as_deref().is_some_and(is_secure_field);
+    if !whole && !value.is_empty() && secure() {
         let name = variable_name(step.target_evidence.as_ref().unwrap());
         let span = step.arg_span(cx.file(), value_arg);
         out.push(

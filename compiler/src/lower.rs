@@ -79,6 +79,33 @@ impl AsRef<str> for Arg {
     }
 }
 
+/// A step's token spans as the tree holds them ([`Step::token_spans`]): indexed like a slice of
+/// spans (0 is the command word), without a copy per step.
+#[derive(Debug, Clone, Copy)]
+pub struct TokenSpans<'f>(&'f [ad_grammar::Token]);
+
+impl<'f> TokenSpans<'f> {
+    pub fn get(&self, i: usize) -> Option<&'f Span> {
+        self.0.get(i).map(|t| &t.span)
+    }
+    pub fn len(&self) -> usize {
+        self.0.len()
+    }
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+    pub fn iter(&self) -> impl Iterator<Item = &'f Span> + 'f {
+        self.0.iter().map(|t| &t.span)
+    }
+}
+
+impl std::ops::Index<usize> for TokenSpans<'_> {
+    type Output = Span;
+    fn index(&self, i: usize) -> &Span {
+        &self.0[i].span
+    }
+}
+
 /// What the reader did with a token that did not become what it looks like.
 #[derive(Debug, Clone, PartialEq)]
 pub enum ReaderNote {
@@ -117,8 +144,6 @@ pub struct Step {
     /// Annotation line index, when one is bound.
     pub annotation_line: Option<usize>,
     pub notes: Vec<ReaderNote>,
-    /// Token spans of the line (index 0 = command word).
-    pub token_spans: Vec<Span>,
 }
 
 impl Step {
@@ -150,21 +175,31 @@ impl Step {
     pub fn positional_values(&self) -> Vec<String> {
         self.positionals.iter().map(|a| a.value.clone()).collect()
     }
+    /// The step's tokens in `file`, the tree it was lowered from (token 0 is the command word).
+    /// A step keeps no copy of them: its spans are read from the tree when a rule reports.
+    pub fn tokens<'f>(&self, file: &'f SourceFile) -> &'f [ad_grammar::Token] {
+        file.action_tokens(self.line)
+    }
+    /// The spans of the step's tokens, read from `file` (indexed as the tokens are).
+    pub fn token_spans<'f>(&self, file: &'f SourceFile) -> TokenSpans<'f> {
+        TokenSpans(self.tokens(file))
+    }
+    /// The span of token `i` (0 is the command word).
+    pub fn token_span(&self, file: &SourceFile, i: usize) -> Span {
+        self.tokens(file)[i].span
+    }
     /// Source span covering an argument's tokens.
-    pub fn arg_span(&self, arg: &Arg) -> Span {
-        let mut spans = arg.tokens.iter().map(|t| self.token_spans[*t]);
-        let first = spans.next().unwrap_or(self.token_spans[0]);
+    pub fn arg_span(&self, file: &SourceFile, arg: &Arg) -> Span {
+        let tokens = self.tokens(file);
+        let mut spans = arg.tokens.iter().map(|t| tokens[*t].span);
+        let first = spans.next().unwrap_or(tokens[0].span);
         spans.fold(first, Span::cover)
     }
-    pub fn line_span(&self) -> Span {
-        self.token_spans
-            .iter()
-            .copied()
-            .reduce(Span::cover)
-            .unwrap_or_default()
+    pub fn line_span(&self, file: &SourceFile) -> Span {
+        line_span(self.tokens(file))
     }
-    pub fn command_span(&self) -> Span {
-        self.token_spans[0]
+    pub fn command_span(&self, file: &SourceFile) -> Span {
+        self.token_span(file, 0)
     }
     /// agent-device's parsed action as JSON (without `ts`).
     pub fn to_agent_device_json(&self) -> Value {
@@ -258,7 +293,6 @@ fn lower_line<'t>(
         target_evidences,
         annotation_line: action.annotation,
         notes: Vec::new(),
-        token_spans: action.tokens.iter().map(|t| t.span).collect(),
     });
     let step = steps.last_mut().expect("just pushed");
     let rule = spec.map(|s| s.reader).unwrap_or(ReaderRule::Verbatim);
@@ -266,6 +300,7 @@ fn lower_line<'t>(
         step,
         diagnostics,
         line: line.index,
+        tokens: &action.tokens,
     };
     match rule {
         ReaderRule::Verbatim | ReaderRule::Context => ctx.verbatim(args, false),
@@ -341,6 +376,17 @@ struct Ctx<'s, 'd> {
     step: &'s mut Step,
     diagnostics: &'d mut Vec<Diagnostic>,
     line: usize,
+    /// The line's tokens, for the spans of what the reader rejects.
+    tokens: &'s [ad_grammar::Token],
+}
+
+/// The span covering every token of a line.
+fn line_span(tokens: &[ad_grammar::Token]) -> Span {
+    tokens
+        .iter()
+        .map(|t| t.span)
+        .reduce(Span::cover)
+        .unwrap_or_default()
 }
 
 impl Ctx<'_, '_> {
@@ -794,7 +840,7 @@ impl Ctx<'_, '_> {
         title: &'static str,
         help: &'static str,
     ) {
-        let span = self.step.token_spans[token];
+        let span = self.tokens[token].span;
         self.diagnostics.push(
             Diagnostic::new(code, title, span)
                 .with_help(help)
@@ -868,9 +914,9 @@ impl Ctx<'_, '_> {
             .collect();
         let span = extra_tokens
             .iter()
-            .map(|t| self.step.token_spans[*t])
+            .map(|t| self.tokens[*t].span)
             .reduce(Span::cover)
-            .unwrap_or(self.step.line_span());
+            .unwrap_or(line_span(self.tokens));
         let mut d = Diagnostic::new(
             codes::ARITY,
             format!("too many arguments: {}", arity.usage),
@@ -896,10 +942,7 @@ impl Step {
     /// Where an argument's value sits in the source, for mapping many ranges of it.
     pub fn value_map<'a>(&'a self, arg: &'a Arg, file: &'a SourceFile) -> ValueMap<'a> {
         let text = file.text.as_str();
-        let tokens = match &file.lines[self.line].kind {
-            ad_grammar::LineKind::Action(a) => a.tokens.as_slice(),
-            _ => &[],
-        };
+        let tokens = self.tokens(file);
         let mut pieces = Vec::with_capacity(if tokens.is_empty() {
             0
         } else {
@@ -907,8 +950,8 @@ impl Step {
         });
         let mut offset = 0;
         for &t in arg.tokens.iter().filter(|_| !tokens.is_empty()) {
-            let span = self.token_spans[t];
             let token = &tokens[t];
+            let span = token.span;
             // Where the value's bytes sit in the source: the raw text itself (bare, or a token
             // that could not be decoded), the text between the quotes, or nowhere exactly (escapes).
             let base = match (&token.decoded, token.quoting, token.error) {
@@ -928,7 +971,7 @@ impl Step {
         ValueMap {
             text,
             pieces,
-            whole: self.arg_span(arg),
+            whole: self.arg_span(file, arg),
         }
     }
 }

@@ -196,6 +196,14 @@ impl SourceFile {
             _ => None,
         })
     }
+    /// The tokens of the action on `line` (0-based; token 0 is the command word), empty for any
+    /// other line: where a step's spans are read from.
+    pub fn action_tokens(&self, line: usize) -> &[Token] {
+        match self.lines.get(line).map(|l| &l.kind) {
+            Some(LineKind::Action(a)) => &a.tokens,
+            _ => &[],
+        }
+    }
     pub fn annotation(&self, line: usize) -> Option<&Annotation> {
         match &self.lines.get(line)?.kind {
             LineKind::Annotation(a) => Some(a),

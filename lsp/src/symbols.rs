@@ -162,7 +162,7 @@ pub fn document_symbols(snap: &Snapshot) -> Option<DocumentSymbolResponse> {
                 detail,
                 kind: SymbolKind::FUNCTION,
                 span,
-                selection: step.command_span(),
+                selection: step.command_span(file),
                 children: None,
                 deprecated: retired,
             },

@@ -181,7 +181,7 @@ impl ArgMap {
             if k > 0 {
                 at += 1;
             }
-            let Some(span) = step.token_spans.get(*t) else {
+            let Some(span) = step.token_spans(file).get(*t) else {
                 break;
             };
             let map = token_map(file, *span);

@@ -11,6 +11,9 @@ use serde_json::Value;
 
 use crate::tree::{Node, Point, Rect};
 
+/// A gesture plan's kind ([`GesturePlan::kind`]) is the registry's.
+pub use ad_compiler::registry::GestureKind;
+
 /// A backend call that did not succeed.
 #[derive(Debug, Clone, PartialEq)]
 pub enum BackendError {
@@ -174,8 +177,11 @@ pub struct AlertInfo {
 #[derive(Debug, Clone, PartialEq, Serialize, serde::Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct GesturePlan {
-    /// The gesture kind as written (`swipe`, `pan`, `fling`, `pinch`, `rotate`, `drag`, …).
-    pub kind: String,
+    /// What the backend plays: `swipe` (pans and flings are swipes), `drag`, `pinch`, `rotate`
+    /// or `transform`; written as its word.
+    #[serde(with = "gesture_word")]
+    #[schemars(with = "String")]
+    pub kind: GestureKind,
     /// One path per pointer: points visited in order.
     pub pointers: Vec<Vec<Point>>,
     pub duration_ms: u64,
@@ -313,4 +319,19 @@ pub trait Backend: Send {
     /// The run's current redaction of injected values, given before each capture and action:
     /// a recorded fixture redacts (and a replay compares) with exactly what the journal uses.
     fn use_redactor(&mut self, _redactor: &crate::vars::Redactor) {}
+}
+
+/// A [`GesturePlan`]'s kind in records: the registry's word for it.
+mod gesture_word {
+    use ad_compiler::registry::GestureKind;
+
+    pub fn serialize<S: serde::Serializer>(kind: &GestureKind, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(kind.word())
+    }
+
+    pub fn deserialize<'de, D: serde::Deserializer<'de>>(d: D) -> Result<GestureKind, D::Error> {
+        let word = <String as serde::Deserialize>::deserialize(d)?;
+        GestureKind::from_word(&word)
+            .ok_or_else(|| serde::de::Error::custom(format!("unknown gesture kind `{word}`")))
+    }
 }

@@ -146,7 +146,7 @@ pub fn missing_variables(
                         missing
                             .entry(name.to_string())
                             .or_default()
-                            .push(step.line_span());
+                            .push(step.line_span(&analysis.parse.file));
                     }
                 }
             });

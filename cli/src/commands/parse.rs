@@ -111,7 +111,87 @@ fn write_pretty(value: &impl serde::Serialize) -> std::io::Result<()> {
     // serde_json writes token by token: a larger buffer means a few dozen writes for a 2 MiB
     // script's report instead of hundreds.
     let mut w = std::io::BufWriter::with_capacity(1 << 16, stdout.lock());
-    serde_json::to_writer_pretty(&mut w, value)?;
+    let mut serializer = serde_json::Serializer::with_formatter(&mut w, Pretty::default());
+    serde::Serialize::serialize(value, &mut serializer)?;
     w.write_all(b"\n")?;
     w.flush()
+}
+
+/// serde_json's `PrettyFormatter` (two-space indent), byte for byte, with each separator, line
+/// break and indentation written at once: the pretty formatter writes the indent one level at
+/// a time, and those small writes are much of what writing a 2 MiB script's report costs.
+#[derive(Default)]
+struct Pretty {
+    depth: usize,
+    has_value: bool,
+}
+
+/// `,` then a line break and the deepest indentation written at once.
+const BREAK: &[u8; 2 + 2 * 32] =
+    b",\n                                                                ";
+
+impl Pretty {
+    /// A line break (after a comma unless `first`) and the current indentation.
+    fn line<W: ?Sized + std::io::Write>(&self, w: &mut W, first: bool) -> std::io::Result<()> {
+        let from = usize::from(first);
+        match BREAK.get(from..2 + 2 * self.depth) {
+            Some(bytes) => w.write_all(bytes),
+            None => {
+                w.write_all(&BREAK[from..2])?;
+                (0..self.depth).try_for_each(|_| w.write_all(b"  "))
+            }
+        }
+    }
+    fn open<W: ?Sized + std::io::Write>(&mut self, w: &mut W, b: &[u8]) -> std::io::Result<()> {
+        self.depth += 1;
+        self.has_value = false;
+        w.write_all(b)
+    }
+    fn close<W: ?Sized + std::io::Write>(&mut self, w: &mut W, b: &[u8]) -> std::io::Result<()> {
+        self.depth -= 1;
+        if self.has_value {
+            self.line(w, true)?;
+        }
+        w.write_all(b)
+    }
+}
+
+impl serde_json::ser::Formatter for Pretty {
+    fn begin_array<W: ?Sized + std::io::Write>(&mut self, w: &mut W) -> std::io::Result<()> {
+        self.open(w, b"[")
+    }
+    fn end_array<W: ?Sized + std::io::Write>(&mut self, w: &mut W) -> std::io::Result<()> {
+        self.close(w, b"]")
+    }
+    fn begin_array_value<W: ?Sized + std::io::Write>(
+        &mut self,
+        w: &mut W,
+        first: bool,
+    ) -> std::io::Result<()> {
+        self.line(w, first)
+    }
+    fn end_array_value<W: ?Sized + std::io::Write>(&mut self, _: &mut W) -> std::io::Result<()> {
+        self.has_value = true;
+        Ok(())
+    }
+    fn begin_object<W: ?Sized + std::io::Write>(&mut self, w: &mut W) -> std::io::Result<()> {
+        self.open(w, b"{")
+    }
+    fn end_object<W: ?Sized + std::io::Write>(&mut self, w: &mut W) -> std::io::Result<()> {
+        self.close(w, b"}")
+    }
+    fn begin_object_key<W: ?Sized + std::io::Write>(
+        &mut self,
+        w: &mut W,
+        first: bool,
+    ) -> std::io::Result<()> {
+        self.line(w, first)
+    }
+    fn begin_object_value<W: ?Sized + std::io::Write>(&mut self, w: &mut W) -> std::io::Result<()> {
+        w.write_all(b": ")
+    }
+    fn end_object_value<W: ?Sized + std::io::Write>(&mut self, _: &mut W) -> std::io::Result<()> {
+        self.has_value = true;
+        Ok(())
+    }
 }

@@ -139,8 +139,11 @@ pub fn json_string(token: &str) -> Option<String> {
 
 /// What `text` is, by its first executable line.
 pub fn kind_of(text: &str) -> ScriptKind {
-    let lines = SourceLines::new(text);
-    match lines.first_executable().map(|s| marker(&text[s.range()])) {
+    // The lines read lazily, up to the first executable one: `ad check` asks this of every
+    // script, and a plain script's answer is known at its first action.
+    // (`trim` drops a `\r` before the `\n` as `SourceLines` does.)
+    let first = text.split('\n').map(str::trim).find(|l| is_executable(l));
+    match first.map(marker) {
         Some(Marker::Composition) => ScriptKind::Composition,
         Some(Marker::Fragment) => ScriptKind::Fragment,
         _ => ScriptKind::Plain,

@@ -605,7 +605,7 @@ impl Composer<'_> {
                 let d = Diagnostic::new(
                     FRAGMENT_LIFECYCLE,
                     format!("`{}` inside a fragment", step.command),
-                    step.line_span(),
+                    step.line_span(&analysis.parse.file),
                 )
                 .with_help(
                     "the parent opens and closes the app; remove this step from the fragment",
@@ -619,7 +619,7 @@ impl Composer<'_> {
                     let d = Diagnostic::new(
                         FRAGMENT_ENTRY_GUARD,
                         format!("the fragment's first step is not its entry guard: {why}"),
-                        step.line_span(),
+                        step.line_span(&analysis.parse.file),
                     )
                     .with_help("start with a selector `wait` with an explicit timeout and a verified target-v1 annotation, e.g. `wait \"id=\\\"login.email\\\"\" 5000` (record it with agent-device, or copy the annotation from a recorded run)");
                     self.report(file, chain, d);

@@ -85,7 +85,7 @@ const ORIENTATIONS: &[&str] = &[
 const TV_BUTTONS: &[&str] = &[
     "up", "down", "left", "right", "select", "menu", "home", "back", "ok", "center", "enter",
 ];
-const KEYBOARD_ACTIONS: &[&str] = &["status", "get", "dismiss", "enter", "return"];
+const KEYBOARD_ACTIONS: &[&str] = &super::sub_actions::KEYBOARD_WORDS;
 const KEYBOARD_OBSERVING: &[&str] = &["status", "get"];
 const ALERT_ACTIONS: &[&str] = &["get", "accept", "dismiss", "wait"];
 const ALERT_OBSERVING: &[&str] = &["get", "wait"];

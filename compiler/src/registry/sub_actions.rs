@@ -58,6 +58,26 @@ pub enum GestureKind {
     Unknown,
 }
 
+impl GestureKind {
+    /// The word `gesture` takes for this kind (`fling` whatever its direction; `unknown` for
+    /// [`GestureKind::Unknown`]).
+    pub fn word(self) -> &'static str {
+        let same = |k: GestureKind| match (k, self) {
+            (GestureKind::Fling(_), GestureKind::Fling(_)) => true,
+            (k, kind) => k == kind,
+        };
+        GESTURE_KINDS
+            .iter()
+            .find(|&&(_, k)| same(k))
+            .map_or("unknown", |&(w, _)| w)
+    }
+
+    /// The kind a `gesture` word names (`fling` without its direction).
+    pub fn from_word(word: &str) -> Option<GestureKind> {
+        look_up(GESTURE_KINDS, word)
+    }
+}
+
 /// A direction word (`scroll`, `gesture fling`), any case for `scroll`, lowercase for `fling`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Direction {
@@ -69,7 +89,7 @@ pub enum Direction {
     Bottom,
 }
 
-/// `keyboard [status|get|dismiss|hide|enter|return]` (any case; none means `status`).
+/// `keyboard [status|get|dismiss|enter|return]` (any case; none means `status`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum KeyboardOp {
     Status,
@@ -88,7 +108,7 @@ pub enum AlertOp {
     Unknown,
 }
 
-/// `clipboard [read|write <text…>]` (none means `read`).
+/// `clipboard read|write <text…>` (a bare `clipboard` is `Unknown`: the daemon refuses it).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ClipboardOp {
     Read,
@@ -139,15 +159,28 @@ pub const DIRECTIONS: &[(&str, Direction)] = &[
     ("bottom", Direction::Bottom),
 ];
 
-/// `keyboard` sub-commands, lowercase, aliases included.
-pub const KEYBOARD_OPS: &[(&str, KeyboardOp)] = &[
+/// `keyboard` sub-commands, lowercase, aliases included: exactly the words agent-device 0.21.5's
+/// daemon accepts (`hide` is not one). The registry's form takes its words from here.
+pub const KEYBOARD_OPS: &[(&str, KeyboardOp)] = &KEYBOARD_TABLE;
+
+const KEYBOARD_TABLE: [(&str, KeyboardOp); 5] = [
     ("status", KeyboardOp::Status),
     ("get", KeyboardOp::Status),
     ("dismiss", KeyboardOp::Dismiss),
-    ("hide", KeyboardOp::Dismiss),
     ("enter", KeyboardOp::Enter),
     ("return", KeyboardOp::Enter),
 ];
+
+/// [`KEYBOARD_OPS`]'s words (the `keyboard` form's enum).
+pub const KEYBOARD_WORDS: [&str; KEYBOARD_TABLE.len()] = {
+    let mut words = [""; KEYBOARD_TABLE.len()];
+    let mut i = 0;
+    while i < words.len() {
+        words[i] = KEYBOARD_TABLE[i].0;
+        i += 1;
+    }
+    words
+};
 
 /// `alert` sub-commands, lowercase.
 pub const ALERT_OPS: &[(&str, AlertOp)] = &[
@@ -233,10 +266,13 @@ pub fn step_action<'a>(action: Action, word: impl Fn(usize) -> Option<&'a str>) 
             AlertOp::Get,
             AlertOp::Unknown,
         )),
-        Action::Clipboard => StepAction::Clipboard(match word(0) {
-            None => ClipboardOp::Read,
-            Some(w) => look_up(CLIPBOARD_OPS, w).unwrap_or(ClipboardOp::Unknown),
-        }),
+        // A bare `clipboard` is refused by agent-device 0.21.5's daemon ("clipboard requires a
+        // subcommand: read or write"), so it is no read; the registry counts it as mutating.
+        Action::Clipboard => StepAction::Clipboard(
+            word(0)
+                .and_then(|w| look_up(CLIPBOARD_OPS, w))
+                .unwrap_or(ClipboardOp::Unknown),
+        ),
         Action::Wait => StepAction::Wait,
         Action::Is => StepAction::Is,
         Action::Get => StepAction::Get(
@@ -308,6 +344,16 @@ mod tests {
     }
 
     #[test]
+    fn gesture_kinds_read_back_from_their_words() {
+        for &(word, kind) in GESTURE_KINDS {
+            assert_eq!(kind.word(), word);
+            assert_eq!(GestureKind::from_word(word), Some(kind));
+        }
+        assert_eq!(GestureKind::Fling(Some(Direction::Up)).word(), "fling");
+        assert_eq!(GestureKind::from_word("hover"), None);
+    }
+
+    #[test]
     fn sub_commands_read_as_the_interpreter_reads_them() {
         use StepAction as S;
         assert_eq!(
@@ -334,8 +380,13 @@ mod tests {
         assert_eq!(of(Action::Scroll, &["${D}"]), S::Scroll(None));
         assert_eq!(of(Action::Keyboard, &[]), S::Keyboard(KeyboardOp::Status));
         assert_eq!(
-            of(Action::Keyboard, &["Hide"]),
+            of(Action::Keyboard, &["Dismiss"]),
             S::Keyboard(KeyboardOp::Dismiss)
+        );
+        // agent-device 0.21.5 refuses `keyboard hide`.
+        assert_eq!(
+            of(Action::Keyboard, &["hide"]),
+            S::Keyboard(KeyboardOp::Unknown)
         );
         assert_eq!(
             of(Action::Keyboard, &["${K}"]),
@@ -343,7 +394,10 @@ mod tests {
         );
         assert_eq!(of(Action::Alert, &[]), S::Alert(AlertOp::Get));
         assert_eq!(of(Action::Alert, &["ACCEPT"]), S::Alert(AlertOp::Accept));
-        assert_eq!(of(Action::Clipboard, &[]), S::Clipboard(ClipboardOp::Read));
+        assert_eq!(
+            of(Action::Clipboard, &[]),
+            S::Clipboard(ClipboardOp::Unknown)
+        );
         assert_eq!(
             of(Action::Clipboard, &["Write"]),
             S::Clipboard(ClipboardOp::Unknown)

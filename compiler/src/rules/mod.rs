@@ -40,6 +40,10 @@ impl Context<'_> {
     pub fn text(&self) -> &str {
         &self.parse.file.text
     }
+    /// The tree the steps were lowered from (where their spans are read).
+    pub fn file(&self) -> &ad_grammar::SourceFile {
+        &self.parse.file
+    }
 
     /// Whether agent-device rejects the script on this (0-based) line.
     pub fn is_rejected_line(&self, line: usize) -> bool {

@@ -598,7 +598,7 @@ impl Backend for AgentDevice {
                 return Err(self.unsupported(&format!(
                     "a {}-pointer {} path",
                     plan.pointers.len(),
-                    plan.kind
+                    plan.kind.word()
                 )))
             }
         };

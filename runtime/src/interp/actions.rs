@@ -169,7 +169,7 @@ impl<B: Backend> Exec<'_, B> {
                 .hint("swipe 200 600 200 200"));
         };
         let plan = GesturePlan {
-            kind: "swipe".into(),
+            kind: GestureKind::Swipe,
             pointers: vec![vec![Point { x: x1, y: y1 }, Point { x: x2, y: y2 }]],
             duration_ms: 300,
             repeat: flag_u64(step, "count").unwrap_or(1).max(1) as u32,
@@ -201,7 +201,7 @@ impl<B: Backend> Exec<'_, B> {
                     y: a.y + n(4).unwrap_or(0.0),
                 };
                 GesturePlan {
-                    kind: "swipe".into(),
+                    kind: GestureKind::Swipe,
                     pointers: vec![vec![a, b]],
                     duration_ms: n(5).unwrap_or(300.0) as u64,
                     repeat: 1,
@@ -235,7 +235,7 @@ impl<B: Backend> Exec<'_, B> {
                     }
                 };
                 GesturePlan {
-                    kind: "swipe".into(),
+                    kind: GestureKind::Swipe,
                     pointers: vec![vec![a, b]],
                     duration_ms: 120,
                     repeat: 1,
@@ -256,7 +256,7 @@ impl<B: Backend> Exec<'_, B> {
                     destination: dst.target.clone(),
                 });
                 GesturePlan {
-                    kind: "drag".into(),
+                    kind: GestureKind::Drag,
                     pointers: vec![vec![src.point, dst.point]],
                     duration_ms: n(4).unwrap_or(300.0) as u64,
                     repeat: 1,
@@ -274,13 +274,7 @@ impl<B: Backend> Exec<'_, B> {
             | GestureKind::Rotate
             | GestureKind::Transform => GesturePlan {
                 // The backend plays these by name.
-                kind: match kind {
-                    GestureKind::Swipe => "swipe",
-                    GestureKind::Pinch => "pinch",
-                    GestureKind::Rotate => "rotate",
-                    _ => "transform",
-                }
-                .into(),
+                kind,
                 pointers: vec![],
                 duration_ms: 300,
                 repeat: 1,

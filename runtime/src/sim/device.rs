@@ -259,7 +259,7 @@ impl Backend for Sim {
         if let Some(path) = plan.pointers.first() {
             if let (Some(a), Some(b)) = (path.first(), path.last()) {
                 let (dx, dy) = (b.x - a.x, b.y - a.y);
-                if plan.kind == "swipe" && (dx.abs() > 1.0 || dy.abs() > 1.0) {
+                if plan.kind == GestureKind::Swipe && (dx.abs() > 1.0 || dy.abs() > 1.0) {
                     let height = self
                         .models
                         .get(self.state.foreground.as_deref().unwrap_or(""))
@@ -291,7 +291,7 @@ impl Backend for Sim {
                 }
             }
         }
-        self.state.last_action = Some(format!("gesture {}", plan.kind));
+        self.state.last_action = Some(format!("gesture {}", plan.kind.word()));
         Ok(())
     }
 

@@ -329,11 +329,11 @@ impl Backend for Web {
 
     async fn gesture(&mut self, plan: &GesturePlan) -> BackendResult<()> {
         if plan.pointers.len() != 1 {
-            return Err(unsupported(&format!("gesture {}", plan.kind)));
+            return Err(unsupported(&format!("gesture {}", plan.kind.word())));
         }
         let path = plan.pointers[0].clone();
         let live = self.page_for_input(path.first().copied())?;
-        if plan.kind == "swipe" {
+        if plan.kind == GestureKind::Swipe {
             // A finger stroke scrolls the content the other way: wheel turns of its length.
             if let (Some(a), Some(b)) = (path.first(), path.last()) {
                 for _ in 0..plan.repeat.max(1) {

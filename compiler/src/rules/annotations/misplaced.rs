@@ -26,7 +26,7 @@ pub(super) fn check(cx: &Context, out: &mut Vec<Diagnostic>) {
                     format!("`{}` does not verify target evidence; this annotation is never used", step.command),
                     "agent-device verifies target-v1 only on click, press, longpress, hover, fill, get, is, wait and gesture drag",
                 )
-                .with_secondary(step.command_span(), "this step"),
+                .with_secondary(step.command_span(cx.file()), "this step"),
             ),
             _ if is_drag && single => out.push(misplaced(
                 "`gesture drag` is verified with `targets-v1` (source and destination), not `target-v1`".into(),

@@ -17,12 +17,12 @@ pub(super) fn check(cx: &Context, out: &mut Vec<Diagnostic>) {
             .spec
             .is_some_and(|s| matches!(s.dispatch, Dispatch::Reader(Reader::Gesture)));
         if step.spec.is_some() && !gesture && !cx.is_rejected_line(step.line) {
-            flag_ranges(step, out);
+            flag_ranges(cx, step, out);
         }
     }
 }
 
-fn flag_ranges(step: &Step, out: &mut Vec<Diagnostic>) {
+fn flag_ranges(cx: &Context, step: &Step, out: &mut Vec<Diagnostic>) {
     let Some(spec) = step.spec else { return };
     if step.flags.is_empty() && step.runtime.is_none() {
         return; // the common case: nothing to range-check
@@ -48,7 +48,7 @@ fn flag_ranges(step: &Step, out: &mut Vec<Diagnostic>) {
                         flag.name,
                         ad_grammar::json::js_number_to_string(n)
                     ),
-                    step.line_span(),
+                    step.line_span(cx.file()),
                 )
                 .with_label("the daemon rejects this value when the step runs")
                 .with_help(flag.doc),

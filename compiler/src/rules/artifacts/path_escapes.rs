@@ -37,7 +37,7 @@ pub(super) fn check(cx: &Context, out: &mut Vec<Diagnostic>) {
                 Diagnostic::new(
                     codes::ARTIFACT_PATH_ESCAPES,
                     format!("`{}` is outside the run's artifacts folder", arg.value),
-                    step.arg_span(arg),
+                    step.arg_span(cx.file(), arg),
                 )
                 .with_label("`ad run` refuses to write here")
                 .with_help("name the file relative to the artifacts folder (`shots/login.png`): runs write into their own folder, never over other files"),

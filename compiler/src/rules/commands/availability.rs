@@ -8,9 +8,10 @@ use ad_grammar::{Diagnostic, Edit};
 use crate::codes;
 use crate::lower::Step;
 use crate::registry::{Availability, CommandSpec};
+use crate::rules::Context;
 
-pub(super) fn check(step: &Step, spec: &CommandSpec, out: &mut Vec<Diagnostic>) {
-    let span = step.command_span();
+pub(super) fn check(cx: &Context, step: &Step, spec: &CommandSpec, out: &mut Vec<Diagnostic>) {
+    let span = step.command_span(cx.file());
     let word = &*step.command;
     match spec.availability {
         Availability::Retired { migration } => out.push(

@@ -14,10 +14,10 @@ mod unknown;
 pub(super) fn check(cx: &Context, out: &mut Vec<Diagnostic>) {
     for step in cx.steps {
         let Some(spec) = step.spec else {
-            unknown::check(step, out);
+            unknown::check(cx, step, out);
             continue;
         };
-        availability::check(step, spec, out);
-        replay_skipped::check(step, spec, out);
+        availability::check(cx, step, spec, out);
+        replay_skipped::check(cx, step, spec, out);
     }
 }

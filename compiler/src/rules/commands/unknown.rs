@@ -7,9 +7,10 @@ use crate::codes;
 use crate::lower::Step;
 use crate::registry::COMMANDS;
 use crate::rules::did_you_mean;
+use crate::rules::Context;
 
-pub(super) fn check(step: &Step, out: &mut Vec<Diagnostic>) {
-    let span = step.command_span();
+pub(super) fn check(cx: &Context, step: &Step, out: &mut Vec<Diagnostic>) {
+    let span = step.command_span(cx.file());
     let word = &*step.command;
     let usable = COMMANDS
         .iter()

@@ -74,9 +74,9 @@ pub(super) fn check(cx: &Context, step: &Step, out: &mut Vec<Diagnostic>) {
     }
     let span = extra
         .iter()
-        .map(|a| step.arg_span(a))
+        .map(|a| step.arg_span(cx.file(), a))
         .reduce(Span::cover)
-        .unwrap_or_else(|| step.line_span());
+        .unwrap_or_else(|| step.line_span(cx.file()));
     let usage = if spec.signature.is_empty() {
         format!("usage: {} (no arguments)", step.command)
     } else {

@@ -38,7 +38,7 @@ pub(super) fn check(cx: &Context, step: &Step, out: &mut Vec<Diagnostic>) {
     if b != a + 1 || !whole(a) || !whole(b) {
         return;
     }
-    let span = step.token_spans[a].cover(step.token_spans[b]);
+    let span = step.token_spans(cx.file())[a].cover(step.token_spans(cx.file())[b]);
     out.push(
         Diagnostic::new(
             codes::PLACEHOLDER_POINT,

@@ -11,11 +11,11 @@ use crate::lower::Step;
 use crate::registry::Dispatch;
 use crate::rules::{did_you_mean, Context};
 
-fn arg_span(step: &Step, r: &Refusal) -> Span {
+fn arg_span(cx: &Context, step: &Step, r: &Refusal) -> Span {
     r.arg
         .and_then(|i| step.positionals.get(i))
-        .map(|a| step.arg_span(a))
-        .unwrap_or_else(|| step.line_span())
+        .map(|a| step.arg_span(cx.file(), a))
+        .unwrap_or_else(|| step.line_span(cx.file()))
 }
 
 pub(super) fn check(cx: &Context, step: &Step, r: &Refusal) -> Option<Diagnostic> {
@@ -38,7 +38,7 @@ pub(super) fn check(cx: &Context, step: &Step, r: &Refusal) -> Option<Diagnostic
             if let Some(t) = flag_in(cx, step, std::slice::from_ref(arg)) {
                 return Some(flag_diagnostic(cx, step, t, r));
             }
-            let span = step.arg_span(arg);
+            let span = step.arg_span(cx.file(), arg);
             let mut d = Diagnostic::new(
                 codes::WRONG_TYPE,
                 format!("`{}` is not a valid {name}", arg.value),
@@ -60,7 +60,7 @@ pub(super) fn check(cx: &Context, step: &Step, r: &Refusal) -> Option<Diagnostic
         Kind::Missing { expected } => Diagnostic::new(
             codes::MISSING_ARGUMENT,
             format!("`{}` is missing an argument", step.command),
-            arg_span(step, r),
+            arg_span(cx, step, r),
         )
         .with_label(format!("expected {expected}"))
         .with_help(answer(r)),
@@ -72,9 +72,9 @@ pub(super) fn check(cx: &Context, step: &Step, r: &Refusal) -> Option<Diagnostic
             }
             let span = extra
                 .iter()
-                .map(|a| step.arg_span(a))
+                .map(|a| step.arg_span(cx.file(), a))
                 .reduce(Span::cover)
-                .unwrap_or_else(|| step.line_span());
+                .unwrap_or_else(|| step.line_span(cx.file()));
             Diagnostic::new(
                 codes::EXTRA_ARGUMENT,
                 format!("`{}` does not take this many arguments", step.command),
@@ -84,16 +84,18 @@ pub(super) fn check(cx: &Context, step: &Step, r: &Refusal) -> Option<Diagnostic
             .with_help(answer(r))
         }
         Kind::OutOfRange { .. } => {
-            Diagnostic::new(codes::OUT_OF_RANGE, r.daemon.clone(), arg_span(step, r))
+            Diagnostic::new(codes::OUT_OF_RANGE, r.daemon.clone(), arg_span(cx, step, r))
                 .with_label(label)
         }
-        Kind::Conflict { help } => {
-            Diagnostic::new(codes::CONFLICTING_FLAGS, r.daemon.clone(), step.line_span())
-                .with_label(label)
-                .with_help(*help)
-        }
+        Kind::Conflict { help } => Diagnostic::new(
+            codes::CONFLICTING_FLAGS,
+            r.daemon.clone(),
+            step.line_span(cx.file()),
+        )
+        .with_label(label)
+        .with_help(*help),
         Kind::CliOnly { why } => {
-            let span = args_span(step);
+            let span = args_span(cx, step);
             let mut d = Diagnostic::new(
                 codes::CLI_ONLY_FORM,
                 format!(
@@ -107,7 +109,7 @@ pub(super) fn check(cx: &Context, step: &Step, r: &Refusal) -> Option<Diagnostic
             if let Some(drop) = cli_only_drop(step) {
                 d = d.with_fix(
                     format!("Remove `{}`", drop.0),
-                    crate::rules::parity::remove_token_edits(step, drop.1, cx.text(), false),
+                    crate::rules::parity::remove_token_edits(step, drop.1, cx, false),
                 );
             }
             d
@@ -119,7 +121,7 @@ pub(super) fn check(cx: &Context, step: &Step, r: &Refusal) -> Option<Diagnostic
             } else {
                 format!("`is`: {}", r.daemon)
             },
-            args_span(step),
+            args_span(cx, step),
         )
         .with_label(r.daemon.clone())
         .with_help(if *command == "wait" {
@@ -142,13 +144,13 @@ pub(super) fn check(cx: &Context, step: &Step, r: &Refusal) -> Option<Diagnostic
                     "invalid `--crop-on` selector: {}",
                     errors.first().map(|e| e.message.as_str()).unwrap_or("")
                 ),
-                step.line_span(),
+                step.line_span(cx.file()),
             )
         }
         Kind::NoScriptInput => Diagnostic::new(
             codes::NO_SCRIPT_INPUT,
             format!("`{}` cannot carry its input in a script line", step.command),
-            step.command_span(),
+            step.command_span(cx.file()),
         )
         .with_label(format!("agent-device answers: {}", r.daemon))
         .with_help(
@@ -159,12 +161,12 @@ pub(super) fn check(cx: &Context, step: &Step, r: &Refusal) -> Option<Diagnostic
     Some(d)
 }
 
-fn args_span(step: &Step) -> Span {
+fn args_span(cx: &Context, step: &Step) -> Span {
     step.positionals
         .iter()
-        .map(|a| step.arg_span(a))
+        .map(|a| step.arg_span(cx.file(), a))
         .reduce(Span::cover)
-        .unwrap_or(step.command_span())
+        .unwrap_or(step.command_span(cx.file()))
 }
 
 /// The word a CLI-only form drops to become the script form (`tv-remote press down`), with its

@@ -328,45 +328,41 @@ pub(super) fn selector_valid(text: &str) -> Tri {
 /// A complete invalid term (or an empty alternative) in the literal text before the first
 /// placeholder: the quote state there is known, so the terms are too.
 fn prefix_refuses(prefix: &str) -> bool {
-    let chars: Vec<char> = prefix.chars().collect();
-    let escaped = |i: usize| chars[..i].iter().rev().take_while(|c| **c == '\\').count() % 2 == 1;
+    // A term is the text since the last separator (quotes included), so it is read as a slice.
+    let bytes = prefix.as_bytes();
+    let escaped = |i: usize| bytes[..i].iter().rev().take_while(|b| **b == b'\\').count() % 2 == 1;
     let mut quote: Option<char> = None;
-    let mut term = String::new();
+    let mut term_start = 0;
     let mut segment_has_term = false;
-    let mut i = 0;
-    while i < chars.len() {
-        let c = chars[i];
+    let mut chars = prefix.char_indices().peekable();
+    while let Some((i, c)) = chars.next() {
         if (c == '"' || c == '\'') && !escaped(i) {
             quote = match quote {
                 None => Some(c),
                 Some(q) if q == c => None,
                 q => q,
             };
-            term.push(c);
-        } else if quote.is_none() && c == '|' && chars.get(i + 1) == Some(&'|') {
-            let t = term.trim();
+        } else if quote.is_none() && c == '|' && chars.peek().map(|&(_, n)| n) == Some('|') {
+            let t = prefix[term_start..i].trim();
             if t.is_empty() && !segment_has_term {
                 return true; // an empty alternative
             }
             if !t.is_empty() && !selector::is_valid(t) {
                 return true;
             }
-            term.clear();
+            chars.next();
+            term_start = i + 2;
             segment_has_term = false;
-            i += 1;
         } else if quote.is_none() && is_js_whitespace(c) {
-            let t = term.trim();
+            let t = prefix[term_start..i].trim();
             if !t.is_empty() {
                 if !selector::is_valid(t) {
                     return true;
                 }
                 segment_has_term = true;
             }
-            term.clear();
-        } else {
-            term.push(c);
+            term_start = i + c.len_utf8();
         }
-        i += 1;
     }
     false
 }

@@ -17,9 +17,9 @@ fn unread_flag_tokens(cx: &Context, step: &Step) -> Vec<usize> {
     for n in &step.notes {
         if let ReaderNote::UnknownFlag { token } = *n {
             out.push(token);
-            let raw = &text[step.token_spans[token].range()];
+            let raw = &text[step.token_spans(cx.file())[token].range()];
             if crate::rules::parity::flag_takes_value(raw) {
-                if let Some(next) = step.token_spans.get(token + 1) {
+                if let Some(next) = step.token_spans(cx.file()).get(token + 1) {
                     if !text[next.range()].starts_with('-') {
                         out.push(token + 1);
                     }
@@ -70,7 +70,7 @@ pub(super) fn flag_in_selector(cx: &Context, step: &Step, arg: &Arg) -> Option<u
 /// AD123: the reader kept a CLI flag as an argument and the daemon refuses the slot it landed in.
 pub(super) fn flag_diagnostic(cx: &Context, step: &Step, token: usize, r: &Refusal) -> Diagnostic {
     let text = cx.text();
-    let raw = &text[step.token_spans[token].range()];
+    let raw = &text[step.token_spans(cx.file())[token].range()];
     let takes_value = crate::rules::parity::flag_takes_value(raw);
     Diagnostic::new(
         codes::FLAG_IN_ARGUMENT,
@@ -78,7 +78,7 @@ pub(super) fn flag_diagnostic(cx: &Context, step: &Step, token: usize, r: &Refus
             "`{raw}` is not a flag in `.ad` scripts for `{}`: it lands in an argument the daemon checks",
             step.command
         ),
-        step.token_spans[token],
+        step.token_spans(cx.file())[token],
     )
     .with_label(if r.own_words {
         format!(
@@ -97,7 +97,7 @@ pub(super) fn flag_diagnostic(cx: &Context, step: &Step, token: usize, r: &Refus
     ))
     .with_fix(
         format!("Remove `{raw}`"),
-        crate::rules::parity::remove_token_edits(step, token, text, takes_value),
+        crate::rules::parity::remove_token_edits(step, token, cx, takes_value),
     )
 }
 

@@ -37,13 +37,13 @@ pub(super) fn check(cx: &Context, note: Note, out: &mut Vec<Diagnostic>) {
     if !qualifying {
         for (step, problem) in &near_misses {
             out.push(note(
-                Diagnostic::new(codes::GUARD_NOT_QUALIFIED, format!("this wait is not a destination guard: {problem}"), step.line_span())
+                Diagnostic::new(codes::GUARD_NOT_QUALIFIED, format!("this wait is not a destination guard: {problem}"), step.line_span(cx.file()))
                     .with_help("record a selector wait on a labeled or id-bearing landmark after the last mutating step (its target-v1 annotation must be \"verified\")"),
             ));
         }
         let at = last_mutation
-            .map(|i| cx.steps[i].line_span())
-            .unwrap_or(cx.steps[0].line_span());
+            .map(|i| cx.steps[i].line_span(cx.file()))
+            .unwrap_or(cx.steps[0].line_span(cx.file()));
         let mut d = Diagnostic::new(codes::MISSING_DESTINATION_GUARD, "no destination guard after the last mutating step", at)
             .with_label("after this step the script must prove it reached the destination")
             .with_help("record a selector wait on a labeled or id-bearing landmark after the last mutating step: `wait \"id=\\\"…\\\"\"` with a verified target-v1 annotation");

@@ -7,9 +7,16 @@ use super::Note;
 use crate::codes;
 use crate::lower::Step;
 use crate::registry::{CommandSpec, GestureKind, StepAction, Targeting, Verification};
+use crate::rules::Context;
 use crate::shape::{element_targets, Target};
 
-pub(super) fn check(step: &Step, spec: &CommandSpec, note: Note, out: &mut Vec<Diagnostic>) {
+pub(super) fn check(
+    cx: &Context,
+    step: &Step,
+    spec: &CommandSpec,
+    note: Note,
+    out: &mut Vec<Diagnostic>,
+) {
     let needs_evidence = match spec.verification {
         Verification::PreDispatch => element_targets(step)
             .first()
@@ -37,7 +44,7 @@ pub(super) fn check(step: &Step, spec: &CommandSpec, note: Note, out: &mut Vec<D
             "target-v1"
         };
         out.push(note(
-            Diagnostic::new(codes::HANDOFF_MISSING_EVIDENCE, format!("`{}` has no `{kind}` evidence", step.command), step.line_span())
+            Diagnostic::new(codes::HANDOFF_MISSING_EVIDENCE, format!("`{}` has no `{kind}` evidence", step.command), step.line_span(cx.file()))
                 .with_label("replay cannot verify it acts on the recorded element")
                 .with_help(format!("re-record this step with agent-device so it writes `# agent-device:{kind} {{…}}` above it")),
         ));

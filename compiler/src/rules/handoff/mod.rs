@@ -41,8 +41,8 @@ pub(super) fn check(cx: &Context, decision: &ProfileDecision, out: &mut Vec<Diag
     // No session-local refs, no mutating find, evidence on identity-verified element steps.
     for step in cx.steps {
         let Some(spec) = step.spec else { continue };
-        session_ref::check(step, note, out);
-        mutating_find::check(step, spec, note, out);
-        missing_evidence::check(step, spec, note, out);
+        session_ref::check(cx, step, note, out);
+        mutating_find::check(cx, step, spec, note, out);
+        missing_evidence::check(cx, step, spec, note, out);
     }
 }

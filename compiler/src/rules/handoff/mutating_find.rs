@@ -7,11 +7,18 @@ use crate::codes;
 use crate::lower::Step;
 use crate::profile::mutates;
 use crate::registry::{CommandSpec, Effect};
+use crate::rules::Context;
 
-pub(super) fn check(step: &Step, spec: &CommandSpec, note: Note, out: &mut Vec<Diagnostic>) {
+pub(super) fn check(
+    cx: &Context,
+    step: &Step,
+    spec: &CommandSpec,
+    note: Note,
+    out: &mut Vec<Diagnostic>,
+) {
     if spec.effect == Effect::FindAction && mutates(step) {
         out.push(note(
-            Diagnostic::new(codes::HANDOFF_MUTATING_FIND, "a handoff script cannot use a mutating `find`", step.line_span())
+            Diagnostic::new(codes::HANDOFF_MUTATING_FIND, "a handoff script cannot use a mutating `find`", step.line_span(cx.file()))
                 .with_help("`find … click|fill|type` carries no identity evidence; use `click`/`fill` with a selector instead"),
         ));
     }

@@ -19,7 +19,7 @@ pub(super) fn check(cx: &Context, note: Note, out: &mut Vec<Diagnostic>) {
     let first = &cx.steps[0];
     if opens.is_empty() {
         out.push(note(
-            Diagnostic::new(codes::HANDOFF_OPEN, "a handoff script must start with `open`", first.line_span())
+            Diagnostic::new(codes::HANDOFF_OPEN, "a handoff script must start with `open`", first.line_span(cx.file()))
                 .with_label("the first action is not `open`")
                 .with_help("record the journey from a fresh session: `open <app> --save-script`, then the steps"),
         ));
@@ -29,16 +29,19 @@ pub(super) fn check(cx: &Context, note: Note, out: &mut Vec<Diagnostic>) {
                 Diagnostic::new(
                     codes::HANDOFF_OPEN,
                     "the `open` of a handoff script must be its first action",
-                    opens[0].line_span(),
+                    opens[0].line_span(cx.file()),
                 )
-                .with_secondary(first.line_span(), "this step runs before the app is opened")
+                .with_secondary(
+                    first.line_span(cx.file()),
+                    "this step runs before the app is opened",
+                )
                 .with_help("move `open` to the top: the artifact must replay from a cold start"),
             ));
         }
         for extra in opens.iter().skip(1) {
             out.push(note(
-                Diagnostic::new(codes::HANDOFF_OPEN, "a handoff script has exactly one `open`", extra.line_span())
-                    .with_secondary(opens[0].line_span(), "the script's `open`")
+                Diagnostic::new(codes::HANDOFF_OPEN, "a handoff script has exactly one `open`", extra.line_span(cx.file()))
+                    .with_secondary(opens[0].line_span(cx.file()), "the script's `open`")
                     .with_help("a second `open` aborts an authoring session; record the journey again from one `open`"),
             ));
         }
@@ -49,7 +52,7 @@ pub(super) fn check(cx: &Context, note: Note, out: &mut Vec<Diagnostic>) {
         .filter(|s| s.action() == Some(Action::Close))
     {
         out.push(note(
-            Diagnostic::new(codes::HANDOFF_CLOSE, "a handoff script must not `close` the session", close.line_span())
+            Diagnostic::new(codes::HANDOFF_CLOSE, "a handoff script must not `close` the session", close.line_span(cx.file()))
                 .with_label("the session must stay live at the destination")
                 .with_help("remove `close`: the agent that continues from the destination owns closing the session"),
         ));

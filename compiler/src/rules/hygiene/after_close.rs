@@ -21,9 +21,9 @@ pub(super) fn check(cx: &Context, out: &mut Vec<Diagnostic>) {
                         Diagnostic::new(
                             codes::STEP_AFTER_CLOSE,
                             format!("`{}` runs after `close` ended the session", step.command),
-                            step.line_span(),
+                            step.line_span(cx.file()),
                         )
-                        .with_secondary(close.line_span(), "the session is closed here")
+                        .with_secondary(close.line_span(cx.file()), "the session is closed here")
                         .with_help(
                             "add an `open` before this step, or move the `close` to the end",
                         ),

@@ -27,8 +27,8 @@ pub(super) fn check(cx: &Context, out: &mut Vec<Diagnostic>) {
             continue;
         }
         out.push(
-            Diagnostic::new(codes::DUPLICATE_STEP, format!("this `{}` repeats the previous step exactly", b.command), b.line_span())
-                .with_secondary(a.line_span(), "the same step")
+            Diagnostic::new(codes::DUPLICATE_STEP, format!("this `{}` repeats the previous step exactly", b.command), b.line_span(cx.file()))
+                .with_secondary(a.line_span(cx.file()), "the same step")
                 .with_help("identical consecutive steps are often a recording stutter; delete one unless the repeat is intended (use --count for repeated taps)"),
         );
     }

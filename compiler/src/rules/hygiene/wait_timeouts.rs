@@ -31,8 +31,8 @@ pub(super) fn check(cx: &Context, out: &mut Vec<Diagnostic>) {
         let span = step
             .positionals
             .last()
-            .map(|a| step.arg_span(a))
-            .unwrap_or(step.line_span());
+            .map(|a| step.arg_span(cx.file(), a))
+            .unwrap_or(step.line_span(cx.file()));
         if t < WAIT_POLL_INTERVAL_MS {
             out.push(
                 Diagnostic::new(codes::WAIT_TIMEOUT_RANGE, format!("a {t} ms timeout is shorter than the {WAIT_POLL_INTERVAL_MS} ms polling interval"), span)

@@ -3,6 +3,7 @@
 
 use ad_grammar::{Diagnostic, Edit, Span};
 
+use super::super::Context;
 use super::{remove_token_edits, tok};
 use crate::codes;
 use crate::lower::{ReaderNote, Step};
@@ -12,10 +13,11 @@ pub(super) fn check(
     step: &Step,
     token: usize,
     why: &'static str,
-    text: &str,
+    cx: &Context,
     out: &mut Vec<Diagnostic>,
 ) {
-    let tok = |i: usize| tok(text, step, i);
+    let text = cx.text();
+    let tok = |i: usize| tok(cx, step, i);
     let (raw, span) = tok(token);
     let is_snapshot = step.spec.is_some_and(|s| s.reader == ReaderRule::Snapshot);
     let code = if is_snapshot {
@@ -47,11 +49,11 @@ pub(super) fn check(
             .max()
             .unwrap_or(token);
         let whole = Span::new(
-            step.token_spans[label.tokens[0]].start,
-            step.token_spans[last].end,
+            step.token_spans(cx.file())[label.tokens[0]].start,
+            step.token_spans(cx.file())[last].end,
         );
         let words: Vec<&str> = (label.tokens[0]..=last)
-            .map(|t| &text[step.token_spans[t].range()])
+            .map(|t| &text[step.token_spans(cx.file())[t].range()])
             .collect();
         out.push(
             Diagnostic::new(
@@ -60,7 +62,7 @@ pub(super) fn check(
                     "only `{}` is read as the ref's label; the rest is dropped",
                     label.value
                 ),
-                Span::new(span.start, step.token_spans[last].end),
+                Span::new(span.start, step.token_spans(cx.file())[last].end),
             )
             .with_label(why)
             .with_help("quote a label that has several words")
@@ -86,7 +88,7 @@ pub(super) fn check(
         ),
         _ => d.with_fix(
             format!("Remove `{raw}`"),
-            remove_token_edits(step, token, text, false),
+            remove_token_edits(step, token, cx, false),
         ),
     };
     out.push(d);

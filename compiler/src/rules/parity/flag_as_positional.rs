@@ -3,6 +3,7 @@
 
 use ad_grammar::Diagnostic;
 
+use super::super::Context;
 use super::{flag_takes_value, remove_token_edits, tok};
 use crate::codes;
 use crate::lower::Step;
@@ -10,12 +11,12 @@ use crate::lower::Step;
 pub(super) fn check(
     step: &Step,
     token: usize,
-    text: &str,
+    cx: &Context,
     refused_flag: Option<usize>,
     targets_elements: bool,
     out: &mut Vec<Diagnostic>,
 ) {
-    let tok = |i: usize| tok(text, step, i);
+    let tok = |i: usize| tok(cx, step, i);
     let (raw, span) = tok(token);
     if raw == "--record-as" || refused_flag == Some(token) {
         return; // AD720 explains it, with the right fix
@@ -44,7 +45,7 @@ pub(super) fn check(
         .with_help(help)
         .with_fix(
             format!("Remove `{raw}`"),
-            remove_token_edits(step, token, text, flag_takes_value(raw)),
+            remove_token_edits(step, token, cx, flag_takes_value(raw)),
         ),
     );
 }

@@ -3,16 +3,18 @@
 
 use ad_grammar::Diagnostic;
 
+use super::super::Context;
 use super::tok;
 use crate::codes;
 use crate::lower::Step;
 
 /// `--depth` and friends with no number ≥ 0 after them.
-pub(super) fn not_consumed(step: &Step, token: usize, text: &str, out: &mut Vec<Diagnostic>) {
-    let tok = |i: usize| tok(text, step, i);
+pub(super) fn not_consumed(step: &Step, token: usize, cx: &Context, out: &mut Vec<Diagnostic>) {
+    let text = cx.text();
+    let tok = |i: usize| tok(cx, step, i);
     let (raw, span) = tok(token);
     let value = step
-        .token_spans
+        .token_spans(cx.file())
         .get(token + 1)
         .map(|s| &text[s.range()])
         .unwrap_or("(nothing)");
@@ -34,10 +36,10 @@ pub(super) fn ignored(
     step: &Step,
     token: usize,
     value: usize,
-    text: &str,
+    cx: &Context,
     out: &mut Vec<Diagnostic>,
 ) {
-    let tok = |i: usize| tok(text, step, i);
+    let tok = |i: usize| tok(cx, step, i);
     let (raw, _) = tok(token);
     let (v, vspan) = tok(value);
     let allowed = step

@@ -26,33 +26,29 @@ pub(super) fn check(cx: &Context, out: &mut Vec<Diagnostic>) {
         let targets_elements = step.spec.is_some_and(|s| s.targeting == Targeting::Element);
         for note in &step.notes {
             match *note {
-                ReaderNote::UnknownFlag { token } => flag_as_positional::check(
-                    step,
-                    token,
-                    text,
-                    refused_flag,
-                    targets_elements,
-                    out,
-                ),
+                ReaderNote::UnknownFlag { token } => {
+                    flag_as_positional::check(step, token, cx, refused_flag, targets_elements, out)
+                }
                 ReaderNote::FlagNotConsumed { token } => {
-                    flag_value_ignored::not_consumed(step, token, text, out)
+                    flag_value_ignored::not_consumed(step, token, cx, out)
                 }
                 ReaderNote::FlagValueIgnored { token, value } => {
-                    flag_value_ignored::ignored(step, token, value, text, out)
+                    flag_value_ignored::ignored(step, token, value, cx, out)
                 }
-                ReaderNote::Dropped { token, why } => dropped::check(step, token, why, text, out),
+                ReaderNote::Dropped { token, why } => dropped::check(step, token, why, cx, out),
                 ReaderNote::Joined { arg } => whitespace_collapse::check(cx, step, arg, out),
                 ReaderNote::PinStripped { .. } => {}
             }
         }
-        ref_label_consumed::check(step, text, out);
+        ref_label_consumed::check(cx, step, text, out);
         trailing_hash::check(cx, step, text, out);
     }
 }
 
 /// A token of the step as written, with its span.
-fn tok<'t>(text: &'t str, step: &Step, i: usize) -> (&'t str, Span) {
-    (&text[step.token_spans[i].range()], step.token_spans[i])
+fn tok<'t>(cx: &'t Context, step: &Step, i: usize) -> (&'t str, Span) {
+    let span = step.token_span(cx.file(), i);
+    (&cx.text()[span.range()], span)
 }
 
 pub(super) fn flag_takes_value(flag: &str) -> bool {
@@ -73,20 +69,21 @@ pub(super) fn flag_takes_value(flag: &str) -> bool {
 pub(super) fn remove_token_edits(
     step: &Step,
     token: usize,
-    text: &str,
+    cx: &Context,
     with_value: bool,
 ) -> Vec<Edit> {
-    let start_span = step.token_spans[token];
+    let text = cx.text();
+    let start_span = step.token_spans(cx.file())[token];
     let mut end = start_span.end;
     if with_value {
-        if let Some(next) = step.token_spans.get(token + 1) {
+        if let Some(next) = step.token_spans(cx.file()).get(token + 1) {
             if !text[next.range()].starts_with('-') {
                 end = next.end;
             }
         }
     }
     // Remove the whitespace before the token too.
-    let prev_end = step.token_spans[token - 1].end;
+    let prev_end = step.token_spans(cx.file())[token - 1].end;
     vec![Edit {
         span: Span::new(prev_end, end),
         replacement: String::new(),

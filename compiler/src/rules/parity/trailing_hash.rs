@@ -9,10 +9,10 @@ use crate::rules::Context;
 
 pub(super) fn check(cx: &Context, step: &Step, text: &str, out: &mut Vec<Diagnostic>) {
     // A `#` word inside an action line is an argument, not a comment.
-    for (i, span) in step.token_spans.iter().enumerate().skip(1) {
+    for (i, span) in step.token_spans(cx.file()).iter().enumerate().skip(1) {
         let raw = &text[span.range()];
         if raw == "#" || (raw.starts_with('#') && raw.len() > 1 && !raw.starts_with("#agent")) {
-            let tail = Span::new(span.start, step.line_span().end);
+            let tail = Span::new(span.start, step.line_span(cx.file()).end);
             let mut d = Diagnostic::new(
                 codes::TRAILING_HASH,
                 "`#` does not start a comment inside an action line",
@@ -30,10 +30,10 @@ pub(super) fn check(cx: &Context, step: &Step, text: &str, out: &mut Vec<Diagnos
                 let above = step
                     .annotation_line
                     .map(|l| cx.parse.file.lines[l].span.start)
-                    .unwrap_or(step.token_spans[0].start);
+                    .unwrap_or(step.token_spans(cx.file())[0].start);
                 d = d.with_fix(
                     "Move the comment to its own line",
-                    move_comment_edits(step, i, tail, above, text),
+                    move_comment_edits(step, i, tail, above, cx),
                 );
             }
             out.push(d);
@@ -50,9 +50,10 @@ fn move_comment_edits(
     token: usize,
     tail: Span,
     above: usize,
-    text: &str,
+    cx: &Context,
 ) -> Vec<Edit> {
-    let prev_end = step.token_spans[token - 1].end;
+    let text = cx.text();
+    let prev_end = step.token_spans(cx.file())[token - 1].end;
     let line_start = above;
     let indent_start = text[..line_start].rfind('\n').map(|i| i + 1).unwrap_or(0);
     let indent = &text[indent_start..line_start];

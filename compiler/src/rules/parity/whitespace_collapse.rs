@@ -13,7 +13,11 @@ pub(super) fn check(cx: &Context, step: &Step, arg: usize, out: &mut Vec<Diagnos
     let Some(a) = step.positionals.get(arg) else {
         return;
     };
-    let spans: Vec<Span> = a.tokens.iter().map(|t| step.token_spans[*t]).collect();
+    let spans: Vec<Span> = a
+        .tokens
+        .iter()
+        .map(|t| step.token_spans(cx.file())[*t])
+        .collect();
     let lossy = spans
         .windows(2)
         .any(|w| w[0].end < w[1].start && &text[w[0].end..w[1].start] != " ");

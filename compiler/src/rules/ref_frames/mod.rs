@@ -34,8 +34,8 @@ pub(super) fn check(cx: &Context, out: &mut Vec<Diagnostic>) {
         let is_snapshot = step.spec.is_some_and(|s| s.reader == ReaderRule::Snapshot);
         let mutating = mutates(step);
         for (arg, value) in refs(step) {
-            pins_kept::check(step, arg, &value, out);
-            let span = step.arg_span(arg);
+            pins_kept::check(cx, step, arg, &value, out);
+            let span = step.arg_span(cx.file(), arg);
             match &frame {
                 Frame::None => out.push(
                     Diagnostic::new(codes::REF_WITHOUT_SNAPSHOT, format!("`{value}` is used before any `snapshot` issued refs"), span)
@@ -49,21 +49,21 @@ pub(super) fn check(cx: &Context, out: &mut Vec<Diagnostic>) {
                         (Diagnostic::new(codes::STALE_REF_READ, format!("`{value}` is read after its frame expired"), span), "read")
                     };
                     let mut d = d
-                        .with_secondary(by.line_span(), "this step may have changed the screen, expiring the frame")
-                        .with_secondary(snapshot.command_span(), "refs were issued here")
+                        .with_secondary(by.line_span(cx.file()), "this step may have changed the screen, expiring the frame")
+                        .with_secondary(snapshot.command_span(cx.file()), "refs were issued here")
                         .with_help(if what == "mutation" {
                             "take a fresh `snapshot` before this step, or target the element with a selector"
                         } else {
                             "the read may see a different element than the ref named; take a fresh `snapshot` or use a selector"
                         });
-                    let line_start = step.token_spans[0].start;
+                    let line_start = step.token_spans(cx.file())[0].start;
                     let indent_start = cx.text()[..line_start].rfind('\n').map_or(0, |i| i + 1);
                     d = d.with_fix("Insert a fresh `snapshot` before this step", vec![Edit { span: Span::new(indent_start, indent_start), replacement: "snapshot\n".into() }]);
                     out.push(d);
                 }
                 Frame::Active { scope: Some(scope), snapshot } => out.push(
                     Diagnostic::new(codes::SCOPED_REF, format!("`{value}` must come from the scoped snapshot `-s {scope}`"), span)
-                        .with_secondary(snapshot.line_span(), "this snapshot issued only the refs inside its scope")
+                        .with_secondary(snapshot.line_span(cx.file()), "this snapshot issued only the refs inside its scope")
                         .with_help("a scoped snapshot authorizes exactly the refs it returned; refs outside that scope are not issued"),
                 ),
                 Frame::Active { scope: None, .. } => {}

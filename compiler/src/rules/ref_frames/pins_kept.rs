@@ -5,13 +5,14 @@ use ad_grammar::{Diagnostic, Edit};
 
 use crate::codes;
 use crate::lower::{strip_pin, Arg, Step};
+use crate::rules::Context;
 
-pub(super) fn check(step: &Step, arg: &Arg, value: &str, out: &mut Vec<Diagnostic>) {
+pub(super) fn check(cx: &Context, step: &Step, arg: &Arg, value: &str, out: &mut Vec<Diagnostic>) {
     let stripped = strip_pin(value);
     if stripped == value || !value.contains("~s") {
         return;
     }
-    let span = step.arg_span(arg);
+    let span = step.arg_span(cx.file(), arg);
     out.push(
         Diagnostic::new(codes::PIN_KEPT, format!("the pin in `{value}` names a generation of the recording session"), span)
             .with_label(format!("`{}` keeps its pin: it never matches a new session", step.command))

@@ -7,8 +7,15 @@ use ad_grammar::{Diagnostic, Span};
 use crate::codes;
 use crate::lower::Step;
 use crate::registry::{Action, CommandSpec, FindAction, ReaderRule, StepAction, Targeting};
+use crate::rules::Context;
 
-pub(super) fn check(step: &Step, spec: &CommandSpec, text: &str, out: &mut Vec<Diagnostic>) {
+pub(super) fn check(
+    cx: &Context,
+    step: &Step,
+    spec: &CommandSpec,
+    text: &str,
+    out: &mut Vec<Diagnostic>,
+) {
     if spec.reader == ReaderRule::Fill {
         if let Some(value_arg) = super::fill_text(step) {
             let value = value_arg.value.as_str();
@@ -19,6 +26,7 @@ pub(super) fn check(step: &Step, spec: &CommandSpec, text: &str, out: &mut Vec<D
             };
             if !whole && !only_placeholder && placeholders(value).next().is_some() {
                 out.push(expanded_info(
+                    cx,
                     step,
                     &value_arg.tokens,
                     "a fill text that embeds a placeholder in other text",
@@ -33,6 +41,7 @@ pub(super) fn check(step: &Step, spec: &CommandSpec, text: &str, out: &mut Vec<D
         for arg in &step.positionals {
             if arg.has_dollar_brace() && placeholders(&arg.value).next().is_some() {
                 out.push(expanded_info(
+                    cx,
                     step,
                     &arg.tokens,
                     &format!("`{}` text", step.command),
@@ -43,12 +52,18 @@ pub(super) fn check(step: &Step, spec: &CommandSpec, text: &str, out: &mut Vec<D
     }
 }
 
-fn expanded_info(step: &Step, tokens: &[usize], what: &str, _text: &str) -> Diagnostic {
+fn expanded_info(
+    cx: &Context,
+    step: &Step,
+    tokens: &[usize],
+    what: &str,
+    _text: &str,
+) -> Diagnostic {
     let span = tokens
         .iter()
-        .map(|t| step.token_spans[*t])
+        .map(|t| step.token_spans(cx.file())[*t])
         .reduce(Span::cover)
-        .unwrap_or(step.line_span());
+        .unwrap_or(step.line_span(cx.file()));
     Diagnostic::new(codes::EXPANDED_ON_RERECORD, format!("a re-recording or repair will write the expanded value of {what}"), span)
         .with_help("only a complete `\"${NAME}\"` fill text keeps its placeholder when agent-device records or repairs this script")
 }

@@ -19,8 +19,8 @@ pub(super) fn check(cx: &Context, out: &mut Vec<Diagnostic>) {
     for step in cx.steps {
         let Some(spec) = step.spec else { continue };
         record_as::check(cx, step, out);
-        secret_in_clear::check(step, spec, out);
-        expanded_on_rerecord::check(step, spec, text, out);
+        secret_in_clear::check(cx, step, spec, out);
+        expanded_on_rerecord::check(cx, step, spec, text, out);
         evidence_placeholders::check(cx, step, out);
     }
 }

@@ -8,8 +8,9 @@ use ad_grammar::{Diagnostic, Edit};
 use crate::codes;
 use crate::lower::Step;
 use crate::registry::{CommandSpec, ReaderRule};
+use crate::rules::Context;
 
-pub(super) fn check(step: &Step, spec: &CommandSpec, out: &mut Vec<Diagnostic>) {
+pub(super) fn check(cx: &Context, step: &Step, spec: &CommandSpec, out: &mut Vec<Diagnostic>) {
     if spec.reader != ReaderRule::Fill {
         return;
     }
@@ -18,10 +19,11 @@ pub(super) fn check(step: &Step, spec: &CommandSpec, out: &mut Vec<Diagnostic>) 
     };
     let value = value_arg.value.as_str();
     let whole = whole_token_variable(value).is_some();
-    let secure = step.target_evidence.as_deref().is_some_and(is_secure_field);
-    if secure && !whole && !value.is_empty() {
+    // The field's evidence is read only for a literal text (most fills are `${VAR}`s).
+    let secure = || step.target_evidence.as_deref().is_some_and(is_secure_field);
+    if !whole && !value.is_empty() && secure() {
         let name = variable_name(step.target_evidence.as_ref().unwrap());
-        let span = step.arg_span(value_arg);
+        let span = step.arg_span(cx.file(), value_arg);
         out.push(
             Diagnostic::new(codes::SECRET_IN_CLEAR, "a secure field is filled with a literal: the secret is committed in clear", span)
                 .with_label(format!("replace it with `\"${{{name}}}\"`"))

@@ -32,7 +32,7 @@ pub(in crate::rules) fn selector_diagnostic(
         errors
     };
     let first = errors.first()?;
-    let arg_span = step.arg_span(arg);
+    let arg_span = step.arg_span(cx.file(), arg);
     // 'id="x"': single quotes are literal in .ad, and no layer unwraps them.
     let t = text.trim();
     if t.len() >= 2

@@ -7,7 +7,9 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 
-use ad_tests::web_fixture::{fixture_dir, require_chromium, FixtureServer};
+use ad_tests::web_fixture::{
+    assert_no_browser_left, browsers_of, fixture_dir, require_chromium, FixtureServer,
+};
 use serde_json::Value;
 
 const SECRET: &str = "hunter2";
@@ -113,48 +115,6 @@ fn assert_no_literal(dir: &Path, literal: &str) -> usize {
         }
     }
     seen
-}
-
-/// Processes whose command line names `dir`'s temp folder (the browser profiles live there).
-fn browsers_of(dir: &Path) -> Vec<u32> {
-    let needle = dir.join("tmp").display().to_string();
-    let mut out = Vec::new();
-    for entry in std::fs::read_dir("/proc").into_iter().flatten().flatten() {
-        let Ok(pid) = entry.file_name().to_string_lossy().parse::<u32>() else {
-            continue;
-        };
-        let Ok(cmdline) = std::fs::read(format!("/proc/{pid}/cmdline")) else {
-            continue;
-        };
-        let zombie = std::fs::read_to_string(format!("/proc/{pid}/stat"))
-            .ok()
-            .and_then(|s| {
-                s.rsplit_once(')')
-                    .map(|(_, r)| r.trim_start().starts_with('Z'))
-            })
-            .unwrap_or(true);
-        if !zombie && String::from_utf8_lossy(&cmdline).contains(&needle) {
-            out.push(pid);
-        }
-    }
-    out
-}
-
-/// No browser of this test's sessions is alive (bounded wait on the behaviour: the kernel may
-/// take a moment to reap).
-fn assert_no_browser_left(dir: &Path) {
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
-    loop {
-        let left = browsers_of(dir);
-        if left.is_empty() {
-            return;
-        }
-        assert!(
-            std::time::Instant::now() < deadline,
-            "browser processes outlived their session: {left:?}"
-        );
-        std::thread::sleep(std::time::Duration::from_millis(50));
-    }
 }
 
 /// Does a line of a session journal under `dir` hold both `a` and `b`?

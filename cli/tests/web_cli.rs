@@ -8,7 +8,9 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
-use ad_tests::web_fixture::{fixture_dir, require_chromium, FixtureServer};
+use ad_tests::web_fixture::{
+    assert_no_browser_left, browsers_of, fixture_dir, require_chromium, FixtureServer,
+};
 use serde_json::Value;
 
 fn repo() -> PathBuf {
@@ -65,48 +67,6 @@ fn app_url() -> String {
         "APP=file://{}/examples/web/app/index.html",
         repo().display()
     )
-}
-
-/// Processes whose command line names `art` (the browser's profile lives under `<art>/tmp`).
-fn browsers_of(art: &Path) -> Vec<u32> {
-    let needle = art.join("tmp").display().to_string();
-    let mut out = Vec::new();
-    for entry in std::fs::read_dir("/proc").into_iter().flatten().flatten() {
-        let Ok(pid) = entry.file_name().to_string_lossy().parse::<u32>() else {
-            continue;
-        };
-        let Ok(cmdline) = std::fs::read(format!("/proc/{pid}/cmdline")) else {
-            continue;
-        };
-        let zombie = std::fs::read_to_string(format!("/proc/{pid}/stat"))
-            .ok()
-            .and_then(|s| {
-                s.rsplit_once(')')
-                    .map(|(_, r)| r.trim_start().starts_with('Z'))
-            })
-            .unwrap_or(true);
-        if !zombie && String::from_utf8_lossy(&cmdline).contains(&needle) {
-            out.push(pid);
-        }
-    }
-    out
-}
-
-/// No browser process of this test's runs is alive (the kernel may take a moment to deliver a
-/// parent-death signal: bounded wait on the behaviour, no timing asserted).
-fn assert_no_browser_left(art: &Path) {
-    let deadline = Instant::now() + Duration::from_secs(10);
-    loop {
-        let left = browsers_of(art);
-        if left.is_empty() {
-            return;
-        }
-        assert!(
-            Instant::now() < deadline,
-            "browser processes outlived the run: {left:?}"
-        );
-        std::thread::sleep(Duration::from_millis(50));
-    }
 }
 
 /// The step statuses and the failure of one run folder's journal.

@@ -127,3 +127,46 @@ fn serve(stream: TcpStream, root: &Path, seen: &Mutex<Vec<String>>) {
     let _ = out.write_all(&body);
     let _ = out.flush();
 }
+
+/// Processes whose command line names `<art>/tmp` (the browser profiles of the runs and
+/// sessions whose artifacts or state live in `art`).
+pub fn browsers_of(art: &Path) -> Vec<u32> {
+    let needle = art.join("tmp").display().to_string();
+    let mut out = Vec::new();
+    for entry in std::fs::read_dir("/proc").into_iter().flatten().flatten() {
+        let Ok(pid) = entry.file_name().to_string_lossy().parse::<u32>() else {
+            continue;
+        };
+        let Ok(cmdline) = std::fs::read(format!("/proc/{pid}/cmdline")) else {
+            continue;
+        };
+        let zombie = std::fs::read_to_string(format!("/proc/{pid}/stat"))
+            .ok()
+            .and_then(|s| {
+                s.rsplit_once(')')
+                    .map(|(_, r)| r.trim_start().starts_with('Z'))
+            })
+            .unwrap_or(true);
+        if !zombie && String::from_utf8_lossy(&cmdline).contains(&needle) {
+            out.push(pid);
+        }
+    }
+    out
+}
+
+/// No browser process of this test's runs or sessions is alive (the kernel may take a moment to deliver a
+/// parent-death signal: bounded wait on the behaviour, no timing asserted).
+pub fn assert_no_browser_left(art: &Path) {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    loop {
+        let left = browsers_of(art);
+        if left.is_empty() {
+            return;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "browser processes outlived the run: {left:?}"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+}

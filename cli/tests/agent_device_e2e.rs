@@ -635,6 +635,18 @@ fn a_journey_recorded_with_ad_session_replays_with_ad_run() {
     let r = json(&out);
     assert_eq!(r["ok"], true, "{r:#}\n{}\n{text}", stderr(&out));
     assert_eq!(r["replayed"], 5);
+    // A published script is close-less: the replay's session stays in ad's session daemon
+    // until closed, which takes the app with it.
+    assert_eq!(r["sessionActive"], true, "{r:#}");
+    let app = d
+        .app_pid(Duration::ZERO)
+        .expect("the replay opened the app");
+    let closed = d.ad(&["session", "close", "--json"]);
+    assert_eq!(json(&closed)["ok"], true, "{}", stderr(&closed));
+    assert!(
+        gone_within(app, Duration::from_secs(10)),
+        "the app outlived the closed session"
+    );
 }
 
 /// A remote daemon that isolates tenants (what a device farm runs): with `--tenant`, `ad`

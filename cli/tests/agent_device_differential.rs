@@ -63,6 +63,10 @@ fn outcome(d: &Desktop, runner: &str, script: &str) -> (bool, Value, Vec<String>
     ]);
     let texts = screen_texts(&serde_json::from_slice(&snap.stdout).unwrap_or(Value::Null));
     // One session per device: end this one (its close leaves the app running, so kill it too).
+    // A close-less script's `ad run` hands its session to ad's session daemon, which ends it.
+    if runner != "replay" {
+        d.ad(&["session", "close", "--session", &session]);
+    }
     d.agent_device(&["close", "--session", &session, "--platform", "linux"]);
     d.kill_app();
     (ok, kind, texts)
@@ -87,6 +91,7 @@ fn same_for_both(d: &Desktop, name: &str, text: &str, expect_ok: bool) -> Vec<St
 #[test]
 fn replay_and_ad_reach_the_same_end_state_and_verdict() {
     let mut d = Desktop::start("differential");
+    d.set_env("AD_SESSION_IDLE_MS", "5000");
     d.start_daemon();
     let texts = same_for_both(
         &d,
@@ -128,6 +133,7 @@ wait "label=\"Welcome, alice\"" 1500
 fn an_identity_mismatch_fails_both_before_the_tap() {
     let mut d = Desktop::start("differential-identity");
     d.set_env("AD_GTK_SWAP", "1");
+    d.set_env("AD_SESSION_IDLE_MS", "5000");
     d.start_daemon();
     let texts = same_for_both(
         &d,

@@ -30,6 +30,7 @@ wait "label=\"Delete Bananas?\"" 5000
 click "label=Cancel"
 wait "label=\"Kept Bananas\"" 5000
 screenshot
+close
 "#;
 
 fn stderr(out: &std::process::Output) -> String {
@@ -74,7 +75,7 @@ fn login_flow_passes_journals_a_screenshot_and_releases_the_daemon_and_app() {
     ]);
     let r = json(&out);
     assert_eq!(r["ok"], true, "{r:#}\n{}", stderr(&out));
-    assert_eq!(r["replayed"], 12);
+    assert_eq!(r["replayed"], 13);
     // The session went with the daemon ad started.
     assert_eq!(r["sessionActive"], false);
     // The secret never reaches the journal.
@@ -124,7 +125,7 @@ fn walk(dir: &Path) -> Vec<std::path::PathBuf> {
         let p = e.path();
         if p.is_dir() {
             out.extend(walk(&p));
-        } else {
+        } else if p.is_file() {
             out.push(p);
         }
     }
@@ -167,6 +168,7 @@ fn a_divergence_reports_and_resumes_from_its_step_on_the_attached_daemon() {
     // The welcome screen takes 3 s: the 500 ms wait diverges, the resume finds it. (The app
     // inherits the daemon's environment.)
     d.set_env("AD_GTK_WELCOME_MS", "3000");
+    d.set_env("AD_SESSION_IDLE_MS", "5000");
     d.start_daemon();
     d.script(
         "slow.ad",
@@ -210,6 +212,11 @@ wait "label=\"Chosen: Cherries\"" 5000
     let r2 = json(&second);
     assert_eq!(r2["ok"], true, "{r2:#}\n{}", stderr(&second));
     assert_eq!(r2["replayed"], 3);
+    // The resumed run is close-less: its session stays in ad's session daemon until closed.
+    assert_eq!(r2["sessionActive"], true, "{r2:#}");
+    // (The app stays: the first run opened it, and agent-device's `close` leaves a desktop app.)
+    let closed = d.ad(&["session", "close", "--session", "resume", "--json"]);
+    assert_eq!(json(&closed)["ok"], true, "{}", stderr(&closed));
 }
 
 #[test]
@@ -232,7 +239,9 @@ fn agent_device_errors_keep_code_message_hint_and_name_the_platform() {
     assert!(e["hint"].as_str().is_some_and(|h| !h.is_empty()), "{e:#}");
 }
 
-const PARKED: &str = "context platform=linux\nopen ad-gtk-login\nwait \"label=Never\" 60000\n";
+// Its `close` keeps the run in `ad run` (a close-less one runs in the session daemon).
+const PARKED: &str =
+    "context platform=linux\nopen ad-gtk-login\nwait \"label=Never\" 60000\nclose\n";
 
 #[test]
 fn kill_9_of_ad_takes_its_daemon_and_app_with_it() {
@@ -303,6 +312,7 @@ wait "label=\"Welcome, bob\"" 8000
 #[test]
 fn http_json_rpc_locally_and_as_a_remote_daemon_without_leaking_the_token() {
     let mut d = Desktop::start("http");
+    d.set_env("AD_SESSION_IDLE_MS", "5000");
     d.set_env("AGENT_DEVICE_DAEMON_SERVER_MODE", "http");
     d.start_daemon();
     d.script("short.ad", SHORT);
@@ -376,6 +386,13 @@ fn http_json_rpc_locally_and_as_a_remote_daemon_without_leaking_the_token() {
         e["details"]["divergence"]["cause"]["code"], "UNAUTHORIZED",
         "{e:#}"
     );
+    // The close-less runs' sessions were handed over to ad's session daemon (the remote one
+    // with the token it travelled with): `ad session close` ends them.
+    for session in ["local", "remote"] {
+        let out = d.ad(&["session", "close", "--session", session, "--json"]);
+        assert_eq!(json(&out)["ok"], true, "{session}: {}", stderr(&out));
+        assert!(!String::from_utf8_lossy(&out.stdout).contains(&token));
+    }
 }
 
 #[test]
@@ -618,6 +635,18 @@ fn a_journey_recorded_with_ad_session_replays_with_ad_run() {
     let r = json(&out);
     assert_eq!(r["ok"], true, "{r:#}\n{}\n{text}", stderr(&out));
     assert_eq!(r["replayed"], 5);
+    // A published script is close-less: the replay's session stays in ad's session daemon
+    // until closed, which takes the app with it.
+    assert_eq!(r["sessionActive"], true, "{r:#}");
+    let app = d
+        .app_pid(Duration::ZERO)
+        .expect("the replay opened the app");
+    let closed = d.ad(&["session", "close", "--json"]);
+    assert_eq!(json(&closed)["ok"], true, "{}", stderr(&closed));
+    assert!(
+        gone_within(app, Duration::from_secs(10)),
+        "the app outlived the closed session"
+    );
 }
 
 /// A remote daemon that isolates tenants (what a device farm runs): with `--tenant`, `ad`
@@ -644,8 +673,11 @@ fn a_tenant_isolated_daemon_runs_the_script_under_a_lease_ad_renews_and_releases
         "AGENT_DEVICE_STATE_DIR",
         d.dir.join("empty-state").to_str().unwrap(),
     );
-    d.script("leased.ad", &format!("{SHORT}wait 4000\nscreenshot\n"));
-    d.script("short.ad", SHORT);
+    d.script(
+        "leased.ad",
+        &format!("{SHORT}wait 4000\nscreenshot\nclose\n"),
+    );
+    d.script("short.ad", &format!("{SHORT}close\n"));
     let out = d.ad(&[
         "run",
         "leased.ad",
@@ -835,7 +867,7 @@ fn an_https_daemon_is_reached_over_tls_and_an_untrusted_certificate_is_refused()
         "AGENT_DEVICE_STATE_DIR",
         d.dir.join("empty-state").to_str().unwrap(),
     );
-    d.script("shot.ad", &format!("{SHORT}screenshot\n"));
+    d.script("shot.ad", &format!("{SHORT}screenshot\nclose\n"));
     d.set_env("SSL_CERT_FILE", ca.to_str().unwrap());
     let out = d.ad(&["run", "shot.ad", "--backend", "agent-device", "--json"]);
     let r = json(&out);
@@ -918,4 +950,170 @@ fn a_run_recorded_on_the_device_replays_offline_with_the_same_verdict() {
     ]);
     let e = json(&edited);
     assert_eq!(e["ok"], false, "{e:#}");
+}
+
+/// A close-less script: it hands its live session over after filling the form.
+const HANDOFF: &str = r#"context platform=linux
+open ad-gtk-login
+fill "label=Password" "${PASSWORD}"
+"#;
+
+/// The agent-device daemon a process with this desktop's environment started (found by its
+/// state dir, which `ad` makes under the temp dir, and this desktop's device-claims folder).
+fn owned_daemon_of(d: &Desktop) -> Option<i32> {
+    let claims = format!(
+        "AGENT_DEVICE_CLAIMS_DIR={}",
+        d.dir.join("device-claims").display()
+    );
+    std::fs::read_dir(std::env::temp_dir())
+        .ok()?
+        .flatten()
+        .filter(|e| {
+            e.file_name()
+                .to_string_lossy()
+                .starts_with("ad-agent-device-")
+        })
+        .find_map(|e| {
+            let v: Value =
+                serde_json::from_str(&std::fs::read_to_string(e.path().join("daemon.json")).ok()?)
+                    .ok()?;
+            let pid = v["pid"].as_i64()? as i32;
+            let environ = std::fs::read(format!("/proc/{pid}/environ")).ok()?;
+            environ
+                .split(|b| *b == 0)
+                .any(|kv| kv == claims.as_bytes())
+                .then_some(pid)
+        })
+}
+
+/// Continues a handed-over session with `ad session …` and closes it; the outputs for leak checks.
+fn continue_and_close(d: &Desktop, app: i32) -> Vec<std::process::Output> {
+    let mut outputs = Vec::new();
+    for words in [
+        &["fill", "label=Username", "alice"][..],
+        &["press", "label=\"Sign In\""],
+        &["wait", "label=\"Welcome, alice\"", "8000"],
+    ] {
+        let mut args = vec!["session"];
+        args.extend_from_slice(words);
+        args.extend(["--session", "gtk", "--json"]);
+        let out = d.ad(&args);
+        let v = json(&out);
+        assert_eq!(v["ok"], true, "{words:?}: {v:#}\n{}", stderr(&out));
+        outputs.push(out);
+    }
+    // The same app window all along.
+    assert_eq!(d.app_pid(Duration::ZERO), Some(app));
+    assert!(alive(app), "the app ended before its session");
+    let out = d.ad(&["session", "close", "--session", "gtk", "--json"]);
+    assert_eq!(json(&out)["ok"], true, "{}", stderr(&out));
+    outputs.push(out);
+    assert!(
+        gone_within(app, Duration::from_secs(10)),
+        "the app outlived the closed session"
+    );
+    outputs
+}
+
+/// No file under the desktop's folder but agent-device's own state, and no output, holds `value`.
+fn assert_nowhere(d: &Desktop, value: &str, outputs: &[std::process::Output]) {
+    for out in outputs {
+        assert!(!String::from_utf8_lossy(&out.stdout).contains(value));
+        assert!(!stderr(out).contains(value), "{}", stderr(out));
+    }
+    for f in walk(&d.dir) {
+        if f.starts_with(d.state_dir()) || f.extension().is_some_and(|e| e == "sock") {
+            continue;
+        }
+        assert!(
+            !String::from_utf8_lossy(&std::fs::read(&f).unwrap_or_default()).contains(value),
+            "{} holds {value:?}",
+            f.display()
+        );
+    }
+}
+
+/// A close-less `ad run --backend agent-device` leaves its live session in ad's session daemon,
+/// its bridge settings resolved where `ad run` ran (the session daemon here was started with
+/// another agent-device state dir and no token): `ad session …` continues it on the same app
+/// window, and `ad session close` ends the agent-device session and the app. Neither the
+/// injected password nor the daemon token reaches a file or an output.
+#[test]
+fn a_handoff_run_continues_with_ad_session_on_the_daemon_it_attached_to() {
+    let mut d = Desktop::start("handoff");
+    // ad's session daemon stops soon after its session closes.
+    d.set_env("AD_SESSION_IDLE_MS", "5000");
+    d.start_daemon();
+    d.script("handoff.ad", HANDOFF);
+    let elsewhere = d.dir.join("other-agent-device-state");
+    let started = d
+        .ad_command(&["session", "list", "--json"])
+        .env("AGENT_DEVICE_STATE_DIR", &elsewhere)
+        .output()
+        .unwrap();
+    assert!(started.status.success(), "{}", stderr(&started));
+    let token = "tok-handoff-7f3a9c";
+    let run = d
+        .ad_command(&[
+            "run",
+            "handoff.ad",
+            "--backend",
+            "agent-device",
+            "--json",
+            "--session",
+            "gtk",
+            "-e",
+            "PASSWORD=hunter2",
+        ])
+        .env("AGENT_DEVICE_DAEMON_AUTH_TOKEN", token)
+        .output()
+        .unwrap();
+    let r = json(&run);
+    assert_eq!(r["ok"], true, "{r:#}\n{}", stderr(&run));
+    assert_eq!(r["sessionActive"], true, "{r:#}");
+    // The run attached to this desktop's daemon (its state dir travelled with the run).
+    assert!(!elsewhere.join("daemon.json").exists());
+    let app = d
+        .app_pid(Duration::from_secs(5))
+        .expect("the run opened the app");
+    let mut outputs = continue_and_close(&d, app);
+    outputs.push(run);
+    outputs.push(started);
+    assert_nowhere(&d, "hunter2", &outputs);
+    assert_nowhere(&d, token, &outputs);
+}
+
+/// The same handoff with no agent-device daemon running: the run starts one (in ad's session
+/// daemon), which `ad session close` stops with the app.
+#[test]
+fn a_handoff_run_keeps_the_agent_device_daemon_it_started_until_the_session_closes() {
+    let mut d = Desktop::start("handoff-owned");
+    d.set_env("AD_SESSION_IDLE_MS", "5000");
+    d.script("handoff.ad", HANDOFF);
+    let run = d.ad(&[
+        "run",
+        "handoff.ad",
+        "--backend",
+        "agent-device",
+        "--json",
+        "--session",
+        "gtk",
+        "-e",
+        "PASSWORD=hunter2",
+    ]);
+    let r = json(&run);
+    assert_eq!(r["ok"], true, "{r:#}\n{}", stderr(&run));
+    assert_eq!(r["sessionActive"], true, "{r:#}");
+    let daemon = owned_daemon_of(&d).expect("the run started an agent-device daemon");
+    assert!(alive(daemon), "the daemon ended with `ad run`");
+    let app = d
+        .app_pid(Duration::from_secs(5))
+        .expect("the run opened the app");
+    let mut outputs = continue_and_close(&d, app);
+    assert!(
+        gone_within(daemon, Duration::from_secs(10)),
+        "the agent-device daemon outlived the closed session"
+    );
+    outputs.push(run);
+    assert_nowhere(&d, "hunter2", &outputs);
 }

@@ -212,6 +212,17 @@ impl AnyBackend {
             _ => false,
         }
     }
+
+    /// Makes [`AnyBackend::release`] end what the backend leaves on the device (the agent-device
+    /// session and the apps it opened): the session daemon adopted it as a live session.
+    pub fn release_session_at_end(&mut self) {
+        match self {
+            AnyBackend::AgentDevice(d) => d.release_session_at_end(),
+            AnyBackend::RecordingAgentDevice(r) => r.inner_mut().release_session_at_end(),
+            _ => {}
+        }
+    }
+
     pub fn as_sim(&mut self) -> Option<&mut Sim> {
         match self {
             AnyBackend::Sim(s) => Some(s),

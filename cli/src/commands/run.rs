@@ -319,14 +319,12 @@ pub fn run(args: RunArgs) -> i32 {
         &mut live
     };
     // A run whose session outlives it (no `close`, or --keep-session) runs in the session
-    // daemon, which keeps its live session for `ad session …` (every backend but the
-    // agent-device bridge, whose sessions live in agent-device's own daemon).
+    // daemon, which keeps its live session for `ad session …`.
     let kind = match ad_runtime::session::backend_kind(&plan, &args.file, &session) {
         Ok(k) => k,
         Err(e) => return crate::usage_error(&e.0),
     };
-    let in_daemon = kind != ad_runtime::backends::BackendKind::AgentDevice
-        && ad_runtime::session::is_handoff(&plan, &options);
+    let in_daemon = ad_runtime::session::is_handoff(&plan, &options);
     let mut ran = None;
     if in_daemon {
         let abs = |p: &Path| std::path::absolute(p).unwrap_or_else(|_| p.to_path_buf());
@@ -343,6 +341,10 @@ pub fn run(args: RunArgs) -> i32 {
             },
             record_fixture: session.record_fixture.as_deref().map(abs),
             recorded: session.recorded.as_deref().map(abs),
+            // The daemon's environment is whichever `ad` started it: the bridge's settings
+            // travel as this process resolved them.
+            agent_device: (kind == ad_runtime::backends::BackendKind::AgentDevice)
+                .then(|| session.agent_device.resolved()),
         };
         match super::session::run_in_daemon(request, progress) {
             Err(e) | Ok(Some(Err(e))) => return crate::usage_error(&e),

@@ -14,16 +14,18 @@ use tokio::net::TcpStream;
 use super::http::{self, HttpUrl};
 use crate::backend::BackendError;
 
-/// A credential that formats as `<redacted>`.
-#[derive(Clone, PartialEq, Eq)]
+/// A credential that formats as `<redacted>`. It serializes as itself only to cross the session
+/// daemon's private socket ([`super::BridgeEnv`]); nothing writes it to a file.
+#[derive(Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(transparent)]
 pub struct Secret(String);
 
 impl Secret {
     pub fn new(s: impl Into<String>) -> Secret {
         Secret(s.into())
     }
-    /// The value, for the one place that sends it.
-    fn expose(&self) -> &str {
+    /// The value, for the one place that sends it (and the bridge's captured environment).
+    pub(super) fn expose(&self) -> &str {
         &self.0
     }
     pub fn is_empty(&self) -> bool {

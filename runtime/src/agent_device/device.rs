@@ -16,7 +16,7 @@ use serde_json::{json, Map, Value};
 use super::client::{Client, Endpoint, LeaseOp, LeaseRequest};
 use super::daemon::OwnedDaemon;
 use super::nodes;
-use super::run::{connect, BridgeSetup, TenantScope};
+use super::run::{connect_to, BridgeSetup, TenantScope};
 use crate::backend::*;
 use crate::tree::Point;
 
@@ -236,7 +236,8 @@ impl AgentDevice {
         if self.link.is_some() {
             return Ok(());
         }
-        let connection = connect(&self.setup.state_dir(), self.setup.may_start).await?;
+        let remote = self.setup.config.remote()?;
+        let connection = connect_to(remote, &self.setup.state_dir(), self.setup.may_start).await?;
         let mut client = Client::new(
             connection.endpoint,
             connection.token,
@@ -309,6 +310,12 @@ impl AgentDevice {
             })?;
         }
         Ok(&self.link.as_ref().expect("connected").client)
+    }
+
+    /// Makes [`AgentDevice::release`] end the agent-device session and the apps it opened: the
+    /// session daemon adopted this bridge's live session, whose end is now `ad session close`.
+    pub fn release_session_at_end(&mut self) {
+        self.setup.config.release_session = true;
     }
 
     /// Ends what this backend leaves behind: a daemon it started is stopped with everything it

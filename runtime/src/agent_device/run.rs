@@ -3,8 +3,11 @@
 //! ([`BridgeSetup`], made by [`crate::backends::create`]'s caller); and the daemon an `ad test`
 //! suite shares ([`shared_daemon`]).
 
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
+
+use serde::{Deserialize, Serialize};
 
 use super::client::{Client, Endpoint, Secret};
 use super::daemon::{self, DaemonInfo, OwnedDaemon};
@@ -12,7 +15,9 @@ use super::install;
 use crate::interp::{Plan, RunOptions};
 
 /// How the bridge finds its device (`--device`, `--udid`, `--serial`, the state dir).
-#[derive(Debug, Clone, Default)]
+/// Serializable: a handoff run's bridge travels to the session daemon ([`BridgeConfig::resolved`]).
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
 pub struct BridgeConfig {
     /// The daemon's state dir (default `$AGENT_DEVICE_STATE_DIR`, else `~/.agent-device`).
     pub state_dir: Option<PathBuf>,
@@ -23,8 +28,8 @@ pub struct BridgeConfig {
     /// Per-request timeout (default 60 s; `open` gets 180 s).
     pub request_timeout: Option<Duration>,
     /// On a daemon `ad` did not start, end the session and the apps it opened when the backend
-    /// is released (`ad test`: the next script needs the device; authoring sessions; `ad run`
-    /// leaves them for `--from`).
+    /// is released (`ad test`: the next script needs the device; authoring sessions, handoff runs
+    /// included once the session daemon holds them; `ad run` leaves them for `--from`).
     pub release_session: bool,
     /// A remote farm's scope (agent-device's `--tenant`, `--run-id`, `--lease-id`,
     /// `--lease-backend`; else `AGENT_DEVICE_TENANT`, `AGENT_DEVICE_RUN_ID`,
@@ -35,6 +40,33 @@ pub struct BridgeConfig {
     pub run_id: Option<String>,
     pub lease_id: Option<String>,
     pub lease_backend: Option<String>,
+    /// agent-device's environment as the run saw it, read instead of this process's (set by
+    /// [`BridgeConfig::resolved`]: the session daemon's environment is whichever `ad` started it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub env: Option<BridgeEnv>,
+}
+
+/// agent-device's environment variables the bridge reads, as captured in the process that ran
+/// `ad`. Values are [`Secret`]s (the auth token is one): formatting shows the names only.
+#[derive(Clone, Default, Serialize, Deserialize)]
+pub struct BridgeEnv(BTreeMap<String, Secret>);
+
+/// The variables [`BridgeEnv`] captures (the state dir is resolved into the config itself).
+const BRIDGE_VARS: &[&str] = &[
+    "AGENT_DEVICE_DAEMON_BASE_URL",
+    "AGENT_DEVICE_DAEMON_AUTH_TOKEN",
+    "AGENT_DEVICE_TENANT",
+    "AGENT_DEVICE_RUN_ID",
+    "AGENT_DEVICE_LEASE_ID",
+    "AGENT_DEVICE_LEASE_BACKEND",
+    "SSL_CERT_FILE",
+    "SSL_CERT_DIR",
+];
+
+impl std::fmt::Debug for BridgeEnv {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_list().entries(self.0.keys()).finish()
+    }
 }
 
 /// The tenant scope requests run under, when there is a tenant.
@@ -48,12 +80,65 @@ pub struct TenantScope {
 }
 
 impl BridgeConfig {
+    /// This config with what this process's environment says made explicit (the state dir,
+    /// made absolute; agent-device's variables), so it means the same in another process.
+    pub fn resolved(&self) -> BridgeConfig {
+        let state_dir = self
+            .state_dir
+            .clone()
+            .unwrap_or_else(daemon::default_state_dir);
+        let env = self.env.clone().unwrap_or_else(|| {
+            BridgeEnv(
+                BRIDGE_VARS
+                    .iter()
+                    .filter_map(|k| Some((k.to_string(), Secret::new(std::env::var(k).ok()?))))
+                    .collect(),
+            )
+        });
+        BridgeConfig {
+            state_dir: Some(std::path::absolute(&state_dir).unwrap_or(state_dir)),
+            env: Some(env),
+            ..self.clone()
+        }
+    }
+
+    /// An agent-device environment variable: as captured ([`BridgeConfig::resolved`]), else
+    /// this process's.
+    fn var(&self, name: &str) -> Option<String> {
+        match &self.env {
+            Some(env) => env.0.get(name).map(|v| v.expose().to_string()),
+            None => std::env::var(name).ok(),
+        }
+    }
+
+    /// The remote daemon `AGENT_DEVICE_DAEMON_BASE_URL` (and its token) names, if any.
+    /// An `https://` daemon is checked against this process's trust store, made once: a run
+    /// that trusts otherwise (`SSL_CERT_FILE`, `SSL_CERT_DIR`) is refused rather than trusting
+    /// what it did not.
+    pub fn remote(&self) -> Result<Option<(Endpoint, Secret)>, String> {
+        let remote = daemon::remote_from(
+            self.var("AGENT_DEVICE_DAEMON_BASE_URL"),
+            self.var("AGENT_DEVICE_DAEMON_AUTH_TOKEN"),
+        )?;
+        if let (Some(env), Some((Endpoint::Remote { url }, _))) = (&self.env, &remote) {
+            for k in ["SSL_CERT_FILE", "SSL_CERT_DIR"] {
+                let run = env.0.get(k).map(Secret::expose);
+                if url.tls && run != std::env::var(k).ok().as_deref() {
+                    return Err(format!(
+                        "this https:// daemon would be checked against the session daemon's trust store, not this run's ({k} differs): run with the {k} the session daemon started with, or end its sessions first (`ad session close`)"
+                    ));
+                }
+            }
+        }
+        Ok(remote)
+    }
+
     /// The tenant scope from the flags, else agent-device's environment variables; a run id is
     /// made up when none is given.
     pub fn tenant_scope(&self) -> Option<TenantScope> {
         let pick = |v: &Option<String>, env: &str| {
             v.clone()
-                .or_else(|| std::env::var(env).ok())
+                .or_else(|| self.var(env))
                 .map(|s| s.trim().to_string())
                 .filter(|s| !s.is_empty())
         };
@@ -125,7 +210,16 @@ pub struct Connection {
 
 /// Remote, else attach through the state dir, else (when `may_start`) start our own.
 pub async fn connect(state_dir: &Path, may_start: bool) -> Result<Connection, String> {
-    if let Some((endpoint, token)) = daemon::remote_from_env()? {
+    connect_to(daemon::remote_from_env()?, state_dir, may_start).await
+}
+
+/// [`connect`] with the remote daemon given (`None`: attach or start a local one).
+pub async fn connect_to(
+    remote: Option<(Endpoint, Secret)>,
+    state_dir: &Path,
+    may_start: bool,
+) -> Result<Connection, String> {
+    if let Some((endpoint, token)) = remote {
         let probe = Client::new(endpoint.clone(), token.clone(), "probe");
         if let Err(why) = probe.check_health().await {
             return Err(format!(
@@ -179,4 +273,36 @@ pub fn shared_daemon(bridge: &BridgeConfig) -> Result<Option<OwnedDaemon>, Strin
         .unwrap_or_else(daemon::default_state_dir);
     let connection = rt.block_on(connect(&state_dir, true))?;
     Ok(connection.owned)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_resolved_config_round_trips_and_never_formats_its_environment() {
+        let config = BridgeConfig {
+            device: Some("pixel".into()),
+            env: Some(BridgeEnv(
+                [(
+                    "AGENT_DEVICE_DAEMON_AUTH_TOKEN".to_string(),
+                    Secret::new("tok-123"),
+                )]
+                .into(),
+            )),
+            ..BridgeConfig::default()
+        }
+        .resolved();
+        assert!(!format!("{config:?}").contains("tok-123"));
+        let back: BridgeConfig =
+            serde_json::from_str(&serde_json::to_string(&config).unwrap()).unwrap();
+        assert_eq!(back.device.as_deref(), Some("pixel"));
+        assert!(back.state_dir.as_ref().is_some_and(|d| d.is_absolute()));
+        // The captured environment is read, not this process's.
+        assert_eq!(
+            back.var("AGENT_DEVICE_DAEMON_AUTH_TOKEN").as_deref(),
+            Some("tok-123")
+        );
+        assert_eq!(back.var("AGENT_DEVICE_TENANT"), None);
+    }
 }

@@ -1,7 +1,7 @@
 //! A run whose session outlives it — a close-less (handoff) script, or `--keep-session` — runs
 //! inside the session daemon, on a backend the daemon owns: when it ends well, its live session
-//! (backend included: the sim's device, the web backend's browser page) stays in the daemon
-//! under the run's session name, where `ad session …` commands continue it. Nothing about the
+//! (backend included: the sim's device, the web backend's browser page, the agent-device bridge's
+//! session) stays in the daemon under the run's session name, where `ad session …` commands continue it. Nothing about the
 //! session is written to a file; a run that fails keeps the sim's state for a `--from` resume as
 //! a one-shot run does.
 
@@ -37,6 +37,12 @@ pub struct RunRequest {
     /// `--backend recorded:DIR`: the fixture the run replays.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub recorded: Option<PathBuf>,
+    /// The agent-device bridge's settings, resolved where `ad run` ran
+    /// ([`crate::agent_device::BridgeConfig::resolved`]: its state dir and agent-device's
+    /// environment, the daemon's auth token included, which only crosses the daemon's private
+    /// socket).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub agent_device: Option<crate::agent_device::BridgeConfig>,
 }
 
 /// What the run produced (the live session, if any, is in the daemon).
@@ -139,6 +145,7 @@ impl Sessions {
             web: req.web.clone(),
             record_fixture: req.record_fixture.clone(),
             recorded: req.recorded.clone(),
+            agent_device: req.agent_device.clone().unwrap_or_default(),
             ..SessionConfig::default()
         };
         let name = req.options.session.clone();
@@ -170,6 +177,9 @@ impl Sessions {
                 if stale.is_file() {
                     let _ = std::fs::remove_file(stale);
                 }
+                // The session's end (`ad session close`, the daemon stopping) ends what the run
+                // left on an agent-device daemon, as an authoring session's end does.
+                live.backend.release_session_at_end();
                 let backend = match live.recording {
                     Some((dir, recording)) => {
                         self.fixtures
@@ -194,7 +204,12 @@ impl Sessions {
                 });
             }
             live.persist(&config, &req.options);
-            let outcome = live.outcome;
+            let mut outcome = live.outcome;
+            // As a one-shot run: what is left on a device that outlives `ad` is ended unless a
+            // `--from` may resume it.
+            if live.backend.release().await {
+                outcome.result.session_active = false;
+            }
             async move { drop(live.backend) }.await;
             self.settle(&name, &slot, &current);
             return Ok(RunReply {

@@ -69,8 +69,10 @@ enum Command {
     /// Run the language server on stdin/stdout (diagnostics, completion, hover, formatting, …)
     /// for editors: see docs/editors.md.
     Lsp(commands::lsp::LspArgs),
-    /// Run a script on the embedded simulated device: live progress, a divergence report when a
-    /// step fails, a crash-safe run journal. Exit 0 passed, 1 failed, 2 usage/static errors.
+    /// Run a script on a device backend (the embedded simulated device by default; headless
+    /// Chromium, a real device through agent-device, or a recorded fixture with `--backend`): live
+    /// progress, a divergence report when a step fails, a crash-safe run journal. Exit 0 passed, 1
+    /// failed, 2 usage/static errors.
     Run(commands::run::RunArgs),
     /// Run a suite of scripts: static check first, platform filter, shards, retries (flaky
     /// passes reported), parallel jobs, JUnit/JSON reports. Exit 0 all passed, 1 any failed.

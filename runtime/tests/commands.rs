@@ -242,3 +242,17 @@ fn every_sub_command_is_carried_out_on_the_sim_and_documented() {
     }
     assert!(problems.is_empty(), "{}", problems.join("\n"));
 }
+
+/// agent-device's daemon lowercases the clipboard sub-command (`clipboard Write` writes), so the
+/// registry and the interpreter read it any case too.
+#[test]
+fn clipboard_sub_commands_are_read_in_any_case() {
+    let script =
+        "context platform=ios\nopen \"com.example.shop\"\nclipboard Write hello\nclipboard READ\n";
+    let ran = common::run_text("clipboard-case.ad", script, &[]);
+    assert!(ran.result.error.is_none(), "{:?}", ran.result.error);
+    assert_eq!(
+        step_action(Action::Clipboard, |i| ["Write", "hello"].get(i).copied()),
+        StepAction::Clipboard(ClipboardOp::Write)
+    );
+}

@@ -190,7 +190,7 @@ pub const ALERT_OPS: &[(&str, AlertOp)] = &[
     ("dismiss", AlertOp::Dismiss),
 ];
 
-/// `clipboard` sub-commands (exact case).
+/// `clipboard` sub-commands, lowercase (the daemon lowercases the word: `clipboard Write` writes).
 pub const CLIPBOARD_OPS: &[(&str, ClipboardOp)] =
     &[("read", ClipboardOp::Read), ("write", ClipboardOp::Write)];
 
@@ -270,7 +270,7 @@ pub fn step_action<'a>(action: Action, word: impl Fn(usize) -> Option<&'a str>) 
         // subcommand: read or write"), so it is no read; the registry counts it as mutating.
         Action::Clipboard => StepAction::Clipboard(
             word(0)
-                .and_then(|w| look_up(CLIPBOARD_OPS, w))
+                .and_then(|w| look_up(CLIPBOARD_OPS, &w.to_lowercase()))
                 .unwrap_or(ClipboardOp::Unknown),
         ),
         Action::Wait => StepAction::Wait,
@@ -400,7 +400,7 @@ mod tests {
         );
         assert_eq!(
             of(Action::Clipboard, &["Write"]),
-            S::Clipboard(ClipboardOp::Unknown)
+            S::Clipboard(ClipboardOp::Write)
         );
         assert_eq!(of(Action::Find, &["Sign in"]), S::Find(FindAction::Click));
         assert_eq!(

@@ -15,6 +15,7 @@ use std::time::Instant;
 use ad_runtime::interp::{run, Plan, Progress, RunOptions, StepEnd, StepInfo};
 use ad_runtime::sim::{AppModel, Sim};
 use ad_runtime::Journal;
+use ad_tests::bench_input::sim_flow;
 
 struct Timings(Vec<f64>);
 impl Progress for Timings {
@@ -28,32 +29,6 @@ fn repo() -> PathBuf {
         .parent()
         .unwrap()
         .to_path_buf()
-}
-
-/// A script of `n` steps (after a login prefix) cycling through common commands.
-fn script(n: usize) -> String {
-    let mut s = String::from(
-        "context platform=ios target=mobile\nenv PASSWORD=hunter2\nopen \"com.example.shop\" --relaunch\nfill \"id=\\\"login.email\\\"\" \"demo@example.com\"\nfill \"id=\\\"login.password\\\"\" \"${PASSWORD}\"\nclick \"id=\\\"login.submit\\\"\"\nwait \"id=\\\"home.title\\\"\"\n",
-    );
-    let cycle = [
-        "click \"id=\\\"tab.catalog\\\"\"",
-        "wait \"id=\\\"catalog.title\\\"\"",
-        "is \"visible\" \"label=\\\"Red Mug\\\"\"",
-        "click \"id=\\\"tab.profile\\\"\"",
-        "wait \"id=\\\"profile.title\\\"\"",
-        "get \"text\" \"id=\\\"profile.name\\\"\"",
-        "click \"id=\\\"tab.home\\\"\"",
-        "click \"id=\\\"home.checkout\\\"\"",
-        "fill \"id=\\\"checkout.name\\\"\" \"Ada\"",
-        "click \"label=\\\"Pick up in store\\\" || id=\\\"shipping.pickup\\\"\"",
-        "is \"selected\" \"id=\\\"shipping.pickup\\\"\"",
-        "back",
-    ];
-    for i in 0..n {
-        s.push_str(cycle[i % cycle.len()]);
-        s.push('\n');
-    }
-    s
 }
 
 fn run_once(
@@ -85,7 +60,7 @@ fn percentile(sorted: &[f64], p: f64) -> f64 {
 }
 
 fn per_step(label: &str, root: Option<&Path>) {
-    let text = script(6000);
+    let text = sim_flow(6000);
     let mut journal = match root {
         Some(r) => Journal::create(r, "bench").unwrap(),
         None => Journal::null("bench"),
@@ -138,7 +113,7 @@ impl Progress for RssSamples {
 
 /// Child mode: run an n-step script with a streamed disk journal and print peak RSS.
 fn memory_child(n: usize, root: &Path) {
-    let text = script(n);
+    let text = sim_flow(n);
     let before_plan = vm_hwm_kib();
     let analysis = ad_compiler::analyze(&text);
     drop(text);

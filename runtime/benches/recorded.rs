@@ -12,38 +12,13 @@ use std::time::Instant;
 use ad_runtime::backends::BackendKind;
 use ad_runtime::interp::{Plan, Quiet, RunOptions};
 use ad_runtime::session::{run_script, SessionConfig};
+use ad_tests::bench_input::sim_flow;
 
 fn repo() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
         .parent()
         .unwrap()
         .to_path_buf()
-}
-
-/// A login prefix, then steps cycling through common commands: `n` steps in all.
-fn script(n: usize) -> String {
-    let mut s = String::from(
-        "context platform=ios target=mobile\nenv PASSWORD=hunter2\nopen \"com.example.shop\" --relaunch\nfill \"id=\\\"login.email\\\"\" \"demo@example.com\"\nfill \"id=\\\"login.password\\\"\" \"${PASSWORD}\"\nclick \"id=\\\"login.submit\\\"\"\nwait \"id=\\\"home.title\\\"\"\n",
-    );
-    let cycle = [
-        "click \"id=\\\"tab.catalog\\\"\"",
-        "wait \"id=\\\"catalog.title\\\"\"",
-        "is \"visible\" \"label=\\\"Red Mug\\\"\"",
-        "click \"id=\\\"tab.profile\\\"\"",
-        "wait \"id=\\\"profile.title\\\"\"",
-        "get \"text\" \"id=\\\"profile.name\\\"\"",
-        "click \"id=\\\"tab.home\\\"\"",
-        "click \"id=\\\"home.checkout\\\"\"",
-        "fill \"id=\\\"checkout.name\\\"\" \"Ada\"",
-        "click \"label=\\\"Pick up in store\\\" || id=\\\"shipping.pickup\\\"\"",
-        "is \"selected\" \"id=\\\"shipping.pickup\\\"\"",
-        "back",
-    ];
-    for i in 0..n - 5 {
-        s.push_str(cycle[i % cycle.len()]);
-        s.push('\n');
-    }
-    s
 }
 
 struct Setup {
@@ -100,7 +75,7 @@ fn report(name: &str, mut v: Vec<f64>) {
 }
 
 fn main() {
-    let text = script(1000);
+    let text = sim_flow(1000 - 5);
     let root = std::env::temp_dir().join(format!("ad-bench-recorded-{}", std::process::id()));
     let shm = Path::new("/dev/shm").join(format!("ad-bench-recorded-{}", std::process::id()));
     let fixture = root.join("fixture");

@@ -120,6 +120,33 @@ fn annotation(s: &mut String, id: &str, role: &str, label: &str, form: &str, ord
     );
 }
 
+/// A script for the simulated device's shop app: a login prefix (5 steps), then `n` steps
+/// cycling through common commands (the interpreter and recorded-replay benchmarks).
+pub fn sim_flow(n: usize) -> String {
+    let mut s = String::from(
+        "context platform=ios target=mobile\nenv PASSWORD=hunter2\nopen \"com.example.shop\" --relaunch\nfill \"id=\\\"login.email\\\"\" \"demo@example.com\"\nfill \"id=\\\"login.password\\\"\" \"${PASSWORD}\"\nclick \"id=\\\"login.submit\\\"\"\nwait \"id=\\\"home.title\\\"\"\n",
+    );
+    let cycle = [
+        "click \"id=\\\"tab.catalog\\\"\"",
+        "wait \"id=\\\"catalog.title\\\"\"",
+        "is \"visible\" \"label=\\\"Red Mug\\\"\"",
+        "click \"id=\\\"tab.profile\\\"\"",
+        "wait \"id=\\\"profile.title\\\"\"",
+        "get \"text\" \"id=\\\"profile.name\\\"\"",
+        "click \"id=\\\"tab.home\\\"\"",
+        "click \"id=\\\"home.checkout\\\"\"",
+        "fill \"id=\\\"checkout.name\\\"\" \"Ada\"",
+        "click \"label=\\\"Pick up in store\\\" || id=\\\"shipping.pickup\\\"\"",
+        "is \"selected\" \"id=\\\"shipping.pickup\\\"\"",
+        "back",
+    ];
+    for i in 0..n {
+        s.push_str(cycle[i % cycle.len()]);
+        s.push('\n');
+    }
+    s
+}
+
 #[cfg(test)]
 mod tests {
     #[test]

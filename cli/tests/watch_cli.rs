@@ -302,8 +302,10 @@ fn test_watch_reruns_the_saved_script() {
 fn a_terminal_is_cleared_between_cycles_and_ctrl_c_ends_the_watch() {
     use std::io::Write;
     let dir = project();
+    // `exec`: `script` runs the command through `$SHELL -c`, and a shell that stays as `ad`'s
+    // parent (dash does) dies of the same Ctrl-C, so `script` would report the shell's 130.
     let command = format!(
-        "{} check --watch --debounce 100 flows/login.ad",
+        "exec '{}' check --watch --debounce 100 flows/login.ad",
         env!("CARGO_BIN_EXE_ad")
     );
     let mut child = std::process::Command::new("script")

@@ -2,7 +2,7 @@
 //! (spec §7): which tokens become positionals, which flags are read, what is joined, dropped or
 //! pin-stripped. Every value keeps the tokens it came from, so rules can point at characters.
 
-use ad_grammar::annotation::{DualEvidence, Evidence, TargetEvidence};
+use ad_grammar::annotation::{CompactString, DualEvidence, Evidence, TargetEvidence};
 use ad_grammar::diagnostic::{phase, Reader};
 use ad_grammar::json::js_number_value;
 use ad_grammar::placeholder::has_dollar_brace;
@@ -16,10 +16,14 @@ use crate::codes;
 use crate::registry::arity::{arity_for, Migration};
 use crate::registry::{self, CommandSpec, FlagValue, ReaderRule};
 
+/// A step's positionals.
+pub type Positionals = smallvec::SmallVec<[Arg; 2]>;
+
 /// One value handed to the daemon, with the tokens it was read from.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Arg {
-    pub value: String,
+    /// Inline when short (most values are): no heap block per argument.
+    pub value: CompactString,
     /// Indices into the action line's tokens (0 is the command word).
     pub tokens: TokenIndices,
     /// Whether `value` contains `${`: several rules ask, so lowering answers once.
@@ -27,7 +31,8 @@ pub struct Arg {
 }
 
 impl Arg {
-    fn new(value: String, tokens: TokenIndices) -> Arg {
+    fn new(value: impl Into<CompactString>, tokens: TokenIndices) -> Arg {
+        let value = value.into();
         let dollar_brace = has_dollar_brace(&value);
         Arg {
             value,
@@ -42,11 +47,13 @@ impl Arg {
 }
 
 /// The token indices of an argument. Almost every argument is one token, and that case is
-/// stored inline: lowering allocates nothing for it.
+/// stored inline: lowering allocates nothing for it. The rare joined case is boxed so the whole
+/// is two words.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum TokenIndices {
     One([usize; 1]),
-    Many(Vec<usize>),
+    #[allow(clippy::box_collection)]
+    Many(Box<Vec<usize>>),
 }
 
 impl TokenIndices {
@@ -131,7 +138,8 @@ pub struct Step {
     /// The command word (borrowed from the registry for known commands: no allocation per step).
     pub command: Cow<'static, str>,
     pub spec: Option<&'static CommandSpec>,
-    pub positionals: Vec<Arg>,
+    /// Inline up to two (almost every step): no heap block of its own.
+    pub positionals: Positionals,
     /// The `flags` object as agent-device builds it.
     pub flags: crate::flags::Flags,
     /// `open`'s runtime hints.
@@ -173,7 +181,10 @@ impl Step {
         self.positionals.get(i).map(|a| a.value.as_str())
     }
     pub fn positional_values(&self) -> Vec<String> {
-        self.positionals.iter().map(|a| a.value.clone()).collect()
+        self.positionals
+            .iter()
+            .map(|a| a.value.to_string())
+            .collect()
     }
     /// The step's tokens in `file`, the tree it was lowered from (token 0 is the command word).
     /// A step keeps no copy of them: its spans are read from the tree when a rule reports.
@@ -209,7 +220,7 @@ impl Step {
             "positionals".into(),
             self.positionals
                 .iter()
-                .map(|a| Value::from(a.value.clone()))
+                .map(|a| Value::from(a.value.as_str()))
                 .collect(),
         );
         m.insert("flags".into(), Value::Object(self.flags.to_map()));
@@ -233,7 +244,8 @@ impl Step {
 }
 
 struct Tok<'a> {
-    value: &'a str,
+    /// Decoded here, once per token: the tree keeps only where each token is.
+    value: Cow<'a, str>,
     index: usize,
 }
 
@@ -260,7 +272,7 @@ fn lower_line<'t>(
 ) {
     let text = file.text.as_str();
     let word = action.command().value(text);
-    let spec = registry::lookup(word);
+    let spec = registry::lookup(&word);
     let command = match spec {
         Some(spec) => Cow::Borrowed(spec.name),
         None => Cow::Owned(word.to_string()),
@@ -273,7 +285,7 @@ fn lower_line<'t>(
     let args = &args[..];
     let (target_evidence, target_evidences) = match action
         .annotation
-        .and_then(|l| file.annotation(l))
+        .and_then(|l| file.annotation(l as usize))
         .and_then(|a| a.evidence.clone())
     {
         Some(Evidence::Single(e)) => (Some(e), None),
@@ -285,13 +297,13 @@ fn lower_line<'t>(
         command,
         spec,
         // At most one per argument token, so pushing never regrows (and a step keeps no slack).
-        positionals: Vec::with_capacity(action.args().len()),
+        positionals: Positionals::with_capacity(action.args().len()),
         flags: crate::flags::Flags::new(),
         runtime: None,
         ref_label: None,
         target_evidence,
         target_evidences,
-        annotation_line: action.annotation,
+        annotation_line: action.annotation.map(|l| l as usize),
         notes: Vec::new(),
     });
     let step = steps.last_mut().expect("just pushed");
@@ -310,7 +322,7 @@ fn lower_line<'t>(
         ReaderRule::Runtime => {
             let refs: Vec<&Tok> = args.iter().collect();
             let (positionals, flags) = ctx.read_runtime(&refs);
-            ctx.step.positionals = positionals;
+            ctx.step.positionals = positionals.into_iter().collect();
             for (key, value) in flags {
                 ctx.set_flag(key, value);
             }
@@ -329,23 +341,23 @@ fn lower_line<'t>(
 }
 
 fn single(t: &&Tok) -> Arg {
-    Arg::new(t.value.to_string(), TokenIndices::one(t.index))
+    Arg::new(&*t.value, TokenIndices::one(t.index))
 }
 
 fn joined(tokens: &[&Tok]) -> Arg {
     if let [one] = tokens {
         return single(one);
     }
-    let mut value = String::with_capacity(tokens.iter().map(|t| t.value.len() + 1).sum());
+    let mut value = CompactString::with_capacity(tokens.iter().map(|t| t.value.len() + 1).sum());
     for (i, t) in tokens.iter().enumerate() {
         if i > 0 {
             value.push(' ');
         }
-        value.push_str(t.value);
+        value.push_str(&t.value);
     }
     Arg::new(
         value,
-        TokenIndices::Many(tokens.iter().map(|t| t.index).collect()),
+        TokenIndices::Many(Box::new(tokens.iter().map(|t| t.index).collect())),
     )
 }
 
@@ -398,13 +410,13 @@ impl Ctx<'_, '_> {
         if !t.value.starts_with('@') {
             return single(&t); // only refs carry pins
         }
-        let stripped = strip_pin(t.value);
-        if stripped != t.value && t.value.contains('~') {
+        let stripped = strip_pin(&t.value);
+        if stripped != *t.value && t.value.contains('~') {
             self.step
                 .notes
                 .push(ReaderNote::PinStripped { token: t.index });
         }
-        Arg::new(stripped, TokenIndices::one(t.index))
+        Arg::new(stripped.as_str(), TokenIndices::one(t.index))
     }
 
     fn verbatim(&mut self, args: &[Tok], strip_pins: bool) {
@@ -438,7 +450,7 @@ impl Ctx<'_, '_> {
         while i < args.len() {
             let t = &args[i];
             let next = args.get(i + 1);
-            if let Some(flag) = spec.flag(t.value) {
+            if let Some(flag) = spec.flag(&t.value) {
                 match flag.value {
                     FlagValue::Switch(v) => {
                         self.set_flag(flag.key, v.into());
@@ -447,8 +459,8 @@ impl Ctx<'_, '_> {
                     }
                     FlagValue::Enum(allowed) => {
                         if let Some(n) = next {
-                            if allowed.contains(&n.value) {
-                                self.set_flag(flag.key, n.value.into());
+                            if allowed.contains(&&*n.value) {
+                                self.set_flag(flag.key, (&*n.value).into());
                             } else {
                                 self.step.notes.push(ReaderNote::FlagValueIgnored {
                                     token: t.index,
@@ -461,7 +473,7 @@ impl Ctx<'_, '_> {
                     }
                     _ => {
                         if let Some(n) = next {
-                            if let Some(v) = js_flag_integer(n.value) {
+                            if let Some(v) = js_flag_integer(&n.value) {
                                 self.set_flag(flag.key, js_number_value(v));
                                 i += 2;
                                 continue;
@@ -488,7 +500,7 @@ impl Ctx<'_, '_> {
         let Some(first) = rest.first() else { return };
         if first.value.starts_with('@') {
             let arg = self.pin(first);
-            self.step.positionals = vec![arg];
+            self.step.positionals = smallvec::smallvec![arg];
             if let Some(label) = rest.get(1).filter(|l| !l.value.is_empty()) {
                 self.step.ref_label = Some(Box::new(single(label)));
             }
@@ -500,8 +512,8 @@ impl Ctx<'_, '_> {
             }
             return;
         }
-        if rest.len() >= 2 && is_numeric(first.value) && is_numeric(rest[1].value) {
-            self.step.positionals = vec![single(first), single(&rest[1])];
+        if rest.len() >= 2 && is_numeric(&first.value) && is_numeric(&rest[1].value) {
+            self.step.positionals = smallvec::smallvec![single(first), single(&rest[1])];
             for t in rest.iter().skip(2) {
                 self.step.notes.push(ReaderNote::Dropped {
                     token: t.index,
@@ -528,8 +540,8 @@ impl Ctx<'_, '_> {
             self.step.positionals = p.iter().map(single).collect();
             return;
         }
-        if is_numeric(p[0].value) && is_numeric(p[1].value) {
-            self.step.positionals = vec![single(&p[0]), single(&p[1])];
+        if is_numeric(&p[0].value) && is_numeric(&p[1].value) {
+            self.step.positionals = smallvec::smallvec![single(&p[0]), single(&p[1])];
             self.push_joined(&p[2..]);
             return;
         }
@@ -578,7 +590,7 @@ impl Ctx<'_, '_> {
         while i < args.len() {
             let t = &args[i];
             let has_next = i + 1 < args.len();
-            match t.value {
+            match &*t.value {
                 "-i" => self.set_flag("snapshotInteractiveOnly", true.into()),
                 "-c" => self.step.notes.push(ReaderNote::Dropped {
                     token: t.index,
@@ -587,7 +599,7 @@ impl Ctx<'_, '_> {
                 "--raw" => self.set_flag("snapshotRaw", true.into()),
                 "--force-full" => self.set_flag("snapshotForceFull", true.into()),
                 "-d" | "--depth" if has_next => {
-                    let n = js_number(args[i + 1].value);
+                    let n = js_number(&args[i + 1].value);
                     if n.is_finite() && n >= 0.0 {
                         self.set_flag("snapshotDepth", js_number_value(n.floor()));
                     } else {
@@ -599,7 +611,7 @@ impl Ctx<'_, '_> {
                     i += 1;
                 }
                 "-s" | "--scope" if has_next => {
-                    self.set_flag("snapshotScope", args[i + 1].value.into());
+                    self.set_flag("snapshotScope", (&*args[i + 1].value).into());
                     i += 1;
                 }
                 "--backend" if has_next => {
@@ -624,7 +636,7 @@ impl Ctx<'_, '_> {
     fn open(&mut self, args: &[Tok]) {
         let mut rest = Vec::new();
         for t in args {
-            match t.value {
+            match &*t.value {
                 "--relaunch" => self.set_flag("relaunch", true.into()),
                 "--test-ime" => self.set_flag("testIme", true.into()),
                 "--no-test-ime" => self.set_flag("testIme", false.into()),
@@ -632,7 +644,7 @@ impl Ctx<'_, '_> {
             }
         }
         let (positionals, runtime) = self.read_runtime(&rest);
-        self.step.positionals = positionals;
+        self.step.positionals = positionals.into_iter().collect();
         let truthy = |k: &str| match runtime.get(k) {
             Some(Value::String(s)) => !s.is_empty(),
             Some(_) => true,
@@ -655,7 +667,7 @@ impl Ctx<'_, '_> {
         while i < args.len() {
             let t = args[i];
             let next = args.get(i + 1);
-            let key = match t.value {
+            let key = match &*t.value {
                 "--platform" => Some("platform"),
                 "--metro-host" => Some("metroHost"),
                 "--metro-port" => Some("metroPort"),
@@ -667,8 +679,8 @@ impl Ctx<'_, '_> {
                 (Some(key), Some(n)) => {
                     match key {
                         "platform" => {
-                            if ["ios", "android", "harmonyos"].contains(&n.value) {
-                                out.insert(key, n.value.into());
+                            if ["ios", "android", "harmonyos"].contains(&&*n.value) {
+                                out.insert(key, (&*n.value).into());
                             } else {
                                 self.step.notes.push(ReaderNote::FlagValueIgnored {
                                     token: t.index,
@@ -676,7 +688,7 @@ impl Ctx<'_, '_> {
                                 });
                             }
                         }
-                        "metroPort" => match js_flag_integer(n.value) {
+                        "metroPort" => match js_flag_integer(&n.value) {
                             Some(v) => {
                                 out.insert(key, js_number_value(v));
                             }
@@ -686,7 +698,7 @@ impl Ctx<'_, '_> {
                             }),
                         },
                         _ => {
-                            out.insert(key, n.value.into());
+                            out.insert(key, (&*n.value).into());
                         }
                     }
                     i += 2;
@@ -695,7 +707,7 @@ impl Ctx<'_, '_> {
                     if t.value.starts_with('-')
                         && key.is_none()
                         && t.value.len() > 1
-                        && !is_numeric(t.value)
+                        && !is_numeric(&t.value)
                     {
                         self.step
                             .notes
@@ -714,7 +726,7 @@ impl Ctx<'_, '_> {
         while i < args.len() {
             let t = &args[i];
             let has_next = i + 1 < args.len();
-            match t.value {
+            match &*t.value {
                 "--max-size" => {
                     self.reject(
                         codes::REMOVED_FLAG,
@@ -727,14 +739,14 @@ impl Ctx<'_, '_> {
                 }
                 "--hide-touches" => self.set_flag("hideTouches", true.into()),
                 "--fps" if has_next => {
-                    let n = js_number(args[i + 1].value);
+                    let n = js_number(&args[i + 1].value);
                     if n.is_finite() {
                         self.set_flag("fps", js_number_value(n.floor()));
                     }
                     i += 1;
                 }
                 "--quality" if has_next => {
-                    let v = args[i + 1].value;
+                    let v = &*args[i + 1].value;
                     let q = match v {
                         "medium" | "high" => Some(v),
                         _ if !v.is_empty() && v.bytes().all(|b| b.is_ascii_digit()) => {
@@ -765,8 +777,8 @@ impl Ctx<'_, '_> {
         let mut i = 0;
         while i < args.len() {
             let t = &args[i];
-            let next = args.get(i + 1).map(|n| n.value);
-            match t.value {
+            let next = args.get(i + 1).map(|n| &*n.value);
+            match &*t.value {
                 "--max-size" => {
                     return self.reject(
                         codes::REMOVED_FLAG,
@@ -954,10 +966,10 @@ impl Step {
             let span = token.span;
             // Where the value's bytes sit in the source: the raw text itself (bare, or a token
             // that could not be decoded), the text between the quotes, or nowhere exactly (escapes).
-            let base = match (&token.decoded, token.quoting, token.error) {
-                (Some(_), _, _) => None,
-                (None, ad_grammar::Quoting::Json, None) => Some(span.start + 1),
-                (None, _, _) => Some(span.start),
+            let base = match (token.escaped, token.quoting, token.error) {
+                (true, _, _) => None,
+                (false, ad_grammar::Quoting::Json, None) => Some(span.start + 1),
+                (false, _, _) => Some(span.start),
             };
             let len = token.value(text).len();
             pieces.push(ValuePiece {

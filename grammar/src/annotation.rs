@@ -1,6 +1,7 @@
 //! `target-v1` / `targets-v1` evidence: the recognition regexes and the field rules of
 //! agent-device's annotation serde, with its exact error messages.
 
+pub use compact_str::CompactString;
 use serde::Serialize;
 use serde_json::Value;
 use std::sync::Arc;
@@ -41,10 +42,10 @@ pub struct DualEvidence {
 #[serde(rename_all = "camelCase")]
 pub struct TargetEvidence {
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub id: Option<String>,
-    pub role: String,
+    pub id: Option<CompactString>,
+    pub role: CompactString,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub label: Option<String>,
+    pub label: Option<CompactString>,
     pub ancestry: Vec<AncestryEntry>,
     pub sibling: u64,
     pub viewport_order: u64,
@@ -58,18 +59,18 @@ pub struct TargetEvidence {
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct AncestryEntry {
-    pub role: String,
+    pub role: CompactString,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub label: Option<String>,
+    pub label: Option<CompactString>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct ScrollRegion {
-    pub role: String,
+    pub role: CompactString,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub id: Option<String>,
+    pub id: Option<CompactString>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub label: Option<String>,
+    pub label: Option<CompactString>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
@@ -331,7 +332,7 @@ fn string_value<'a>(
     Ok(SpanReader::string(text, v))
 }
 
-fn capped_at(s: String, field: Field) -> Result<String, EvidenceError> {
+fn capped_at(s: CompactString, field: Field) -> Result<CompactString, EvidenceError> {
     if s.len() > FIELD_CAP {
         return fail_at(
             format!("target-v1 \"{field}\" exceeds the {FIELD_CAP}-byte field cap."),
@@ -341,7 +342,11 @@ fn capped_at(s: String, field: Field) -> Result<String, EvidenceError> {
     Ok(s)
 }
 
-fn required_string(text: &str, v: Option<RawValue>, field: Field) -> Result<String, EvidenceError> {
+fn required_string(
+    text: &str,
+    v: Option<RawValue>,
+    field: Field,
+) -> Result<CompactString, EvidenceError> {
     let Some(v) = v else {
         return fail_at(format!("target-v1 \"{field}\" is required."), field);
     };
@@ -352,7 +357,7 @@ fn optional_id(
     text: &str,
     v: Option<RawValue>,
     field: Field,
-) -> Result<Option<String>, EvidenceError> {
+) -> Result<Option<CompactString>, EvidenceError> {
     let Some(v) = v else { return Ok(None) };
     let s = nfc_owned(string_value(text, v, field)?);
     if s.is_empty() {
@@ -365,7 +370,7 @@ fn optional_label(
     text: &str,
     v: Option<RawValue>,
     field: Field,
-) -> Result<Option<String>, EvidenceError> {
+) -> Result<Option<CompactString>, EvidenceError> {
     let Some(v) = v else { return Ok(None) };
     let s = normalize_label_owned(string_value(text, v, field)?);
     if s.is_empty() {
@@ -494,22 +499,23 @@ fn read_rect(text: &str, v: Option<RawValue>) -> Result<Option<Rect>, EvidenceEr
 }
 
 /// NFC of `s`, reusing its buffer when it is already normalized (ASCII always is).
-fn nfc_owned(s: Cow<str>) -> String {
+/// Short values (most ids, roles and labels) are stored inline: no heap block per field.
+fn nfc_owned(s: Cow<str>) -> CompactString {
     if s.is_ascii()
         || unicode_normalization::is_nfc_quick(s.chars())
             == unicode_normalization::IsNormalized::Yes
     {
-        return s.into_owned();
+        return CompactString::new(&s);
     }
     s.nfc().collect()
 }
 
 /// NFC, trimmed, whitespace runs collapsed to one space; empty → absent.
 pub fn normalize_label(s: &str) -> String {
-    normalize_label_owned(Cow::Borrowed(s))
+    normalize_label_owned(Cow::Borrowed(s)).into()
 }
 
-fn normalize_label_owned(s: Cow<str>) -> String {
+fn normalize_label_owned(s: Cow<str>) -> CompactString {
     // Already normalized: ASCII words separated by single spaces (the usual recorded label).
     let mut space = true; // a leading space is not normal
     let mut normal = true;
@@ -521,10 +527,10 @@ fn normalize_label_owned(s: Cow<str>) -> String {
         space = c == b' ';
     }
     if (normal && !space) || s.is_empty() {
-        return s.into_owned();
+        return CompactString::new(&s);
     }
     let n = nfc_owned(s);
-    let mut out = String::with_capacity(n.len());
+    let mut out = CompactString::with_capacity(n.len());
     for word in n.split(is_js_whitespace).filter(|w| !w.is_empty()) {
         if !out.is_empty() {
             out.push(' ');
@@ -582,17 +588,17 @@ mod tests {
         use crate::json::{parse_js, JsValue};
 
         fn nfc(s: &str) -> String {
-            nfc_owned(Cow::Borrowed(s))
+            nfc_owned(Cow::Borrowed(s)).into()
         }
 
-        fn capped(s: String, field: &str) -> Result<String, EvidenceError> {
+        fn capped(s: String, field: &str) -> Result<CompactString, EvidenceError> {
             if s.len() > FIELD_CAP {
                 return fail(
                     format!("target-v1 \"{field}\" exceeds the {FIELD_CAP}-byte field cap."),
                     field,
                 );
             }
-            Ok(s)
+            Ok(s.into())
         }
 
         /// `target-v1` payload → typed evidence.
@@ -653,14 +659,20 @@ mod tests {
             }
         }
 
-        fn required_string(v: Option<&JsValue>, field: &str) -> Result<String, EvidenceError> {
+        fn required_string(
+            v: Option<&JsValue>,
+            field: &str,
+        ) -> Result<CompactString, EvidenceError> {
             let Some(v) = v else {
                 return fail(format!("target-v1 \"{field}\" is required."), field);
             };
             capped(nfc(as_string(v, field)?), field)
         }
 
-        fn optional_id(v: Option<&JsValue>, field: &str) -> Result<Option<String>, EvidenceError> {
+        fn optional_id(
+            v: Option<&JsValue>,
+            field: &str,
+        ) -> Result<Option<CompactString>, EvidenceError> {
             let Some(v) = v else { return Ok(None) };
             let s = nfc(as_string(v, field)?);
             if s.is_empty() {
@@ -672,7 +684,7 @@ mod tests {
         fn optional_label(
             v: Option<&JsValue>,
             field: &str,
-        ) -> Result<Option<String>, EvidenceError> {
+        ) -> Result<Option<CompactString>, EvidenceError> {
             let Some(v) = v else { return Ok(None) };
             let s = normalize_label(as_string(v, field)?);
             if s.is_empty() {

@@ -154,8 +154,11 @@ fn parse_lines(text: &str) -> (Vec<Line>, Metadata, Vec<Diagnostic>, bool) {
             } else {
                 header_open = false;
                 seen_action = true;
-                let annotation = pending.take().map(|p| p.line);
-                LineKind::Action(ActionLine { tokens, annotation })
+                let annotation = pending.take().map(|p| p.line as u32);
+                LineKind::Action(ActionLine {
+                    tokens: tokens.into_boxed_slice(),
+                    annotation,
+                })
             }
         };
         lines.push(Line {
@@ -185,7 +188,7 @@ fn parse_lines(text: &str) -> (Vec<Line>, Metadata, Vec<Diagnostic>, bool) {
     let bindings: Vec<(usize, usize)> = lines
         .iter()
         .filter_map(|l| match &l.kind {
-            LineKind::Action(a) => a.annotation.map(|ann| (ann, l.index)),
+            LineKind::Action(a) => a.annotation.map(|ann| (ann as usize, l.index)),
             _ => None,
         })
         .collect();
@@ -479,7 +482,7 @@ fn tokenize(
             RawToken::Bare => Token {
                 span,
                 quoting: Quoting::Bare,
-                decoded: None,
+                escaped: false,
                 error: None,
             },
             RawToken::Unterminated => {
@@ -495,22 +498,22 @@ fn tokenize(
                 Token {
                     span,
                     quoting: Quoting::Json,
-                    decoded: None,
+                    escaped: false,
                     error: Some(TokenError::Unterminated),
                 }
             }
             RawToken::Quoted { plain: true } => Token {
                 span,
                 quoting: Quoting::Json,
-                decoded: None,
+                escaped: false,
                 error: None,
             },
-            // Decoded into a reused buffer, then copied once at its exact size.
+            // Decoded into a reused buffer to validate it; readers decode it again on demand.
             RawToken::Quoted { plain: false } => match decode_string_literal_into(raw, scratch) {
                 Ok(_) => Token {
                     span,
                     quoting: Quoting::Json,
-                    decoded: Some(scratch.as_str().into()),
+                    escaped: true,
                     error: None,
                 },
                 Err(e) => {
@@ -548,7 +551,7 @@ fn tokenize(
                     Token {
                         span,
                         quoting: Quoting::Json,
-                        decoded: None,
+                        escaped: false,
                         error: Some(TokenError::InvalidJson),
                     }
                 }

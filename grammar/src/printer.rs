@@ -85,9 +85,9 @@ pub fn respell_tokens(file: &SourceFile, action: &ActionLine) -> String {
         let value = token.value(text);
         // The command word and flag-looking words stay bare when that keeps them one token.
         if i == 0 || (value.starts_with('-') && value.len() > 1) {
-            out.push_str(&format_string_literal(value));
+            out.push_str(&format_string_literal(&value));
         } else {
-            out.push_str(&format_arg(value));
+            out.push_str(&format_arg(&value));
         }
     }
     out

@@ -3,17 +3,20 @@
 
 use crate::annotation::Evidence;
 use crate::diagnostic::Span;
-use serde::Serialize;
+use crate::json::decode_string_literal_cow;
+use serde::ser::{SerializeSeq, SerializeStruct};
+use serde::{Serialize, Serializer};
+use std::borrow::Cow;
 
-/// A parsed `.ad` file. Owns its text; every span indexes into it.
-#[derive(Debug, Clone, Serialize)]
+/// A parsed `.ad` file. Owns its text; every span indexes into it. Its JSON gives each escaped
+/// token's decoded value (see "tree JSON" below).
+#[derive(Debug, Clone)]
 pub struct SourceFile {
-    #[serde(skip)]
     pub text: String,
     pub lines: Vec<Line>,
 }
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone)]
 pub struct Line {
     /// 0-based; agent-device reports `index + 1`.
     pub index: usize,
@@ -34,7 +37,7 @@ pub enum LineTerminator {
 
 /// The rarer, larger kinds are boxed: a script is mostly actions, and every line is stored (and
 /// moved into the tree) at the size of its largest kind.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone)]
 pub enum LineKind {
     Blank,
     Comment(Comment),
@@ -106,7 +109,7 @@ pub struct EnvDirective {
     pub in_header: bool,
 }
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone)]
 pub struct ContextLine {
     pub tokens: Vec<Token>,
     /// `key=value` words after `context`, for editors and the formatter.
@@ -122,12 +125,14 @@ pub struct ContextEntry {
     pub value: Option<Span>,
 }
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone)]
 pub struct ActionLine {
-    /// Token 0 is the command word.
-    pub tokens: Vec<Token>,
-    /// The annotation line (0-based index) bound to this action.
-    pub annotation: Option<usize>,
+    /// Token 0 is the command word. A boxed slice at its exact length (no capacity word).
+    pub tokens: Box<[Token]>,
+    /// The annotation line (0-based index) bound to this action. `u32`: with the boxed slice,
+    /// every line record is a word smaller (a file is far below 4 billion lines; the reader
+    /// refuses files over its size cap first).
+    pub annotation: Option<u32>,
 }
 
 impl ActionLine {
@@ -147,15 +152,17 @@ pub enum Quoting {
     Json,
 }
 
-#[derive(Debug, Clone, Serialize)]
+/// One token of an action or `context` line: where it is and how it is quoted. Its value is
+/// read from the text on demand ([`Token::value`]): a script holds hundreds of thousands of
+/// tokens, and storing a decoded copy of each escaped one cost more than decoding it again for
+/// the few readers that ask.
+#[derive(Debug, Clone)]
 pub struct Token {
     pub span: Span,
     pub quoting: Quoting,
-    /// Decoded value of a JSON token with escapes (None: the value is the text between quotes).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub decoded: Option<Box<str>>,
+    /// A JSON token with a backslash escape: its value differs from the text between its quotes.
+    pub escaped: bool,
     /// Set when the token is malformed (the reader rejects the whole line).
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub error: Option<TokenError>,
 }
 
@@ -169,15 +176,15 @@ pub enum TokenError {
 
 impl Token {
     /// The value the reader sees: literal text for bare tokens, the decoded string for JSON ones
-    /// (the raw text when it could not be decoded).
-    pub fn value<'a>(&'a self, text: &'a str) -> &'a str {
-        if let Some(d) = &self.decoded {
-            return d;
-        }
+    /// (the raw text when it could not be decoded). Borrowed unless the token has an escape.
+    pub fn value<'a>(&self, text: &'a str) -> Cow<'a, str> {
         let raw = &text[self.span.range()];
         match (self.quoting, self.error) {
-            (Quoting::Json, None) => &raw[1..raw.len() - 1],
-            _ => raw,
+            (Quoting::Json, None) if self.escaped => decode_string_literal_cow(raw)
+                .map(|d| d.value)
+                .unwrap_or(Cow::Borrowed(raw)),
+            (Quoting::Json, None) => Cow::Borrowed(&raw[1..raw.len() - 1]),
+            _ => Cow::Borrowed(raw),
         }
     }
     pub fn raw<'a>(&self, text: &'a str) -> &'a str {
@@ -209,5 +216,104 @@ impl SourceFile {
             LineKind::Annotation(a) => Some(a),
             _ => None,
         }
+    }
+}
+
+// ---- tree JSON -----------------------------------------------------------------------------
+//
+// The tree's JSON (`ad parse --format tree`, the grammar's snapshots) gives each escaped
+// token its decoded value, which the tree does not store: these impls carry the text down to
+// the tokens. The shape is what `#[derive(Serialize)]` gave the same types.
+
+/// A tree value with the text its spans index.
+struct WithText<'a, T: ?Sized>(&'a T, &'a str);
+
+impl Serialize for SourceFile {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut st = s.serialize_struct("SourceFile", 1)?;
+        st.serialize_field("lines", &WithText(&self.lines[..], &self.text))?;
+        st.end()
+    }
+}
+
+impl<T> Serialize for WithText<'_, [T]>
+where
+    for<'a> WithText<'a, T>: Serialize,
+{
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut seq = s.serialize_seq(Some(self.0.len()))?;
+        for item in self.0 {
+            seq.serialize_element(&WithText(item, self.1))?;
+        }
+        seq.end()
+    }
+}
+
+impl Serialize for WithText<'_, Line> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let line = self.0;
+        let mut st = s.serialize_struct("Line", 5)?;
+        st.serialize_field("index", &line.index)?;
+        st.serialize_field("span", &line.span)?;
+        st.serialize_field("content", &line.content)?;
+        st.serialize_field("terminator", &line.terminator)?;
+        st.serialize_field("kind", &WithText(&line.kind, self.1))?;
+        st.end()
+    }
+}
+
+impl Serialize for WithText<'_, LineKind> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self.0 {
+            LineKind::Blank => s.serialize_unit_variant("LineKind", 0, "Blank"),
+            LineKind::Comment(c) => s.serialize_newtype_variant("LineKind", 1, "Comment", c),
+            LineKind::Annotation(a) => {
+                s.serialize_newtype_variant("LineKind", 2, "Annotation", &**a)
+            }
+            LineKind::Env(e) => s.serialize_newtype_variant("LineKind", 3, "Env", &**e),
+            LineKind::Context(c) => {
+                s.serialize_newtype_variant("LineKind", 4, "Context", &WithText(&**c, self.1))
+            }
+            LineKind::Action(a) => {
+                s.serialize_newtype_variant("LineKind", 5, "Action", &WithText(a, self.1))
+            }
+        }
+    }
+}
+
+impl Serialize for WithText<'_, ContextLine> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut st = s.serialize_struct("ContextLine", 3)?;
+        st.serialize_field("tokens", &WithText(&self.0.tokens[..], self.1))?;
+        st.serialize_field("entries", &self.0.entries)?;
+        st.serialize_field("in_header", &self.0.in_header)?;
+        st.end()
+    }
+}
+
+impl Serialize for WithText<'_, ActionLine> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut st = s.serialize_struct("ActionLine", 2)?;
+        st.serialize_field("tokens", &WithText(&self.0.tokens[..], self.1))?;
+        st.serialize_field("annotation", &self.0.annotation)?;
+        st.end()
+    }
+}
+
+impl Serialize for WithText<'_, Token> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let t = self.0;
+        let decoded = (t.escaped && t.error.is_none()).then(|| t.value(self.1));
+        let fields = 2 + usize::from(decoded.is_some()) + usize::from(t.error.is_some());
+        let mut st = s.serialize_struct("Token", fields)?;
+        st.serialize_field("span", &t.span)?;
+        st.serialize_field("quoting", &t.quoting)?;
+        if let Some(d) = &decoded {
+            st.serialize_field("decoded", d)?;
+        }
+        if let Some(e) = &t.error {
+            st.serialize_field("error", e)?;
+        }
+        st.end()
     }
 }

@@ -259,8 +259,8 @@ fn check_invariants(text: &str, p: &Parse) -> Result<(), String> {
             return Err(format!("line {i}: content outside the line"));
         }
         let tokens = match &line.kind {
-            LineKind::Action(a) => Some(&a.tokens),
-            LineKind::Context(c) => Some(&c.tokens),
+            LineKind::Action(a) => Some(&a.tokens[..]),
+            LineKind::Context(c) => Some(&c.tokens[..]),
             _ => None,
         };
         let mut prev_end = line.content.start;

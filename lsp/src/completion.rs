@@ -265,7 +265,7 @@ fn argument(items: &mut Items, analysis: &Analysis, p: &ArgPlace, offset: usize)
 
     // Flags the reader reads for this command.
     if !p.quoted && (value.is_empty() || value.starts_with('-')) {
-        let present: Vec<&str> = p
+        let present: Vec<_> = p
             .action
             .tokens
             .iter()
@@ -275,7 +275,7 @@ fn argument(items: &mut Items, analysis: &Analysis, p: &ArgPlace, offset: usize)
             .collect();
         for f in spec.flags {
             let spellings = std::iter::once(f.name).chain(f.aliases.iter().copied());
-            if spellings.clone().any(|s| present.contains(&s)) {
+            if spellings.clone().any(|s| present.iter().any(|p| p == s)) {
                 continue;
             }
             for (k, name) in spellings.enumerate() {

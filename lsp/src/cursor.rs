@@ -152,7 +152,7 @@ pub fn place<'a>(doc: &'a Document, analysis: &'a Analysis, offset: usize) -> Pl
             let prefix = ValueMap::new(raw, start);
             Place::Argument(ArgPlace {
                 action,
-                spec: ad_compiler::registry::lookup(tokens[0].value(text)),
+                spec: ad_compiler::registry::lookup(&tokens[0].value(text)),
                 token,
                 quoted: raw.starts_with('"'),
                 prefix,
@@ -192,7 +192,7 @@ pub fn arg_role(text: &str, place: &ArgPlace) -> ArgRole {
     let mut flag_value_of = None;
     while i < place.token.min(tokens.len()) {
         let v = tokens[i].value(text);
-        if let Some(flag) = place.spec.and_then(|s| s.flag(v)) {
+        if let Some(flag) = place.spec.and_then(|s| s.flag(&v)) {
             if !matches!(flag.value, FlagValue::Switch(_)) {
                 if i + 1 == place.token {
                     flag_value_of = Some(flag);

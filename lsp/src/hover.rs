@@ -71,11 +71,11 @@ pub fn markdown_at(analysis: &Analysis, offset: usize) -> Option<(String, Span)>
             let t = token_at(&action.tokens, offset)?;
             let token = &action.tokens[t];
             let command = action.tokens[0].value(text);
-            let spec = registry::lookup(command);
+            let spec = registry::lookup(&command);
             let step = step_for_line(analysis, line.index);
             let evidence = action
                 .annotation
-                .and_then(|l| file.annotation(l))
+                .and_then(|l| file.annotation(l as usize))
                 .and_then(|a| {
                     annotation_markdown(
                         a,
@@ -93,12 +93,12 @@ pub fn markdown_at(analysis: &Analysis, offset: usize) -> Option<(String, Span)>
                     md = format!("**Step {n}**\n\n{md}");
                 }
                 md
-            } else if let Some(flag) = spec.and_then(|s| s.flag(token.value(text))) {
+            } else if let Some(flag) = spec.and_then(|s| s.flag(&token.value(text))) {
                 let read = step.is_some_and(|s| {
                     s.flags.contains_key(flag.key)
                         || s.runtime.as_ref().is_some_and(|r| r.contains_key(flag.key))
                 });
-                let mut md = docs::flag_markdown(command, flag);
+                let mut md = docs::flag_markdown(&command, flag);
                 if !read && !matches!(flag.value, registry::FlagValue::Switch(_)) {
                     md.push_str("\n\n_Not read on this line (see the diagnostics)._");
                 }

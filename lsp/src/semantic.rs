@@ -139,13 +139,13 @@ fn line_tokens(analysis: &Analysis, line: &Line, out: &mut Vec<Tok>) {
             let mut i = 1;
             while i < n {
                 let v = action.tokens[i].value(text);
-                if let Some(flag) = spec.and_then(|s| s.flag(v)) {
+                if let Some(flag) = spec.and_then(|s| s.flag(&v)) {
                     kinds[i] = Some(PARAMETER);
                     if !matches!(flag.value, FlagValue::Switch(_)) && i + 1 < n {
                         let value = action.tokens[i + 1].value(text);
                         kinds[i + 1] = Some(match flag.value {
                             FlagValue::Enum(_) => ENUM_MEMBER,
-                            _ if is_numeric(value) => NUMBER,
+                            _ if is_numeric(&value) => NUMBER,
                             _ => STRING,
                         });
                         i += 1;
@@ -174,7 +174,7 @@ fn line_tokens(analysis: &Analysis, line: &Line, out: &mut Vec<Tok>) {
                     for (k, arg) in step.positionals.iter().enumerate() {
                         let before: Vec<String> = step.positionals[..k]
                             .iter()
-                            .map(|a| a.value.clone())
+                            .map(|a| a.value.to_string())
                             .collect();
                         let is_word = positional_kinds(spec, &before).iter().any(|(kind, _)| {
                             matches!(kind, ArgKind::Enum(words) if words.iter().any(|w| w.eq_ignore_ascii_case(&arg.value)))
@@ -215,7 +215,7 @@ fn line_tokens(analysis: &Analysis, line: &Line, out: &mut Vec<Tok>) {
                 let v = t.value(text);
                 let kind = kinds[i].unwrap_or(if v.starts_with('@') {
                     REF
-                } else if is_numeric(v) {
+                } else if is_numeric(&v) {
                     NUMBER
                 } else {
                     STRING

@@ -122,7 +122,7 @@ pub fn document_symbols(snap: &Snapshot) -> Option<DocumentSymbolResponse> {
     for (n, step) in analysis.steps.iter().enumerate() {
         let line = &file.lines[step.line];
         let mut words = vec![step.command.to_string()];
-        words.extend(step.positionals.iter().map(|a| a.value.clone()));
+        words.extend(step.positionals.iter().map(|a| a.value.to_string()));
         let name = shorten(&format!("{}. {}", n + 1, words.join(" ")));
         let mut span = line.content;
         let mut detail = None;

@@ -5,7 +5,9 @@
 //! the identity tier only.
 
 use crate::records::DivergenceKind;
-use ad_grammar::annotation::{normalize_label, AncestryEntry, ScrollRegion, TargetEvidence};
+use ad_grammar::annotation::{
+    normalize_label, AncestryEntry, CompactString, ScrollRegion, TargetEvidence,
+};
 use serde::Serialize;
 
 use crate::tree::{normalize_type, FlatNode, Snapshot};
@@ -14,28 +16,23 @@ use crate::tree::{normalize_type, FlatNode, Snapshot};
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Identity {
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub id: Option<String>,
-    pub role: String,
+    pub id: Option<CompactString>,
+    pub role: CompactString,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub label: Option<String>,
+    pub label: Option<CompactString>,
 }
 
-fn cap(s: String) -> String {
-    if s.len() <= 256 {
-        return s;
-    }
-    let mut end = 256;
+fn cap(s: impl AsRef<str>) -> CompactString {
+    let s = s.as_ref();
+    let mut end = s.len().min(256);
     while !s.is_char_boundary(end) {
         end -= 1;
     }
-    s[..end].to_string()
+    CompactString::new(&s[..end])
 }
 
 pub fn identity(n: &FlatNode) -> Identity {
-    let id =
-        n.id.as_deref()
-            .filter(|s| !s.is_empty())
-            .map(|s| cap(s.to_string()));
+    let id = n.id.as_deref().filter(|s| !s.is_empty()).map(cap);
     let label = n
         .label
         .as_deref()
@@ -225,7 +222,7 @@ fn describe_entry(e: Option<&AncestryEntry>) -> String {
         None => "(missing)".into(),
         Some(e) => match &e.label {
             Some(l) if !l.is_empty() => format!("{}/{}", e.role, l),
-            _ => e.role.clone(),
+            _ => e.role.to_string(),
         },
     }
 }

@@ -3,7 +3,7 @@
 //! reductions and the session-scoped echo protection of ADR 0017 (#1398).
 
 use ad_grammar::annotation::{
-    Rect, TargetEvidence, VerificationState, ANCESTRY_CAP, TARGET_PAYLOAD_CAP,
+    CompactString, Rect, TargetEvidence, VerificationState, ANCESTRY_CAP, TARGET_PAYLOAD_CAP,
 };
 
 use crate::identity::{self, ancestry};
@@ -60,18 +60,18 @@ pub fn capture(
         return None;
     }
     let mut echoed = false;
-    let mut scrub = |s: &mut Option<String>| {
+    let mut scrub = |s: &mut Option<CompactString>| {
         let Some(v) = s else { return };
         if let Some((name, literal)) = exact {
             if v == literal {
-                *v = format!("${{{name}}}");
+                *v = format!("${{{name}}}").into();
                 echoed = true;
                 return;
             }
         }
         let r = echo.redact(v);
         if r != *v {
-            *v = r;
+            *v = r.into();
             echoed = true;
         }
     };
@@ -120,12 +120,12 @@ mod tests {
         TargetEvidence {
             id: Some("x".into()),
             role: "button".into(),
-            label: Some("é".repeat(label_len / 2)),
+            label: Some("é".repeat(label_len / 2).into()),
             ancestry: (0..ancestors)
                 .map(|i| AncestryEntry {
                     role: "other".into(),
                     // Control characters: 6 JSON bytes each, so 8 entries overflow the cap.
-                    label: Some(format!("{i}{}", "\u{1}".repeat(250))),
+                    label: Some(format!("{i}{}", "\u{1}".repeat(250)).into()),
                 })
                 .collect(),
             sibling: 0,
@@ -151,7 +151,7 @@ mod tests {
     #[test]
     fn evidence_that_cannot_fit_with_its_parent_is_downgraded() {
         let mut e = evidence(1, 256);
-        e.ancestry[0].label = Some("b".repeat(5000));
+        e.ancestry[0].label = Some("b".repeat(5000).into());
         let e = reduce(e);
         assert_eq!(e.verification, VerificationState::Unverifiable);
         assert!(e.to_canonical_json().len() <= TARGET_PAYLOAD_CAP);

@@ -1040,7 +1040,7 @@ fn dispatched_step(step: &Step, keep_text: bool, scope: &mut Scope, protect: &Re
             continue;
         }
         if let Ok(v) = scope.expand(&arg.value) {
-            arg.value = protect.redact(&v);
+            arg.value = protect.redact(&v).into();
         }
     }
     out

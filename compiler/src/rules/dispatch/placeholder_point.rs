@@ -25,16 +25,23 @@ pub(super) fn check(cx: &Context, step: &Step, out: &mut Vec<Diagnostic>) {
     };
     let text = cx.text();
     let whole = |t: usize| {
+        // Most tokens here are selectors: decode only one whose text can start with `$` (raw,
+        // or as a `\u` escape).
+        let raw = action.tokens[t].raw(text);
+        let inner = raw.strip_prefix('"').unwrap_or(raw);
+        if !(inner.starts_with('$') || inner.starts_with("\\u")) {
+            return false;
+        }
         let v = action.tokens[t].value(text);
         v.starts_with("${") && v.ends_with('}') && v[2..v.len() - 1].find('}').is_none()
     };
-    let tokens: Vec<usize> = step
+    let mut tokens = step
         .positionals
         .iter()
-        .flat_map(|a| a.tokens.iter().copied())
-        .take(2)
-        .collect();
-    let [a, b] = tokens[..] else { return };
+        .flat_map(|a| a.tokens.iter().copied());
+    let (Some(a), Some(b)) = (tokens.next(), tokens.next()) else {
+        return;
+    };
     if b != a + 1 || !whole(a) || !whole(b) {
         return;
     }

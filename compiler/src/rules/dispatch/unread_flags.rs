@@ -55,7 +55,7 @@ pub(super) fn flag_in_selector(cx: &Context, step: &Step, arg: &Arg) -> Option<u
         ad_grammar::LineKind::Action(a) => a,
         _ => return None,
     };
-    let rest: Vec<&str> = arg
+    let rest: Vec<_> = arg
         .tokens
         .iter()
         .filter(|t| !flags.contains(t))

@@ -92,6 +92,6 @@ fn refs(step: &Step) -> Vec<(&Arg, String)> {
     step.positionals
         .iter()
         .filter(|a| a.value.starts_with('@') && a.value.len() > 1 && !a.has_dollar_brace())
-        .map(|a| (a, a.value.clone()))
+        .map(|a| (a, a.value.to_string()))
         .collect()
 }

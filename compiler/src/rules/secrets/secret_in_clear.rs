@@ -38,7 +38,7 @@ pub(super) fn check(cx: &Context, step: &Step, spec: &CommandSpec, out: &mut Vec
 fn is_secure_field(e: &TargetEvidence) -> bool {
     // Lowercasing can only turn a non-ASCII character into ASCII `k` or `i`, which none of
     // these words contain: an ASCII case-insensitive search is the same test, with no copies.
-    let named = |s: &Option<String>| {
+    let named = |s: &Option<ad_grammar::annotation::CompactString>| {
         s.as_deref().is_some_and(|s| {
             ["password", "passcode", "passwd", "secret"]
                 .iter()

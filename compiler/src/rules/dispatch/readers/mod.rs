@@ -26,8 +26,18 @@ use targets::{long_press, tap_flags, touch};
 use text::{fill, type_text};
 
 pub(super) fn read(step: &Step, reader: Reader) -> Verdict {
-    let p: Vec<&str> = step.positionals.iter().map(|a| a.value.as_str()).collect();
-    let p = &p[..];
+    // On the stack for the usual few positionals: this runs once per step.
+    let mut inline = [""; 8];
+    let spilled: Vec<&str>;
+    let p: &[&str] = if step.positionals.len() <= inline.len() {
+        for (slot, a) in inline.iter_mut().zip(&step.positionals) {
+            *slot = a.value.as_str();
+        }
+        &inline[..step.positionals.len()]
+    } else {
+        spilled = step.positionals.iter().map(|a| a.value.as_str()).collect();
+        &spilled
+    };
     match reader {
         Reader::Touch { buttons } => then(touch(&step.command, p), || tap_flags(step, buttons)),
         Reader::LongPress => long_press(p),
@@ -57,8 +67,14 @@ fn missing(expected: &str, daemon: impl Into<String>) -> Verdict {
         daemon,
     )
 }
-fn join(p: &[&str]) -> String {
-    p.join(" ")
+/// The values joined with one space, as the daemon joins them; a single value is borrowed (the
+/// usual case, and this runs per step).
+fn join<'a>(p: &[&'a str]) -> std::borrow::Cow<'a, str> {
+    match p {
+        [] => std::borrow::Cow::Borrowed(""),
+        [one] => std::borrow::Cow::Borrowed(one),
+        _ => std::borrow::Cow::Owned(p.join(" ")),
+    }
 }
 /// A ref whose `~sN` pin is malformed is refused (`@e2~x3`); whether it exists is session state.
 fn ref_ok(v: &str, arg: usize) -> Verdict {

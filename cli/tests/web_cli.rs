@@ -555,4 +555,18 @@ fn ctrl_c_ends_the_run_and_reaps_the_browser() {
     let art = scratch("sigint");
     let o = interrupt_mid_run(&art, libc::SIGINT);
     assert_eq!(code(&o), 130, "{}", text(&o));
+    // The `wait 60000` that Ctrl-C cut short did not wait its time: it did not pass.
+    let events: String = walk(&art.join("runs"))
+        .iter()
+        .filter(|p| p.ends_with("events.jsonl"))
+        .map(|p| std::fs::read_to_string(p).unwrap())
+        .collect();
+    let wait_end = events
+        .lines()
+        .find(|l| l.contains("\"step_end\"") && l.contains("\"step\":2"))
+        .unwrap_or_else(|| panic!("the wait step ends in the journal: {events}"));
+    assert!(
+        wait_end.contains("\"status\":\"failed\"") && wait_end.contains("INTERRUPTED"),
+        "{wait_end}"
+    );
 }

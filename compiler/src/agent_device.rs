@@ -137,10 +137,10 @@ impl serde::Serialize for StepRef<'_> {
         map.serialize_entry("command", &step.command)?;
         map.serialize_entry("positionals", &Values(&step.positionals))?;
         map.serialize_entry("flags", &FlagsRef(&step.flags))?;
-        if let Some(r) = &step.runtime {
+        if let Some(r) = step.runtime() {
             map.serialize_entry("runtime", &FlagsRef(r))?;
         }
-        if let Some(l) = &step.ref_label {
+        if let Some(l) = step.ref_label() {
             map.serialize_entry("result", &RefLabel(&l.value))?;
         }
         if let Some(e) = &step.target_evidence {
@@ -151,7 +151,7 @@ impl serde::Serialize for StepRef<'_> {
                 map.serialize_entry("targetEvidence", &e.to_value())?;
             }
         }
-        if let Some(e) = &step.target_evidences {
+        if let Some(e) = step.target_evidences() {
             let value = ad_grammar::annotation::Evidence::Dual(e.clone()).to_value();
             map.serialize_entry("targetEvidences", &value)?;
         }

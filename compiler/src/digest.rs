@@ -30,7 +30,7 @@ pub fn first_open_platform(steps: &[Step]) -> Option<String> {
             }
         }
         if s.action() == Some(Action::Open) {
-            return match s.runtime.as_ref().and_then(|r| r.get("platform")) {
+            return match s.runtime().and_then(|r| r.get("platform")) {
                 Some(Value::String(p)) => Some(p.clone()),
                 _ => from_runtime,
             };
@@ -82,7 +82,7 @@ pub fn canonical_plan(steps: &[Step], metadata: &Metadata, options: &DigestOptio
             write_string(&mut out, &a.value);
         }
         out.push_str("],\"runtime\":");
-        match &s.runtime {
+        match s.runtime() {
             Some(r) => out.push_str(&stringify(&Value::Object(r.to_map()), true)),
             None => out.push_str("null"),
         }
@@ -96,7 +96,7 @@ pub fn canonical_plan(steps: &[Step], metadata: &Metadata, options: &DigestOptio
             None => out.push_str("null"),
         }
         out.push_str(",\"targetEvidences\":");
-        match &s.target_evidences {
+        match s.target_evidences() {
             Some(d) => out.push_str(&stringify(&Evidence::Dual(d.clone()).to_value(), true)),
             None => out.push_str("null"),
         }

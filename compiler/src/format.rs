@@ -118,7 +118,7 @@ impl ActionPrinter for Writer<'_> {
             .ok()?];
         // A step whose tokens the reader partly ignores keeps every token (respelled), so no
         // text the author wrote disappears; `ad check` points at the ignored parts.
-        let drops = step.notes.iter().any(|n| {
+        let drops = step.notes().iter().any(|n| {
             matches!(
                 n,
                 ReaderNote::Dropped { .. } | ReaderNote::FlagValueIgnored { .. }
@@ -190,7 +190,7 @@ pub fn write_step(step: &Step) -> String {
             for (i, v) in p.iter().enumerate() {
                 out.push(format_arg(v).into_owned());
                 if i == ref_at && v.starts_with('@') {
-                    if let Some(l) = &step.ref_label {
+                    if let Some(l) = step.ref_label() {
                         out.push(format_arg(&l.value).into_owned());
                     }
                 }
@@ -241,7 +241,7 @@ pub fn write_step(step: &Step) -> String {
                 Some(Value::Bool(false)) => out.push("--no-test-ime".into()),
                 _ => {}
             }
-            if let Some(r) = &step.runtime {
+            if let Some(r) = step.runtime() {
                 write_runtime(&mut out, r);
             }
         }

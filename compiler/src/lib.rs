@@ -187,7 +187,7 @@ fn keeps_script_whole(original: &Analysis, fixes: &[&ad_grammar::Fix], fixed: &s
         rest.by_ref().any(|t| {
             t.same_action(s)
                 && t.target_evidence == s.target_evidence
-                && t.target_evidences == s.target_evidences
+                && t.target_evidences() == s.target_evidences()
         })
     })
 }
@@ -196,7 +196,7 @@ fn keeps_script_whole(original: &Analysis, fixes: &[&ad_grammar::Fix], fixed: &s
 fn bound_annotations(a: &Analysis) -> usize {
     a.steps
         .iter()
-        .filter(|s| s.target_evidence.is_some() || s.target_evidences.is_some())
+        .filter(|s| s.target_evidence.is_some() || s.target_evidences().is_some())
         .count()
 }
 

@@ -142,19 +142,45 @@ pub struct Step {
     pub positionals: Positionals,
     /// The `flags` object as agent-device builds it.
     pub flags: crate::flags::Flags,
-    /// `open`'s runtime hints.
-    pub runtime: Option<Box<crate::flags::Flags>>,
-    /// Boxed: rare, and a step is moved and stored a lot.
-    pub ref_label: Option<Box<Arg>>,
     /// Shared with the annotation in the tree (most steps have none).
     pub target_evidence: Option<Arc<TargetEvidence>>,
-    pub target_evidences: Option<Arc<DualEvidence>>,
     /// Annotation line index, when one is bound.
     pub annotation_line: Option<usize>,
-    pub notes: Vec<ReaderNote>,
+    /// What few steps have (read through [`Step::runtime`], [`Step::ref_label`],
+    /// [`Step::target_evidences`], [`Step::notes`]), boxed together: a script holds hundreds of
+    /// thousands of steps, and these fields would double the size of each.
+    rare: Option<Box<StepRare>>,
+}
+
+#[derive(Debug, Clone, Default)]
+struct StepRare {
+    runtime: Option<crate::flags::Flags>,
+    ref_label: Option<Arg>,
+    target_evidences: Option<Arc<DualEvidence>>,
+    notes: Vec<ReaderNote>,
 }
 
 impl Step {
+    /// `open`'s runtime hints.
+    pub fn runtime(&self) -> Option<&crate::flags::Flags> {
+        self.rare.as_ref()?.runtime.as_ref()
+    }
+    /// The label argument a `ref` form carries (`click @e3 "Sign in"`).
+    pub fn ref_label(&self) -> Option<&Arg> {
+        self.rare.as_ref()?.ref_label.as_ref()
+    }
+    /// Drag endpoints' evidence (`targets-v1`), shared with the annotation in the tree.
+    pub fn target_evidences(&self) -> Option<&Arc<DualEvidence>> {
+        self.rare.as_ref()?.target_evidences.as_ref()
+    }
+    /// What the reader did with tokens that did not become what they look like.
+    pub fn notes(&self) -> &[ReaderNote] {
+        self.rare.as_ref().map_or(&[], |r| &r.notes)
+    }
+    fn rare_mut(&mut self) -> &mut StepRare {
+        self.rare.get_or_insert_with(Default::default)
+    }
+
     /// What the step does ([`Action`](crate::registry::Action)); `None` for a word the registry
     /// does not know.
     pub fn action(&self) -> Option<crate::registry::Action> {
@@ -171,9 +197,8 @@ impl Step {
                 .map(|a| &a.value)
                 .eq(other.positionals.iter().map(|a| &a.value))
             && self.flags == other.flags
-            && self.runtime == other.runtime
-            && self.ref_label.as_ref().map(|l| &l.value)
-                == other.ref_label.as_ref().map(|l| &l.value)
+            && self.runtime() == other.runtime()
+            && self.ref_label().map(|l| &l.value) == other.ref_label().map(|l| &l.value)
     }
 
     /// The `i`-th positional's value as agent-device reads it.
@@ -224,16 +249,16 @@ impl Step {
                 .collect(),
         );
         m.insert("flags".into(), Value::Object(self.flags.to_map()));
-        if let Some(r) = &self.runtime {
+        if let Some(r) = self.runtime() {
             m.insert("runtime".into(), Value::Object(r.to_map()));
         }
-        if let Some(l) = &self.ref_label {
+        if let Some(l) = self.ref_label() {
             m.insert("result".into(), serde_json::json!({ "refLabel": l.value }));
         }
         if let Some(e) = &self.target_evidence {
             m.insert("targetEvidence".into(), e.to_value());
         }
-        if let Some(e) = &self.target_evidences {
+        if let Some(e) = self.target_evidences() {
             m.insert(
                 "targetEvidences".into(),
                 Evidence::Dual(e.clone()).to_value(),
@@ -299,12 +324,14 @@ fn lower_line<'t>(
         // At most one per argument token, so pushing never regrows (and a step keeps no slack).
         positionals: Positionals::with_capacity(action.args().len()),
         flags: crate::flags::Flags::new(),
-        runtime: None,
-        ref_label: None,
         target_evidence,
-        target_evidences,
         annotation_line: action.annotation.map(|l| l as usize),
-        notes: Vec::new(),
+        rare: target_evidences.map(|d| {
+            Box::new(StepRare {
+                target_evidences: Some(d),
+                ..StepRare::default()
+            })
+        }),
     });
     let step = steps.last_mut().expect("just pushed");
     let rule = spec.map(|s| s.reader).unwrap_or(ReaderRule::Verbatim);
@@ -413,6 +440,7 @@ impl Ctx<'_, '_> {
         let stripped = strip_pin(&t.value);
         if stripped != *t.value && t.value.contains('~') {
             self.step
+                .rare_mut()
                 .notes
                 .push(ReaderNote::PinStripped { token: t.index });
         }
@@ -428,6 +456,7 @@ impl Ctx<'_, '_> {
                 && t.value.len() > 2
             {
                 self.step
+                    .rare_mut()
                     .notes
                     .push(ReaderNote::UnknownFlag { token: t.index });
             }
@@ -462,10 +491,13 @@ impl Ctx<'_, '_> {
                             if allowed.contains(&&*n.value) {
                                 self.set_flag(flag.key, (&*n.value).into());
                             } else {
-                                self.step.notes.push(ReaderNote::FlagValueIgnored {
-                                    token: t.index,
-                                    value: n.index,
-                                });
+                                self.step
+                                    .rare_mut()
+                                    .notes
+                                    .push(ReaderNote::FlagValueIgnored {
+                                        token: t.index,
+                                        value: n.index,
+                                    });
                             }
                             i += 2;
                             continue;
@@ -480,12 +512,14 @@ impl Ctx<'_, '_> {
                             }
                         }
                         self.step
+                            .rare_mut()
                             .notes
                             .push(ReaderNote::FlagNotConsumed { token: t.index });
                     }
                 }
             } else if t.value.starts_with("--") {
                 self.step
+                    .rare_mut()
                     .notes
                     .push(ReaderNote::UnknownFlag { token: t.index });
             }
@@ -502,10 +536,10 @@ impl Ctx<'_, '_> {
             let arg = self.pin(first);
             self.step.positionals = smallvec::smallvec![arg];
             if let Some(label) = rest.get(1).filter(|l| !l.value.is_empty()) {
-                self.step.ref_label = Some(Box::new(single(label)));
+                self.step.rare_mut().ref_label = Some(single(label));
             }
             for t in rest.iter().skip(2) {
-                self.step.notes.push(ReaderNote::Dropped {
+                self.step.rare_mut().notes.push(ReaderNote::Dropped {
                     token: t.index,
                     why: "only the token after an @ref is read (as its label)",
                 });
@@ -515,7 +549,7 @@ impl Ctx<'_, '_> {
         if rest.len() >= 2 && is_numeric(&first.value) && is_numeric(&rest[1].value) {
             self.step.positionals = smallvec::smallvec![single(first), single(&rest[1])];
             for t in rest.iter().skip(2) {
-                self.step.notes.push(ReaderNote::Dropped {
+                self.step.rare_mut().notes.push(ReaderNote::Dropped {
                     token: t.index,
                     why: "a point is two numbers; the reader drops the rest",
                 });
@@ -527,9 +561,8 @@ impl Ctx<'_, '_> {
 
     fn push_joined(&mut self, tokens: &[&Tok]) {
         if tokens.len() > 1 {
-            self.step.notes.push(ReaderNote::Joined {
-                arg: self.step.positionals.len(),
-            });
+            let arg = self.step.positionals.len();
+            self.step.rare_mut().notes.push(ReaderNote::Joined { arg });
         }
         self.step.positionals.push(joined(tokens));
     }
@@ -549,7 +582,7 @@ impl Ctx<'_, '_> {
             let r = self.pin(p[0]);
             self.step.positionals.push(r);
             if p.len() > 2 {
-                self.step.ref_label = Some(Box::new(single(&p[1])));
+                self.step.rare_mut().ref_label = Some(single(&p[1]));
                 self.push_joined(&p[2..]);
             } else {
                 self.step.positionals.push(single(&p[1]));
@@ -570,10 +603,10 @@ impl Ctx<'_, '_> {
             let r = self.pin(&args[1]);
             self.step.positionals.push(r);
             if let Some(l) = args.get(2).filter(|l| !l.value.is_empty()) {
-                self.step.ref_label = Some(Box::new(single(&l)));
+                self.step.rare_mut().ref_label = Some(single(&l));
             }
             for t in args.iter().skip(3) {
-                self.step.notes.push(ReaderNote::Dropped {
+                self.step.rare_mut().notes.push(ReaderNote::Dropped {
                     token: t.index,
                     why: "only the token after an @ref is read (as its label)",
                 });
@@ -592,7 +625,7 @@ impl Ctx<'_, '_> {
             let has_next = i + 1 < args.len();
             match &*t.value {
                 "-i" => self.set_flag("snapshotInteractiveOnly", true.into()),
-                "-c" => self.step.notes.push(ReaderNote::Dropped {
+                "-c" => self.step.rare_mut().notes.push(ReaderNote::Dropped {
                     token: t.index,
                     why: "`-c` is accepted and ignored",
                 }),
@@ -603,7 +636,7 @@ impl Ctx<'_, '_> {
                     if n.is_finite() && n >= 0.0 {
                         self.set_flag("snapshotDepth", js_number_value(n.floor()));
                     } else {
-                        self.step.notes.push(ReaderNote::Dropped {
+                        self.step.rare_mut().notes.push(ReaderNote::Dropped {
                             token: args[i + 1].index,
                             why: "the depth must be a number ≥ 0",
                         });
@@ -615,7 +648,7 @@ impl Ctx<'_, '_> {
                     i += 1;
                 }
                 "--backend" if has_next => {
-                    self.step.notes.push(ReaderNote::Dropped {
+                    self.step.rare_mut().notes.push(ReaderNote::Dropped {
                         token: t.index,
                         why: "`--backend` is a legacy flag, read and ignored",
                     });
@@ -623,7 +656,7 @@ impl Ctx<'_, '_> {
                 }
                 _ => {
                     let _ = spec;
-                    self.step.notes.push(ReaderNote::Dropped {
+                    self.step.rare_mut().notes.push(ReaderNote::Dropped {
                         token: t.index,
                         why: "snapshot ignores every token it does not know",
                     });
@@ -656,7 +689,7 @@ impl Ctx<'_, '_> {
             || truthy("bundleUrl")
             || truthy("launchUrl")
         {
-            self.step.runtime = Some(Box::new(runtime));
+            self.step.rare_mut().runtime = Some(runtime);
         }
     }
 
@@ -682,20 +715,27 @@ impl Ctx<'_, '_> {
                             if ["ios", "android", "harmonyos"].contains(&&*n.value) {
                                 out.insert(key, (&*n.value).into());
                             } else {
-                                self.step.notes.push(ReaderNote::FlagValueIgnored {
-                                    token: t.index,
-                                    value: n.index,
-                                });
+                                self.step
+                                    .rare_mut()
+                                    .notes
+                                    .push(ReaderNote::FlagValueIgnored {
+                                        token: t.index,
+                                        value: n.index,
+                                    });
                             }
                         }
                         "metroPort" => match js_flag_integer(&n.value) {
                             Some(v) => {
                                 out.insert(key, js_number_value(v));
                             }
-                            None => self.step.notes.push(ReaderNote::FlagValueIgnored {
-                                token: t.index,
-                                value: n.index,
-                            }),
+                            None => self
+                                .step
+                                .rare_mut()
+                                .notes
+                                .push(ReaderNote::FlagValueIgnored {
+                                    token: t.index,
+                                    value: n.index,
+                                }),
                         },
                         _ => {
                             out.insert(key, (&*n.value).into());
@@ -710,6 +750,7 @@ impl Ctx<'_, '_> {
                         && !is_numeric(&t.value)
                     {
                         self.step
+                            .rare_mut()
                             .notes
                             .push(ReaderNote::UnknownFlag { token: t.index });
                     }
@@ -760,10 +801,14 @@ impl Ctx<'_, '_> {
                     };
                     match q {
                         Some(q) => self.set_flag("quality", q.into()),
-                        None => self.step.notes.push(ReaderNote::FlagValueIgnored {
-                            token: t.index,
-                            value: args[i + 1].index,
-                        }),
+                        None => self
+                            .step
+                            .rare_mut()
+                            .notes
+                            .push(ReaderNote::FlagValueIgnored {
+                                token: t.index,
+                                value: args[i + 1].index,
+                            }),
                     }
                     i += 1;
                 }

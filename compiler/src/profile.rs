@@ -77,7 +77,7 @@ pub fn terminal_close(steps: &[Step]) -> Option<&Step> {
 pub fn has_recorder_evidence(steps: &[Step]) -> bool {
     steps
         .iter()
-        .any(|s| s.target_evidence.is_some() || s.target_evidences.is_some())
+        .any(|s| s.target_evidence.is_some() || s.target_evidences().is_some())
 }
 
 pub fn decide(steps: &[Step], choice: ProfileChoice, origin: &ProfileOrigin) -> ProfileDecision {

@@ -96,7 +96,7 @@ pub fn markdown_at(analysis: &Analysis, offset: usize) -> Option<(String, Span)>
             } else if let Some(flag) = spec.and_then(|s| s.flag(&token.value(text))) {
                 let read = step.is_some_and(|s| {
                     s.flags.contains_key(flag.key)
-                        || s.runtime.as_ref().is_some_and(|r| r.contains_key(flag.key))
+                        || s.runtime().is_some_and(|r| r.contains_key(flag.key))
                 });
                 let mut md = docs::flag_markdown(&command, flag);
                 if !read && !matches!(flag.value, registry::FlagValue::Switch(_)) {

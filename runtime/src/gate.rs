@@ -122,7 +122,7 @@ pub fn missing_variables(
         if step.spec.is_some_and(|s| s.effect == Effect::Skipped) {
             continue;
         }
-        for arg in step.positionals.iter().chain(step.ref_label.as_deref()) {
+        for arg in step.positionals.iter().chain(step.ref_label()) {
             if !arg.has_dollar_brace() {
                 continue;
             }
@@ -137,7 +137,7 @@ pub fn missing_variables(
         let flag_values = step
             .flags
             .values()
-            .chain(step.runtime.iter().flat_map(|r| r.values()));
+            .chain(step.runtime().into_iter().flat_map(|r| r.values()));
         for value in flag_values {
             for_each_string(value, &mut |s| {
                 for p in placeholders(s) {

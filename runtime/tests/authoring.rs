@@ -547,7 +547,7 @@ fn a_drag_between_elements_records_targets_v1_for_both_endpoints() {
         .iter()
         .find(|s| s.command == "gesture")
         .unwrap();
-    let ev = drag.target_evidences.as_deref().expect("targets-v1");
+    let ev = drag.target_evidences().map(|d| &**d).expect("targets-v1");
     assert_eq!(ev.source.id.as_deref(), Some("user"));
     assert_eq!(ev.destination.id.as_deref(), Some("blank"));
 }

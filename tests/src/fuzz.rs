@@ -364,7 +364,7 @@ fn check(input: &[u8]) {
         let evidence = |a: &ad_compiler::Analysis| {
             a.steps
                 .iter()
-                .filter(|s| s.target_evidence.is_some() || s.target_evidences.is_some())
+                .filter(|s| s.target_evidence.is_some() || s.target_evidences().is_some())
                 .count()
         };
         assert!(

@@ -1066,7 +1066,7 @@ fn record(
                 if let Some(j) = words.iter().position(|x| x == r) {
                     words[j] = chain;
                     let mut literal_from = literal_from;
-                    if step.ref_label.is_some() && j + 1 < words.len() {
+                    if step.ref_label().is_some() && j + 1 < words.len() {
                         words.remove(j + 1);
                         if j + 1 < literal_from && literal_from != usize::MAX {
                             literal_from -= 1;

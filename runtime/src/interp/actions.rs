@@ -330,7 +330,7 @@ impl<B: Backend> Exec<'_, B> {
                 format!("gesture drag requires a {which}"),
             ));
         };
-        let evidence = step.target_evidences.as_ref().map(|d| {
+        let evidence = step.target_evidences().map(|d| {
             if which == "source" {
                 &d.source
             } else {

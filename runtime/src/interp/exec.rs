@@ -152,18 +152,29 @@ impl<B: Backend> Exec<'_, B> {
     }
 
     /// Sleeps on the device clock between polls; a stop request (Ctrl-C, SIGTERM) ends the wait.
+    /// Checked again after the sleep: a real device's sleep returns early on a stop request, and
+    /// a `wait 60000` cut short did not wait its time, so it must not pass.
     pub(super) async fn nap(&mut self, ms: u64) -> Result<(), Fail> {
-        if let Some(signal) = crate::interrupt::requested() {
-            let mut f = Fail::new(
-                "INTERRUPTED",
-                format!("interrupted by {signal} while waiting"),
-            )
-            .reason("interrupted");
-            f.bare = true; // no divergence: the screen did not diverge, the user stopped the run
-            return Err(f);
+        if let Some(stop) = Self::stop_requested() {
+            return Err(stop);
         }
         self.backend.sleep(ms).await;
-        Ok(())
+        match Self::stop_requested() {
+            Some(stop) => Err(stop),
+            None => Ok(()),
+        }
+    }
+
+    /// The failure of a step a stop request (Ctrl-C, SIGTERM) ended while it waited.
+    fn stop_requested() -> Option<Fail> {
+        let signal = crate::interrupt::requested()?;
+        let mut f = Fail::new(
+            "INTERRUPTED",
+            format!("interrupted by {signal} while waiting"),
+        )
+        .reason("interrupted");
+        f.bare = true; // no divergence: the screen did not diverge, the user stopped the run
+        Some(f)
     }
 
     pub(super) fn remaining(&self, timeout: u64) -> u64 {
@@ -211,7 +222,7 @@ impl<B: Backend> Exec<'_, B> {
             Value::Object(m) => m,
             _ => Map::new(),
         };
-        let runtime = match &step.runtime {
+        let runtime = match step.runtime() {
             Some(r) => match self
                 .scope
                 .expand_value(&Value::Object(r.to_map()))

@@ -16,7 +16,7 @@ pub(super) fn check(cx: &Context, out: &mut Vec<Diagnostic>) {
         let is_drag = spec.verification == Verification::DragEndpoints
             && step.step_action() == Some(StepAction::Gesture(GestureKind::Drag));
         let single = step.target_evidence.is_some();
-        let dual = step.target_evidences.is_some();
+        let dual = step.target_evidences().is_some();
         let misplaced = |msg: String, help: &str| {
             Diagnostic::new(codes::ANNOTATION_MISPLACED, msg, span).with_help(help.to_string())
         };

@@ -14,7 +14,7 @@ use crate::rules::Context;
 fn unread_flag_tokens(cx: &Context, step: &Step) -> Vec<usize> {
     let text = cx.text();
     let mut out = Vec::new();
-    for n in &step.notes {
+    for n in step.notes() {
         if let ReaderNote::UnknownFlag { token } = *n {
             out.push(token);
             let raw = &text[step.token_spans(cx.file())[token].range()];
@@ -40,7 +40,7 @@ pub(super) fn flag_in(cx: &Context, step: &Step, args: &[Arg]) -> Option<usize> 
 }
 
 fn is_flag_note(step: &Step, token: usize) -> bool {
-    step.notes
+    step.notes()
         .iter()
         .any(|n| matches!(n, ReaderNote::UnknownFlag { token: t } if *t == token))
 }

@@ -27,7 +27,7 @@ pub(super) fn check(
         _ => false,
     };
     let has = if spec.verification == Verification::DragEndpoints {
-        step.target_evidences.is_some()
+        step.target_evidences().is_some()
     } else {
         step.target_evidence.is_some()
     };

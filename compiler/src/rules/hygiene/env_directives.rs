@@ -20,7 +20,7 @@ pub(super) fn check(cx: &Context, out: &mut Vec<Diagnostic>) {
         let flag_strings = step
             .flags
             .values()
-            .chain(step.runtime.iter().flat_map(|r| r.values()));
+            .chain(step.runtime().into_iter().flat_map(|r| r.values()));
         let strings = step
             .positionals
             .iter()

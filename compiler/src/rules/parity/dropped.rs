@@ -28,11 +28,11 @@ pub(super) fn check(
     // Words after an @ref's label: one report, and the fix quotes the whole label
     // (`click @e12 Add to cart` meant the label "Add to cart").
     if let Some(label) = step
-        .ref_label
+        .ref_label()
         .as_ref()
         .filter(|l| l.tokens.first().is_some_and(|t| *t < token))
     {
-        let first_dropped = step.notes.iter().find_map(|n| match n {
+        let first_dropped = step.notes().iter().find_map(|n| match n {
             ReaderNote::Dropped { token, .. } if *token > label.tokens[0] => Some(*token),
             _ => None,
         });
@@ -40,7 +40,7 @@ pub(super) fn check(
             return;
         }
         let last = step
-            .notes
+            .notes()
             .iter()
             .filter_map(|n| match n {
                 ReaderNote::Dropped { token, .. } => Some(*token),

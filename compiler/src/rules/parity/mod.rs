@@ -24,7 +24,7 @@ pub(super) fn check(cx: &Context, out: &mut Vec<Diagnostic>) {
         // A flag that makes the daemon refuse the step is reported as that refusal (AD123).
         let refused_flag = super::dispatch::refused_flag(cx, step, verdict);
         let targets_elements = step.spec.is_some_and(|s| s.targeting == Targeting::Element);
-        for note in &step.notes {
+        for note in step.notes() {
             match *note {
                 ReaderNote::UnknownFlag { token } => {
                     flag_as_positional::check(step, token, cx, refused_flag, targets_elements, out)

@@ -23,7 +23,7 @@ pub(super) fn check(cx: &Context, step: &Step, text: &str, out: &mut Vec<Diagnos
                 .all(|t| !text[step.token_spans(cx.file())[*t].range()].starts_with('"'))
         };
         if let Some(label) = step
-            .ref_label
+            .ref_label()
             .as_ref()
             .filter(|l| bare(l) && step.positionals.get(1).is_some_and(bare))
         {

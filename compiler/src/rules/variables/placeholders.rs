@@ -27,7 +27,7 @@ pub(super) fn check(cx: &Context, out: &mut Vec<Diagnostic>) {
         for value in step
             .flags
             .values()
-            .chain(step.runtime.iter().flat_map(|r| r.values()))
+            .chain(step.runtime().into_iter().flat_map(|r| r.values()))
         {
             let Some(v) = value.as_str().filter(|v| v.contains("${")) else {
                 continue;

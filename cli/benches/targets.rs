@@ -54,6 +54,11 @@ fn run_once(program: &Path, args: &[&str], out: Option<&Path>) -> (f64, f64) {
     (elapsed, usage.ru_maxrss as f64 / 1024.0)
 }
 
+fn median(mut times: Vec<f64>) -> f64 {
+    times.sort_by(|a, b| a.partial_cmp(b).unwrap());
+    times[times.len() / 2]
+}
+
 /// Median wall time and the largest peak memory of `runs` runs.
 fn measure(program: &Path, args: &[&str], out: Option<&Path>, runs: usize) -> (f64, f64) {
     let mut times = Vec::new();
@@ -63,8 +68,7 @@ fn measure(program: &Path, args: &[&str], out: Option<&Path>, runs: usize) -> (f
         times.push(t);
         peak = peak.max(rss);
     }
-    times.sort_by(|a, b| a.partial_cmp(b).unwrap());
-    (times[times.len() / 2], peak)
+    (median(times), peak)
 }
 
 fn main() {
@@ -108,7 +112,6 @@ fn main() {
     );
 
     // 3: side by side, alternating, so both see the same load.
-    let (check, _) = measure(&bin, &["check", small_s], None, runs);
     let oracle = ad_tests::repo_dir().join("oracle/parse.mjs");
     if !ad_tests::repo_dir()
         .join("oracle/node_modules/agent-device")
@@ -122,9 +125,7 @@ fn main() {
         ours.push(run_once(&bin, &["check", small_s], None).0);
         theirs.push(run_once(&node, &[oracle.to_str().unwrap(), small_s], None).0);
     }
-    ours.sort_by(|a, b| a.partial_cmp(b).unwrap());
-    theirs.sort_by(|a, b| a.partial_cmp(b).unwrap());
-    let (ours, theirs) = (ours[runs / 2], theirs[runs / 2]);
+    let (ours, theirs) = (median(ours), median(theirs));
     println!(
         "3. check {small_mb:.1} MB: median {:.1} ms; node oracle/parse.mjs {:.1} ms: {:.1}x faster (target >= 20)",
         ours * 1e3,
@@ -132,17 +133,18 @@ fn main() {
         theirs / ours
     );
 
-    // 4.
+    // 4: the three alternating too (a shared machine's speed drifts between blocks of runs).
     let report = dir.join("parse.json");
     let copy = dir.join("parse-copy.json");
-    let (parse, _) = measure(
-        &bin,
-        &["parse", "--format", "agent-device", small_s],
-        Some(&report),
-        runs,
-    );
     let cat = PathBuf::from("cat");
-    let (write, _) = measure(&cat, &[report.to_str().unwrap()], Some(&copy), runs);
+    let (mut checks, mut parses, mut writes) = (Vec::new(), Vec::new(), Vec::new());
+    for _ in 0..runs {
+        checks.push(run_once(&bin, &["check", small_s], None).0);
+        let parse_args = ["parse", "--format", "agent-device", small_s];
+        parses.push(run_once(&bin, &parse_args, Some(&report)).0);
+        writes.push(run_once(&cat, &[report.to_str().unwrap()], Some(&copy)).0);
+    }
+    let (check, parse, write) = (median(checks), median(parses), median(writes));
     let out_mb = std::fs::metadata(&report).unwrap().len() as f64 / 1e6;
     println!(
         "4. parse --format agent-device {small_mb:.1} MB ({out_mb:.1} MB of JSON): median {:.1} ms; \

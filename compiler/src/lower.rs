@@ -433,16 +433,17 @@ impl Ctx<'_, '_> {
         self.step.spec
     }
 
+    fn note(&mut self, note: ReaderNote) {
+        self.step.rare_mut().notes.push(note);
+    }
+
     fn pin(&mut self, t: &Tok) -> Arg {
         if !t.value.starts_with('@') {
             return single(&t); // only refs carry pins
         }
         let stripped = strip_pin(&t.value);
         if stripped != *t.value && t.value.contains('~') {
-            self.step
-                .rare_mut()
-                .notes
-                .push(ReaderNote::PinStripped { token: t.index });
+            self.note(ReaderNote::PinStripped { token: t.index });
         }
         Arg::new(stripped.as_str(), TokenIndices::one(t.index))
     }
@@ -455,10 +456,7 @@ impl Ctx<'_, '_> {
                 && t.value.starts_with("--")
                 && t.value.len() > 2
             {
-                self.step
-                    .rare_mut()
-                    .notes
-                    .push(ReaderNote::UnknownFlag { token: t.index });
+                self.note(ReaderNote::UnknownFlag { token: t.index });
             }
             let arg = if strip_pins { self.pin(t) } else { single(&t) };
             self.step.positionals.push(arg);
@@ -491,13 +489,10 @@ impl Ctx<'_, '_> {
                             if allowed.contains(&&*n.value) {
                                 self.set_flag(flag.key, (&*n.value).into());
                             } else {
-                                self.step
-                                    .rare_mut()
-                                    .notes
-                                    .push(ReaderNote::FlagValueIgnored {
-                                        token: t.index,
-                                        value: n.index,
-                                    });
+                                self.note(ReaderNote::FlagValueIgnored {
+                                    token: t.index,
+                                    value: n.index,
+                                });
                             }
                             i += 2;
                             continue;
@@ -511,17 +506,11 @@ impl Ctx<'_, '_> {
                                 continue;
                             }
                         }
-                        self.step
-                            .rare_mut()
-                            .notes
-                            .push(ReaderNote::FlagNotConsumed { token: t.index });
+                        self.note(ReaderNote::FlagNotConsumed { token: t.index });
                     }
                 }
             } else if t.value.starts_with("--") {
-                self.step
-                    .rare_mut()
-                    .notes
-                    .push(ReaderNote::UnknownFlag { token: t.index });
+                self.note(ReaderNote::UnknownFlag { token: t.index });
             }
             rest.push(t);
             i += 1;
@@ -539,7 +528,7 @@ impl Ctx<'_, '_> {
                 self.step.rare_mut().ref_label = Some(single(label));
             }
             for t in rest.iter().skip(2) {
-                self.step.rare_mut().notes.push(ReaderNote::Dropped {
+                self.note(ReaderNote::Dropped {
                     token: t.index,
                     why: "only the token after an @ref is read (as its label)",
                 });
@@ -549,7 +538,7 @@ impl Ctx<'_, '_> {
         if rest.len() >= 2 && is_numeric(&first.value) && is_numeric(&rest[1].value) {
             self.step.positionals = smallvec::smallvec![single(first), single(&rest[1])];
             for t in rest.iter().skip(2) {
-                self.step.rare_mut().notes.push(ReaderNote::Dropped {
+                self.note(ReaderNote::Dropped {
                     token: t.index,
                     why: "a point is two numbers; the reader drops the rest",
                 });
@@ -562,7 +551,7 @@ impl Ctx<'_, '_> {
     fn push_joined(&mut self, tokens: &[&Tok]) {
         if tokens.len() > 1 {
             let arg = self.step.positionals.len();
-            self.step.rare_mut().notes.push(ReaderNote::Joined { arg });
+            self.note(ReaderNote::Joined { arg });
         }
         self.step.positionals.push(joined(tokens));
     }
@@ -606,7 +595,7 @@ impl Ctx<'_, '_> {
                 self.step.rare_mut().ref_label = Some(single(&l));
             }
             for t in args.iter().skip(3) {
-                self.step.rare_mut().notes.push(ReaderNote::Dropped {
+                self.note(ReaderNote::Dropped {
                     token: t.index,
                     why: "only the token after an @ref is read (as its label)",
                 });
@@ -625,7 +614,7 @@ impl Ctx<'_, '_> {
             let has_next = i + 1 < args.len();
             match &*t.value {
                 "-i" => self.set_flag("snapshotInteractiveOnly", true.into()),
-                "-c" => self.step.rare_mut().notes.push(ReaderNote::Dropped {
+                "-c" => self.note(ReaderNote::Dropped {
                     token: t.index,
                     why: "`-c` is accepted and ignored",
                 }),
@@ -636,7 +625,7 @@ impl Ctx<'_, '_> {
                     if n.is_finite() && n >= 0.0 {
                         self.set_flag("snapshotDepth", js_number_value(n.floor()));
                     } else {
-                        self.step.rare_mut().notes.push(ReaderNote::Dropped {
+                        self.note(ReaderNote::Dropped {
                             token: args[i + 1].index,
                             why: "the depth must be a number ≥ 0",
                         });
@@ -648,7 +637,7 @@ impl Ctx<'_, '_> {
                     i += 1;
                 }
                 "--backend" if has_next => {
-                    self.step.rare_mut().notes.push(ReaderNote::Dropped {
+                    self.note(ReaderNote::Dropped {
                         token: t.index,
                         why: "`--backend` is a legacy flag, read and ignored",
                     });
@@ -656,7 +645,7 @@ impl Ctx<'_, '_> {
                 }
                 _ => {
                     let _ = spec;
-                    self.step.rare_mut().notes.push(ReaderNote::Dropped {
+                    self.note(ReaderNote::Dropped {
                         token: t.index,
                         why: "snapshot ignores every token it does not know",
                     });
@@ -715,27 +704,20 @@ impl Ctx<'_, '_> {
                             if ["ios", "android", "harmonyos"].contains(&&*n.value) {
                                 out.insert(key, (&*n.value).into());
                             } else {
-                                self.step
-                                    .rare_mut()
-                                    .notes
-                                    .push(ReaderNote::FlagValueIgnored {
-                                        token: t.index,
-                                        value: n.index,
-                                    });
+                                self.note(ReaderNote::FlagValueIgnored {
+                                    token: t.index,
+                                    value: n.index,
+                                });
                             }
                         }
                         "metroPort" => match js_flag_integer(&n.value) {
                             Some(v) => {
                                 out.insert(key, js_number_value(v));
                             }
-                            None => self
-                                .step
-                                .rare_mut()
-                                .notes
-                                .push(ReaderNote::FlagValueIgnored {
-                                    token: t.index,
-                                    value: n.index,
-                                }),
+                            None => self.note(ReaderNote::FlagValueIgnored {
+                                token: t.index,
+                                value: n.index,
+                            }),
                         },
                         _ => {
                             out.insert(key, (&*n.value).into());
@@ -749,10 +731,7 @@ impl Ctx<'_, '_> {
                         && t.value.len() > 1
                         && !is_numeric(&t.value)
                     {
-                        self.step
-                            .rare_mut()
-                            .notes
-                            .push(ReaderNote::UnknownFlag { token: t.index });
+                        self.note(ReaderNote::UnknownFlag { token: t.index });
                     }
                     rest.push(single(&t));
                     i += 1;
@@ -801,14 +780,10 @@ impl Ctx<'_, '_> {
                     };
                     match q {
                         Some(q) => self.set_flag("quality", q.into()),
-                        None => self
-                            .step
-                            .rare_mut()
-                            .notes
-                            .push(ReaderNote::FlagValueIgnored {
-                                token: t.index,
-                                value: args[i + 1].index,
-                            }),
+                        None => self.note(ReaderNote::FlagValueIgnored {
+                            token: t.index,
+                            value: args[i + 1].index,
+                        }),
                     }
                     i += 1;
                 }

@@ -136,7 +136,7 @@ impl serde::Serialize for StepRef<'_> {
         let mut map = serializer.serialize_map(None)?;
         map.serialize_entry("command", &step.command)?;
         map.serialize_entry("positionals", &Values(&step.positionals))?;
-        map.serialize_entry("flags", &FlagsRef(&step.flags))?;
+        map.serialize_entry("flags", &FlagsRef(step.flags()))?;
         if let Some(r) = step.runtime() {
             map.serialize_entry("runtime", &FlagsRef(r))?;
         }

@@ -24,7 +24,7 @@ pub fn first_open_platform(steps: &[Step]) -> Option<String> {
     let mut from_runtime = None;
     for s in steps {
         if s.action() == Some(Action::Runtime) {
-            if let Some(Value::String(p)) = s.flags.get("platform") {
+            if let Some(Value::String(p)) = s.flags().get("platform") {
                 from_runtime = Some(p.clone());
                 continue;
             }
@@ -73,7 +73,7 @@ pub fn canonical_plan(steps: &[Step], metadata: &Metadata, options: &DigestOptio
         out.push_str("{\"command\":");
         write_string(&mut out, &s.command);
         out.push_str(",\"flags\":");
-        out.push_str(&stringify(&Value::Object(s.flags.to_map()), true));
+        out.push_str(&stringify(&Value::Object(s.flags().to_map()), true));
         out.push_str(",\"positionals\":[");
         for (k, a) in s.positionals.iter().enumerate() {
             if k > 0 {

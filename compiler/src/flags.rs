@@ -9,7 +9,7 @@ use serde_json::{Map, Value};
 pub struct Flags(Vec<(&'static str, Value)>);
 
 impl Flags {
-    pub fn new() -> Flags {
+    pub const fn new() -> Flags {
         Flags(Vec::new())
     }
     /// Sets a flag; a flag set twice keeps its first position and its last value, as a

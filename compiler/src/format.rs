@@ -174,7 +174,7 @@ fn num(v: &Value) -> Option<String> {
 pub fn write_step(step: &Step) -> String {
     let mut out: Vec<String> = vec![format_string_literal(&step.command).into_owned()];
     let p: Vec<&str> = step.positionals.iter().map(|a| a.value.as_str()).collect();
-    let flags = &step.flags;
+    let flags = step.flags();
     let flag = |k: &str| flags.get(k);
     let rule = step.spec.map(|s| s.reader).unwrap_or(ReaderRule::Verbatim);
     let push_args = |out: &mut Vec<String>, values: &[&str]| {

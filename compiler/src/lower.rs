@@ -140,13 +140,11 @@ pub struct Step {
     pub spec: Option<&'static CommandSpec>,
     /// Inline up to two (almost every step): no heap block of its own.
     pub positionals: Positionals,
-    /// The `flags` object as agent-device builds it.
-    pub flags: crate::flags::Flags,
     /// Shared with the annotation in the tree (most steps have none).
     pub target_evidence: Option<Arc<TargetEvidence>>,
     /// Annotation line index, when one is bound.
     pub annotation_line: Option<usize>,
-    /// What few steps have (read through [`Step::runtime`], [`Step::ref_label`],
+    /// What few steps have (read through [`Step::flags`], [`Step::runtime`], [`Step::ref_label`],
     /// [`Step::target_evidences`], [`Step::notes`]), boxed together: a script holds hundreds of
     /// thousands of steps, and these fields would double the size of each.
     rare: Option<Box<StepRare>>,
@@ -154,13 +152,21 @@ pub struct Step {
 
 #[derive(Debug, Clone, Default)]
 struct StepRare {
+    flags: crate::flags::Flags,
     runtime: Option<crate::flags::Flags>,
     ref_label: Option<Arg>,
     target_evidences: Option<Arc<DualEvidence>>,
     notes: Vec<ReaderNote>,
 }
 
+/// The flags of a step that has none.
+static NO_FLAGS: crate::flags::Flags = crate::flags::Flags::new();
+
 impl Step {
+    /// The `flags` object as agent-device builds it (most steps have none).
+    pub fn flags(&self) -> &crate::flags::Flags {
+        self.rare.as_ref().map_or(&NO_FLAGS, |r| &r.flags)
+    }
     /// `open`'s runtime hints.
     pub fn runtime(&self) -> Option<&crate::flags::Flags> {
         self.rare.as_ref()?.runtime.as_ref()
@@ -196,7 +202,7 @@ impl Step {
                 .iter()
                 .map(|a| &a.value)
                 .eq(other.positionals.iter().map(|a| &a.value))
-            && self.flags == other.flags
+            && self.flags() == other.flags()
             && self.runtime() == other.runtime()
             && self.ref_label().map(|l| &l.value) == other.ref_label().map(|l| &l.value)
     }
@@ -248,7 +254,7 @@ impl Step {
                 .map(|a| Value::from(a.value.as_str()))
                 .collect(),
         );
-        m.insert("flags".into(), Value::Object(self.flags.to_map()));
+        m.insert("flags".into(), Value::Object(self.flags().to_map()));
         if let Some(r) = self.runtime() {
             m.insert("runtime".into(), Value::Object(r.to_map()));
         }
@@ -323,7 +329,6 @@ fn lower_line<'t>(
         spec,
         // At most one per argument token, so pushing never regrows (and a step keeps no slack).
         positionals: Positionals::with_capacity(action.args().len()),
-        flags: crate::flags::Flags::new(),
         target_evidence,
         annotation_line: action.annotation.map(|l| l as usize),
         rare: target_evidences.map(|d| {
@@ -464,7 +469,7 @@ impl Ctx<'_, '_> {
     }
 
     fn set_flag(&mut self, key: &'static str, value: Value) {
-        self.step.flags.insert(key, value);
+        self.step.rare_mut().flags.insert(key, value);
     }
 
     /// Series flags anywhere (click/press, swipe, gesture, type/fill); returns the rest.

@@ -95,7 +95,7 @@ pub fn markdown_at(analysis: &Analysis, offset: usize) -> Option<(String, Span)>
                 md
             } else if let Some(flag) = spec.and_then(|s| s.flag(&token.value(text))) {
                 let read = step.is_some_and(|s| {
-                    s.flags.contains_key(flag.key)
+                    s.flags().contains_key(flag.key)
                         || s.runtime().is_some_and(|r| r.contains_key(flag.key))
                 });
                 let mut md = docs::flag_markdown(&command, flag);

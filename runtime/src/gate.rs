@@ -135,7 +135,7 @@ pub fn missing_variables(
             }
         }
         let flag_values = step
-            .flags
+            .flags()
             .values()
             .chain(step.runtime().into_iter().flat_map(|r| r.values()));
         for value in flag_values {

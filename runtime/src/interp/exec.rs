@@ -29,7 +29,7 @@ pub(super) fn num(s: Option<&String>) -> Option<f64> {
 }
 
 pub(super) fn flag_u64(step: &Step, key: &str) -> Option<u64> {
-    step.flags
+    step.flags()
         .get(key)
         .and_then(Value::as_f64)
         .map(|f| f.max(0.0) as u64)
@@ -216,7 +216,7 @@ impl<B: Backend> Exec<'_, B> {
         }
         let flags = match self
             .scope
-            .expand_value(&Value::Object(step.flags.to_map()))
+            .expand_value(&Value::Object(step.flags().to_map()))
             .map_err(|u| unresolved(u, line))?
         {
             Value::Object(m) => m,

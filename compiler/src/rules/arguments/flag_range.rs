@@ -24,12 +24,12 @@ pub(super) fn check(cx: &Context, out: &mut Vec<Diagnostic>) {
 
 fn flag_ranges(cx: &Context, step: &Step, out: &mut Vec<Diagnostic>) {
     let Some(spec) = step.spec else { return };
-    if step.flags.is_empty() && step.runtime().is_none() {
+    if step.flags().is_empty() && step.runtime().is_none() {
         return; // the common case: nothing to range-check
     }
     for flag in spec.flags {
         let Some(value) = step
-            .flags
+            .flags()
             .get(flag.key)
             .or_else(|| step.runtime().and_then(|r| r.get(flag.key)))
         else {

@@ -133,7 +133,7 @@ pub(super) fn check(cx: &Context, step: &Step, r: &Refusal) -> Option<Diagnostic
         }),
         Kind::CropOn => {
             let crop = step
-                .flags
+                .flags()
                 .get("screenshotCropOn")
                 .and_then(|v| v.as_str())
                 .unwrap_or("");

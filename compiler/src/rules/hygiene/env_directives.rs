@@ -18,7 +18,7 @@ pub(super) fn check(cx: &Context, out: &mut Vec<Diagnostic>) {
     let mut used = vec![false; env.len()];
     for step in cx.steps {
         let flag_strings = step
-            .flags
+            .flags()
             .values()
             .chain(step.runtime().into_iter().flat_map(|r| r.values()));
         let strings = step

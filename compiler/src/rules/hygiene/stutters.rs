@@ -22,7 +22,7 @@ pub(super) fn check(cx: &Context, out: &mut Vec<Diagnostic>) {
                 .iter()
                 .map(|p| &p.value)
                 .eq(b.positionals.iter().map(|p| &p.value))
-            || a.flags != b.flags
+            || a.flags() != b.flags()
         {
             continue;
         }

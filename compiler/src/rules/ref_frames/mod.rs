@@ -71,7 +71,7 @@ pub(super) fn check(cx: &Context, out: &mut Vec<Diagnostic>) {
         }
         if is_snapshot {
             let scope = step
-                .flags
+                .flags()
                 .get("snapshotScope")
                 .and_then(|v| v.as_str())
                 .map(str::to_string);

@@ -25,7 +25,7 @@ pub(super) fn check(cx: &Context, out: &mut Vec<Diagnostic>) {
             }
         }
         for value in step
-            .flags
+            .flags()
             .values()
             .chain(step.runtime().into_iter().flat_map(|r| r.values()))
         {

@@ -96,7 +96,11 @@ fn coordinate(p: &[&str], i: usize, name: &str, limit: f64) -> Verdict {
 
 /// `screenshot`: `--crop-on` must be a selector and cannot be combined with `--fullscreen`.
 pub(super) fn screenshot(step: &Step) -> Verdict {
-    let Some(crop) = step.flags.get("screenshotCropOn").and_then(|v| v.as_str()) else {
+    let Some(crop) = step
+        .flags()
+        .get("screenshotCropOn")
+        .and_then(|v| v.as_str())
+    else {
         return Verdict::Pass;
     };
     // An empty value (a `${VAR}` may be one) means no crop at all.
@@ -104,7 +108,7 @@ pub(super) fn screenshot(step: &Step) -> Verdict {
         sym::empty(crop),
         || Verdict::Pass,
         || {
-            if step.flags.get("screenshotFullscreen") == Some(&serde_json::Value::Bool(true)) {
+            if step.flags().get("screenshotFullscreen") == Some(&serde_json::Value::Bool(true)) {
                 return refuse(
                 Kind::Conflict {
                     help: "drop one of them",

@@ -58,7 +58,7 @@ pub(super) fn gesture(step: &Step, p: &[&str]) -> Verdict {
         }
         then(verdict, || {
             let count = step
-                .flags
+                .flags()
                 .get("pointerCount")
                 .and_then(serde_json::Value::as_f64);
             match count {
@@ -206,7 +206,7 @@ pub(super) fn swipe(step: &Step, p: &[&str]) -> Verdict {
         }),
     );
     then(points, || {
-        let n = |key: &str| step.flags.get(key).and_then(serde_json::Value::as_f64);
+        let n = |key: &str| step.flags().get(key).and_then(serde_json::Value::as_f64);
         let count = n("count").unwrap_or(1.0);
         let pause = n("pauseMs").unwrap_or(0.0);
         if count * 100.0 + (count - 1.0).max(0.0) * pause > 60_000.0 {

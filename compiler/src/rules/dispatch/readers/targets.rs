@@ -38,7 +38,7 @@ fn not_point(command: &str, p: &[&str]) -> Verdict {
 /// jitter; a non-primary `--button` is for `click` only, and never with series flags (where a
 /// platform takes it at all).
 pub(super) fn tap_flags(step: &Step, buttons: bool) -> Verdict {
-    let button = step.flags.get("clickButton").and_then(|v| v.as_str());
+    let button = step.flags().get("clickButton").and_then(|v| v.as_str());
     if let Some(button) = button.filter(|b| *b != "primary") {
         if !buttons {
             return refuse(
@@ -51,8 +51,8 @@ pub(super) fn tap_flags(step: &Step, buttons: bool) -> Verdict {
         }
         let series = ["count", "intervalMs", "holdMs", "jitterPx"]
             .iter()
-            .any(|k| step.flags.contains_key(k))
-            || step.flags.get("doubleTap") == Some(&serde_json::Value::Bool(true));
+            .any(|k| step.flags().contains_key(k))
+            || step.flags().get("doubleTap") == Some(&serde_json::Value::Bool(true));
         if series {
             return refuse(
                 Kind::Conflict {
@@ -64,12 +64,12 @@ pub(super) fn tap_flags(step: &Step, buttons: bool) -> Verdict {
         }
     }
     let n = |key: &str| {
-        step.flags
+        step.flags()
             .get(key)
             .and_then(serde_json::Value::as_f64)
             .unwrap_or(0.0)
     };
-    let double = step.flags.get("doubleTap") == Some(&serde_json::Value::Bool(true));
+    let double = step.flags().get("doubleTap") == Some(&serde_json::Value::Bool(true));
     for (key, word) in [("holdMs", "hold-ms"), ("jitterPx", "jitter-px")] {
         if double && n(key) > 0.0 {
             return refuse(

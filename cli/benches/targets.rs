@@ -50,8 +50,8 @@ fn run_once(program: &Path, args: &[&str], out: Option<&Path>) -> (f64, f64) {
         "{} {args:?} failed ({code:?})",
         program.display()
     );
-    // ru_maxrss is in KiB on Linux.
-    (elapsed, usage.ru_maxrss as f64 / 1024.0)
+    // ru_maxrss is in KiB on Linux; MB here are 10^6 bytes, like the input's size.
+    (elapsed, usage.ru_maxrss as f64 * 1024.0 / 1e6)
 }
 
 fn median(mut times: Vec<f64>) -> f64 {

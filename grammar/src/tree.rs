@@ -130,8 +130,8 @@ pub struct ActionLine {
     /// Token 0 is the command word. A boxed slice at its exact length (no capacity word).
     pub tokens: Box<[Token]>,
     /// The annotation line (0-based index) bound to this action. `u32`: with the boxed slice,
-    /// every line record is a word smaller (a file is far below 4 billion lines; the reader
-    /// refuses files over its size cap first).
+    /// every line record is a word smaller. Overflowing it takes a file of over 4 GB of line
+    /// breaks, far beyond agent-device's 2 MiB cap and anything `ad check` could hold.
     pub annotation: Option<u32>,
 }
 

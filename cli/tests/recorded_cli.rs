@@ -88,28 +88,9 @@ fn s(p: &Path) -> &str {
     p.to_str().unwrap()
 }
 
-/// Every file under `dir`: (path relative to it, contents).
-fn files(dir: &Path) -> Vec<(String, Vec<u8>)> {
-    let mut out = Vec::new();
-    let mut stack = vec![dir.to_path_buf()];
-    while let Some(d) = stack.pop() {
-        for e in std::fs::read_dir(&d).unwrap().flatten() {
-            let p = e.path();
-            if p.is_dir() {
-                stack.push(p);
-            } else {
-                let rel = p.strip_prefix(dir).unwrap().display().to_string();
-                out.push((rel, std::fs::read(&p).unwrap()));
-            }
-        }
-    }
-    out.sort();
-    out
-}
-
 fn assert_absent(dir: &Path, needles: &[&str]) {
     assert!(dir.is_dir(), "{} was not written", dir.display());
-    for (path, bytes) in files(dir) {
+    for (path, bytes) in ad_tests::files_under(dir) {
         for n in needles {
             assert!(
                 !bytes.windows(n.len()).any(|w| w == n.as_bytes()),
@@ -210,7 +191,7 @@ fn an_injected_value_inside_an_app_id_or_link_reaches_no_file_or_stream() {
         assert_absent(&dir.join(folder), &needles);
     }
     // The journal says where the value was.
-    let journals: String = files(&dir.join("runs"))
+    let journals: String = ad_tests::files_under(&dir.join("runs"))
         .into_iter()
         .filter(|(p, _)| p.ends_with("events.jsonl"))
         .map(|(_, b)| String::from_utf8(b).unwrap())

@@ -129,25 +129,6 @@ fn verdict(o: &ScriptOutcome) -> (bool, usize, Option<String>, Option<String>, b
     )
 }
 
-/// Every file of a fixture: (path relative to it, bytes).
-fn fixture_files(dir: &Path) -> Vec<(String, Vec<u8>)> {
-    let mut out = Vec::new();
-    let mut stack = vec![dir.to_path_buf()];
-    while let Some(d) = stack.pop() {
-        for e in std::fs::read_dir(&d).expect("fixture folder").flatten() {
-            let p = e.path();
-            if p.is_dir() {
-                stack.push(p);
-            } else {
-                let rel = p.strip_prefix(dir).unwrap().display().to_string();
-                out.push((rel, std::fs::read(&p).unwrap()));
-            }
-        }
-    }
-    out.sort();
-    out
-}
-
 fn contains(hay: &[u8], needle: &str) -> bool {
     hay.windows(needle.len()).any(|w| w == needle.as_bytes())
 }
@@ -232,7 +213,7 @@ fn fixtures_hold_no_injected_value_no_absolute_path_and_fit_their_schemas() {
         Mode::Record(BackendKind::Sim, &fixture),
     );
     assert!(o.result.ok, "{:?}", o.result.error);
-    let files = fixture_files(&fixture);
+    let files = ad_tests::files_under(&fixture);
     assert!(files.len() >= 3, "{files:?}");
     let tmp_shown = tmp.path().display().to_string();
     for (path, bytes) in &files {
@@ -305,8 +286,8 @@ fn recording_twice_gives_the_same_compared_files() {
             .collect()
     };
     assert_eq!(
-        without_created(fixture_files(&a)),
-        without_created(fixture_files(&b))
+        without_created(ad_tests::files_under(&a)),
+        without_created(ad_tests::files_under(&b))
     );
 }
 
@@ -578,7 +559,7 @@ fn web_runs_replay_offline_with_the_same_verdicts_and_journal() {
     }
     assert!(verdicts.iter().any(|v| v.1 .0), "{verdicts:?}");
     // The fixture names the address only as the variable it came from.
-    for (path, bytes) in fixture_files(&tmp.path().join("fixtures")) {
+    for (path, bytes) in ad_tests::files_under(&tmp.path().join("fixtures")) {
         assert!(!contains(&bytes, base), "{path} holds {base}");
     }
 }
@@ -746,7 +727,7 @@ fn a_record_as_literal_never_reaches_a_session_fixture() {
     d.ok("s", &["press", "id=\"login.submit\""]);
     d.ok("s", &["wait", "id=\"home.title\""]);
     d.ok("s", &["close"]);
-    let files = fixture_files(&fixture);
+    let files = ad_tests::files_under(&fixture);
     assert!(
         files.iter().any(|(p, _)| p == "session-1.jsonl"),
         "{files:?}"

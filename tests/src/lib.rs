@@ -264,6 +264,29 @@ pub fn corpus() -> Option<DataSet> {
     })
 }
 
+/// Every file under `dir`, sorted: (path relative to `dir`, contents). What a test compares when
+/// it asks whether two recordings or two runs wrote the same files.
+pub fn files_under(dir: &Path) -> Vec<(String, Vec<u8>)> {
+    let mut out = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d)
+            .unwrap_or_else(|e| panic!("{} is readable: {e}", d.display()))
+            .flatten()
+        {
+            let p = e.path();
+            if p.is_dir() {
+                stack.push(p);
+            } else {
+                let rel = p.strip_prefix(dir).unwrap().display().to_string();
+                out.push((rel, std::fs::read(&p).unwrap()));
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
 /// A script's text as agent-device reads it: Node's lossy UTF-8 decoding.
 pub fn read_script(path: &Path) -> String {
     let bytes =

@@ -16,8 +16,9 @@ use clap::Args;
 #[derive(Args, Clone, Debug, Default)]
 pub struct InputArgs {
     /// Read at most this many bytes from one script; a larger file is refused with AD006
-    /// (default: agent-device's own limit, 2097152; or `[input] max-file-size` in ad.toml).
-    #[arg(long, value_name = "BYTES", value_parser = clap::value_parser!(u64).range(1..))]
+    /// (default: agent-device's own limit, 2097152; or `[input] max-file-size` in ad.toml;
+    /// at most 4294967295).
+    #[arg(long, value_name = "BYTES", value_parser = clap::value_parser!(u64).range(1..=ad_grammar::Span::MAX_SOURCE as u64))]
     pub max_file_size: Option<u64>,
 }
 

@@ -163,7 +163,7 @@ fn neovim_shows_diagnostics_and_completion() {
         .diagnostics
         .iter()
         .map(|d| {
-            let start = d.primary_span().start;
+            let start = d.primary_span().start();
             let line = index.line_of(start);
             (
                 line as i64,

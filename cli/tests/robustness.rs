@@ -91,13 +91,13 @@ fn random_script(rng: &mut Rng) -> String {
 }
 
 fn check_span(text: &str, span: Span, what: &str) -> Result<(), String> {
-    if span.start > span.end || span.end > text.len() {
+    if span.start() > span.end() || span.end() > text.len() {
         return Err(format!(
             "{what} {span:?} out of bounds (len {})",
             text.len()
         ));
     }
-    if !text.is_char_boundary(span.start) || !text.is_char_boundary(span.end) {
+    if !text.is_char_boundary(span.start()) || !text.is_char_boundary(span.end()) {
         return Err(format!("{what} {span:?} not on a char boundary"));
     }
     Ok(())

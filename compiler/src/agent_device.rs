@@ -44,7 +44,7 @@ pub fn report(analysis: &Analysis, digest: Option<&DigestOptions>) -> Value {
             "parse".into(),
             json!({
                 "actions": analysis.steps.iter().map(|s| s.to_agent_device_json()).collect::<Vec<_>>(),
-                "actionLines": analysis.steps.iter().map(|s| s.line + 1).collect::<Vec<_>>(),
+                "actionLines": analysis.steps.iter().map(|s| s.line() + 1).collect::<Vec<_>>(),
             }),
         ),
     };
@@ -110,7 +110,7 @@ impl serde::Serialize for Actions<'_> {
         let steps = &self.0.steps;
         let mut map = serializer.serialize_map(Some(2))?;
         map.serialize_entry("actions", &Each(steps))?;
-        let lines: Vec<usize> = steps.iter().map(|s| s.line + 1).collect();
+        let lines: Vec<usize> = steps.iter().map(|s| s.line() + 1).collect();
         map.serialize_entry("actionLines", &lines)?;
         map.end()
     }
@@ -134,7 +134,7 @@ impl serde::Serialize for StepRef<'_> {
         use serde::ser::SerializeMap;
         let step = self.0;
         let mut map = serializer.serialize_map(None)?;
-        map.serialize_entry("command", &step.command)?;
+        map.serialize_entry("command", &step.command())?;
         map.serialize_entry("positionals", &Values(&step.positionals))?;
         map.serialize_entry("flags", &FlagsRef(step.flags()))?;
         if let Some(r) = step.runtime() {

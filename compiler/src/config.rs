@@ -25,7 +25,7 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use ad_grammar::{Diagnostic, Severity};
+use ad_grammar::{Diagnostic, Severity, Span};
 
 /// Which contract a script is checked against (issue: handoff vs flow).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -201,12 +201,15 @@ impl Config {
                 ("input", toml::Value::Table(input)) => {
                     for (k, v) in input {
                         match (k.as_str(), v) {
-                            ("max-file-size", toml::Value::Integer(n)) if *n > 0 => {
+                            ("max-file-size", toml::Value::Integer(n))
+                                if *n > 0 && *n as u64 <= Span::MAX_SOURCE as u64 =>
+                            {
                                 config.max_file_size = Some(*n as u64);
                             }
                             ("max-file-size", _) => {
                                 return Err(ConfigError(format!(
-                                    "{name}: input.max-file-size must be a positive number of bytes"
+                                    "{name}: input.max-file-size must be a positive number of bytes, at most {}",
+                                    Span::MAX_SOURCE
                                 )))
                             }
                             _ => {

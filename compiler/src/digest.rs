@@ -71,7 +71,7 @@ pub fn canonical_plan(steps: &[Step], metadata: &Metadata, options: &DigestOptio
         }
         // Keys in sorted order: command, flags, positionals, runtime, source, targetEvidence(s).
         out.push_str("{\"command\":");
-        write_string(&mut out, &s.command);
+        write_string(&mut out, s.command());
         out.push_str(",\"flags\":");
         out.push_str(&stringify(&Value::Object(s.flags().to_map()), true));
         out.push_str(",\"positionals\":[");
@@ -88,7 +88,7 @@ pub fn canonical_plan(steps: &[Step], metadata: &Metadata, options: &DigestOptio
         }
         out.push_str(&format!(
             ",\"source\":{{\"line\":{},\"path\":null}}",
-            s.line + 1
+            s.line() + 1
         ));
         out.push_str(",\"targetEvidence\":");
         match &s.target_evidence {
@@ -124,11 +124,11 @@ mod tests {
             .map(|s| {
                 let j = s.to_agent_device_json();
                 json!({
-                    "command": s.command, "positionals": j["positionals"], "flags": j["flags"],
+                    "command": s.command(), "positionals": j["positionals"], "flags": j["flags"],
                     "runtime": j.get("runtime").cloned().unwrap_or(Value::Null),
                     "targetEvidence": j.get("targetEvidence").cloned().unwrap_or(Value::Null),
                     "targetEvidences": j.get("targetEvidences").cloned().unwrap_or(Value::Null),
-                    "source": {"path": Value::Null, "line": s.line + 1},
+                    "source": {"path": Value::Null, "line": s.line() + 1},
                 })
             })
             .collect();

@@ -50,8 +50,8 @@ pub fn format(text: &str) -> Formatted {
     let index = ad_grammar::LineIndex::new(text);
     for d in &errors {
         for label in &d.labels {
-            let first = index.line_of(label.span.start);
-            let last = index.line_of(label.span.end.max(label.span.start));
+            let first = index.line_of(label.span.start());
+            let last = index.line_of(label.span.end().max(label.span.start()));
             for k in keep.iter_mut().take(last + 1).skip(first) {
                 *k = true;
             }
@@ -114,7 +114,7 @@ impl ActionPrinter for Writer<'_> {
         // Steps are in line order: binary search instead of a scan per line.
         let step = &self.steps[self
             .steps
-            .binary_search_by_key(&line.index, |s| s.line)
+            .binary_search_by_key(&line.index(), |s| s.line())
             .ok()?];
         // A step whose tokens the reader partly ignores keeps every token (respelled), so no
         // text the author wrote disappears; `ad check` points at the ignored parts.
@@ -172,7 +172,7 @@ fn num(v: &Value) -> Option<String> {
 
 /// agent-device's script writer for one step (session-script-writer + script-formatting).
 pub fn write_step(step: &Step) -> String {
-    let mut out: Vec<String> = vec![format_string_literal(&step.command).into_owned()];
+    let mut out: Vec<String> = vec![format_string_literal(step.command()).into_owned()];
     let p: Vec<&str> = step.positionals.iter().map(|a| a.value.as_str()).collect();
     let flags = step.flags();
     let flag = |k: &str| flags.get(k);

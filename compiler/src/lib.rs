@@ -90,9 +90,9 @@ pub fn analyze_owned(text: String, config: &config::Config) -> Analysis {
         let file_level = d.code.starts_with("AD00");
         (
             !what_the_file_is,
-            d.primary_span().start,
+            d.primary_span().start(),
             !file_level,
-            d.primary_span().end,
+            d.primary_span().end(),
         )
     });
     Analysis {
@@ -176,12 +176,12 @@ fn keeps_script_whole(original: &Analysis, fixes: &[&ad_grammar::Fix], fixed: &s
     let touched: Vec<(usize, usize)> = fixes
         .iter()
         .flat_map(|f| f.edits.iter())
-        .map(|e| (index.line_of(e.span.start), index.line_of(e.span.end)))
+        .map(|e| (index.line_of(e.span.start()), index.line_of(e.span.end())))
         .collect();
     let untouched = original
         .steps
         .iter()
-        .filter(|s| !touched.iter().any(|(a, b)| (*a..=*b).contains(&s.line)));
+        .filter(|s| !touched.iter().any(|(a, b)| (*a..=*b).contains(&s.line())));
     let mut rest = after.steps.iter();
     untouched.into_iter().all(|s| {
         rest.by_ref().any(|t| {
@@ -202,14 +202,14 @@ fn bound_annotations(a: &Analysis) -> usize {
 
 fn apply_unchecked(text: &str, fixes: &[&ad_grammar::Fix]) -> (String, usize) {
     let mut fixes: Vec<&ad_grammar::Fix> = fixes.to_vec();
-    fixes.sort_by_key(|f| f.edits.iter().map(|e| e.span.start).min().unwrap_or(0));
+    fixes.sort_by_key(|f| f.edits.iter().map(|e| e.span.start()).min().unwrap_or(0));
     let mut taken: Vec<&ad_grammar::Edit> = Vec::new();
     let mut applied = 0;
     for fix in fixes {
         let overlaps = fix.edits.iter().any(|e| {
             taken.iter().any(|t| {
-                e.span.start < t.span.end.max(t.span.start + 1)
-                    && t.span.start < e.span.end.max(e.span.start + 1)
+                e.span.start() < t.span.end().max(t.span.start() + 1)
+                    && t.span.start() < e.span.end().max(e.span.start() + 1)
             })
         });
         if !overlaps {
@@ -217,7 +217,7 @@ fn apply_unchecked(text: &str, fixes: &[&ad_grammar::Fix]) -> (String, usize) {
             applied += 1;
         }
     }
-    taken.sort_by_key(|e| std::cmp::Reverse((e.span.start, e.span.end)));
+    taken.sort_by_key(|e| std::cmp::Reverse((e.span.start(), e.span.end())));
     let mut out = text.to_string();
     for e in taken {
         out.replace_range(e.span.range(), &e.replacement);

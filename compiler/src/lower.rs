@@ -26,23 +26,19 @@ pub struct Arg {
     pub value: CompactString,
     /// Indices into the action line's tokens (0 is the command word).
     pub tokens: TokenIndices,
-    /// Whether `value` contains `${`: several rules ask, so lowering answers once.
-    dollar_brace: bool,
 }
 
 impl Arg {
     fn new(value: impl Into<CompactString>, tokens: TokenIndices) -> Arg {
-        let value = value.into();
-        let dollar_brace = has_dollar_brace(&value);
         Arg {
-            value,
+            value: value.into(),
             tokens,
-            dollar_brace,
         }
     }
-    /// Whether the value contains `${` (a placeholder, or text that looks like one).
+    /// Whether the value contains `${` (a placeholder, or text that looks like one). Asked, not
+    /// stored: a scan of a short value costs less than a field in every argument of every step.
     pub fn has_dollar_brace(&self) -> bool {
-        self.dollar_brace
+        has_dollar_brace(&self.value)
     }
 }
 
@@ -133,17 +129,18 @@ pub enum ReaderNote {
 /// A lowered action line.
 #[derive(Debug, Clone)]
 pub struct Step {
-    /// 0-based line index.
-    pub line: usize,
-    /// The command word (borrowed from the registry for known commands: no allocation per step).
-    pub command: Cow<'static, str>,
+    /// 0-based line index ([`Step::line`]; 32 bits, like spans: a step is stored per action).
+    line: u32,
+    /// The registry's entry; the command word is its name ([`Step::command`]), or for a word the
+    /// registry does not know, kept with the rare fields.
     pub spec: Option<&'static CommandSpec>,
     /// Inline up to two (almost every step): no heap block of its own.
     pub positionals: Positionals,
     /// Shared with the annotation in the tree (most steps have none).
     pub target_evidence: Option<Arc<TargetEvidence>>,
-    /// Annotation line index, when one is bound.
-    pub annotation_line: Option<usize>,
+    /// Annotation line index, or [`NO_ANNOTATION`] ([`Step::annotation_line`]): half the size
+    /// of an `Option<u32>`, which with `line` fills a word.
+    annotation_line: u32,
     /// What few steps have (read through [`Step::flags`], [`Step::runtime`], [`Step::ref_label`],
     /// [`Step::target_evidences`], [`Step::notes`]), boxed together: a script holds hundreds of
     /// thousands of steps, and these fields would double the size of each.
@@ -152,12 +149,17 @@ pub struct Step {
 
 #[derive(Debug, Clone, Default)]
 struct StepRare {
+    /// The command word when the registry does not know it.
+    unknown_command: Option<CompactString>,
     flags: crate::flags::Flags,
     runtime: Option<crate::flags::Flags>,
     ref_label: Option<Arg>,
     target_evidences: Option<Arc<DualEvidence>>,
     notes: Vec<ReaderNote>,
 }
+
+/// `Step::annotation_line` of a step with no annotation.
+const NO_ANNOTATION: u32 = u32::MAX;
 
 /// The flags of a step that has none.
 static NO_FLAGS: crate::flags::Flags = crate::flags::Flags::new();
@@ -183,6 +185,25 @@ impl Step {
     pub fn notes(&self) -> &[ReaderNote] {
         self.rare.as_ref().map_or(&[], |r| &r.notes)
     }
+    /// 0-based line index of the action line.
+    pub fn line(&self) -> usize {
+        self.line as usize
+    }
+    /// The command word as written (the registry's spelling for a known command).
+    pub fn command(&self) -> &str {
+        match self.spec {
+            Some(spec) => spec.name,
+            None => self
+                .rare
+                .as_ref()
+                .and_then(|r| r.unknown_command.as_deref())
+                .unwrap_or_default(),
+        }
+    }
+    /// The line index of the annotation bound to the step, if any.
+    pub fn annotation_line(&self) -> Option<usize> {
+        (self.annotation_line != NO_ANNOTATION).then_some(self.annotation_line as usize)
+    }
     fn rare_mut(&mut self) -> &mut StepRare {
         self.rare.get_or_insert_with(Default::default)
     }
@@ -196,7 +217,7 @@ impl Step {
     /// Same command, positionals, flags, runtime and ref label (evidence aside): what the action
     /// line itself says.
     pub fn same_action(&self, other: &Step) -> bool {
-        self.command == other.command
+        self.command() == other.command()
             && self
                 .positionals
                 .iter()
@@ -220,7 +241,7 @@ impl Step {
     /// The step's tokens in `file`, the tree it was lowered from (token 0 is the command word).
     /// A step keeps no copy of them: its spans are read from the tree when a rule reports.
     pub fn tokens<'f>(&self, file: &'f SourceFile) -> &'f [ad_grammar::Token] {
-        file.action_tokens(self.line)
+        file.action_tokens(self.line())
     }
     /// The spans of the step's tokens, read from `file` (indexed as the tokens are).
     pub fn token_spans<'f>(&self, file: &'f SourceFile) -> TokenSpans<'f> {
@@ -246,7 +267,7 @@ impl Step {
     /// agent-device's parsed action as JSON (without `ts`).
     pub fn to_agent_device_json(&self) -> Value {
         let mut m = Map::new();
-        m.insert("command".into(), self.command.to_string().into());
+        m.insert("command".into(), self.command().into());
         m.insert(
             "positionals".into(),
             self.positionals
@@ -304,10 +325,6 @@ fn lower_line<'t>(
     let text = file.text.as_str();
     let word = action.command().value(text);
     let spec = registry::lookup(&word);
-    let command = match spec {
-        Some(spec) => Cow::Borrowed(spec.name),
-        None => Cow::Owned(word.to_string()),
-    };
     args.clear();
     args.extend(action.args().iter().enumerate().map(|(i, t)| Tok {
         value: t.value(text),
@@ -323,17 +340,19 @@ fn lower_line<'t>(
         Some(Evidence::Dual(d)) => (None, Some(d)),
         None => (None, None),
     };
+    let unknown_command = spec.is_none().then(|| CompactString::from(&*word));
     steps.push(Step {
-        line: line.index,
-        command,
+        line: line.index() as u32,
         spec,
         // At most one per argument token, so pushing never regrows (and a step keeps no slack).
         positionals: Positionals::with_capacity(action.args().len()),
         target_evidence,
-        annotation_line: action.annotation.map(|l| l as usize),
-        rare: target_evidences.map(|d| {
+        // A line index is below `u32::MAX`: sources are capped at `Span::MAX_SOURCE` bytes.
+        annotation_line: action.annotation.unwrap_or(NO_ANNOTATION),
+        rare: (target_evidences.is_some() || unknown_command.is_some()).then(|| {
             Box::new(StepRare {
-                target_evidences: Some(d),
+                target_evidences,
+                unknown_command,
                 ..StepRare::default()
             })
         }),
@@ -343,7 +362,7 @@ fn lower_line<'t>(
     let mut ctx = Ctx {
         step,
         diagnostics,
-        line: line.index,
+        line: line.index(),
         tokens: &action.tokens,
     };
     match rule {
@@ -892,7 +911,7 @@ impl Ctx<'_, '_> {
         if !matches!(self.step.action(), Some(Action::Swipe | Action::Gesture)) {
             return;
         }
-        let Some((arity, counted)) = arity_for(&self.step.command, &self.step.positionals) else {
+        let Some((arity, counted)) = arity_for(self.step.command(), &self.step.positionals) else {
             return;
         };
         if counted.len() <= arity.max {
@@ -993,8 +1012,8 @@ impl Step {
             // that could not be decoded), the text between the quotes, or nowhere exactly (escapes).
             let base = match (token.escaped, token.quoting, token.error) {
                 (true, _, _) => None,
-                (false, ad_grammar::Quoting::Json, None) => Some(span.start + 1),
-                (false, _, _) => Some(span.start),
+                (false, ad_grammar::Quoting::Json, None) => Some(span.start() + 1),
+                (false, _, _) => Some(span.start()),
             };
             let len = token.value(text).len();
             pieces.push(ValuePiece {
@@ -1048,7 +1067,7 @@ impl ValueMap<'_> {
         let end = if range.end <= piece.offset + piece.len {
             base + (range.end - piece.offset)
         } else {
-            self.whole.end
+            self.whole.end()
         };
         let floor = |mut i: usize| {
             while !self.text.is_char_boundary(i) {

@@ -128,7 +128,7 @@ fn what_every_fixture_reports() {
         let mut out = String::new();
         for d in &c.diagnostics {
             let text = &c.files[&d.file];
-            let start = d.diagnostic.primary_span().start;
+            let start = d.diagnostic.primary_span().start();
             let line = text[..start].matches('\n').count() + 1;
             let file = d.file.strip_prefix(&dir).unwrap_or(&d.file).display();
             out.push_str(&format!(
@@ -258,7 +258,7 @@ fn rules_run_across_the_expansion_and_point_into_the_fragment() {
         serious(&c)
     );
     let d = in_fragment[0];
-    let line = frag_with_ref[..d.diagnostic.primary_span().start]
+    let line = frag_with_ref[..d.diagnostic.primary_span().start()]
         .matches('\n')
         .count();
     assert_eq!(line, 5, "the `click @e3` line of the fragment");

@@ -11,7 +11,7 @@ fn errors(script: &str) -> Vec<&'static str> {
         .diagnostics
         .iter()
         .filter(|d| d.severity == ad_grammar::Severity::Error)
-        .filter(|d| index.line_of(d.primary_span().start) == 3)
+        .filter(|d| index.line_of(d.primary_span().start()) == 3)
         .map(|d| d.code)
         .collect()
 }
@@ -116,7 +116,7 @@ fn placeholders_whose_verdict_depends_on_the_value() {
         .diagnostics
         .iter()
         .filter(|d| d.code == "AD126")
-        .map(|d| ad_grammar::LineIndex::new(text).line_of(d.primary_span().start))
+        .map(|d| ad_grammar::LineIndex::new(text).line_of(d.primary_span().start()))
         .collect();
     // `longpress` passes the tokens on: the daemon reads the values as a point.
     assert_eq!(warned, [1]);

@@ -69,7 +69,7 @@ fn check_bytes(name: &str, bytes: Vec<u8>, args: &[String], config: &Config) -> 
     if !read.is_empty() {
         config.apply(&mut read);
         diagnostics.extend(read);
-        diagnostics.sort_by_key(|d| (d.primary_span().start, d.primary_span().end));
+        diagnostics.sort_by_key(|d| (d.primary_span().start(), d.primary_span().end()));
     }
     Checked {
         text: decoded.text,
@@ -131,8 +131,8 @@ fn facts(checked: &Checked) -> String {
             "{} {} {}-{}: {}",
             d.code,
             d.severity.as_str(),
-            at(span.start),
-            at(span.end),
+            at(span.start()),
+            at(span.end()),
             visible(&d.message)
         );
         for l in d.labels.iter().filter(|l| !l.message.is_empty()) {
@@ -140,8 +140,8 @@ fn facts(checked: &Checked) -> String {
             let _ = writeln!(
                 out,
                 "  {kind} {}-{}: {}",
-                at(l.span.start),
-                at(l.span.end),
+                at(l.span.start()),
+                at(l.span.end()),
                 visible(&l.message)
             );
         }
@@ -157,8 +157,8 @@ fn facts(checked: &Checked) -> String {
                 let _ = writeln!(
                     out,
                     "    {}-{} → {:?}",
-                    at(e.span.start),
-                    at(e.span.end),
+                    at(e.span.start()),
+                    at(e.span.end()),
                     e.replacement
                 );
             }

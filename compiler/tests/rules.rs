@@ -358,7 +358,7 @@ fn moving_a_trailing_comment_keeps_its_annotation_bound() {
     let (fixed, _) = ad_compiler::apply_fixes(&script, &a.diagnostics);
     let b = ad_compiler::analyze(&fixed);
     assert!(b.accepted_by_agent_device(), "{fixed}");
-    let click = b.steps.iter().find(|s| s.command == "click").unwrap();
+    let click = b.steps.iter().find(|s| s.command() == "click").unwrap();
     assert!(
         click.target_evidence.is_some(),
         "the annotation still binds:\n{fixed}"

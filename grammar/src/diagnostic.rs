@@ -9,27 +9,60 @@ use std::borrow::Cow;
 pub type Text = Cow<'static, str>;
 
 /// A byte range in the source text.
+///
+/// Offsets are stored as `u32`: a script holds several spans per token, line and step, and half
+/// the width is a large share of `ad check`'s memory on big inputs. Sources are therefore capped
+/// at [`Span::MAX_SOURCE`] bytes (the readers refuse larger ones; see `input`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, PartialOrd, Ord)]
 pub struct Span {
-    pub start: usize,
-    pub end: usize,
+    start: u32,
+    end: u32,
 }
 
 impl Span {
+    /// The largest source a span can address.
+    pub const MAX_SOURCE: usize = u32::MAX as usize;
+
+    /// Offsets past [`Span::MAX_SOURCE`] are clamped (only a caller that skipped the size check
+    /// can produce them).
     pub const fn new(start: usize, end: usize) -> Self {
-        Span { start, end }
+        Span {
+            start: clamp(start),
+            end: clamp(end),
+        }
+    }
+    pub const fn start(&self) -> usize {
+        self.start as usize
+    }
+    pub const fn end(&self) -> usize {
+        self.end as usize
     }
     pub fn len(&self) -> usize {
-        self.end - self.start
+        (self.end - self.start) as usize
     }
     pub fn is_empty(&self) -> bool {
         self.start == self.end
     }
     pub fn cover(self, other: Span) -> Span {
-        Span::new(self.start.min(other.start), self.end.max(other.end))
+        Span {
+            start: self.start.min(other.start),
+            end: self.end.max(other.end),
+        }
     }
     pub fn range(&self) -> std::ops::Range<usize> {
-        self.start..self.end
+        self.start()..self.end()
+    }
+    /// The same span moved `by` bytes to the right.
+    pub fn shifted(self, by: usize) -> Span {
+        Span::new(self.start() + by, self.end() + by)
+    }
+}
+
+const fn clamp(offset: usize) -> u32 {
+    if offset > Span::MAX_SOURCE {
+        u32::MAX
+    } else {
+        offset as u32
     }
 }
 

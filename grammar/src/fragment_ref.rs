@@ -96,7 +96,7 @@ mod tests {
         let r = read(line, 10);
         let (id, span) = r.call_site_id.unwrap();
         assert_eq!(id, "lo\"gin");
-        assert_eq!(&line[span.start - 10..span.end - 10], r#""lo\"gin""#);
+        assert_eq!(&line[span.start() - 10..span.end() - 10], r#""lo\"gin""#);
         assert_eq!(r.digest.unwrap().0, "sha256:ab");
         assert!(read("# agent-device:fragment-ref-v1 [1]", 0)
             .error

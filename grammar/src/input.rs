@@ -150,7 +150,7 @@ mod tests {
         let diag = d.not_utf8.expect("AD005");
         assert_eq!(diag.code, codes::NOT_UTF8);
         assert_eq!(&d.text[diag.primary_span().range()], "\u{fffd}");
-        assert_eq!(diag.primary_span().start, 10);
+        assert_eq!(diag.primary_span().start(), 10);
         assert!(diag.message.contains("0xE9"), "{}", diag.message);
         assert!(diag.message.contains("2 more"), "{}", diag.message);
     }

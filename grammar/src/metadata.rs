@@ -169,14 +169,14 @@ impl HeaderReader {
         diagnostics: &mut Vec<Diagnostic>,
     ) {
         let line = &text[content.range()];
-        let off = content.start;
+        let off = content.start();
         // Where the (at most four) keys read from this line start.
         let mut recognised = [usize::MAX; 4];
         let mut n_recognised = 0;
         let [platform, target, timeout, retries] = find_keys(line);
         if let Some((v, span)) = platform {
             let span = span.shift(off);
-            recognised[n_recognised] = span.start;
+            recognised[n_recognised] = span.start();
             n_recognised += 1;
             if CONTEXT_PLATFORMS.contains(&v) {
                 self.set(
@@ -203,7 +203,7 @@ impl HeaderReader {
         }
         if let Some((v, span)) = target {
             let span = span.shift(off);
-            recognised[n_recognised] = span.start;
+            recognised[n_recognised] = span.start();
             n_recognised += 1;
             if CONTEXT_TARGETS.contains(&v) {
                 self.set(
@@ -224,12 +224,12 @@ impl HeaderReader {
         ] {
             if let Some((v, span)) = found {
                 // Only the digit prefix is read: `timeout=60s` means 60 ms.
-                let tail: String = line[span.end..]
+                let tail: String = line[span.end()..]
                     .chars()
                     .take_while(|c| !is_js_whitespace(*c))
                     .collect();
                 let span = span.shift(off);
-                recognised[n_recognised] = span.start;
+                recognised[n_recognised] = span.start();
                 n_recognised += 1;
                 if !tail.is_empty() {
                     let unit = if key == "timeout" { " ms" } else { "" };
@@ -237,7 +237,7 @@ impl HeaderReader {
                         Diagnostic::new(
                             codes::CONTEXT_VALUE_IGNORED,
                             format!("`{key}={v}{tail}` is read as {v}{unit}"),
-                            Span::new(span.start, span.end + tail.len()),
+                            Span::new(span.start(), span.end() + tail.len()),
                         )
                         .with_label(format!(
                             "agent-device reads only the digits; `{tail}` is ignored"
@@ -288,7 +288,7 @@ impl HeaderReader {
             let span = Span::new(off + start, off + end);
             if recognised[..n_recognised]
                 .iter()
-                .any(|s| *s >= span.start && *s < span.end)
+                .any(|s| *s >= span.start() && *s < span.end())
                 || RECORDER_ONLY_KEYS.contains(&key)
             {
                 continue;
@@ -345,7 +345,7 @@ trait Shift {
 }
 impl Shift for Span {
     fn shift(self, by: usize) -> Span {
-        Span::new(self.start + by, self.end + by)
+        Span::new(self.start() + by, self.end() + by)
     }
 }
 

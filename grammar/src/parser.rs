@@ -38,6 +38,23 @@ pub fn parse(text: &str) -> Parse {
 /// Parses `text` and keeps it in the tree without copying it: what `ad check` uses, where the
 /// copy of a large script would be its largest single allocation.
 pub fn parse_owned(text: String) -> Parse {
+    if text.len() > Span::MAX_SOURCE {
+        // Spans cannot address it; the readers refuse such files before parsing (AD006).
+        let size = text.len() as u64;
+        return Parse {
+            file: SourceFile {
+                text,
+                lines: Vec::new(),
+            },
+            metadata: Metadata::default(),
+            diagnostics: vec![crate::input::refused_too_large(
+                "<input>",
+                Some(size),
+                Span::MAX_SOURCE as u64,
+            )],
+            binary: false,
+        };
+    }
     let (lines, metadata, diagnostics, binary) = parse_lines(&text);
     Parse {
         file: SourceFile { text, lines },
@@ -161,13 +178,13 @@ fn parse_lines(text: &str) -> (Vec<Line>, Metadata, Vec<Diagnostic>, bool) {
                 })
             }
         };
-        lines.push(Line {
+        lines.push(Line::new(
             index,
-            span: Span::new(raw.start, raw.end),
+            Span::new(raw.start, raw.end),
             content,
             terminator,
             kind,
-        });
+        ));
     }
 
     if let Some(p) = pending.take() {
@@ -188,13 +205,13 @@ fn parse_lines(text: &str) -> (Vec<Line>, Metadata, Vec<Diagnostic>, bool) {
     let bindings: Vec<(usize, usize)> = lines
         .iter()
         .filter_map(|l| match &l.kind {
-            LineKind::Action(a) => a.annotation.map(|ann| (ann as usize, l.index)),
+            LineKind::Action(a) => a.annotation.map(|ann| (ann as usize, l.index())),
             _ => None,
         })
         .collect();
     for (ann, action) in bindings {
         if let LineKind::Annotation(a) = &mut lines[ann].kind {
-            a.binds_to = Some(action);
+            a.binds_to = Some(action as u32);
         }
     }
 
@@ -295,7 +312,7 @@ fn file_level_checks(text: &str, has_nul: bool, binary: bool, diagnostics: &mut 
 fn lone_cr(text: &str, content: Span, index: usize, diagnostics: &mut Vec<Diagnostic>) {
     // Every lone CR of the line, so one `--fix` run repairs them all.
     for (rel, _) in text[content.range()].match_indices('\r') {
-        let at = content.start + rel;
+        let at = content.start() + rel;
         diagnostics.push(
             Diagnostic::new(codes::LONE_CR, "lone carriage return inside a line", Span::new(at, at + 1))
                 .with_label("agent-device splits lines only on \\n and \\r\\n: this \\r is not a line break")
@@ -342,7 +359,7 @@ fn comment_or_annotation(
     diagnostics: &mut Vec<Diagnostic>,
 ) -> LineKind {
     let trimmed = &text[content.range()];
-    let off = content.start;
+    let off = content.start();
     // The reference tests `targets-v` before `target-v`.
     for (kind, marker) in [
         (AnnotationKind::Targets, "targets-v"),
@@ -456,7 +473,7 @@ fn field_span(text: &str, payload: Span, field: &str) -> Span {
     if !last.is_empty() {
         let needle = format!("\"{last}\"");
         if let Some(i) = text[payload.range()].find(&needle) {
-            let start = payload.start + i;
+            let start = payload.start() + i;
             return Span::new(start, start + needle.len());
         }
     }
@@ -472,7 +489,7 @@ fn tokenize(
     diagnostics: &mut Vec<Diagnostic>,
 ) -> Vec<Token> {
     let line = &text[content.range()];
-    let off = content.start;
+    let off = content.start();
     tokens.clear();
     let mut reported = false;
     for (kind, range) in lex(line) {
@@ -519,8 +536,10 @@ fn tokenize(
                 Err(e) => {
                     if !reported {
                         reported = true;
-                        let at =
-                            Span::new(span.start + e.offset, span.start + e.offset + e.len.max(1));
+                        let at = Span::new(
+                            span.start() + e.offset,
+                            span.start() + e.offset + e.len.max(1),
+                        );
                         let (label, help) = match e.kind {
                             StringLiteralErrorKind::ControlCharacter => (
                                 "raw control character inside a JSON string",
@@ -575,15 +594,15 @@ fn env_directive(
     diagnostics: &mut Vec<Diagnostic>,
 ) -> EnvDirective {
     let trimmed = &text[content.range()];
-    let keyword = Span::new(content.start, content.start + 3);
+    let keyword = Span::new(content.start(), content.start() + 3);
     let body_rel =
         3 + (trimmed.len() - 3 - trimmed[3..].trim_start_matches(is_js_whitespace).len());
     let body = &trimmed[body_rel..];
-    let body_start = content.start + body_rel;
+    let body_start = content.start() + body_rel;
     let eq = body.find('=');
     let key_end = eq.unwrap_or(body.len());
     let key = Span::new(body_start, body_start + key_end);
-    let value = eq.map(|e| Span::new(body_start + e + 1, content.end));
+    let value = eq.map(|e| Span::new(body_start + e + 1, content.end()));
     let raw_value = value.map(|v| &text[v.range()]).unwrap_or("");
     let quoted = raw_value.starts_with('"');
     let decoded = if quoted {
@@ -640,8 +659,8 @@ fn context_entries(text: &str, tokens: &[Token]) -> Vec<ContextEntry> {
             let raw = t.raw(text);
             match raw.find('=') {
                 Some(eq) => ContextEntry {
-                    key: Span::new(t.span.start, t.span.start + eq),
-                    value: Some(Span::new(t.span.start + eq + 1, t.span.end)),
+                    key: Span::new(t.span.start(), t.span.start() + eq),
+                    value: Some(Span::new(t.span.start() + eq + 1, t.span.end())),
                 },
                 None => ContextEntry {
                     key: t.span,

@@ -117,7 +117,7 @@ pub fn print(
     for line in &file.lines {
         let original = &text[line.span.range()];
         let content = &text[line.content.range()];
-        let verbatim = keep.get(line.index).copied().unwrap_or(false) || content.contains('\r');
+        let verbatim = keep.get(line.index()).copied().unwrap_or(false) || content.contains('\r');
         let printed: Cow<str> = if verbatim {
             // Trailing whitespace (a final `\r` included) is trimmed by the reader anyway; keeping
             // a final `\r` would turn the next `\n` into a CRLF on the next run.
@@ -147,7 +147,7 @@ pub fn print(
         out.push_str(&printed);
         // The last physical line has no terminator; a final newline is ensured below, but an
         // empty last line (text ending in "\n") must not add another one.
-        if line.index != last || !ends_with_newline {
+        if line.index() != last || !ends_with_newline {
             out.push('\n');
         }
     }

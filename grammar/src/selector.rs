@@ -254,7 +254,7 @@ pub fn parse_chain(text: &str) -> (SelectorChain, Vec<SelectorError>) {
 fn trim_span(text: &str, span: Span) -> Span {
     let s = &text[span.range()];
     let (a, b) = crate::text::js_trim_range(s);
-    Span::new(span.start + a, span.start + b)
+    Span::new(span.start() + a, span.start() + b)
 }
 
 fn term(text: &str, span: Span, errors: &mut Vec<SelectorError>) -> Term {
@@ -286,9 +286,9 @@ fn term(text: &str, span: Span, errors: &mut Vec<SelectorError>) -> Term {
             }
         }
         Some(eq) => {
-            let key = trim_span(text, Span::new(span.start, span.start + eq));
+            let key = trim_span(text, Span::new(span.start(), span.start() + eq));
             let key_name = text[key.range()].to_lowercase();
-            let value = trim_span(text, Span::new(span.start + eq + 1, span.end));
+            let value = trim_span(text, Span::new(span.start() + eq + 1, span.end()));
             let value_text = &text[value.range()];
             let mut decoded = None;
             if !is_key(&key_name) {

@@ -18,14 +18,37 @@ pub struct SourceFile {
 
 #[derive(Debug, Clone)]
 pub struct Line {
-    /// 0-based; agent-device reports `index + 1`.
-    pub index: usize,
+    /// 0-based; agent-device reports `index + 1` ([`Line::index`]). 32 bits like spans: sources
+    /// are capped at [`Span::MAX_SOURCE`] bytes, so a line index always fits.
+    index: u32,
     /// The line without its terminator.
     pub span: Span,
     /// The line after ECMAScript `trim()`: what the reader classifies.
     pub content: Span,
     pub terminator: LineTerminator,
     pub kind: LineKind,
+}
+
+impl Line {
+    pub fn new(
+        index: usize,
+        span: Span,
+        content: Span,
+        terminator: LineTerminator,
+        kind: LineKind,
+    ) -> Line {
+        Line {
+            index: index as u32,
+            span,
+            content,
+            terminator,
+            kind,
+        }
+    }
+    /// 0-based line index.
+    pub fn index(&self) -> usize {
+        self.index as usize
+    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -90,8 +113,16 @@ pub struct Annotation {
     pub payload: Option<Span>,
     /// Typed evidence when the payload passed every field rule.
     pub evidence: Option<Evidence>,
-    /// The action line (0-based index) it is bound to, when the next line is one.
-    pub binds_to: Option<usize>,
+    /// The action line (0-based index) it is bound to, when the next line is one
+    /// ([`Annotation::binds_to`]; 32 bits, like line indices).
+    pub(crate) binds_to: Option<u32>,
+}
+
+impl Annotation {
+    /// The action line (0-based index) the annotation is bound to, when the next line is one.
+    pub fn binds_to(&self) -> Option<usize> {
+        self.binds_to.map(|l| l as usize)
+    }
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -129,9 +160,8 @@ pub struct ContextEntry {
 pub struct ActionLine {
     /// Token 0 is the command word. A boxed slice at its exact length (no capacity word).
     pub tokens: Box<[Token]>,
-    /// The annotation line (0-based index) bound to this action. `u32`: with the boxed slice,
-    /// every line record is a word smaller. Overflowing it takes a file of over 4 GB of line
-    /// breaks, far beyond agent-device's 2 MiB cap and anything `ad check` could hold.
+    /// The annotation line (0-based index) bound to this action. `u32`, like line indices:
+    /// sources are capped at [`Span::MAX_SOURCE`] bytes.
     pub annotation: Option<u32>,
 }
 

@@ -61,8 +61,8 @@ fn render_diagnostic(text: &str, d: &Diagnostic, out: &mut String) {
         "{} {} {}..{} {}: {}",
         d.code,
         severity(d.severity),
-        primary.start,
-        primary.end,
+        primary.start(),
+        primary.end(),
         excerpt(text, primary),
         d.message
     );
@@ -72,8 +72,8 @@ fn render_diagnostic(text: &str, d: &Diagnostic, out: &mut String) {
                 out,
                 "    {} {}..{}: {}",
                 if label.primary { "label" } else { "note" },
-                label.span.start,
-                label.span.end,
+                label.span.start(),
+                label.span.end(),
                 label.message
             );
         }
@@ -96,9 +96,9 @@ fn describe(text: &str, p: &Parse) -> String {
         let _ = writeln!(
             out,
             "{:>3} {:>4}..{:<4} {:?}",
-            line.index + 1,
-            line.span.start,
-            line.span.end,
+            line.index() + 1,
+            line.span.start(),
+            line.span.end(),
             &text[line.span.range()]
         );
     }
@@ -151,7 +151,8 @@ fn invalid_trees() {
 fn fixture_facts() {
     let bom = parse(&read(&fixture_dir("valid").join("bom.ad")));
     assert_eq!(
-        bom.file.lines[0].content.start, 3,
+        bom.file.lines[0].content.start(),
+        3,
         "the BOM is trimmed away"
     );
     assert!(matches!(bom.file.lines[0].kind, LineKind::Context(_)));
@@ -187,7 +188,7 @@ fn fixture_facts() {
         .lines
         .iter()
         .filter_map(|l| match &l.kind {
-            LineKind::Annotation(a) => Some((l.index, a.binds_to)),
+            LineKind::Annotation(a) => Some((l.index(), a.binds_to())),
             _ => None,
         })
         .collect();
@@ -201,18 +202,19 @@ fn fixture_facts() {
 // ---- invariants ---------------------------------------------------------------------------------
 
 fn in_bounds(text: &str, span: Span, what: &str) -> Result<(), String> {
-    if span.start > span.end || span.end > text.len() {
+    if span.start() > span.end() || span.end() > text.len() {
         return Err(format!(
             "{what} {}..{} is out of bounds (len {})",
-            span.start,
-            span.end,
+            span.start(),
+            span.end(),
             text.len()
         ));
     }
-    if !text.is_char_boundary(span.start) || !text.is_char_boundary(span.end) {
+    if !text.is_char_boundary(span.start()) || !text.is_char_boundary(span.end()) {
         return Err(format!(
             "{what} {}..{} is not on char boundaries",
-            span.start, span.end
+            span.start(),
+            span.end()
         ));
     }
     Ok(())
@@ -228,20 +230,20 @@ fn check_invariants(text: &str, p: &Parse) -> Result<(), String> {
     }
     let mut at = 0;
     for (i, line) in lines.iter().enumerate() {
-        if line.index != i {
-            return Err(format!("line {i} has index {}", line.index));
+        if line.index() != i {
+            return Err(format!("line {i} has index {}", line.index()));
         }
-        if line.span.start != at {
+        if line.span.start() != at {
             return Err(format!(
                 "line {i} starts at {} but the previous line ended at {at}",
-                line.span.start
+                line.span.start()
             ));
         }
         in_bounds(text, line.span, "line span")?;
         let term = terminator_len(line.terminator);
-        let after = &text[line.span.end..];
+        let after = &text[line.span.end()..];
         let ok = match line.terminator {
-            LineTerminator::None => i + 1 == lines.len() && line.span.end == text.len(),
+            LineTerminator::None => i + 1 == lines.len() && line.span.end() == text.len(),
             LineTerminator::Lf => after.starts_with('\n'),
             LineTerminator::CrLf => after.starts_with("\r\n"),
         };
@@ -255,7 +257,7 @@ fn check_invariants(text: &str, p: &Parse) -> Result<(), String> {
             return Err(format!("line {i} contains a newline"));
         }
         in_bounds(text, line.content, "content")?;
-        if line.content.start < line.span.start || line.content.end > line.span.end {
+        if line.content.start() < line.span.start() || line.content.end() > line.span.end() {
             return Err(format!("line {i}: content outside the line"));
         }
         let tokens = match &line.kind {
@@ -263,18 +265,19 @@ fn check_invariants(text: &str, p: &Parse) -> Result<(), String> {
             LineKind::Context(c) => Some(&c.tokens[..]),
             _ => None,
         };
-        let mut prev_end = line.content.start;
+        let mut prev_end = line.content.start();
         for t in tokens.into_iter().flatten() {
             in_bounds(text, t.span, "token")?;
-            if t.span.start < prev_end || t.span.end > line.content.end || t.span.is_empty() {
+            if t.span.start() < prev_end || t.span.end() > line.content.end() || t.span.is_empty() {
                 return Err(format!(
                     "line {i}: token {}..{} overlaps, is empty or leaves the line",
-                    t.span.start, t.span.end
+                    t.span.start(),
+                    t.span.end()
                 ));
             }
-            prev_end = t.span.end;
+            prev_end = t.span.end();
         }
-        at = line.span.end + term;
+        at = line.span.end() + term;
     }
     if at != text.len() {
         return Err(format!(

@@ -57,7 +57,7 @@ pub fn code_actions(snap: &Snapshot, params: CodeActionParams) -> Option<Vec<Cod
         for d in &analysis.diagnostics {
             let Some(fix) = &d.fix else { continue };
             let at = d.primary_span();
-            let touches = |s: Span| s.start <= range.end && range.start <= s.end;
+            let touches = |s: Span| s.start() <= range.end() && range.start() <= s.end();
             if !touches(at) && !fix.edits.iter().any(|e| touches(e.span)) {
                 continue;
             }

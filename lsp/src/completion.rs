@@ -513,7 +513,7 @@ fn selector_items(items: &mut Items, p: &ArgPlace, offset: usize) {
 
 fn context(items: &mut Items, replace: Span, prefix: &str) {
     if let Some((key, _)) = prefix.split_once('=') {
-        let start = replace.start + key.len() + 1;
+        let start = replace.start() + key.len() + 1;
         let words: &[&str] = match key {
             "platform" => CONTEXT_PLATFORMS,
             "target" => CONTEXT_TARGETS,
@@ -527,7 +527,7 @@ fn context(items: &mut Items, replace: Span, prefix: &str) {
                 doc: None,
                 insert: w.to_string(),
                 snippet: None,
-                replace: Span::new(start, replace.end),
+                replace: Span::new(start, replace.end()),
                 group: 0,
                 filter: None,
             });

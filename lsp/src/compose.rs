@@ -71,7 +71,7 @@ fn call_site_at<'a>(doc: &Document, c: &'a Composition, offset: usize) -> Option
     let path = compose::normalize(doc.path.as_ref()?);
     c.call_sites
         .iter()
-        .find(|s| s.file == path && s.span.start <= offset && offset <= s.span.end)
+        .find(|s| s.file == path && s.span.start() <= offset && offset <= s.span.end())
 }
 
 pub fn file_uri(path: &Path) -> Option<Uri> {
@@ -105,7 +105,11 @@ pub fn hover(doc: &Document, offset: usize) -> Option<(String, ad_grammar::Span)
         d.diagnostic.code == ad_grammar::codes::FRAGMENT_STALE
             && d.file == site.file
             && c.files.get(&site.file).is_some_and(|t| {
-                t[..d.diagnostic.primary_span().start].matches('\n').count() + 1 == site.line
+                t[..d.diagnostic.primary_span().start()]
+                    .matches('\n')
+                    .count()
+                    + 1
+                    == site.line
             })
     });
     let stale_note = match stale {
@@ -270,7 +274,7 @@ pub fn composition_actions(
             continue;
         };
         let at = d.primary_span();
-        if !(at.start <= range.end && range.start <= at.end) {
+        if !(at.start() <= range.end() && range.start() <= at.end()) {
             continue;
         }
         let edits: Vec<TextEdit> = fix
@@ -279,7 +283,7 @@ pub fn composition_actions(
             .map(|e| TextEdit::new(doc.lines.range(&doc.text, e.span), e.replacement.clone()))
             .collect();
         // A re-pin's include is the line after the pin.
-        let pin_line = doc.text[..at.start].matches('\n').count();
+        let pin_line = doc.text[..at.start()].matches('\n').count();
         let snapshot = c
             .call_sites
             .iter()

@@ -15,7 +15,7 @@ use crate::text_map::ValueMap;
 pub fn step_for_line(analysis: &Analysis, index: usize) -> Option<&Step> {
     analysis
         .steps
-        .binary_search_by_key(&index, |s| s.line)
+        .binary_search_by_key(&index, |s| s.line())
         .ok()
         .map(|i| &analysis.steps[i])
 }
@@ -24,14 +24,14 @@ pub fn step_for_line(analysis: &Analysis, index: usize) -> Option<&Step> {
 pub fn step_number(analysis: &Analysis, index: usize) -> Option<usize> {
     analysis
         .steps
-        .binary_search_by_key(&index, |s| s.line)
+        .binary_search_by_key(&index, |s| s.line())
         .ok()
         .map(|i| i + 1)
 }
 
 /// Is line `index` before the first action (in the header a `context`/`env` line belongs to)?
 pub fn in_header(analysis: &Analysis, index: usize) -> bool {
-    analysis.steps.first().is_none_or(|s| s.line >= index)
+    analysis.steps.first().is_none_or(|s| s.line() >= index)
 }
 
 /// The token under `offset` for hover-like requests: the one containing it, else one ending
@@ -39,8 +39,8 @@ pub fn in_header(analysis: &Analysis, index: usize) -> bool {
 pub fn token_at(tokens: &[Token], offset: usize) -> Option<usize> {
     tokens
         .iter()
-        .position(|t| t.span.start <= offset && offset < t.span.end)
-        .or_else(|| tokens.iter().position(|t| t.span.end == offset))
+        .position(|t| t.span.start() <= offset && offset < t.span.end())
+        .or_else(|| tokens.iter().position(|t| t.span.end() == offset))
 }
 
 /// Where a completion is requested on an action line.
@@ -85,8 +85,8 @@ pub fn place<'a>(doc: &'a Document, analysis: &'a Analysis, offset: usize) -> Pl
         };
     };
     // Past the line's content (trailing whitespace counts as "after the last token").
-    let offset = offset.clamp(line.span.start, line.span.end);
-    let header = in_header(analysis, line.index);
+    let offset = offset.clamp(line.span.start(), line.span.end());
+    let header = in_header(analysis, line.index());
     match &line.kind {
         LineKind::Blank => Place::Command {
             replace: Span::new(offset, offset),
@@ -95,29 +95,29 @@ pub fn place<'a>(doc: &'a Document, analysis: &'a Analysis, offset: usize) -> Pl
         },
         LineKind::Comment(_) | LineKind::Annotation(_) => Place::Nothing,
         LineKind::Env(env) => {
-            if offset < env.key.start
-                || offset > env.key.end
-                || env.value.is_some_and(|v| offset >= v.start)
+            if offset < env.key.start()
+                || offset > env.key.end()
+                || env.value.is_some_and(|v| offset >= v.start())
             {
-                if offset <= env.keyword.end {
+                if offset <= env.keyword.end() {
                     return command_word(text, env.keyword, offset, header);
                 }
                 return Place::Nothing;
             }
             Place::EnvKey {
-                replace: Span::new(env.key.start, offset),
+                replace: Span::new(env.key.start(), offset),
             }
         }
         LineKind::Context(c) => {
             let first = c.tokens.first().map(|t| t.span).unwrap_or(line.content);
-            if offset <= first.end {
+            if offset <= first.end() {
                 return command_word(text, first, offset, header);
             }
             let start = text[..offset]
                 .rfind(|c: char| c.is_whitespace())
                 .map(|i| i + 1)
-                .unwrap_or(line.content.start)
-                .max(line.content.start);
+                .unwrap_or(line.content.start())
+                .max(line.content.start());
             Place::Context {
                 replace: Span::new(start, offset),
                 prefix: text[start..offset].to_string(),
@@ -126,25 +126,25 @@ pub fn place<'a>(doc: &'a Document, analysis: &'a Analysis, offset: usize) -> Pl
         LineKind::Action(action) => {
             let tokens = &action.tokens;
             let first = tokens[0].span;
-            if offset <= first.end {
+            if offset <= first.end() {
                 return command_word(text, first, offset, header);
             }
             // The token holding the cursor, or a new one after the last token before it.
             let (token, start) = match tokens
                 .iter()
-                .position(|t| t.span.start < offset && offset <= t.span.end)
+                .position(|t| t.span.start() < offset && offset <= t.span.end())
             {
                 Some(i) => {
                     let t = &tokens[i];
                     let closed = t.error.is_none() && t.raw(text).starts_with('"');
-                    if closed && offset == t.span.end {
+                    if closed && offset == t.span.end() {
                         // Right after a closing quote: nothing to complete in that token.
                         return Place::Nothing;
                     }
-                    (i, t.span.start)
+                    (i, t.span.start())
                 }
                 None => (
-                    tokens.iter().filter(|t| t.span.end < offset).count(),
+                    tokens.iter().filter(|t| t.span.end() < offset).count(),
                     offset,
                 ),
             };
@@ -162,7 +162,7 @@ pub fn place<'a>(doc: &'a Document, analysis: &'a Analysis, offset: usize) -> Pl
 }
 
 fn command_word<'a>(text: &str, word: Span, offset: usize, header: bool) -> Place<'a> {
-    let start = word.start.min(offset);
+    let start = word.start().min(offset);
     let raw = &text[start..offset];
     let (start, prefix) = match raw.strip_prefix('"') {
         Some(rest) => (start + 1, rest),

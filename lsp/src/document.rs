@@ -157,7 +157,7 @@ impl Document {
     /// The script line (as agent-device splits lines) holding byte `offset`.
     pub fn line_at(&self, offset: usize) -> Option<&Line> {
         let file = self.file()?;
-        let i = file.lines.partition_point(|l| l.span.start <= offset);
+        let i = file.lines.partition_point(|l| l.span.start() <= offset);
         file.lines.get(i.checked_sub(1)?)
     }
 }

@@ -40,13 +40,13 @@ pub fn line_edits(doc: &Document, output: &str, range: Option<Span>) -> Vec<Text
         if let Some(r) = range {
             // The line must overlap the range (a cursor on a line counts).
             let content_end = start + old.trim_end_matches(['\r', '\n']).len();
-            if content_end < r.start || *start > r.end {
+            if content_end < r.start() || *start > r.end() {
                 continue;
             }
         }
         // Keep edits small: the common prefix and suffix stay.
         let (prefix, suffix) = bounds(old, new);
-        let edit = Span::new(span.start + prefix, span.end - suffix);
+        let edit = Span::new(span.start() + prefix, span.end() - suffix);
         edits.push(TextEdit::new(
             doc.lines.range(input, edit),
             new[prefix..new.len() - suffix].to_string(),
@@ -131,7 +131,7 @@ mod tests {
             .iter()
             .map(|e| (map.span(text, e.range), e.new_text.as_str()))
             .collect();
-        spans.sort_by_key(|(s, _)| std::cmp::Reverse(s.start));
+        spans.sort_by_key(|(s, _)| std::cmp::Reverse(s.start()));
         let mut out = text.to_string();
         for (s, t) in spans {
             out.replace_range(s.range(), t);

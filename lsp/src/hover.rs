@@ -42,9 +42,9 @@ pub fn hover(snap: &Snapshot, params: HoverParams) -> Option<Hover> {
 pub fn markdown_at(analysis: &Analysis, offset: usize) -> Option<(String, Span)> {
     let file = &analysis.parse.file;
     let text = file.text.as_str();
-    let i = file.lines.partition_point(|l| l.span.start <= offset);
+    let i = file.lines.partition_point(|l| l.span.start() <= offset);
     let line = file.lines.get(i.checked_sub(1)?)?;
-    if offset > line.span.end {
+    if offset > line.span.end() {
         return None;
     }
     if let Some((name, span)) = vars::name_at(file, offset) {
@@ -53,16 +53,16 @@ pub fn markdown_at(analysis: &Analysis, offset: usize) -> Option<(String, Span)>
     match &line.kind {
         LineKind::Annotation(a) => {
             let verification = a
-                .binds_to
+                .binds_to()
                 .and_then(|l| step_for_line(analysis, l))
                 .and_then(|s| s.spec)
                 .map(|s| s.verification)
                 .unwrap_or(Verification::PreDispatch);
             let mut md = annotation_markdown(a, verification)?;
-            if let Some(n) = a.binds_to.and_then(|l| step_number(analysis, l)) {
+            if let Some(n) = a.binds_to().and_then(|l| step_number(analysis, l)) {
                 md.push_str(&format!(
                     "\n\nDescribes step {n} on line {}.",
-                    a.binds_to.unwrap_or(0) + 1
+                    a.binds_to().unwrap_or(0) + 1
                 ));
             }
             Some((md, line.content))
@@ -72,7 +72,7 @@ pub fn markdown_at(analysis: &Analysis, offset: usize) -> Option<(String, Span)>
             let token = &action.tokens[t];
             let command = action.tokens[0].value(text);
             let spec = registry::lookup(&command);
-            let step = step_for_line(analysis, line.index);
+            let step = step_for_line(analysis, line.index());
             let evidence = action
                 .annotation
                 .and_then(|l| file.annotation(l as usize))
@@ -89,7 +89,7 @@ pub fn markdown_at(analysis: &Analysis, offset: usize) -> Option<(String, Span)>
                         "`{command}` is not an agent-device command: the step fails when it runs."
                     ),
                 };
-                if let Some(n) = step_number(analysis, line.index) {
+                if let Some(n) = step_number(analysis, line.index()) {
                     md = format!("**Step {n}**\n\n{md}");
                 }
                 md
@@ -104,7 +104,7 @@ pub fn markdown_at(analysis: &Analysis, offset: usize) -> Option<(String, Span)>
                 }
                 md
             } else {
-                argument_markdown(analysis, line.index, t).unwrap_or_default()
+                argument_markdown(analysis, line.index(), t).unwrap_or_default()
             };
             if let Some(e) = evidence {
                 if !md.is_empty() {
@@ -114,7 +114,7 @@ pub fn markdown_at(analysis: &Analysis, offset: usize) -> Option<(String, Span)>
             }
             (!md.is_empty()).then_some((md, token.span))
         }
-        LineKind::Env(e) if offset <= e.keyword.end => Some((
+        LineKind::Env(e) if offset <= e.keyword.end() => Some((
             "`env NAME=value` — a default for `${NAME}` in this script. Header only: it must \
              come before the first action.\n\nPrecedence: "
                 .to_string()
@@ -125,7 +125,7 @@ pub fn markdown_at(analysis: &Analysis, offset: usize) -> Option<(String, Span)>
             let entry = c
                 .entries
                 .iter()
-                .find(|e| e.key.start <= offset && offset <= e.value.unwrap_or(e.key).end)?;
+                .find(|e| e.key.start() <= offset && offset <= e.value.unwrap_or(e.key).end())?;
             let key = &text[entry.key.range()];
             let md = context_key_markdown(key, c.in_header);
             Some((

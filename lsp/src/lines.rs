@@ -145,8 +145,8 @@ impl LineMap {
 
     pub fn range(&self, text: &str, span: Span) -> Range {
         Range::new(
-            self.position(text, span.start),
-            self.position(text, span.end),
+            self.position(text, span.start()),
+            self.position(text, span.end()),
         )
     }
 

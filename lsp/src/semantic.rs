@@ -54,19 +54,19 @@ pub fn tokens(doc: &Document, range: Option<Span>) -> Option<SemanticTokens> {
     let mut all = Vec::new();
     for line in &file.lines {
         if let Some(r) = range {
-            if line.span.end < r.start || line.span.start > r.end {
+            if line.span.end() < r.start() || line.span.start() > r.end() {
                 continue;
             }
         }
         line_tokens(analysis, line, &mut all);
     }
     // The protocol needs tokens in order and disjoint.
-    all.sort_by_key(|t| t.span.start);
+    all.sort_by_key(|t| t.span.start());
     let mut end = 0;
     all.retain(|t| {
-        let keep = t.span.start >= end;
+        let keep = t.span.start() >= end;
         if keep {
-            end = t.span.end;
+            end = t.span.end();
         }
         keep
     });
@@ -83,7 +83,10 @@ fn line_tokens(analysis: &Analysis, line: &Line, out: &mut Vec<Tok>) {
         LineKind::Blank => {}
         LineKind::Comment(_) => out.push(tok(line.content, COMMENT)),
         LineKind::Annotation(a) => {
-            out.push(tok(Span::new(line.content.start, a.marker.end), DECORATOR));
+            out.push(tok(
+                Span::new(line.content.start(), a.marker.end()),
+                DECORATOR,
+            ));
             if let Some(p) = a.payload {
                 json_tokens(text, p, out);
             }
@@ -120,7 +123,7 @@ fn line_tokens(analysis: &Analysis, line: &Line, out: &mut Vec<Tok>) {
         LineKind::Action(action) => {
             let mut base: Vec<Tok> = Vec::with_capacity(action.tokens.len());
             let mut overlays: Vec<Tok> = Vec::new();
-            let step = step_for_line(analysis, line.index);
+            let step = step_for_line(analysis, line.index());
             let spec = step.and_then(|s| s.spec);
             let deprecated = spec.is_some_and(|s| {
                 matches!(
@@ -194,7 +197,7 @@ fn line_tokens(analysis: &Analysis, line: &Line, out: &mut Vec<Tok>) {
                         if k > 0 {
                             // The `||` before this alternative.
                             let before =
-                                arg.value[..seg.span.start.min(arg.value.len())].rfind("||");
+                                arg.value[..seg.span.start().min(arg.value.len())].rfind("||");
                             if let Some(at) = before {
                                 if let Some(s) = map.span(at..at + 2) {
                                     overlays.push(tok(s, OPERATOR));
@@ -202,7 +205,7 @@ fn line_tokens(analysis: &Analysis, line: &Line, out: &mut Vec<Tok>) {
                             }
                         }
                         for term in &seg.terms {
-                            if let Some(s) = map.span(term.key.start..term.key.end) {
+                            if let Some(s) = map.span(term.key.start()..term.key.end()) {
                                 if selector::is_key(&term.key_name) {
                                     overlays.push(tok(s, PROPERTY));
                                 }
@@ -244,32 +247,32 @@ fn line_tokens(analysis: &Analysis, line: &Line, out: &mut Vec<Tok>) {
 
 /// Base tokens with overlays cut into them (overlays win; overlapping overlays are dropped).
 fn merge(base: Vec<Tok>, mut overlays: Vec<Tok>, out: &mut Vec<Tok>) {
-    overlays.sort_by_key(|t| (t.span.start, t.span.end));
+    overlays.sort_by_key(|t| (t.span.start(), t.span.end()));
     let mut kept: Vec<Tok> = Vec::with_capacity(overlays.len());
     for o in overlays {
-        if o.span.is_empty() || kept.last().is_some_and(|k| k.span.end > o.span.start) {
+        if o.span.is_empty() || kept.last().is_some_and(|k| k.span.end() > o.span.start()) {
             continue;
         }
         kept.push(o);
     }
     for b in base {
-        let mut at = b.span.start;
+        let mut at = b.span.start();
         for o in kept
             .iter()
-            .filter(|o| o.span.start >= b.span.start && o.span.end <= b.span.end)
+            .filter(|o| o.span.start() >= b.span.start() && o.span.end() <= b.span.end())
         {
-            if o.span.start > at {
+            if o.span.start() > at {
                 out.push(Tok {
-                    span: Span::new(at, o.span.start),
+                    span: Span::new(at, o.span.start()),
                     ..b
                 });
             }
             out.push(*o);
-            at = o.span.end;
+            at = o.span.end();
         }
-        if at < b.span.end {
+        if at < b.span.end() {
             out.push(Tok {
-                span: Span::new(at, b.span.end),
+                span: Span::new(at, b.span.end()),
                 ..b
             });
         }
@@ -297,7 +300,7 @@ fn json_tokens(text: &str, payload: Span, out: &mut Vec<Tok>) {
                 STRING
             };
             out.push(tok(
-                Span::new(payload.start + start, payload.start + i),
+                Span::new(payload.start() + start, payload.start() + i),
                 kind,
             ));
         } else if c == b'-' || c.is_ascii_digit() {
@@ -306,7 +309,7 @@ fn json_tokens(text: &str, payload: Span, out: &mut Vec<Tok>) {
                 i += 1;
             }
             out.push(tok(
-                Span::new(payload.start + start, payload.start + i),
+                Span::new(payload.start() + start, payload.start() + i),
                 NUMBER,
             ));
         } else if c.is_ascii_alphabetic() {
@@ -315,7 +318,7 @@ fn json_tokens(text: &str, payload: Span, out: &mut Vec<Tok>) {
                 i += 1;
             }
             out.push(tok(
-                Span::new(payload.start + start, payload.start + i),
+                Span::new(payload.start() + start, payload.start() + i),
                 KEYWORD,
             ));
         } else {
@@ -334,8 +337,8 @@ fn encode(doc: &Document, toks: &[Tok]) -> Vec<SemanticToken> {
         if t.span.is_empty() {
             continue;
         }
-        let start = doc.lines.position(text, t.span.start);
-        let end = doc.lines.position(text, t.span.end);
+        let start = doc.lines.position(text, t.span.start());
+        let end = doc.lines.position(text, t.span.end());
         let mut pieces = Vec::new();
         if start.line == end.line {
             pieces.push((start.line, start.character, end.character - start.character));

@@ -59,10 +59,14 @@ pub fn document_symbols(snap: &Snapshot) -> Option<DocumentSymbolResponse> {
     let mut out = Vec::new();
 
     // The header: context and env lines before the first action.
-    let first_action = analysis.steps.first().map(|s| s.line).unwrap_or(usize::MAX);
+    let first_action = analysis
+        .steps
+        .first()
+        .map(|s| s.line())
+        .unwrap_or(usize::MAX);
     let mut header_children = Vec::new();
     let mut header_span: Option<Span> = None;
-    for line in file.lines.iter().take_while(|l| l.index < first_action) {
+    for line in file.lines.iter().take_while(|l| l.index() < first_action) {
         match &line.kind {
             LineKind::Context(c) => {
                 for e in &c.entries {
@@ -103,7 +107,7 @@ pub fn document_symbols(snap: &Snapshot) -> Option<DocumentSymbolResponse> {
         let first = file
             .lines
             .iter()
-            .find(|l| l.content == span || l.content.start == span.start);
+            .find(|l| l.content == span || l.content.start() == span.start());
         let selection = first.map(|l| l.content).unwrap_or(span);
         out.push(symbol(
             snap,
@@ -112,7 +116,7 @@ pub fn document_symbols(snap: &Snapshot) -> Option<DocumentSymbolResponse> {
                 detail: Some(header_detail(analysis)),
                 kind: SymbolKind::NAMESPACE,
                 span,
-                selection: Span::new(selection.start, selection.start),
+                selection: Span::new(selection.start(), selection.start()),
                 children: Some(header_children),
                 deprecated: false,
             },
@@ -120,13 +124,13 @@ pub fn document_symbols(snap: &Snapshot) -> Option<DocumentSymbolResponse> {
     }
 
     for (n, step) in analysis.steps.iter().enumerate() {
-        let line = &file.lines[step.line];
-        let mut words = vec![step.command.to_string()];
+        let line = &file.lines[step.line()];
+        let mut words = vec![step.command().to_string()];
         words.extend(step.positionals.iter().map(|a| a.value.to_string()));
         let name = shorten(&format!("{}. {}", n + 1, words.join(" ")));
         let mut span = line.content;
         let mut detail = None;
-        if let Some(a) = step.annotation_line {
+        if let Some(a) = step.annotation_line() {
             span = file.lines[a].content.cover(span);
             detail = file
                 .annotation(a)
@@ -249,7 +253,7 @@ pub fn folding_ranges(snap: &Snapshot) -> Option<Vec<FoldingRange>> {
     let first_action = analysis
         .steps
         .first()
-        .map(|s| s.line)
+        .map(|s| s.line())
         .unwrap_or(file.lines.len());
     let header: Vec<_> = file.lines[..first_action.min(file.lines.len())]
         .iter()
@@ -257,8 +261,8 @@ pub fn folding_ranges(snap: &Snapshot) -> Option<Vec<FoldingRange>> {
         .collect();
     if let (Some(a), Some(b)) = (header.first(), header.last()) {
         push(
-            a.content.start,
-            b.content.end,
+            a.content.start(),
+            b.content.end(),
             Some(FoldingRangeKind::Region),
             Some("header".into()),
         );
@@ -269,8 +273,8 @@ pub fn folding_ranges(snap: &Snapshot) -> Option<Vec<FoldingRange>> {
     for line in &file.lines {
         let is_comment = matches!(line.kind, LineKind::Comment(_));
         match (&mut run, is_comment) {
-            (Some((_, end)), true) => *end = line.content.end,
-            (None, true) => run = Some((line.content.start, line.content.end)),
+            (Some((_, end)), true) => *end = line.content.end(),
+            (None, true) => run = Some((line.content.start(), line.content.end())),
             (Some((s, e)), false) => {
                 push(*s, *e, Some(FoldingRangeKind::Comment), None);
                 run = None;
@@ -285,11 +289,11 @@ pub fn folding_ranges(snap: &Snapshot) -> Option<Vec<FoldingRange>> {
     // Each annotation with the action it describes.
     for line in &file.lines {
         if let LineKind::Annotation(a) = &line.kind {
-            if let Some(action) = a.binds_to.and_then(|i| file.lines.get(i)) {
+            if let Some(action) = a.binds_to().and_then(|i| file.lines.get(i)) {
                 let collapsed = format!("# {} {}", a.kind.marker(), &text[action.content.range()]);
                 push(
-                    line.content.start,
-                    action.content.end,
+                    line.content.start(),
+                    action.content.end(),
                     Some(FoldingRangeKind::Comment),
                     Some(collapsed),
                 );

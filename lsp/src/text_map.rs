@@ -163,7 +163,7 @@ fn hex4(s: &str, at: usize) -> Option<u32> {
 
 /// The value map of a token of the file.
 pub fn token_map(file: &SourceFile, span: Span) -> ValueMap {
-    ValueMap::new(&file.text[span.range()], span.start)
+    ValueMap::new(&file.text[span.range()], span.start())
 }
 
 /// An argument of a step (one or several tokens joined with one space) mapped to the source.

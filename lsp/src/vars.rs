@@ -47,7 +47,7 @@ pub fn uses(file: &SourceFile) -> Vec<Use> {
                     name: map.value[p.name.clone()].to_string(),
                     literal: map.is_literal(p.name.clone()),
                     name_span,
-                    line: line.index,
+                    line: line.index(),
                 });
             }
         }
@@ -63,7 +63,7 @@ pub fn definitions(file: &SourceFile) -> Vec<Definition> {
             LineKind::Env(e) if !e.key.is_empty() => Some(Definition {
                 name: text[e.key.range()].to_string(),
                 key_span: e.key,
-                line: l.index,
+                line: l.index(),
                 value: e.decoded.clone(),
                 in_header: e.in_header,
             }),
@@ -74,11 +74,13 @@ pub fn definitions(file: &SourceFile) -> Vec<Definition> {
 
 /// The variable name under `offset`: in a `${NAME}` use or an `env` key.
 pub fn name_at(file: &SourceFile, offset: usize) -> Option<(String, Span)> {
-    let i = file.lines.partition_point(|l| l.span.start <= offset);
+    let i = file.lines.partition_point(|l| l.span.start() <= offset);
     let line = file.lines.get(i.checked_sub(1)?)?;
     let text = file.text.as_str();
     match &line.kind {
-        LineKind::Env(e) if e.key.start <= offset && offset <= e.key.end && !e.key.is_empty() => {
+        LineKind::Env(e)
+            if e.key.start() <= offset && offset <= e.key.end() && !e.key.is_empty() =>
+        {
             Some((text[e.key.range()].to_string(), e.key))
         }
         LineKind::Action(action) => {
@@ -86,11 +88,11 @@ pub fn name_at(file: &SourceFile, offset: usize) -> Option<(String, Span)> {
                 .tokens
                 .iter()
                 .skip(1)
-                .find(|t| t.span.start <= offset && offset <= t.span.end)?;
+                .find(|t| t.span.start() <= offset && offset <= t.span.end())?;
             let map = token_map(file, token.span);
             placeholders(&map.value).find_map(|p| {
                 let whole = map.span(p.span.clone());
-                (whole.start <= offset && offset <= whole.end).then(|| {
+                (whole.start() <= offset && offset <= whole.end()).then(|| {
                     (
                         map.value[p.name.clone()].to_string(),
                         map.span(p.name.clone()),

@@ -35,7 +35,7 @@ impl Refusal {
         let index = ad_grammar::LineIndex::new(text);
         let positions = diagnostics
             .iter()
-            .map(|d| index.line_col(text, d.primary_span().start))
+            .map(|d| index.line_col(text, d.primary_span().start()))
             .collect();
         Refusal {
             kind,

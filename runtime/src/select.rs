@@ -76,7 +76,7 @@ impl Selector {
         let mut alternatives = Vec::new();
         for seg in &chain.alternatives {
             let raw = text
-                .get(seg.span.start..seg.span.end)
+                .get(seg.span.start()..seg.span.end())
                 .unwrap_or("")
                 .trim()
                 .to_string();

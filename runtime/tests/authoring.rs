@@ -545,7 +545,7 @@ fn a_drag_between_elements_records_targets_v1_for_both_endpoints() {
     let drag = analysis
         .steps
         .iter()
-        .find(|s| s.command == "gesture")
+        .find(|s| s.command() == "gesture")
         .unwrap();
     let ev = drag.target_evidences().map(|d| &**d).expect("targets-v1");
     assert_eq!(ev.source.id.as_deref(), Some("user"));
@@ -583,7 +583,7 @@ fn read_steps_carry_evidence_too_and_publish() {
     let text = published(&r.path.unwrap());
     let analysis = ad_compiler::analyze(&text);
     for cmd in ["is", "get"] {
-        let step = analysis.steps.iter().find(|s| s.command == cmd).unwrap();
+        let step = analysis.steps.iter().find(|s| s.command() == cmd).unwrap();
         assert!(step.target_evidence.is_some(), "{cmd}: {text}");
     }
 }
@@ -600,7 +600,7 @@ fn every_target_binding_action_carries_canonical_evidence_with_the_writers_field
         let ev = step
             .target_evidence
             .as_deref()
-            .unwrap_or_else(|| panic!("line {}", step.line + 1));
+            .unwrap_or_else(|| panic!("line {}", step.line() + 1));
         assert_eq!(
             ev.verification,
             ad_grammar::annotation::VerificationState::Verified
@@ -765,7 +765,7 @@ fn later_echoes_of_a_parameterized_literal_are_redacted_downgraded_or_dropped() 
     let press = analysis
         .steps
         .iter()
-        .find(|s| s.command == "press")
+        .find(|s| s.command() == "press")
         .unwrap();
     let ev = press.target_evidence.as_deref().unwrap();
     assert_eq!(ev.label.as_deref(), Some("Copy ${TOKEN}"));
@@ -1083,7 +1083,7 @@ fn the_originating_fill_is_matched_exactly_and_later_actions_by_substring() {
         analysis
             .steps
             .iter()
-            .find(|s| s.command == cmd)
+            .find(|s| s.command() == cmd)
             .and_then(|s| s.target_evidence.clone())
             .unwrap()
     };

@@ -293,23 +293,26 @@ fn parser(input: &[u8]) {
     for line in &parse.file.lines {
         for span in [line.span, line.content] {
             assert!(
-                span.start <= span.end && span.end <= text.len(),
+                span.start() <= span.end() && span.end() <= text.len(),
                 "span {span:?} outside the text"
             );
             assert!(
-                text.is_char_boundary(span.start) && text.is_char_boundary(span.end),
+                text.is_char_boundary(span.start()) && text.is_char_boundary(span.end()),
                 "span {span:?} splits a character"
             );
         }
-        assert!(line.span.start >= covered, "lines overlap or go backwards");
-        covered = line.span.end;
+        assert!(
+            line.span.start() >= covered,
+            "lines overlap or go backwards"
+        );
+        covered = line.span.end();
     }
     for d in &parse.diagnostics {
         for l in &d.labels {
             assert!(
-                l.span.end <= text.len()
-                    && text.is_char_boundary(l.span.start)
-                    && text.is_char_boundary(l.span.end)
+                l.span.end() <= text.len()
+                    && text.is_char_boundary(l.span.start())
+                    && text.is_char_boundary(l.span.end())
             );
         }
     }
@@ -344,9 +347,9 @@ fn check(input: &[u8]) {
         if let Some(fix) = &d.fix {
             for e in &fix.edits {
                 assert!(
-                    e.span.end <= text.len()
-                        && text.is_char_boundary(e.span.start)
-                        && text.is_char_boundary(e.span.end),
+                    e.span.end() <= text.len()
+                        && text.is_char_boundary(e.span.start())
+                        && text.is_char_boundary(e.span.end()),
                     "{}: fix edit {:?} outside the text or inside a character",
                     d.code,
                     e.span

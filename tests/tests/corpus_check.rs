@@ -54,7 +54,7 @@ fn findings(files: &[PathBuf]) -> String {
         let name = path.file_name().unwrap().to_string_lossy();
         report.push_str(&format!("{name}\n"));
         for d in &analysis.diagnostics {
-            let (line, col) = index.line_col(&text, d.primary_span().start);
+            let (line, col) = index.line_col(&text, d.primary_span().start());
             let parity = if d.is_parity_error() {
                 " [agent-device rejects]"
             } else {

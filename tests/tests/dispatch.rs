@@ -159,7 +159,7 @@ fn ad_errors(text: &str) -> (bool, BTreeMap<usize, Vec<String>>) {
         if d.severity != Severity::Error || NOT_DISPATCH_CLAIMS.contains(&d.code) {
             continue;
         }
-        let line = index.line_of(d.primary_span().start) + 1;
+        let line = index.line_of(d.primary_span().start()) + 1;
         by_line.entry(line).or_default().push(d.code.to_string());
     }
     (analysis.accepted_by_agent_device(), by_line)

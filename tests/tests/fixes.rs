@@ -49,7 +49,7 @@ fn cases_for(name: &str, text: &str, out: &mut Vec<Case>) {
         }
         let mut touched = BTreeSet::new();
         for e in &fix.edits {
-            for l in line_of(text, e.span.start)..=line_of(text, e.span.end) {
+            for l in line_of(text, e.span.start())..=line_of(text, e.span.end()) {
                 touched.insert(l);
             }
         }

@@ -219,7 +219,7 @@ fn check_paths(args: &CheckArgs, paths: &[PathBuf], last_run: bool) -> Counts {
         if !read.is_empty() {
             config.apply(&mut read);
             diagnostics.extend(read);
-            diagnostics.sort_by_key(|d| (d.primary_span().start, d.primary_span().end));
+            diagnostics.sort_by_key(|d| (d.primary_span().start(), d.primary_span().end()));
         }
         if args.parity_only {
             diagnostics.retain(|d| d.is_parity_error());

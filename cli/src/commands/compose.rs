@@ -154,7 +154,7 @@ pub fn check(
                 .iter()
                 .filter(|d| d.code == ad_grammar::codes::FRAGMENT_STALE && d.fix.is_some())
             {
-                let line = file_text[..d.primary_span().start].matches('\n').count() + 1;
+                let line = file_text[..d.primary_span().start()].matches('\n').count() + 1;
                 eprintln!("{}:{line}: {} — re-pinning", shown(&file), d.message);
                 for l in d.help.iter().flat_map(|h| h.lines()) {
                     eprintln!("  {l}");
@@ -193,7 +193,7 @@ pub fn check(
         let mut diagnostics = Vec::new();
         let mut related = Vec::new();
         for (d, r) in f.diagnostics.into_iter().zip(f.related) {
-            if !seen.insert((f.file.clone(), d.code, d.primary_span().start)) {
+            if !seen.insert((f.file.clone(), d.code, d.primary_span().start())) {
                 continue;
             }
             // The configured severity, or nothing when the rule is off.

@@ -103,7 +103,7 @@ impl Shown<'_> {
         match self {
             Shown::Whole(_) => file.index().char_offset(&file.text, b),
             Shown::Window { first, start, .. } => {
-                let b = clamp(&file.text, Span::new(b, b)).start.max(*start);
+                let b = clamp(&file.text, Span::new(b, b)).start().max(*start);
                 first + file.text[*start..b].chars().count()
             }
         }
@@ -132,8 +132,8 @@ fn clamp(text: &str, span: Span) -> Span {
         }
         i
     };
-    let start = floor(span.start);
-    Span::new(start, floor(span.end).max(start))
+    let start = floor(span.start());
+    Span::new(start, floor(span.end()).max(start))
 }
 
 fn notes_of(d: &Diagnostic) -> Vec<String> {
@@ -154,7 +154,7 @@ pub fn render(file: &CheckedFile, d: &Diagnostic, colour: bool, out: &mut Vec<u8
         .iter()
         .map(|l| {
             let s = clamp(&file.text, l.span);
-            (index.line_of(s.start), index.line_of(s.end))
+            (index.line_of(s.start()), index.line_of(s.end()))
         })
         .collect();
     let first = lines.iter().map(|l| l.0).min().unwrap_or(0);
@@ -201,17 +201,21 @@ fn whole_lines(
     let to_chars = |b: usize| shown.char_offset(file, b);
     let primary = d.primary_span();
     let name = file.name.as_str();
-    let mut report = Report::build(kind, (name, to_chars(primary.start)..to_chars(primary.end)))
-        .with_code(d.code)
-        .with_message(&d.message)
-        .with_config(
-            Config::default()
-                .with_color(colour)
-                .with_index_type(ariadne::IndexType::Char),
-        );
+    let mut report = Report::build(
+        kind,
+        (name, to_chars(primary.start())..to_chars(primary.end())),
+    )
+    .with_code(d.code)
+    .with_message(&d.message)
+    .with_config(
+        Config::default()
+            .with_color(colour)
+            .with_index_type(ariadne::IndexType::Char),
+    );
     let title = title_of(d.code);
     for label in &d.labels {
-        let range = to_chars(label.span.start)..to_chars(label.span.end.max(label.span.start));
+        let range =
+            to_chars(label.span.start())..to_chars(label.span.end().max(label.span.start()));
         let mut l = Label::new((name, range)).with_order(if label.primary { 0 } else { 1 });
         // ariadne draws no underline for a label without text: name the rule instead.
         let text = if label.message.is_empty() && label.primary {
@@ -252,12 +256,12 @@ fn whole_lines(
             if r.name == name {
                 to_chars(b)
             } else {
-                r.text[..clamp(&r.text, Span::new(b, b)).start]
+                r.text[..clamp(&r.text, Span::new(b, b)).start()]
                     .chars()
                     .count()
             }
         };
-        let mut l = Label::new((r.name.as_str(), at(r.span.start)..at(r.span.end)))
+        let mut l = Label::new((r.name.as_str(), at(r.span.start())..at(r.span.end())))
             .with_order(2)
             .with_message(&r.message);
         if colour {
@@ -394,7 +398,7 @@ fn excerpts(file: &CheckedFile, d: &Diagnostic, colour: bool, buf: &mut Vec<u8>)
         .iter()
         .map(|l| {
             let span = clamp(text, l.span);
-            let line = index.line_of(span.start);
+            let line = index.line_of(span.start());
             let line_end = if line + 1 < index.line_count() {
                 index.line_start(line + 1) - 1
             } else {
@@ -407,13 +411,13 @@ fn excerpts(file: &CheckedFile, d: &Diagnostic, colour: bool, buf: &mut Vec<u8>)
             };
             (
                 line,
-                Span::new(span.start, span.end.min(line_end)),
+                Span::new(span.start(), span.end().min(line_end)),
                 message,
                 l.primary,
             )
         })
         .collect();
-    by_line.sort_by_key(|&(line, span, _, primary)| (line, !primary, span.start));
+    by_line.sort_by_key(|&(line, span, _, primary)| (line, !primary, span.start()));
     let last_line = by_line.last().map_or(0, |l| l.0);
     let w = (last_line + 1).to_string().len();
     let pad = " ".repeat(w + 2);
@@ -425,7 +429,7 @@ fn excerpts(file: &CheckedFile, d: &Diagnostic, colour: bool, buf: &mut Vec<u8>)
         Some(kind_color).filter(|_| colour),
     );
     let _ = writeln!(s, " {}", d.message);
-    let (l, c) = index.line_col(text, d.primary_span().start);
+    let (l, c) = index.line_col(text, d.primary_span().start());
     paint(&mut s, format!("{pad}╭─["), on(MARGIN));
     let _ = write!(s, " {}:{l}:{c} ", file.name);
     paint(&mut s, "]\n", on(MARGIN));
@@ -462,10 +466,10 @@ fn excerpts(file: &CheckedFile, d: &Diagnostic, colour: bool, buf: &mut Vec<u8>)
             group
                 .iter()
                 .map(|&(_, span, _, _)| {
-                    let shown_end =
-                        forward(text, span.start, MAX_UNDERLINE, end).min(span.end.max(span.start));
+                    let shown_end = forward(text, span.start(), MAX_UNDERLINE, end)
+                        .min(span.end().max(span.start()));
                     (
-                        back(text, span.start, CONTEXT, start),
+                        back(text, span.start(), CONTEXT, start),
                         forward(text, shown_end, CONTEXT, end),
                     )
                 })
@@ -515,9 +519,9 @@ fn excerpts(file: &CheckedFile, d: &Diagnostic, colour: bool, buf: &mut Vec<u8>)
         let marks: Vec<Mark> = group
             .iter()
             .map(|&(_, span, message, primary)| {
-                let shown_end =
-                    forward(text, span.start, MAX_UNDERLINE, end).min(span.end.max(span.start));
-                let start = column_of(span.start);
+                let shown_end = forward(text, span.start(), MAX_UNDERLINE, end)
+                    .min(span.end().max(span.start()));
+                let start = column_of(span.start());
                 Mark {
                     start,
                     end: column_of(shown_end).max(start + 1),

@@ -60,7 +60,7 @@ fn diagnostic(f: &CheckedFile, d: &ad_grammar::Diagnostic) -> Value {
         .iter()
         .filter(|l| !l.message.is_empty())
         .map(|l| {
-            let (ll, lc) = f.index().line_col(&f.text, l.span.start);
+            let (ll, lc) = f.index().line_col(&f.text, l.span.start());
             json!({"line": ll, "column": lc, "message": l.message, "primary": l.primary})
         })
         .collect();
@@ -83,8 +83,8 @@ fn diagnostic(f: &CheckedFile, d: &ad_grammar::Diagnostic) -> Value {
         v["fix"] = json!({
             "title": fix.title,
             "edits": fix.edits.iter().map(|e| {
-                let (l, c) = f.index().line_col(&f.text, e.span.start);
-                let (el, ec) = f.index().line_col(&f.text, e.span.end);
+                let (l, c) = f.index().line_col(&f.text, e.span.start());
+                let (el, ec) = f.index().line_col(&f.text, e.span.end());
                 json!({"line": l, "column": c, "end_line": el, "end_column": ec, "replacement": e.replacement})
             }).collect::<Vec<_>>(),
         });

@@ -27,8 +27,8 @@ impl Related {
     /// 1-based (line, column, end_line, end_column) of the span.
     pub fn position(&self) -> (usize, usize, usize, usize) {
         let index = LineIndex::new(&self.text);
-        let (l, c) = index.line_col(&self.text, self.span.start);
-        let (el, ec) = index.line_col(&self.text, self.span.end);
+        let (l, c) = index.line_col(&self.text, self.span.start());
+        let (el, ec) = index.line_col(&self.text, self.span.end());
         (l, c, el, ec)
     }
 }
@@ -92,8 +92,8 @@ impl CheckedFile {
     /// 1-based (line, column, end_line, end_column) of the primary span.
     pub fn position(&self, d: &Diagnostic) -> (usize, usize, usize, usize) {
         let span = d.primary_span();
-        let (l, c) = self.index().line_col(&self.text, span.start);
-        let (el, ec) = self.index().line_col(&self.text, span.end);
+        let (l, c) = self.index().line_col(&self.text, span.start());
+        let (el, ec) = self.index().line_col(&self.text, span.end());
         (l, c, el, ec)
     }
 }

@@ -30,9 +30,9 @@ pub fn fix(fragment: &str, line: usize) -> Option<Vec<Edit>> {
         .file
         .lines
         .get(line + 1)
-        .map_or(fragment.len(), |l| l.span.start);
+        .map_or(fragment.len(), |l| l.span.start());
     let mut edits = vec![Edit {
-        span: Span::new(env_line.span.start, end),
+        span: Span::new(env_line.span.start(), end),
         replacement: String::new(),
     }];
     for l in &parse.file.lines {
@@ -45,7 +45,7 @@ pub fn fix(fragment: &str, line: usize) -> Option<Vec<Edit>> {
             if p.fallback.is_some() || p.name(content) != key || p.span.len() != key.len() + 3 {
                 continue;
             }
-            let close = l.content.start + p.span.end - 1;
+            let close = l.content.start() + p.span.end - 1;
             edits.push(Edit {
                 span: Span::new(close, close),
                 replacement: format!(":-{value}"),
@@ -60,7 +60,7 @@ mod tests {
     use super::*;
 
     fn apply(text: &str, mut edits: Vec<Edit>) -> String {
-        edits.sort_by_key(|e| std::cmp::Reverse(e.span.start));
+        edits.sort_by_key(|e| std::cmp::Reverse(e.span.start()));
         let mut out = text.to_string();
         for e in edits {
             out.replace_range(e.span.range(), &e.replacement);

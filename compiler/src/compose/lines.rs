@@ -66,7 +66,7 @@ impl<'a> SourceLines<'a> {
 
     /// The 0-based line holding byte `offset`.
     pub fn line_of(&self, offset: usize) -> Option<usize> {
-        let i = self.lines.partition_point(|l| l.span.start <= offset);
+        let i = self.lines.partition_point(|l| l.span.start() <= offset);
         i.checked_sub(1)
     }
 

@@ -159,7 +159,7 @@ pub fn apply_composition_fixes(text: &str, diagnostics: &[Diagnostic]) -> (Strin
         .filter_map(|d| d.fix.as_ref())
         .collect();
     let mut edits: Vec<&Edit> = fixes.iter().flat_map(|f| &f.edits).collect();
-    edits.sort_by_key(|e| std::cmp::Reverse(e.span.start));
+    edits.sort_by_key(|e| std::cmp::Reverse(e.span.start()));
     let mut out = text.to_string();
     for e in &edits {
         out.replace_range(e.span.range(), &e.replacement);
@@ -248,8 +248,8 @@ impl Composer<'_> {
                 Marker::Pin => pending = Some(i),
                 Marker::Include(in_line) => {
                     let path_span = Span::new(
-                        line.content.start + in_line.start,
-                        line.content.start + in_line.end,
+                        line.content.start() + in_line.start(),
+                        line.content.start() + in_line.end(),
                     );
                     let pin_line = (i > 0
                         && matches!(
@@ -366,7 +366,7 @@ impl Composer<'_> {
             return;
         };
         let pin_span = src.lines[pin_line].content;
-        let pin = pin::read(&text[pin_span.range()], pin_span.start);
+        let pin = pin::read(&text[pin_span.range()], pin_span.start());
         let call_site_id = match &pin.call_site_id {
             Some((id, _)) if !id.trim().is_empty() => id.clone(),
             _ => {
@@ -527,7 +527,7 @@ impl Composer<'_> {
         }
         self.check_fragment(&resolved, &fragment_text, &analysis, &inner);
         let name = display_name(&resolved, &self.options.root);
-        let indent = " ".repeat(src.lines[i].content.start - src.lines[i].span.start);
+        let indent = " ".repeat(src.lines[i].content.start() - src.lines[i].span.start());
         self.emit(
             format!(
                 "{indent}# ad:include \"{written}\" callSiteId={call_site_id} {digest} ({name})"
@@ -581,7 +581,7 @@ impl Composer<'_> {
         .with_fix(
             format!("pin {} at {}", written, short(digest)),
             vec![Edit {
-                span: Span::new(span.start + 1, span.end - 1),
+                span: Span::new(span.start() + 1, span.end() - 1),
                 replacement: digest.to_string(),
             }],
         )
@@ -604,7 +604,7 @@ impl Composer<'_> {
             if matches!(step.action(), Some(Action::Open) | Some(Action::Close)) {
                 let d = Diagnostic::new(
                     FRAGMENT_LIFECYCLE,
-                    format!("`{}` inside a fragment", step.command),
+                    format!("`{}` inside a fragment", step.command()),
                     step.line_span(&analysis.parse.file),
                 )
                 .with_help(
@@ -681,8 +681,8 @@ impl Composer<'_> {
                     || self.options.supplied.contains(&name);
                 if !supplied && seen.insert(name.clone()) {
                     let span = Span::new(
-                        line.content.start + p.span.start,
-                        line.content.start + p.span.end,
+                        line.content.start() + p.span.start,
+                        line.content.start() + p.span.end,
                     );
                     let d = Diagnostic::new(
                         FRAGMENT_VARIABLE_UNBOUND,
@@ -750,25 +750,25 @@ impl Composer<'_> {
         }
         self.out.diagnostics.extend(mapped);
         self.out.diagnostics.sort_by(|a, b| {
-            (a.chain.len(), &a.file, a.diagnostic.primary_span().start).cmp(&(
+            (a.chain.len(), &a.file, a.diagnostic.primary_span().start()).cmp(&(
                 b.chain.len(),
                 &b.file,
-                b.diagnostic.primary_span().start,
+                b.diagnostic.primary_span().start(),
             ))
         });
     }
 
     /// A span of the flattened text as (origin, span in the origin's file).
     fn map_span(&self, flat: &SourceLines, span: Span) -> Option<(&Origin, Span)> {
-        let line = flat.line_of(span.start)?;
+        let line = flat.line_of(span.start())?;
         let origin = self.out.origin(line)?;
         let text = self.out.files.get(&origin.file)?;
         let src = SourceLines::new(text);
         let src_line = src.lines.get(origin.line)?;
         let flat_line = flat.lines[line].span;
-        let start = src_line.span.start + (span.start - flat_line.start);
-        let end =
-            (src_line.span.start + span.end.saturating_sub(flat_line.start)).min(src_line.span.end);
+        let start = src_line.span.start() + (span.start() - flat_line.start());
+        let end = (src_line.span.start() + span.end().saturating_sub(flat_line.start()))
+            .min(src_line.span.end());
         Some((origin, Span::new(start, end.max(start))))
     }
 }

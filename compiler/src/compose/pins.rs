@@ -97,13 +97,13 @@ fn steps_of(text: &str) -> (Vec<StepView>, Option<String>, Option<String>) {
         .steps
         .iter()
         .map(|s| StepView {
-            line: s.line + 1,
+            line: s.line() + 1,
             key: s.to_agent_device_json(),
             shown: analysis
                 .parse
                 .file
                 .lines
-                .get(s.line)
+                .get(s.line())
                 .map(|l| text[l.content.range()].to_string())
                 .unwrap_or_default(),
         })

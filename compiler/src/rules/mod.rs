@@ -29,12 +29,15 @@ pub(crate) struct Context<'a> {
     /// Lines agent-device already rejects (sorted); rules stay quiet there to avoid double
     /// reports. Usually empty, so a sorted list costs nothing to build or ask.
     rejected_lines: Vec<usize>,
-    /// The `wait` sub-grammar of each step (None for other commands), computed once.
-    /// Boxed: kept for every step, and most steps are not waits.
-    wait_forms: Vec<Option<Box<crate::shape::WaitForm>>>,
-    /// What the daemon does with each step when the replay dispatches it.
-    dispatch: Vec<dispatch::Verdict>,
+    /// The `wait` sub-grammar of each wait step, computed once: (step index, form), sorted.
+    /// Sparse, like `dispatch`: a script holds hundreds of thousands of steps, few of them waits.
+    wait_forms: Vec<(u32, crate::shape::WaitForm)>,
+    /// What the daemon does with each step when the replay dispatches it, for the steps that do
+    /// not simply pass (nearly all do): (step index, verdict), sorted. Read via [`Context::verdicts`].
+    dispatch: Vec<(u32, dispatch::Verdict)>,
 }
+
+static PASS: dispatch::Verdict = dispatch::Verdict::Pass;
 
 impl Context<'_> {
     pub fn text(&self) -> &str {
@@ -54,15 +57,30 @@ impl Context<'_> {
     pub fn wait_form(&self, step: &Step) -> Option<&crate::shape::WaitForm> {
         let i = self
             .steps
-            .binary_search_by_key(&step.line, |s| s.line)
+            .binary_search_by_key(&step.line(), |s| s.line())
             .ok()?;
-        self.wait_forms[i].as_deref()
+        let k = self
+            .wait_forms
+            .binary_search_by_key(&(i as u32), |(j, _)| *j)
+            .ok()?;
+        Some(&self.wait_forms[k].1)
+    }
+
+    /// Each step with what the daemon does with it when the replay dispatches it.
+    pub fn verdicts(&self) -> impl Iterator<Item = (&Step, &dispatch::Verdict)> {
+        let mut sparse = self.dispatch.iter().peekable();
+        self.steps.iter().enumerate().map(move |(i, step)| {
+            match sparse.next_if(|(j, _)| *j as usize == i) {
+                Some((_, verdict)) => (step, verdict),
+                None => (step, &PASS),
+            }
+        })
     }
 }
 
 /// Runs every family over the script, in a fixed order (diagnostics are sorted afterwards, but
 /// fixes are collected in this order).
-pub(crate) fn run(
+pub fn run(
     parse: &Parse,
     steps: &[Step],
     config: &crate::config::Config,
@@ -74,13 +92,18 @@ pub(crate) fn run(
         .collect();
     rejected_lines.sort_unstable();
     rejected_lines.dedup();
-    let wait_forms = steps
-        .iter()
-        .map(|s| {
+    let wait_forms = (0u32..)
+        .zip(steps)
+        .filter(|(_, s)| {
             s.spec
                 .is_some_and(|spec| spec.targeting == crate::registry::Targeting::WaitTarget)
-                .then(|| Box::new(crate::shape::wait_form(&s.positionals)))
         })
+        .map(|(i, s)| (i, crate::shape::wait_form(&s.positionals)))
+        .collect();
+    let dispatch = (0u32..)
+        .zip(steps)
+        .map(|(i, s)| (i, dispatch::verdict(s)))
+        .filter(|(_, v)| !matches!(v, dispatch::Verdict::Pass))
         .collect();
     let cx = Context {
         parse,
@@ -88,7 +111,7 @@ pub(crate) fn run(
         steps,
         rejected_lines,
         wait_forms,
-        dispatch: steps.iter().map(dispatch::verdict).collect(),
+        dispatch,
     };
     commands::check(&cx, diagnostics);
     parity::check(&cx, diagnostics);

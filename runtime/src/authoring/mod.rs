@@ -898,7 +898,7 @@ impl Sessions {
                     format!(
                         "Replay failed at step {} (line {}): {}",
                         replayed + 1,
-                        step.line + 1,
+                        step.line() + 1,
                         f.message
                     ),
                 ));
@@ -936,7 +936,7 @@ impl Sessions {
                         .map(|(k, v)| (k.as_str(), v.as_str())),
                 );
                 let dispatched = dispatched_step(step, var.is_some(), &mut s.live.scope, &protect);
-                let words: Vec<String> = std::iter::once(dispatched.command.to_string())
+                let words: Vec<String> = std::iter::once(dispatched.command().to_string())
                     .chain(dispatched.positional_values())
                     .collect();
                 s.recorded.push(record(

@@ -90,7 +90,7 @@ pub fn check_text(text: &str, profile: ProfileChoice) -> Result<(), Refusal> {
     };
     let index = ad_grammar::LineIndex::new(text);
     let describe = |d: &ad_grammar::Diagnostic| {
-        let line = index.line_of(d.primary_span().start) + 1;
+        let line = index.line_of(d.primary_span().start()) + 1;
         let help = d
             .help
             .as_deref()

@@ -88,7 +88,7 @@ impl<B: Backend> Exec<'_, B> {
         let pt = t.point;
         let o2 = opts.clone();
         self.act(
-            &step.command,
+            step.command(),
             ActionArgs::Tap {
                 point: pt,
                 count: opts.count,

@@ -13,7 +13,7 @@ use crate::tree::Point;
 impl<B: Backend> Exec<'_, B> {
     pub(super) async fn step(&mut self, step: &Step, path: &str) -> Outcome {
         let (p, flags, _runtime) = self.interpolate(step, path).await?;
-        let cmd = &*step.command;
+        let cmd = step.command();
         let mutates = ad_compiler::profile::mutates(step);
         let Some(action) = step.action() else {
             return Err(unknown_command(cmd));

@@ -205,7 +205,7 @@ impl<B: Backend> Exec<'_, B> {
             bare: true,
         }
         };
-        let line = step.line + 1;
+        let line = step.line() + 1;
         let mut p = Vec::with_capacity(step.positionals.len());
         for a in &step.positionals {
             p.push(

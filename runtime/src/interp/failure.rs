@@ -193,7 +193,7 @@ impl<B: Backend> Exec<'_, B> {
         let mut details = fail.details;
         details.replay_path = Some(opts.script_path.clone());
         details.step = Some(index);
-        details.action = Some(step.command.to_string());
+        details.action = Some(step.command().to_string());
         details.positionals = Some(raw);
         // The report is redacted as it is built; redacting it again could rewrite its markers.
         let mut details = self

@@ -290,7 +290,7 @@ pub async fn run<B: Backend>(
             return finish_early(result, journal, wall, &opts.script_path, backend.name());
         }
     };
-    let terminal_close = ad_compiler::profile::terminal_close(plan.steps).map(|s| s.line);
+    let terminal_close = ad_compiler::profile::terminal_close(plan.steps).map(|s| s.line());
     let _ = journal.append(run_start(from));
     let start_device = backend.now_ms();
     let mut ex = Exec {
@@ -312,11 +312,11 @@ pub async fn run<B: Backend>(
     let mut closed = false;
     for (i, step) in plan.steps.iter().enumerate().skip(from - 1) {
         let index = i + 1;
-        let line = step.line + 1;
+        let line = step.line() + 1;
         let raw: Vec<String> = step.positional_values();
         // Built from the script's own text (before interpolation): no injected value is in it,
         // and redacting it would rewrite the script's words (`open "com.e<var:X>ample"`).
-        let label = action_label(&step.command, &raw);
+        let label = action_label(step.command(), &raw);
         let info = StepInfo {
             index,
             total,
@@ -337,7 +337,7 @@ pub async fn run<B: Backend>(
                 .append(skipped("replay steps are never dispatched"));
             continue;
         }
-        if opts.keep_session && Some(step.line) == terminal_close {
+        if opts.keep_session && Some(step.line()) == terminal_close {
             let _ = ex
                 .journal
                 .append(skipped("terminal close skipped by --keep-session"));
@@ -381,9 +381,9 @@ pub async fn run<B: Backend>(
         let _ = ex.journal.append(Event::StepStart(StepStart {
             step: index,
             line,
-            command: step.command.to_string(),
+            command: step.command().to_string(),
             action: label.clone(),
-            source: opts.sources.get(step.line).cloned().flatten(),
+            source: opts.sources.get(step.line()).cloned().flatten(),
         }));
         let outcome = ex.step(step, &opts.script_path).await;
         let wall_ms = t0.elapsed().as_secs_f64() * 1000.0;
@@ -413,7 +413,7 @@ pub async fn run<B: Backend>(
                         note: None,
                     },
                 );
-                if Some(step.line) == terminal_close {
+                if Some(step.line()) == terminal_close {
                     closed = true;
                 }
             }
@@ -508,7 +508,7 @@ pub async fn run_live_step<B: Backend>(
     let t0 = Instant::now();
     state.step_no += 1;
     let index = state.step_no;
-    let label = action_label(&step.command, &step.positional_values());
+    let label = action_label(step.command(), &step.positional_values());
     let mut ex = Exec {
         backend,
         journal,
@@ -528,7 +528,7 @@ pub async fn run_live_step<B: Backend>(
     let _ = ex.journal.append(Event::StepStart(StepStart {
         step: index,
         line: index,
-        command: step.command.to_string(),
+        command: step.command().to_string(),
         action: label,
         // A live session step comes from one command, not from a composed file.
         source: None,

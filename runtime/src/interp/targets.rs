@@ -97,7 +97,10 @@ impl<B: Backend> Exec<'_, B> {
         let Some(t) = p.get(at).cloned() else {
             return Err(Fail::new(
                 "INVALID_ARGS",
-                format!("{} requires a target: @ref, selector, or x y", step.command),
+                format!(
+                    "{} requires a target: @ref, selector, or x y",
+                    step.command()
+                ),
             ));
         };
         let evidence = step.target_evidence.as_deref().filter(|_| {

@@ -8,7 +8,7 @@ use crate::rules::Context;
 
 pub(super) fn check(cx: &Context, out: &mut Vec<Diagnostic>) {
     for step in cx.steps {
-        let Some(line) = step.annotation_line else {
+        let Some(line) = step.annotation_line() else {
             continue;
         };
         let span = cx.parse.file.lines[line].content;
@@ -23,7 +23,7 @@ pub(super) fn check(cx: &Context, out: &mut Vec<Diagnostic>) {
         match spec.verification {
             Verification::None if single || dual => out.push(
                 misplaced(
-                    format!("`{}` does not verify target evidence; this annotation is never used", step.command),
+                    format!("`{}` does not verify target evidence; this annotation is never used", step.command()),
                     "agent-device verifies target-v1 only on click, press, longpress, hover, fill, get, is, wait and gesture drag",
                 )
                 .with_secondary(step.command_span(cx.file()), "this step"),
@@ -33,7 +33,7 @@ pub(super) fn check(cx: &Context, out: &mut Vec<Diagnostic>) {
                 "write # agent-device:targets-v1 {\"source\":{…},\"destination\":{…}}",
             )),
             _ if !is_drag && dual => out.push(misplaced(
-                format!("`targets-v1` describes drag endpoints; `{}` reads `target-v1`", step.command),
+                format!("`targets-v1` describes drag endpoints; `{}` reads `target-v1`", step.command()),
                 "use # agent-device:target-v1 {…} for a single target",
             )),
             _ => {}

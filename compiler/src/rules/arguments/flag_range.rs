@@ -16,7 +16,7 @@ pub(super) fn check(cx: &Context, out: &mut Vec<Diagnostic>) {
         let gesture = step
             .spec
             .is_some_and(|s| matches!(s.dispatch, Dispatch::Reader(Reader::Gesture)));
-        if step.spec.is_some() && !gesture && !cx.is_rejected_line(step.line) {
+        if step.spec.is_some() && !gesture && !cx.is_rejected_line(step.line()) {
             flag_ranges(cx, step, out);
         }
     }

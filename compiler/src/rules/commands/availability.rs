@@ -12,7 +12,7 @@ use crate::rules::Context;
 
 pub(super) fn check(cx: &Context, step: &Step, spec: &CommandSpec, out: &mut Vec<Diagnostic>) {
     let span = step.command_span(cx.file());
-    let word = &*step.command;
+    let word = step.command();
     match spec.availability {
         Availability::Retired { migration } => out.push(
             Diagnostic::new(

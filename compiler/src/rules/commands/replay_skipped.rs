@@ -8,7 +8,7 @@ use crate::registry::{CommandSpec, Effect};
 use crate::rules::Context;
 
 pub(super) fn check(cx: &Context, step: &Step, spec: &CommandSpec, out: &mut Vec<Diagnostic>) {
-    let word = &*step.command;
+    let word = step.command();
     if spec.effect == Effect::Skipped {
         out.push(
             Diagnostic::new(codes::REPLAY_SKIPPED, format!("`{word}` lines are skipped when the script runs"), step.line_span(cx.file()))

@@ -11,7 +11,7 @@ use crate::rules::Context;
 
 pub(super) fn check(cx: &Context, step: &Step, out: &mut Vec<Diagnostic>) {
     let span = step.command_span(cx.file());
-    let word = &*step.command;
+    let word = step.command();
     let usable = COMMANDS
         .iter()
         .filter(|c| c.is_usable_in_scripts())

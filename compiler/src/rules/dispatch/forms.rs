@@ -161,9 +161,9 @@ pub(super) fn forms(
             .join(" ")
     };
     let usage = if spec_signature(step).is_empty() {
-        format!("usage: {} (no arguments)", step.command)
+        format!("usage: {} (no arguments)", step.command())
     } else {
-        format!("usage: {} {}", step.command, spec_signature(step))
+        format!("usage: {} {}", step.command(), spec_signature(step))
     };
     let mut refusal = if let Some(i) = best.mismatch {
         let pos = &form.positionals[i.min(form.positionals.len() - 1)];

@@ -78,9 +78,9 @@ pub(super) fn check(cx: &Context, step: &Step, out: &mut Vec<Diagnostic>) {
         .reduce(Span::cover)
         .unwrap_or_else(|| step.line_span(cx.file()));
     let usage = if spec.signature.is_empty() {
-        format!("usage: {} (no arguments)", step.command)
+        format!("usage: {} (no arguments)", step.command())
     } else {
-        format!("usage: {} {}", step.command, spec.signature)
+        format!("usage: {} {}", step.command(), spec.signature)
     };
     let signature = if spec.signature.is_empty() {
         "no arguments"
@@ -89,11 +89,11 @@ pub(super) fn check(cx: &Context, step: &Step, out: &mut Vec<Diagnostic>) {
     };
     let message = if spec.dispatch_is_lenient() {
         let words: Vec<&str> = extra.iter().map(|a| a.value.as_str()).collect();
-        format!("`{}` ignores `{}`", step.command, words.join(" "))
+        format!("`{}` ignores `{}`", step.command(), words.join(" "))
     } else {
         format!(
             "`{}` takes {signature}: unexpected extra argument",
-            step.command
+            step.command()
         )
     };
     out.push(

@@ -148,8 +148,8 @@ fn selector_message(text: &str) -> String {
 // ---- diagnostics -------------------------------------------------------------------------------
 
 pub(super) fn check(cx: &Context, out: &mut Vec<Diagnostic>) {
-    for (step, verdict) in cx.steps.iter().zip(&cx.dispatch) {
-        if cx.is_rejected_line(step.line) {
+    for (step, verdict) in cx.verdicts() {
+        if cx.is_rejected_line(step.line()) {
             continue;
         }
         match verdict {

@@ -19,7 +19,7 @@ pub(super) fn check(cx: &Context, step: &Step, out: &mut Vec<Diagnostic>) {
     {
         return;
     }
-    let action = match &cx.parse.file.lines[step.line].kind {
+    let action = match &cx.parse.file.lines[step.line()].kind {
         ad_grammar::LineKind::Action(a) => a,
         _ => return,
     };

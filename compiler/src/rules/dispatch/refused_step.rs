@@ -59,7 +59,7 @@ pub(super) fn check(cx: &Context, step: &Step, r: &Refusal) -> Option<Diagnostic
         }
         Kind::Missing { expected } => Diagnostic::new(
             codes::MISSING_ARGUMENT,
-            format!("`{}` is missing an argument", step.command),
+            format!("`{}` is missing an argument", step.command()),
             arg_span(cx, step, r),
         )
         .with_label(format!("expected {expected}"))
@@ -77,7 +77,7 @@ pub(super) fn check(cx: &Context, step: &Step, r: &Refusal) -> Option<Diagnostic
                 .unwrap_or_else(|| step.line_span(cx.file()));
             Diagnostic::new(
                 codes::EXTRA_ARGUMENT,
-                format!("`{}` does not take this many arguments", step.command),
+                format!("`{}` does not take this many arguments", step.command()),
                 span,
             )
             .with_label("the daemon refuses extra arguments for this command")
@@ -100,7 +100,7 @@ pub(super) fn check(cx: &Context, step: &Step, r: &Refusal) -> Option<Diagnostic
                 codes::CLI_ONLY_FORM,
                 format!(
                     "this form of `{}` exists only on the agent-device command line",
-                    step.command
+                    step.command()
                 ),
                 span,
             )
@@ -149,7 +149,10 @@ pub(super) fn check(cx: &Context, step: &Step, r: &Refusal) -> Option<Diagnostic
         }
         Kind::NoScriptInput => Diagnostic::new(
             codes::NO_SCRIPT_INPUT,
-            format!("`{}` cannot carry its input in a script line", step.command),
+            format!(
+                "`{}` cannot carry its input in a script line",
+                step.command()
+            ),
             step.command_span(cx.file()),
         )
         .with_label(format!("agent-device answers: {}", r.daemon))

@@ -51,7 +51,7 @@ pub(super) fn flag_in_selector(cx: &Context, step: &Step, arg: &Arg) -> Option<u
     if !arg.tokens.iter().any(|t| flags.contains(t)) {
         return None;
     }
-    let action = match &cx.parse.file.lines[step.line].kind {
+    let action = match &cx.parse.file.lines[step.line()].kind {
         ad_grammar::LineKind::Action(a) => a,
         _ => return None,
     };
@@ -76,7 +76,7 @@ pub(super) fn flag_diagnostic(cx: &Context, step: &Step, token: usize, r: &Refus
         codes::FLAG_IN_ARGUMENT,
         format!(
             "`{raw}` is not a flag in `.ad` scripts for `{}`: it lands in an argument the daemon checks",
-            step.command
+            step.command()
         ),
         step.token_spans(cx.file())[token],
     )
@@ -110,7 +110,7 @@ pub(in crate::rules) fn refused_flag(
     let Verdict::Refused(r) = verdict else {
         return None;
     };
-    if cx.is_rejected_line(step.line) {
+    if cx.is_rejected_line(step.line()) {
         return None;
     }
     let arg = r.arg.and_then(|i| step.positionals.get(i));

@@ -96,12 +96,12 @@ fn guard_fix(cx: &Context, last_mutation: Option<usize>) -> Option<(String, Vec<
             && guard_problem(cx, s).is_none()
     })?;
     let annotation = landmark
-        .annotation_line
+        .annotation_line()
         .map(|l| cx.parse.file.line_text(&cx.parse.file.lines[l]).to_string())?;
     let wait = cx
         .parse
         .file
-        .line_text(&cx.parse.file.lines[landmark.line])
+        .line_text(&cx.parse.file.lines[landmark.line()])
         .to_string();
     let end = text.len();
     let sep = if text.ends_with('\n') || text.is_empty() {
@@ -112,7 +112,7 @@ fn guard_fix(cx: &Context, last_mutation: Option<usize>) -> Option<(String, Vec<
     Some((
         format!(
             "Add a destination guard: repeat the landmark wait of line {}",
-            landmark.line + 1
+            landmark.line() + 1
         ),
         vec![Edit {
             span: Span::new(end, end),

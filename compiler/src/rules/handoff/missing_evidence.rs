@@ -44,7 +44,7 @@ pub(super) fn check(
             "target-v1"
         };
         out.push(note(
-            Diagnostic::new(codes::HANDOFF_MISSING_EVIDENCE, format!("`{}` has no `{kind}` evidence", step.command), step.line_span(cx.file()))
+            Diagnostic::new(codes::HANDOFF_MISSING_EVIDENCE, format!("`{}` has no `{kind}` evidence", step.command()), step.line_span(cx.file()))
                 .with_label("replay cannot verify it acts on the recorded element")
                 .with_help(format!("re-record this step with agent-device so it writes `# agent-device:{kind} {{…}}` above it")),
         ));

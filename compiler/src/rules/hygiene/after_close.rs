@@ -9,18 +9,18 @@ use crate::registry::Action;
 use crate::rules::Context;
 
 pub(super) fn check(cx: &Context, out: &mut Vec<Diagnostic>) {
-    let terminal = terminal_close(cx.steps).map(|s| s.line);
+    let terminal = terminal_close(cx.steps).map(|s| s.line());
     let mut closed_at: Option<&Step> = None;
     for step in cx.steps {
         match step.action() {
-            Some(Action::Close) if Some(step.line) != terminal => closed_at = Some(step),
+            Some(Action::Close) if Some(step.line()) != terminal => closed_at = Some(step),
             Some(Action::Open | Action::Replay | Action::Context) => closed_at = None,
             _ => {
                 if let Some(close) = closed_at.take() {
                     out.push(
                         Diagnostic::new(
                             codes::STEP_AFTER_CLOSE,
-                            format!("`{}` runs after `close` ended the session", step.command),
+                            format!("`{}` runs after `close` ended the session", step.command()),
                             step.line_span(cx.file()),
                         )
                         .with_secondary(close.line_span(cx.file()), "the session is closed here")

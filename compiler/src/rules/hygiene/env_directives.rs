@@ -43,10 +43,10 @@ pub(super) fn check(cx: &Context, out: &mut Vec<Diagnostic>) {
     for (entry, used) in env.iter().zip(used) {
         let line = &cx.parse.file.lines[entry.line];
         if !used {
-            let end = if line.span.end < text.len() {
-                line.span.end + 1
+            let end = if line.span.end() < text.len() {
+                line.span.end() + 1
             } else {
-                line.span.end
+                line.span.end()
             };
             out.push(
                 Diagnostic::new(
@@ -59,7 +59,7 @@ pub(super) fn check(cx: &Context, out: &mut Vec<Diagnostic>) {
                 .with_fix(
                     format!("Remove `env {}`", entry.key),
                     vec![Edit {
-                        span: Span::new(line.span.start, end),
+                        span: Span::new(line.span.start(), end),
                         replacement: String::new(),
                     }],
                 ),

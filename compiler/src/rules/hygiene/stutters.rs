@@ -16,7 +16,7 @@ pub(super) fn check(cx: &Context, out: &mut Vec<Diagnostic>) {
             )
         });
         if !targets_elements
-            || a.command != b.command
+            || a.command() != b.command()
             || !a
                 .positionals
                 .iter()
@@ -27,7 +27,7 @@ pub(super) fn check(cx: &Context, out: &mut Vec<Diagnostic>) {
             continue;
         }
         out.push(
-            Diagnostic::new(codes::DUPLICATE_STEP, format!("this `{}` repeats the previous step exactly", b.command), b.line_span(cx.file()))
+            Diagnostic::new(codes::DUPLICATE_STEP, format!("this `{}` repeats the previous step exactly", b.command()), b.line_span(cx.file()))
                 .with_secondary(a.line_span(cx.file()), "the same step")
                 .with_help("identical consecutive steps are often a recording stutter; delete one unless the repeat is intended (use --count for repeated taps)"),
         );

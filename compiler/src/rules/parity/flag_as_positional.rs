@@ -37,7 +37,7 @@ pub(super) fn check(
             codes::FLAG_AS_POSITIONAL,
             format!(
                 "`{raw}` is not a flag in `.ad` scripts for `{}`",
-                step.command
+                step.command()
             ),
             span,
         )

@@ -20,7 +20,7 @@ mod whitespace_collapse;
 
 pub(super) fn check(cx: &Context, out: &mut Vec<Diagnostic>) {
     let text = cx.text();
-    for (step, verdict) in cx.steps.iter().zip(&cx.dispatch) {
+    for (step, verdict) in cx.verdicts() {
         // A flag that makes the daemon refuse the step is reported as that refusal (AD123).
         let refused_flag = super::dispatch::refused_flag(cx, step, verdict);
         let targets_elements = step.spec.is_some_and(|s| s.targeting == Targeting::Element);
@@ -74,16 +74,16 @@ pub(super) fn remove_token_edits(
 ) -> Vec<Edit> {
     let text = cx.text();
     let start_span = step.token_spans(cx.file())[token];
-    let mut end = start_span.end;
+    let mut end = start_span.end();
     if with_value {
         if let Some(next) = step.token_spans(cx.file()).get(token + 1) {
             if !text[next.range()].starts_with('-') {
-                end = next.end;
+                end = next.end();
             }
         }
     }
     // Remove the whitespace before the token too.
-    let prev_end = step.token_spans(cx.file())[token - 1].end;
+    let prev_end = step.token_spans(cx.file())[token - 1].end();
     vec![Edit {
         span: Span::new(prev_end, end),
         replacement: String::new(),

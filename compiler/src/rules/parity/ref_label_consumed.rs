@@ -33,7 +33,7 @@ pub(super) fn check(cx: &Context, step: &Step, text: &str, out: &mut Vec<Diagnos
                 .with_label("fill @ref <label> <text>: the first word after the ref is its label")
                 .with_help("quote the whole text to type all of it (the agent-device CLI would type every word)");
             if let Some(t) = text_arg {
-                let whole = Span::new(span.start, step.arg_span(cx.file(), t).end);
+                let whole = Span::new(span.start(), step.arg_span(cx.file(), t).end());
                 let joined = format!("{} {}", label.value, t.value);
                 d = d.with_fix(
                     "Quote the text",

@@ -12,7 +12,7 @@ pub(super) fn check(cx: &Context, step: &Step, text: &str, out: &mut Vec<Diagnos
     for (i, span) in step.token_spans(cx.file()).iter().enumerate().skip(1) {
         let raw = &text[span.range()];
         if raw == "#" || (raw.starts_with('#') && raw.len() > 1 && !raw.starts_with("#agent")) {
-            let tail = Span::new(span.start, step.line_span(cx.file()).end);
+            let tail = Span::new(span.start(), step.line_span(cx.file()).end());
             let mut d = Diagnostic::new(
                 codes::TRAILING_HASH,
                 "`#` does not start a comment inside an action line",
@@ -28,9 +28,9 @@ pub(super) fn check(cx: &Context, step: &Step, text: &str, out: &mut Vec<Diagnos
                 .starts_with("agent-device:");
             if !becomes_marker {
                 let above = step
-                    .annotation_line
-                    .map(|l| cx.parse.file.lines[l].span.start)
-                    .unwrap_or(step.token_spans(cx.file())[0].start);
+                    .annotation_line()
+                    .map(|l| cx.parse.file.lines[l].span.start())
+                    .unwrap_or(step.token_spans(cx.file())[0].start());
                 d = d.with_fix(
                     "Move the comment to its own line",
                     move_comment_edits(step, i, tail, above, cx),
@@ -53,7 +53,7 @@ fn move_comment_edits(
     cx: &Context,
 ) -> Vec<Edit> {
     let text = cx.text();
-    let prev_end = step.token_spans(cx.file())[token - 1].end;
+    let prev_end = step.token_spans(cx.file())[token - 1].end();
     let line_start = above;
     let indent_start = text[..line_start].rfind('\n').map(|i| i + 1).unwrap_or(0);
     let indent = &text[indent_start..line_start];
@@ -63,7 +63,7 @@ fn move_comment_edits(
             replacement: format!("{}\n{indent}", &text[tail.range()]),
         },
         Edit {
-            span: Span::new(prev_end, tail.end),
+            span: Span::new(prev_end, tail.end()),
             replacement: String::new(),
         },
     ]

@@ -20,13 +20,13 @@ pub(super) fn check(cx: &Context, step: &Step, arg: usize, out: &mut Vec<Diagnos
         .collect();
     let lossy = spans
         .windows(2)
-        .any(|w| w[0].end < w[1].start && &text[w[0].end..w[1].start] != " ");
+        .any(|w| w[0].end() < w[1].start() && &text[w[0].end()..w[1].start()] != " ");
     let contiguous = a.tokens.windows(2).all(|w| w[1] == w[0] + 1);
     if !lossy || !contiguous {
         return;
     }
     let all_bare = spans.iter().all(|s| !text[s.range()].starts_with('"'));
-    let whole = Span::new(spans[0].start, spans[spans.len() - 1].end);
+    let whole = Span::new(spans[0].start(), spans[spans.len() - 1].end());
     let mut d = Diagnostic::new(codes::WHITESPACE_COLLAPSE, "whitespace inside this argument is collapsed to single spaces", whole)
         .with_label(format!("agent-device reads `{}`", a.value))
         .with_help("bare tokens are re-joined with one space; quote the argument as a JSON string to keep the exact text");

@@ -22,7 +22,7 @@ pub(super) fn check(cx: &Context, step: &Step, out: &mut Vec<Diagnostic>) {
     if !labels.into_iter().any(|l| has_dollar_brace(l)) {
         return;
     }
-    let Some(line) = step.annotation_line else {
+    let Some(line) = step.annotation_line() else {
         return;
     };
     let span = cx.parse.file.lines[line].content;

@@ -44,7 +44,7 @@ pub(super) fn check(
                     cx,
                     step,
                     &arg.tokens,
-                    &format!("`{}` text", step.command),
+                    &format!("`{}` text", step.command()),
                     text,
                 ));
             }

@@ -33,7 +33,7 @@ pub(super) fn check(cx: &Context, out: &mut Vec<Diagnostic>) {
                 continue;
             };
             // The flag's value token (flags keep no spans: the token that reads as the value).
-            let action = match &cx.parse.file.lines[step.line].kind {
+            let action = match &cx.parse.file.lines[step.line()].kind {
                 ad_grammar::LineKind::Action(a) => a,
                 _ => continue,
             };

@@ -39,7 +39,7 @@ pub(super) fn read(step: &Step, reader: Reader) -> Verdict {
         &spilled
     };
     match reader {
-        Reader::Touch { buttons } => then(touch(&step.command, p), || tap_flags(step, buttons)),
+        Reader::Touch { buttons } => then(touch(step.command(), p), || tap_flags(step, buttons)),
         Reader::LongPress => long_press(p),
         Reader::Fill => fill(p),
         Reader::Type => type_text(p),

@@ -67,7 +67,7 @@ pub fn parse_owned(text: String) -> Parse {
 fn parse_lines(text: &str) -> (Vec<Line>, Metadata, Vec<Diagnostic>, bool) {
     let mut diagnostics = Vec::new();
     let (line_count, has_nul) = scan_text(text);
-    let mut lines = Vec::with_capacity(line_count);
+    let mut lines: Vec<Line> = Vec::with_capacity(line_count);
     let mut pending: Option<PendingAnnotation> = None;
     let mut scratch = String::new();
     let mut token_buf = Vec::new();
@@ -172,6 +172,13 @@ fn parse_lines(text: &str) -> (Vec<Line>, Metadata, Vec<Diagnostic>, bool) {
                 header_open = false;
                 seen_action = true;
                 let annotation = pending.take().map(|p| p.line as u32);
+                // The annotation line is already in the list: bind it now (a later pass would
+                // need a list of every binding).
+                if let Some(a) = annotation {
+                    if let LineKind::Annotation(ann) = &mut lines[a as usize].kind {
+                        ann.binds_to = Some(index as u32);
+                    }
+                }
                 LineKind::Action(ActionLine {
                     tokens: tokens.into_boxed_slice(),
                     annotation,
@@ -199,20 +206,6 @@ fn parse_lines(text: &str) -> (Vec<Line>, Metadata, Vec<Diagnostic>, bool) {
                 .with_help("an annotation describes the action on the very next line; add the action or delete the annotation")
                 .rejected_by(Reader::Parser, message, (lines.len(), phase::BINDING)),
         );
-    }
-
-    // Bind annotations to their actions (the reverse link).
-    let bindings: Vec<(usize, usize)> = lines
-        .iter()
-        .filter_map(|l| match &l.kind {
-            LineKind::Action(a) => a.annotation.map(|ann| (ann as usize, l.index())),
-            _ => None,
-        })
-        .collect();
-    for (ann, action) in bindings {
-        if let LineKind::Annotation(a) = &mut lines[ann].kind {
-            a.binds_to = Some(action as u32);
-        }
     }
 
     (lines, header.finish(), diagnostics, binary)

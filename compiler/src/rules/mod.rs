@@ -80,7 +80,7 @@ impl Context<'_> {
 
 /// Runs every family over the script, in a fixed order (diagnostics are sorted afterwards, but
 /// fixes are collected in this order).
-pub fn run(
+pub(crate) fn run(
     parse: &Parse,
     steps: &[Step],
     config: &crate::config::Config,
@@ -92,14 +92,19 @@ pub fn run(
         .collect();
     rejected_lines.sort_unstable();
     rejected_lines.dedup();
-    let wait_forms = (0u32..)
-        .zip(steps)
-        .filter(|(_, s)| {
-            s.spec
-                .is_some_and(|spec| spec.targeting == crate::registry::Targeting::WaitTarget)
-        })
-        .map(|(i, s)| (i, crate::shape::wait_form(&s.positionals)))
-        .collect();
+    let is_wait = |s: &Step| {
+        s.spec
+            .is_some_and(|spec| spec.targeting == crate::registry::Targeting::WaitTarget)
+    };
+    // Sized by a count first: a list grown by doubling leaves its old blocks behind in the
+    // allocator's cache for the rest of a short run.
+    let mut wait_forms = Vec::with_capacity(steps.iter().filter(|s| is_wait(s)).count());
+    wait_forms.extend(
+        (0u32..)
+            .zip(steps)
+            .filter(|(_, s)| is_wait(s))
+            .map(|(i, s)| (i, crate::shape::wait_form(&s.positionals))),
+    );
     let dispatch = (0u32..)
         .zip(steps)
         .map(|(i, s)| (i, dispatch::verdict(s)))

@@ -295,6 +295,9 @@ impl Step {
     }
 }
 
+/// The tokens a reader keeps, inline for a line's usual handful (one per step: no heap block).
+type TokRefs<'t> = smallvec::SmallVec<[&'t Tok<'t>; 4]>;
+
 struct Tok<'a> {
     /// Decoded here, once per token: the tree keeps only where each token is.
     value: Cow<'a, str>,
@@ -371,7 +374,7 @@ fn lower_line<'t>(
         ReaderRule::Snapshot => ctx.snapshot(args),
         ReaderRule::Open => ctx.open(args),
         ReaderRule::Runtime => {
-            let refs: Vec<&Tok> = args.iter().collect();
+            let refs: TokRefs = args.iter().collect();
             let (positionals, flags) = ctx.read_runtime(&refs);
             ctx.step.positionals = positionals.into_iter().collect();
             for (key, value) in flags {
@@ -492,8 +495,8 @@ impl Ctx<'_, '_> {
     }
 
     /// Series flags anywhere (click/press, swipe, gesture, type/fill); returns the rest.
-    fn series_flags<'t>(&mut self, args: &'t [Tok<'t>]) -> Vec<&'t Tok<'t>> {
-        let mut rest = Vec::new();
+    fn series_flags<'t>(&mut self, args: &'t [Tok<'t>]) -> TokRefs<'t> {
+        let mut rest = TokRefs::new();
         let Some(spec) = self.spec() else {
             return args.iter().collect();
         };

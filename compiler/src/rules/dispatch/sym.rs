@@ -123,7 +123,9 @@ pub(super) fn need(t: Tri, refusal: impl FnOnce() -> Refusal) -> Verdict {
 // ---- values ------------------------------------------------------------------------------------
 
 pub(super) fn dynamic(v: &str) -> bool {
-    v.contains("${")
+    // A byte scan: asked of every value of every step, where `str::contains`' searcher setup
+    // costs more than the scan.
+    ad_grammar::placeholder::has_dollar_brace(v)
 }
 
 /// The literal text before the first `${` and after the last `}` of a value with placeholders:
@@ -457,6 +459,12 @@ fn walk(
         }
     };
     if r == tokens.len() {
+        return finish(valid, out);
+    }
+    // Preferring a trailing value, a prefix of every token only counts when no shorter one is
+    // valid: with one already, the last token cannot change the pick (and the whole line, the
+    // longest text to join and validate, is never read).
+    if prefer && r + 1 == tokens.len() && !valid.is_empty() {
         return finish(valid, out);
     }
     let term = looks_like_term(tokens[r]);

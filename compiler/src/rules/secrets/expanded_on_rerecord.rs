@@ -17,7 +17,8 @@ pub(super) fn check(
     out: &mut Vec<Diagnostic>,
 ) {
     if spec.reader == ReaderRule::Fill {
-        if let Some(value_arg) = super::fill_text(step) {
+        // Every placeholder starts with `${`: most fill texts have none, and need no parse.
+        if let Some(value_arg) = super::fill_text(step).filter(|a| a.has_dollar_brace()) {
             let value = value_arg.value.as_str();
             let whole = whole_token_variable(value).is_some();
             let only_placeholder = {

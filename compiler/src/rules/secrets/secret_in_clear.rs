@@ -38,24 +38,28 @@ pub(super) fn check(cx: &Context, step: &Step, spec: &CommandSpec, out: &mut Vec
 fn is_secure_field(e: &TargetEvidence) -> bool {
     // Lowercasing can only turn a non-ASCII character into ASCII `k` or `i`, which none of
     // these words contain: an ASCII case-insensitive search is the same test, with no copies.
+    const NAMES: &[&str] = &["password", "passcode", "passwd", "secret"];
     let named = |s: &Option<ad_grammar::annotation::CompactString>| {
-        s.as_deref().is_some_and(|s| {
-            ["password", "passcode", "passwd", "secret"]
-                .iter()
-                .any(|w| contains_ignore_ascii_case(s, w))
-        })
+        s.as_deref()
+            .is_some_and(|s| contains_any_ignore_ascii_case(s, NAMES))
     };
-    contains_ignore_ascii_case(&e.role, "secure")
-        || contains_ignore_ascii_case(&e.role, "password")
+    contains_any_ignore_ascii_case(&e.role, &["secure", "password"])
         || named(&e.id)
         || named(&e.label)
 }
 
-fn contains_ignore_ascii_case(haystack: &str, needle: &str) -> bool {
-    haystack
-        .as_bytes()
-        .windows(needle.len())
-        .any(|w| w.eq_ignore_ascii_case(needle.as_bytes()))
+/// Whether `haystack` contains one of `needles` (lowercase ASCII words starting with `p` or `s`),
+/// ignoring ASCII case. One pass: asked of every literal fill, and a window search per word cost
+/// more than the rest of the rule.
+fn contains_any_ignore_ascii_case(haystack: &str, needles: &[&str]) -> bool {
+    let b = haystack.as_bytes();
+    (0..b.len()).any(|i| {
+        let c = b[i].to_ascii_lowercase();
+        (c == b'p' || c == b's')
+            && needles.iter().any(|w| {
+                b.len() - i >= w.len() && b[i..i + w.len()].eq_ignore_ascii_case(w.as_bytes())
+            })
+    })
 }
 
 /// A variable name from the field's id or label: `login.password` → `PASSWORD`.
@@ -78,4 +82,22 @@ fn variable_name(e: &TargetEvidence) -> String {
         name = format!("SECRET_{name}").trim_end_matches('_').to_string();
     }
     name
+}
+
+#[cfg(test)]
+mod tests {
+    use super::contains_any_ignore_ascii_case as has;
+
+    #[test]
+    fn words_are_found_anywhere_in_any_case() {
+        let words = &["password", "secret"];
+        assert!(has("login.PassWord", words));
+        assert!(has("SECRET", words));
+        assert!(has("my_secret_field", words));
+        assert!(!has("secre", words));
+        assert!(!has("passwor", words));
+        assert!(!has("", words));
+        // Non-ASCII text around a word does not hide it (byte offsets, not characters).
+        assert!(has("mot de passe — password", words));
+    }
 }

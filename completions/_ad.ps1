@@ -48,7 +48,7 @@ Register-ArgumentCompleter -Native -CommandName 'ad' -ScriptBlock {
             [CompletionResult]::new('--rule', '--rule', [CompletionResultType]::ParameterName, 'Set a rule''s level, e.g. `--rule AD301=off` or `--rule AD733=error` (repeatable; overrides ad.toml). Levels: off, info, warning, error')
             [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Use this configuration file instead of looking for ad.toml beside each script')
             [CompletionResult]::new('--debounce', '--debounce', [CompletionResultType]::ParameterName, 'With --watch: how long a file must stay unchanged before it is re-checked')
-            [CompletionResult]::new('--max-file-size', '--max-file-size', [CompletionResultType]::ParameterName, 'Read at most this many bytes from one script; a larger file is refused with AD006 (default: agent-device''s own limit, 2097152; or `[input] max-file-size` in ad.toml)')
+            [CompletionResult]::new('--max-file-size', '--max-file-size', [CompletionResultType]::ParameterName, 'Read at most this many bytes from one script; a larger file is refused with AD006 (default: agent-device''s own limit, 2097152; or `[input] max-file-size` in ad.toml; at most 4294967295)')
             [CompletionResult]::new('--deny-warnings', '--deny-warnings', [CompletionResultType]::ParameterName, 'Exit 1 on warnings too')
             [CompletionResult]::new('--fix', '--fix', [CompletionResultType]::ParameterName, 'Apply the available fixes in place, then report what remains')
             [CompletionResult]::new('--parity-only', '--parity-only', [CompletionResultType]::ParameterName, 'Only report diagnostics that agent-device 0.21.5 itself would reject the script for')
@@ -60,7 +60,7 @@ Register-ArgumentCompleter -Native -CommandName 'ad' -ScriptBlock {
             break
         }
         'ad;fmt' {
-            [CompletionResult]::new('--max-file-size', '--max-file-size', [CompletionResultType]::ParameterName, 'Read at most this many bytes from one script; a larger file is refused with AD006 (default: agent-device''s own limit, 2097152; or `[input] max-file-size` in ad.toml)')
+            [CompletionResult]::new('--max-file-size', '--max-file-size', [CompletionResultType]::ParameterName, 'Read at most this many bytes from one script; a larger file is refused with AD006 (default: agent-device''s own limit, 2097152; or `[input] max-file-size` in ad.toml; at most 4294967295)')
             [CompletionResult]::new('--check', '--check', [CompletionResultType]::ParameterName, 'Do not write; exit 1 and list the files that would change')
             [CompletionResult]::new('--diff', '--diff', [CompletionResultType]::ParameterName, 'Do not write; print a unified diff of the changes')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
@@ -88,7 +88,7 @@ Register-ArgumentCompleter -Native -CommandName 'ad' -ScriptBlock {
             [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output shape')
             [CompletionResult]::new('--platform', '--platform', [CompletionResultType]::ParameterName, 'The replay request''s `--platform`, which enters the digest')
             [CompletionResult]::new('--target', '--target', [CompletionResultType]::ParameterName, 'The replay request''s `--target`, which enters the digest')
-            [CompletionResult]::new('--max-file-size', '--max-file-size', [CompletionResultType]::ParameterName, 'Read at most this many bytes from one script; a larger file is refused with AD006 (default: agent-device''s own limit, 2097152; or `[input] max-file-size` in ad.toml)')
+            [CompletionResult]::new('--max-file-size', '--max-file-size', [CompletionResultType]::ParameterName, 'Read at most this many bytes from one script; a larger file is refused with AD006 (default: agent-device''s own limit, 2097152; or `[input] max-file-size` in ad.toml; at most 4294967295)')
             [CompletionResult]::new('--digest', '--digest', [CompletionResultType]::ParameterName, 'Also print the replay plan digest (what `run --from N --plan-digest` checks)')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
@@ -127,7 +127,7 @@ Register-ArgumentCompleter -Native -CommandName 'ad' -ScriptBlock {
             [CompletionResult]::new('--target', '--target', [CompletionResultType]::ParameterName, 'Target for the plan digest and AD_TARGET (default: the context header)')
             [CompletionResult]::new('--level', '--level', [CompletionResultType]::ParameterName, 'Divergence report size')
             [CompletionResult]::new('--report-html', '--report-html', [CompletionResultType]::ParameterName, 'Write a static HTML report of the run into DIR (index.html and the script''s page, with its steps, screenshots and divergence report): see docs/run.md')
-            [CompletionResult]::new('--max-file-size', '--max-file-size', [CompletionResultType]::ParameterName, 'Read at most this many bytes from one script; a larger file is refused with AD006 (default: agent-device''s own limit, 2097152; or `[input] max-file-size` in ad.toml)')
+            [CompletionResult]::new('--max-file-size', '--max-file-size', [CompletionResultType]::ParameterName, 'Read at most this many bytes from one script; a larger file is refused with AD006 (default: agent-device''s own limit, 2097152; or `[input] max-file-size` in ad.toml; at most 4294967295)')
             [CompletionResult]::new('--keep-session', '--keep-session', [CompletionResultType]::ParameterName, 'Skip the script''s terminal `close` and leave the session live')
             [CompletionResult]::new('--offline', '--offline', [CompletionResultType]::ParameterName, 'Web backend: every host name but 127.0.0.1 fails to resolve, so nothing leaves the machine (the browser''s own background traffic is always off)')
             [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print the structured result (JSON) on stdout instead of the summary')
@@ -165,7 +165,7 @@ Register-ArgumentCompleter -Native -CommandName 'ad' -ScriptBlock {
             [CompletionResult]::new('--backend', '--backend', [CompletionResultType]::ParameterName, 'Device backend: sim (the embedded simulated device), web (headless Chromium) or agent-device (a real device through the agent-device daemon: $AGENT_DEVICE_STATE_DIR''s daemon, a remote one at $AGENT_DEVICE_DAEMON_BASE_URL, else one `ad` starts and stops). recorded:DIR replays a fixture written by --record-fixture DIR, offline (docs/recorded.md). Default: web for `context platform=web` scripts, else `[run] backend` of ad.toml, else sim')
             [CompletionResult]::new('--record-fixture', '--record-fixture', [CompletionResultType]::ParameterName, 'Record the run''s backend calls, observations and device clock as a fixture in DIR, for `--backend recorded:DIR` (`ad test`: one subfolder per script)')
             [CompletionResult]::new('--browser', '--browser', [CompletionResultType]::ParameterName, 'The browser the web backend drives (default: $CHROME_PATH, else /usr/bin/chromium)')
-            [CompletionResult]::new('--max-file-size', '--max-file-size', [CompletionResultType]::ParameterName, 'Read at most this many bytes from one script; a larger file is refused with AD006 (default: agent-device''s own limit, 2097152; or `[input] max-file-size` in ad.toml)')
+            [CompletionResult]::new('--max-file-size', '--max-file-size', [CompletionResultType]::ParameterName, 'Read at most this many bytes from one script; a larger file is refused with AD006 (default: agent-device''s own limit, 2097152; or `[input] max-file-size` in ad.toml; at most 4294967295)')
             [CompletionResult]::new('--fail-fast', '--fail-fast', [CompletionResultType]::ParameterName, 'Stop starting scripts after the first failure (the rest are reported as not run)')
             [CompletionResult]::new('--watch', '--watch', [CompletionResultType]::ParameterName, 'Keep testing: after the first run, re-run each script you save (and the compositions that include it), one summary line per cycle, until Ctrl-C. Reports are rewritten each cycle with the scripts it ran')
             [CompletionResult]::new('--offline', '--offline', [CompletionResultType]::ParameterName, 'Web backend: every host name but 127.0.0.1 fails to resolve, so nothing leaves the machine (the browser''s own background traffic is always off)')
@@ -196,7 +196,7 @@ Register-ArgumentCompleter -Native -CommandName 'ad' -ScriptBlock {
         'ad;build' {
             [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Where to write the plain script (`-` for stdout)')
             [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Where to write the plain script (`-` for stdout)')
-            [CompletionResult]::new('--max-file-size', '--max-file-size', [CompletionResultType]::ParameterName, 'Read at most this many bytes from one script; a larger file is refused with AD006 (default: agent-device''s own limit, 2097152; or `[input] max-file-size` in ad.toml)')
+            [CompletionResult]::new('--max-file-size', '--max-file-size', [CompletionResultType]::ParameterName, 'Read at most this many bytes from one script; a larger file is refused with AD006 (default: agent-device''s own limit, 2097152; or `[input] max-file-size` in ad.toml; at most 4294967295)')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
             [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')

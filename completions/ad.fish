@@ -51,14 +51,14 @@ handoff\t''"
 complete -c ad -n "__fish_ad_using_subcommand check" -l rule -d 'Set a rule\'s level, e.g. `--rule AD301=off` or `--rule AD733=error` (repeatable; overrides ad.toml). Levels: off, info, warning, error' -r
 complete -c ad -n "__fish_ad_using_subcommand check" -l config -d 'Use this configuration file instead of looking for ad.toml beside each script' -r -F
 complete -c ad -n "__fish_ad_using_subcommand check" -l debounce -d 'With --watch: how long a file must stay unchanged before it is re-checked' -r
-complete -c ad -n "__fish_ad_using_subcommand check" -l max-file-size -d 'Read at most this many bytes from one script; a larger file is refused with AD006 (default: agent-device\'s own limit, 2097152; or `[input] max-file-size` in ad.toml)' -r
+complete -c ad -n "__fish_ad_using_subcommand check" -l max-file-size -d 'Read at most this many bytes from one script; a larger file is refused with AD006 (default: agent-device\'s own limit, 2097152; or `[input] max-file-size` in ad.toml; at most 4294967295)' -r
 complete -c ad -n "__fish_ad_using_subcommand check" -l deny-warnings -d 'Exit 1 on warnings too'
 complete -c ad -n "__fish_ad_using_subcommand check" -l fix -d 'Apply the available fixes in place, then report what remains'
 complete -c ad -n "__fish_ad_using_subcommand check" -l parity-only -d 'Only report diagnostics that agent-device 0.21.5 itself would reject the script for'
 complete -c ad -n "__fish_ad_using_subcommand check" -l watch -d 'Keep checking: after the first report, re-check each script you save (and the compositions that include it), one summary line per cycle, until Ctrl-C'
 complete -c ad -n "__fish_ad_using_subcommand check" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c ad -n "__fish_ad_using_subcommand check" -s V -l version -d 'Print version'
-complete -c ad -n "__fish_ad_using_subcommand fmt" -l max-file-size -d 'Read at most this many bytes from one script; a larger file is refused with AD006 (default: agent-device\'s own limit, 2097152; or `[input] max-file-size` in ad.toml)' -r
+complete -c ad -n "__fish_ad_using_subcommand fmt" -l max-file-size -d 'Read at most this many bytes from one script; a larger file is refused with AD006 (default: agent-device\'s own limit, 2097152; or `[input] max-file-size` in ad.toml; at most 4294967295)' -r
 complete -c ad -n "__fish_ad_using_subcommand fmt" -l check -d 'Do not write; exit 1 and list the files that would change'
 complete -c ad -n "__fish_ad_using_subcommand fmt" -l diff -d 'Do not write; print a unified diff of the changes'
 complete -c ad -n "__fish_ad_using_subcommand fmt" -s h -l help -d 'Print help'
@@ -72,7 +72,7 @@ complete -c ad -n "__fish_ad_using_subcommand parse" -l format -d 'Output shape'
 tree\t'The lossless syntax tree with spans'"
 complete -c ad -n "__fish_ad_using_subcommand parse" -l platform -d 'The replay request\'s `--platform`, which enters the digest' -r
 complete -c ad -n "__fish_ad_using_subcommand parse" -l target -d 'The replay request\'s `--target`, which enters the digest' -r
-complete -c ad -n "__fish_ad_using_subcommand parse" -l max-file-size -d 'Read at most this many bytes from one script; a larger file is refused with AD006 (default: agent-device\'s own limit, 2097152; or `[input] max-file-size` in ad.toml)' -r
+complete -c ad -n "__fish_ad_using_subcommand parse" -l max-file-size -d 'Read at most this many bytes from one script; a larger file is refused with AD006 (default: agent-device\'s own limit, 2097152; or `[input] max-file-size` in ad.toml; at most 4294967295)' -r
 complete -c ad -n "__fish_ad_using_subcommand parse" -l digest -d 'Also print the replay plan digest (what `run --from N --plan-digest` checks)'
 complete -c ad -n "__fish_ad_using_subcommand parse" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c ad -n "__fish_ad_using_subcommand parse" -s V -l version -d 'Print version'
@@ -104,7 +104,7 @@ complete -c ad -n "__fish_ad_using_subcommand run" -l level -d 'Divergence repor
 default\t'≤ 24 KiB'
 full\t'≤ 64 KiB'"
 complete -c ad -n "__fish_ad_using_subcommand run" -l report-html -d 'Write a static HTML report of the run into DIR (index.html and the script\'s page, with its steps, screenshots and divergence report): see docs/run.md' -r -F
-complete -c ad -n "__fish_ad_using_subcommand run" -l max-file-size -d 'Read at most this many bytes from one script; a larger file is refused with AD006 (default: agent-device\'s own limit, 2097152; or `[input] max-file-size` in ad.toml)' -r
+complete -c ad -n "__fish_ad_using_subcommand run" -l max-file-size -d 'Read at most this many bytes from one script; a larger file is refused with AD006 (default: agent-device\'s own limit, 2097152; or `[input] max-file-size` in ad.toml; at most 4294967295)' -r
 complete -c ad -n "__fish_ad_using_subcommand run" -l keep-session -d 'Skip the script\'s terminal `close` and leave the session live'
 complete -c ad -n "__fish_ad_using_subcommand run" -l offline -d 'Web backend: every host name but 127.0.0.1 fails to resolve, so nothing leaves the machine (the browser\'s own background traffic is always off)'
 complete -c ad -n "__fish_ad_using_subcommand run" -l json -d 'Print the structured result (JSON) on stdout instead of the summary'
@@ -136,7 +136,7 @@ web\t''
 agent-device\t''"
 complete -c ad -n "__fish_ad_using_subcommand test" -l record-fixture -d 'Record the run\'s backend calls, observations and device clock as a fixture in DIR, for `--backend recorded:DIR` (`ad test`: one subfolder per script)' -r -F
 complete -c ad -n "__fish_ad_using_subcommand test" -l browser -d 'The browser the web backend drives (default: $CHROME_PATH, else /usr/bin/chromium)' -r -F
-complete -c ad -n "__fish_ad_using_subcommand test" -l max-file-size -d 'Read at most this many bytes from one script; a larger file is refused with AD006 (default: agent-device\'s own limit, 2097152; or `[input] max-file-size` in ad.toml)' -r
+complete -c ad -n "__fish_ad_using_subcommand test" -l max-file-size -d 'Read at most this many bytes from one script; a larger file is refused with AD006 (default: agent-device\'s own limit, 2097152; or `[input] max-file-size` in ad.toml; at most 4294967295)' -r
 complete -c ad -n "__fish_ad_using_subcommand test" -l fail-fast -d 'Stop starting scripts after the first failure (the rest are reported as not run)'
 complete -c ad -n "__fish_ad_using_subcommand test" -l watch -d 'Keep testing: after the first run, re-run each script you save (and the compositions that include it), one summary line per cycle, until Ctrl-C. Reports are rewritten each cycle with the scripts it ran'
 complete -c ad -n "__fish_ad_using_subcommand test" -l offline -d 'Web backend: every host name but 127.0.0.1 fails to resolve, so nothing leaves the machine (the browser\'s own background traffic is always off)'
@@ -151,7 +151,7 @@ complete -c ad -n "__fish_ad_using_subcommand doctor" -s V -l version -d 'Print 
 complete -c ad -n "__fish_ad_using_subcommand session" -s h -l help -d 'Print help'
 complete -c ad -n "__fish_ad_using_subcommand session" -s V -l version -d 'Print version'
 complete -c ad -n "__fish_ad_using_subcommand build" -s o -l output -d 'Where to write the plain script (`-` for stdout)' -r -F
-complete -c ad -n "__fish_ad_using_subcommand build" -l max-file-size -d 'Read at most this many bytes from one script; a larger file is refused with AD006 (default: agent-device\'s own limit, 2097152; or `[input] max-file-size` in ad.toml)' -r
+complete -c ad -n "__fish_ad_using_subcommand build" -l max-file-size -d 'Read at most this many bytes from one script; a larger file is refused with AD006 (default: agent-device\'s own limit, 2097152; or `[input] max-file-size` in ad.toml; at most 4294967295)' -r
 complete -c ad -n "__fish_ad_using_subcommand build" -s h -l help -d 'Print help'
 complete -c ad -n "__fish_ad_using_subcommand build" -s V -l version -d 'Print version'
 complete -c ad -n "__fish_ad_using_subcommand init" -s h -l help -d 'Print help (see more with \'--help\')'

@@ -804,6 +804,22 @@ fn a_script_over_two_mib_is_refused_unless_the_limit_is_raised() {
         "{}",
         stdout(&out)
     );
+    // Positions are 32-bit: a limit past 4294967295 bytes is refused, by the flag and in ad.toml.
+    let out = run_in(
+        &dir,
+        &["check", "--max-file-size", "4294967296", "big.ad"],
+        None,
+    );
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).contains("4294967295"), "{}", stderr(&out));
+    std::fs::write(dir.join("ad.toml"), "[input]\nmax-file-size = 4294967296\n").unwrap();
+    let out = run_in(&dir, &["check", "big.ad"], None);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out).contains("at most 4294967295"),
+        "{}",
+        stderr(&out)
+    );
     // Every command that reads scripts takes the flag.
     for cmd in ["check", "fmt", "parse", "run", "test"] {
         let help = stdout(&run_in(&dir, &[cmd, "--help"], None));

@@ -432,6 +432,10 @@ mod tests {
         let c = Config::parse("[input]\nmax-file-size = 4194304\n", None).unwrap();
         assert_eq!(c.max_file_size, Some(4_194_304));
         assert!(Config::parse("[input]\nmax-file-size = 0\n", None).is_err());
+        // Spans are 32-bit: the largest script they address is the largest limit.
+        let max = Config::parse("[input]\nmax-file-size = 4294967295\n", None).unwrap();
+        assert_eq!(max.max_file_size, Some(4_294_967_295));
+        assert!(Config::parse("[input]\nmax-file-size = 4294967296\n", None).is_err());
         assert!(Config::parse("[input]\nmax-file-size = \"2M\"\n", None).is_err());
         assert!(Config::parse("[input]\nlimit = 1\n", None).is_err());
     }

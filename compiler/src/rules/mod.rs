@@ -29,9 +29,6 @@ pub(crate) struct Context<'a> {
     /// Lines agent-device already rejects (sorted); rules stay quiet there to avoid double
     /// reports. Usually empty, so a sorted list costs nothing to build or ask.
     rejected_lines: Vec<usize>,
-    /// The `wait` sub-grammar of each wait step, computed once: (step index, form), sorted.
-    /// Sparse, like `dispatch`: a script holds hundreds of thousands of steps, few of them waits.
-    wait_forms: Vec<(u32, crate::shape::WaitForm)>,
     /// What the daemon does with each step when the replay dispatches it, for the steps that do
     /// not simply pass (nearly all do): (step index, verdict), sorted. Read via [`Context::verdicts`].
     dispatch: Vec<(u32, dispatch::Verdict)>,
@@ -53,17 +50,13 @@ impl Context<'_> {
         self.rejected_lines.binary_search(&line).is_ok()
     }
 
-    /// The `wait` form of a step of this script (steps are in line order).
-    pub fn wait_form(&self, step: &Step) -> Option<&crate::shape::WaitForm> {
-        let i = self
-            .steps
-            .binary_search_by_key(&step.line(), |s| s.line())
-            .ok()?;
-        let k = self
-            .wait_forms
-            .binary_search_by_key(&(i as u32), |(j, _)| *j)
-            .ok()?;
-        Some(&self.wait_forms[k].1)
+    /// The `wait` form of a step (None for other commands). Read where a rule asks, not kept
+    /// for every wait: one rule reads each wait once, the other only the waits after the last
+    /// mutating step, and a table would be a large share of a big script's peak memory.
+    pub fn wait_form(&self, step: &Step) -> Option<crate::shape::WaitForm> {
+        step.spec
+            .is_some_and(|spec| spec.targeting == crate::registry::Targeting::WaitTarget)
+            .then(|| crate::shape::wait_form(&step.positionals))
     }
 
     /// Each step with what the daemon does with it when the replay dispatches it.
@@ -92,19 +85,6 @@ pub(crate) fn run(
         .collect();
     rejected_lines.sort_unstable();
     rejected_lines.dedup();
-    let is_wait = |s: &Step| {
-        s.spec
-            .is_some_and(|spec| spec.targeting == crate::registry::Targeting::WaitTarget)
-    };
-    // Sized by a count first: a list grown by doubling leaves its old blocks behind in the
-    // allocator's cache for the rest of a short run.
-    let mut wait_forms = Vec::with_capacity(steps.iter().filter(|s| is_wait(s)).count());
-    wait_forms.extend(
-        (0u32..)
-            .zip(steps)
-            .filter(|(_, s)| is_wait(s))
-            .map(|(i, s)| (i, crate::shape::wait_form(&s.positionals))),
-    );
     let dispatch = (0u32..)
         .zip(steps)
         .map(|(i, s)| (i, dispatch::verdict(s)))
@@ -115,7 +95,6 @@ pub(crate) fn run(
         config,
         steps,
         rejected_lines,
-        wait_forms,
         dispatch,
     };
     commands::check(&cx, diagnostics);

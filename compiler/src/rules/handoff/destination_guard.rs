@@ -56,7 +56,7 @@ pub(super) fn check(cx: &Context, note: Note, out: &mut Vec<Diagnostic>) {
 
 /// Why a `wait` does not qualify as a destination guard (None: it does).
 fn guard_problem(cx: &Context, step: &Step) -> Option<&'static str> {
-    match cx.wait_form(step).unwrap_or(&WaitForm::Empty) {
+    match cx.wait_form(step).unwrap_or(WaitForm::Empty) {
         WaitForm::Selector { .. } => {}
         WaitForm::Sleep { .. } => return Some("a duration wait proves nothing about the screen"),
         WaitForm::Text { .. } => return Some("`wait text` is not a portable selector"),

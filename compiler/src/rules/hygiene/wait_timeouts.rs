@@ -24,7 +24,7 @@ pub(super) fn check(cx: &Context, out: &mut Vec<Diagnostic>) {
                 | WaitForm::Ref { timeout_ms, .. }
                 | WaitForm::Selector { timeout_ms, .. }
                 | WaitForm::Stable { timeout_ms, .. },
-            ) => *timeout_ms,
+            ) => timeout_ms,
             _ => None,
         };
         let Some(t) = timeout else { continue };

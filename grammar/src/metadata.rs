@@ -175,7 +175,7 @@ impl HeaderReader {
         let mut n_recognised = 0;
         let [platform, target, timeout, retries] = find_keys(line);
         if let Some((v, span)) = platform {
-            let span = span.shift(off);
+            let span = span.shifted(off);
             recognised[n_recognised] = span.start();
             n_recognised += 1;
             if CONTEXT_PLATFORMS.contains(&v) {
@@ -202,7 +202,7 @@ impl HeaderReader {
             }
         }
         if let Some((v, span)) = target {
-            let span = span.shift(off);
+            let span = span.shifted(off);
             recognised[n_recognised] = span.start();
             n_recognised += 1;
             if CONTEXT_TARGETS.contains(&v) {
@@ -228,7 +228,7 @@ impl HeaderReader {
                     .chars()
                     .take_while(|c| !is_js_whitespace(*c))
                     .collect();
-                let span = span.shift(off);
+                let span = span.shifted(off);
                 recognised[n_recognised] = span.start();
                 n_recognised += 1;
                 if !tail.is_empty() {
@@ -337,15 +337,6 @@ impl HeaderReader {
             return;
         }
         *slot = Some(Located { value, span });
-    }
-}
-
-trait Shift {
-    fn shift(self, by: usize) -> Span;
-}
-impl Shift for Span {
-    fn shift(self, by: usize) -> Span {
-        Span::new(self.start() + by, self.end() + by)
     }
 }
 

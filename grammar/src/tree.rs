@@ -30,7 +30,7 @@ pub struct Line {
 }
 
 impl Line {
-    pub fn new(
+    pub(crate) fn new(
         index: usize,
         span: Span,
         content: Span,

@@ -12,6 +12,8 @@ use unicode_normalization::UnicodeNormalization;
 
 use crate::text::is_js_whitespace;
 
+mod canonical;
+
 /// Per-target payload cap (UTF-8 bytes of the trimmed JSON text).
 pub const TARGET_PAYLOAD_CAP: usize = 4096;
 /// Whole `targets-v1` payload cap.
@@ -142,33 +144,13 @@ pub fn match_marker(line: &str, marker: &str) -> Option<MarkerMatch> {
     })
 }
 
-/// Whether `s` holds an ECMAScript line terminator (`\r`, `\n`, U+2028, U+2029). A branch-free
-/// pass over blocks (it vectorizes) looks for `\r`, `\n` and 0xE2, the lead byte of U+2028 and
-/// U+2029 (E2 80 A8, E2 80 A9); only a block with a hit is looked at closely.
+/// Whether `s` holds an ECMAScript line terminator (`\r`, `\n`, U+2028, U+2029): a SIMD search
+/// for `\r`, `\n` and 0xE2, the lead byte of U+2028 and U+2029 (E2 80 A8, E2 80 A9).
 fn has_line_terminator(s: &str) -> bool {
     let b = s.as_bytes();
-    let exact = |from: usize, block: &[u8]| {
-        block.iter().enumerate().any(|(k, &c)| {
-            let i = from + k;
-            c == b'\r'
-                || c == b'\n'
-                || (c == 0xE2
-                    && b.get(i + 1) == Some(&0x80)
-                    && matches!(b.get(i + 2), Some(0xA8 | 0xA9)))
-        })
-    };
-    let mut blocks = b.chunks_exact(32);
-    let mut from = 0;
-    for block in &mut blocks {
-        let hits = block.iter().fold(0u8, |hits, &c| {
-            hits | u8::from(c == b'\r') | u8::from(c == b'\n') | u8::from(c == 0xE2)
-        });
-        if hits != 0 && exact(from, block) {
-            return true;
-        }
-        from += 32;
-    }
-    exact(from, blocks.remainder())
+    memchr::memchr3_iter(b'\r', b'\n', 0xE2, b).any(|i| {
+        b[i] != 0xE2 || (b.get(i + 1) == Some(&0x80) && matches!(b.get(i + 2), Some(0xA8 | 0xA9)))
+    })
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -182,7 +164,8 @@ pub struct MarkerMatch {
 impl MarkerMatch {
     /// `Number(digits) === 1`.
     pub fn is_v1(&self, line: &str) -> bool {
-        crate::text::js_number(&line[self.version.clone()]) == 1.0
+        let digits = &line[self.version.clone()];
+        digits == "1" || crate::text::js_number(digits) == 1.0
     }
 }
 
@@ -242,7 +225,8 @@ fn target_key(name: &[u8]) -> Option<usize> {
 
 /// `target-v1` payload → typed evidence.
 ///
-/// One validating pass over the JSON records where each known field's (last) value is; only those
+/// A payload in the writer's own shape is read in one pass (`canonical.rs`). Any other: one
+/// validating pass over the JSON records where each known field's (last) value is; only those
 /// values are then decoded, in the reference's check order, so messages and precedence are those
 /// of `JSON.parse` followed by the field rules.
 pub fn parse_target(payload: &str) -> Result<TargetEvidence, EvidenceError> {
@@ -251,6 +235,9 @@ pub fn parse_target(payload: &str) -> Result<TargetEvidence, EvidenceError> {
             format!("target-v1 annotation exceeds the {TARGET_PAYLOAD_CAP}-byte payload cap."),
             "",
         );
+    }
+    if let Some(evidence) = canonical::read(payload) {
+        return Ok(evidence);
     }
     let mut fields = [None; 9];
     let Some(kind) = SpanReader::document(payload, target_key, &mut fields) else {
@@ -888,6 +875,139 @@ mod tests {
                 format!("[{}]", items.join(","))
             }
         }
+    }
+
+    /// A payload in the writer's shape, or one change away from it: field order, presence,
+    /// values at and past each limit, and the spellings that leave the one-pass reader's subset.
+    fn gen_recorded(r: &mut Rng) -> String {
+        // Half the payloads change nothing but field order and presence.
+        let clean = r.chance(50);
+        let string = |r: &mut Rng| -> String {
+            match if clean { 9 + r.below(5) } else { r.below(14) } {
+                0 => "\"\"".into(),
+                1 => "\" a  b \"".into(),
+                2 => "\"a\\u0041\"".into(),
+                3 => "\"\u{e9}\"".into(),
+                4 => format!("\"{}\"", "x".repeat(256)),
+                5 => format!("\"{}\"", "x".repeat(257)),
+                6 => "\"a\tb\"".into(),
+                7 => "\"~\u{7f}\"".into(),
+                8 => "\" \"".into(),
+                _ => format!(
+                    "\"{}\"",
+                    r.pick(&["Sign in", "button", "form", "Email", "a b"])
+                ),
+            }
+        };
+        let number = |r: &mut Rng| -> String {
+            if clean {
+                return r.pick(&["0", "7", "42", "999999999999999"]).to_string();
+            }
+            r.pick(&[
+                "0",
+                "7",
+                "42",
+                "01",
+                "1.0",
+                "-1",
+                "1e2",
+                "999999999999999",
+                "1000000000000000",
+                "\"1\"",
+            ])
+            .to_string()
+        };
+        let entry = |r: &mut Rng| -> String {
+            let mut members = Vec::new();
+            if !r.chance(10) {
+                members.push(format!("\"role\":{}", string(r)));
+            }
+            if r.chance(70) {
+                members.push(format!("\"label\":{}", string(r)));
+            }
+            if !clean && r.chance(5) {
+                members.push(format!(
+                    "\"{}\":{}",
+                    r.pick(&["role", "label", "id"]),
+                    string(r)
+                ));
+            }
+            if r.chance(20) {
+                members.reverse();
+            }
+            format!("{{{}}}", members.join(","))
+        };
+        let mut members: Vec<String> = Vec::new();
+        for (key, percent) in [
+            ("id", 70),
+            ("role", 95),
+            ("label", 80),
+            ("ancestry", 80),
+            ("sibling", 80),
+            ("viewportOrder", 80),
+            ("verification", 95),
+        ] {
+            if !r.chance(percent) {
+                continue;
+            }
+            let value = match key {
+                "ancestry" => {
+                    let n = *r.pick(if clean {
+                        &[0, 1, 1, 2, 8]
+                    } else {
+                        &[0, 1, 2, 3, 8, 9]
+                    });
+                    let items: Vec<String> = (0..n).map(|_| entry(r)).collect();
+                    format!("[{}]", items.join(","))
+                }
+                "sibling" | "viewportOrder" => number(r),
+                "verification" if clean => {
+                    r.pick(&["\"verified\"", "\"unverifiable\""]).to_string()
+                }
+                "verification" => r
+                    .pick(&["\"verified\"", "\"unverifiable\"", "\"Verified\"", "1"])
+                    .to_string(),
+                _ => string(r),
+            };
+            members.push(format!("\"{key}\":{value}"));
+        }
+        match if clean { 3 } else { r.below(12) } {
+            0 => members.push(format!(
+                "\"{}\":{}",
+                r.pick(&["role", "sibling", "x"]),
+                number(r)
+            )),
+            1 => members.push("\"rect\":{\"x\":1,\"y\":2,\"width\":3,\"height\":4}".into()),
+            2 if members.len() > 1 => members.swap(0, 1),
+            _ => {}
+        }
+        let separator = if !clean && r.chance(5) { ", " } else { "," };
+        let text = format!("{{{}}}", members.join(separator));
+        match if clean { 3 } else { r.below(20) } {
+            0 => format!("{text} "),
+            1 => text[..text.len() - 1].to_string(),
+            2 => format!("{text}}}"),
+            _ => text,
+        }
+    }
+
+    #[test]
+    fn the_one_pass_reader_agrees_with_the_general_one() {
+        let mut r = Rng::new(0x5eed_0fad);
+        let (mut read, mut outcomes) = (0, std::collections::BTreeSet::new());
+        for _ in 0..40_000 {
+            let payload = gen_recorded(&mut r);
+            let expected = reference::parse_target(&payload);
+            if let Some(fast) = canonical::read(&payload) {
+                assert_eq!(Ok(&fast), expected.as_ref(), "payload {payload}");
+                read += 1;
+            }
+            assert_eq!(parse_target(&payload), expected, "payload {payload}");
+            outcomes.insert(expected.map_or_else(|e| e.message, |_| "ok".into()));
+        }
+        // The generator reaches the one-pass reader often, and the general one with most verdicts.
+        assert!(read > 5_000, "one-pass reads: {read}");
+        assert!(outcomes.len() > 12, "{outcomes:#?}");
     }
 
     #[test]

@@ -213,6 +213,22 @@ pub(crate) fn find_string_stop(b: &[u8], i: usize) -> usize {
     )
 }
 
+/// [`find_string_stop`] that also stops at any byte of a non-ASCII character: the end of a run of
+/// string content that is its own value, already NFC.
+pub(crate) fn find_ascii_string_stop(b: &[u8], i: usize) -> usize {
+    find_first(
+        b,
+        i,
+        |w| {
+            bytes_equal(w, b'"')
+                | bytes_equal(w, b'\\')
+                | (w.wrapping_sub(ONES * 0x20) & !w & HIGHS)
+                | (w & HIGHS)
+        },
+        |c| matches!(c, b'"' | b'\\' | 0..0x20 | 0x80..),
+    )
+}
+
 /// Index of the first `byte` (ASCII) in `b` at or after `i`, or `b.len()`.
 pub(crate) fn find_byte(b: &[u8], i: usize, byte: u8) -> usize {
     find_first(b, i, |w| bytes_equal(w, byte), |c| c == byte)

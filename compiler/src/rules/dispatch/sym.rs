@@ -429,9 +429,18 @@ pub(super) fn unknown_key_term(v: &str) -> Tri {
 
 /// The outcomes of agent-device's selector-prefix split (`b(tokens, {preferTrailingValue})`):
 /// how many leading tokens form the selector (`None`: no prefix parses).
-pub(super) fn split_outcomes(tokens: &[&str], prefer_trailing: bool) -> Vec<Option<usize>> {
-    let mut out = Vec::new();
-    walk(tokens, prefer_trailing, 0, &mut Vec::new(), &mut out);
+/// Inline for the usual one or two (no heap block per step read).
+pub(super) type Outcomes = smallvec::SmallVec<[Option<usize>; 2]>;
+
+pub(super) fn split_outcomes(tokens: &[&str], prefer_trailing: bool) -> Outcomes {
+    let mut out = Outcomes::new();
+    walk(
+        tokens,
+        prefer_trailing,
+        0,
+        &mut smallvec::SmallVec::new(),
+        &mut out,
+    );
     out.dedup();
     out
 }
@@ -440,10 +449,10 @@ fn walk(
     tokens: &[&str],
     prefer: bool,
     r: usize,
-    valid: &mut Vec<usize>,
-    out: &mut Vec<Option<usize>>,
+    valid: &mut smallvec::SmallVec<[usize; 4]>,
+    out: &mut Outcomes,
 ) {
-    let finish = |valid: &[usize], out: &mut Vec<Option<usize>>| {
+    let finish = |valid: &[usize], out: &mut Outcomes| {
         let pick = if prefer {
             valid
                 .iter()
@@ -550,8 +559,11 @@ mod tests {
 
     #[test]
     fn split_outcomes_cover_every_value() {
-        assert_eq!(split_outcomes(&["id=x", "hello"], true), vec![Some(1)]);
-        assert_eq!(split_outcomes(&["Login", "x"], false), vec![None]);
+        assert_eq!(
+            split_outcomes(&["id=x", "hello"], true).as_slice(),
+            [Some(1)]
+        );
+        assert_eq!(split_outcomes(&["Login", "x"], false).as_slice(), [None]);
         let o = split_outcomes(&["${S}", "5"], false);
         assert!(o.contains(&None) && o.contains(&Some(1)), "{o:?}");
     }

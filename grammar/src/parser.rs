@@ -6,7 +6,7 @@
 use crate::annotation::{self, Evidence};
 use crate::codes;
 use crate::diagnostic::{phase, Diagnostic, Edit, Reader, Span};
-use crate::json::{decode_string_literal, decode_string_literal_into, StringLiteralErrorKind};
+use crate::json::{decode_string_literal, validate_string_literal, StringLiteralErrorKind};
 use crate::lexer::{lex, RawToken};
 use crate::metadata::{self, Metadata};
 use crate::text::{is_js_whitespace, js_trim_range, raw_lines};
@@ -69,7 +69,6 @@ fn parse_lines(text: &str) -> (Vec<Line>, Metadata, Vec<Diagnostic>, bool) {
     let (line_count, has_nul) = scan_text(text);
     let mut lines: Vec<Line> = Vec::with_capacity(line_count);
     let mut pending: Option<PendingAnnotation> = None;
-    let mut scratch = String::new();
     let mut token_buf = Vec::new();
     let mut seen_action = false;
     // The metadata reader scans from the top and stops at the first line it does not understand.
@@ -134,14 +133,7 @@ fn parse_lines(text: &str) -> (Vec<Line>, Metadata, Vec<Diagnostic>, bool) {
             );
             LineKind::Env(Box::new(env))
         } else {
-            let tokens = tokenize(
-                text,
-                content,
-                index,
-                &mut scratch,
-                &mut token_buf,
-                &mut diagnostics,
-            );
+            let tokens = tokenize(text, content, index, &mut token_buf, &mut diagnostics);
             // The first token starts the line: a bare `context` or a quoted token spelling it.
             let first_is_context = (trimmed.starts_with("context") || trimmed.starts_with('"'))
                 && tokens.first().is_some_and(|t| t.value(text) == "context");
@@ -477,7 +469,6 @@ fn tokenize(
     text: &str,
     content: Span,
     index: usize,
-    scratch: &mut String,
     tokens: &mut Vec<Token>,
     diagnostics: &mut Vec<Diagnostic>,
 ) -> Vec<Token> {
@@ -518,8 +509,8 @@ fn tokenize(
                 escaped: false,
                 error: None,
             },
-            // Decoded into a reused buffer to validate it; readers decode it again on demand.
-            RawToken::Quoted { plain: false } => match decode_string_literal_into(raw, scratch) {
+            // Validated here; readers decode it on demand.
+            RawToken::Quoted { plain: false } => match validate_string_literal(raw) {
                 Ok(_) => Token {
                     span,
                     quoting: Quoting::Json,

@@ -85,9 +85,20 @@ pub(super) fn read(payload: &str) -> Option<TargetEvidence> {
     })
 }
 
-/// A label as the rules keep it: whitespace runs collapsed, empty → absent.
+/// A label as the rules keep it: whitespace runs collapsed, empty → absent. The strings read here
+/// are ASCII from the space up, where the only whitespace is the space: a label without a leading,
+/// trailing or doubled one is already normal.
 fn optional_label(label: Option<&str>) -> Option<CompactString> {
-    Some(normalize_label_owned(Cow::Borrowed(label?))).filter(|l| !l.is_empty())
+    let label = label?;
+    let b = label.as_bytes();
+    let normal = b.first() != Some(&b' ')
+        && b.last() != Some(&b' ')
+        && !b.windows(2).any(|w| w == b"  ");
+    let label = match normal {
+        true => CompactString::new(label),
+        false => normalize_label_owned(Cow::Borrowed(label)),
+    };
+    Some(label).filter(|l| !l.is_empty())
 }
 
 #[derive(Clone, Copy)]

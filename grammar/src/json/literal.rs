@@ -88,23 +88,44 @@ pub fn decode_string_literal_cow(raw: &str) -> Result<DecodedCow<'_>, StringLite
     }
 }
 
-/// [`decode_string_literal`] into `out` (cleared first), so a caller can reuse one buffer;
-/// returns whether a lone surrogate was kept.
-pub fn decode_string_literal_into(raw: &str, out: &mut String) -> Result<bool, StringLiteralError> {
-    out.clear();
+/// Whether `raw` is a string literal `JSON.parse` accepts (the error of
+/// [`decode_string_literal`] when not), without building its value.
+pub fn validate_string_literal(raw: &str) -> Result<(), StringLiteralError> {
     let i = find_string_stop(raw.as_bytes(), 1);
     match raw.as_bytes().get(i) {
-        Some(b'\\') => decode_escaped(raw, i, out),
-        _ => {
-            let d = decode_string_literal_cow(raw)?;
-            out.push_str(&d.value);
-            Ok(d.lone_surrogate)
-        }
+        Some(b'\\') => decode_escaped(raw, i, &mut Discard).map(|_| ()),
+        _ => decode_string_literal_cow(raw).map(|_| ()),
     }
 }
 
+/// Where [`decode_escaped`] writes the value: a `String`, or nowhere when only validity is asked.
+trait Sink {
+    fn push_str(&mut self, s: &str);
+    fn push(&mut self, c: char);
+}
+
+impl Sink for String {
+    fn push_str(&mut self, s: &str) {
+        String::push_str(self, s);
+    }
+    fn push(&mut self, c: char) {
+        String::push(self, c);
+    }
+}
+
+struct Discard;
+
+impl Sink for Discard {
+    fn push_str(&mut self, _: &str) {}
+    fn push(&mut self, _: char) {}
+}
+
 /// The rest of a literal from its first backslash at `i` (the text before it is plain).
-fn decode_escaped(raw: &str, mut i: usize, out: &mut String) -> Result<bool, StringLiteralError> {
+fn decode_escaped(
+    raw: &str,
+    mut i: usize,
+    out: &mut impl Sink,
+) -> Result<bool, StringLiteralError> {
     let b = raw.as_bytes();
     let err = |offset, len, kind| Err(StringLiteralError { offset, len, kind });
     let stop = |i: usize| find_string_stop(b, i);

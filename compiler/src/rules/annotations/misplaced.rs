@@ -11,13 +11,14 @@ pub(super) fn check(cx: &Context, out: &mut Vec<Diagnostic>) {
         let Some(line) = step.annotation_line() else {
             continue;
         };
-        let span = cx.parse.file.lines[line].content;
         let Some(spec) = step.spec else { continue };
         let is_drag = spec.verification == Verification::DragEndpoints
             && step.step_action() == Some(StepAction::Gesture(GestureKind::Drag));
         let single = step.target_evidence.is_some();
         let dual = step.target_evidences().is_some();
+        // The annotation's line is read only for a finding: most steps have none.
         let misplaced = |msg: String, help: &str| {
+            let span = cx.parse.file.lines[line].content;
             Diagnostic::new(codes::ANNOTATION_MISPLACED, msg, span).with_help(help.to_string())
         };
         match spec.verification {

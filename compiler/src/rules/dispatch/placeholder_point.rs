@@ -19,6 +19,10 @@ pub(super) fn check(cx: &Context, step: &Step, out: &mut Vec<Diagnostic>) {
     {
         return;
     }
+    // A whole `${…}` token leaves `${` in the value it is read into (the tree is read only then).
+    if !step.positionals.iter().any(|a| a.has_dollar_brace()) {
+        return;
+    }
     let action = match &cx.parse.file.lines[step.line()].kind {
         ad_grammar::LineKind::Action(a) => a,
         _ => return,

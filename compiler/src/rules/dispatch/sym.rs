@@ -237,18 +237,22 @@ pub(super) fn starts_with(v: &str, c: char) -> Tri {
     }
 }
 
+/// `v` equals `word` (both lowercased first when `fold`, as JavaScript's `toLowerCase` does).
+fn same_word(v: &str, word: &str, fold: bool) -> bool {
+    if !fold {
+        v == word
+    } else if v.is_ascii() && word.is_ascii() {
+        // No allocation for the usual case: ASCII lowercases byte by byte.
+        v.eq_ignore_ascii_case(word)
+    } else {
+        v.to_lowercase() == word.to_lowercase()
+    }
+}
+
 /// `v` equals one of `words` (lowercased first when `fold`).
 pub(super) fn word_in(v: &str, words: &[&str], fold: bool) -> Tri {
-    let f = |s: &str| {
-        if fold {
-            s.to_lowercase()
-        } else {
-            s.to_string()
-        }
-    };
     if !dynamic(v) {
-        let v = f(v);
-        return Tri::of(words.iter().any(|w| f(w) == v));
+        return Tri::of(words.iter().any(|w| same_word(v, w, fold)));
     }
     if words_matching(v, words, fold).is_empty() {
         Tri::No
@@ -259,6 +263,13 @@ pub(super) fn word_in(v: &str, words: &[&str], fold: bool) -> Tri {
 
 /// The words `v` can turn out to be.
 pub(super) fn words_matching<'w>(v: &str, words: &[&'w str], fold: bool) -> Vec<&'w str> {
+    if !dynamic(v) {
+        return words
+            .iter()
+            .copied()
+            .filter(|w| same_word(v, w, fold))
+            .collect();
+    }
     let f = |s: &str| {
         if fold {
             s.to_lowercase()
@@ -266,10 +277,6 @@ pub(super) fn words_matching<'w>(v: &str, words: &[&'w str], fold: bool) -> Vec<
             s.to_string()
         }
     };
-    if !dynamic(v) {
-        let v = f(v);
-        return words.iter().copied().filter(|w| f(w) == v).collect();
-    }
     let (prefix, suffix) = literal_ends(v);
     let (prefix, suffix) = (f(prefix), f(suffix));
     words

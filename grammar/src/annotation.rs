@@ -108,17 +108,39 @@ fn fail<T>(message: String, field: &str) -> Result<T, EvidenceError> {
 /// Matches `^#\s*agent-device:<marker>(\d+)(?:\s+(\S.*))?$` on a trimmed comment line, where `.`
 /// excludes ECMAScript line terminators. Returns (version digits range, payload range).
 pub fn match_marker(line: &str, marker: &str) -> Option<MarkerMatch> {
+    match_first_marker(line, &[marker]).map(|(_, m)| m)
+}
+
+/// [`match_marker`] with each of `markers` in turn (the index of the first that matches, and its
+/// match): the comment's prefix is read once for all of them.
+pub fn match_first_marker(line: &str, markers: &[&str]) -> Option<(usize, MarkerMatch)> {
+    match_marker_in(line, markers, true)
+}
+
+/// [`match_first_marker`] for a parser that knows whether `line` may hold a line terminator
+/// (`may_break`): a line without `\r` in an ASCII text holds none, and is not searched for one.
+pub(crate) fn match_marker_in(
+    line: &str,
+    markers: &[&str],
+    may_break: bool,
+) -> Option<(usize, MarkerMatch)> {
     let rest = line.strip_prefix('#')?;
     let after_hash = 1 + rest.len() - crate::text::js_trim_start(rest).len();
-    let tail = line[after_hash..]
-        .strip_prefix("agent-device:")?
-        .strip_prefix(marker)?;
+    let words = line[after_hash..].strip_prefix("agent-device:")?;
+    markers.iter().enumerate().find_map(|(i, marker)| {
+        let tail = words.strip_prefix(marker)?;
+        Some((i, marker_match(line, after_hash, tail, may_break)?))
+    })
+}
+
+/// The rest of a marker match: `tail` is `line` after the marker word (`target-v`), which starts
+/// at `word_start`; `may_break` is false when `line` is known to hold no line terminator.
+fn marker_match(line: &str, word_start: usize, tail: &str, may_break: bool) -> Option<MarkerMatch> {
     let digits_start = line.len() - tail.len();
     let ndigits = tail.bytes().take_while(u8::is_ascii_digit).count();
     if ndigits == 0 {
         return None;
     }
-    let word_start = after_hash;
     let digits_end = digits_start + ndigits;
     let after = &line[digits_end..];
     if after.is_empty() {
@@ -133,7 +155,7 @@ pub fn match_marker(line: &str, marker: &str) -> Option<MarkerMatch> {
         return None; // `target-v1x`: the regex needs whitespace after the digits
     }
     let payload = &after[payload_rel..];
-    if payload.is_empty() || has_line_terminator(payload) {
+    if payload.is_empty() || (may_break && has_line_terminator(payload)) {
         return None;
     }
     let start = digits_end + payload_rel;
@@ -781,6 +803,12 @@ mod tests {
         assert!(match_marker("# agent-device:targets-v1 {}", "target-v").is_none());
         assert!(match_marker("# agent-device:target-v1 {\"a\":\u{2029}1}", "target-v").is_none());
         assert!(match_marker("# agent-device:target-v1 {\"a\":\u{2027}1}", "target-v").is_some());
+        let markers = ["targets-v", "target-v"];
+        let first = |line| match_first_marker(line, &markers).map(|(i, _)| i);
+        assert_eq!(first("# agent-device:targets-v1 {}"), Some(0));
+        assert_eq!(first("#agent-device:target-v2"), Some(1));
+        assert_eq!(first("# agent-device:targets-v {}"), None);
+        assert_eq!(first("# agent-device:target-vx"), None);
     }
 
     #[test]

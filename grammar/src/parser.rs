@@ -66,7 +66,7 @@ pub fn parse_owned(text: String) -> Parse {
 
 fn parse_lines(text: &str) -> (Vec<Line>, Metadata, Vec<Diagnostic>, bool) {
     let mut diagnostics = Vec::new();
-    let (line_count, has_nul) = scan_text(text);
+    let (line_count, has_nul, non_ascii) = scan_text(text);
     let mut lines: Vec<Line> = Vec::with_capacity(line_count);
     let mut pending: Option<PendingAnnotation> = None;
     let mut token_buf = Vec::new();
@@ -98,7 +98,16 @@ fn parse_lines(text: &str) -> (Vec<Line>, Metadata, Vec<Diagnostic>, bool) {
             }
             LineKind::Blank
         } else if trimmed.starts_with('#') {
-            comment_or_annotation(text, content, index, &mut pending, &mut diagnostics)
+            // A line terminator inside a line is a `\r`, or U+2028/U+2029 (not ASCII).
+            let may_break = has_cr || non_ascii;
+            comment_or_annotation(
+                text,
+                content,
+                index,
+                may_break,
+                &mut pending,
+                &mut diagnostics,
+            )
         } else if is_env_directive(trimmed) {
             if let Some(p) = pending.take() {
                 binding_error(&p, index, "is an env directive", content, &mut diagnostics);
@@ -203,20 +212,22 @@ fn parse_lines(text: &str) -> (Vec<Line>, Metadata, Vec<Diagnostic>, bool) {
     (lines, header.finish(), diagnostics, binary)
 }
 
-/// The number of lines `raw_lines` yields (so `lines` never reallocates), and whether the text
-/// holds a NUL byte. Blocks of 64 bytes with byte-sized sums, which the compiler vectorizes well.
-fn scan_text(text: &str) -> (usize, bool) {
+/// The number of lines `raw_lines` yields (so `lines` never reallocates), whether the text holds
+/// a NUL byte, and whether it holds any non-ASCII byte. Blocks of 64 bytes with byte-sized sums, which the compiler vectorizes well.
+fn scan_text(text: &str) -> (usize, bool, bool) {
     let mut chunks = text.as_bytes().chunks_exact(64);
-    let (mut lines, mut nul) = (1, 0u8);
+    let (mut lines, mut nul, mut high) = (1, 0u8, 0u8);
     for c in &mut chunks {
         lines += usize::from(c.iter().map(|&b| u8::from(b == b'\n')).sum::<u8>());
         nul |= c.iter().fold(0, |z, &b| z | u8::from(b == 0));
+        high |= c.iter().fold(0, |z, &b| z | b);
     }
     for &b in chunks.remainder() {
         lines += usize::from(b == b'\n');
         nul |= u8::from(b == 0);
+        high |= b;
     }
-    (lines, nul != 0)
+    (lines, nul != 0, high >= 0x80)
 }
 
 fn is_env_directive(trimmed: &str) -> bool {
@@ -340,22 +351,22 @@ fn comment_or_annotation(
     text: &str,
     content: Span,
     index: usize,
+    may_break: bool,
     pending: &mut Option<PendingAnnotation>,
     diagnostics: &mut Vec<Diagnostic>,
 ) -> LineKind {
     let trimmed = &text[content.range()];
     let off = content.start();
-    // The reference tests `targets-v` before `target-v`.
-    for (kind, marker) in [
+    // The reference tests `targets-v` before `target-v`; a future version (`target-v2`) is an
+    // ordinary comment to 0.21.5.
+    const MARKERS: [(AnnotationKind, &str); 2] = [
         (AnnotationKind::Targets, "targets-v"),
         (AnnotationKind::Target, "target-v"),
-    ] {
-        let Some(m) = annotation::match_marker(trimmed, marker) else {
-            continue;
-        };
-        if !m.is_v1(trimmed) {
-            break; // a future version is an ordinary comment to 0.21.5
-        }
+    ];
+    let found = annotation::match_marker_in(trimmed, &MARKERS.map(|(_, marker)| marker), may_break)
+        .filter(|(_, m)| m.is_v1(trimmed));
+    if let Some((i, m)) = found {
+        let kind = MARKERS[i].0;
         let marker_span = Span::new(off + m.word.start, off + m.word.end);
         let payload_span = m
             .payload
@@ -427,8 +438,7 @@ fn comment_or_annotation(
         CommentKind::HealComplete
     } else if crate::fragment_ref::is_pin(trimmed) {
         CommentKind::FragmentRef
-    } else if annotation::match_marker(trimmed, "target-v").is_some()
-        || annotation::match_marker(trimmed, "targets-v").is_some()
+    } else if annotation::match_first_marker(trimmed, &MARKERS.map(|(_, marker)| marker)).is_some()
     {
         diagnostics.push(
             Diagnostic::new(codes::FUTURE_ANNOTATION, "annotation version not understood by agent-device 0.21.5", content)

@@ -93,7 +93,7 @@ fn optional_label(label: Option<&str>) -> Option<CompactString> {
     let b = label.as_bytes();
     let normal = b.first() != Some(&b' ')
         && b.last() != Some(&b' ')
-        && !b.windows(2).any(|w| w == b"  ");
+        && !b.windows(2).any(|w| w[0] == b' ' && w[1] == b' ');
     let label = match normal {
         true => CompactString::new(label),
         false => normalize_label_owned(Cow::Borrowed(label)),
@@ -112,18 +112,61 @@ enum Key {
     Verification,
 }
 
-/// Each field's name as written, with its quotes and the colon after it: the writer's names are
-/// plain ASCII, so a name is recognized by comparing bytes, with no string to scan and decode.
-const TOP_KEYS: &[(&[u8], Key)] = &[
-    (b"\"id\":", Key::Id),
-    (b"\"role\":", Key::Role),
-    (b"\"label\":", Key::Label),
-    (b"\"ancestry\":", Key::Ancestry),
-    (b"\"sibling\":", Key::Sibling),
-    (b"\"viewportOrder\":", Key::ViewportOrder),
-    (b"\"verification\":", Key::Verification),
+/// A field's name as written, with its quotes and the colon after it (at most 16 bytes), packed
+/// into an integer: the writer's names are plain ASCII, so a name is recognized by one masked
+/// comparison of the next 16 bytes, with no string to scan and decode.
+#[derive(Clone, Copy)]
+struct Name {
+    packed: u128,
+    mask: u128,
+    len: usize,
+    key: Key,
+}
+
+const fn name(written: &[u8], key: Key) -> Name {
+    assert!(written.len() <= 16);
+    let mut buf = [0u8; 16];
+    let mut i = 0;
+    while i < written.len() {
+        buf[i] = written[i];
+        i += 1;
+    }
+    Name {
+        packed: u128::from_le_bytes(buf),
+        mask: u128::MAX >> (8 * (16 - written.len())),
+        len: written.len(),
+        key,
+    }
+}
+
+const TOP_KEYS: &[Name] = &[
+    name(b"\"id\":", Key::Id),
+    name(b"\"role\":", Key::Role),
+    name(b"\"label\":", Key::Label),
+    name(b"\"ancestry\":", Key::Ancestry),
+    name(b"\"sibling\":", Key::Sibling),
+    name(b"\"viewportOrder\":", Key::ViewportOrder),
+    name(b"\"verification\":", Key::Verification),
 ];
-const ENTRY_KEYS: &[(&[u8], Key)] = &[(b"\"role\":", Key::Role), (b"\"label\":", Key::Label)];
+const ENTRY_KEYS: &[Name] = &[
+    name(b"\"role\":", Key::Role),
+    name(b"\"label\":", Key::Label),
+];
+
+/// The next 16 bytes of `b` as an integer, zeros past its end (a name whose bytes are not all
+/// there cannot match: its own bytes are not zero).
+fn next_16(b: &[u8]) -> u128 {
+    match b.first_chunk::<16>() {
+        Some(chunk) => u128::from_le_bytes(*chunk),
+        None => {
+            let mut buf = [0u8; 16];
+            for (slot, &c) in buf.iter_mut().zip(b) {
+                *slot = c;
+            }
+            u128::from_le_bytes(buf)
+        }
+    }
+}
 
 struct Reader<'a> {
     text: &'a str,
@@ -144,16 +187,16 @@ impl<'a> Reader<'a> {
 
     /// One of `keys` (name and colon). The writer's order is `keys`' order, so the search starts
     /// after the last one found (`next`): the first comparison usually matches.
-    fn key(&mut self, keys: &[(&[u8], Key)], next: &mut usize) -> Option<Key> {
-        let rest = &self.b[self.i..];
-        let found = |k: &usize| keys.get(*k).is_some_and(|(name, _)| rest.starts_with(name));
+    fn key(&mut self, keys: &[Name], next: &mut usize) -> Option<Key> {
+        let head = next_16(&self.b[self.i..]);
+        let found = |k: &usize| keys.get(*k).is_some_and(|n| head & n.mask == n.packed);
         let k = match found(next) {
             true => *next,
             false => (0..keys.len()).find(found)?,
         };
-        self.i += keys[k].0.len();
+        self.i += keys[k].len;
         *next = k + 1;
-        Some(keys[k].1)
+        Some(keys[k].key)
     }
 
     /// A string of ASCII without a backslash or control character, at most the field cap long:

@@ -49,12 +49,19 @@ fn is_secure_field(e: &TargetEvidence) -> bool {
 }
 
 /// Whether `haystack` contains one of `needles` (lowercase ASCII words starting with `p` or `s`),
-/// ignoring ASCII case. One pass: asked of every literal fill, and a window search per word cost
-/// more than the rest of the rule.
+/// ignoring ASCII case. One pass over the starts that leave room for the shortest word: asked of
+/// every literal fill, and a window search per word cost more than the rest of the rule.
 fn contains_any_ignore_ascii_case(haystack: &str, needles: &[&str]) -> bool {
     let b = haystack.as_bytes();
-    (0..b.len()).any(|i| {
-        let c = b[i].to_ascii_lowercase();
+    let Some(shortest) = needles.iter().map(|w| w.len()).min() else {
+        return false;
+    };
+    let Some(last_start) = b.len().checked_sub(shortest) else {
+        return false;
+    };
+    (0..=last_start).any(|i| {
+        // `| 0x20` maps exactly `P`/`p` onto `p` and `S`/`s` onto `s`.
+        let c = b[i] | 0x20;
         (c == b'p' || c == b's')
             && needles.iter().any(|w| {
                 b.len() - i >= w.len() && b[i..i + w.len()].eq_ignore_ascii_case(w.as_bytes())
@@ -97,6 +104,9 @@ mod tests {
         assert!(!has("secre", words));
         assert!(!has("passwor", words));
         assert!(!has("", words));
+        // A word that ends the text, and one cut short by it.
+        assert!(has("user_PASSWORD", words));
+        assert!(!has("user_passwor", words));
         // Non-ASCII text around a word does not hide it (byte offsets, not characters).
         assert!(has("mot de passe — password", words));
     }

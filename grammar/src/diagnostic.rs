@@ -264,7 +264,9 @@ pub fn printable(s: &str) -> std::borrow::Cow<'_, str> {
 pub struct LineIndex {
     /// Byte offset where each line starts (after `\n`; a lone `\r` does not start a line, as in
     /// agent-device).
-    starts: Vec<usize>,
+    /// 32 bits, like spans: a source is at most [`Span::MAX_SOURCE`] bytes (the index of a whole
+    /// large script is built to render even one finding, so its size counts).
+    starts: Vec<u32>,
     /// For each `BLOCK`-byte block of a text that is not all ASCII: the characters and the
     /// UTF-16 units before the block. Empty for ASCII, where columns are byte distances.
     blocks: Vec<(usize, usize)>,
@@ -286,7 +288,10 @@ impl LineIndex {
         let bytes = text.as_bytes();
         let mut starts = Vec::with_capacity(memchr::memchr_iter(b'\n', bytes).count() + 1);
         starts.push(0);
-        starts.extend(memchr::memchr_iter(b'\n', bytes).map(|i| i + 1));
+        // Offsets past `Span::MAX_SOURCE` (never a span's) saturate rather than wrap.
+        starts.extend(
+            memchr::memchr_iter(b'\n', bytes).map(|i| u32::try_from(i + 1).unwrap_or(u32::MAX)),
+        );
         let mut blocks = Vec::new();
         if !text.is_ascii() {
             let (mut chars, mut utf16) = (0, 0);
@@ -317,13 +322,14 @@ impl LineIndex {
     }
     /// 0-based line containing `offset`.
     pub fn line_of(&self, offset: usize) -> usize {
+        let offset = u32::try_from(offset).unwrap_or(u32::MAX);
         match self.starts.binary_search(&offset) {
             Ok(i) => i,
             Err(i) => i - 1,
         }
     }
     pub fn line_start(&self, line: usize) -> usize {
-        self.starts[line.min(self.starts.len() - 1)]
+        self.starts[line.min(self.starts.len() - 1)] as usize
     }
     pub fn line_count(&self) -> usize {
         self.starts.len()
@@ -332,14 +338,14 @@ impl LineIndex {
     pub fn line_col(&self, text: &str, offset: usize) -> (usize, usize) {
         let offset = floor_char_boundary(text, offset.min(text.len()));
         let line = self.line_of(offset);
-        let col = self.before(text, offset).0 - self.before(text, self.starts[line]).0;
+        let col = self.before(text, offset).0 - self.before(text, self.line_start(line)).0;
         (line + 1, col + 1)
     }
     /// 0-based (line, UTF-16 column), as LSP positions count.
     pub fn line_col_utf16(&self, text: &str, offset: usize) -> (usize, usize) {
         let offset = floor_char_boundary(text, offset.min(text.len()));
         let line = self.line_of(offset);
-        let col = self.before(text, offset).1 - self.before(text, self.starts[line]).1;
+        let col = self.before(text, offset).1 - self.before(text, self.line_start(line)).1;
         (line, col)
     }
     /// Byte offset of a 0-based (line, UTF-16 column); clamps to the line's end.
@@ -347,11 +353,11 @@ impl LineIndex {
         if line >= self.starts.len() {
             return text.len();
         }
-        let start = self.starts[line];
+        let start = self.line_start(line);
         let end = self
             .starts
             .get(line + 1)
-            .map(|s| s - 1)
+            .map(|&s| s as usize - 1)
             .unwrap_or(text.len());
         let mut units = 0;
         for (i, c) in text[start..end].char_indices() {

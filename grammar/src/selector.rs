@@ -394,6 +394,9 @@ pub fn is_valid(text: &str) -> bool {
     if t.is_empty() {
         return false;
     }
+    if t.is_ascii() {
+        return is_valid_ascii(t);
+    }
     let b = t.as_bytes();
     // Ends the term that runs up to `end`: false when it is not a valid term.
     let close = |term_start: &mut Option<usize>, end: usize, has_term: &mut bool| {
@@ -486,6 +489,66 @@ fn is_plain(c: u8) -> bool {
     PLAIN[usize::from(c)]
 }
 
+/// [`is_valid`] of a trimmed, non-empty ASCII text (the usual selector): the same walk, where the
+/// only whitespace is ASCII, every character is one byte, and runs of term characters and of
+/// quoted text are skipped eight bytes at a time.
+fn is_valid_ascii(t: &str) -> bool {
+    use crate::text::{find_quote_or_escape, find_term_stop};
+    let b = t.as_bytes();
+    let n = b.len();
+    let is_space = |c: u8| matches!(c, b'\t'..=b'\r' | b' ');
+    let is_or = |i: usize| b.get(i) == Some(&b'|') && b.get(i + 1) == Some(&b'|');
+    let mut i = 0;
+    let mut segment_has_term = false;
+    loop {
+        while i < n && is_space(b[i]) {
+            i += 1;
+        }
+        if i >= n {
+            return segment_has_term;
+        }
+        if is_or(i) {
+            if !segment_has_term {
+                return false;
+            }
+            segment_has_term = false;
+            i += 2;
+            continue;
+        }
+        // One term: up to whitespace or `||` outside quotes; a backslash escapes the next byte.
+        let start = i;
+        loop {
+            i = find_term_stop(b, i);
+            match b.get(i) {
+                None => break,
+                Some(&c) if is_space(c) => break,
+                Some(b'|') if is_or(i) => break,
+                Some(b'\\') => i += 2,
+                Some(&q @ (b'"' | b'\'')) => {
+                    i += 1;
+                    loop {
+                        i = find_quote_or_escape(b, i, q);
+                        match b.get(i) {
+                            None => return false, // unclosed
+                            Some(&c) if c == q => break,
+                            _ => i += 2,
+                        }
+                    }
+                    i += 1;
+                }
+                // A lone `|` or another control character: part of the term.
+                _ => i += 1,
+            }
+        }
+        let end = i.min(n);
+        if !valid_term(&t[start..end]) {
+            return false;
+        }
+        segment_has_term = true;
+        i = end;
+    }
+}
+
 fn valid_term(raw: &str) -> bool {
     // Terms are short: a byte loop beats setting up a `memchr`.
     match raw.bytes().position(|b| b == b'=') {
@@ -514,46 +577,68 @@ fn valid_term(raw: &str) -> bool {
 /// which no key has; U+0130 becomes two characters), so a byte-wise ASCII case fold decides.
 fn key_kind(word: &str) -> Option<KeyKind> {
     use KeyKind::{Boolean as B, String as S};
-    /// A lowercase key packed into an integer: one comparison per key.
-    const fn pack(key: &str) -> u128 {
-        let b = key.as_bytes();
-        let mut buf = [0u8; 16];
+    /// Case-folded (`| 0x20` on every byte: it maps exactly the ASCII capitals onto the
+    /// lowercase letters the keys are made of, and no other byte onto a letter).
+    const FOLD: u64 = 0x2020_2020_2020_2020;
+    /// A word of 2 to 16 bytes as its length and two overlapping loads, its first and its last
+    /// `w` bytes (w = 2, 4 or 8 by length), folded: together they fix every byte.
+    const fn key(k: &str, kind: KeyKind) -> (usize, u64, u64, KeyKind) {
+        let b = k.as_bytes();
+        let n = b.len();
+        let w = if n >= 8 {
+            8
+        } else if n >= 4 {
+            4
+        } else {
+            2
+        };
+        let (mut head, mut tail) = (0u64, 0u64);
         let mut i = 0;
-        while i < b.len() {
-            buf[i] = b[i];
+        while i < w {
+            head |= (b[i] as u64) << (8 * i);
+            tail |= (b[n - w + i] as u64) << (8 * i);
             i += 1;
         }
-        u128::from_le_bytes(buf)
+        (n, head | FOLD, tail | FOLD, kind)
     }
-    const KEYS: [(u128, KeyKind); 14] = [
-        (pack("label"), S),
-        (pack("id"), S),
-        (pack("text"), S),
-        (pack("role"), S),
-        (pack("value"), S),
-        (pack("appname"), S),
-        (pack("windowtitle"), S),
-        (pack("visible"), B),
-        (pack("hidden"), B),
-        (pack("editable"), B),
-        (pack("selected"), B),
-        (pack("focused"), B),
-        (pack("enabled"), B),
-        (pack("hittable"), B),
+    const KEYS: [(usize, u64, u64, KeyKind); 14] = [
+        key("label", S),
+        key("id", S),
+        key("text", S),
+        key("role", S),
+        key("value", S),
+        key("appname", S),
+        key("windowtitle", S),
+        key("visible", B),
+        key("hidden", B),
+        key("editable", B),
+        key("selected", B),
+        key("focused", B),
+        key("enabled", B),
+        key("hittable", B),
     ];
     let b = word.as_bytes();
-    if !(2..=11).contains(&b.len()) {
-        return None;
-    }
-    let mut buf = [0u8; 16];
-    buf[..b.len()].copy_from_slice(b);
-    // `| 0x20` folds exactly the ASCII capitals onto the lowercase letters the keys are made of
-    // (no other byte lands on a lowercase letter); only the word's own bytes are folded.
-    let folded =
-        u128::from_le_bytes(buf) | (u128::from_le_bytes([0x20; 16]) >> (8 * (16 - b.len())));
+    let n = b.len();
+    // The same two loads at run time, each a fixed-size read (no copy into a buffer).
+    let (head, tail) = match n {
+        8..=11 => (
+            u64::from_le_bytes(*b.first_chunk::<8>()?),
+            u64::from_le_bytes(*b.last_chunk::<8>()?),
+        ),
+        4..=7 => (
+            u64::from(u32::from_le_bytes(*b.first_chunk::<4>()?)),
+            u64::from(u32::from_le_bytes(*b.last_chunk::<4>()?)),
+        ),
+        2..=3 => (
+            u64::from(u16::from_le_bytes(*b.first_chunk::<2>()?)),
+            u64::from(u16::from_le_bytes(*b.last_chunk::<2>()?)),
+        ),
+        _ => return None,
+    };
+    let (head, tail) = (head | FOLD, tail | FOLD);
     KEYS.iter()
-        .find(|(k, _)| *k == folded)
-        .map(|(_, kind)| *kind)
+        .find(|k| k.0 == n && k.1 == head && k.2 == tail)
+        .map(|k| k.3)
 }
 
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -598,6 +683,18 @@ mod tests {
         assert!(key_kind("").is_none() && key_kind("windowtitles").is_none());
         // İ (U+0130) lowercases to "i̇": two code points, not "id".
         assert!(key_kind("\u{130}d").is_none());
+        // One byte off anywhere (first, middle, last), or a byte that only folds onto a letter's
+        // neighbour: no key.
+        for k in STRING_KEYS.iter().chain(BOOLEAN_KEYS) {
+            for at in [0, k.len() / 2, k.len() - 1] {
+                for with in [b'_', b'@', b'^', b'0', b'~'] {
+                    let mut w = k.as_bytes().to_vec();
+                    w[at] = with;
+                    let w = String::from_utf8(w).unwrap();
+                    assert!(key_kind(&w).is_none(), "{w}");
+                }
+            }
+        }
     }
 
     fn first_error(s: &str) -> Option<String> {
@@ -685,6 +782,12 @@ mod tests {
             "selected=\"TRUE\"",
             "\u{a0}",
             "label='a\\'b'",
+            "\u{1}",
+            "\u{b}",
+            "\r",
+            "windowTitle=\"a title longer than one word\"",
+            "id=abcdefghijklmnopq",
+            "'x\\",
         ];
         let mut seed = 0x2545F4914F6CDD1Du64;
         let mut next = || {

@@ -229,6 +229,34 @@ pub(crate) fn find_ascii_string_stop(b: &[u8], i: usize) -> usize {
     )
 }
 
+/// Index of the first byte at or after `i` that may end a run of selector term characters in
+/// ASCII text: a byte up to the space (whitespace, or another control character the caller
+/// looks at), a quote, a backslash or `|`; `b.len()` when there is none.
+pub(crate) fn find_term_stop(b: &[u8], i: usize) -> usize {
+    find_first(
+        b,
+        i,
+        |w| {
+            bytes_equal(w, b'"')
+                | bytes_equal(w, b'\'')
+                | bytes_equal(w, b'\\')
+                | bytes_equal(w, b'|')
+                | (w.wrapping_sub(ONES * 0x21) & !w & HIGHS)
+        },
+        |c| matches!(c, 0..=0x20 | b'"' | b'\'' | b'\\' | b'|'),
+    )
+}
+
+/// Index of the first `quote` or backslash at or after `i`, or `b.len()`.
+pub(crate) fn find_quote_or_escape(b: &[u8], i: usize, quote: u8) -> usize {
+    find_first(
+        b,
+        i,
+        |w| bytes_equal(w, quote) | bytes_equal(w, b'\\'),
+        |c| c == quote || c == b'\\',
+    )
+}
+
 /// Index of the first `byte` (ASCII) in `b` at or after `i`, or `b.len()`.
 pub(crate) fn find_byte(b: &[u8], i: usize, byte: u8) -> usize {
     find_first(b, i, |w| bytes_equal(w, byte), |c| c == byte)

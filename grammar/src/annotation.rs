@@ -108,17 +108,12 @@ fn fail<T>(message: String, field: &str) -> Result<T, EvidenceError> {
 /// Matches `^#\s*agent-device:<marker>(\d+)(?:\s+(\S.*))?$` on a trimmed comment line, where `.`
 /// excludes ECMAScript line terminators. Returns (version digits range, payload range).
 pub fn match_marker(line: &str, marker: &str) -> Option<MarkerMatch> {
-    match_first_marker(line, &[marker]).map(|(_, m)| m)
+    match_marker_in(line, &[marker], true).map(|(_, m)| m)
 }
 
 /// [`match_marker`] with each of `markers` in turn (the index of the first that matches, and its
-/// match): the comment's prefix is read once for all of them.
-pub fn match_first_marker(line: &str, markers: &[&str]) -> Option<(usize, MarkerMatch)> {
-    match_marker_in(line, markers, true)
-}
-
-/// [`match_first_marker`] for a parser that knows whether `line` may hold a line terminator
-/// (`may_break`): a line without `\r` in an ASCII text holds none, and is not searched for one.
+/// match): the comment's prefix is read once for all of them. `may_break` is false when the
+/// parser knows `line` holds no line terminator (no lone `\r`, an ASCII text): it is not searched.
 pub(crate) fn match_marker_in(
     line: &str,
     markers: &[&str],
@@ -804,7 +799,7 @@ mod tests {
         assert!(match_marker("# agent-device:target-v1 {\"a\":\u{2029}1}", "target-v").is_none());
         assert!(match_marker("# agent-device:target-v1 {\"a\":\u{2027}1}", "target-v").is_some());
         let markers = ["targets-v", "target-v"];
-        let first = |line| match_first_marker(line, &markers).map(|(i, _)| i);
+        let first = |line| match_marker_in(line, &markers, true).map(|(i, _)| i);
         assert_eq!(first("# agent-device:targets-v1 {}"), Some(0));
         assert_eq!(first("#agent-device:target-v2"), Some(1));
         assert_eq!(first("# agent-device:targets-v {}"), None);

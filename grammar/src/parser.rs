@@ -438,7 +438,8 @@ fn comment_or_annotation(
         CommentKind::HealComplete
     } else if crate::fragment_ref::is_pin(trimmed) {
         CommentKind::FragmentRef
-    } else if annotation::match_first_marker(trimmed, &MARKERS.map(|(_, marker)| marker)).is_some()
+    } else if annotation::match_marker_in(trimmed, &MARKERS.map(|(_, marker)| marker), true)
+        .is_some()
     {
         diagnostics.push(
             Diagnostic::new(codes::FUTURE_ANNOTATION, "annotation version not understood by agent-device 0.21.5", content)

@@ -196,21 +196,26 @@ fn find_line_break(b: &[u8], i: usize) -> usize {
     )
 }
 
+/// The high bit of each byte of `word` below `limit` (at most 0x80); like [`bytes_equal`], the
+/// lowest flagged byte is exact (`w - limit…` borrows out of the bytes below it).
+fn bytes_below(word: u64, limit: u8) -> u64 {
+    word.wrapping_sub(ONES * u64::from(limit)) & !word & HIGHS
+}
+
+/// The bytes that end a run of plain JSON string content: `"`, `\\` and control characters.
+fn string_stops(word: u64) -> u64 {
+    bytes_equal(word, b'"') | bytes_equal(word, b'\\') | bytes_below(word, 0x20)
+}
+
+fn is_string_stop(c: u8) -> bool {
+    matches!(c, b'"' | b'\\' | 0..0x20)
+}
+
 /// Index of the first byte at or after `i` that ends a run of plain JSON string content: `"`, `\\`
 /// or a control character (below 0x20, which includes `\n`); `b.len()` when there is none. All
 /// three are ASCII, so the scan may start on any byte of a character.
 pub(crate) fn find_string_stop(b: &[u8], i: usize) -> usize {
-    find_first(
-        b,
-        i,
-        // `w - 0x20…` borrows out of the bytes below 0x20 (the lowest flagged one is exact).
-        |w| {
-            bytes_equal(w, b'"')
-                | bytes_equal(w, b'\\')
-                | (w.wrapping_sub(ONES * 0x20) & !w & HIGHS)
-        },
-        |c| matches!(c, b'"' | b'\\' | 0..0x20),
-    )
+    find_first(b, i, string_stops, is_string_stop)
 }
 
 /// [`find_string_stop`] that also stops at any byte of a non-ASCII character: the end of a run of
@@ -219,13 +224,8 @@ pub(crate) fn find_ascii_string_stop(b: &[u8], i: usize) -> usize {
     find_first(
         b,
         i,
-        |w| {
-            bytes_equal(w, b'"')
-                | bytes_equal(w, b'\\')
-                | (w.wrapping_sub(ONES * 0x20) & !w & HIGHS)
-                | (w & HIGHS)
-        },
-        |c| matches!(c, b'"' | b'\\' | 0..0x20 | 0x80..),
+        |w| string_stops(w) | (w & HIGHS),
+        |c| is_string_stop(c) || c >= 0x80,
     )
 }
 
@@ -241,7 +241,7 @@ pub(crate) fn find_term_stop(b: &[u8], i: usize) -> usize {
                 | bytes_equal(w, b'\'')
                 | bytes_equal(w, b'\\')
                 | bytes_equal(w, b'|')
-                | (w.wrapping_sub(ONES * 0x21) & !w & HIGHS)
+                | bytes_below(w, 0x21)
         },
         |c| matches!(c, 0..=0x20 | b'"' | b'\'' | b'\\' | b'|'),
     )

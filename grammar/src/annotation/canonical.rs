@@ -28,44 +28,27 @@ pub(super) fn read(payload: &str) -> Option<TargetEvidence> {
     let mut ancestry = Vec::new();
     let (mut sibling, mut viewport_order) = (0, 0);
     loop {
-        let bit = match r.key(TOP_KEYS, &mut next_key)? {
-            Key::Role => {
-                role = Some(r.string()?);
-                1
-            }
-            Key::Id => {
-                id = Some(r.string()?);
-                2
-            }
-            Key::Label => {
-                label = Some(r.string()?);
-                4
-            }
-            Key::Ancestry => {
-                ancestry = r.ancestry()?;
-                8
-            }
-            Key::Sibling => {
-                sibling = r.integer()?;
-                16
-            }
-            Key::ViewportOrder => {
-                viewport_order = r.integer()?;
-                32
-            }
+        let key = r.key(TOP_KEYS, &mut next_key)?;
+        let bit = 1u8 << key as u8;
+        if seen & bit != 0 {
+            return None; // the last one wins in JSON.parse: the general reader knows which
+        }
+        seen |= bit;
+        match key {
+            Key::Role => role = Some(r.string()?),
+            Key::Id => id = Some(r.string()?),
+            Key::Label => label = Some(r.string()?),
+            Key::Ancestry => ancestry = r.ancestry()?,
+            Key::Sibling => sibling = r.integer()?,
+            Key::ViewportOrder => viewport_order = r.integer()?,
             Key::Verification => {
                 verification = Some(match r.string()? {
                     "verified" => VerificationState::Verified,
                     "unverifiable" => VerificationState::Unverifiable,
                     _ => return None,
-                });
-                64
+                })
             }
-        };
-        if seen & bit != 0 {
-            return None; // the last one wins in JSON.parse: the general reader knows which
         }
-        seen |= bit;
         match r.next()? {
             b',' => continue,
             b'}' if r.i == r.b.len() => break,

@@ -1,8 +1,8 @@
 //! The rules: what `ad check` reports beyond what agent-device's reader rejects. One folder per
 //! family, one file per rule that has logic (a rule is the code, or the few tightly related codes,
-//! it reports); each family's `mod.rs` runs its rules. Every rule reads the registry and the step
-//! shapes, none matches on command names. This file holds the [`Context`] every rule reads and the
-//! order the families run in.
+//! it reports); each family's `mod.rs` runs its rules at each step of one walk over the steps
+//! ([`run`]). Every rule reads the registry and the step shapes, none matches on command names.
+//! This file holds the [`Context`] every rule reads, the walk, and the order the families run in.
 
 use ad_grammar::{Diagnostic, Parse};
 
@@ -29,12 +29,7 @@ pub(crate) struct Context<'a> {
     /// Lines agent-device already rejects (sorted); rules stay quiet there to avoid double
     /// reports. Usually empty, so a sorted list costs nothing to build or ask.
     rejected_lines: Vec<usize>,
-    /// What the daemon does with each step when the replay dispatches it, for the steps that do
-    /// not simply pass (nearly all do): (step index, verdict), sorted. Read via [`Context::verdicts`].
-    dispatch: Vec<(u32, dispatch::Verdict)>,
 }
-
-static PASS: dispatch::Verdict = dispatch::Verdict::Pass;
 
 impl Context<'_> {
     pub fn text(&self) -> &str {
@@ -58,21 +53,46 @@ impl Context<'_> {
             .is_some_and(|spec| spec.targeting == crate::registry::Targeting::WaitTarget)
             .then(|| crate::shape::wait_form(&step.positionals))
     }
-
-    /// Each step with what the daemon does with it when the replay dispatches it.
-    pub fn verdicts(&self) -> impl Iterator<Item = (&Step, &dispatch::Verdict)> {
-        let mut sparse = self.dispatch.iter().peekable();
-        self.steps.iter().enumerate().map(move |(i, step)| {
-            match sparse.next_if(|(j, _)| *j as usize == i) {
-                Some((_, verdict)) => (step, verdict),
-                None => (step, &PASS),
-            }
-        })
-    }
 }
 
-/// Runs every family over the script, in a fixed order (diagnostics are sorted afterwards, but
-/// fixes are collected in this order).
+/// One step as the walk hands it to every family.
+pub(crate) struct At<'s> {
+    pub step: &'s Step,
+    /// The step before it (`None` for the first).
+    pub previous: Option<&'s Step>,
+    /// What the daemon does with the step when the replay dispatches it (computed once here,
+    /// read by the parity and dispatch families).
+    pub verdict: dispatch::Verdict,
+}
+
+/// A family with state across steps, as the walk drives it: [`Family::step`] at each step in
+/// order, then [`Family::finish`] once, for what needs the whole script. (The other families
+/// are a function of one step: `check(cx, at, out)`.)
+trait Family<'s> {
+    fn step(&mut self, cx: &Context<'s>, at: &At<'s>, out: &mut Vec<Diagnostic>);
+    fn finish(&mut self, _cx: &Context<'s>, _out: &mut Vec<Diagnostic>) {}
+}
+
+/// Each family's findings, kept apart during the walk and appended in this (fixed) order: the
+/// findings come out as one pass per family would give them.
+#[derive(Default)]
+struct Found {
+    commands: Vec<Diagnostic>,
+    parity: Vec<Diagnostic>,
+    dispatch: Vec<Diagnostic>,
+    arguments: Vec<Diagnostic>,
+    variables: Vec<Diagnostic>,
+    annotations: Vec<Diagnostic>,
+    handoff: Vec<Diagnostic>,
+    ref_frames: Vec<Diagnostic>,
+    secrets: Vec<Diagnostic>,
+    hygiene: Vec<Diagnostic>,
+    artifacts: Vec<Diagnostic>,
+}
+
+/// Runs every family over the script in one walk over the steps (a big script's steps are read
+/// from memory once, not once per family). The calls are static, so each family's check is
+/// inlined into the walk.
 pub(crate) fn run(
     parse: &Parse,
     steps: &[Step],
@@ -85,30 +105,72 @@ pub(crate) fn run(
         .collect();
     rejected_lines.sort_unstable();
     rejected_lines.dedup();
-    let dispatch = (0u32..)
-        .zip(steps)
-        .map(|(i, s)| (i, dispatch::verdict(s)))
-        .filter(|(_, v)| !matches!(v, dispatch::Verdict::Pass))
-        .collect();
     let cx = Context {
         parse,
         config,
         steps,
         rejected_lines,
-        dispatch,
     };
-    commands::check(&cx, diagnostics);
-    parity::check(&cx, diagnostics);
-    dispatch::check(&cx, diagnostics);
-    arguments::check(&cx, diagnostics);
-    variables::check(&cx, diagnostics);
-    annotations::check(&cx, diagnostics);
     let decision = crate::profile::decide(steps, config.profile, &config.profile_origin);
-    handoff::check(&cx, &decision, diagnostics);
-    ref_frames::check(&cx, diagnostics);
-    secrets::check(&cx, diagnostics);
-    hygiene::check(&cx, diagnostics);
-    artifacts::check(&cx, diagnostics);
+    let mut handoff = handoff::Handoff::new(&cx, &decision);
+    let mut ref_frames = ref_frames::RefFrames::default();
+    let mut hygiene = hygiene::Hygiene::new(&cx);
+    let mut found = Found::default();
+    let mut previous = None;
+    for step in steps {
+        let at = At {
+            step,
+            previous,
+            verdict: dispatch::verdict(step),
+        };
+        commands::check(&cx, &at, &mut found.commands);
+        parity::check(&cx, &at, &mut found.parity);
+        dispatch::check(&cx, &at, &mut found.dispatch);
+        arguments::check(&cx, &at, &mut found.arguments);
+        variables::check(&cx, &at, &mut found.variables);
+        annotations::check(&cx, &at, &mut found.annotations);
+        if let Some(handoff) = &mut handoff {
+            handoff.step(&cx, &at, &mut found.handoff);
+        }
+        ref_frames.step(&cx, &at, &mut found.ref_frames);
+        secrets::check(&cx, &at, &mut found.secrets);
+        hygiene.step(&cx, &at, &mut found.hygiene);
+        artifacts::check(&cx, &at, &mut found.artifacts);
+        previous = Some(step);
+    }
+    if let Some(handoff) = &mut handoff {
+        handoff.finish(&cx, &mut found.handoff);
+    }
+    ref_frames.finish(&cx, &mut found.ref_frames);
+    hygiene.finish(&cx, &mut found.hygiene);
+    let Found {
+        commands,
+        parity,
+        dispatch,
+        arguments,
+        variables,
+        annotations,
+        handoff,
+        ref_frames,
+        secrets,
+        hygiene,
+        artifacts,
+    } = found;
+    for mut family in [
+        commands,
+        parity,
+        dispatch,
+        arguments,
+        variables,
+        annotations,
+        handoff,
+        ref_frames,
+        secrets,
+        hygiene,
+        artifacts,
+    ] {
+        diagnostics.append(&mut family);
+    }
 }
 
 /// Levenshtein distance between `a` (as chars) and `b`, or `limit + 1` as soon as it is known

@@ -10,15 +10,13 @@ use crate::lower::Step;
 use crate::registry::{Dispatch, FlagValue, Reader};
 use crate::rules::Context;
 
-pub(super) fn check(cx: &Context, out: &mut Vec<Diagnostic>) {
-    for step in cx.steps {
-        // `gesture` reads `--pointer-count` only for `pan`: its dispatch reader checks it.
-        let gesture = step
-            .spec
-            .is_some_and(|s| matches!(s.dispatch, Dispatch::Reader(Reader::Gesture)));
-        if step.spec.is_some() && !gesture && !cx.is_rejected_line(step.line()) {
-            flag_ranges(cx, step, out);
-        }
+pub(super) fn check(cx: &Context, step: &Step, out: &mut Vec<Diagnostic>) {
+    // `gesture` reads `--pointer-count` only for `pan`: its dispatch reader checks it.
+    let gesture = step
+        .spec
+        .is_some_and(|s| matches!(s.dispatch, Dispatch::Reader(Reader::Gesture)));
+    if step.spec.is_some() && !gesture && !cx.is_rejected_line(step.line()) {
+        flag_ranges(cx, step, out);
     }
 }
 

@@ -4,10 +4,10 @@
 
 use ad_grammar::Diagnostic;
 
-use super::Context;
+use super::{At, Context};
 
 mod flag_range;
 
-pub(super) fn check(cx: &Context, out: &mut Vec<Diagnostic>) {
-    flag_range::check(cx, out);
+pub(super) fn check(cx: &Context, at: &At, out: &mut Vec<Diagnostic>) {
+    flag_range::check(cx, at.step, out);
 }

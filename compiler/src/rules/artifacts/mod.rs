@@ -4,10 +4,10 @@
 
 use ad_grammar::Diagnostic;
 
-use super::Context;
+use super::{At, Context};
 
 mod path_escapes;
 
-pub(super) fn check(cx: &Context, out: &mut Vec<Diagnostic>) {
-    path_escapes::check(cx, out);
+pub(super) fn check(cx: &Context, at: &At, out: &mut Vec<Diagnostic>) {
+    path_escapes::check(cx, at.step, out);
 }

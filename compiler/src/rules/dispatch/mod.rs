@@ -11,7 +11,7 @@
 
 use ad_grammar::{selector, Diagnostic};
 
-use super::Context;
+use super::{At, Context};
 use crate::lower::Step;
 use crate::registry::Dispatch;
 
@@ -32,7 +32,7 @@ pub(crate) enum Verdict {
     Pass,
     /// Depends on `${VAR}` values.
     Unknown,
-    /// Boxed: a verdict is kept for every step, and nearly all of them pass.
+    /// Boxed: nearly every step passes, and a verdict is handed to every family.
     Refused(Box<Refusal>),
 }
 
@@ -147,24 +147,23 @@ fn selector_message(text: &str) -> String {
 
 // ---- diagnostics -------------------------------------------------------------------------------
 
-pub(super) fn check(cx: &Context, out: &mut Vec<Diagnostic>) {
-    for (step, verdict) in cx.verdicts() {
-        if cx.is_rejected_line(step.line()) {
-            continue;
-        }
-        match verdict {
-            Verdict::Refused(r) => {
-                for r in std::iter::once(&**r).chain(&r.also) {
-                    if let Some(d) = refused_step::check(cx, step, r) {
-                        out.push(d);
-                    }
+pub(super) fn check(cx: &Context, at: &At, out: &mut Vec<Diagnostic>) {
+    let step = at.step;
+    if cx.is_rejected_line(step.line()) {
+        return;
+    }
+    match &at.verdict {
+        Verdict::Refused(r) => {
+            for r in std::iter::once(&**r).chain(&r.also) {
+                if let Some(d) = refused_step::check(cx, step, r) {
+                    out.push(d);
                 }
             }
-            Verdict::Pass => ignored_extras::check(cx, step, out),
-            Verdict::Unknown => {}
         }
-        if !matches!(verdict, Verdict::Refused(_)) {
-            placeholder_point::check(cx, step, out);
-        }
+        Verdict::Pass => ignored_extras::check(cx, step, out),
+        Verdict::Unknown => {}
+    }
+    if !matches!(at.verdict, Verdict::Refused(_)) {
+        placeholder_point::check(cx, step, out);
     }
 }

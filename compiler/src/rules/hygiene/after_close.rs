@@ -8,13 +8,26 @@ use crate::profile::terminal_close;
 use crate::registry::Action;
 use crate::rules::Context;
 
-pub(super) fn check(cx: &Context, out: &mut Vec<Diagnostic>) {
-    let terminal = terminal_close(cx.steps).map(|s| s.line());
-    let mut closed_at: Option<&Step> = None;
-    for step in cx.steps {
+/// The walk's state: the interior `close` that ended the session, if one did.
+pub(super) struct AfterClose<'s> {
+    /// The line of the `close` that ends the script (steps after it are skipped ones).
+    terminal: Option<usize>,
+    closed_at: Option<&'s Step>,
+}
+
+impl<'s> AfterClose<'s> {
+    pub(super) fn new(cx: &Context<'s>) -> AfterClose<'s> {
+        AfterClose {
+            terminal: terminal_close(cx.steps).map(|s| s.line()),
+            closed_at: None,
+        }
+    }
+
+    pub(super) fn step(&mut self, cx: &Context, step: &'s Step, out: &mut Vec<Diagnostic>) {
+        let closed_at = &mut self.closed_at;
         match step.action() {
-            Some(Action::Close) if Some(step.line()) != terminal => closed_at = Some(step),
-            Some(Action::Open | Action::Replay | Action::Context) => closed_at = None,
+            Some(Action::Close) if Some(step.line()) != self.terminal => *closed_at = Some(step),
+            Some(Action::Open | Action::Replay | Action::Context) => *closed_at = None,
             _ => {
                 if let Some(close) = closed_at.take() {
                     out.push(

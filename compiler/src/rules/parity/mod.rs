@@ -2,12 +2,12 @@
 //! (they become positional text or get glued into a selector), arguments it drops, labels it
 //! consumes, whitespace it collapses, and `#` that is not a comment.
 //!
-//! One file per rule; this loop runs them per step (and per reader note) in a fixed order. The
+//! One file per rule; this runs them at each step (and per reader note) in a fixed order. The
 //! helpers here are shared with the dispatch rules.
 
 use ad_grammar::{Diagnostic, Edit, Span};
 
-use super::Context;
+use super::{At, Context};
 use crate::lower::{ReaderNote, Step};
 use crate::registry::Targeting;
 
@@ -18,31 +18,29 @@ mod ref_label_consumed;
 mod trailing_hash;
 mod whitespace_collapse;
 
-pub(super) fn check(cx: &Context, out: &mut Vec<Diagnostic>) {
+pub(super) fn check(cx: &Context, at: &At, out: &mut Vec<Diagnostic>) {
+    let (step, verdict) = (at.step, &at.verdict);
     let text = cx.text();
-    for (step, verdict) in cx.verdicts() {
-        // A flag that makes the daemon refuse the step is reported as that refusal (AD123).
-        let refused_flag = super::dispatch::refused_flag(cx, step, verdict);
-        let targets_elements = step.spec.is_some_and(|s| s.targeting == Targeting::Element);
-        for note in step.notes() {
-            match *note {
-                ReaderNote::UnknownFlag { token } => {
-                    flag_as_positional::check(step, token, cx, refused_flag, targets_elements, out)
-                }
-                ReaderNote::FlagNotConsumed { token } => {
-                    flag_value_ignored::not_consumed(step, token, cx, out)
-                }
-                ReaderNote::FlagValueIgnored { token, value } => {
-                    flag_value_ignored::ignored(step, token, value, cx, out)
-                }
-                ReaderNote::Dropped { token, why } => dropped::check(step, token, why, cx, out),
-                ReaderNote::Joined { arg } => whitespace_collapse::check(cx, step, arg, out),
-                ReaderNote::PinStripped { .. } => {}
+    let refused_flag = super::dispatch::refused_flag(cx, step, verdict);
+    let targets_elements = step.spec.is_some_and(|s| s.targeting == Targeting::Element);
+    for note in step.notes() {
+        match *note {
+            ReaderNote::UnknownFlag { token } => {
+                flag_as_positional::check(step, token, cx, refused_flag, targets_elements, out)
             }
+            ReaderNote::FlagNotConsumed { token } => {
+                flag_value_ignored::not_consumed(step, token, cx, out)
+            }
+            ReaderNote::FlagValueIgnored { token, value } => {
+                flag_value_ignored::ignored(step, token, value, cx, out)
+            }
+            ReaderNote::Dropped { token, why } => dropped::check(step, token, why, cx, out),
+            ReaderNote::Joined { arg } => whitespace_collapse::check(cx, step, arg, out),
+            ReaderNote::PinStripped { .. } => {}
         }
-        ref_label_consumed::check(cx, step, text, out);
-        trailing_hash::check(cx, step, text, out);
     }
+    ref_label_consumed::check(cx, step, text, out);
+    trailing_hash::check(cx, step, text, out);
 }
 
 /// A token of the step as written, with its span.

@@ -2,11 +2,11 @@
 //! `--record-as` is CLI-only; secure-field fills should not commit the secret; placeholders that
 //! a re-recording would expand; placeholders inside verified evidence.
 //!
-//! One file per rule; this loop runs them per step in a fixed order.
+//! One file per rule; this runs them at each step in a fixed order.
 
 use ad_grammar::Diagnostic;
 
-use super::Context;
+use super::{At, Context};
 use crate::lower::Step;
 
 mod evidence_placeholders;
@@ -14,15 +14,13 @@ mod expanded_on_rerecord;
 mod record_as;
 mod secret_in_clear;
 
-pub(super) fn check(cx: &Context, out: &mut Vec<Diagnostic>) {
-    let text = cx.text();
-    for step in cx.steps {
-        let Some(spec) = step.spec else { continue };
-        record_as::check(cx, step, out);
-        secret_in_clear::check(cx, step, spec, out);
-        expanded_on_rerecord::check(cx, step, spec, text, out);
-        evidence_placeholders::check(cx, step, out);
-    }
+pub(super) fn check(cx: &Context, at: &At, out: &mut Vec<Diagnostic>) {
+    let step = at.step;
+    let Some(spec) = step.spec else { return };
+    record_as::check(cx, step, out);
+    secret_in_clear::check(cx, step, spec, out);
+    expanded_on_rerecord::check(cx, step, spec, cx.text(), out);
+    evidence_placeholders::check(cx, step, out);
 }
 
 /// The text argument of a fill (after `x y`, `@ref [label]` or the selector).

@@ -7,48 +7,47 @@ use ad_grammar::placeholder::placeholders;
 use ad_grammar::{Diagnostic, Edit};
 
 use crate::codes;
+use crate::lower::Step;
 use crate::rules::Context;
 
-pub(super) fn check(cx: &Context, out: &mut Vec<Diagnostic>) {
-    for step in cx.steps {
-        // The replay interpolates positionals and string flag values, never an @ref's label:
-        // `${…}` there stays text and refuses nothing.
-        for arg in &step.positionals {
-            if arg.has_dollar_brace() {
-                // One span map per value serves all its placeholders (linear in the value).
-                let map = std::cell::OnceCell::new();
-                let span_of = |r: std::ops::Range<usize>| {
-                    map.get_or_init(|| step.value_map(arg, &cx.parse.file))
-                        .span(r)
-                };
-                report(cx, &arg.value, &span_of, out);
-            }
+pub(super) fn check(cx: &Context, step: &Step, out: &mut Vec<Diagnostic>) {
+    // The replay interpolates positionals and string flag values, never an @ref's label:
+    // `${…}` there stays text and refuses nothing.
+    for arg in &step.positionals {
+        if arg.has_dollar_brace() {
+            // One span map per value serves all its placeholders (linear in the value).
+            let map = std::cell::OnceCell::new();
+            let span_of = |r: std::ops::Range<usize>| {
+                map.get_or_init(|| step.value_map(arg, &cx.parse.file))
+                    .span(r)
+            };
+            report(cx, &arg.value, &span_of, out);
         }
-        for value in step
-            .flags()
-            .values()
-            .chain(step.runtime().into_iter().flat_map(|r| r.values()))
-        {
-            let Some(v) = value.as_str().filter(|v| v.contains("${")) else {
-                continue;
-            };
-            // The flag's value token (flags keep no spans: the token that reads as the value).
-            let action = match &cx.parse.file.lines[step.line()].kind {
-                ad_grammar::LineKind::Action(a) => a,
-                _ => continue,
-            };
-            let Some(token) = action
-                .tokens
-                .iter()
-                .skip(1)
-                .find(|t| t.value(cx.text()) == v)
-            else {
-                continue;
-            };
-            let whole = token.span;
-            let span_of = |_: std::ops::Range<usize>| whole;
-            report(cx, v, &span_of, out);
-        }
+    }
+    for value in step
+        .flags()
+        .values()
+        .chain(step.runtime().into_iter().flat_map(|r| r.values()))
+    {
+        let Some(v) = value.as_str().filter(|v| v.contains("${")) else {
+            continue;
+        };
+        // The flag's value token (flags keep no spans: the token that reads as the value).
+        let action = match &cx.parse.file.lines[step.line()].kind {
+            ad_grammar::LineKind::Action(a) => a,
+            _ => continue,
+        };
+        let Some(token) = action
+            .tokens
+            .iter()
+            .skip(1)
+            .find(|t| t.value(cx.text()) == v)
+        else {
+            continue;
+        };
+        let whole = token.span;
+        let span_of = |_: std::ops::Range<usize>| whole;
+        report(cx, v, &span_of, out);
     }
 }
 

@@ -172,6 +172,18 @@ pub enum WaitForm {
     Empty,
 }
 
+/// The only value a [`wait_form`]'s timeout can have: the last positional's number (for
+/// `stable`, its third positional's), or None when no form of these positionals has one. Read
+/// without splitting a selector, for rules that ask about the timeout alone and, nearly always,
+/// can stop here.
+pub fn wait_timeout_bound<S: AsRef<str>>(p: &[S]) -> Option<f64> {
+    match p.first().map(AsRef::as_ref) {
+        Some("stable") => finite(p.get(2).map(AsRef::as_ref)),
+        Some(_) => finite(p.last().map(AsRef::as_ref)),
+        None => None,
+    }
+}
+
 /// agent-device's `wait` positional reader.
 pub fn wait_form<S: AsRef<str>>(p: &[S]) -> WaitForm {
     let Some(first) = p.first().map(AsRef::as_ref) else {
@@ -482,6 +494,56 @@ mod tests {
 
     fn v(s: &[&str]) -> Vec<String> {
         s.iter().map(|x| x.to_string()).collect()
+    }
+
+    /// The timeout of every form is the bound, over waits built from words that reach each form.
+    #[test]
+    fn a_wait_timeout_is_its_bound() {
+        let words = [
+            "text",
+            "stable",
+            "absent",
+            "@e3",
+            "id=a",
+            "label=\"x y\"",
+            "hidden",
+            "foo=bar",
+            "Done",
+            "5000",
+            "100",
+            "0",
+            " ",
+            "1e3",
+            "Infinity",
+            "-5",
+            "||",
+        ];
+        // Every sequence of one to four of the words.
+        let mut waits: Vec<Vec<&str>> = vec![vec![]];
+        for _ in 0..4 {
+            let longer: Vec<Vec<&str>> = waits
+                .iter()
+                .filter(|w| w.len() == waits.last().map_or(0, Vec::len))
+                .flat_map(|w| words.iter().map(move |x| [&w[..], &[*x]].concat()))
+                .collect();
+            waits.extend(longer);
+        }
+        let mut checked = 0;
+        for p in &waits {
+            let timeout = match wait_form(p) {
+                WaitForm::Text { timeout_ms, .. }
+                | WaitForm::Absent { timeout_ms, .. }
+                | WaitForm::Ref { timeout_ms, .. }
+                | WaitForm::Selector { timeout_ms, .. }
+                | WaitForm::Stable { timeout_ms, .. } => timeout_ms,
+                _ => None,
+            };
+            if let Some(t) = timeout {
+                assert_eq!(wait_timeout_bound(p), Some(t), "{p:?}");
+                checked += 1;
+            }
+        }
+        assert!(checked > 1000, "{checked} waits with a timeout");
     }
 
     #[test]

@@ -7,7 +7,7 @@ use crate::codes;
 use crate::lower::Step;
 use crate::registry::Targeting;
 use crate::rules::Context;
-use crate::shape::WaitForm;
+use crate::shape::{wait_timeout_bound, WaitForm};
 
 pub(super) fn check(cx: &Context, step: &Step, out: &mut Vec<Diagnostic>) {
     if step
@@ -17,6 +17,12 @@ pub(super) fn check(cx: &Context, step: &Step, out: &mut Vec<Diagnostic>) {
         return;
     }
     let script_timeout = cx.parse.metadata.timeout_ms.as_ref().map(|t| t.value);
+    let out_of_range = |t: f64| t < WAIT_POLL_INTERVAL_MS || script_timeout.is_some_and(|l| t > l);
+    // Most waits have no timeout, or one in range: the form (a selector split) is read only
+    // when the one value its timeout can have is out of range.
+    if !wait_timeout_bound(&step.positionals).is_some_and(out_of_range) {
+        return;
+    }
     let timeout = match cx.wait_form(step) {
         Some(
             WaitForm::Text { timeout_ms, .. }

@@ -857,6 +857,67 @@ fn no_injected_secret_is_persisted_and_live_sessions_stay_private() {
     assert!(!art.join("sessions").exists());
 }
 
+/// An injected value typed into an ordinary field is in the session a divergence leaves live
+/// as `<var:NAME>`, never in clear; resuming with `--from` puts the run's value back, so the
+/// step that checks the field passes.
+#[test]
+fn injected_values_in_a_live_session_are_redacted_and_put_back_on_resume() {
+    const EMAIL: &str = "Uniq-Mail-4471@example.org";
+    let art = scratch("kept-values");
+    let dir = scratch("kept-values-src");
+    let script = dir.join("fields.ad");
+    std::fs::write(
+        &script,
+        concat!(
+            "open \"com.example.shop\" --relaunch\n",
+            "wait \"id=\\\"login.email\\\"\" 5000\n",
+            "fill \"id=\\\"login.email\\\"\" \"${EMAIL}\"\n",
+            "is \"text\" \"id=\\\"login.email\\\"\" \"${EXPECTED}\"\n",
+            "close\n",
+        ),
+    )
+    .unwrap();
+    let script = script.to_str().unwrap();
+    let email = format!("EMAIL={EMAIL}");
+    // The check expects other text: the run diverges at step 4 with the session live.
+    let first = run(&["run", script, "-e", &email, "-e", "EXPECTED=other"], &art);
+    assert_eq!(code(&first), 1, "{}", err(&first));
+    let saved = state_for(&art).join("sessions/default.json");
+    let session = std::fs::read_to_string(&saved).unwrap();
+    assert!(!session.contains(EMAIL), "{session}");
+    assert!(session.contains("<var:EMAIL>"), "{session}");
+    for f in files_under(&art) {
+        let text = String::from_utf8_lossy(&std::fs::read(&f).unwrap()).into_owned();
+        assert!(!text.contains(EMAIL), "{} holds the value", f.display());
+    }
+    let digest = out(&ad(&repo())
+        .args(["parse", "--digest", script])
+        .output()
+        .unwrap());
+    let digest = digest
+        .split(|c: char| !c.is_ascii_hexdigit())
+        .find(|w| w.len() == 64)
+        .expect("a digest")
+        .to_string();
+    let expected = format!("EXPECTED={EMAIL}");
+    let resumed = run(
+        &[
+            "run",
+            script,
+            "--from",
+            "4",
+            "--plan-digest",
+            &digest,
+            "-e",
+            &email,
+            "-e",
+            &expected,
+        ],
+        &art,
+    );
+    assert_eq!(code(&resumed), 0, "{}", err(&resumed));
+}
+
 #[test]
 fn resume_without_a_live_session_is_refused() {
     let art = scratch("resume-blank");

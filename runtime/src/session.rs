@@ -224,6 +224,17 @@ pub fn run_script(
     })
 }
 
+/// The run's injected values (`-e`, `AD_VAR_*`): what a persisted session holds as `<var:NAME>`.
+fn injected_redactor(options: &RunOptions) -> crate::vars::Redactor {
+    crate::vars::Redactor::new(
+        options
+            .shell_env
+            .iter()
+            .chain(&options.cli_env)
+            .map(|(k, v)| (k.as_str(), v.as_str())),
+    )
+}
+
 /// A run that ended with its backend still up: the session daemon keeps a handoff's backend
 /// as a live session; otherwise [`LiveRun::persist`] saves what a resume needs.
 pub struct LiveRun {
@@ -241,21 +252,13 @@ impl LiveRun {
         let result = &self.outcome.result;
         let persist = config.persist_session && self.outcome.backend.resumes_sessions();
         let saved = session_file(&config.state_dir, &options.session);
-        // The run's injected values (`-e`, `AD_VAR_*`), for what is persisted.
-        let redactor = crate::vars::Redactor::new(
-            options
-                .shell_env
-                .iter()
-                .chain(&options.cli_env)
-                .map(|(k, v)| (k.as_str(), v.as_str())),
-        );
         if let Some(sim) = self
             .backend
             .as_sim()
             .filter(|_| persist && !result.error.as_ref().is_some_and(|e| e.preflight))
         {
             if result.session_active && sim.state().foreground.is_some() {
-                if sim.save(&saved, &|s| redactor.redact(s)).is_ok() {
+                if sim.save(&saved, &injected_redactor(options)).is_ok() {
                     self.outcome.session_file = Some(saved.clone());
                 }
             } else if saved.is_file() {
@@ -334,7 +337,7 @@ pub async fn run_live(
         .as_sim()
         .filter(|_| options.from.is_some() && saved.is_file())
     {
-        let state = Sim::load_state(&saved).map_err(|e| {
+        let state = Sim::load_state(&saved, &injected_redactor(options)).map_err(|e| {
             SetupError(format!(
                 "{}: cannot read the saved session: {e}",
                 saved.display()

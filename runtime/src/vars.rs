@@ -229,6 +229,58 @@ impl Redactor {
     }
 }
 
+impl Redactor {
+    /// What [`Redactor::redact`] took out, put back: each replacement this redactor writes
+    /// becomes its value again. A persisted session is saved redacted and restored with the
+    /// resuming run's values (text that held a replacement literally is not told apart).
+    pub fn unredact(&self, s: &str) -> String {
+        let mut out = String::with_capacity(s.len());
+        let mut rest = s;
+        while let Some(at) = rest.find(['<', '$']) {
+            out.push_str(&rest[..at]);
+            rest = &rest[at..];
+            match self
+                .values
+                .iter()
+                .find(|(r, _)| rest.starts_with(r.as_str()))
+            {
+                Some((replacement, value)) => {
+                    out.push_str(value);
+                    rest = &rest[replacement.len()..];
+                }
+                None => {
+                    out.push_str(&rest[..1]);
+                    rest = &rest[1..];
+                }
+            }
+        }
+        out.push_str(rest);
+        out
+    }
+
+    /// [`Redactor::unredact`] of every string leaf and object key of a JSON value (the inverse of
+    /// [`Redactor::redact_value`]).
+    pub fn unredact_value(&self, v: &mut Value) {
+        if self.is_empty() {
+            return;
+        }
+        match v {
+            Value::String(s) => *s = self.unredact(s),
+            Value::Array(a) => a.iter_mut().for_each(|x| self.unredact_value(x)),
+            Value::Object(m) => {
+                *m = std::mem::take(m)
+                    .into_iter()
+                    .map(|(k, mut x)| {
+                        self.unredact_value(&mut x);
+                        (self.unredact(&k), x)
+                    })
+                    .collect();
+            }
+            _ => {}
+        }
+    }
+}
+
 fn utf8_width(first: u8) -> usize {
     match first {
         0xF0..=0xFF => 4,
@@ -454,6 +506,43 @@ mod tests {
 
     fn kv(k: &str, v: &str) -> (String, String) {
         (k.into(), v.into())
+    }
+
+    /// What redaction takes out, unredaction puts back: text, keys and nested values, with
+    /// values that overlap, share a prefix or sit inside one another.
+    #[test]
+    fn unredaction_restores_what_redaction_took_out() {
+        let r = Redactor::new([
+            ("EMAIL", "ann@example.org"),
+            ("USER", "ann"),
+            ("TOKEN", "<tok>"),
+            ("DOLLAR", "$5"),
+        ]);
+        for text in [
+            "",
+            "plain",
+            "ann@example.org",
+            "to ann@example.org and ann, <tok> or $5 or $6 <var:NOPE> <var:",
+            "annann@example.organn",
+            "é ann é",
+        ] {
+            let redacted = r.redact(text);
+            for value in ["ann", "<tok>", "$5"] {
+                assert!(!redacted.contains(value), "{redacted}");
+            }
+            assert_eq!(r.unredact(&redacted), text);
+        }
+        let mut v = serde_json::json!({
+            "apps": {"ann@example.org": {"values": {"email": "ann@example.org", "n": 3}}},
+            "list": ["<tok>", "x $5"],
+        });
+        let original = v.clone();
+        r.redact_value(&mut v);
+        assert!(!v.to_string().contains("ann@example.org"), "{v}");
+        r.unredact_value(&mut v);
+        assert_eq!(v, original);
+        // A replacement the redactor does not know is left alone.
+        assert_eq!(Redactor::default().unredact("<var:EMAIL>"), "<var:EMAIL>");
     }
 
     #[test]

@@ -62,9 +62,8 @@ impl Sim {
     }
 
     /// The state as it may be persisted: secure fields masked as the device shows them (a
-    /// device never exposes their text), and `redact` applied to what the screen does not show
-    /// (the clipboard, the last action).
-    pub fn persisted_state(&self, redact: &dyn Fn(&str) -> String) -> SimState {
+    /// device never exposes their text).
+    pub fn persisted_state(&self) -> SimState {
         let mut state = self.state.clone();
         for app in state.apps.values_mut() {
             for key in &app.secure {
@@ -76,25 +75,32 @@ impl Sim {
                 }
             }
         }
-        state.clipboard = redact(&state.clipboard);
-        state.last_action = state.last_action.as_deref().map(redact);
         state
     }
 
     /// Saves the persisted form of the session state ([`Sim::persisted_state`]) to `path`:
-    /// owner-only (folder 0700, file 0600), written to a temp file and renamed into place.
-    pub fn save(&self, path: &Path, redact: &dyn Fn(&str) -> String) -> std::io::Result<()> {
+    /// owner-only (folder 0700, file 0600), written to a temp file and renamed into place. Every
+    /// injected value (`-e`, `AD_VAR_*`) is written as `<var:NAME>` by `redactor`, wherever it
+    /// went: field text, app ids, model variables, alerts, the clipboard.
+    pub fn save(&self, path: &Path, redactor: &crate::vars::Redactor) -> std::io::Result<()> {
         if let Some(d) = path.parent() {
             create_private_dir(d)?;
         }
         let tmp = path.with_extension("json.tmp");
-        let bytes = serde_json::to_vec_pretty(&self.persisted_state(redact))?;
+        let mut state = serde_json::to_value(self.persisted_state())?;
+        redactor.redact_value(&mut state);
+        let bytes = serde_json::to_vec_pretty(&state)?;
         write_private(&tmp, &bytes)?;
         std::fs::rename(tmp, path)
     }
 
-    pub fn load_state(path: &Path) -> std::io::Result<SimState> {
+    /// A saved session, with the resuming run's values put back where [`Sim::save`] wrote
+    /// `<var:NAME>` (`redactor` holds that run's injected values).
+    pub fn load_state(path: &Path, redactor: &crate::vars::Redactor) -> std::io::Result<SimState> {
         let bytes = std::fs::read(path)?;
-        serde_json::from_slice(&bytes).map_err(std::io::Error::other)
+        let mut state: serde_json::Value =
+            serde_json::from_slice(&bytes).map_err(std::io::Error::other)?;
+        redactor.unredact_value(&mut state);
+        serde_json::from_value(state).map_err(std::io::Error::other)
     }
 }

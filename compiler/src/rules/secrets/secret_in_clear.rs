@@ -59,14 +59,19 @@ fn contains_any_ignore_ascii_case(haystack: &str, needles: &[&str]) -> bool {
     let Some(last_start) = b.len().checked_sub(shortest) else {
         return false;
     };
-    (0..=last_start).any(|i| {
+    // A plain loop, not `(0..).any(closure)`: that closure stayed a call per byte.
+    for (i, &c) in b[..=last_start].iter().enumerate() {
         // `| 0x20` maps exactly `P`/`p` onto `p` and `S`/`s` onto `s`.
-        let c = b[i] | 0x20;
-        (c == b'p' || c == b's')
+        let c = c | 0x20;
+        if (c == b'p' || c == b's')
             && needles.iter().any(|w| {
                 b.len() - i >= w.len() && b[i..i + w.len()].eq_ignore_ascii_case(w.as_bytes())
             })
-    })
+        {
+            return true;
+        }
+    }
+    false
 }
 
 /// A variable name from the field's id or label: `login.password` → `PASSWORD`.

@@ -475,6 +475,63 @@ mod tests {
         assert_eq!(find_string_stop(b"ab", 3), 3);
     }
 
+    /// Every scanner against a byte-by-byte search, from every start, over texts made of its
+    /// stop bytes, the bytes one above them (which a match just below can flag falsely) and
+    /// plain text, at every length around the eight-byte steps.
+    #[test]
+    fn scanners_agree_with_a_byte_search() {
+        let naive = |b: &[u8], i: usize, stop: &dyn Fn(u8) -> bool| {
+            (i..b.len()).find(|&j| stop(b[j])).unwrap_or(b.len().max(i))
+        };
+        let alphabet: &[u8] = b"\"#\\]'(|}$% \x00\x01\x1f!a\xc3\xa9";
+        let mut seed = 0x9e37_79b9_7f4a_7c15_u64;
+        let mut next = move || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed
+        };
+        for _ in 0..3_000 {
+            let len = (next() % 27) as usize;
+            let text: Vec<u8> = (0..len)
+                .map(|_| alphabet[(next() % alphabet.len() as u64) as usize])
+                .collect();
+            let b = &text[..];
+            for from in 0..=len + 1 {
+                assert_eq!(
+                    find_string_stop(b, from),
+                    naive(b, from, &|c| matches!(c, b'"' | b'\\' | 0..0x20)),
+                    "{text:?} from {from}"
+                );
+                assert_eq!(
+                    find_ascii_string_stop(b, from),
+                    naive(b, from, &|c| matches!(c, b'"' | b'\\' | 0..0x20 | 0x80..)),
+                    "{text:?} from {from}"
+                );
+                assert_eq!(
+                    find_term_stop(b, from),
+                    naive(b, from, &|c| matches!(
+                        c,
+                        0..=0x20 | b'"' | b'\'' | b'\\' | b'|'
+                    )),
+                    "{text:?} from {from}"
+                );
+                for quote in [b'"', b'\''] {
+                    assert_eq!(
+                        find_quote_or_escape(b, from, quote),
+                        naive(b, from, &|c| c == quote || c == b'\\'),
+                        "{text:?} from {from}"
+                    );
+                }
+                assert_eq!(
+                    find_byte(b, from, b'$'),
+                    naive(b, from, &|c| c == b'$'),
+                    "{text:?} from {from}"
+                );
+            }
+        }
+    }
+
     #[test]
     fn decimal_shortcut_agrees_with_the_float_parser() {
         for s in [

@@ -484,18 +484,10 @@ mod tests {
             (i..b.len()).find(|&j| stop(b[j])).unwrap_or(b.len().max(i))
         };
         let alphabet: &[u8] = b"\"#\\]'(|}$% \x00\x01\x1f!a\xc3\xa9";
-        let mut seed = 0x9e37_79b9_7f4a_7c15_u64;
-        let mut next = move || {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            seed
-        };
+        let mut rng = ad_tests::gen::Rng::new(0x9e37_79b9_7f4a_7c15);
         for _ in 0..3_000 {
-            let len = (next() % 27) as usize;
-            let text: Vec<u8> = (0..len)
-                .map(|_| alphabet[(next() % alphabet.len() as u64) as usize])
-                .collect();
+            let len = rng.below(27);
+            let text: Vec<u8> = (0..len).map(|_| *rng.pick(alphabet)).collect();
             let b = &text[..];
             for from in 0..=len + 1 {
                 assert_eq!(

@@ -143,6 +143,8 @@ pub(crate) fn run(
     }
     ref_frames.finish(&cx, &mut found.ref_frames);
     hygiene.finish(&cx, &mut found.hygiene);
+    // Destructured, not read field by field: a family added to `Found` but not to this order
+    // does not compile.
     let Found {
         commands,
         parity,

@@ -73,21 +73,38 @@ trait Family<'s> {
     fn finish(&mut self, _cx: &Context<'s>, _out: &mut Vec<Diagnostic>) {}
 }
 
-/// Each family's findings, kept apart during the walk and appended in this (fixed) order: the
+/// The families, in the order their findings are reported.
+#[derive(Clone, Copy)]
+enum Slot {
+    Commands,
+    Parity,
+    Dispatch,
+    Arguments,
+    Variables,
+    Annotations,
+    Handoff,
+    RefFrames,
+    Secrets,
+    Hygiene,
+    Artifacts,
+}
+
+/// Each family's findings, kept apart during the walk and appended in [`Slot`] order: the
 /// findings come out as one pass per family would give them.
 #[derive(Default)]
-struct Found {
-    commands: Vec<Diagnostic>,
-    parity: Vec<Diagnostic>,
-    dispatch: Vec<Diagnostic>,
-    arguments: Vec<Diagnostic>,
-    variables: Vec<Diagnostic>,
-    annotations: Vec<Diagnostic>,
-    handoff: Vec<Diagnostic>,
-    ref_frames: Vec<Diagnostic>,
-    secrets: Vec<Diagnostic>,
-    hygiene: Vec<Diagnostic>,
-    artifacts: Vec<Diagnostic>,
+struct Found([Vec<Diagnostic>; Slot::Artifacts as usize + 1]);
+
+impl std::ops::Index<Slot> for Found {
+    type Output = Vec<Diagnostic>;
+    fn index(&self, slot: Slot) -> &Vec<Diagnostic> {
+        &self.0[slot as usize]
+    }
+}
+
+impl std::ops::IndexMut<Slot> for Found {
+    fn index_mut(&mut self, slot: Slot) -> &mut Vec<Diagnostic> {
+        &mut self.0[slot as usize]
+    }
 }
 
 /// Runs every family over the script in one walk over the steps (a big script's steps are read
@@ -123,55 +140,28 @@ pub(crate) fn run(
             previous,
             verdict: dispatch::verdict(step),
         };
-        commands::check(&cx, &at, &mut found.commands);
-        parity::check(&cx, &at, &mut found.parity);
-        dispatch::check(&cx, &at, &mut found.dispatch);
-        arguments::check(&cx, &at, &mut found.arguments);
-        variables::check(&cx, &at, &mut found.variables);
-        annotations::check(&cx, &at, &mut found.annotations);
+        commands::check(&cx, &at, &mut found[Slot::Commands]);
+        parity::check(&cx, &at, &mut found[Slot::Parity]);
+        dispatch::check(&cx, &at, &mut found[Slot::Dispatch]);
+        arguments::check(&cx, &at, &mut found[Slot::Arguments]);
+        variables::check(&cx, &at, &mut found[Slot::Variables]);
+        annotations::check(&cx, &at, &mut found[Slot::Annotations]);
         if let Some(handoff) = &mut handoff {
-            handoff.step(&cx, &at, &mut found.handoff);
+            handoff.step(&cx, &at, &mut found[Slot::Handoff]);
         }
-        ref_frames.step(&cx, &at, &mut found.ref_frames);
-        secrets::check(&cx, &at, &mut found.secrets);
-        hygiene.step(&cx, &at, &mut found.hygiene);
-        artifacts::check(&cx, &at, &mut found.artifacts);
+        ref_frames.step(&cx, &at, &mut found[Slot::RefFrames]);
+        secrets::check(&cx, &at, &mut found[Slot::Secrets]);
+        hygiene.step(&cx, &at, &mut found[Slot::Hygiene]);
+        artifacts::check(&cx, &at, &mut found[Slot::Artifacts]);
         previous = Some(step);
     }
     if let Some(handoff) = &mut handoff {
-        handoff.finish(&cx, &mut found.handoff);
+        handoff.finish(&cx, &mut found[Slot::Handoff]);
     }
-    ref_frames.finish(&cx, &mut found.ref_frames);
-    hygiene.finish(&cx, &mut found.hygiene);
-    // Destructured, not read field by field: a family added to `Found` but not to this order
-    // does not compile.
-    let Found {
-        commands,
-        parity,
-        dispatch,
-        arguments,
-        variables,
-        annotations,
-        handoff,
-        ref_frames,
-        secrets,
-        hygiene,
-        artifacts,
-    } = found;
-    for mut family in [
-        commands,
-        parity,
-        dispatch,
-        arguments,
-        variables,
-        annotations,
-        handoff,
-        ref_frames,
-        secrets,
-        hygiene,
-        artifacts,
-    ] {
-        diagnostics.append(&mut family);
+    ref_frames.finish(&cx, &mut found[Slot::RefFrames]);
+    hygiene.finish(&cx, &mut found[Slot::Hygiene]);
+    for family in found.0 {
+        diagnostics.extend(family);
     }
 }
 

@@ -422,10 +422,13 @@ impl Sessions {
             if !self.is_current(&req.session, &slot) {
                 continue;
             }
-            let mut resp = match w.words[0].as_str() {
-                "save-script" => self.save_script(req, &w, &mut session),
-                "close" => self.close(req, &w, &mut session).await,
-                "replay" => self.replay(req, &w, &mut session).await,
+            // `save-script` and `replay` are the session protocol's own verbs; a script command
+            // is known by its registry action (`close` ends the session here).
+            let script_action = ad_compiler::registry::lookup(&w.words[0]).map(|s| s.action);
+            let mut resp = match (w.words[0].as_str(), script_action) {
+                ("save-script", _) => self.save_script(req, &w, &mut session),
+                ("replay", _) => self.replay(req, &w, &mut session).await,
+                (_, Some(Action::Close)) => self.close(req, &w, &mut session).await,
                 _ => self.script_command(req, w, &mut session).await,
             };
             self.settle(&req.session, &slot, &session);

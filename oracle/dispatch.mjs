@@ -621,6 +621,9 @@ const PROBES = [
   '--flag', '#', '||', '"', "'", '=', 'key=value', 'a=b c', 'dismiss-overlay', 'ios-runner', 'set', 'show', 'clear',
   // Values that close a quote the literal text opened, and still read as a selector term.
   'id=x"', "id=x'", 'x"', 'visible"',
+  // Values that close the quote and open the other kind, which a second copy of the same value
+  // closes again: a selector with a repeated placeholder inside an open quote can still parse.
+  'a" visible id=\'b', "a' visible id=\"b",
 ];
 
 function variableNames(action) {

@@ -659,20 +659,7 @@ fn a_tenant_isolated_daemon_runs_the_script_under_a_lease_ad_renews_and_releases
     d.set_env("AGENT_DEVICE_DAEMON_SERVER_MODE", "http");
     d.set_env("AGENT_DEVICE_LEASE_TTL_MS", "3000");
     d.start_daemon();
-    let info: Value =
-        serde_json::from_str(&std::fs::read_to_string(d.state_dir().join("daemon.json")).unwrap())
-            .unwrap();
-    let token = info["token"].as_str().unwrap().to_string();
-    d.set_env(
-        "AGENT_DEVICE_DAEMON_BASE_URL",
-        &format!("http://127.0.0.1:{}", info["httpPort"]),
-    );
-    d.set_env("AGENT_DEVICE_DAEMON_AUTH_TOKEN", &token);
-    let daemon_state = d.state_dir();
-    d.set_env(
-        "AGENT_DEVICE_STATE_DIR",
-        d.dir.join("empty-state").to_str().unwrap(),
-    );
+    let (daemon_state, token) = attach_as_remote(&mut d);
     d.script(
         "leased.ad",
         &format!("{SHORT}wait 4000\nscreenshot\nclose\n"),
@@ -692,29 +679,7 @@ fn a_tenant_isolated_daemon_runs_the_script_under_a_lease_ad_renews_and_releases
     let r = json(&out);
     assert_eq!(r["ok"], true, "{r:#}\n{}", stderr(&out));
     assert_one_png(&d.dir.join(r["runDir"].as_str().unwrap()));
-    // What the daemon did, from its own request log (written just after it answers).
-    let finished = || -> Vec<String> {
-        walk(&daemon_state.join("sessions"))
-            .into_iter()
-            .filter(|f| f.ends_with("events.ndjson"))
-            .flat_map(|f| {
-                std::fs::read_to_string(f)
-                    .unwrap_or_default()
-                    .lines()
-                    .filter_map(|l| serde_json::from_str::<Value>(l).ok())
-                    .filter(|e| e["kind"] == "request.finished" && e["status"] == "ok")
-                    .map(|e| e["command"].as_str().unwrap_or("").to_string())
-                    .collect::<Vec<_>>()
-            })
-            .collect()
-    };
-    let count = |all: &[String], c: &str| all.iter().filter(|f| *f == c).count();
-    let end = std::time::Instant::now() + Duration::from_secs(10);
-    let mut all = finished();
-    while count(&all, "lease_release") == 0 && std::time::Instant::now() < end {
-        std::thread::sleep(Duration::from_millis(100));
-        all = finished();
-    }
+    let all = lease_requests_once_released(&daemon_state);
     assert_eq!(count(&all, "lease_allocate"), 1, "{all:?}");
     assert!(count(&all, "lease_heartbeat") >= 2, "{all:?}");
     assert_eq!(count(&all, "lease_release"), 1, "{all:?}");
@@ -755,6 +720,108 @@ fn a_tenant_isolated_daemon_runs_the_script_under_a_lease_ad_renews_and_releases
             .is_some_and(|m| m.contains("lease")),
         "{e:#}"
     );
+}
+
+/// The commands the agent-device daemon of `state` answered with success, from its own request
+/// log (written just after it answers), once it has released a lease (10 s at most).
+fn lease_requests_once_released(state: &Path) -> Vec<String> {
+    let finished = || -> Vec<String> {
+        walk(&state.join("sessions"))
+            .into_iter()
+            .filter(|f| f.ends_with("events.ndjson"))
+            .flat_map(|f| {
+                std::fs::read_to_string(f)
+                    .unwrap_or_default()
+                    .lines()
+                    .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+                    .filter(|e| e["kind"] == "request.finished" && e["status"] == "ok")
+                    .map(|e| e["command"].as_str().unwrap_or("").to_string())
+                    .collect::<Vec<_>>()
+            })
+            .collect()
+    };
+    let end = std::time::Instant::now() + Duration::from_secs(10);
+    let mut all = finished();
+    while count(&all, "lease_release") == 0 && std::time::Instant::now() < end {
+        std::thread::sleep(Duration::from_millis(100));
+        all = finished();
+    }
+    all
+}
+
+fn count(all: &[String], command: &str) -> usize {
+    all.iter().filter(|f| *f == command).count()
+}
+
+/// Points `d`'s `ad` at its own HTTP agent-device daemon as a remote one (base URL and token;
+/// an empty state dir, so nothing is found locally): the daemon's state dir and its token.
+fn attach_as_remote(d: &mut Desktop) -> (PathBuf, String) {
+    let info: Value =
+        serde_json::from_str(&std::fs::read_to_string(d.state_dir().join("daemon.json")).unwrap())
+            .unwrap();
+    let token = info["token"].as_str().unwrap().to_string();
+    d.set_env(
+        "AGENT_DEVICE_DAEMON_BASE_URL",
+        &format!("http://127.0.0.1:{}", info["httpPort"]),
+    );
+    d.set_env("AGENT_DEVICE_DAEMON_AUTH_TOKEN", &token);
+    let daemon_state = d.state_dir();
+    d.set_env(
+        "AGENT_DEVICE_STATE_DIR",
+        d.dir.join("empty-state").to_str().unwrap(),
+    );
+    (daemon_state, token)
+}
+
+/// A close-less run under a lease `ad` allocated leaves its session, lease and all, in ad's
+/// session daemon, which keeps the lease alive while nobody uses the session (the daemon here
+/// lets a lease live 3 s; the session idles for 5): `ad session …` continues on it afterwards
+/// (before, the daemon answered "Lease is not active"), and `ad session close` releases it.
+#[test]
+fn a_handoff_under_a_lease_keeps_its_lease_while_the_session_idles() {
+    let mut d = Desktop::start("handoff-lease");
+    d.set_env("AGENT_DEVICE_DAEMON_SERVER_MODE", "http");
+    d.set_env("AGENT_DEVICE_LEASE_TTL_MS", "3000");
+    d.set_env("AD_SESSION_IDLE_MS", "5000");
+    d.start_daemon();
+    let (daemon_state, token) = attach_as_remote(&mut d);
+    d.script("handoff.ad", HANDOFF);
+    let run = d.ad(&[
+        "run",
+        "handoff.ad",
+        "--backend",
+        "agent-device",
+        "--json",
+        "--session",
+        "gtk",
+        "--tenant",
+        "acme",
+        "--run-id",
+        "idle-1",
+        "-e",
+        "PASSWORD=hunter2",
+    ]);
+    let r = json(&run);
+    assert_eq!(r["ok"], true, "{r:#}\n{}", stderr(&run));
+    assert_eq!(r["sessionActive"], true, "{r:#}");
+    let app = d
+        .app_pid(Duration::from_secs(5))
+        .expect("the run opened the app");
+    std::thread::sleep(Duration::from_secs(5));
+    let mut outputs = continue_session(&d, app);
+    let closed = d.ad(&["session", "close", "--session", "gtk", "--json"]);
+    assert_eq!(json(&closed)["ok"], true, "{}", stderr(&closed));
+    outputs.push(closed);
+    // A remote daemon's app is not ended by PID (agent-device's close may leave it).
+    d.kill_app();
+    let all = lease_requests_once_released(&daemon_state);
+    assert_eq!(count(&all, "lease_allocate"), 1, "{all:?}");
+    // Renewed while the session idled (a heartbeat each second of the 5).
+    assert!(count(&all, "lease_heartbeat") >= 3, "{all:?}");
+    assert_eq!(count(&all, "lease_release"), 1, "{all:?}");
+    outputs.push(run);
+    assert_nowhere(&d, "hunter2", &outputs);
+    assert_nowhere(&d, &token, &outputs);
 }
 
 /// A certificate authority and a certificate for 127.0.0.1 it signed, made with `openssl`:
@@ -988,6 +1055,19 @@ fn owned_daemon_of(d: &Desktop) -> Option<i32> {
 
 /// Continues a handed-over session with `ad session …` and closes it; the outputs for leak checks.
 fn continue_and_close(d: &Desktop, app: i32) -> Vec<std::process::Output> {
+    let mut outputs = continue_session(d, app);
+    let out = d.ad(&["session", "close", "--session", "gtk", "--json"]);
+    assert_eq!(json(&out)["ok"], true, "{}", stderr(&out));
+    outputs.push(out);
+    assert!(
+        gone_within(app, Duration::from_secs(10)),
+        "the app outlived the closed session"
+    );
+    outputs
+}
+
+/// Continues a handed-over session with `ad session …` on the same app window; the outputs.
+fn continue_session(d: &Desktop, app: i32) -> Vec<std::process::Output> {
     let mut outputs = Vec::new();
     for words in [
         &["fill", "label=Username", "alice"][..],
@@ -1005,13 +1085,6 @@ fn continue_and_close(d: &Desktop, app: i32) -> Vec<std::process::Output> {
     // The same app window all along.
     assert_eq!(d.app_pid(Duration::ZERO), Some(app));
     assert!(alive(app), "the app ended before its session");
-    let out = d.ad(&["session", "close", "--session", "gtk", "--json"]);
-    assert_eq!(json(&out)["ok"], true, "{}", stderr(&out));
-    outputs.push(out);
-    assert!(
-        gone_within(app, Duration::from_secs(10)),
-        "the app outlived the closed session"
-    );
     outputs
 }
 

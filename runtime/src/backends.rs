@@ -213,6 +213,17 @@ impl AnyBackend {
         }
     }
 
+    /// Keeps what the backend holds on a shared device alive while its session idles (an
+    /// allocated agent-device lease's heartbeat, when due); nothing for the others.
+    pub async fn keep_alive(&mut self) {
+        match self {
+            AnyBackend::AgentDevice(d) => d.keep_alive().await,
+            // A heartbeat is the bridge's own business, not a device call to record.
+            AnyBackend::RecordingAgentDevice(r) => r.inner_mut().keep_alive().await,
+            _ => {}
+        }
+    }
+
     /// Makes [`AnyBackend::release`] end what the backend leaves on the device (the agent-device
     /// session and the apps it opened): the session daemon adopted it as a live session.
     pub fn release_session_at_end(&mut self) {

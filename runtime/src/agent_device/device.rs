@@ -269,6 +269,13 @@ impl AgentDevice {
         Ok(())
     }
 
+    /// Keeps a lease `ad` allocated alive while nothing is sent (a session idling in the session
+    /// daemon between `ad session` commands): a heartbeat when one is due. A failed heartbeat is
+    /// not an error here; the session's next request reports what the daemon says.
+    pub async fn keep_alive(&mut self) {
+        let _ = self.keep_lease().await;
+    }
+
     /// Renews a lease `ad` allocated once a third of its time to live has passed.
     async fn keep_lease(&mut self) -> BackendResult<()> {
         let Some(link) = self.link.as_mut() else {

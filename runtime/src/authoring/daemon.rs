@@ -99,6 +99,15 @@ pub fn serve(state_dir: &Path, idle: Duration) -> std::io::Result<()> {
         let reap = reap_from_env().max(idle);
         let clients = Rc::new(Cell::new(0usize));
         let last = Rc::new(Cell::new(Instant::now()));
+        // Idle sessions' leases are renewed on this tick; a renewal is sent only when due (a
+        // third of the lease's life), so the tick costs nothing otherwise.
+        let keeper = sessions.clone();
+        tokio::task::spawn_local(async move {
+            loop {
+                tokio::time::sleep(KEEP_ALIVE_TICK).await;
+                keeper.keep_alive().await;
+            }
+        });
         loop {
             let accepted = tokio::time::timeout(idle, listener.accept()).await;
             let stream = match accepted {
@@ -219,6 +228,10 @@ async fn serve_run(
 
 /// How long the daemon waits for the next line of a connected client.
 const CLIENT_SILENCE: Duration = Duration::from_secs(30);
+
+/// How often idle sessions are offered a lease heartbeat: well inside a third of the shortest
+/// lease life a farm daemon grants (seconds).
+const KEEP_ALIVE_TICK: Duration = Duration::from_millis(500);
 
 /// How long live sessions nobody uses are kept (`AD_SESSION_REAP_MS` overrides): an
 /// unattended handoff is bounded by this reap, as agent-device's idle-reap bounds it.

@@ -329,6 +329,20 @@ impl Sessions {
         self.slots.borrow().is_empty()
     }
 
+    /// Keeps what idle sessions hold on shared devices alive (a lease `ad` allocated, which its
+    /// daemon would let expire between `ad session` commands). A busy session is skipped: its
+    /// own requests renew the lease as they go.
+    pub async fn keep_alive(&self) {
+        let slots: Vec<Rc<Slot>> = self.slots.borrow().values().cloned().collect();
+        for slot in slots {
+            if let Ok(mut session) = slot.session.try_lock() {
+                if let Some(s) = session.as_mut() {
+                    s.backend.keep_alive().await;
+                }
+            }
+        }
+    }
+
     /// Brings every idle slot up to date: a request dropped midway (its client hung up) may
     /// have left an ended session's slot, or a stale `list` line.
     fn prune(&self) {

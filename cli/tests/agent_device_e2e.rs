@@ -370,8 +370,30 @@ fn http_json_rpc_locally_and_as_a_remote_daemon_without_leaking_the_token() {
             f.display()
         );
     }
+    // `ad doctor` names the remote daemon it reaches, and what it runs on.
+    let doctor = d.ad(&["doctor", "--json"]);
+    let row = &json(&doctor)["backends"][2];
+    assert_eq!(row["usable"], true, "{row:#}");
+    let described = format!("daemon: remote, reachable ({}", url.replacen("://", " ", 1));
+    assert!(
+        row["notes"][0]
+            .as_str()
+            .is_some_and(|n| n.starts_with(&described)),
+        "{row:#}"
+    );
+    assert_eq!(row["notes"][1], "platforms: linux", "{row:#}");
+    assert!(!String::from_utf8_lossy(&doctor.stdout).contains(&token));
     // A wrong token is agent-device's UNAUTHORIZED, kept as it says it.
     d.set_env("AGENT_DEVICE_DAEMON_AUTH_TOKEN", "not-the-token");
+    let doctor = d.ad(&["doctor", "--json"]);
+    let row = &json(&doctor)["backends"][2];
+    assert_eq!(row["usable"], false, "{row:#}");
+    assert!(
+        row["missing"][0]
+            .as_str()
+            .is_some_and(|m| m.contains("refuses the token")),
+        "{row:#}"
+    );
     let refused = d.ad(&[
         "run",
         "short.ad",

@@ -466,6 +466,48 @@ fn doctor_reports_each_backend() {
     assert!(text(&o).contains("web          ok"), "{}", text(&o));
 }
 
+/// With a remote agent-device daemon set (`AGENT_DEVICE_DAEMON_BASE_URL`), its row is about
+/// reaching it: nothing needs installing here, so what it reports is why the daemon does not
+/// answer, or what is wrong with the setting; the token never shows.
+#[test]
+fn doctor_names_a_remote_agent_device_daemon_and_why_it_does_not_answer() {
+    let art = scratch("doctor-remote");
+    let closed = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = closed.local_addr().unwrap().port();
+    drop(closed);
+    let row = |url: &str, token: Option<&str>| -> (Value, String) {
+        let mut c = ad(&art);
+        c.args(["doctor", "--json"])
+            .env("AGENT_DEVICE_DAEMON_BASE_URL", url)
+            .env_remove("AGENT_DEVICE_DAEMON_AUTH_TOKEN");
+        if let Some(t) = token {
+            c.env("AGENT_DEVICE_DAEMON_AUTH_TOKEN", t);
+        }
+        let o = c.output().unwrap();
+        let rows: Value = serde_json::from_slice(&o.stdout).unwrap();
+        (rows["backends"][2].clone(), text(&o))
+    };
+    let (r, out) = row(&format!("https://127.0.0.1:{port}"), Some("tok-doctor-41"));
+    assert_eq!(r["backend"], "agent-device");
+    assert_eq!(r["usable"], false, "{r:#}");
+    assert_eq!(r["notes"][0], "daemon: remote, unreachable", "{r:#}");
+    let why = r["missing"][0].as_str().unwrap();
+    assert!(
+        why.contains(&format!("https 127.0.0.1:{port}")) && why.contains("does not answer"),
+        "{why}"
+    );
+    assert!(!why.contains("not on PATH"), "{why}");
+    assert!(!out.contains("tok-doctor-41"), "{out}");
+    // A farm's host without a token: the setting itself is the problem.
+    let (r, _) = row("https://farm.example.com", None);
+    assert_eq!(r["usable"], false, "{r:#}");
+    let why = r["missing"][0].as_str().unwrap();
+    assert!(
+        why.contains("AGENT_DEVICE_DAEMON_AUTH_TOKEN is unset"),
+        "{why}"
+    );
+}
+
 /// A run that is stopped mid-wait: `ad` runs `wait 60000` on a page; the test waits until the
 /// browser is up and the wait has started, then sends `signal`.
 fn interrupt_mid_run(art: &Path, signal: i32) -> Output {

@@ -432,6 +432,10 @@ pub fn doctor(setup: &BackendSetup) -> Vec<DoctorRow> {
                 if !row.platforms.is_empty() {
                     notes.push(format!("platforms: {}", row.platforms.join(", ")));
                 }
+                // A usable daemon's hint is worth a note (its device list failed, say).
+                if let (true, Some(hint)) = (row.ok, &row.hint) {
+                    notes.push(hint.clone());
+                }
                 DoctorRow {
                     backend: kind,
                     usable: row.ok,

@@ -9,8 +9,8 @@ use serde::Serialize;
 use serde_json::{Map, Value};
 
 use super::client::Client;
-use super::install;
-use super::run::connect;
+use super::run::connect_to;
+use super::{daemon, install};
 
 /// What the row reports.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -18,8 +18,8 @@ pub struct DoctorRow {
     /// Installed and a daemon could be reached (ours or a running one).
     pub ok: bool,
     pub version: Option<String>,
-    /// `running daemon (tcp 127.0.0.1:…)`, `remote daemon (…)`, `started for this check`, or why
-    /// none.
+    /// `reachable (tcp 127.0.0.1:…)`, `remote, reachable (https host:port; …)`, `started for this
+    /// check`, or why none.
     pub daemon: String,
     /// The distinct platforms of the devices the daemon lists.
     pub platforms: Vec<String>,
@@ -60,13 +60,39 @@ pub fn check(state_dir: &Path) -> DoctorRow {
             hint: Some("cannot start the async runtime".into()),
         };
     };
+    // A remote daemon (AGENT_DEVICE_DAEMON_BASE_URL) is the whole question when one is set:
+    // nothing needs installing here, and reaching it is what can fail.
+    let remote = match daemon::remote_from_env() {
+        Ok(remote) => remote,
+        Err(why) => {
+            return DoctorRow {
+                ok: false,
+                version,
+                daemon: "remote (AGENT_DEVICE_DAEMON_BASE_URL), not usable as set".into(),
+                platforms: Vec::new(),
+                hint: Some(why),
+            }
+        }
+    };
+    let token_note = remote.as_ref().map(|(_, token)| {
+        if token.is_empty() {
+            "no auth token"
+        } else {
+            "auth token from AGENT_DEVICE_DAEMON_AUTH_TOKEN"
+        }
+    });
     rt.block_on(async {
         let may_start = installed.is_ok();
-        match connect(state_dir, may_start).await {
+        match connect_to(remote, state_dir, may_start).await {
             Ok(conn) => {
-                let daemon = match &conn.owned {
-                    Some(_) => "none running; one started for this check and stopped".to_string(),
-                    None => format!("reachable ({})", conn.endpoint.describe()),
+                let daemon = match (&conn.owned, token_note) {
+                    (Some(_), _) => {
+                        "none running; one started for this check and stopped".to_string()
+                    }
+                    (None, Some(token)) => {
+                        format!("remote, reachable ({}; {token})", conn.endpoint.describe())
+                    }
+                    (None, None) => format!("reachable ({})", conn.endpoint.describe()),
                 };
                 let client = Client::new(conn.endpoint.clone(), conn.token.clone(), "ad-doctor");
                 let devices = client
@@ -86,16 +112,32 @@ pub fn check(state_dir: &Path) -> DoctorRow {
                     .unwrap_or_default();
                 platforms.sort();
                 platforms.dedup();
-                let hint = devices.err().map(|e| format!("devices: {}", e.message()));
+                // A refused token refuses every command: the daemon answers, but runs nothing.
+                let refused = devices.as_ref().is_err_and(|e| e.code() == "UNAUTHORIZED");
+                let hint = devices.err().map(|e| match (refused, token_note) {
+                    (true, Some(_)) => format!(
+                        "the daemon refuses the token in AGENT_DEVICE_DAEMON_AUTH_TOKEN: {}",
+                        e.message()
+                    ),
+                    _ => format!("devices: {}", e.message()),
+                });
                 drop(conn);
                 DoctorRow {
-                    ok: true,
+                    ok: !refused,
                     version,
                     daemon,
                     platforms,
                     hint,
                 }
             }
+            // The remote daemon's own failure, not a local installation it does not need.
+            Err(e) if token_note.is_some() => DoctorRow {
+                ok: false,
+                version,
+                daemon: "remote, unreachable".into(),
+                platforms: Vec::new(),
+                hint: Some(e),
+            },
             Err(e) => DoctorRow {
                 ok: false,
                 version,

@@ -334,17 +334,7 @@ fn http_json_rpc_locally_and_as_a_remote_daemon_without_leaking_the_token() {
     d.kill_app();
     d.agent_device(&["close", "--session", "local", "--platform", "linux"]);
     // The same daemon as a remote one: base URL + token, no state dir to read.
-    let info: Value =
-        serde_json::from_str(&std::fs::read_to_string(d.state_dir().join("daemon.json")).unwrap())
-            .unwrap();
-    let token = info["token"].as_str().unwrap().to_string();
-    let url = format!("http://127.0.0.1:{}", info["httpPort"]);
-    d.set_env("AGENT_DEVICE_DAEMON_BASE_URL", &url);
-    d.set_env("AGENT_DEVICE_DAEMON_AUTH_TOKEN", &token);
-    d.set_env(
-        "AGENT_DEVICE_STATE_DIR",
-        d.dir.join("empty-state").to_str().unwrap(),
-    );
+    let Remote { url, token, .. } = attach_as_remote(&mut d);
     let remote = d.ad(&[
         "run",
         "shot.ad",
@@ -681,7 +671,11 @@ fn a_tenant_isolated_daemon_runs_the_script_under_a_lease_ad_renews_and_releases
     d.set_env("AGENT_DEVICE_DAEMON_SERVER_MODE", "http");
     d.set_env("AGENT_DEVICE_LEASE_TTL_MS", "3000");
     d.start_daemon();
-    let (daemon_state, token) = attach_as_remote(&mut d);
+    let Remote {
+        token,
+        state: daemon_state,
+        ..
+    } = attach_as_remote(&mut d);
     d.script(
         "leased.ad",
         &format!("{SHORT}wait 4000\nscreenshot\nclose\n"),
@@ -775,24 +769,30 @@ fn count(all: &[String], command: &str) -> usize {
     all.iter().filter(|f| *f == command).count()
 }
 
+/// The desktop's own HTTP agent-device daemon, reached as a remote one.
+struct Remote {
+    url: String,
+    token: String,
+    /// Where the daemon keeps its state (its request log).
+    state: PathBuf,
+}
+
 /// Points `d`'s `ad` at its own HTTP agent-device daemon as a remote one (base URL and token;
-/// an empty state dir, so nothing is found locally): the daemon's state dir and its token.
-fn attach_as_remote(d: &mut Desktop) -> (PathBuf, String) {
+/// an empty state dir, so nothing is found locally).
+fn attach_as_remote(d: &mut Desktop) -> Remote {
     let info: Value =
         serde_json::from_str(&std::fs::read_to_string(d.state_dir().join("daemon.json")).unwrap())
             .unwrap();
     let token = info["token"].as_str().unwrap().to_string();
-    d.set_env(
-        "AGENT_DEVICE_DAEMON_BASE_URL",
-        &format!("http://127.0.0.1:{}", info["httpPort"]),
-    );
+    let url = format!("http://127.0.0.1:{}", info["httpPort"]);
+    d.set_env("AGENT_DEVICE_DAEMON_BASE_URL", &url);
     d.set_env("AGENT_DEVICE_DAEMON_AUTH_TOKEN", &token);
-    let daemon_state = d.state_dir();
+    let state = d.state_dir();
     d.set_env(
         "AGENT_DEVICE_STATE_DIR",
         d.dir.join("empty-state").to_str().unwrap(),
     );
-    (daemon_state, token)
+    Remote { url, token, state }
 }
 
 /// A close-less run under a lease `ad` allocated leaves its session, lease and all, in ad's
@@ -806,7 +806,11 @@ fn a_handoff_under_a_lease_keeps_its_lease_while_the_session_idles() {
     d.set_env("AGENT_DEVICE_LEASE_TTL_MS", "3000");
     d.set_env("AD_SESSION_IDLE_MS", "5000");
     d.start_daemon();
-    let (daemon_state, token) = attach_as_remote(&mut d);
+    let Remote {
+        token,
+        state: daemon_state,
+        ..
+    } = attach_as_remote(&mut d);
     d.script("handoff.ad", HANDOFF);
     let run = d.ad(&[
         "run",

@@ -74,6 +74,7 @@ pub fn check(state_dir: &Path) -> DoctorRow {
             }
         }
     };
+    let remote_set = remote.is_some();
     let token_note = remote.as_ref().map(|(_, token)| {
         if token.is_empty() {
             "no auth token"
@@ -114,8 +115,8 @@ pub fn check(state_dir: &Path) -> DoctorRow {
                 platforms.dedup();
                 // A refused token refuses every command: the daemon answers, but runs nothing.
                 let refused = devices.as_ref().is_err_and(|e| e.code() == "UNAUTHORIZED");
-                let hint = devices.err().map(|e| match (refused, token_note) {
-                    (true, Some(_)) => format!(
+                let hint = devices.err().map(|e| match (refused, remote_set) {
+                    (true, true) => format!(
                         "the daemon refuses the token in AGENT_DEVICE_DAEMON_AUTH_TOKEN: {}",
                         e.message()
                     ),
@@ -131,7 +132,7 @@ pub fn check(state_dir: &Path) -> DoctorRow {
                 }
             }
             // The remote daemon's own failure, not a local installation it does not need.
-            Err(e) if token_note.is_some() => DoctorRow {
+            Err(e) if remote_set => DoctorRow {
                 ok: false,
                 version,
                 daemon: "remote, unreachable".into(),

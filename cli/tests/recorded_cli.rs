@@ -432,6 +432,68 @@ fn ad_test_records_a_suite_and_checks_its_golden_transcript() {
     assert_eq!(code(&o), 2, "{}", text(&o));
 }
 
+/// A flaky script recorded under `--retries` keeps a fixture per attempt (the retry's beside the
+/// first, `attempt-2/`), so its replay fails and retries exactly as the recorded suite did and
+/// matches the golden transcript. `AD_SESSION` differs per attempt, and only the second
+/// attempt's session name is an element of the app.
+#[test]
+fn a_retried_script_replays_each_attempt_from_its_own_recording() {
+    let dir = scratch("retries");
+    let suite = dir.join("suite");
+    std::fs::create_dir_all(&suite).unwrap();
+    std::fs::write(
+        suite.join("flaky.ad"),
+        "context platform=ios retries=1\nopen \"com.example.shop\"\nwait \"id=\\\"${AD_SESSION}\\\"\" 300\nclose\n",
+    )
+    .unwrap();
+    let mut model: Value = serde_json::from_str(
+        &std::fs::read_to_string(repo().join("examples/apps/shop.json")).unwrap(),
+    )
+    .unwrap();
+    model["screens"]["login"]["elements"]
+        .as_array_mut()
+        .unwrap()
+        .push(serde_json::json!({"type": "statictext", "id": "test-1-flaky-2", "label": "retry marker"}));
+    let app = dir.join("shop-flaky.json");
+    std::fs::write(&app, model.to_string()).unwrap();
+    let fixture = dir.join("fixture");
+    let test = |extra: &[&str]| {
+        let mut args = vec!["test", s(&suite), "--app", s(&app)];
+        args.extend(extra);
+        ad(&dir, &args)
+    };
+    let o = test(&["--record-fixture", s(&fixture)]);
+    assert_eq!(code(&o), 0, "{}", text(&o));
+    assert!(text(&o).contains("flaky"), "{}", text(&o));
+    for sub in ["flaky.ad", "flaky.ad/attempt-2"] {
+        assert!(fixture.join(sub).join("manifest.json").is_file(), "{sub}");
+    }
+    let golden = std::fs::read_to_string(fixture.join("golden.txt")).unwrap();
+    assert!(golden.contains("attempt 1"), "{golden}");
+    let recorded = format!("recorded:{}", s(&fixture));
+    let o = test(&["--backend", &recorded, "--golden"]);
+    assert_eq!(code(&o), 0, "{}", text(&o));
+    assert!(text(&o).contains("flaky"), "{}", text(&o));
+    assert!(
+        text(&o).contains("golden transcript matches"),
+        "{}",
+        text(&o)
+    );
+    // Recorded again passing at once: the earlier retry's fixture is not left behind.
+    model["screens"]["login"]["elements"]
+        .as_array_mut()
+        .unwrap()
+        .push(
+            serde_json::json!({"type": "statictext", "id": "test-1-flaky-1", "label": "first try"}),
+        );
+    std::fs::write(&app, model.to_string()).unwrap();
+    let o = test(&["--record-fixture", s(&fixture)]);
+    assert_eq!(code(&o), 0, "{}", text(&o));
+    assert!(!fixture.join("flaky.ad/attempt-2").exists());
+    let o = test(&["--backend", &recorded, "--golden"]);
+    assert_eq!(code(&o), 0, "{}", text(&o));
+}
+
 #[test]
 fn the_committed_web_fixture_replays_with_no_browser_and_matches_its_golden() {
     let dir = scratch("committed");

@@ -61,6 +61,33 @@ pub fn fixture_subfolder(case: &Case, root: Option<&std::path::Path>) -> PathBuf
         .collect()
 }
 
+/// Where attempt `attempt` (0-based) of a script records and replays: the script's fixture for
+/// the first, `attempt-N/` inside it for a retry. A replay then fails and retries as the
+/// recorded suite did, each attempt on its own recording.
+fn attempt_fixture(script: &std::path::Path, attempt: u64) -> PathBuf {
+    match attempt {
+        0 => script.to_path_buf(),
+        n => script.join(format!("attempt-{}", n + 1)),
+    }
+}
+
+/// Removes the retries' fixtures an earlier recording of this script left (its first attempt
+/// is recorded anew; its retries, if any, are written after it).
+fn clear_attempt_fixtures(script: &std::path::Path) {
+    let Ok(entries) = std::fs::read_dir(script) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let name = entry.file_name().to_string_lossy().into_owned();
+        let is_attempt = name
+            .strip_prefix("attempt-")
+            .is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()));
+        if is_attempt && entry.file_type().is_ok_and(|t| t.is_dir()) {
+            let _ = std::fs::remove_dir_all(entry.path());
+        }
+    }
+}
+
 #[derive(Debug, Clone)]
 pub struct CaseResult {
     pub display: String,
@@ -207,7 +234,13 @@ fn run_case(
         let opts_run = run_options(attempt);
         let mut config = opts.session.clone();
         config.persist_session = false;
-        let sub = fixture_subfolder(case, opts.suite_root.as_deref());
+        let sub = attempt_fixture(
+            &fixture_subfolder(case, opts.suite_root.as_deref()),
+            attempt,
+        );
+        if let (0, Some(dir)) = (attempt, &config.record_fixture) {
+            clear_attempt_fixtures(&dir.join(&sub));
+        }
         for dir in [&mut config.record_fixture, &mut config.recorded]
             .into_iter()
             .flatten()

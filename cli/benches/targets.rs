@@ -7,7 +7,9 @@
 //! 1. `ad check --max-file-size 60000000` on 50 MB: MB/s (target ≥ 100, single-threaded);
 //! 2. its peak memory as a multiple of the input (target ≤ 4×);
 //! 3. `ad check` on a 2 MB script against agent-device 0.21.5's own parser under node
-//!    (`node oracle/parse.mjs`, after `npm ci` in oracle/), side by side (target ≥ 20×);
+//!    (`node oracle/parse.mjs`, after `npm ci` in oracle/), side by side (target ≥ 20×): the
+//!    ratio of the two medians, and beside it the median of the per-pair ratios (each pair runs
+//!    back to back, in one state of the machine);
 //! 4. `ad parse --format agent-device` on the 2 MB script against `ad check` plus writing the
 //!    report it prints (`cat` of that report to a file; target: parse no slower).
 //!

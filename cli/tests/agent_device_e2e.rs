@@ -811,28 +811,7 @@ fn a_handoff_under_a_lease_keeps_its_lease_while_the_session_idles() {
         state: daemon_state,
         ..
     } = attach_as_remote(&mut d);
-    d.script("handoff.ad", HANDOFF);
-    let run = d.ad(&[
-        "run",
-        "handoff.ad",
-        "--backend",
-        "agent-device",
-        "--json",
-        "--session",
-        "gtk",
-        "--tenant",
-        "acme",
-        "--run-id",
-        "idle-1",
-        "-e",
-        "PASSWORD=hunter2",
-    ]);
-    let r = json(&run);
-    assert_eq!(r["ok"], true, "{r:#}\n{}", stderr(&run));
-    assert_eq!(r["sessionActive"], true, "{r:#}");
-    let app = d
-        .app_pid(Duration::from_secs(5))
-        .expect("the run opened the app");
+    let (run, app) = handoff_run(&d, &["--tenant", "acme", "--run-id", "idle-1"], &[]);
     std::thread::sleep(Duration::from_secs(5));
     let mut outputs = continue_session(&d, app);
     let closed = d.ad(&["session", "close", "--session", "gtk", "--json"]);
@@ -1051,6 +1030,37 @@ open ad-gtk-login
 fill "label=Password" "${PASSWORD}"
 "#;
 
+/// `ad run` of the close-less [`HANDOFF`] script on the GTK app, with `extra` arguments and
+/// `env` variables: it passes and leaves its session (`gtk`) live in ad's session daemon. Its
+/// output and the app.
+fn handoff_run(d: &Desktop, extra: &[&str], env: &[(&str, &str)]) -> (std::process::Output, i32) {
+    d.script("handoff.ad", HANDOFF);
+    let mut args = vec![
+        "run",
+        "handoff.ad",
+        "--backend",
+        "agent-device",
+        "--json",
+        "--session",
+        "gtk",
+        "-e",
+        "PASSWORD=hunter2",
+    ];
+    args.extend_from_slice(extra);
+    let run = d
+        .ad_command(&args)
+        .envs(env.iter().copied())
+        .output()
+        .unwrap();
+    let r = json(&run);
+    assert_eq!(r["ok"], true, "{r:#}\n{}", stderr(&run));
+    assert_eq!(r["sessionActive"], true, "{r:#}");
+    let app = d
+        .app_pid(Duration::from_secs(5))
+        .expect("the run opened the app");
+    (run, app)
+}
+
 /// The agent-device daemon a process with this desktop's environment started (found by its
 /// state dir, which `ad` makes under the temp dir, and this desktop's device-claims folder).
 fn owned_daemon_of(d: &Desktop) -> Option<i32> {
@@ -1143,7 +1153,6 @@ fn a_handoff_run_continues_with_ad_session_on_the_daemon_it_attached_to() {
     // ad's session daemon stops soon after its session closes.
     d.set_env("AD_SESSION_IDLE_MS", "5000");
     d.start_daemon();
-    d.script("handoff.ad", HANDOFF);
     let elsewhere = d.dir.join("other-agent-device-state");
     let started = d
         .ad_command(&["session", "list", "--json"])
@@ -1152,29 +1161,9 @@ fn a_handoff_run_continues_with_ad_session_on_the_daemon_it_attached_to() {
         .unwrap();
     assert!(started.status.success(), "{}", stderr(&started));
     let token = "tok-handoff-7f3a9c";
-    let run = d
-        .ad_command(&[
-            "run",
-            "handoff.ad",
-            "--backend",
-            "agent-device",
-            "--json",
-            "--session",
-            "gtk",
-            "-e",
-            "PASSWORD=hunter2",
-        ])
-        .env("AGENT_DEVICE_DAEMON_AUTH_TOKEN", token)
-        .output()
-        .unwrap();
-    let r = json(&run);
-    assert_eq!(r["ok"], true, "{r:#}\n{}", stderr(&run));
-    assert_eq!(r["sessionActive"], true, "{r:#}");
+    let (run, app) = handoff_run(&d, &[], &[("AGENT_DEVICE_DAEMON_AUTH_TOKEN", token)]);
     // The run attached to this desktop's daemon (its state dir travelled with the run).
     assert!(!elsewhere.join("daemon.json").exists());
-    let app = d
-        .app_pid(Duration::from_secs(5))
-        .expect("the run opened the app");
     let mut outputs = continue_and_close(&d, app);
     outputs.push(run);
     outputs.push(started);
@@ -1188,26 +1177,9 @@ fn a_handoff_run_continues_with_ad_session_on_the_daemon_it_attached_to() {
 fn a_handoff_run_keeps_the_agent_device_daemon_it_started_until_the_session_closes() {
     let mut d = Desktop::start("handoff-owned");
     d.set_env("AD_SESSION_IDLE_MS", "5000");
-    d.script("handoff.ad", HANDOFF);
-    let run = d.ad(&[
-        "run",
-        "handoff.ad",
-        "--backend",
-        "agent-device",
-        "--json",
-        "--session",
-        "gtk",
-        "-e",
-        "PASSWORD=hunter2",
-    ]);
-    let r = json(&run);
-    assert_eq!(r["ok"], true, "{r:#}\n{}", stderr(&run));
-    assert_eq!(r["sessionActive"], true, "{r:#}");
+    let (run, app) = handoff_run(&d, &[], &[]);
     let daemon = owned_daemon_of(&d).expect("the run started an agent-device daemon");
     assert!(alive(daemon), "the daemon ended with `ad run`");
-    let app = d
-        .app_pid(Duration::from_secs(5))
-        .expect("the run opened the app");
     let mut outputs = continue_and_close(&d, app);
     assert!(
         gone_within(daemon, Duration::from_secs(10)),

@@ -667,15 +667,14 @@ fn a_journey_recorded_with_ad_session_replays_with_ad_run() {
 /// the daemon does not know is refused with agent-device's own error.
 #[test]
 fn a_tenant_isolated_daemon_runs_the_script_under_a_lease_ad_renews_and_releases() {
-    let mut d = Desktop::start("lease");
-    d.set_env("AGENT_DEVICE_DAEMON_SERVER_MODE", "http");
-    d.set_env("AGENT_DEVICE_LEASE_TTL_MS", "3000");
-    d.start_daemon();
-    let Remote {
-        token,
-        state: daemon_state,
-        ..
-    } = attach_as_remote(&mut d);
+    let (
+        d,
+        Remote {
+            token,
+            state: daemon_state,
+            ..
+        },
+    ) = leasing_farm("lease");
     d.script(
         "leased.ad",
         &format!("{SHORT}wait 4000\nscreenshot\nclose\n"),
@@ -795,22 +794,32 @@ fn attach_as_remote(d: &mut Desktop) -> Remote {
     Remote { url, token, state }
 }
 
+/// A farm's daemon as `ad` meets it: tenant-isolated over HTTP, a lease living 3 s, reached as
+/// a remote daemon.
+fn leasing_farm(name: &str) -> (Desktop, Remote) {
+    let mut d = Desktop::start(name);
+    d.set_env("AGENT_DEVICE_DAEMON_SERVER_MODE", "http");
+    d.set_env("AGENT_DEVICE_LEASE_TTL_MS", "3000");
+    d.start_daemon();
+    let remote = attach_as_remote(&mut d);
+    (d, remote)
+}
+
 /// A close-less run under a lease `ad` allocated leaves its session, lease and all, in ad's
 /// session daemon, which keeps the lease alive while nobody uses the session (the daemon here
 /// lets a lease live 3 s; the session idles for 5): `ad session …` continues on it afterwards
 /// (before, the daemon answered "Lease is not active"), and `ad session close` releases it.
 #[test]
 fn a_handoff_under_a_lease_keeps_its_lease_while_the_session_idles() {
-    let mut d = Desktop::start("handoff-lease");
-    d.set_env("AGENT_DEVICE_DAEMON_SERVER_MODE", "http");
-    d.set_env("AGENT_DEVICE_LEASE_TTL_MS", "3000");
+    let (
+        mut d,
+        Remote {
+            token,
+            state: daemon_state,
+            ..
+        },
+    ) = leasing_farm("handoff-lease");
     d.set_env("AD_SESSION_IDLE_MS", "5000");
-    d.start_daemon();
-    let Remote {
-        token,
-        state: daemon_state,
-        ..
-    } = attach_as_remote(&mut d);
     let (run, app) = handoff_run(&d, &["--tenant", "acme", "--run-id", "idle-1"], &[]);
     std::thread::sleep(Duration::from_secs(5));
     let mut outputs = continue_session(&d, app);

@@ -150,7 +150,7 @@ fn main() {
         &format!("single 2 MiB script ({lines} lines), parse+validate"),
         15,
         big.len(),
-        || ad_compiler::analyze(&big).steps.len(),
+        || ad_compiler::analyze(&big).steps().len(),
     );
     measure("single 2 MiB script, parse only", 15, big.len(), || {
         ad_grammar::parse(&big).file.lines.len()

@@ -43,8 +43,8 @@ pub fn report(analysis: &Analysis, digest: Option<&DigestOptions>) -> Value {
         None => out.insert(
             "parse".into(),
             json!({
-                "actions": analysis.steps.iter().map(|s| s.to_agent_device_json()).collect::<Vec<_>>(),
-                "actionLines": analysis.steps.iter().map(|s| s.line() + 1).collect::<Vec<_>>(),
+                "actions": analysis.steps().iter().map(|s| s.to_agent_device_json()).collect::<Vec<_>>(),
+                "actionLines": analysis.steps().iter().map(|s| s.line() + 1).collect::<Vec<_>>(),
             }),
         ),
     };
@@ -53,7 +53,7 @@ pub fn report(analysis: &Analysis, digest: Option<&DigestOptions>) -> Value {
     if let (Some(options), true) = (digest, readers_ok) {
         out.insert(
             "planDigest".into(),
-            plan_digest(&analysis.steps, analysis.metadata(), options).into(),
+            plan_digest(analysis.steps(), analysis.metadata(), options).into(),
         );
     }
     Value::Object(out)
@@ -91,7 +91,7 @@ impl serde::Serialize for ReportRef<'_> {
         let readers_ok = metadata_error.is_none() && parse_error.is_none();
         map.serialize_entry("ok", &(readers_ok && preflight.is_none()))?;
         if let (Some(options), true) = (self.digest, readers_ok) {
-            let digest = plan_digest(&analysis.steps, analysis.metadata(), options);
+            let digest = plan_digest(analysis.steps(), analysis.metadata(), options);
             map.serialize_entry("planDigest", &digest)?;
         }
         if let Some(file) = self.file {
@@ -107,7 +107,7 @@ struct Actions<'a>(&'a Analysis);
 impl serde::Serialize for Actions<'_> {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeMap;
-        let steps = &self.0.steps;
+        let steps = &self.0.steps();
         let mut map = serializer.serialize_map(Some(2))?;
         map.serialize_entry("actions", &Each(steps))?;
         let lines: Vec<usize> = steps.iter().map(|s| s.line() + 1).collect();
@@ -116,7 +116,7 @@ impl serde::Serialize for Actions<'_> {
     }
 }
 
-struct Each<'a>(&'a [crate::Step]);
+struct Each<'a>(&'a [crate::Step<'a>]);
 
 impl serde::Serialize for Each<'_> {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
@@ -127,7 +127,7 @@ impl serde::Serialize for Each<'_> {
 
 /// [`crate::Step::to_agent_device_json`]'s object (the same keys in the same order), written
 /// from the step's fields.
-struct StepRef<'a>(&'a crate::Step);
+struct StepRef<'a>(&'a crate::Step<'a>);
 
 impl serde::Serialize for StepRef<'_> {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
@@ -160,7 +160,7 @@ impl serde::Serialize for StepRef<'_> {
 }
 
 /// The positionals' values, as a JSON array of strings.
-struct Values<'a>(&'a [crate::Arg]);
+struct Values<'a>(&'a [crate::Arg<'a>]);
 
 impl serde::Serialize for Values<'_> {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {

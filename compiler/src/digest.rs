@@ -119,7 +119,7 @@ mod tests {
         let text = "context platform=ios target=mobile\n# agent-device:target-v1 {\"id\":\"a\",\"role\":\"button\",\"rect\":{\"x\":1.5,\"y\":2,\"width\":3,\"height\":4},\"verification\":\"verified\"}\nclick \"id=a\" --count 2 --double-tap\nopen app --platform android --metro-port 8081\n";
         let a = crate::analyze(text);
         let steps: Vec<Value> = a
-            .steps
+            .steps()
             .iter()
             .map(|s| {
                 let j = s.to_agent_device_json();
@@ -134,7 +134,7 @@ mod tests {
             .collect();
         let tree = json!({"platform": "android", "target": "mobile", "steps": steps});
         assert_eq!(
-            canonical_plan(&a.steps, a.metadata(), &DigestOptions::default()),
+            canonical_plan(a.steps(), a.metadata(), &DigestOptions::default()),
             stringify(&tree, true)
         );
     }

@@ -32,7 +32,7 @@ pub fn format(text: &str) -> Formatted {
         .filter(|d| d.is_parity_error())
         .cloned()
         .collect();
-    let file = &analysis.parse.file;
+    let file = analysis.file();
     // A JSON payload is not a script: leave it alone.
     if errors.iter().any(|d| {
         d.rejection
@@ -63,7 +63,7 @@ pub fn format(text: &str) -> Formatted {
         }
     }
     let mut writer = Writer {
-        steps: &analysis.steps,
+        steps: analysis.steps(),
     };
     let (output, outcomes) = printer::print(file, &keep, &mut writer);
 
@@ -74,9 +74,9 @@ pub fn format(text: &str) -> Formatted {
         let after = crate::analyze(&output);
         let same = after.accepted_by_agent_device()
             && after.metadata().to_json() == analysis.metadata().to_json()
-            && after.steps.len() == analysis.steps.len()
-            && plan_digest(&after.steps, after.metadata(), &options)
-                == plan_digest(&analysis.steps, analysis.metadata(), &options);
+            && after.steps().len() == analysis.steps().len()
+            && plan_digest(after.steps(), after.metadata(), &options)
+                == plan_digest(analysis.steps(), analysis.metadata(), &options);
         if !same {
             return Formatted {
                 output: text.to_string(),
@@ -101,7 +101,7 @@ pub fn format(text: &str) -> Formatted {
 }
 
 struct Writer<'a> {
-    steps: &'a [Step],
+    steps: &'a [Step<'a>],
 }
 
 impl ActionPrinter for Writer<'_> {

@@ -25,21 +25,58 @@ pub use flags::Flags;
 pub use lower::{Arg, Step};
 
 /// Everything known about one script.
-#[derive(Debug, Clone)]
+#[derive(Debug)]
 pub struct Analysis {
-    /// The parse (its `diagnostics` are moved into [`Analysis::diagnostics`]).
-    pub parse: ad_grammar::Parse,
-    pub steps: Vec<Step>,
+    /// The parse and the steps lowered from it, which borrow from its text.
+    lowered: Lowered,
     /// Syntax, parity and validation diagnostics, sorted by position.
     pub diagnostics: Vec<Diagnostic>,
 }
 
+/// The steps of a parse, borrowed from its text.
+pub type Steps<'src> = Vec<Step<'src>>;
+
+self_cell::self_cell!(
+    /// A parse (its `diagnostics` moved out) and the steps lowered from it: each step's values
+    /// are slices of the parse's text, so the pair is kept together.
+    struct Lowered {
+        owner: ad_grammar::Parse,
+        #[covariant]
+        dependent: Steps,
+    }
+    impl {Debug}
+);
+
+impl Lowered {
+    /// Parses and lowers `text`, appending the reader's diagnostics to `diagnostics`.
+    fn read(text: String, diagnostics: &mut Vec<Diagnostic>) -> Lowered {
+        let mut parse = ad_grammar::parse_owned(text);
+        diagnostics.append(&mut parse.diagnostics);
+        Lowered::new(parse, |parse| lower::lower(&parse.file, diagnostics))
+    }
+}
+
 impl Analysis {
+    /// The parse (its `diagnostics` are moved into [`Analysis::diagnostics`]).
+    pub fn parse(&self) -> &ad_grammar::Parse {
+        self.lowered.borrow_owner()
+    }
+    /// The lowered steps, one per action line, borrowing from [`Analysis::text`].
+    pub fn steps(&self) -> &[Step<'_>] {
+        self.lowered.borrow_dependent()
+    }
+    pub fn file(&self) -> &ad_grammar::SourceFile {
+        &self.parse().file
+    }
     pub fn text(&self) -> &str {
-        &self.parse.file.text
+        &self.file().text
     }
     pub fn metadata(&self) -> &ad_grammar::Metadata {
-        &self.parse.metadata
+        &self.parse().metadata
+    }
+    /// The parse and the diagnostics, the steps dropped (they borrow from the parse's text).
+    pub fn into_parts(self) -> (ad_grammar::Parse, Vec<Diagnostic>) {
+        (self.lowered.into_owner(), self.diagnostics)
     }
     /// True when agent-device 0.21.5 would accept the script (no parity errors).
     pub fn accepted_by_agent_device(&self) -> bool {
@@ -64,11 +101,10 @@ pub fn analyze_with(text: &str, config: &config::Config) -> Analysis {
 }
 
 /// [`analyze_with`] on a text the analysis keeps without copying it
-/// (`analysis.parse.file.text`).
+/// (`analysis.text()`).
 pub fn analyze_owned(text: String, config: &config::Config) -> Analysis {
-    let mut parse = ad_grammar::parse_owned(text);
-    let mut diagnostics = std::mem::take(&mut parse.diagnostics);
-    let steps = lower::lower(&parse.file, &mut diagnostics);
+    let mut diagnostics = Vec::new();
+    let lowered = Lowered::read(text, &mut diagnostics);
     // A JSON payload is refused before any step runs: say so once instead of reporting every
     // line. Maestro YAML and binary junk are replayed line by line, and each line the replay
     // dispatches is refused, so those lines are reported (AD003/AD002 say what the file is).
@@ -78,7 +114,12 @@ pub fn analyze_owned(text: String, config: &config::Config) -> Analysis {
     if not_a_script {
         diagnostics.retain(|d| d.is_parity_error() || d.code.starts_with("AD00"));
     } else {
-        rules::run(&parse, &steps, config, &mut diagnostics);
+        rules::run(
+            lowered.borrow_owner(),
+            lowered.borrow_dependent(),
+            config,
+            &mut diagnostics,
+        );
     }
     config.apply(&mut diagnostics);
     // What the file is (a JSON payload, Maestro YAML, a binary file, too large) comes first; any
@@ -96,8 +137,7 @@ pub fn analyze_owned(text: String, config: &config::Config) -> Analysis {
         )
     });
     Analysis {
-        parse,
-        steps,
+        lowered,
         diagnostics,
     }
 }
@@ -111,12 +151,10 @@ pub fn read(text: &str) -> Analysis {
 
 /// [`read`] on a text the analysis keeps without copying it.
 pub fn read_owned(text: String) -> Analysis {
-    let mut parse = ad_grammar::parse_owned(text);
-    let mut diagnostics = std::mem::take(&mut parse.diagnostics);
-    let steps = lower::lower(&parse.file, &mut diagnostics);
+    let mut diagnostics = Vec::new();
+    let lowered = Lowered::read(text, &mut diagnostics);
     Analysis {
-        parse,
-        steps,
+        lowered,
         diagnostics,
     }
 }
@@ -179,10 +217,10 @@ fn keeps_script_whole(original: &Analysis, fixes: &[&ad_grammar::Fix], fixed: &s
         .map(|e| (index.line_of(e.span.start()), index.line_of(e.span.end())))
         .collect();
     let untouched = original
-        .steps
+        .steps()
         .iter()
         .filter(|s| !touched.iter().any(|(a, b)| (*a..=*b).contains(&s.line())));
-    let mut rest = after.steps.iter();
+    let mut rest = after.steps().iter();
     untouched.into_iter().all(|s| {
         rest.by_ref().any(|t| {
             t.same_action(s)
@@ -194,7 +232,7 @@ fn keeps_script_whole(original: &Analysis, fixes: &[&ad_grammar::Fix], fixed: &s
 
 /// Steps that carry target evidence.
 fn bound_annotations(a: &Analysis) -> usize {
-    a.steps
+    a.steps()
         .iter()
         .filter(|s| s.target_evidence.is_some() || s.target_evidences().is_some())
         .count()

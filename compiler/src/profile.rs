@@ -65,7 +65,7 @@ impl ProfileDecision {
 }
 
 /// The terminal `close`: the last action that is not a skipped `replay`, when it is `close`.
-pub fn terminal_close(steps: &[Step]) -> Option<&Step> {
+pub fn terminal_close<'s>(steps: &'s [Step<'s>]) -> Option<&'s Step<'s>> {
     steps
         .iter()
         .rev()

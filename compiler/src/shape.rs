@@ -61,7 +61,7 @@ impl<'a> Target<'a> {
 }
 
 /// The element-target positional(s) of a step, with the argument they came from.
-pub fn element_targets(step: &Step) -> Vec<(&Arg, Target<'_>)> {
+pub fn element_targets<'s>(step: &'s Step<'s>) -> Vec<(&'s Arg<'s>, Target<'s>)> {
     let Some(spec) = step.spec else {
         return Vec::new();
     };
@@ -105,7 +105,10 @@ pub fn element_targets(step: &Step) -> Vec<(&Arg, Target<'_>)> {
 }
 
 /// The element target of a `wait` whose form is already known.
-pub fn wait_targets<'s, 'f>(step: &'s Step, form: &'f WaitForm) -> Vec<(&'s Arg, Target<'f>)> {
+pub fn wait_targets<'s, 'f>(
+    step: &'s Step<'s>,
+    form: &'f WaitForm,
+) -> Vec<(&'s Arg<'s>, Target<'f>)> {
     let p = &step.positionals;
     match (form, p.first()) {
         (WaitForm::Ref { reference, .. }, Some(a)) => vec![(

@@ -62,10 +62,11 @@ fn check_bytes(name: &str, bytes: Vec<u8>, args: &[String], config: &Config) -> 
     let decoded = ad_grammar::input::decode(bytes);
     let over = ad_grammar::input::over_agent_device_limit(name, decoded.text.len() as u64);
     let analysis = ad_compiler::analyze_with(&decoded.text, config);
+    let binary = analysis.parse().binary;
     let mut diagnostics = analysis.diagnostics;
     let mut read: Vec<Diagnostic> = over.into_iter().collect();
     // A binary file gets AD002 alone; its bytes not being UTF-8 goes without saying.
-    read.extend(decoded.not_utf8.filter(|_| !analysis.parse.binary));
+    read.extend(decoded.not_utf8.filter(|_| !binary));
     if !read.is_empty() {
         config.apply(&mut read);
         diagnostics.extend(read);

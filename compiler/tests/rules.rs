@@ -358,7 +358,7 @@ fn moving_a_trailing_comment_keeps_its_annotation_bound() {
     let (fixed, _) = ad_compiler::apply_fixes(&script, &a.diagnostics);
     let b = ad_compiler::analyze(&fixed);
     assert!(b.accepted_by_agent_device(), "{fixed}");
-    let click = b.steps.iter().find(|s| s.command() == "click").unwrap();
+    let click = b.steps().iter().find(|s| s.command() == "click").unwrap();
     assert!(
         click.target_evidence.is_some(),
         "the annotation still binds:\n{fixed}"
@@ -400,7 +400,7 @@ fn a_stray_nul_hides_no_finding() {
     // One NUL in a comment: the script is still a script, and every finding is reported.
     let script = "open \"x\"\nbogus\nclick \"label=Sign in\"\n# \0\nclose\n";
     let analysis = ad_compiler::analyze(script);
-    assert!(!analysis.parse.binary);
+    assert!(!analysis.parse().binary);
     let ad002 = analysis.diagnostics.iter().find(|d| d.code == "AD002");
     assert_eq!(
         ad002.map(|d| d.severity),
@@ -426,7 +426,7 @@ fn a_binary_file_is_said_once_and_its_refused_lines_reported() {
     let blob: String = (0u8..=255).cycle().take(4096).map(char::from).collect();
     for text in [utf16, blob] {
         let analysis = ad_compiler::analyze(&text);
-        assert!(analysis.parse.binary);
+        assert!(analysis.parse().binary);
         // Each line the replay would dispatch is refused there (issue 12: no miss).
         assert!(
             analysis.diagnostics.iter().any(|d| d.code == "AD101"),

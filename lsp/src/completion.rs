@@ -341,7 +341,7 @@ fn open_placeholder(value: &str) -> Option<usize> {
 }
 
 fn variables(items: &mut Items, analysis: &Analysis, replace: Span, open: &str, close: bool) {
-    let file = &analysis.parse.file;
+    let file = analysis.file();
     let defs = vars::definitions(file);
     let suffix = if close { "}" } else { "" };
     let mut seen: Vec<String> = Vec::new();
@@ -556,7 +556,7 @@ fn context(items: &mut Items, replace: Span, prefix: &str) {
 
 /// `env |`: names the script uses but does not define yet.
 fn env_keys(items: &mut Items, analysis: &Analysis, replace: Span) {
-    let file = &analysis.parse.file;
+    let file = analysis.file();
     let defined: Vec<String> = vars::definitions(file)
         .into_iter()
         .map(|d| d.name)

@@ -12,18 +12,18 @@ use crate::document::Document;
 use crate::text_map::ValueMap;
 
 /// The step lowered from line `index`.
-pub fn step_for_line(analysis: &Analysis, index: usize) -> Option<&Step> {
+pub fn step_for_line(analysis: &Analysis, index: usize) -> Option<&Step<'_>> {
     analysis
-        .steps
+        .steps()
         .binary_search_by_key(&index, |s| s.line())
         .ok()
-        .map(|i| &analysis.steps[i])
+        .map(|i| &analysis.steps()[i])
 }
 
 /// 1-based replay step number of the step on line `index` (as `--from N` counts).
 pub fn step_number(analysis: &Analysis, index: usize) -> Option<usize> {
     analysis
-        .steps
+        .steps()
         .binary_search_by_key(&index, |s| s.line())
         .ok()
         .map(|i| i + 1)
@@ -31,7 +31,7 @@ pub fn step_number(analysis: &Analysis, index: usize) -> Option<usize> {
 
 /// Is line `index` before the first action (in the header a `context`/`env` line belongs to)?
 pub fn in_header(analysis: &Analysis, index: usize) -> bool {
-    analysis.steps.first().is_none_or(|s| s.line() >= index)
+    analysis.steps().first().is_none_or(|s| s.line() >= index)
 }
 
 /// The token under `offset` for hover-like requests: the one containing it, else one ending

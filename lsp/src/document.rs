@@ -151,7 +151,7 @@ impl Document {
 
     /// The syntax tree (from the analysis).
     pub fn file(&self) -> Option<&SourceFile> {
-        self.analysis().ok().map(|a| &a.parse.file)
+        self.analysis().ok().map(|a| a.file())
     }
 
     /// The script line (as agent-device splits lines) holding byte `offset`.

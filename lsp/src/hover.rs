@@ -40,7 +40,7 @@ pub fn hover(snap: &Snapshot, params: HoverParams) -> Option<Hover> {
 
 /// The hover text at `offset` and the span it describes.
 pub fn markdown_at(analysis: &Analysis, offset: usize) -> Option<(String, Span)> {
-    let file = &analysis.parse.file;
+    let file = analysis.file();
     let text = file.text.as_str();
     let i = file.lines.partition_point(|l| l.span.start() <= offset);
     let line = file.lines.get(i.checked_sub(1)?)?;
@@ -266,7 +266,7 @@ pub fn annotation_markdown(a: &Annotation, verification: Verification) -> Option
 }
 
 pub fn variable_markdown(analysis: &Analysis, name: &str) -> String {
-    let file: &SourceFile = &analysis.parse.file;
+    let file: &SourceFile = analysis.file();
     let uses = vars::uses(file)
         .into_iter()
         .filter(|u| u.name == name)

@@ -50,7 +50,7 @@ fn tok(span: Span, kind: u32) -> Tok {
 /// Tokens of the whole document, or of the lines overlapping `range`.
 pub fn tokens(doc: &Document, range: Option<Span>) -> Option<SemanticTokens> {
     let analysis = doc.analysis().ok()?;
-    let file = &analysis.parse.file;
+    let file = analysis.file();
     let mut all = Vec::new();
     for line in &file.lines {
         if let Some(r) = range {
@@ -77,7 +77,7 @@ pub fn tokens(doc: &Document, range: Option<Span>) -> Option<SemanticTokens> {
 }
 
 fn line_tokens(analysis: &Analysis, line: &Line, out: &mut Vec<Tok>) {
-    let file = &analysis.parse.file;
+    let file = analysis.file();
     let text = file.text.as_str();
     match &line.kind {
         LineKind::Blank => {}

@@ -54,13 +54,13 @@ fn symbol(snap: &Snapshot, s: Sym) -> DocumentSymbol {
 pub fn document_symbols(snap: &Snapshot) -> Option<DocumentSymbolResponse> {
     let doc = &snap.doc;
     let analysis = doc.analysis().ok()?;
-    let file = &analysis.parse.file;
+    let file = analysis.file();
     let text = file.text.as_str();
     let mut out = Vec::new();
 
     // The header: context and env lines before the first action.
     let first_action = analysis
-        .steps
+        .steps()
         .first()
         .map(|s| s.line())
         .unwrap_or(usize::MAX);
@@ -123,7 +123,7 @@ pub fn document_symbols(snap: &Snapshot) -> Option<DocumentSymbolResponse> {
         ));
     }
 
-    for (n, step) in analysis.steps.iter().enumerate() {
+    for (n, step) in analysis.steps().iter().enumerate() {
         let line = &file.lines[step.line()];
         let mut words = vec![step.command().to_string()];
         words.extend(step.positionals.iter().map(|a| a.value.to_string()));
@@ -230,7 +230,7 @@ fn header_detail(analysis: &ad_compiler::Analysis) -> String {
 pub fn folding_ranges(snap: &Snapshot) -> Option<Vec<FoldingRange>> {
     let doc = &snap.doc;
     let analysis = doc.analysis().ok()?;
-    let file = &analysis.parse.file;
+    let file = analysis.file();
     let text = doc.text.as_str();
     let line_of = |offset: usize| doc.lines.position(text, offset).line;
     let mut out = Vec::new();
@@ -251,7 +251,7 @@ pub fn folding_ranges(snap: &Snapshot) -> Option<Vec<FoldingRange>> {
 
     // The header block.
     let first_action = analysis
-        .steps
+        .steps()
         .first()
         .map(|s| s.line())
         .unwrap_or(file.lines.len());

@@ -38,7 +38,7 @@ fn run_once(
 ) -> ad_runtime::RunResult {
     let analysis = ad_compiler::analyze(text);
     let plan = Plan {
-        steps: &analysis.steps,
+        steps: analysis.steps(),
         metadata: analysis.metadata(),
     };
     let model = AppModel::load(&repo().join("examples/apps/shop.json")).unwrap();
@@ -119,7 +119,7 @@ fn memory_child(n: usize, root: &Path) {
     drop(text);
     let after_plan = vm_hwm_kib();
     let plan = Plan {
-        steps: &analysis.steps,
+        steps: analysis.steps(),
         metadata: analysis.metadata(),
     };
     let model = AppModel::load(&repo().join("examples/apps/shop.json")).unwrap();

@@ -33,7 +33,7 @@ fn once(text: &str, s: &Setup) -> f64 {
     let t0 = Instant::now();
     let analysis = ad_compiler::analyze(text);
     let plan = Plan {
-        steps: &analysis.steps,
+        steps: analysis.steps(),
         metadata: analysis.metadata(),
     };
     let config = SessionConfig {

@@ -162,7 +162,7 @@ struct Measured {
 fn measure(text: &str, url: &str, artifacts: &Path) -> Measured {
     let analysis = ad_compiler::analyze(text);
     let plan = Plan {
-        steps: &analysis.steps,
+        steps: analysis.steps(),
         metadata: analysis.metadata(),
     };
     let mut journal = Journal::create(artifacts, "bench").expect("a run folder");
@@ -200,7 +200,7 @@ fn measure(text: &str, url: &str, artifacts: &Path) -> Measured {
         .sum();
     let _ = &Quiet;
     Measured {
-        steps: analysis.steps.len(),
+        steps: analysis.steps().len(),
         wall,
         first: progress.first.unwrap_or_default(),
         inside: backend.inside,

@@ -118,7 +118,7 @@ pub fn missing_variables(
     let from = opts.from.unwrap_or(1).max(1);
     // name → spans of its uses (a BTreeMap keeps the report in name order).
     let mut missing: BTreeMap<String, Vec<Span>> = BTreeMap::new();
-    for step in analysis.steps.iter().skip(from - 1) {
+    for step in analysis.steps().iter().skip(from - 1) {
         if step.spec.is_some_and(|s| s.effect == Effect::Skipped) {
             continue;
         }
@@ -129,7 +129,7 @@ pub fn missing_variables(
             for p in placeholders(&arg.value) {
                 let name = p.name(&arg.value);
                 if p.fallback.is_none() && !known.iter().any(|k| k == name) {
-                    let span = step.value_span(arg, p.span.clone(), &analysis.parse.file);
+                    let span = step.value_span(arg, p.span.clone(), analysis.file());
                     missing.entry(name.to_string()).or_default().push(span);
                 }
             }
@@ -146,7 +146,7 @@ pub fn missing_variables(
                         missing
                             .entry(name.to_string())
                             .or_default()
-                            .push(step.line_span(&analysis.parse.file));
+                            .push(step.line_span(analysis.file()));
                     }
                 }
             });

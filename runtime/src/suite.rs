@@ -225,7 +225,7 @@ fn run_case(
         ));
     }
     let plan = Plan {
-        steps: &analysis.steps,
+        steps: analysis.steps(),
         metadata: analysis.metadata(),
     };
     let mut attempts = Vec::new();
@@ -279,7 +279,7 @@ fn run_case(
                 line: None,
                 run_dir: None,
                 replayed: 0,
-                total: analysis.steps.len(),
+                total: analysis.steps().len(),
                 wall_ms: round3(t0.elapsed().as_secs_f64() * 1000.0),
                 device_ms: 0,
             },

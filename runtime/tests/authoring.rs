@@ -543,7 +543,7 @@ fn a_drag_between_elements_records_targets_v1_for_both_endpoints() {
     let text = published(&r.path.unwrap());
     let analysis = ad_compiler::analyze(&text);
     let drag = analysis
-        .steps
+        .steps()
         .iter()
         .find(|s| s.command() == "gesture")
         .unwrap();
@@ -583,7 +583,11 @@ fn read_steps_carry_evidence_too_and_publish() {
     let text = published(&r.path.unwrap());
     let analysis = ad_compiler::analyze(&text);
     for cmd in ["is", "get"] {
-        let step = analysis.steps.iter().find(|s| s.command() == cmd).unwrap();
+        let step = analysis
+            .steps()
+            .iter()
+            .find(|s| s.command() == cmd)
+            .unwrap();
         assert!(step.target_evidence.is_some(), "{cmd}: {text}");
     }
 }
@@ -596,7 +600,7 @@ fn every_target_binding_action_carries_canonical_evidence_with_the_writers_field
     let r = e.ok(&["save-script"]);
     let text = std::fs::read_to_string(r.path.unwrap()).unwrap();
     let analysis = ad_compiler::analyze(&text);
-    for step in &analysis.steps[1..] {
+    for step in &analysis.steps()[1..] {
         let ev = step
             .target_evidence
             .as_deref()
@@ -607,7 +611,7 @@ fn every_target_binding_action_carries_canonical_evidence_with_the_writers_field
         );
         assert!(ev.rect.is_some());
     }
-    let fill = &analysis.steps[1];
+    let fill = &analysis.steps()[1];
     let ev = fill.target_evidence.as_deref().unwrap();
     assert_eq!(ev.id.as_deref(), Some("login.email"));
     assert_eq!(ev.ancestry[0].role, "form");
@@ -763,7 +767,7 @@ fn later_echoes_of_a_parameterized_literal_are_redacted_downgraded_or_dropped() 
     assert!(!text.contains(TOKEN), "{text}");
     let analysis = ad_compiler::analyze(&text);
     let press = analysis
-        .steps
+        .steps()
         .iter()
         .find(|s| s.command() == "press")
         .unwrap();
@@ -774,7 +778,7 @@ fn later_echoes_of_a_parameterized_literal_are_redacted_downgraded_or_dropped() 
         ad_grammar::annotation::VerificationState::Unverifiable
     );
     let welcome = analysis
-        .steps
+        .steps()
         .iter()
         .find(|s| s.positional(0) == Some("id=\"welcome\""))
         .unwrap();
@@ -1081,7 +1085,7 @@ fn the_originating_fill_is_matched_exactly_and_later_actions_by_substring() {
     let analysis = ad_compiler::analyze(&text);
     let evidence = |cmd: &str| {
         analysis
-            .steps
+            .steps()
             .iter()
             .find(|s| s.command() == cmd)
             .and_then(|s| s.target_evidence.clone())

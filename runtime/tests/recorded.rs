@@ -24,7 +24,7 @@ enum Mode<'a> {
 fn go(dir: &Path, name: &str, text: &str, env: &[(&str, &str)], mode: Mode) -> ScriptOutcome {
     let analysis = ad_compiler::analyze(text);
     let plan = Plan {
-        steps: &analysis.steps,
+        steps: analysis.steps(),
         metadata: analysis.metadata(),
     };
     let options = RunOptions {
@@ -419,7 +419,7 @@ fn a_close_less_handoff_run_replays_and_reports_its_session_active() {
 fn run_on<B: Backend>(backend: &mut B, session: &str, text: &str) -> ad_runtime::RunResult {
     let analysis = ad_compiler::analyze(text);
     let plan = Plan {
-        steps: &analysis.steps,
+        steps: analysis.steps(),
         metadata: analysis.metadata(),
     };
     let mut journal = ad_runtime::Journal::memory(session);

@@ -439,7 +439,7 @@ fn resume_checks_the_plan_digest() {
 
     let a = ad_compiler::analyze(&text);
     let digest = ad_compiler::digest::plan_digest(
-        &a.steps,
+        a.steps(),
         a.metadata(),
         &ad_compiler::digest::DigestOptions::default(),
     );
@@ -481,7 +481,7 @@ fn resume_continues_the_live_session() {
     std::fs::write(&script, text).unwrap();
     let a = ad_compiler::analyze(text);
     let plan = Plan {
-        steps: &a.steps,
+        steps: a.steps(),
         metadata: a.metadata(),
     };
     let config = SessionConfig {

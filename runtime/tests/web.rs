@@ -52,7 +52,7 @@ fn run_into(
 ) -> Ran {
     let analysis = ad_compiler::analyze(text);
     let plan = Plan {
-        steps: &analysis.steps,
+        steps: analysis.steps(),
         metadata: analysis.metadata(),
     };
     let mut journal = Journal::memory("web-test");

@@ -365,7 +365,7 @@ fn check(input: &[u8]) {
             "the fixes made agent-device reject the script:\n{fixed}"
         );
         let evidence = |a: &ad_compiler::Analysis| {
-            a.steps
+            a.steps()
                 .iter()
                 .filter(|s| s.target_evidence.is_some() || s.target_evidences().is_some())
                 .count()

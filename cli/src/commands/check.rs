@@ -199,17 +199,18 @@ fn check_paths(args: &CheckArgs, paths: &[PathBuf], last_run: bool) -> Counts {
                 }
             }
         }
-        let text = std::mem::take(&mut analysis.parse.file.text);
-        let binary = analysis.parse.binary;
-        let mut diagnostics = std::mem::take(&mut analysis.diagnostics);
+        // The steps go first: they borrow from the text, and hold few blocks of their own.
+        let (mut parse, mut diagnostics) = analysis.into_parts();
+        let text = std::mem::take(&mut parse.file.text);
+        let binary = parse.binary;
         if last_run && nth + 1 == paths.len() {
-            // The last script's tree and steps are left to the process exit, which returns their
-            // pages at once: freeing a large script's millions of small blocks one by one costs
-            // about as much as a rule family.
-            std::mem::forget(analysis);
+            // The last script's tree is left to the process exit, which returns its pages at
+            // once: freeing a large script's millions of small blocks one by one costs about as
+            // much as a rule family.
+            std::mem::forget(parse);
         } else {
             // Freed before the next script is read.
-            drop(analysis);
+            drop(parse);
         }
         let mut read: Vec<_> = source.over_agent_device_limit.into_iter().collect();
         // A binary file gets AD002 alone; its bytes not being UTF-8 goes without saying.

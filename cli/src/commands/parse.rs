@@ -82,7 +82,7 @@ pub fn run(args: ParseArgs) -> i32 {
             ParseFormat::AgentDevice => {
                 ad_compiler::agent_device::report(&analysis, args.digest.then_some(&options))
             }
-            ParseFormat::Tree => serde_json::to_value(&analysis.parse.file).unwrap_or(Value::Null),
+            ParseFormat::Tree => serde_json::to_value(analysis.file()).unwrap_or(Value::Null),
         };
         if let Value::Object(m) = &mut value {
             m.insert("file".into(), source.name.clone().into());

@@ -266,7 +266,7 @@ pub fn run(args: RunArgs) -> i32 {
         );
     }
     let plan = Plan {
-        steps: &analysis.steps,
+        steps: analysis.steps(),
         metadata: analysis.metadata(),
     };
     let options = RunOptions {

@@ -141,7 +141,7 @@ fn read_fragment(text: &str) -> crate::Analysis {
 
 fn digest_of(analysis: &crate::Analysis) -> String {
     let digest = crate::digest::plan_digest(
-        &analysis.steps,
+        analysis.steps(),
         analysis.metadata(),
         &crate::digest::DigestOptions::default(),
     );
@@ -600,12 +600,12 @@ impl Composer<'_> {
         let first_line = SourceLines::new(text)
             .first_executable()
             .unwrap_or_default();
-        for step in &analysis.steps {
+        for step in analysis.steps() {
             if matches!(step.action(), Some(Action::Open) | Some(Action::Close)) {
                 let d = Diagnostic::new(
                     FRAGMENT_LIFECYCLE,
                     format!("`{}` inside a fragment", step.command()),
-                    step.line_span(&analysis.parse.file),
+                    step.line_span(analysis.file()),
                 )
                 .with_help(
                     "the parent opens and closes the app; remove this step from the fragment",
@@ -613,13 +613,13 @@ impl Composer<'_> {
                 self.report(file, chain, d);
             }
         }
-        match analysis.steps.first() {
+        match analysis.steps().first() {
             Some(step) => {
                 if let Some(why) = entry_guard_problem(step) {
                     let d = Diagnostic::new(
                         FRAGMENT_ENTRY_GUARD,
                         format!("the fragment's first step is not its entry guard: {why}"),
-                        step.line_span(&analysis.parse.file),
+                        step.line_span(analysis.file()),
                     )
                     .with_help("start with a selector `wait` with an explicit timeout and a verified target-v1 annotation, e.g. `wait \"id=\\\"login.email\\\"\" 5000` (record it with agent-device, or copy the annotation from a recorded run)");
                     self.report(file, chain, d);
@@ -666,7 +666,7 @@ impl Composer<'_> {
             return;
         }
         let mut seen = std::collections::BTreeSet::new();
-        for line in &analysis.parse.file.lines {
+        for line in &analysis.file().lines {
             if !matches!(line.kind, ad_grammar::tree::LineKind::Action(_)) {
                 continue;
             }

@@ -94,13 +94,13 @@ fn steps_of(text: &str) -> (Vec<StepView>, Option<String>, Option<String>) {
     let text = &SourceLines::new(text).blank_composition_lines();
     let analysis = crate::read(text);
     let steps = analysis
-        .steps
+        .steps()
         .iter()
         .map(|s| StepView {
             line: s.line() + 1,
             key: s.to_agent_device_json(),
             shown: analysis
-                .parse
+                .parse()
                 .file
                 .lines
                 .get(s.line())

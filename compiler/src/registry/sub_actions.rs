@@ -296,7 +296,7 @@ pub fn step_action<'a>(action: Action, word: impl Fn(usize) -> Option<&'a str>) 
     }
 }
 
-impl Step {
+impl Step<'_> {
     /// What this step does as written, sub-command included; `None` for a word the registry does
     /// not know. A `${VAR}` sub-command reads as the family's `Unknown` here.
     pub fn step_action(&self) -> Option<StepAction> {

@@ -25,7 +25,7 @@ mod variables;
 pub(crate) struct Context<'a> {
     pub parse: &'a Parse,
     pub config: &'a crate::config::Config,
-    pub steps: &'a [Step],
+    pub steps: &'a [Step<'a>],
     /// Lines agent-device already rejects (sorted); rules stay quiet there to avoid double
     /// reports. Usually empty, so a sorted list costs nothing to build or ask.
     rejected_lines: Vec<usize>,
@@ -57,9 +57,9 @@ impl Context<'_> {
 
 /// One step as the walk hands it to every family.
 pub(crate) struct At<'s> {
-    pub step: &'s Step,
+    pub step: &'s Step<'s>,
     /// The step before it (`None` for the first).
-    pub previous: Option<&'s Step>,
+    pub previous: Option<&'s Step<'s>>,
     /// What the daemon does with the step when the replay dispatches it (computed once here,
     /// read by the parity and dispatch families).
     pub verdict: dispatch::Verdict,

@@ -133,7 +133,7 @@ impl Sessions {
         let analysis = crate::gate::analyze(&req.script, &req.options.script_path, &req.text, true)
             .map_err(|r| r.summary)?;
         let plan = Plan {
-            steps: &analysis.steps,
+            steps: analysis.steps(),
             metadata: analysis.metadata(),
         };
         let config = SessionConfig {

@@ -244,7 +244,7 @@ fn line_of(words: &[String], literal_from: usize) -> String {
 }
 
 /// Lowers one command line; refuses what agent-device's reader would reject.
-fn lower_line(line: &str) -> Result<Step, Refusal> {
+fn lower_line(line: &str) -> Result<Step<'static>, Refusal> {
     let analysis = ad_compiler::read(line);
     if let Some(d) = analysis
         .diagnostics
@@ -254,9 +254,9 @@ fn lower_line(line: &str) -> Result<Step, Refusal> {
         return Err(Refusal::new("INVALID_ARGS", d.message.to_string()));
     }
     analysis
-        .steps
-        .into_iter()
-        .next()
+        .steps()
+        .first()
+        .map(|step| step.clone().into_owned())
         .ok_or_else(|| Refusal::new("INVALID_ARGS", "no command given"))
 }
 
@@ -902,7 +902,7 @@ impl Sessions {
         let mut closed = false;
         let mut failure = None;
         let mut warnings = Vec::new();
-        for step in &analysis.steps {
+        for step in analysis.steps() {
             if step.spec.is_some_and(|sp| sp.effect == Effect::Skipped) {
                 continue;
             }
@@ -1035,7 +1035,7 @@ fn fill_text_at(step: &Step) -> usize {
 
 /// The variable of a fill whose whole text is one `${NAME}` placeholder (ADR 0017's replay
 /// provenance: such a fill is recorded as `${NAME}`, never as its value).
-fn whole_placeholder_fill(step: &Step) -> Option<&str> {
+fn whole_placeholder_fill<'s>(step: &'s Step<'s>) -> Option<&'s str> {
     if step.action() != Some(Action::Fill) {
         return None;
     }
@@ -1049,7 +1049,12 @@ fn whole_placeholder_fill(step: &Step) -> Option<&str> {
 
 /// A replayed step as it was dispatched: each positional holding a placeholder expanded (but a
 /// whole-placeholder fill's text), then `protect` puts parameterized values back as `${NAME}`.
-fn dispatched_step(step: &Step, keep_text: bool, scope: &mut Scope, protect: &Redactor) -> Step {
+fn dispatched_step<'s>(
+    step: &Step<'s>,
+    keep_text: bool,
+    scope: &mut Scope,
+    protect: &Redactor,
+) -> Step<'s> {
     let mut out = step.clone();
     let text_at = keep_text.then(|| fill_text_at(step));
     for (i, arg) in out.positionals.iter_mut().enumerate() {

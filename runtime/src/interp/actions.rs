@@ -59,7 +59,7 @@ impl<B: Backend> Exec<'_, B> {
 
     pub(super) async fn click(
         &mut self,
-        step: &Step,
+        step: &Step<'_>,
         p: &[String],
         flags: &Map<String, Value>,
     ) -> Outcome {
@@ -101,7 +101,7 @@ impl<B: Backend> Exec<'_, B> {
         Ok(t.result())
     }
 
-    pub(super) async fn longpress(&mut self, step: &Step, p: &[String]) -> Outcome {
+    pub(super) async fn longpress(&mut self, step: &Step<'_>, p: &[String]) -> Outcome {
         // A trailing number after a non-point target is the duration.
         let mut args = p.to_vec();
         let mut duration = LONGPRESS_MS;
@@ -128,7 +128,7 @@ impl<B: Backend> Exec<'_, B> {
 
     pub(super) async fn fill(
         &mut self,
-        step: &Step,
+        step: &Step<'_>,
         p: &[String],
         _flags: &Map<String, Value>,
     ) -> Outcome {
@@ -162,7 +162,7 @@ impl<B: Backend> Exec<'_, B> {
         Ok(t.result())
     }
 
-    pub(super) async fn swipe(&mut self, step: &Step, p: &[String]) -> Outcome {
+    pub(super) async fn swipe(&mut self, step: &Step<'_>, p: &[String]) -> Outcome {
         let c: Vec<Option<f64>> = (0..4).map(|i| num(p.get(i))).collect();
         let [Some(x1), Some(y1), Some(x2), Some(y2)] = [c[0], c[1], c[2], c[3]] else {
             return Err(Fail::new("INVALID_ARGS", "swipe requires x1 y1 x2 y2")
@@ -183,7 +183,7 @@ impl<B: Backend> Exec<'_, B> {
 
     pub(super) async fn gesture(
         &mut self,
-        step: &Step,
+        step: &Step<'_>,
         kind: GestureKind,
         p: &[String],
     ) -> Outcome {
@@ -320,7 +320,7 @@ impl<B: Backend> Exec<'_, B> {
 
     pub(super) async fn drag_endpoint(
         &mut self,
-        step: &Step,
+        step: &Step<'_>,
         t: Option<&String>,
         which: &str,
     ) -> Result<Resolved, Fail> {

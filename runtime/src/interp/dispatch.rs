@@ -11,7 +11,7 @@ use crate::records::journal::{ActionArgs, StepResult};
 use crate::tree::Point;
 
 impl<B: Backend> Exec<'_, B> {
-    pub(super) async fn step(&mut self, step: &Step, path: &str) -> Outcome {
+    pub(super) async fn step(&mut self, step: &Step<'_>, path: &str) -> Outcome {
         let (p, flags, _runtime) = self.interpolate(step, path).await?;
         let cmd = step.command();
         let mutates = ad_compiler::profile::mutates(step);

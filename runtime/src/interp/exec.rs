@@ -28,7 +28,7 @@ pub(super) fn num(s: Option<&String>) -> Option<f64> {
     n.is_finite().then_some(n)
 }
 
-pub(super) fn flag_u64(step: &Step, key: &str) -> Option<u64> {
+pub(super) fn flag_u64(step: &Step<'_>, key: &str) -> Option<u64> {
     step.flags()
         .get(key)
         .and_then(Value::as_f64)
@@ -187,7 +187,7 @@ impl<B: Backend> Exec<'_, B> {
 
     pub(super) async fn interpolate(
         &mut self,
-        step: &Step,
+        step: &Step<'_>,
         path: &str,
     ) -> Result<(Vec<String>, Map<String, Value>, Option<Map<String, Value>>), Fail> {
         let unresolved = |u: Unresolved, line: usize| {

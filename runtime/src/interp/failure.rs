@@ -70,7 +70,7 @@ impl<B: Backend> Exec<'_, B> {
     pub(super) async fn failure(
         &mut self,
         fail: Fail,
-        step: &Step,
+        step: &Step<'_>,
         index: usize,
         line: usize,
         label: &str,

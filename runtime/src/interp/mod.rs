@@ -87,7 +87,7 @@ pub struct RunOptions {
 
 /// A compiled script.
 pub struct Plan<'a> {
-    pub steps: &'a [Step],
+    pub steps: &'a [Step<'a>],
     pub metadata: &'a Metadata,
 }
 
@@ -502,7 +502,7 @@ pub async fn run_live_step<B: Backend>(
     state: &mut LiveState,
     backend: &mut B,
     journal: &mut Journal,
-    step: &Step,
+    step: &Step<'_>,
     path: &str,
 ) -> LiveOutcome {
     let t0 = Instant::now();

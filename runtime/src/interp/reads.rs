@@ -18,7 +18,7 @@ use crate::select::{self, resolve, Policy, Selector};
 use crate::tree::{display_label, display_role, Snapshot};
 
 impl<B: Backend> Exec<'_, B> {
-    pub(super) async fn is(&mut self, step: &Step, p: &[String]) -> Outcome {
+    pub(super) async fn is(&mut self, step: &Step<'_>, p: &[String]) -> Outcome {
         let (predicate, selector, expected) = match is_form(p) {
             IsForm::Check {
                 predicate,
@@ -109,7 +109,7 @@ impl<B: Backend> Exec<'_, B> {
         }
     }
 
-    pub(super) async fn get(&mut self, step: &Step, op: GetOp, p: &[String]) -> Outcome {
+    pub(super) async fn get(&mut self, step: &Step<'_>, op: GetOp, p: &[String]) -> Outcome {
         let sub = p.first().cloned().unwrap_or_default();
         if op == GetOp::Unknown {
             return Err(Fail::new(

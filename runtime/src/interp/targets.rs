@@ -44,7 +44,7 @@ impl Resolved {
 
 /// The step's selector policy, from its targeting in the registry: acting commands need one
 /// element, `get text`/`is` read text, other reads take any match. `p` are its interpolated words.
-pub(super) fn policy_for(step: &Step, p: &[String]) -> Policy {
+pub(super) fn policy_for(step: &Step<'_>, p: &[String]) -> Policy {
     use ad_compiler::registry::{step_action, GetOp, StepAction, Targeting};
     let Some(spec) = step.spec else {
         return Policy::ANY;
@@ -77,7 +77,7 @@ impl<B: Backend> Exec<'_, B> {
     /// Resolves positional `at` (and `at+1` for points) to a point.
     pub(super) async fn target(
         &mut self,
-        step: &Step,
+        step: &Step<'_>,
         p: &[String],
         at: usize,
         appear: bool,
@@ -117,7 +117,7 @@ impl<B: Backend> Exec<'_, B> {
 
     pub(super) async fn ref_target(
         &mut self,
-        step: &Step,
+        step: &Step<'_>,
         t: &str,
         evidence: Option<&TargetEvidence>,
     ) -> Result<Resolved, Fail> {
@@ -168,7 +168,7 @@ impl<B: Backend> Exec<'_, B> {
 
     pub(super) async fn selector_target(
         &mut self,
-        step: &Step,
+        step: &Step<'_>,
         t: &str,
         policy: Policy,
         evidence: Option<&TargetEvidence>,

@@ -28,7 +28,7 @@ fn waited(waited_ms: u64) -> StepResult {
 }
 
 impl<B: Backend> Exec<'_, B> {
-    pub(super) async fn wait(&mut self, step: &Step, p: &[String]) -> Outcome {
+    pub(super) async fn wait(&mut self, step: &Step<'_>, p: &[String]) -> Outcome {
         let form = wait_form(p);
         let landmark = step.target_evidence.as_deref().filter(|_| {
             step.spec

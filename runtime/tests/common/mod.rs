@@ -85,7 +85,7 @@ fn pairs(p: &[(&str, &str)]) -> Vec<(String, String)> {
 pub fn run_with(name: &str, text: &str, o: Opts) -> Ran {
     let analysis = ad_compiler::analyze(text);
     let plan = Plan {
-        steps: &analysis.steps,
+        steps: analysis.steps(),
         metadata: analysis.metadata(),
     };
     let mut sim = Sim::with_model(o.model.unwrap_or_else(shop));

@@ -182,7 +182,7 @@ fn cli_only_drop(step: &Step) -> Option<(&'static str, usize)> {
     cli_only.iter().find_map(|f| {
         f.drop
             .iter()
-            .find(|w| **w == first.value)
+            .find(|w| **w == &*first.value)
             .map(|w| (*w, first.tokens[0]))
     })
 }

@@ -12,7 +12,7 @@ use crate::rules::Context;
 pub(super) struct AfterClose<'s> {
     /// The line of the `close` that ends the script (steps after it are skipped ones).
     terminal: Option<usize>,
-    closed_at: Option<&'s Step>,
+    closed_at: Option<&'s Step<'s>>,
 }
 
 impl<'s> AfterClose<'s> {
@@ -23,7 +23,7 @@ impl<'s> AfterClose<'s> {
         }
     }
 
-    pub(super) fn step(&mut self, cx: &Context, step: &'s Step, out: &mut Vec<Diagnostic>) {
+    pub(super) fn step(&mut self, cx: &Context, step: &'s Step<'s>, out: &mut Vec<Diagnostic>) {
         let closed_at = &mut self.closed_at;
         match step.action() {
             Some(Action::Close) if Some(step.line()) != self.terminal => *closed_at = Some(step),

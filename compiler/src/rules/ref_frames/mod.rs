@@ -22,11 +22,11 @@ enum Frame<'s> {
     None,
     Active {
         scope: Option<String>,
-        snapshot: &'s Step,
+        snapshot: &'s Step<'s>,
     },
     Expired {
-        snapshot: &'s Step,
-        by: &'s Step,
+        snapshot: &'s Step<'s>,
+        by: &'s Step<'s>,
     },
 }
 
@@ -96,7 +96,7 @@ impl<'s> Family<'s> for RefFrames<'s> {
 }
 
 /// The `@ref` arguments of a step (and a `snapshot -s @ref` scope).
-fn refs(step: &Step) -> Vec<(&Arg, String)> {
+fn refs<'s>(step: &'s Step<'s>) -> Vec<(&'s Arg<'s>, String)> {
     step.positionals
         .iter()
         .filter(|a| a.value.starts_with('@') && a.value.len() > 1 && !a.has_dollar_brace())

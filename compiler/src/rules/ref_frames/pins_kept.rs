@@ -17,6 +17,6 @@ pub(super) fn check(cx: &Context, step: &Step, arg: &Arg, value: &str, out: &mut
         Diagnostic::new(codes::PIN_KEPT, format!("the pin in `{value}` names a generation of the recording session"), span)
             .with_label(format!("`{}` keeps its pin: it never matches a new session", step.command()))
             .with_help("pins are session-scoped; drop the `~sN` suffix (the reader strips pins only for click, press, fill, get, wait, longpress and hover)")
-            .with_fix(format!("Use `{stripped}`"), vec![Edit { span, replacement: stripped.clone() }]),
+            .with_fix(format!("Use `{stripped}`"), vec![Edit { span, replacement: stripped.to_string() }]),
     );
 }

@@ -24,7 +24,7 @@ pub(super) fn check(cx: &Context, at: &At, out: &mut Vec<Diagnostic>) {
 }
 
 /// The text argument of a fill (after `x y`, `@ref [label]` or the selector).
-fn fill_text(step: &Step) -> Option<&crate::lower::Arg> {
+fn fill_text<'s>(step: &'s Step<'s>) -> Option<&'s crate::lower::Arg<'s>> {
     match step.positionals.len() {
         0 | 1 => None,
         n => step.positionals.get(n - 1),

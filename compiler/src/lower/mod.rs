@@ -5,82 +5,18 @@
 use ad_grammar::annotation::{CompactString, DualEvidence, Evidence, TargetEvidence};
 use ad_grammar::diagnostic::{phase, Reader};
 use ad_grammar::json::js_number_value;
-use ad_grammar::placeholder::has_dollar_brace;
 use ad_grammar::text::{is_numeric, js_flag_integer, js_number, js_trim};
 use ad_grammar::{ActionLine, Diagnostic, Line, SourceFile, Span};
 use serde_json::{Map, Value};
-use std::borrow::Cow;
 use std::sync::Arc;
+
+mod args;
+
+pub use args::{Arg, ArgText, Positionals, TokenIndices};
 
 use crate::codes;
 use crate::registry::arity::{arity_for, Migration};
 use crate::registry::{self, CommandSpec, FlagValue, ReaderRule};
-
-/// A step's positionals.
-pub type Positionals = smallvec::SmallVec<[Arg; 2]>;
-
-/// One value handed to the daemon, with the tokens it was read from.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Arg {
-    /// Inline when short (most values are): no heap block per argument.
-    pub value: CompactString,
-    /// Indices into the action line's tokens (0 is the command word).
-    pub tokens: TokenIndices,
-}
-
-impl Arg {
-    fn new(value: impl Into<CompactString>, tokens: TokenIndices) -> Arg {
-        Arg {
-            value: value.into(),
-            tokens,
-        }
-    }
-    /// Whether the value contains `${` (a placeholder, or text that looks like one). Asked, not
-    /// stored: a scan of a short value costs less than a field in every argument of every step.
-    pub fn has_dollar_brace(&self) -> bool {
-        has_dollar_brace(&self.value)
-    }
-}
-
-/// The token indices of an argument. Almost every argument is one token, and that case is
-/// stored inline: lowering allocates nothing for it. The rare joined case is boxed so the whole
-/// is two words.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum TokenIndices {
-    One([usize; 1]),
-    #[allow(clippy::box_collection)]
-    Many(Box<Vec<usize>>),
-}
-
-impl TokenIndices {
-    pub fn one(index: usize) -> TokenIndices {
-        TokenIndices::One([index])
-    }
-}
-
-impl std::ops::Deref for TokenIndices {
-    type Target = [usize];
-    fn deref(&self) -> &[usize] {
-        match self {
-            TokenIndices::One(one) => one,
-            TokenIndices::Many(many) => many,
-        }
-    }
-}
-
-impl<'a> IntoIterator for &'a TokenIndices {
-    type Item = &'a usize;
-    type IntoIter = std::slice::Iter<'a, usize>;
-    fn into_iter(self) -> Self::IntoIter {
-        self.iter()
-    }
-}
-
-impl AsRef<str> for Arg {
-    fn as_ref(&self) -> &str {
-        &self.value
-    }
-}
 
 /// A step's token spans as the tree holds them ([`Step::token_spans`]): indexed like a slice of
 /// spans (0 is the command word), without a copy per step.
@@ -128,14 +64,14 @@ pub enum ReaderNote {
 
 /// A lowered action line.
 #[derive(Debug, Clone)]
-pub struct Step {
+pub struct Step<'src> {
     /// 0-based line index ([`Step::line`]; 32 bits, like spans: a step is stored per action).
     line: u32,
     /// The registry's entry; the command word is its name ([`Step::command`]), or for a word the
     /// registry does not know, kept with the rare fields.
     pub spec: Option<&'static CommandSpec>,
     /// Inline up to two (almost every step): no heap block of its own.
-    pub positionals: Positionals,
+    pub positionals: Positionals<'src>,
     /// Shared with the annotation in the tree (most steps have none).
     pub target_evidence: Option<Arc<TargetEvidence>>,
     /// Annotation line index, or [`NO_ANNOTATION`] ([`Step::annotation_line`]): half the size
@@ -144,16 +80,16 @@ pub struct Step {
     /// What few steps have (read through [`Step::flags`], [`Step::runtime`], [`Step::ref_label`],
     /// [`Step::target_evidences`], [`Step::notes`]), boxed together: a script holds hundreds of
     /// thousands of steps, and these fields would double the size of each.
-    rare: Option<Box<StepRare>>,
+    rare: Option<Box<StepRare<'src>>>,
 }
 
 #[derive(Debug, Clone, Default)]
-struct StepRare {
+struct StepRare<'src> {
     /// The command word when the registry does not know it.
     unknown_command: Option<CompactString>,
     flags: crate::flags::Flags,
     runtime: Option<crate::flags::Flags>,
-    ref_label: Option<Arg>,
+    ref_label: Option<Arg<'src>>,
     target_evidences: Option<Arc<DualEvidence>>,
     notes: Vec<ReaderNote>,
 }
@@ -164,7 +100,7 @@ const NO_ANNOTATION: u32 = u32::MAX;
 /// The flags of a step that has none.
 static NO_FLAGS: crate::flags::Flags = crate::flags::Flags::new();
 
-impl Step {
+impl<'src> Step<'src> {
     /// The `flags` object as agent-device builds it (most steps have none).
     pub fn flags(&self) -> &crate::flags::Flags {
         self.rare.as_ref().map_or(&NO_FLAGS, |r| &r.flags)
@@ -174,7 +110,7 @@ impl Step {
         self.rare.as_ref()?.runtime.as_ref()
     }
     /// The label argument a `ref` form carries (`click @e3 "Sign in"`).
-    pub fn ref_label(&self) -> Option<&Arg> {
+    pub fn ref_label(&self) -> Option<&Arg<'src>> {
         self.rare.as_ref()?.ref_label.as_ref()
     }
     /// Drag endpoints' evidence (`targets-v1`), shared with the annotation in the tree.
@@ -204,7 +140,36 @@ impl Step {
     pub fn annotation_line(&self) -> Option<usize> {
         (self.annotation_line != NO_ANNOTATION).then_some(self.annotation_line as usize)
     }
-    fn rare_mut(&mut self) -> &mut StepRare {
+    /// The same step, no longer borrowed from the source: for a step kept after its analysis is
+    /// gone (a line an authoring session runs).
+    pub fn into_owned(self) -> Step<'static> {
+        Step {
+            line: self.line,
+            spec: self.spec,
+            positionals: self.positionals.into_owned(),
+            target_evidence: self.target_evidence,
+            annotation_line: self.annotation_line,
+            rare: self.rare.map(|rare| {
+                let StepRare {
+                    unknown_command,
+                    flags,
+                    runtime,
+                    ref_label,
+                    target_evidences,
+                    notes,
+                } = *rare;
+                Box::new(StepRare {
+                    unknown_command,
+                    flags,
+                    runtime,
+                    ref_label: ref_label.map(Arg::into_owned),
+                    target_evidences,
+                    notes,
+                })
+            }),
+        }
+    }
+    fn rare_mut(&mut self) -> &mut StepRare<'src> {
         self.rare.get_or_insert_with(Default::default)
     }
 
@@ -296,16 +261,17 @@ impl Step {
 }
 
 /// The tokens a reader keeps, inline for a line's usual handful (one per step: no heap block).
-type TokRefs<'t> = smallvec::SmallVec<[&'t Tok<'t>; 4]>;
+type TokRefs<'b, 'src> = smallvec::SmallVec<[&'b Tok<'src>; 4]>;
 
 struct Tok<'a> {
-    /// Decoded here, once per token: the tree keeps only where each token is.
-    value: Cow<'a, str>,
+    /// Decoded here, once per token: the tree keeps only where each token is. Borrowed from
+    /// the source unless the token has an escape, and handed to the step as it is.
+    value: ArgText<'a>,
     index: usize,
 }
 
 /// Lowers every action line. Parity diagnostics (the reader's rejections) are appended.
-pub fn lower(file: &SourceFile, diagnostics: &mut Vec<Diagnostic>) -> Vec<Step> {
+pub fn lower<'f>(file: &'f SourceFile, diagnostics: &mut Vec<Diagnostic>) -> Vec<Step<'f>> {
     let mut steps = Vec::with_capacity(file.actions().count());
     // One token buffer for the whole file instead of one per line.
     let mut args = Vec::new();
@@ -322,7 +288,7 @@ fn lower_line<'t>(
     line: &Line,
     action: &'t ActionLine,
     args: &mut Vec<Tok<'t>>,
-    steps: &mut Vec<Step>,
+    steps: &mut Vec<Step<'t>>,
     diagnostics: &mut Vec<Diagnostic>,
 ) {
     let text = file.text.as_str();
@@ -330,7 +296,7 @@ fn lower_line<'t>(
     let spec = registry::lookup(&word);
     args.clear();
     args.extend(action.args().iter().enumerate().map(|(i, t)| Tok {
-        value: t.value(text),
+        value: ArgText::from_cow(t.value(text)),
         index: i + 1,
     }));
     let args = &args[..];
@@ -347,8 +313,7 @@ fn lower_line<'t>(
     steps.push(Step {
         line: line.index() as u32,
         spec,
-        // At most one per argument token, so pushing never regrows (and a step keeps no slack).
-        positionals: Positionals::with_capacity(action.args().len()),
+        positionals: Positionals::Zero,
         target_evidence,
         // A line index is below `u32::MAX`: sources are capped at `Span::MAX_SOURCE` bytes.
         annotation_line: action.annotation.unwrap_or(NO_ANNOTATION),
@@ -367,6 +332,7 @@ fn lower_line<'t>(
         diagnostics,
         line: line.index(),
         tokens: &action.tokens,
+        text,
     };
     match rule {
         ReaderRule::Verbatim | ReaderRule::Context => ctx.verbatim(args, false),
@@ -394,35 +360,19 @@ fn lower_line<'t>(
     ctx.arity();
 }
 
-fn single(t: &&Tok) -> Arg {
-    Arg::new(&*t.value, TokenIndices::one(t.index))
+fn single<'t>(t: &&Tok<'t>) -> Arg<'t> {
+    Arg::new(t.value.clone(), TokenIndices::one(t.index))
 }
 
-fn joined(tokens: &[&Tok]) -> Arg {
-    if let [one] = tokens {
-        return single(one);
-    }
-    let mut value = CompactString::with_capacity(tokens.iter().map(|t| t.value.len() + 1).sum());
-    for (i, t) in tokens.iter().enumerate() {
-        if i > 0 {
-            value.push(' ');
-        }
-        value.push_str(&t.value);
-    }
-    Arg::new(
-        value,
-        TokenIndices::Many(Box::new(tokens.iter().map(|t| t.index).collect())),
-    )
-}
-
-/// The reference's pin parser: `@e12~s4` → `@e12`; an invalid pin is left as is.
-pub fn strip_pin(value: &str) -> String {
+/// The reference's pin parser: `@e12~s4` → `@e12`; an invalid pin is left as is. A slice of
+/// `value`, so a stripped ref still borrows from the source.
+pub fn strip_pin(value: &str) -> &str {
     if !value.starts_with('@') {
-        return value.to_string();
+        return value;
     }
     let t = js_trim(value);
     match t.find('~') {
-        None => t.to_string(),
+        None => t,
         Some(n) => {
             let pin = &t[n..];
             let valid = n > 0
@@ -430,20 +380,22 @@ pub fn strip_pin(value: &str) -> String {
                 && pin.starts_with("~s")
                 && pin[2..].bytes().all(|b| b.is_ascii_digit());
             if valid {
-                t[..n].to_string()
+                &t[..n]
             } else {
-                value.to_string()
+                value
             }
         }
     }
 }
 
-struct Ctx<'s, 'd> {
-    step: &'s mut Step,
+struct Ctx<'s, 'd, 'src> {
+    step: &'s mut Step<'src>,
     diagnostics: &'d mut Vec<Diagnostic>,
     line: usize,
     /// The line's tokens, for the spans of what the reader rejects.
     tokens: &'s [ad_grammar::Token],
+    /// The source text, which the step's values borrow from.
+    text: &'src str,
 }
 
 /// The span covering every token of a line.
@@ -455,7 +407,7 @@ fn line_span(tokens: &[ad_grammar::Token]) -> Span {
         .unwrap_or_default()
 }
 
-impl Ctx<'_, '_> {
+impl<'src> Ctx<'_, '_, 'src> {
     fn spec(&self) -> Option<&'static CommandSpec> {
         self.step.spec
     }
@@ -464,19 +416,22 @@ impl Ctx<'_, '_> {
         self.step.rare_mut().notes.push(note);
     }
 
-    fn pin(&mut self, t: &Tok) -> Arg {
+    fn pin(&mut self, t: &Tok<'src>) -> Arg<'src> {
         if !t.value.starts_with('@') {
             return single(&t); // only refs carry pins
         }
         let stripped = strip_pin(&t.value);
-        if stripped != *t.value && t.value.contains('~') {
+        if stripped != &*t.value && t.value.contains('~') {
             self.note(ReaderNote::PinStripped { token: t.index });
         }
-        Arg::new(stripped.as_str(), TokenIndices::one(t.index))
+        let value = match &t.value {
+            ArgText::Source(source) => ArgText::Source(strip_pin(source)),
+            ArgText::Built(_) => ArgText::Built(stripped.into()),
+        };
+        Arg::new(value, TokenIndices::one(t.index))
     }
 
-    fn verbatim(&mut self, args: &[Tok], strip_pins: bool) {
-        self.step.positionals.reserve_exact(args.len());
+    fn verbatim(&mut self, args: &[Tok<'src>], strip_pins: bool) {
         for t in args {
             // A CLI flag the reader keeps as a positional (`scroll down --pixels 200`).
             if self.step.spec.is_some_and(|s| s.is_usable_in_scripts())
@@ -495,7 +450,7 @@ impl Ctx<'_, '_> {
     }
 
     /// Series flags anywhere (click/press, swipe, gesture, type/fill); returns the rest.
-    fn series_flags<'t>(&mut self, args: &'t [Tok<'t>]) -> TokRefs<'t> {
+    fn series_flags<'b>(&mut self, args: &'b [Tok<'src>]) -> TokRefs<'b, 'src> {
         let mut rest = TokRefs::new();
         let Some(spec) = self.spec() else {
             return args.iter().collect();
@@ -545,12 +500,12 @@ impl Ctx<'_, '_> {
         rest
     }
 
-    fn click_like(&mut self, args: &[Tok]) {
+    fn click_like(&mut self, args: &[Tok<'src>]) {
         let rest = self.series_flags(args);
         let Some(first) = rest.first() else { return };
         if first.value.starts_with('@') {
             let arg = self.pin(first);
-            self.step.positionals = smallvec::smallvec![arg];
+            self.step.positionals = Positionals::One([arg]);
             if let Some(label) = rest.get(1).filter(|l| !l.value.is_empty()) {
                 self.step.rare_mut().ref_label = Some(single(label));
             }
@@ -563,7 +518,7 @@ impl Ctx<'_, '_> {
             return;
         }
         if rest.len() >= 2 && is_numeric(&first.value) && is_numeric(&rest[1].value) {
-            self.step.positionals = smallvec::smallvec![single(first), single(&rest[1])];
+            self.step.positionals = Positionals::Two([single(first), single(&rest[1])]);
             for t in rest.iter().skip(2) {
                 self.note(ReaderNote::Dropped {
                     token: t.index,
@@ -575,22 +530,59 @@ impl Ctx<'_, '_> {
         self.push_joined(&rest);
     }
 
-    fn push_joined(&mut self, tokens: &[&Tok]) {
+    fn push_joined(&mut self, tokens: &[&Tok<'src>]) {
         if tokens.len() > 1 {
             let arg = self.step.positionals.len();
             self.note(ReaderNote::Joined { arg });
         }
-        self.step.positionals.push(joined(tokens));
+        let arg = self.joined(tokens);
+        self.step.positionals.push(arg);
     }
 
-    fn fill(&mut self, args: &[Tok]) {
+    /// Tokens joined with one space into a single value: the source's own text when they are
+    /// bare and one space apart (as a user types them), else text of its own.
+    fn joined(&self, tokens: &[&Tok<'src>]) -> Arg<'src> {
+        if let [one] = tokens {
+            return single(one);
+        }
+        let indices = TokenIndices::Many(Box::new(tokens.iter().map(|t| t.index).collect()));
+        if let Some(source) = self.joined_in_source(tokens) {
+            return Arg::new(ArgText::Source(source), indices);
+        }
+        let mut value =
+            CompactString::with_capacity(tokens.iter().map(|t| t.value.len() + 1).sum());
+        for (i, t) in tokens.iter().enumerate() {
+            if i > 0 {
+                value.push(' ');
+            }
+            value.push_str(&t.value);
+        }
+        Arg::new(ArgText::Built(value), indices)
+    }
+
+    fn joined_in_source(&self, tokens: &[&Tok<'src>]) -> Option<&'src str> {
+        let token = |t: &&Tok| &self.tokens[t.index];
+        let bare = |t: &&Tok| {
+            let t = token(t);
+            t.quoting == ad_grammar::Quoting::Bare && t.error.is_none()
+        };
+        let one_space_apart = |pair: &[&Tok]| {
+            let (a, b) = (token(&pair[0]).span, token(&pair[1]).span);
+            b.start() == a.end() + 1 && self.text.as_bytes()[a.end()] == b' '
+        };
+        let (first, last) = (token(tokens.first()?), token(tokens.last()?));
+        (tokens.iter().all(bare) && tokens.windows(2).all(one_space_apart))
+            .then(|| &self.text[first.span.start()..last.span.end()])
+    }
+
+    fn fill(&mut self, args: &[Tok<'src>]) {
         let p = self.series_flags(args);
         if p.len() < 2 {
             self.step.positionals = p.iter().map(single).collect();
             return;
         }
         if is_numeric(&p[0].value) && is_numeric(&p[1].value) {
-            self.step.positionals = smallvec::smallvec![single(&p[0]), single(&p[1])];
+            self.step.positionals = Positionals::Two([single(&p[0]), single(&p[1])]);
             self.push_joined(&p[2..]);
             return;
         }
@@ -609,7 +601,7 @@ impl Ctx<'_, '_> {
         self.push_joined(&p[1..]);
     }
 
-    fn get(&mut self, args: &[Tok]) {
+    fn get(&mut self, args: &[Tok<'src>]) {
         if args.len() < 2 {
             self.verbatim(args, false);
             return;
@@ -628,12 +620,12 @@ impl Ctx<'_, '_> {
                 });
             }
         } else {
-            let rest: Vec<&Tok> = args[1..].iter().collect();
+            let rest: Vec<&Tok<'src>> = args[1..].iter().collect();
             self.push_joined(&rest);
         }
     }
 
-    fn snapshot(&mut self, args: &[Tok]) {
+    fn snapshot(&mut self, args: &[Tok<'src>]) {
         let spec = self.spec();
         let mut i = 0;
         while i < args.len() {
@@ -682,7 +674,7 @@ impl Ctx<'_, '_> {
         }
     }
 
-    fn open(&mut self, args: &[Tok]) {
+    fn open(&mut self, args: &[Tok<'src>]) {
         let mut rest = Vec::new();
         for t in args {
             match &*t.value {
@@ -709,7 +701,7 @@ impl Ctx<'_, '_> {
         }
     }
 
-    fn read_runtime(&mut self, args: &[&Tok]) -> (Vec<Arg>, crate::flags::Flags) {
+    fn read_runtime(&mut self, args: &[&Tok<'src>]) -> (Vec<Arg<'src>>, crate::flags::Flags) {
         let mut out = crate::flags::Flags::new();
         let mut rest = Vec::new();
         let mut i = 0;
@@ -768,7 +760,7 @@ impl Ctx<'_, '_> {
         (rest, out)
     }
 
-    fn record(&mut self, args: &[Tok]) {
+    fn record(&mut self, args: &[Tok<'src>]) {
         let mut i = 0;
         while i < args.len() {
             let t = &args[i];
@@ -820,7 +812,7 @@ impl Ctx<'_, '_> {
         }
     }
 
-    fn screenshot(&mut self, args: &[Tok]) {
+    fn screenshot(&mut self, args: &[Tok<'src>]) {
         let mut i = 0;
         while i < args.len() {
             let t = &args[i];
@@ -991,7 +983,7 @@ impl Ctx<'_, '_> {
     }
 }
 
-impl Step {
+impl Step<'_> {
     /// The source span of `range` (byte offsets in `arg.value`). Exact for bare tokens and for
     /// quoted tokens without escapes; the whole token otherwise. For many ranges of one
     /// argument, build a [`ValueMap`] once instead.
@@ -999,7 +991,7 @@ impl Step {
         self.value_map(arg, file).span(range)
     }
     /// Where an argument's value sits in the source, for mapping many ranges of it.
-    pub fn value_map<'a>(&'a self, arg: &'a Arg, file: &'a SourceFile) -> ValueMap<'a> {
+    pub fn value_map<'a>(&'a self, arg: &'a Arg<'_>, file: &'a SourceFile) -> ValueMap<'a> {
         let text = file.text.as_str();
         let tokens = self.tokens(file);
         let mut pieces = Vec::with_capacity(if tokens.is_empty() {

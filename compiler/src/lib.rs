@@ -74,9 +74,9 @@ impl Analysis {
     pub fn metadata(&self) -> &ad_grammar::Metadata {
         &self.parse().metadata
     }
-    /// The parse and the diagnostics, the steps dropped (they borrow from the parse's text).
-    pub fn into_parts(self) -> (ad_grammar::Parse, Vec<Diagnostic>) {
-        (self.lowered.into_owner(), self.diagnostics)
+    /// The parse, the steps dropped (they borrow from its text).
+    pub fn into_parse(self) -> ad_grammar::Parse {
+        self.lowered.into_owner()
     }
     /// True when agent-device 0.21.5 would accept the script (no parity errors).
     pub fn accepted_by_agent_device(&self) -> bool {

@@ -199,19 +199,18 @@ fn check_paths(args: &CheckArgs, paths: &[PathBuf], last_run: bool) -> Counts {
                 }
             }
         }
-        // The steps go first: they borrow from the text, and hold few blocks of their own.
-        let (mut parse, mut diagnostics) = analysis.into_parts();
-        let text = std::mem::take(&mut parse.file.text);
-        let binary = parse.binary;
-        if last_run && nth + 1 == paths.len() {
-            // The last script's tree is left to the process exit, which returns its pages at
-            // once: freeing a large script's millions of small blocks one by one costs about as
-            // much as a rule family.
-            std::mem::forget(parse);
+        let mut diagnostics = std::mem::take(&mut analysis.diagnostics);
+        let binary = analysis.parse().binary;
+        let text: std::borrow::Cow<'static, str> = if last_run && nth + 1 == paths.len() {
+            // The last script's tree and steps are left to the process exit, which returns their
+            // pages at once: freeing a large script's millions of small blocks one by one costs
+            // about as much as a rule family. Its text is read from there.
+            let analysis: &'static ad_compiler::Analysis = Box::leak(Box::new(analysis));
+            analysis.text().into()
         } else {
-            // Freed before the next script is read.
-            drop(parse);
-        }
+            // Freed before the next script is read (the steps first: they borrow the text).
+            analysis.into_parse().file.text.into()
+        };
         let mut read: Vec<_> = source.over_agent_device_limit.into_iter().collect();
         // A binary file gets AD002 alone; its bytes not being UTF-8 goes without saying.
         if let Some(bad) = source.not_utf8.filter(|_| !binary) {

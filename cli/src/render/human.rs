@@ -386,7 +386,7 @@ fn row_text(row: &Row, colour: bool) -> String {
 /// a gap marker between lines that are not adjacent), a long line cut to its labels and some
 /// context, then the help and notes as ariadne writes them. Costs what it shows.
 fn excerpts(file: &CheckedFile, d: &Diagnostic, colour: bool, buf: &mut Vec<u8>) {
-    let text = file.text.as_str();
+    let text: &str = &file.text;
     let index = file.index();
     let (_, kind_color, kind_name) = kind_of(d.severity);
     let on = |c: Color| Some(c).filter(|_| colour);
@@ -615,7 +615,7 @@ mod tests {
     fn rendered(text: &str, colour: bool) -> Vec<u8> {
         let diagnostics = ad_compiler::analyze(text).diagnostics;
         assert!(!diagnostics.is_empty());
-        let file = CheckedFile::new("t.ad".into(), text.into(), diagnostics);
+        let file = CheckedFile::new("t.ad".into(), text.to_string(), diagnostics);
         let mut out = Vec::new();
         for d in &file.diagnostics {
             render(&file, d, colour, &mut out);

@@ -36,7 +36,8 @@ impl Related {
 /// One checked file, ready to render.
 pub struct CheckedFile {
     pub name: String,
-    pub text: String,
+    /// Owned, or borrowed from an analysis `ad check` leaves to the process exit.
+    pub text: std::borrow::Cow<'static, str>,
     pub diagnostics: Vec<Diagnostic>,
     /// Per diagnostic (same order), its places in other files; empty for a plain script.
     related: Vec<Vec<Related>>,
@@ -50,10 +51,14 @@ pub struct CheckedFile {
 }
 
 impl CheckedFile {
-    pub fn new(name: String, text: String, diagnostics: Vec<Diagnostic>) -> Self {
+    pub fn new(
+        name: String,
+        text: impl Into<std::borrow::Cow<'static, str>>,
+        diagnostics: Vec<Diagnostic>,
+    ) -> Self {
         CheckedFile {
             name,
-            text,
+            text: text.into(),
             diagnostics,
             related: Vec::new(),
             index: std::cell::OnceCell::new(),

@@ -34,7 +34,7 @@ pub struct Analysis {
 }
 
 /// The steps of a parse, borrowed from its text.
-pub type Steps<'src> = Vec<Step<'src>>;
+type Steps<'src> = Vec<Step<'src>>;
 
 self_cell::self_cell!(
     /// A parse (its `diagnostics` moved out) and the steps lowered from it: each step's values
@@ -48,11 +48,12 @@ self_cell::self_cell!(
 );
 
 impl Lowered {
-    /// Parses and lowers `text`, appending the reader's diagnostics to `diagnostics`.
-    fn read(text: String, diagnostics: &mut Vec<Diagnostic>) -> Lowered {
+    /// Parses and lowers `text`; returns the pair with the reader's diagnostics.
+    fn read(text: String) -> (Lowered, Vec<Diagnostic>) {
         let mut parse = ad_grammar::parse_owned(text);
-        diagnostics.append(&mut parse.diagnostics);
-        Lowered::new(parse, |parse| lower::lower(&parse.file, diagnostics))
+        let mut diagnostics = std::mem::take(&mut parse.diagnostics);
+        let lowered = Lowered::new(parse, |parse| lower::lower(&parse.file, &mut diagnostics));
+        (lowered, diagnostics)
     }
 }
 
@@ -103,8 +104,7 @@ pub fn analyze_with(text: &str, config: &config::Config) -> Analysis {
 /// [`analyze_with`] on a text the analysis keeps without copying it
 /// (`analysis.text()`).
 pub fn analyze_owned(text: String, config: &config::Config) -> Analysis {
-    let mut diagnostics = Vec::new();
-    let lowered = Lowered::read(text, &mut diagnostics);
+    let (lowered, mut diagnostics) = Lowered::read(text);
     // A JSON payload is refused before any step runs: say so once instead of reporting every
     // line. Maestro YAML and binary junk are replayed line by line, and each line the replay
     // dispatches is refused, so those lines are reported (AD003/AD002 say what the file is).
@@ -151,8 +151,7 @@ pub fn read(text: &str) -> Analysis {
 
 /// [`read`] on a text the analysis keeps without copying it.
 pub fn read_owned(text: String) -> Analysis {
-    let mut diagnostics = Vec::new();
-    let lowered = Lowered::read(text, &mut diagnostics);
+    let (lowered, diagnostics) = Lowered::read(text);
     Analysis {
         lowered,
         diagnostics,

@@ -33,9 +33,6 @@ impl<'src> ArgText<'src> {
             Cow::Owned(built) => ArgText::Built(built.into()),
         }
     }
-}
-
-impl ArgText<'_> {
     /// The same text, no longer borrowed from the source (a step that outlives its analysis).
     pub fn into_owned(self) -> ArgText<'static> {
         match self {
@@ -186,9 +183,6 @@ impl<'src> Positionals<'src> {
             }
         }
     }
-}
-
-impl Positionals<'_> {
     /// The same positionals, no longer borrowed from the source.
     pub fn into_owned(self) -> Positionals<'static> {
         match self {

@@ -80,6 +80,8 @@ fn build(file: &str, dir: &Path) -> PathBuf {
 #[test]
 fn flattened_scripts_are_accepted_by_agent_device_and_run_the_same() {
     let dir = scratch_dir("compose-build");
+    // The flattened copies run from the scratch folder, so it holds the models they run on.
+    ad_tests::copy_example_models(&dir);
     for file in EXAMPLES {
         let flat = build(file, &dir);
         let text = std::fs::read_to_string(&flat).unwrap();
@@ -133,6 +135,7 @@ fn the_journal_records_each_steps_source_and_include_chain() {
 fn scratch_project(name: &str) -> PathBuf {
     let dir = scratch_dir(name);
     std::fs::write(dir.join("ad.toml"), "").unwrap();
+    ad_tests::copy_example_models(&dir);
     std::fs::create_dir_all(dir.join("fragments")).unwrap();
     let src = repo().join("examples/composition");
     for f in [

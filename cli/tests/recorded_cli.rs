@@ -14,10 +14,7 @@ fn repo() -> PathBuf {
 }
 
 fn scratch(name: &str) -> PathBuf {
-    ad_tests::scratch_dir(
-        Path::new(env!("CARGO_TARGET_TMPDIR")),
-        &format!("ad-recorded-{name}"),
-    )
+    ad_tests::scratch_dir(&format!("ad-recorded-{name}"))
 }
 
 fn ad(dir: &Path, args: &[&str]) -> Output {

@@ -108,7 +108,7 @@ fn between<'a>(html: &'a str, start: &str, end: &str) -> &'a str {
 
 #[test]
 fn the_suite_report_is_static_redacted_and_structured() {
-    let scratch = ad_tests::scratch_dir(Path::new(env!("CARGO_TARGET_TMPDIR")), "report");
+    let scratch = ad_tests::scratch_dir("report");
     let report = suite_report(&scratch);
     assert_no_secret(&report, &[CANARY, "hunter2"]);
 
@@ -150,7 +150,7 @@ fn the_suite_report_is_static_redacted_and_structured() {
 
 #[test]
 fn ad_run_writes_the_same_report_for_one_script() {
-    let scratch = ad_tests::scratch_dir(Path::new(env!("CARGO_TARGET_TMPDIR")), "report-run");
+    let scratch = ad_tests::scratch_dir("report-run");
     let report = scratch.join("report");
     let out = common::run_in(
         &common::repo_root(),
@@ -189,7 +189,7 @@ fn ad_run_writes_the_same_report_for_one_script() {
 
 #[test]
 fn screenshots_are_copied_from_a_relative_artifacts_folder() {
-    let scratch = ad_tests::scratch_dir(Path::new(env!("CARGO_TARGET_TMPDIR")), "report-rel");
+    let scratch = ad_tests::scratch_dir("report-rel");
     let fixtures = common::repo_root().join("tests/fixtures/report");
     std::fs::copy(fixtures.join("passes.ad"), scratch.join("passes.ad")).unwrap();
     let app = common::repo_root().join("examples/apps/shop.json");
@@ -227,7 +227,7 @@ fn screenshots_are_copied_from_a_relative_artifacts_folder() {
 
 #[test]
 fn a_report_folder_that_is_a_file_is_refused_before_anything_runs() {
-    let scratch = ad_tests::scratch_dir(Path::new(env!("CARGO_TARGET_TMPDIR")), "report-file");
+    let scratch = ad_tests::scratch_dir("report-file");
     let file = scratch.join("report");
     std::fs::write(&file, "").unwrap();
     let out = common::run_in(
@@ -342,7 +342,7 @@ fn file_url(path: &Path) -> String {
 #[test]
 fn the_report_reads_in_chromium() {
     ad_tests::web_fixture::require_chromium();
-    let scratch = ad_tests::scratch_dir(Path::new(env!("CARGO_TARGET_TMPDIR")), "report-browser");
+    let scratch = ad_tests::scratch_dir("report-browser");
     let report = suite_report(&scratch);
     let mut browser = Browser::launch(&LaunchConfig {
         offline: true,

@@ -14,11 +14,7 @@ fn repo() -> PathBuf {
 }
 
 fn scratch(name: &str) -> PathBuf {
-    let dir = ad_tests::scratch_dir(
-        Path::new(env!("CARGO_TARGET_TMPDIR")),
-        &format!("ad-run-{name}"),
-    );
-    dir
+    ad_tests::scratch_dir(&format!("ad-run-{name}"))
 }
 
 fn ad(dir: &Path) -> Command {
@@ -865,6 +861,7 @@ fn injected_values_in_a_live_session_are_redacted_and_put_back_on_resume() {
     const EMAIL: &str = "Uniq-Mail-4471@example.org";
     let art = scratch("kept-values");
     let dir = scratch("kept-values-src");
+    ad_tests::copy_example_models(&dir);
     let script = dir.join("fields.ad");
     std::fs::write(
         &script,

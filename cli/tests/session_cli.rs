@@ -19,10 +19,7 @@ fn repo() -> PathBuf {
 }
 
 fn scratch(name: &str) -> PathBuf {
-    let dir = ad_tests::scratch_dir(
-        Path::new(env!("CARGO_TARGET_TMPDIR")),
-        &format!("ad-ses-{name}"),
-    );
+    let dir = ad_tests::scratch_dir(&format!("ad-ses-{name}"));
     std::fs::create_dir_all(dir.join("tmp")).unwrap();
     dir
 }

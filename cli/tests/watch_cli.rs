@@ -119,7 +119,7 @@ fn edit(path: &Path, line: &str) {
 /// A scratch copy of examples/composition (two compositions and their fragments) beside two
 /// plain scripts.
 fn project() -> PathBuf {
-    let dir = ad_tests::scratch_dir(Path::new(env!("CARGO_TARGET_TMPDIR")), "watch");
+    let dir = ad_tests::scratch_dir("watch");
     let flows = dir.join("flows");
     let examples = common::repo_root().join("examples");
     std::fs::create_dir_all(flows.join("fragments")).unwrap();

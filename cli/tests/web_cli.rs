@@ -18,10 +18,7 @@ fn repo() -> PathBuf {
 }
 
 fn scratch(name: &str) -> PathBuf {
-    let dir = ad_tests::scratch_dir(
-        Path::new(env!("CARGO_TARGET_TMPDIR")),
-        &format!("ad-web-{name}"),
-    );
+    let dir = ad_tests::scratch_dir(&format!("ad-web-{name}"));
     dir
 }
 

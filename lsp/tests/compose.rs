@@ -11,9 +11,7 @@ use ad_tests::lsp_client::{find, pos, Client};
 use serde_json::{json, Value};
 
 fn project(name: &str) -> PathBuf {
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR"))
-        .join(format!("ad-lsp-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
+    let dir = ad_tests::scratch_dir(&format!("ad-lsp-{name}"));
     std::fs::create_dir_all(dir.join("fragments")).unwrap();
     std::fs::write(dir.join("ad.toml"), "").unwrap();
     let src = ad_tests::repo_dir().join("examples/composition");

@@ -16,10 +16,7 @@ fn repo() -> PathBuf {
 }
 
 fn scratch(name: &str) -> PathBuf {
-    let dir = ad_tests::scratch_dir(
-        Path::new(env!("CARGO_TARGET_TMPDIR")),
-        &format!("ad-authoring-{name}"),
-    );
+    let dir = ad_tests::scratch_dir(&format!("ad-authoring-{name}"));
     dir
 }
 

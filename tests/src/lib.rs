@@ -45,15 +45,38 @@ pub fn repo_dir() -> PathBuf {
     manifest.parent().unwrap_or(manifest).to_path_buf()
 }
 
-/// A fresh, empty scratch folder `<root>/<prefix>-<pid>-<n>` for one test (`root` is usually the
-/// test binary's `CARGO_TARGET_TMPDIR`); unique across the tests of one process.
-pub fn scratch_dir(root: &Path, prefix: &str) -> PathBuf {
+/// Where every test's scratch folders go: `<temp>/ad-tests-<user>`, never inside the repository
+/// or cargo's target folder. A scratch project inside the repository would see the repository's
+/// own `apps/`, `examples/apps` and `ad.toml` by walking up (the sim's model search, the project
+/// root), so a test would pass only where the target folder happens to lie inside the checkout.
+pub fn scratch_root() -> PathBuf {
+    let user = std::env::var("USER").unwrap_or_else(|_| "user".into());
+    std::env::temp_dir().join(format!("ad-tests-{user}"))
+}
+
+/// A fresh, empty scratch folder `<scratch_root>/<prefix>-<pid>-<n>` for one test; unique across
+/// the tests of one process.
+pub fn scratch_dir(prefix: &str) -> PathBuf {
     static NEXT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
     let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-    let dir = root.join(format!("{prefix}-{}-{n}", std::process::id()));
+    let dir = scratch_root().join(format!("{prefix}-{}-{n}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).expect("create a scratch folder");
     dir
+}
+
+/// Copies the repository's example app models (`examples/apps/*.json`) into `<dir>/apps`, where
+/// the sim finds them for a script in `dir`: a scratch project holds the models it runs on.
+pub fn copy_example_models(dir: &Path) {
+    let apps = dir.join("apps");
+    std::fs::create_dir_all(&apps).expect("create the apps folder");
+    let src = repo_dir().join("examples/apps");
+    for entry in std::fs::read_dir(&src).expect("examples/apps is listed") {
+        let path = entry.expect("a directory entry").path();
+        if path.extension().is_some_and(|x| x == "json") {
+            std::fs::copy(&path, apps.join(file_name(&path))).expect("copy an app model");
+        }
+    }
 }
 
 /// A folder of `.ad` scripts with the oracle's output for each in `expected/<stem>.json`.
@@ -656,4 +679,26 @@ pub fn pick_fields(v: &Value, keys: &[&str]) -> Value {
         }
     }
     Value::Object(m)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A scratch project inside the checkout sees the repository's `examples/apps` and `ad.toml`
+    /// by walking up, so tests written against one pass only where cargo's target folder lies
+    /// inside the repository (issue 29: six tests failed with `CARGO_TARGET_DIR` elsewhere).
+    #[test]
+    fn scratch_folders_lie_outside_the_repository() {
+        let dir = scratch_dir("outside-check");
+        let dir = std::fs::canonicalize(&dir).unwrap();
+        let repo = std::fs::canonicalize(repo_dir()).unwrap();
+        assert!(
+            !dir.starts_with(&repo),
+            "{} lies inside the repository {}: set TMPDIR to a folder outside it",
+            dir.display(),
+            repo.display()
+        );
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
 }

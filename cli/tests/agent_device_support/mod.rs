@@ -118,10 +118,7 @@ impl Desktop {
     pub fn start(name: &str) -> Desktop {
         require_tools();
         let serial = serial();
-        let dir = Path::new(env!("CARGO_TARGET_TMPDIR"))
-            .join(format!("ad-bridge-{name}-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).unwrap();
+        let dir = ad_tests::scratch_dir(&format!("ad-bridge-{name}"));
         let env_file = dir.join("desktop.env");
         let mut cmd = Command::new("xvfb-run");
         cmd.args(["-a", "-s", "-screen 0 1024x768x24", "dbus-run-session", "--", "sh", "-c"])

@@ -5,7 +5,6 @@
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
-use std::sync::atomic::{AtomicUsize, Ordering};
 
 /// The repository root (the workspace folder).
 pub fn repo_root() -> PathBuf {
@@ -83,15 +82,7 @@ pub fn json_diagnostics(out: &Output) -> Vec<serde_json::Value> {
     }
 }
 
-/// A fresh, empty scratch folder under cargo's per-test-target temp dir.
+/// A fresh, empty scratch folder outside the repository ([`ad_tests::scratch_dir`]).
 pub fn scratch_dir(name: &str) -> PathBuf {
-    static NEXT: AtomicUsize = AtomicUsize::new(0);
-    let n = NEXT.fetch_add(1, Ordering::Relaxed);
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR"))
-        .join(format!("ad-cli-{name}-{}-{n}", std::process::id()));
-    if dir.exists() {
-        std::fs::remove_dir_all(&dir).expect("an old scratch folder can be removed");
-    }
-    std::fs::create_dir_all(&dir).expect("the scratch folder can be created");
-    dir
+    ad_tests::scratch_dir(&format!("ad-cli-{name}"))
 }

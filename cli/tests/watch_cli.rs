@@ -356,3 +356,138 @@ fn a_terminal_is_cleared_between_cycles_and_ctrl_c_ends_the_watch() {
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// A clean script, and the same script with one error (AD101) and a different size.
+const CLEAN: &str = "context platform=ios\nopen com.example.app\nwait 100\n";
+const BROKEN: &str = "context platform=ios\nopen com.example.app\nwait 100\nfrobnicate now\n";
+
+/// Saves `text` as `path` atomically (written beside it, then renamed over it), as editors do:
+/// a check never reads a half-written script.
+fn save(path: &Path, text: &str) {
+    let temp = path.with_extension("ad.tmp");
+    std::fs::write(&temp, text).expect("write the temporary file");
+    std::fs::rename(&temp, path).expect("rename it over the script");
+}
+
+/// Reads cycles from `first` on until every script of `wanted` has been re-checked with its
+/// error, each cycle's summary holding exactly one error per script it checked. Fails (after
+/// the deadline) if a script is never re-checked.
+fn until_every_error_is_reported(
+    w: &Watcher,
+    first: usize,
+    wanted: &std::collections::BTreeSet<String>,
+) {
+    let mut seen = std::collections::BTreeSet::new();
+    let mut n = first;
+    while seen.len() < wanted.len() {
+        let (output, line) = w.cycle(n);
+        let files: std::collections::BTreeSet<String> = output
+            .iter()
+            .filter_map(|l| l.strip_prefix("::error file="))
+            .map(|rest| rest.split(',').next().unwrap_or_default().to_string())
+            .collect();
+        let count = line
+            .split_whitespace()
+            .nth(2)
+            .and_then(|w| w.parse::<usize>().ok())
+            .unwrap_or_else(|| panic!("no script count in {line}"));
+        assert_eq!(
+            files.len(),
+            count,
+            "each re-checked script reports its one error: {line}\n{output:?}"
+        );
+        let errors = format!(": {count} error{}, ", if count == 1 { "" } else { "s" });
+        assert!(
+            line.contains(&errors),
+            "the summary counts the errors of this cycle: {line}"
+        );
+        seen.extend(files);
+        n += 1;
+        assert!(
+            seen.is_subset(wanted),
+            "only edited scripts are re-checked: {seen:?}"
+        );
+    }
+}
+
+/// Every save of a burst is re-checked: 40 scripts, each rewritten with an error 20 ms apart
+/// (before, a file saved while the previous batch was being read looked unchanged afterwards:
+/// 10 of 40 were re-checked).
+#[test]
+fn a_burst_of_saves_across_forty_scripts_rechecks_every_one() {
+    let dir = ad_tests::scratch_dir("watch-burst");
+    let flows = dir.join("flows");
+    std::fs::create_dir_all(&flows).unwrap();
+    let names: Vec<String> = (0..40).map(|i| format!("flows/s{i:02}.ad")).collect();
+    for name in &names {
+        std::fs::write(dir.join(name), CLEAN).unwrap();
+    }
+    let w = Watcher::start(
+        &dir,
+        &[
+            "check",
+            "--watch",
+            "--debounce",
+            "100",
+            "--format",
+            "github",
+            "flows",
+        ],
+    );
+    let (_, line) = w.cycle(1);
+    assert!(
+        line.starts_with("[watch #1] 40 scripts: 0 errors"),
+        "{line}"
+    );
+    for name in &names {
+        save(&dir.join(name), BROKEN);
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    until_every_error_is_reported(&w, 2, &names.iter().cloned().collect());
+    let (status, stderr) = w.interrupt();
+    assert!(status.success(), "{status:?}\n{stderr}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// 48 saves spread over 2,000 scripts in 20 folders (each cycle's scan reads them all, which
+/// widens the window in which a save was lost before): every one is re-checked.
+#[test]
+fn a_burst_of_saves_across_two_thousand_scripts_rechecks_every_one() {
+    let dir = ad_tests::scratch_dir("watch-many");
+    let mut names = Vec::new();
+    for folder in 0..20 {
+        std::fs::create_dir_all(dir.join(format!("flows/f{folder:02}"))).unwrap();
+        for i in 0..100 {
+            let name = format!("flows/f{folder:02}/s{i:03}.ad");
+            std::fs::write(dir.join(&name), CLEAN).unwrap();
+            names.push(name);
+        }
+    }
+    let w = Watcher::start(
+        &dir,
+        &[
+            "check",
+            "--watch",
+            "--debounce",
+            "100",
+            "--format",
+            "github",
+            "flows",
+        ],
+    );
+    let (_, line) = w.cycle(1);
+    assert!(
+        line.starts_with("[watch #1] 2000 scripts: 0 errors"),
+        "{line}"
+    );
+    let edited: Vec<&String> = names.iter().step_by(41).take(48).collect();
+    assert_eq!(edited.len(), 48);
+    for name in &edited {
+        save(&dir.join(name), BROKEN);
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    until_every_error_is_reported(&w, 2, &edited.iter().map(|s| s.to_string()).collect());
+    let (status, stderr) = w.interrupt();
+    assert!(status.success(), "{status:?}\n{stderr}");
+    let _ = std::fs::remove_dir_all(&dir);
+}

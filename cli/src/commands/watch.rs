@@ -45,9 +45,10 @@ struct Scripts {
     /// The ad.toml files that apply to the scripts (absolute): a change re-runs the scripts
     /// below it.
     configs: BTreeSet<PathBuf>,
-    /// Each script's, included file's and ad.toml's modification time and size when scanned:
-    /// reading a file (as every cycle does) raises events too, and only a file whose stamp moved
-    /// changed.
+    /// Each script's, included file's and ad.toml's modification time and size as the last
+    /// cycle that read it saw it (taken before it was read): reading a file (as every cycle
+    /// does) raises events too, and only a file whose stamp moved since changed. A file no cycle
+    /// has read since it appeared has none, so its first event is a change.
     stamps: BTreeMap<PathBuf, Option<Stamp>>,
 }
 
@@ -90,7 +91,7 @@ impl Scripts {
                 _ => continue,
             }
             let config = ad_compiler::config::Config::discover(path).unwrap_or_default();
-            let composition = super::compose::compose_file(path, &text, &config, Vec::new());
+            let composition = super::compose::compose_file(path, &text, &config, Vec::new(), None);
             for included in composition.files.keys().filter(|f| **f != abs) {
                 scripts
                     .includers
@@ -148,7 +149,32 @@ impl Scripts {
         out
     }
 
-    /// Has `file` changed since the scan? (A file the scan did not know is new.)
+    /// Keeps the fresh stamps of this scan only for the files the coming cycle reads (`changed`,
+    /// the scripts in `to_run` and what they include); every other file keeps the stamp of the
+    /// cycle that last read it (`before`). A file saved after the batch was taken but before
+    /// this scan still differs from what was checked, so its event, on its way, is a change.
+    fn keep_stamps(&mut self, before: &Scripts, changed: &BTreeSet<PathBuf>, to_run: &[PathBuf]) {
+        let mut read: BTreeSet<PathBuf> = changed.clone();
+        for script in to_run {
+            let abs = super::compose::absolute(script);
+            for (included, parents) in &self.includers {
+                if parents.contains(&abs) {
+                    read.insert(included.clone());
+                }
+            }
+            read.insert(abs);
+        }
+        let fresh = std::mem::take(&mut self.stamps);
+        for (file, stamp) in fresh {
+            if read.contains(&file) {
+                self.stamps.insert(file, stamp);
+            } else if let Some(old) = before.stamps.get(&file) {
+                self.stamps.insert(file, *old);
+            }
+        }
+    }
+
+    /// Has `file` changed since a cycle last read it? (A file none has read is new.)
     fn changed(&self, file: &Path) -> bool {
         match self.stamps.get(file) {
             Some(known) => *known != stamp(file),
@@ -304,14 +330,15 @@ pub fn watch(
             Wait::Changes => {}
         }
         // New scripts, removed ones and edited includes change the graph: read it again.
-        scripts = match Scripts::scan(roots) {
-            Ok(s) => s,
+        let before = match Scripts::scan(roots) {
+            Ok(s) => std::mem::replace(&mut scripts, s),
             Err(e) => {
                 eprintln!("watch: {e}");
-                Scripts::default()
+                std::mem::take(&mut scripts)
             }
         };
         to_run = scripts.affected(&changed, fragments);
+        scripts.keep_stamps(&before, &changed, &to_run);
         changed_names = {
             let edited: Vec<PathBuf> = changed
                 .iter()

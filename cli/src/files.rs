@@ -2,11 +2,13 @@
 //!
 //! Reading is capped: at most `--max-file-size` bytes (else `[input] max-file-size` from the
 //! `ad.toml` that applies, else agent-device's own 2 MiB) are read from any input, through the
-//! cap, so `/dev/zero` or a runaway pipe cannot exhaust memory. Folder walks take regular files
+//! cap, so `/dev/zero` or a runaway pipe cannot exhaust memory (`ad_compiler::input_file`, the
+//! reader fragments and fixtures go through too). Folder walks take regular files
 //! only: a FIFO named `*.ad` would block the walk forever.
 
-use std::io::Read;
 use std::path::{Path, PathBuf};
+
+use ad_compiler::input_file::{self, Accept, ReadError};
 
 use ad_grammar::input::AGENT_DEVICE_MAX_BYTES;
 use ad_grammar::Diagnostic;
@@ -129,23 +131,6 @@ pub fn collect(paths: &[PathBuf]) -> Result<Vec<PathBuf>, InputError> {
     Ok(out)
 }
 
-/// What a non-regular file is, for the "skipped" line.
-fn kind_of(ty: std::fs::FileType) -> &'static str {
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::FileTypeExt;
-        if ty.is_fifo() {
-            return "a FIFO";
-        } else if ty.is_socket() {
-            return "a socket";
-        } else if ty.is_char_device() || ty.is_block_device() {
-            return "a device";
-        }
-    }
-    let _ = ty;
-    "not a regular file"
-}
-
 /// Folders a search for scripts does not enter: build output, dependencies, hidden folders.
 pub fn skipped_folder(name: &std::ffi::OsStr) -> bool {
     name == "target" || name == "node_modules" || name.to_string_lossy().starts_with('.')
@@ -175,7 +160,7 @@ fn walk(dir: &Path, out: &mut Vec<PathBuf>) -> std::io::Result<()> {
             };
             match target {
                 Some(t) if !t.is_file() && !t.is_dir() => {
-                    eprintln!("skipped {}: {}", path.display(), kind_of(t));
+                    eprintln!("skipped {}: {}", path.display(), input_file::kind_of(t));
                 }
                 Some(t) if t.is_dir() => {}
                 _ => out.push(path),
@@ -183,15 +168,6 @@ fn walk(dir: &Path, out: &mut Vec<PathBuf>) -> std::io::Result<()> {
         }
     }
     Ok(())
-}
-
-/// Reads at most `limit` bytes (and one more, to know there is more); `None` when over.
-fn read_capped(reader: impl Read, limit: u64, hint: u64) -> std::io::Result<Option<Vec<u8>>> {
-    let mut bytes = Vec::with_capacity(hint.min(limit) as usize);
-    reader
-        .take(limit.saturating_add(1))
-        .read_to_end(&mut bytes)?;
-    Ok((bytes.len() as u64 <= limit).then_some(bytes))
 }
 
 /// Reads one input through the cap that applies to it (see [`InputArgs::limit_for`]).
@@ -209,23 +185,19 @@ pub fn read_with_limit(path: &Path, limit: u64) -> Result<Source, InputError> {
             Some(Box::new(Refused { name, diagnostic })),
         )
     };
+    let not_read = |name: String, e: ReadError| match e {
+        ReadError::TooLarge { size, .. } => refuse(name, size),
+        e => InputError::new(format!("{name}: {e}")),
+    };
     if path.as_os_str() == "-" {
-        let bytes = read_capped(std::io::stdin().lock(), limit, 0)
-            .map_err(|e| InputError::new(format!("<stdin>: {e}")))?
-            .ok_or_else(|| refuse("<stdin>".into(), None))?;
+        let bytes = input_file::read_stream(std::io::stdin().lock(), limit, 0)
+            .map_err(|e| not_read("<stdin>".into(), e))?;
         return Ok(Source::decode("<stdin>".into(), None, bytes));
     }
     let name = path.display().to_string();
-    let io_error = |e: std::io::Error| InputError::new(format!("{}: {e}", path.display()));
-    let file = std::fs::File::open(path).map_err(io_error)?;
-    let meta = file.metadata().map_err(io_error)?;
-    // A regular file's size is known: refuse it without reading a byte.
-    let known = meta.is_file().then_some(meta.len());
-    if let Some(size) = known.filter(|&n| n > limit) {
-        return Err(refuse(name, Some(size)));
-    }
-    match read_capped(file, limit, known.unwrap_or(0)).map_err(io_error)? {
-        Some(bytes) => Ok(Source::decode(name, Some(path.to_path_buf()), bytes)),
-        None => Err(refuse(name, None)),
+    // A script named on the command line may be a pipe (`ad check <(…)`); the cap still holds.
+    match input_file::read(path, limit, Accept::Named) {
+        Ok(bytes) => Ok(Source::decode(name, Some(path.to_path_buf()), bytes)),
+        Err(e) => Err(not_read(name, e)),
     }
 }

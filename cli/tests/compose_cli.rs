@@ -515,3 +515,116 @@ fn check_fix_moves_a_fragments_env_into_fallbacks_and_repins() {
     );
     assert_eq!(exit_code(&out), 0, "{}", stderr(&out));
 }
+
+/// Issue 29 item 11: `ad build -o` never writes over its own sources — the composition, a
+/// fragment it includes, or a link (or hard link) to either: exit 2, every file unchanged.
+#[test]
+fn build_refuses_an_output_that_is_one_of_its_sources() {
+    let dir = scratch_project("compose-build-over-source");
+    let parent = dir.join("sign-in-and-tour.ad");
+    let fragment = dir.join("fragments/login.ad");
+    let before = [
+        std::fs::read(&parent).unwrap(),
+        std::fs::read(&fragment).unwrap(),
+    ];
+    std::os::unix::fs::symlink(&parent, dir.join("link-to-parent.ad")).unwrap();
+    std::os::unix::fs::symlink(&fragment, dir.join("link-to-login.ad")).unwrap();
+    std::fs::hard_link(&fragment, dir.join("hard-login.ad")).unwrap();
+    for (output, source) in [
+        ("sign-in-and-tour.ad", "sign-in-and-tour.ad"),
+        ("./fragments/../sign-in-and-tour.ad", "sign-in-and-tour.ad"),
+        ("fragments/login.ad", "fragments/login.ad"),
+        ("link-to-parent.ad", "sign-in-and-tour.ad"),
+        ("link-to-login.ad", "fragments/login.ad"),
+        ("hard-login.ad", "fragments/login.ad"),
+    ] {
+        let out = run_in(&dir, &["build", "sign-in-and-tour.ad", "-o", output], None);
+        let err = stderr(&out);
+        assert_eq!(exit_code(&out), 2, "-o {output}: {err}");
+        assert!(
+            err.contains(&format!("that is {source}, a source of this build")),
+            "-o {output}: {err}"
+        );
+        assert_eq!(std::fs::read(&parent).unwrap(), before[0], "-o {output}");
+        assert_eq!(std::fs::read(&fragment).unwrap(), before[1], "-o {output}");
+    }
+    // Another file is still written.
+    let out = run_in(
+        &dir,
+        &["build", "sign-in-and-tour.ad", "-o", "flat.ad"],
+        None,
+    );
+    assert_eq!(exit_code(&out), 0, "{}", stderr(&out));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// `sign-in-and-tour.ad` with its login include pointing at `fragments/<name>` (its pin then
+/// stale or not, which does not matter to how the file is read).
+fn include_instead(dir: &Path, name: &str) {
+    let parent = dir.join("sign-in-and-tour.ad");
+    let text = std::fs::read_to_string(&parent).unwrap();
+    std::fs::write(
+        &parent,
+        text.replace(
+            "include \"fragments/login.ad\"",
+            &format!("include \"fragments/{name}\""),
+        ),
+    )
+    .unwrap();
+}
+
+/// Issue 29 item 14: an included file is read as a script is — a FIFO is refused without being
+/// opened (before, `ad check` hung on it), a fragment over the size cap gets AD006 (before, it
+/// was read whole), and a fragment that is not UTF-8 gets AD005 and is read as agent-device
+/// reads a script (before: AD800 "not found").
+#[test]
+fn included_files_are_read_with_the_scripts_checks() {
+    let dir = scratch_project("compose-include-reads");
+    let fifo = dir.join("fragments/fifo.ad");
+    let c = std::ffi::CString::new(fifo.to_str().unwrap()).unwrap();
+    assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+    include_instead(&dir, "fifo.ad");
+    let out = run_in(&dir, &["check", "sign-in-and-tour.ad"], None);
+    let err = format!("{}{}", stdout(&out), stderr(&out));
+    assert_eq!(exit_code(&out), 1, "{err}");
+    assert!(
+        err.contains("[AD800]") && err.contains("a FIFO, not a regular file"),
+        "{err}"
+    );
+
+    let dir = scratch_project("compose-include-large");
+    let login = std::fs::read_to_string(dir.join("fragments/login.ad")).unwrap();
+    let padding = format!("# {}\n", "x".repeat(1000)).repeat(3000);
+    std::fs::write(dir.join("fragments/big.ad"), login.clone() + &padding).unwrap();
+    include_instead(&dir, "big.ad");
+    let out = run_in(&dir, &["check", "sign-in-and-tour.ad"], None);
+    let err = format!("{}{}", stdout(&out), stderr(&out));
+    assert_eq!(exit_code(&out), 1, "{err}");
+    assert!(
+        err.contains("[AD006]") && err.contains("over the 2097152-byte limit: not read"),
+        "{err}"
+    );
+    assert!(!err.contains("[AD800]"), "{err}");
+    // Raised as for a script, the same fragment is read.
+    let out = run_in(
+        &dir,
+        &["check", "--max-file-size", "4000000", "sign-in-and-tour.ad"],
+        None,
+    );
+    let err = format!("{}{}", stdout(&out), stderr(&out));
+    assert!(!err.contains("[AD006]"), "{err}");
+
+    let dir = scratch_project("compose-include-latin1");
+    let mut bytes = login.into_bytes();
+    bytes.extend_from_slice(b"# caf\xe9\n");
+    std::fs::write(dir.join("fragments/latin1.ad"), bytes).unwrap();
+    include_instead(&dir, "latin1.ad");
+    let out = run_in(&dir, &["check", "sign-in-and-tour.ad"], None);
+    let err = format!("{}{}", stdout(&out), stderr(&out));
+    assert!(
+        err.contains("[AD005]") && err.contains("fragments/latin1.ad"),
+        "{err}"
+    );
+    assert!(!err.contains("[AD800]"), "{err}");
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -526,3 +526,105 @@ fn the_committed_web_fixture_replays_with_no_browser_and_matches_its_golden() {
         "{golden}"
     );
 }
+
+/// `ad run examples/login.ad` with its calls recorded into `fixture`, and `extra` arguments.
+fn record_into(dir: &Path, fixture: &Path, extra: &[&str]) -> Output {
+    let mut args = vec![
+        "run",
+        "examples/login.ad",
+        "-e",
+        "PASSWORD=hunter2",
+        "--record-fixture",
+        s(fixture),
+    ];
+    args.extend_from_slice(extra);
+    ad(dir, &args)
+}
+
+/// A copy of the fixture `from` (ad's own files only, with their listing) at `to`.
+fn fixture_copy(from: &Path, to: &Path) -> PathBuf {
+    std::fs::create_dir_all(to.join("observations")).unwrap();
+    for (path, bytes) in ad_tests::files_under(from) {
+        if path != "notes.txt" {
+            std::fs::write(to.join(&path), bytes).unwrap();
+        }
+    }
+    to.to_path_buf()
+}
+
+/// `ad run … --backend recorded:FIXTURE`, failed (exit 2) with a message; a watchdog turns a
+/// hang (the bug) into a failure instead of a stuck suite.
+fn replay_refused(dir: &Path, fixture: &Path) -> String {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_ad"))
+        .current_dir(repo())
+        .env("NO_COLOR", "1")
+        .env("AD_STATE_DIR", dir.join("state"))
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .args(["run", "examples/login.ad", "-e", "PASSWORD=x", "--backend"])
+        .arg(format!("recorded:{}", s(fixture)))
+        .arg("--artifacts-dir")
+        .arg(dir.join("runs"))
+        .spawn()
+        .unwrap();
+    let start = std::time::Instant::now();
+    while child.try_wait().unwrap().is_none() {
+        if start.elapsed() > std::time::Duration::from_secs(120) {
+            let _ = child.kill();
+            panic!("the replay of {} hung", fixture.display());
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    let o = child.wait_with_output().unwrap();
+    assert_eq!(code(&o), 2, "{}", text(&o));
+    text(&o)
+}
+
+/// Issue 29 item 14: a fixture's files are read as scripts are: an observation linked to
+/// /dev/zero (before: read until memory ran out) and a session log replaced by a FIFO (before:
+/// a hang) are refused without being read, and an observation name is checked to be a SHA-256
+/// before anything is read (before, `../…` was read from outside the fixture).
+#[test]
+fn fixture_files_are_read_with_the_scripts_checks() {
+    let dir = scratch("fixture-reads");
+    let fixture = dir.join("fixture");
+    let o = record_into(&dir, &fixture, &[]);
+    assert_eq!(code(&o), 0, "{}", text(&o));
+    let copy = |name: &str| fixture_copy(&fixture, &dir.join(name));
+
+    let zero = copy("zero");
+    let obs = std::fs::read_dir(zero.join("observations"))
+        .unwrap()
+        .flatten()
+        .next()
+        .unwrap()
+        .path();
+    std::fs::remove_file(&obs).unwrap();
+    std::os::unix::fs::symlink("/dev/zero", &obs).unwrap();
+    let t = replay_refused(&dir, &zero);
+    assert!(t.contains("a device, not a regular file"), "{t}");
+
+    let fifo = copy("fifo");
+    let log = fifo.join("session-1.jsonl");
+    std::fs::remove_file(&log).unwrap();
+    let c = std::ffi::CString::new(s(&log)).unwrap();
+    assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+    let t = replay_refused(&dir, &fifo);
+    assert!(t.contains("session-1.jsonl: cannot read it: a FIFO"), "{t}");
+
+    let escape = copy("escape");
+    // What `../../outside` would reach: a FIFO, so a read of it would hang.
+    let c = std::ffi::CString::new(s(&dir.join("outside.json"))).unwrap();
+    assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+    let log = escape.join("session-1.jsonl");
+    let text_log = std::fs::read_to_string(&log).unwrap();
+    let at = text_log.find("\"observation\":\"").unwrap() + "\"observation\":\"".len();
+    let edited = format!("{}../../outside{}", &text_log[..at], &text_log[at + 64..]);
+    std::fs::write(&log, edited).unwrap();
+    let t = replay_refused(&dir, &escape);
+    assert!(
+        t.contains("the observation name \"../../outside\" is not a SHA-256"),
+        "{t}"
+    );
+}

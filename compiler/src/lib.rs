@@ -13,6 +13,7 @@ pub mod config;
 pub mod digest;
 pub mod flags;
 pub mod format;
+pub mod input_file;
 pub mod lower;
 pub mod paths;
 pub mod profile;

@@ -2,7 +2,7 @@
 //! runs (fragments inlined between `# ad:include` / `# ad:end include` comments naming their
 //! source and digest; pins and markers dropped; entry guards stay ordinary `wait` steps).
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use clap::Args;
 
@@ -31,7 +31,12 @@ pub fn run(args: BuildArgs) -> i32 {
         ));
     }
     // The run's values are not known here: unbound variables are warnings, not refusals.
-    let expanded = match super::compose::expand_for_run(&args.file, &source.text, Vec::new()) {
+    let expanded = match super::compose::expand_for_run(
+        &args.file,
+        &source.text,
+        Vec::new(),
+        args.input.max_file_size,
+    ) {
         Ok(e) => e,
         Err(code) => return code,
     };
@@ -48,6 +53,13 @@ pub fn run(args: BuildArgs) -> i32 {
         print!("{text}");
         return 0;
     }
+    if let Some(source_file) = overwritten_source(&args.output, expanded.composition.files.keys()) {
+        return crate::usage_error(&format!(
+            "{}: that is {}, a source of this build: writing the flat script there would replace it (and lose its includes and pins); choose another output file",
+            args.output.display(),
+            super::compose::shown(&source_file)
+        ));
+    }
     match crate::atomic_write(&args.output, text.as_bytes()) {
         Ok(()) => {
             eprintln!(
@@ -60,4 +72,31 @@ pub fn run(args: BuildArgs) -> i32 {
         }
         Err(e) => crate::usage_error(&format!("{}: {e}", args.output.display())),
     }
+}
+
+/// The source (the composition or a file it includes) that `output` is, links followed (the
+/// same path, a link to it, or a hard link), if any.
+fn overwritten_source<'a>(
+    output: &Path,
+    mut sources: impl Iterator<Item = &'a PathBuf>,
+) -> Option<PathBuf> {
+    let out_meta = std::fs::metadata(output).ok()?;
+    let out_real = std::fs::canonicalize(output).ok();
+    sources
+        .find(|source| {
+            let same_path = out_real.is_some() && std::fs::canonicalize(source).ok() == out_real;
+            same_path || std::fs::metadata(source).is_ok_and(|m| same_file(&m, &out_meta))
+        })
+        .cloned()
+}
+
+#[cfg(unix)]
+fn same_file(a: &std::fs::Metadata, b: &std::fs::Metadata) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    a.dev() == b.dev() && a.ino() == b.ino()
+}
+
+#[cfg(not(unix))]
+fn same_file(_: &std::fs::Metadata, _: &std::fs::Metadata) -> bool {
+    false
 }

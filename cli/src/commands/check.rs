@@ -171,7 +171,14 @@ fn check_paths(args: &CheckArgs, paths: &[PathBuf], last_run: bool) -> Counts {
         };
         if let (true, Some(p)) = (super::compose::is_composed(&source.text), &source.path) {
             // A composition or a fragment: its findings are in several files.
-            match super::compose::check(p, source.text, &config, args.fix, &mut seen) {
+            match super::compose::check(
+                p,
+                source.text,
+                &config,
+                args.fix,
+                &mut seen,
+                args.input.max_file_size,
+            ) {
                 Ok(files) => checked.extend(files),
                 Err(e) => return usage(&e),
             }

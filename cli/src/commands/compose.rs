@@ -14,18 +14,36 @@ pub fn is_composed(text: &str) -> bool {
     compose::kind_of(text) != ScriptKind::Plain
 }
 
-/// Composes the script at `path` (whose text is `text`) from the files on disk.
+/// Composes the script at `path` (whose text is `text`) from the files on disk; each fragment
+/// is read through the script's cap (`max_file_size`: the `--max-file-size` flag, else
+/// `config`'s, else 2 MiB).
 pub fn compose_file(
     path: &Path,
     text: &str,
     config: &Config,
     supplied: Vec<String>,
+    max_file_size: Option<u64>,
+) -> Composition {
+    compose_with(path, text, config, supplied, max_file_size, false)
+}
+
+/// [`compose_file`]; `dispatch_notes`: `ad check`'s notes (AD811) on the composition lines
+/// agent-device refuses.
+fn compose_with(
+    path: &Path,
+    text: &str,
+    config: &Config,
+    supplied: Vec<String>,
+    max_file_size: Option<u64>,
+    dispatch_notes: bool,
 ) -> Composition {
     let entry = absolute(path);
     let options = Options {
         root: compose::project_root(&entry),
         supplied,
         config: config.clone(),
+        max_file_size,
+        dispatch_notes,
         ..Options::default()
     };
     compose::compose(&entry, text, &FsFiles, &options)
@@ -134,8 +152,9 @@ pub fn check(
     config: &Config,
     fix: bool,
     seen: &mut std::collections::BTreeSet<(PathBuf, &'static str, usize)>,
+    max_file_size: Option<u64>,
 ) -> Result<Vec<crate::render::CheckedFile>, String> {
-    let mut c = compose_file(path, &text, config, Vec::new());
+    let mut c = compose_with(path, &text, config, Vec::new(), max_file_size, true);
     // A fix in a fragment (AD801) changes its digest: a second round re-pins it.
     for _round in 0..2 {
         if !fix {
@@ -172,7 +191,15 @@ pub fn check(
                 (composed, 0)
             };
             let applied = own + others;
-            if applied > 0 {
+            let not_utf8 = diagnostics_not_utf8(&c, &file);
+            if applied > 0 && not_utf8 {
+                // Writing the text back would turn every invalid byte into U+FFFD.
+                eprintln!(
+                    "not fixed: {} is not valid UTF-8 ({})",
+                    shown(&file),
+                    ad_grammar::codes::NOT_UTF8
+                );
+            } else if applied > 0 {
                 crate::atomic_write(&file, fixed.as_bytes())
                     .map_err(|e| format!("{}: {e}", file.display()))?;
                 eprintln!("fixed {applied} problem(s) in {}", shown(&file));
@@ -182,8 +209,12 @@ pub fn check(
         if total == 0 {
             break;
         }
-        let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
-        c = compose_file(path, &text, config, Vec::new());
+        let limit = max_file_size.or(config.max_file_size);
+        let limit = limit.unwrap_or(ad_grammar::input::AGENT_DEVICE_MAX_BYTES);
+        let text = crate::files::read_with_limit(path, limit)
+            .map_err(|e| e.0)?
+            .text;
+        c = compose_with(path, &text, config, Vec::new(), max_file_size, true);
     }
     if fix {
         write_snapshots(&c, path)?;
@@ -215,6 +246,12 @@ pub fn check(
         ));
     }
     Ok(out)
+}
+
+/// Was `file` of the composition not UTF-8 (its text then holds U+FFFD, never to be written)?
+fn diagnostics_not_utf8(c: &Composition, file: &Path) -> bool {
+    c.diagnostics_in(file)
+        .any(|d| d.diagnostic.code == ad_grammar::codes::NOT_UTF8)
 }
 
 /// Keeps a snapshot of each fragment as it is now pinned (`.ad/pins/<hex>.pinned` under the
@@ -266,9 +303,14 @@ impl Expanded {
 
 /// Composes `path` for `ad run` / `ad test` with the names the run supplies (`-e`, `AD_VAR_*`).
 /// Composition errors refuse the run: the report is printed and `Err(2)` returned.
-pub fn expand_for_run(path: &Path, text: &str, supplied: Vec<String>) -> Result<Expanded, i32> {
+pub fn expand_for_run(
+    path: &Path,
+    text: &str,
+    supplied: Vec<String>,
+    max_file_size: Option<u64>,
+) -> Result<Expanded, i32> {
     let config = Config::discover(path).map_err(|e| crate::usage_error(&e.0))?;
-    let composition = compose_file(path, text, &config, supplied);
+    let composition = compose_file(path, text, &config, supplied, max_file_size);
     if composition.has_errors() {
         let mut buf = Vec::new();
         let mut errors = 0;
@@ -330,6 +372,7 @@ pub fn text_for_suite(
     path: &Path,
     text: String,
     cli_env: &[String],
+    max_file_size: Option<u64>,
 ) -> (
     String,
     Vec<Option<ad_runtime::records::journal::StepSource>>,
@@ -342,8 +385,34 @@ pub fn text_for_suite(
         .filter_map(|e| e.split_once('=').map(|(k, _)| k.to_string()))
         .chain(std::env::vars().filter_map(|(k, _)| k.strip_prefix("AD_VAR_").map(str::to_string)))
         .collect();
-    match expand_for_run(path, &text, supplied) {
+    match expand_for_run(path, &text, supplied, max_file_size) {
         Ok(e) => (e.composition.flattened, e.sources),
         Err(_) => (text, Vec::new()),
     }
+}
+
+/// The compositions of the project `fragment` is in (its [`compose::project_root`]) that
+/// include it, directly or through other fragments: shown names, sorted. Read when a fragment
+/// is run on its own, to say what runs it.
+pub fn compositions_including(fragment: &Path) -> Vec<String> {
+    let target = absolute(fragment);
+    let root = compose::project_root(&target);
+    let scripts = crate::files::collect(&[root]).unwrap_or_default();
+    let mut out = Vec::new();
+    for path in scripts {
+        let limit = ad_grammar::input::AGENT_DEVICE_MAX_BYTES;
+        let Ok(source) = crate::files::read_with_limit(&path, limit) else {
+            continue;
+        };
+        if compose::kind_of(&source.text) != ScriptKind::Composition {
+            continue;
+        }
+        let config = Config::discover(&path).unwrap_or_default();
+        let c = compose_file(&path, &source.text, &config, Vec::new(), None);
+        if c.files.contains_key(&target) {
+            out.push(shown(&absolute(&path)));
+        }
+    }
+    out.sort();
+    out
 }

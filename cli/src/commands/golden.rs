@@ -68,7 +68,12 @@ pub fn finish(
             Ok(())
         }
         Golden::Check(_) => {
-            let saved = match std::fs::read_to_string(&file) {
+            let read = ad_compiler::input_file::read(
+                &file,
+                ad_runtime::recorded::replay::FIXTURE_FILE_MAX_BYTES,
+                ad_compiler::input_file::Accept::RegularFile,
+            );
+            let saved = match read.map(|b| String::from_utf8_lossy(&b).into_owned()) {
                 Ok(s) => s,
                 Err(e) => {
                     eprintln!(

@@ -241,7 +241,12 @@ pub fn run(args: RunArgs) -> i32 {
     let mut source = source;
     let expanded = if super::compose::is_composed(&source.text) {
         let supplied = cli_env.iter().chain(&shell_env).map(|(k, _)| k.clone());
-        match super::compose::expand_for_run(&args.file, &source.text, supplied.collect()) {
+        match super::compose::expand_for_run(
+            &args.file,
+            &source.text,
+            supplied.collect(),
+            args.input.max_file_size,
+        ) {
             Ok(e) => {
                 source.text = e.composition.flattened.clone();
                 Some(e)

@@ -1,13 +1,19 @@
 //! Where fragments come from: the file system for the CLI and the language server, memory for
 //! tests and unsaved editor buffers. Paths resolve relative to the including file and never
-//! leave the project root.
+//! leave the project root. The disk is read as scripts are ([`crate::input_file`]): regular
+//! files only, through the size cap, decoded as agent-device decodes a script.
 
 use std::collections::BTreeMap;
 use std::path::{Component, Path, PathBuf};
 
+use ad_grammar::input::Decoded;
+
+use crate::input_file::{self, Accept, ReadError};
+
 pub trait Files {
-    /// The text of `path`, or `None` when it cannot be read as UTF-8 text.
-    fn read(&self, path: &Path) -> Option<String>;
+    /// The text of `path` (at most `limit` bytes; invalid UTF-8 replaced and reported, as in a
+    /// script), or why it was not read.
+    fn read(&self, path: &Path, limit: u64) -> Result<Decoded, ReadError>;
     /// `path` with every symbolic link followed, when it names an existing file or folder (the
     /// root check is on where an include really leads, not only on what is written).
     fn real_path(&self, _path: &Path) -> Option<PathBuf> {
@@ -19,8 +25,8 @@ pub trait Files {
 pub struct FsFiles;
 
 impl Files for FsFiles {
-    fn read(&self, path: &Path) -> Option<String> {
-        std::fs::read_to_string(path).ok()
+    fn read(&self, path: &Path, limit: u64) -> Result<Decoded, ReadError> {
+        input_file::read(path, limit, Accept::RegularFile).map(ad_grammar::input::decode)
     }
     fn real_path(&self, path: &Path) -> Option<PathBuf> {
         std::fs::canonicalize(path).ok()
@@ -49,10 +55,20 @@ impl MemoryFiles {
 }
 
 impl Files for MemoryFiles {
-    fn read(&self, path: &Path) -> Option<String> {
+    fn read(&self, path: &Path, limit: u64) -> Result<Decoded, ReadError> {
         match self.files.get(&normalize(path)) {
-            Some(t) => Some(t.clone()),
-            None => self.fallback.as_ref().and_then(|f| f.read(path)),
+            Some(t) if t.len() as u64 > limit => Err(ReadError::TooLarge {
+                size: Some(t.len() as u64),
+                limit,
+            }),
+            Some(t) => Ok(Decoded {
+                text: t.clone(),
+                not_utf8: None,
+            }),
+            None => match &self.fallback {
+                Some(f) => f.read(path, limit),
+                None => Err(ReadError::Io(std::io::ErrorKind::NotFound.into())),
+            },
         }
     }
     fn real_path(&self, path: &Path) -> Option<PathBuf> {

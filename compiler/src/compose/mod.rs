@@ -59,6 +59,18 @@ pub struct Options {
     /// Variable names the run supplies (`-e`, `AD_VAR_*`); `ad check` passes none.
     pub supplied: Vec<String>,
     pub config: Config,
+    /// The most bytes read from one fragment: the script's own cap (`--max-file-size`); `None`
+    /// takes `[input] max-file-size` of `config`, else agent-device's 2 MiB.
+    pub max_file_size: Option<u64>,
+}
+
+impl Options {
+    /// The cap on one fragment, as on a script (AD006 over it).
+    pub fn read_limit(&self) -> u64 {
+        self.max_file_size
+            .or(self.config.max_file_size)
+            .unwrap_or(ad_grammar::input::AGENT_DEVICE_MAX_BYTES)
+    }
 }
 
 /// One include on the way from the parent to a line.
@@ -476,19 +488,14 @@ impl Composer<'_> {
             self.report(file, chain, d);
             return;
         }
-        let Some(fragment_text) = self.files.read(&resolved) else {
-            let d = Diagnostic::new(
-                FRAGMENT_MISSING,
-                format!("fragment \"{written}\" not found"),
-                path_span,
-            )
-            .with_label(format!(
-                "no file at {}",
-                display_name(&resolved, &self.options.root)
-            ))
-            .with_help("check the path: it is relative to this file");
-            self.report(file, chain, d);
-            return;
+        let limit = self.options.read_limit();
+        let (fragment_text, not_utf8) = match self.files.read(&resolved, limit) {
+            Ok(decoded) => (decoded.text, decoded.not_utf8),
+            Err(e) => {
+                let d = self.not_read(&written, &resolved, path_span, e);
+                self.report(file, chain, d);
+                return;
+            }
         };
         self.out
             .files
@@ -514,6 +521,10 @@ impl Composer<'_> {
         self.out.call_sites.push(site.clone());
         let mut inner = chain.to_vec();
         inner.push(site);
+        if let Some(d) = not_utf8 {
+            // Read as agent-device reads a script (U+FFFD for each invalid sequence), and said.
+            self.report(&resolved, &inner, d);
+        }
         let fragment_kind = kind_of(&fragment_text);
         if fragment_kind != ScriptKind::Fragment {
             let d = Diagnostic::new(
@@ -539,6 +550,47 @@ impl Composer<'_> {
             format!("{indent}# ad:end include \"{written}\" ({name})"),
             None,
         );
+    }
+
+    /// Why the fragment `written` (resolved to `resolved`) was not read, at its path in the
+    /// include: AD006 over the cap, as for a script; else AD800 saying what is there instead.
+    fn not_read(
+        &self,
+        written: &str,
+        resolved: &Path,
+        path_span: Span,
+        e: crate::input_file::ReadError,
+    ) -> Diagnostic {
+        use crate::input_file::ReadError;
+        let name = display_name(resolved, &self.options.root);
+        if let ReadError::TooLarge { size, limit } = e {
+            // agent-device never reads a fragment (`ad build` flattens it): only the cap speaks.
+            let d = ad_grammar::input::refused_too_large(&name, size, limit);
+            let mut out = Diagnostic::new(
+                d.code,
+                format!("fragment \"{written}\": {}", d.message),
+                path_span,
+            )
+            .with_label("nothing in this fragment was checked");
+            out.help = d.help;
+            return out;
+        }
+        if e.is_not_found() {
+            return Diagnostic::new(
+                FRAGMENT_MISSING,
+                format!("fragment \"{written}\" not found"),
+                path_span,
+            )
+            .with_label(format!("no file at {name}"))
+            .with_help("check the path: it is relative to this file");
+        }
+        Diagnostic::new(
+            FRAGMENT_MISSING,
+            format!("fragment \"{written}\" cannot be read"),
+            path_span,
+        )
+        .with_label(format!("{name}: {e}"))
+        .with_help("include a regular file (a fragment is never read from a FIFO or a device)")
     }
 
     /// AD806 for a pin of `written` (resolved to `resolved`) at `pinned` whose fragment is at

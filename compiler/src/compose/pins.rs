@@ -75,7 +75,9 @@ pub fn snapshot_text(fragment: &str) -> String {
 
 /// The pinned snapshot of `digest` under `root`, if there is one and it is what it claims to be.
 pub fn read_snapshot(files: &dyn Files, root: &Path, digest: &str) -> Option<String> {
-    let text = files.read(&snapshot_path(root, digest)?)?;
+    // A snapshot is ad's own copy of a fragment: any size a fragment may have.
+    let limit = ad_grammar::Span::MAX_SOURCE as u64;
+    let text = files.read(&snapshot_path(root, digest)?, limit).ok()?.text;
     (fragment_digest(&text) == digest).then_some(text)
 }
 

@@ -12,6 +12,7 @@ use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
+use ad_compiler::input_file::{self, Accept};
 use serde_json::Value;
 
 use super::format::*;
@@ -50,8 +51,11 @@ impl Fixture {
     /// each verified against its SHA-256 (a changed file is refused, naming it and the hash).
     pub fn load(dir: &Path) -> Result<Fixture, String> {
         let shown = dir.display();
+        // Every file through the script reader's checks: a regular file (a FIFO or a link to
+        // a device is refused unopened), at most FIXTURE_FILE_MAX_BYTES.
         let read = |rel: &str| {
-            std::fs::read(dir.join(rel)).map_err(|e| format!("{shown}/{rel}: cannot read it: {e}"))
+            input_file::read(&dir.join(rel), FIXTURE_FILE_MAX_BYTES, Accept::RegularFile)
+                .map_err(|e| format!("{shown}/{rel}: cannot read it: {e}"))
         };
         let manifest: Manifest = serde_json::from_slice(&read("manifest.json")?).map_err(|e| {
             format!("{shown}/manifest.json: not a fixture manifest: {e} (record one with --record-fixture {shown})")
@@ -84,6 +88,13 @@ impl Fixture {
                 let call: CallRecord = serde_json::from_str(l).map_err(|e| bad(n, e))?;
                 if let CallResult::Ok(v) = &call.result {
                     if let Some(sha) = v.get("observation").and_then(Value::as_str) {
+                        if !is_sha256_hex(sha) {
+                            return Err(format!(
+                                "{shown}/{}:{}: the observation name {sha:?} is not a SHA-256 (64 lowercase hex digits): the fixture was changed after it was recorded; record it again",
+                                s.file,
+                                n + 1
+                            ));
+                        }
                         if !observations.contains_key(sha) {
                             let png = matches!(call.call, Call::Screenshot);
                             let rel = observation_path(sha, png);
@@ -114,6 +125,16 @@ impl Fixture {
             observations,
         })
     }
+}
+
+/// The most bytes read from one file of a fixture: the largest script `ad` reads (a session
+/// log of a long run, a screenshot are far below it).
+pub const FIXTURE_FILE_MAX_BYTES: u64 = ad_grammar::Span::MAX_SOURCE as u64;
+
+/// An observation's name as the recorder writes it: its SHA-256 in lowercase hex (so a name is
+/// never a path, checked before anything is read).
+fn is_sha256_hex(name: &str) -> bool {
+    name.len() == 64 && name.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'))
 }
 
 impl Fixture {

@@ -541,6 +541,76 @@ fn record_into(dir: &Path, fixture: &Path, extra: &[&str]) -> Output {
     ad(dir, &args)
 }
 
+/// Issue 29 item 10: `--record-fixture DIR` never follows a link inside DIR (before,
+/// `observations` or `manifest.json` linked elsewhere had files outside deleted and
+/// overwritten), refuses a folder holding files it did not write unless --overwrite, and a
+/// write that fails (a folder where a file goes, a folder it cannot make) is exit 2, never "ok".
+#[test]
+fn a_fixture_folder_is_written_without_following_links_and_a_failed_write_is_exit_2() {
+    let dir = scratch("fixture-links");
+    let outside = dir.join("outside");
+    std::fs::create_dir_all(&outside).unwrap();
+    std::fs::write(outside.join("victim.json"), "keep").unwrap();
+    let fixture = dir.join("fixture");
+    std::fs::create_dir_all(&fixture).unwrap();
+    std::os::unix::fs::symlink(&outside, fixture.join("observations")).unwrap();
+    std::os::unix::fs::symlink(outside.join("victim.json"), fixture.join("manifest.json")).unwrap();
+    let untouched = || {
+        assert_eq!(
+            std::fs::read_to_string(outside.join("victim.json")).unwrap(),
+            "keep"
+        );
+        assert_eq!(std::fs::read_dir(&outside).unwrap().count(), 1);
+    };
+    let o = record_into(&dir, &fixture, &[]);
+    assert_eq!(code(&o), 2, "{}", text(&o));
+    assert!(
+        text(&o).contains("manifest.json (a link)") && text(&o).contains("(nothing was run)"),
+        "{}",
+        text(&o)
+    );
+    untouched();
+    let o = record_into(&dir, &fixture, &["--overwrite"]);
+    assert_eq!(code(&o), 2, "{}", text(&o));
+    assert!(text(&o).contains("is a symbolic link"), "{}", text(&o));
+    assert!(!text(&o).contains("ok:"), "{}", text(&o));
+    untouched();
+
+    // A file of the user's own: refused unless --overwrite, and kept with it.
+    let mine = dir.join("mine");
+    std::fs::create_dir_all(&mine).unwrap();
+    std::fs::write(mine.join("notes.txt"), "mine").unwrap();
+    let o = record_into(&dir, &mine, &[]);
+    assert_eq!(code(&o), 2, "{}", text(&o));
+    assert!(text(&o).contains("(notes.txt)"), "{}", text(&o));
+    let o = record_into(&dir, &mine, &["--overwrite"]);
+    assert_eq!(code(&o), 0, "{}", text(&o));
+    assert_eq!(
+        std::fs::read_to_string(mine.join("notes.txt")).unwrap(),
+        "mine"
+    );
+    // Recording again over ad's own fixture needs no flag.
+    let o = record_into(&dir, &fixture_copy(&mine, &dir.join("again")), &[]);
+    assert_eq!(code(&o), 0, "{}", text(&o));
+
+    // A folder where the manifest goes: the run passes but its fixture cannot be written.
+    let blocked = dir.join("blocked");
+    std::fs::create_dir_all(blocked.join("manifest.json")).unwrap();
+    let o = record_into(&dir, &blocked, &[]);
+    assert_eq!(code(&o), 2, "{}", text(&o));
+    assert!(
+        text(&o).contains("could not write the fixture")
+            && text(&o).contains("is a folder where ad writes a file"),
+        "{}",
+        text(&o)
+    );
+    assert!(!text(&o).contains("ok:"), "{}", text(&o));
+    // A folder that cannot be made.
+    let o = record_into(&dir, Path::new("/proc/self/fixture"), &[]);
+    assert_eq!(code(&o), 2, "{}", text(&o));
+    assert!(text(&o).contains("(nothing was run)"), "{}", text(&o));
+}
+
 /// A copy of the fixture `from` (ad's own files only, with their listing) at `to`.
 fn fixture_copy(from: &Path, to: &Path) -> PathBuf {
     std::fs::create_dir_all(to.join("observations")).unwrap();

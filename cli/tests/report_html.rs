@@ -249,6 +249,130 @@ fn a_report_folder_that_is_a_file_is_refused_before_anything_runs() {
     let _ = std::fs::remove_dir_all(&scratch);
 }
 
+/// `ad run` of the passing report fixture (from the repository root) with its HTML report
+/// written to `report`, and `extra` arguments.
+fn run_with_report(scratch: &Path, report: &Path, extra: &[&str]) -> std::process::Output {
+    let artifacts = scratch.join("artifacts");
+    let mut args = vec![
+        "run",
+        "tests/fixtures/report/passes.ad",
+        "-e",
+        "EMAIL=demo@example.com",
+        "-e",
+        "PASSWORD=hunter2",
+        "--app",
+        "examples/apps/shop.json",
+        "--artifacts-dir",
+        artifacts.to_str().unwrap(),
+        "--report-html",
+        report.to_str().unwrap(),
+    ];
+    args.extend_from_slice(extra);
+    common::run_in(&common::repo_root(), &args, None)
+}
+
+/// Issue 29 item 10: links inside the report folder are never followed. Before, `index.html`
+/// linked to a file outside was overwritten through the link, and a stale `.ad-report-files`
+/// naming `scripts/…` (with `scripts` a link out) deleted files outside. Now the folder is
+/// refused before the run (exit 2), and with --overwrite the write refuses the link (exit 2):
+/// nothing outside is touched either way.
+#[test]
+fn links_in_the_report_folder_are_never_followed() {
+    let scratch = ad_tests::scratch_dir("report-links");
+    let outside = scratch.join("outside");
+    std::fs::create_dir_all(&outside).unwrap();
+    std::fs::write(outside.join("victim.html"), "keep me").unwrap();
+    std::fs::write(outside.join("001-passes.html"), "keep me too").unwrap();
+    let report = scratch.join("report");
+    std::fs::create_dir_all(&report).unwrap();
+    std::os::unix::fs::symlink(outside.join("victim.html"), report.join("index.html")).unwrap();
+    std::os::unix::fs::symlink(&outside, report.join("scripts")).unwrap();
+    std::fs::write(
+        report.join(".ad-report-files"),
+        "index.html\nscripts/victim.html\nscripts/001-passes.html\n",
+    )
+    .unwrap();
+    let untouched = || {
+        assert_eq!(
+            std::fs::read_to_string(outside.join("victim.html")).unwrap(),
+            "keep me"
+        );
+        assert_eq!(
+            std::fs::read_to_string(outside.join("001-passes.html")).unwrap(),
+            "keep me too"
+        );
+        assert_eq!(std::fs::read_dir(&outside).unwrap().count(), 2);
+    };
+    let out = run_with_report(&scratch, &report, &[]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("holds files ad did not write")
+            && stderr.contains("index.html (a link)")
+            && stderr.contains("(nothing was run)"),
+        "{stderr}"
+    );
+    untouched();
+    let out = run_with_report(&scratch, &report, &["--overwrite"]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("is a symbolic link"), "{stderr}");
+    untouched();
+    let _ = std::fs::remove_dir_all(&scratch);
+}
+
+/// Issue 29 item 10: a user's own `index.html` is not overwritten silently: the folder is
+/// refused before the run unless --overwrite; a folder holding only the last report is
+/// rewritten as before; a folder where a file goes is an error, exit 2, never "ok".
+#[test]
+fn a_report_folder_with_files_ad_did_not_write_is_refused_unless_overwrite() {
+    let scratch = ad_tests::scratch_dir("report-foreign");
+    let report = scratch.join("report");
+    std::fs::create_dir_all(&report).unwrap();
+    std::fs::write(report.join("index.html"), "my own page").unwrap();
+    let out = run_with_report(&scratch, &report, &[]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("holds files ad did not write (index.html)")
+            && stderr.contains("--overwrite"),
+        "{stderr}"
+    );
+    assert_eq!(
+        std::fs::read_to_string(report.join("index.html")).unwrap(),
+        "my own page"
+    );
+    let out = run_with_report(&scratch, &report, &["--overwrite"]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(std::fs::read_to_string(report.join("index.html"))
+        .unwrap()
+        .contains("<!DOCTYPE html>"));
+    // Now every file there is one the report wrote: the next run needs no flag.
+    let out = run_with_report(&scratch, &report, &[]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    // A folder where a page goes: the write fails, exit 2.
+    let blocked = scratch.join("blocked");
+    std::fs::create_dir_all(blocked.join("index.html")).unwrap();
+    let out = run_with_report(&scratch, &blocked, &[]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("is a folder where ad writes a file"),
+        "{stderr}"
+    );
+    let _ = std::fs::remove_dir_all(&scratch);
+}
+
 /// One page of headless Chromium over the web backend's DevTools client.
 struct Page {
     cdp: Cdp,

@@ -37,6 +37,7 @@ pub mod identity;
 pub mod interp;
 pub mod interrupt;
 pub mod journal;
+pub mod output_dir;
 pub mod recorded;
 pub mod records;
 pub mod select;

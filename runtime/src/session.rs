@@ -366,10 +366,26 @@ pub async fn run_live(
             .unwrap_or_else(|e| e.into_inner())
             .write(dir);
         if let Err(e) = written {
-            result.warnings.push(format!(
-                "could not write the fixture to {}: {e}",
-                dir.display()
-            ));
+            let message = format!("could not write the fixture to {}: {e}", dir.display());
+            match result.error {
+                // The run's own failure stays its verdict.
+                Some(_) => result.warnings.push(message),
+                // A run whose fixture is missing did not do what was asked: exit 2, never "ok".
+                None => {
+                    result.ok = false;
+                    result.error = Some(crate::interp::RunError {
+                        code: "FIXTURE_NOT_WRITTEN".into(),
+                        message,
+                        hint: Some(
+                            "choose a folder ad can write its files into (no link, file or folder in their way), and run again".into(),
+                        ),
+                        step: None,
+                        line: None,
+                        preflight: true,
+                        details: Default::default(),
+                    });
+                }
+            }
         }
     }
     if let Some(left) = backend.as_recorded().and_then(|r| r.unreplayed()) {

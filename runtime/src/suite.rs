@@ -83,7 +83,8 @@ fn clear_attempt_fixtures(script: &std::path::Path) {
             .strip_prefix("attempt-")
             .is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()));
         if is_attempt && entry.file_type().is_ok_and(|t| t.is_dir()) {
-            let _ = std::fs::remove_dir_all(entry.path());
+            // Only the files the recording wrote there: a user's file (or a link) stays.
+            crate::output_dir::remove_files(&entry.path(), crate::output_dir::FIXTURE_LISTING);
         }
     }
 }

@@ -1,6 +1,6 @@
 //! The backend options `ad run` and `ad test` share.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use ad_runtime::backends::BackendKind;
 use ad_runtime::session::SessionConfig;
@@ -19,6 +19,11 @@ pub struct BackendArgs {
     /// `--backend recorded:DIR` (`ad test`: one subfolder per script).
     #[arg(long, value_name = "DIR")]
     pub record_fixture: Option<PathBuf>,
+    /// Let --record-fixture and --report-html write into a folder that holds files ad did not
+    /// write: those it writes over are replaced, nothing else is removed (without it such a
+    /// folder is refused before anything runs; links inside it are refused either way).
+    #[arg(long)]
+    pub overwrite: bool,
     /// The browser the web backend drives (default: $CHROME_PATH, else /usr/bin/chromium).
     #[arg(long, value_name = "PATH")]
     pub browser: Option<PathBuf>,
@@ -26,12 +31,40 @@ pub struct BackendArgs {
     /// machine (the browser's own background traffic is always off).
     #[arg(long)]
     pub offline: bool,
+    /// Web backend: let the browser show local files outside the script's folder (`file:`) and
+    /// its own pages (`view-source:`, `chrome:`, `about:version`, …). Without it they are
+    /// refused, since what a page shows is copied into the run's observations and reports.
+    #[arg(long)]
+    pub allow_local_urls: bool,
 }
 
 impl BackendArgs {
     /// `--backend agent-device`: the bridge runs the script through its daemon connection.
     pub fn is_agent_device(&self) -> bool {
         self.backend.as_deref() == Some(BackendKind::AgentDevice.name())
+    }
+
+    /// Checks, before anything runs, the folders the run writes into: the fixture folder and
+    /// `report_html` (`ad_runtime::output_dir::prepare`). `Err` is the message to print.
+    pub fn prepare_outputs(&self, report_html: Option<&Path>) -> Result<(), String> {
+        use ad_runtime::output_dir::prepare;
+        if let Some(dir) = report_html {
+            prepare(dir, self.overwrite).map_err(|e| {
+                format!(
+                    "{}: cannot write the HTML report there: {e} (nothing was run)",
+                    dir.display()
+                )
+            })?;
+        }
+        if let Some(dir) = &self.record_fixture {
+            prepare(dir, self.overwrite).map_err(|e| {
+                format!(
+                    "{}: cannot record the fixture there: {e} (nothing was run)",
+                    dir.display()
+                )
+            })?;
+        }
+        Ok(())
     }
 
     /// Puts the chosen backend and browser settings into a session's configuration.
@@ -45,6 +78,7 @@ impl BackendArgs {
         session.record_fixture = self.record_fixture.clone();
         session.web.executable = self.browser.clone();
         session.web.offline = self.offline;
+        session.web.urls.allow_local = self.allow_local_urls;
     }
 }
 

@@ -57,7 +57,16 @@ pub fn finish(
     let file = dir.join(GOLDEN_FILE);
     match golden {
         Golden::Save(_) | Golden::Update(_) => {
-            if let Err(e) = std::fs::write(&file, &text) {
+            // Beside the fixtures, under the same output-folder rules (never through a link).
+            let written = ad_runtime::output_dir::replace_files(
+                dir,
+                ad_runtime::output_dir::GOLDEN_LISTING,
+                &[(
+                    GOLDEN_FILE.into(),
+                    ad_runtime::output_dir::Content::Bytes(text.as_bytes()),
+                )],
+            );
+            if let Err(e) = written {
                 eprintln!(
                     "error: cannot write the golden transcript {}: {e}",
                     file.display()

@@ -306,13 +306,8 @@ pub fn run(args: RunArgs) -> i32 {
     };
     args.backend.apply(&mut session);
     session.agent_device = args.devices.bridge();
-    if let Some(dir) = &args.report_html {
-        if let Err(e) = super::test::html_destination(dir) {
-            return crate::usage_error(&format!(
-                "{}: cannot write the HTML report there: {e} (nothing was run)",
-                dir.display()
-            ));
-        }
+    if let Err(e) = args.backend.prepare_outputs(args.report_html.as_deref()) {
+        return crate::usage_error(&e);
     }
     // Ctrl-C / SIGTERM stop the run at the next step and still write the journal's end.
     ad_runtime::interrupt::install();

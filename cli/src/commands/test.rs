@@ -361,13 +361,8 @@ fn test_paths(args: &TestArgs, paths: &[PathBuf]) -> (i32, String) {
             ));
         }
     }
-    if let Some(dir) = &args.report_html {
-        if let Err(e) = html_destination(dir) {
-            return usage(&format!(
-                "{}: cannot write the HTML report there: {e} (nothing was run)",
-                dir.display()
-            ));
-        }
+    if let Err(e) = args.backend.prepare_outputs(args.report_html.as_deref()) {
+        return usage(&e);
     }
     // --backend agent-device (issue 15): one daemon for the whole suite, started here when
     // none runs (and stopped when `_shared_daemon` drops); each script's session and apps are
@@ -522,15 +517,6 @@ fn test_paths(args: &TestArgs, paths: &[PathBuf]) -> (i32, String) {
         1
     };
     (code, verdict)
-}
-
-/// Can the HTML report be written into `dir`? It is a folder or can be made one (made now).
-pub fn html_destination(dir: &std::path::Path) -> Result<(), String> {
-    if dir.exists() && !dir.is_dir() {
-        return Err("it is a file, not a folder".into());
-    }
-    std::fs::create_dir_all(dir).map_err(|e| e.to_string())?;
-    writable_destination(&dir.join("index.html"))
 }
 
 #[cfg(test)]

@@ -82,47 +82,24 @@ pub struct Report {
     pub copies: BTreeMap<String, PathBuf>,
 }
 
-/// The list of files the last report wrote into its folder, so the next one (a later run, a
-/// watch cycle) removes its stale pages and copies, and nothing else of the folder.
-const MANIFEST: &str = ".ad-report-files";
-
 impl Report {
-    /// Writes every page and copy under `dir` (created if needed), after removing the files
-    /// the previous report there wrote. A copy whose source is gone is left out (its link then
-    /// names a missing file rather than failing the whole report).
+    /// Writes every page and copy under `dir` (created if needed), replacing the files the
+    /// previous report there wrote and nothing else, never through a link (the rules of
+    /// `ad_runtime::output_dir`). A copy whose source is gone is left out (its link then names
+    /// a missing file rather than failing the whole report).
     pub fn write(&self, dir: &Path) -> std::io::Result<()> {
-        std::fs::create_dir_all(dir)?;
-        if let Ok(previous) = std::fs::read_to_string(dir.join(MANIFEST)) {
-            for rel in previous.lines().filter(|l| {
-                Path::new(l)
-                    .components()
-                    .all(|c| matches!(c, Component::Normal(_)))
-            }) {
-                let _ = std::fs::remove_file(dir.join(rel));
-            }
-        }
-        let written: Vec<&str> = self
+        use ad_runtime::output_dir::{replace_files, Content, REPORT_LISTING};
+        let files: Vec<(String, Content<'_>)> = self
             .pages
-            .keys()
-            .chain(self.copies.keys())
-            .map(String::as_str)
+            .iter()
+            .map(|(rel, html)| (rel.clone(), Content::Bytes(html.as_bytes())))
+            .chain(
+                self.copies
+                    .iter()
+                    .map(|(rel, source)| (rel.clone(), Content::CopyOf(source))),
+            )
             .collect();
-        std::fs::write(dir.join(MANIFEST), written.join("\n") + "\n")?;
-        for (rel, html) in &self.pages {
-            let path = dir.join(rel);
-            if let Some(parent) = path.parent() {
-                std::fs::create_dir_all(parent)?;
-            }
-            std::fs::write(path, html)?;
-        }
-        for (rel, source) in &self.copies {
-            let path = dir.join(rel);
-            if let Some(parent) = path.parent() {
-                std::fs::create_dir_all(parent)?;
-            }
-            let _ = std::fs::copy(source, path);
-        }
-        Ok(())
+        replace_files(dir, REPORT_LISTING, &files)
     }
 }
 
@@ -1029,11 +1006,11 @@ mod tests {
         let dir = std::env::temp_dir().join(format!("ad-html-manifest-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
         std::fs::create_dir_all(&dir).unwrap();
-        std::fs::write(dir.join("notes.txt"), "mine").unwrap();
         let mut first = Report::default();
         first.pages.insert("index.html".into(), "1".into());
         first.pages.insert("scripts/001-a.html".into(), "a".into());
         first.write(&dir).unwrap();
+        std::fs::write(dir.join("notes.txt"), "mine").unwrap();
         let mut second = Report::default();
         second.pages.insert("index.html".into(), "2".into());
         second.write(&dir).unwrap();

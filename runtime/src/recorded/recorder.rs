@@ -43,28 +43,11 @@ impl Recording {
         Arc::new(Mutex::new(Recording::default()))
     }
 
-    /// Writes the fixture into `dir` (created if needed), replacing a fixture already there:
-    /// its manifest, session logs and observation files (nothing else in `dir` is touched).
+    /// Writes the fixture into `dir` (created if needed), replacing the fixture an earlier
+    /// recording wrote there: only the files it wrote are replaced or removed, and never
+    /// through a link ([`crate::output_dir`]).
     pub fn write(&self, dir: &Path) -> std::io::Result<()> {
-        std::fs::create_dir_all(dir.join("observations"))?;
-        for entry in std::fs::read_dir(dir)?.flatten() {
-            let name = entry.file_name().to_string_lossy().into_owned();
-            if name.starts_with("session-") && name.ends_with(".jsonl") {
-                std::fs::remove_file(entry.path())?;
-            }
-        }
-        for entry in std::fs::read_dir(dir.join("observations"))?.flatten() {
-            let name = entry.file_name().to_string_lossy().into_owned();
-            if !self
-                .observations
-                .contains_key(&format!("observations/{name}"))
-            {
-                std::fs::remove_file(entry.path())?;
-            }
-        }
-        for (path, bytes) in &self.observations {
-            std::fs::write(dir.join(path), bytes)?;
-        }
+        use crate::output_dir::{replace_files, Content, FIXTURE_LISTING};
         let mut sessions: Vec<&SessionLog> = self.sessions.iter().collect();
         // First-call order; a session that never called its backend goes last.
         sessions.sort_by_key(|s| (s.header.first_call == 0, s.header.first_call));
@@ -74,6 +57,7 @@ impl Recording {
             platform: self.platform.clone(),
             sessions: Vec::new(),
         };
+        let mut logs = Vec::new();
         for (i, s) in sessions.iter().enumerate() {
             let file = session_file_name(i + 1);
             let mut text = serde_json::to_string(&s.header).map_err(std::io::Error::other)?;
@@ -82,17 +66,27 @@ impl Recording {
                 text.push_str(&serde_json::to_string(c).map_err(std::io::Error::other)?);
                 text.push('\n');
             }
-            std::fs::write(dir.join(&file), text)?;
             manifest.sessions.push(ManifestSession {
-                file,
+                file: file.clone(),
                 session: s.header.session.clone(),
                 first_call: s.header.first_call,
                 calls: s.calls.len() as u64,
             });
+            logs.push((file, text));
         }
         let mut text = serde_json::to_string_pretty(&manifest).map_err(std::io::Error::other)?;
         text.push('\n');
-        std::fs::write(dir.join("manifest.json"), text)
+        let mut files: Vec<(String, Content<'_>)> = self
+            .observations
+            .iter()
+            .map(|(path, bytes)| (path.clone(), Content::Bytes(bytes)))
+            .collect();
+        files.extend(
+            logs.iter()
+                .map(|(file, text)| (file.clone(), Content::Bytes(text.as_bytes()))),
+        );
+        files.push(("manifest.json".into(), Content::Bytes(text.as_bytes())));
+        replace_files(dir, FIXTURE_LISTING, &files)
     }
 
     pub fn sessions(&self) -> &[SessionLog] {

@@ -75,6 +75,19 @@ unsafe impl GlobalAlloc for Mimalloc {
     }
 }
 
+extern "C" {
+    // mimalloc's own; `libmimalloc-sys` declares it only with its `extended` feature.
+    fn mi_collect(force: bool);
+}
+
+/// Gives the memory mimalloc holds free back to the system. mimalloc keeps freed pages for
+/// reuse, so a long-lived process (the session daemon, after a request of megabytes) would
+/// otherwise stay at its peak size.
+pub fn release_free_memory() {
+    // SAFETY: a plain C call with no preconditions.
+    unsafe { mi_collect(true) }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

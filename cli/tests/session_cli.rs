@@ -601,3 +601,156 @@ fn a_handoff_run_with_relative_paths_runs_in_the_daemon() {
     let manifest = std::fs::read_to_string(dir.join("fixture/manifest.json")).unwrap();
     assert!(manifest.contains("\"relative\""), "{manifest}");
 }
+
+/// Runs `cmd` and returns its output, or fails the test when it has not exited within `secs`
+/// (a command that would block forever is a failure, not a hung suite).
+fn output_within(cmd: &mut Command, secs: u64) -> Output {
+    let mut child = cmd
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(secs);
+    while child.try_wait().unwrap().is_none() {
+        if std::time::Instant::now() > deadline {
+            let _ = child.kill();
+            let o = child.wait_with_output().unwrap();
+            panic!("{cmd:?} did not exit within {secs} s: {}", text(&o));
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    child.wait_with_output().unwrap()
+}
+
+/// Issue 29, items 6 and 7: `AD_STATE_DIR` naming an existing folder others can write (a 1777
+/// one, as `/tmp` is) is refused by `ad session` and by a close-less `ad run` carrying a
+/// secret, with the path and the reason; the folder keeps its mode, and nothing is written in
+/// it (no daemon, no socket, no session).
+#[test]
+fn a_state_folder_others_can_write_is_refused_and_left_as_it_is() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = scratch("shared");
+    let shared = dir.join("shared");
+    std::fs::create_dir(&shared).unwrap();
+    std::fs::set_permissions(&shared, std::fs::Permissions::from_mode(0o1777)).unwrap();
+    let o = ad(&dir)
+        .env("AD_STATE_DIR", &shared)
+        .args(["session", "list"])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+    let says = |o: &Output| {
+        let t = text(o);
+        assert!(
+            t.contains(&format!(
+                "{}: this folder is writable by others (mode 1777)",
+                shared.display()
+            )) && t.contains("set AD_STATE_DIR to a folder of your own"),
+            "{t}"
+        );
+    };
+    says(&o);
+    let o = ad(&dir)
+        .env("AD_STATE_DIR", &shared)
+        .args(["run", "-q", "--artifacts-dir", "runs", "-e"])
+        .arg(format!("PASSWORD={SECRET}"))
+        .arg(repo().join("examples/handoff-profile.ad"))
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+    says(&o);
+    let mode = std::fs::metadata(&shared).unwrap().permissions().mode() & 0o7777;
+    assert_eq!(mode, 0o1777, "the folder's mode is left as it was");
+    assert_eq!(
+        std::fs::read_dir(&shared).unwrap().count(),
+        0,
+        "nothing is written in it (no socket, no session)"
+    );
+}
+
+/// Issue 29, item 13: `ad session replay` of a FIFO, of `/dev/zero` and of a script over the
+/// 2 MiB cap is refused at once (AD006 for the size, as `ad run` refuses it), and the daemon
+/// goes on serving every client.
+#[test]
+fn replay_refuses_a_fifo_a_device_and_an_over_cap_script_and_the_daemon_keeps_serving() {
+    let dir = scratch("replay-inputs");
+    let fifo = dir.join("fifo.ad");
+    let c = std::ffi::CString::new(fifo.to_str().unwrap()).unwrap();
+    assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+    std::os::unix::fs::symlink("/dev/zero", dir.join("zero.ad")).unwrap();
+    let big = format!("open com.example.shop\n{}", "wait 1\n".repeat(520_000));
+    std::fs::write(dir.join("big.ad"), big).unwrap();
+    let app = repo().join("examples/apps/shop.json");
+    for (file, says) in [
+        ("fifo.ad", "a FIFO, not read"),
+        ("zero.ad", "a device, not read"),
+        ("big.ad", "over the 2097152-byte limit: not read (AD006)"),
+    ] {
+        let o = output_within(
+            ad(&dir).args(["session", "replay", file, "--app", app.to_str().unwrap()]),
+            60,
+        );
+        assert_eq!(o.status.code(), Some(1), "{file}: {}", text(&o));
+        assert!(text(&o).contains(says), "{file}: {}", text(&o));
+        let list = output_within(ad(&dir).args(["session", "list", "--json"]), 60);
+        assert!(list.status.success(), "{file}: {}", text(&list));
+    }
+    // `ad run` refuses the same script with the same code.
+    let o = ad(&dir).args(["run", "big.ad"]).output().unwrap();
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+    assert!(text(&o).contains("(AD006)"), "{}", text(&o));
+    assert_daemon_exits(&dir);
+}
+
+/// Issue 29, item 13: a daemon that takes the connection but never answers (here a listener
+/// of the test's own) is reported after the client's timeout, by `ad session` and by a
+/// close-less `ad run`, naming the daemon's process and how to stop it.
+#[test]
+fn a_daemon_that_never_answers_is_reported_with_what_to_do() {
+    use std::os::unix::fs::{DirBuilderExt, PermissionsExt};
+    let dir = scratch("silent");
+    let state = dir.join("state");
+    std::fs::DirBuilder::new()
+        .mode(0o700)
+        .create(&state)
+        .unwrap();
+    let sock = state.join("daemon.sock");
+    let listener = std::os::unix::net::UnixListener::bind(&sock).unwrap();
+    std::fs::set_permissions(&sock, std::fs::Permissions::from_mode(0o600)).unwrap();
+    // Connections are taken and held, never answered.
+    std::thread::spawn(move || {
+        let mut held = Vec::new();
+        while let Ok((s, _)) = listener.accept() {
+            held.push(s);
+        }
+    });
+    let pid = std::process::id();
+    let says = |o: &Output| {
+        let t = text(o);
+        assert!(
+            t.contains(&format!(
+                "the session daemon (pid {pid}, {}) has not answered for 0.3 s",
+                sock.display()
+            )) && t.contains(&format!("stop it with `kill {pid}` and retry")),
+            "{t}"
+        );
+    };
+    let o = output_within(
+        ad(&dir)
+            .env("AD_SESSION_TIMEOUT_MS", "300")
+            .args(["session", "list"]),
+        60,
+    );
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+    says(&o);
+    let o = output_within(
+        ad(&dir)
+            .env("AD_SESSION_TIMEOUT_MS", "300")
+            .env("AD_VAR_PASSWORD", SECRET)
+            .args(["run", "-q", "--artifacts-dir", "runs"])
+            .arg(repo().join("examples/handoff-profile.ad")),
+        60,
+    );
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+    says(&o);
+}

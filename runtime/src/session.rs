@@ -82,24 +82,149 @@ pub(crate) fn open_journal(
 }
 
 /// The per-user state folder: `$AD_STATE_DIR`, else `$XDG_STATE_HOME/ad`, else
-/// `~/.local/state/ad`, else a per-user folder under the system temp folder.
-pub fn default_state_dir() -> PathBuf {
-    let var = |k: &str| {
-        std::env::var_os(k)
-            .filter(|v| !v.is_empty())
-            .map(PathBuf::from)
+/// `<home>/.local/state/ad` with the home from `$HOME` or, when that is unset, the password
+/// database. There is no shared fallback (a folder under the temp folder named after the user
+/// is one anybody can make first): with none of them it is an error. A relative path is made
+/// absolute (the daemon runs in `/`).
+pub fn default_state_dir() -> Result<PathBuf, SetupError> {
+    state_dir_from(|k| std::env::var_os(k), passwd_home)
+}
+
+/// [`default_state_dir`] over given variables and home lookup.
+fn state_dir_from(
+    var: impl Fn(&str) -> Option<std::ffi::OsString>,
+    home: impl FnOnce() -> Option<PathBuf>,
+) -> Result<PathBuf, SetupError> {
+    let var = |k: &str| var(k).filter(|v| !v.is_empty()).map(PathBuf::from);
+    let dir = var("AD_STATE_DIR")
+        .or_else(|| var("XDG_STATE_HOME").map(|d| d.join("ad")))
+        .or_else(|| {
+            var("HOME")
+                .or_else(home)
+                .map(|h| h.join(".local/state/ad"))
+        })
+        .ok_or_else(|| {
+            SetupError(format!(
+                "cannot tell where to keep live sessions: AD_STATE_DIR, XDG_STATE_HOME and HOME are unset and user {} has no home folder in the password database; set AD_STATE_DIR to a folder of your own",
+                current_uid()
+            ))
+        })?;
+    Ok(std::path::absolute(&dir).unwrap_or(dir))
+}
+
+/// The effective user id: whose state folder, socket and daemon `ad` may use.
+pub fn current_uid() -> u32 {
+    // SAFETY: geteuid has no preconditions and cannot fail.
+    unsafe { libc::geteuid() }
+}
+
+/// This user's home folder as the password database has it (`getpwuid_r`).
+fn passwd_home() -> Option<PathBuf> {
+    use std::os::unix::ffi::OsStrExt;
+    let mut buf = vec![0u8; 1024];
+    loop {
+        // SAFETY: `pwd` and `buf` outlive the call; `result` is set to null or to `&pwd`, whose
+        // strings point into `buf`, which is read before it is dropped or reused.
+        let mut pwd: libc::passwd = unsafe { std::mem::zeroed() };
+        let mut result: *mut libc::passwd = std::ptr::null_mut();
+        let rc = unsafe {
+            libc::getpwuid_r(
+                current_uid(),
+                &mut pwd,
+                buf.as_mut_ptr().cast(),
+                buf.len(),
+                &mut result,
+            )
+        };
+        if rc == libc::ERANGE && buf.len() < 1 << 20 {
+            buf.resize(buf.len() * 4, 0);
+            continue;
+        }
+        if rc != 0 || result.is_null() || pwd.pw_dir.is_null() {
+            return None;
+        }
+        let dir = unsafe { std::ffi::CStr::from_ptr(pwd.pw_dir) };
+        let dir = std::ffi::OsStr::from_bytes(dir.to_bytes());
+        return (!dir.is_empty()).then(|| PathBuf::from(dir));
+    }
+}
+
+/// Makes `dir` a folder only this user can use, or says why it is not one. A missing folder is
+/// created (with its missing parents) 0700. An existing one is never changed (it may be `.`,
+/// `$HOME` or `/tmp`): it must be owned by this user and not writable by group or others, else
+/// it is refused — another user's folder could hold their socket, or let them swap the files in
+/// it. The error names the path and the reason.
+pub fn private_dir(dir: &Path) -> std::io::Result<()> {
+    use std::os::unix::fs::{DirBuilderExt, PermissionsExt};
+    if let Some(parent) = dir.parent().filter(|p| !p.as_os_str().is_empty()) {
+        if !parent.exists() {
+            std::fs::DirBuilder::new()
+                .recursive(true)
+                .mode(0o700)
+                .create(parent)?;
+        }
+    }
+    match std::fs::DirBuilder::new().mode(0o700).create(dir) {
+        // Ours, just made: 0700 whatever the umask.
+        Ok(()) => std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o700)),
+        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
+            check_private(dir, "folder", current_uid())?;
+            if !dir.is_dir() {
+                return Err(std::io::Error::new(
+                    std::io::ErrorKind::AlreadyExists,
+                    format!("{}: not a folder", dir.display()),
+                ));
+            }
+            Ok(())
+        }
+        Err(e) => Err(std::io::Error::new(
+            e.kind(),
+            format!("{}: cannot create the folder: {e}", dir.display()),
+        )),
+    }
+}
+
+/// Is `path` (a folder, or the daemon's socket; `what` says which) owned by `uid` and not
+/// writable by group or others? A symbolic link is judged by what it leads to, and must itself
+/// be `uid`'s or root's (whoever owns a link can point it elsewhere). The error is
+/// `PermissionDenied` with the path and the reason.
+pub fn check_private(path: &Path, what: &str, uid: u32) -> std::io::Result<()> {
+    use std::os::unix::fs::MetadataExt;
+    let refuse = |why: String| {
+        Err(std::io::Error::new(
+            std::io::ErrorKind::PermissionDenied,
+            format!(
+                "{}: {why}; ad keeps live sessions and the secrets runs send them there, so it will not use it (nor change it): set AD_STATE_DIR to a folder of your own (ad creates a missing one 0700)",
+                path.display()
+            ),
+        ))
     };
-    if let Some(d) = var("AD_STATE_DIR") {
-        return d;
+    let link = std::fs::symlink_metadata(path)?;
+    if link.file_type().is_symlink() && link.uid() != uid && link.uid() != 0 {
+        return refuse(format!(
+            "this {what} is a symbolic link owned by user {}, not by you (user {uid})",
+            link.uid()
+        ));
     }
-    if let Some(d) = var("XDG_STATE_HOME") {
-        return d.join("ad");
+    let meta = std::fs::metadata(path)?;
+    if meta.uid() != uid {
+        return refuse(format!(
+            "this {what} is owned by user {}, not by you (user {uid})",
+            meta.uid()
+        ));
     }
-    if let Some(home) = var("HOME") {
-        return home.join(".local/state/ad");
+    if meta.mode() & 0o022 != 0 {
+        return refuse(format!(
+            "this {what} is writable by {} (mode {:o})",
+            if meta.mode() & 0o002 != 0 {
+                "others"
+            } else {
+                "its group"
+            },
+            meta.mode() & 0o7777
+        ));
     }
-    let user = std::env::var("USER").unwrap_or_else(|_| "user".into());
-    std::env::temp_dir().join(format!("ad-state-{user}"))
+    Ok(())
 }
 
 /// The file a live sim session is kept in.
@@ -252,18 +377,29 @@ impl LiveRun {
         let result = &self.outcome.result;
         let persist = config.persist_session && self.outcome.backend.resumes_sessions();
         let saved = session_file(&config.state_dir, &options.session);
-        if let Some(sim) = self
+        let Some(sim) = self
             .backend
             .as_sim()
             .filter(|_| persist && !result.error.as_ref().is_some_and(|e| e.preflight))
-        {
-            if result.session_active && sim.state().foreground.is_some() {
-                if sim.save(&saved, &injected_redactor(options)).is_ok() {
-                    self.outcome.session_file = Some(saved.clone());
-                }
-            } else if saved.is_file() {
-                let _ = std::fs::remove_file(&saved);
-            }
+        else {
+            return;
+        };
+        let keep = result.session_active && sim.state().foreground.is_some();
+        if !keep && !saved.is_file() {
+            return;
+        }
+        // The state folder must be this user's alone before a session is saved or removed there.
+        if let Err(e) = private_dir(&config.state_dir) {
+            self.outcome
+                .result
+                .warnings
+                .push(format!("the live session was not kept: {e}"));
+            return;
+        }
+        if !keep {
+            let _ = std::fs::remove_file(&saved);
+        } else if sim.save(&saved, &injected_redactor(options)).is_ok() {
+            self.outcome.session_file = Some(saved.clone());
         }
     }
 }
@@ -325,6 +461,10 @@ pub async fn run_live(
     .map_err(SetupError)?;
     let persist = config.persist_session && kind.resumes_sessions();
     let saved = session_file(&config.state_dir, &options.session);
+    if persist && options.from.is_some() {
+        // A saved session is only read from a state folder nobody else can write.
+        private_dir(&config.state_dir).map_err(|e| SetupError(e.to_string()))?;
+    }
     if persist && !saved.is_file() && resumes_mid_plan(plan, options) {
         // Resuming on a blank device would replay later steps against the wrong screen.
         return Err(SetupError(format!(
@@ -401,4 +541,53 @@ pub async fn run_live(
         backend,
         recording,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn vars(set: &[(&str, &str)]) -> impl Fn(&str) -> Option<std::ffi::OsString> {
+        let set: Vec<(String, String)> = set
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect();
+        move |k| set.iter().find(|(n, _)| n == k).map(|(_, v)| v.into())
+    }
+
+    /// Issue 29, item 6: without AD_STATE_DIR, XDG_STATE_HOME and HOME the state folder is
+    /// under the home the password database gives, and without that it is an error, never a
+    /// folder under the temp folder that another user could have made first.
+    #[test]
+    fn the_state_folder_has_no_shared_fallback() {
+        let none = || None;
+        let home = || Some(PathBuf::from("/home/me"));
+        let d = |set: &[(&str, &str)], home: &dyn Fn() -> Option<PathBuf>| {
+            state_dir_from(vars(set), home)
+        };
+        assert_eq!(
+            d(&[("USER", "me")], &home).unwrap(),
+            Path::new("/home/me/.local/state/ad")
+        );
+        let e = d(&[("USER", "me"), ("HOME", "")], &none).unwrap_err();
+        assert!(
+            e.0.contains("set AD_STATE_DIR") && e.0.contains("password database"),
+            "{e:?}"
+        );
+        assert_eq!(
+            d(&[("HOME", "/h")], &home).unwrap(),
+            Path::new("/h/.local/state/ad")
+        );
+        assert_eq!(
+            d(&[("HOME", "/h"), ("XDG_STATE_HOME", "/x")], &none).unwrap(),
+            Path::new("/x/ad")
+        );
+        assert_eq!(
+            d(&[("AD_STATE_DIR", "/s"), ("XDG_STATE_HOME", "/x")], &none).unwrap(),
+            Path::new("/s")
+        );
+        // Relative: made absolute here, since the daemon runs in `/`.
+        let rel = d(&[("AD_STATE_DIR", "shared")], &none).unwrap();
+        assert_eq!(rel, std::env::current_dir().unwrap().join("shared"));
+    }
 }

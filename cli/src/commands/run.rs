@@ -296,11 +296,15 @@ pub fn run(args: RunArgs) -> i32 {
     if let Err(refusal) = gate::missing_variables(&analysis, &source.name, &options) {
         return print_refusal(&source.name, &source.text, &refusal);
     }
+    let state_dir = match ad_runtime::session::default_state_dir() {
+        Ok(d) => d,
+        Err(e) => return crate::usage_error(&e.0),
+    };
     let mut session = SessionConfig {
         app_model: args.app.clone(),
         artifacts_root: args.artifacts_dir.clone(),
         persist_session: true,
-        state_dir: ad_runtime::session::default_state_dir(),
+        state_dir,
         no_journal: false,
         ..SessionConfig::default()
     };

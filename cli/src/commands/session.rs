@@ -34,9 +34,10 @@ pub struct SessionArgs {
     pub words: Vec<String>,
 }
 
-/// The state folder the daemon lives in.
-fn state_dir() -> PathBuf {
+/// The state folder the daemon lives in (an error when there is none to use).
+fn state_dir() -> std::io::Result<PathBuf> {
     ad_runtime::session::default_state_dir()
+        .map_err(|e| std::io::Error::new(std::io::ErrorKind::NotFound, e.0))
 }
 
 /// Starts the daemon: this binary, detached into its own process group, in `/`.
@@ -62,9 +63,10 @@ fn spawn_daemon(state: &Path) -> std::io::Result<()> {
         .map(|_| ())
 }
 
-/// Connects to (starting if needed) the session daemon.
+/// Connects to (starting if needed) the session daemon. A state folder, socket or daemon that
+/// is not this user's alone is refused (`PermissionDenied`); see `Client::connect`.
 pub fn client() -> std::io::Result<Client> {
-    let state = state_dir();
+    let state = state_dir()?;
     Client::connect(&state, || spawn_daemon(&state))
 }
 
@@ -75,12 +77,18 @@ pub fn run_in_daemon(
     request: RunRequest,
     progress: &mut dyn ad_runtime::interp::Progress,
 ) -> Result<Option<Result<RunReply, String>>, String> {
-    let Ok(mut c) = client() else {
-        return Ok(None);
+    let mut c = match client() {
+        Ok(c) => c,
+        // Refused, not unreachable: nothing of the run may go there, and running it here would
+        // hide why.
+        Err(e) if e.kind() == std::io::ErrorKind::PermissionDenied => {
+            return Err(format!("cannot use the session daemon: {e}"))
+        }
+        Err(_) => return Ok(None),
     };
     c.run(request, |event| event.report(progress))
         .map(Some)
-        .map_err(|e| format!("the session daemon ended the run: {e}"))
+        .map_err(|e| format!("the run in the session daemon did not finish: {e}"))
 }
 
 pub fn run(args: SessionArgs) -> i32 {
@@ -100,8 +108,14 @@ pub fn run(args: SessionArgs) -> i32 {
         }
     }
     if words.first().map(String::as_str) == Some("__daemon") {
-        let state = state_dir();
-        return match daemon::serve(&state, daemon::idle_from_env()) {
+        let serve = |state: PathBuf| {
+            daemon::serve_releasing(
+                &state,
+                daemon::idle_from_env(),
+                ad_alloc::release_free_memory,
+            )
+        };
+        return match state_dir().and_then(serve) {
             Ok(()) => 0,
             Err(e) => crate::usage_error(&format!("session daemon: {e}")),
         };

@@ -399,7 +399,8 @@ fn test_paths(args: &TestArgs, paths: &[PathBuf]) -> (i32, String) {
                 app_model: args.app.clone(),
                 artifacts_root: args.artifacts_dir.clone(),
                 persist_session: false,
-                state_dir: ad_runtime::session::default_state_dir(),
+                // Nothing is kept there (persist_session is off): a missing one is no error.
+                state_dir: ad_runtime::session::default_state_dir().unwrap_or_default(),
                 no_journal: false,
                 ..SessionConfig::default()
             };

@@ -828,14 +828,10 @@ impl Sessions {
             ));
         };
         let path = resolve_path(&req.cwd, file);
-        let text = match std::fs::read_to_string(&path) {
+        // Checked and capped as `ad run` reads a script, off the daemon's thread.
+        let text = match daemon::read_script(path.clone()).await {
             Ok(t) => t,
-            Err(e) => {
-                return fail(Refusal::new(
-                    "INVALID_ARGS",
-                    format!("cannot read {}: {e}", path.display()),
-                ))
-            }
+            Err(e) => return fail(Refusal::new("INVALID_ARGS", e)),
         };
         let analysis = ad_compiler::analyze(&text);
         if let Some(d) = analysis.diagnostics.iter().find(|d| d.is_parity_error()) {

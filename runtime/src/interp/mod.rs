@@ -311,6 +311,9 @@ pub async fn run<B: Backend>(
     };
     let mut closed = false;
     for (i, step) in plan.steps.iter().enumerate().skip(from - 1) {
+        // A backend that answers at once (the sim) never makes the run wait: without a yield
+        // now and then, a long run in the session daemon would hold every other client up.
+        tokio::task::coop::consume_budget().await;
         let index = i + 1;
         let line = step.line() + 1;
         let raw: Vec<String> = step.positional_values();
@@ -505,6 +508,8 @@ pub async fn run_live_step<B: Backend>(
     step: &Step<'_>,
     path: &str,
 ) -> LiveOutcome {
+    // A replay's steps on a backend that answers at once: yield now and then (see `run`).
+    tokio::task::coop::consume_budget().await;
     let t0 = Instant::now();
     state.step_no += 1;
     let index = state.step_no;

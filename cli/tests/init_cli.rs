@@ -173,6 +173,32 @@ fn init_refuses_a_file_as_its_folder() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// Issue 29 item 16: a file named `flows` where the example flow's folder goes is named in
+/// full, with what to do, before anything is written (before: `e/flows/add-todo.ad: File
+/// exists`, after ad.toml was already created).
+#[test]
+fn init_names_a_file_in_the_way_of_its_folders() {
+    let dir = scratch_dir("init-flows-file");
+    let project = dir.join("some-project");
+    std::fs::create_dir_all(&project).unwrap();
+    std::fs::write(project.join("flows"), "mine").unwrap();
+    let out = run_in(&dir, &["init", "some-project"], None);
+    assert_eq!(exit_code(&out), 2);
+    let err = stderr(&out);
+    assert!(
+        err.contains(
+            "some-project/flows is a file, where ad init makes the folder of an example flow (some-project/flows/add-todo.ad): rename or move it"
+        ),
+        "{err}"
+    );
+    assert!(!project.join("ad.toml").exists(), "nothing written");
+    assert_eq!(
+        std::fs::read_to_string(project.join("flows")).unwrap(),
+        "mine"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 #[test]
 fn version_names_the_agent_device_release_the_oracle_pins() {
     let out = run_in(&repo_root(), &["--version"], None);

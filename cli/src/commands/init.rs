@@ -63,6 +63,16 @@ pub fn run(args: InitArgs) -> i32 {
             "the app it runs on in the simulated device (docs/sim-model.md)",
         ));
     }
+    // A file where a folder of the plan goes (`flows`, `apps`): said before anything is written.
+    for (path, _, what) in &planned {
+        if let Some(file) = file_in_the_way(dir, path) {
+            return crate::usage_error(&format!(
+                "{} is a file, where ad init makes the folder of {what} ({}): rename or move it, or run ad init in another folder",
+                file.display(),
+                shown(dir, path)
+            ));
+        }
+    }
     let width = planned
         .iter()
         .map(|(path, ..)| shown(dir, path).len())
@@ -131,6 +141,19 @@ fn create_new(path: &Path, bytes: &[u8]) -> std::io::Result<bool> {
         Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => Ok(false),
         Err(e) => Err(e),
     }
+}
+
+/// The first folder on the way to `dir/relative` that exists as something else (a file).
+fn file_in_the_way(dir: &Path, relative: &str) -> Option<PathBuf> {
+    let parent = Path::new(relative).parent()?;
+    let mut at = dir.to_path_buf();
+    for c in parent.components() {
+        at.push(c);
+        if at.exists() && !at.is_dir() {
+            return Some(at);
+        }
+    }
+    None
 }
 
 /// A project file's path as the user reaches it from where `ad init` ran.

@@ -106,7 +106,8 @@ enum Command {
 
 /// Prints a usage or I/O problem and returns exit code 2.
 pub fn usage_error(message: &str) -> i32 {
-    eprintln!("error: {message}");
+    // Often names a path or quotes a script: escaped like every rendering.
+    eprintln!("error: {}", render::escape_controls(message));
     2
 }
 

@@ -873,3 +873,106 @@ fn labels_far_apart_are_drawn_as_excerpts_with_their_own_line_numbers() {
     let out = run_in(&dir, &["check", "far.ad"], None);
     insta::assert_snapshot!("far_labels", stdout(&out));
 }
+
+// ---- control characters ----------------------------------------------------------------------
+
+/// No control character reaches the output but newline and tab: a terminal escape (ESC, BEL),
+/// a NUL, DEL or a C1 control in a path, a script line or a message is written as text.
+fn assert_no_control_characters(bytes: &[u8], what: &str) {
+    let text = String::from_utf8_lossy(bytes);
+    if let Some((at, c)) = text
+        .char_indices()
+        .find(|&(_, c)| c.is_control() && c != '\n' && c != '\t')
+    {
+        panic!("{what}: raw {c:?} at byte {at}:\n{text}");
+    }
+}
+
+/// A scratch folder holding a script whose name and lines hold ESC, BEL and NUL (a terminal
+/// title escape), and a composition including a path that holds them.
+fn hostile_project() -> (std::path::PathBuf, String) {
+    let dir = scratch_dir("control-chars");
+    ad_tests::copy_example_models(&dir);
+    let name = "bad\u{1b}]0;pwned\u{7}.ad".to_string();
+    std::fs::write(
+        dir.join(&name),
+        "context platform=ios\nopen \"com.example.shop\"\nclick \"label=\\u001b]0;t\\u0007\"\nfrobnicate \u{1b}]0;pwned\u{7} \u{0}\n",
+    )
+    .unwrap();
+    std::fs::write(
+        dir.join("comp.ad"),
+        format!(
+            "composition-v1\ncontext platform=ios\nopen \"com.example.shop\"\n# agent-device:fragment-ref-v1 {{\"callSiteId\":\"a\",\"digest\":\"sha256:{}\"}}\ninclude \"frag\\u001b]0;t\\u0007\\u0000.ad\"\nclose\n",
+            "0".repeat(64)
+        ),
+    )
+    .unwrap();
+    (dir, name)
+}
+
+/// `ad check` (human and `--format github`) of a script named with ESC/BEL whose lines hold
+/// them and NUL, and of a composition including such a path: every one is escaped.
+#[test]
+fn check_output_escapes_control_characters_in_paths_and_lines() {
+    let (dir, name) = hostile_project();
+    for format in ["human", "github"] {
+        let out = run_in(&dir, &["check", "--format", format, &name, "comp.ad"], None);
+        assert_eq!(exit_code(&out), 1, "{}", stderr(&out));
+        let shown = stdout(&out);
+        assert_no_control_characters(&out.stdout, format);
+        assert_no_control_characters(&out.stderr, format);
+        assert!(shown.contains("AD101"), "{shown}");
+        assert!(
+            shown.contains(r#"fragment "frag\u{1b}]0;t\u{7}\u{0}.ad""#),
+            "the include path, escaped: {shown}"
+        );
+        assert!(shown.contains(r"bad\u{1b}]0;pwned\u{7}.ad"), "{shown}");
+    }
+    // JSON and SARIF carry them as JSON escapes (serde).
+    for format in ["json", "sarif"] {
+        let out = run_in(&dir, &["check", "--format", format, &name, "comp.ad"], None);
+        assert_no_control_characters(&out.stdout, format);
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// `ad run`'s progress and failure, and `ad session replay`'s errors, of the same script: the
+/// replayed line and the device's message quoting it are escaped.
+#[test]
+fn run_and_session_replay_escape_control_characters() {
+    let (dir, name) = hostile_project();
+    let script = dir.join("replayed.ad");
+    std::fs::write(
+        &script,
+        "context platform=ios\nopen \"com.example.shop\"\nclick \"label=\\u001b]0;t\\u0007\"\n",
+    )
+    .unwrap();
+    let out = run_in(&dir, &["run", "replayed.ad"], None);
+    assert_eq!(exit_code(&out), 1, "{}", stderr(&out));
+    assert_no_control_characters(&out.stdout, "ad run stdout");
+    assert_no_control_characters(&out.stderr, "ad run stderr");
+    assert!(
+        stderr(&out).contains(r"label=\u{1b}]0;t\u{7}"),
+        "{}",
+        stderr(&out)
+    );
+
+    let state = dir.join("state");
+    let session = |words: &[&str]| {
+        let mut cmd = ad(&dir);
+        cmd.env("AD_STATE_DIR", &state)
+            .env("AD_SESSION_IDLE_MS", "1500")
+            .arg("session")
+            .args(words);
+        cmd.output().expect("ad session runs")
+    };
+    for file in ["replayed.ad", name.as_str(), "missing\u{1b}]0;x\u{7}.ad"] {
+        let out = session(&["replay", file]);
+        assert_eq!(exit_code(&out), 1, "{file:?}: {}", stderr(&out));
+        assert_no_control_characters(&out.stdout, "session replay stdout");
+        assert_no_control_characters(&out.stderr, "session replay stderr");
+        assert!(stderr(&out).contains(r"\u{1b}]0;"), "{}", stderr(&out));
+        let _ = session(&["close"]);
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -165,7 +165,7 @@ impl Progress for StderrProgress {
                 s.index,
                 s.total,
                 s.line,
-                shorten(&s.label, 70)
+                shorten(&crate::render::escape_controls(&s.label), 70)
             );
             let _ = e.flush();
         }
@@ -191,7 +191,7 @@ impl Progress for StderrProgress {
             s.index,
             s.total,
             s.line,
-            shorten(&s.label, 70),
+            shorten(&crate::render::escape_controls(&s.label), 70),
             end.wall_ms
         );
     }
@@ -427,9 +427,12 @@ pub fn run(args: RunArgs) -> i32 {
         }
         Some(e) if e.is_interrupted() => {
             if !args.json {
-                eprintln!("error[INTERRUPTED]: {}", e.message);
+                eprintln!(
+                    "error[INTERRUPTED]: {}",
+                    crate::render::escape_controls(&e.message)
+                );
                 if let Some(h) = &e.hint {
-                    eprintln!("  help: {h}");
+                    eprintln!("  help: {}", crate::render::escape_controls(h));
                 }
                 eprintln!(
                     "interrupted: {} — {} of {} step(s) replayed; journal {journal}",
@@ -439,9 +442,13 @@ pub fn run(args: RunArgs) -> i32 {
         }
         Some(e) if e.preflight => {
             if !args.json {
-                eprintln!("error[{}]: {}", e.code, e.message);
+                eprintln!(
+                    "error[{}]: {}",
+                    e.code,
+                    crate::render::escape_controls(&e.message)
+                );
                 if let Some(h) = &e.hint {
-                    eprintln!("  help: {h}");
+                    eprintln!("  help: {}", crate::render::escape_controls(h));
                 }
             }
         }
@@ -449,7 +456,11 @@ pub fn run(args: RunArgs) -> i32 {
             if !args.json {
                 let code = e.public_code();
                 let mut err = std::io::stderr().lock();
-                let _ = writeln!(err, "error[{code}]: {}", e.message);
+                let _ = writeln!(
+                    err,
+                    "error[{code}]: {}",
+                    crate::render::escape_controls(&e.message)
+                );
                 if let Some(line) = e.line {
                     match expanded.as_ref().and_then(|x| x.describe(line)) {
                         Some(at) => {
@@ -459,10 +470,14 @@ pub fn run(args: RunArgs) -> i32 {
                             let _ = writeln!(err, "  --> {}:{line}", source.name);
                         }
                     }
-                    let _ = writeln!(err, "   | {}", source_excerpt(&source.text, line));
+                    let _ = writeln!(
+                        err,
+                        "   | {}",
+                        crate::render::escape_controls(&source_excerpt(&source.text, line))
+                    );
                 }
                 if let Some(h) = &e.hint {
-                    let _ = writeln!(err, "  help: {h}");
+                    let _ = writeln!(err, "  help: {}", crate::render::escape_controls(h));
                 }
                 if let Some(d) = e.divergence() {
                     let _ = writeln!(err);

@@ -148,16 +148,18 @@ pub fn run(args: SessionArgs) -> i32 {
     }
 }
 
-/// The answer for people.
+/// The answer for people. Its words name paths and quote script lines and device text:
+/// escaped (`crate::render::escape_controls`) before they reach the terminal.
 fn render(r: &Response) {
+    use crate::render::escape_controls as esc;
     for w in &r.warnings {
-        eprintln!("warning: {w}");
+        eprintln!("warning: {}", esc(w));
     }
     if !r.ok {
         eprintln!(
             "error[{}]: {}",
-            r.code.as_deref().unwrap_or("FAILED"),
-            r.message.as_deref().unwrap_or("")
+            esc(r.code.as_deref().unwrap_or("FAILED")),
+            esc(r.message.as_deref().unwrap_or(""))
         );
         return;
     }
@@ -168,7 +170,10 @@ fn render(r: &Response) {
         for s in list {
             println!(
                 "{}\t{}\trecording {}\t{} recorded action(s)",
-                s.name, s.backend, s.lifecycle, s.recorded_actions
+                esc(&s.name),
+                s.backend,
+                s.lifecycle,
+                s.recorded_actions
             );
         }
         return;
@@ -188,7 +193,7 @@ fn render(r: &Response) {
     if let Some(n) = r.replayed {
         line.push_str(&format!("; {n} step(s) replayed"));
     }
-    println!("{line}");
+    println!("{}", esc(&line));
     if let Some(v) = &r.result {
         println!("{}", serde_json::to_string(v).unwrap_or_default());
     }
@@ -212,6 +217,6 @@ fn render(r: &Response) {
         if !s("value").is_empty() {
             line.push_str(&format!(" value={:?}", s("value")));
         }
-        println!("{line}");
+        println!("{}", esc(&line));
     }
 }

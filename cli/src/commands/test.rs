@@ -210,7 +210,12 @@ fn describe(
     sources: &[Option<ad_runtime::records::journal::StepSource>],
     colour: bool,
 ) -> String {
-    let mut line = format!("{:<8} {}", r.status.word().to_uppercase(), r.display);
+    // Names and messages quote paths, script lines and device text: escaped.
+    let mut line = format!(
+        "{:<8} {}",
+        r.status.word().to_uppercase(),
+        crate::render::escape_controls(&r.display)
+    );
     let last = r.attempts.last();
     match r.status {
         Status::Passed | Status::Flaky => {
@@ -231,7 +236,7 @@ fn describe(
                     line.push_str(&format!(
                         "\n           attempt {}: {}",
                         i + 1,
-                        a.message.as_deref().unwrap_or("failed")
+                        crate::render::escape_controls(a.message.as_deref().unwrap_or("failed"))
                     ));
                 }
             }
@@ -250,7 +255,7 @@ fn describe(
                 }
                 line.push_str(&format!(
                     "\n           {}",
-                    a.message.as_deref().unwrap_or("failed")
+                    crate::render::escape_controls(a.message.as_deref().unwrap_or("failed"))
                 ));
                 if r.attempts.len() > 1 {
                     line.push_str(&format!("\n           ({} attempts)", r.attempts.len()));

@@ -173,7 +173,8 @@ pub fn render(d: &DivergenceReport, resume_command: &str) -> String {
                 .into(),
         );
     }
-    lines.join("\n")
+    // Screens, labels and script lines come from the device and the script: escaped.
+    super::escape_controls(&lines.join("\n")).into_owned()
 }
 
 #[cfg(test)]

@@ -5,10 +5,14 @@ use ad_grammar::Severity;
 
 use super::CheckedFile;
 
+/// The runner's own escapes, then every other control character as text (`\u{1b}`): a raw ESC
+/// or BEL in a path or a message would reach the log viewer.
 fn escape_data(s: &str) -> String {
-    s.replace('%', "%25")
+    let s = s
+        .replace('%', "%25")
         .replace('\r', "%0D")
-        .replace('\n', "%0A")
+        .replace('\n', "%0A");
+    super::escape_controls(&s).into_owned()
 }
 fn escape_property(s: &str) -> String {
     escape_data(s).replace(':', "%3A").replace(',', "%2C")

@@ -30,14 +30,16 @@ const NOTE: Color = Color::Fixed(115);
 
 /// agent-device breaks lines only at \n; ariadne also breaks at \r, VT, FF, NEL and U+2028/9.
 /// Those are shown as spaces (one char for one char, so offsets hold) to keep line numbers equal.
+/// Every other control character but tab is shown as its picture (ESC as `␛`, NUL as `␀`; a C1
+/// control as `�`), one char for one char too: a script's bytes never drive the terminal.
 fn shown_char(c: char) -> char {
-    if matches!(
-        c,
-        '\r' | '\u{0B}' | '\u{0C}' | '\u{85}' | '\u{2028}' | '\u{2029}'
-    ) {
-        ' '
-    } else {
-        c
+    match c {
+        '\r' | '\u{0B}' | '\u{0C}' | '\u{85}' | '\u{2028}' | '\u{2029}' => ' ',
+        '\n' | '\t' => c,
+        c if (c as u32) < 0x20 => char::from_u32(0x2400 + c as u32).unwrap_or(' '),
+        '\u{7f}' => '\u{2421}',
+        c if c.is_control() => '\u{FFFD}',
+        c => c,
     }
 }
 
@@ -148,6 +150,17 @@ fn notes_of(d: &Diagnostic) -> Vec<String> {
 }
 
 pub fn render(file: &CheckedFile, d: &Diagnostic, colour: bool, out: &mut Vec<u8>) {
+    // The words of a finding can hold a path or script text: escaped, as every renderer does.
+    let related: Vec<super::Related> = file
+        .related(d)
+        .iter()
+        .map(|r| super::Related {
+            message: super::escape_controls(&r.message).into_owned(),
+            ..r.clone()
+        })
+        .collect();
+    let escaped = super::escaped_diagnostic(d);
+    let d = escaped.as_ref().unwrap_or(d);
     let index = file.index();
     let lines: Vec<(usize, usize)> = d
         .labels
@@ -174,9 +187,9 @@ pub fn render(file: &CheckedFile, d: &Diagnostic, colour: bool, out: &mut Vec<u8
             .all(|l| line_len(l) <= LONG_LINE);
     let mut buf = Vec::new();
     if fits {
-        whole_lines(file, d, colour, first, last, &mut buf);
+        whole_lines(file, d, &related, colour, first, last, &mut buf);
     } else {
-        excerpts(file, d, colour, &mut buf);
+        excerpts(file, d, &related, colour, &mut buf);
     }
     if colour {
         out.extend_from_slice(&buf);
@@ -190,6 +203,7 @@ pub fn render(file: &CheckedFile, d: &Diagnostic, colour: bool, out: &mut Vec<u8
 fn whole_lines(
     file: &CheckedFile,
     d: &Diagnostic,
+    related: &[super::Related],
     colour: bool,
     first: usize,
     last: usize,
@@ -240,7 +254,6 @@ fn whole_lines(
     }
     // Each include on the way to a fragment, as a label in its own file (ariadne draws a
     // report's labels from several sources).
-    let related = file.related(d);
     let mut sources = Sources {
         main: (name, shown.source()),
         others: Vec::new(),
@@ -292,7 +305,7 @@ impl<'a> ariadne::Cache<&'a str> for Sources<'a> {
             .ok_or("no such source")
     }
     fn display<'b>(&self, id: &'b &'a str) -> Option<impl std::fmt::Display + 'b> {
-        Some(*id)
+        Some(super::escape_controls(id))
     }
 }
 
@@ -343,8 +356,6 @@ fn visible(c: char) -> char {
     match shown_char(c) {
         '\t' => ' ',
         c if (c as u32) < 0x20 => char::from_u32(0x2400 + c as u32).unwrap_or(' '),
-        '\u{7f}' => '\u{2421}',
-        c if c.is_control() => ' ',
         c => c,
     }
 }
@@ -385,7 +396,13 @@ fn row_text(row: &Row, colour: bool) -> String {
 /// The report drawn from windows of the labelled lines: every line with a label (in order, with
 /// a gap marker between lines that are not adjacent), a long line cut to its labels and some
 /// context, then the help and notes as ariadne writes them. Costs what it shows.
-fn excerpts(file: &CheckedFile, d: &Diagnostic, colour: bool, buf: &mut Vec<u8>) {
+fn excerpts(
+    file: &CheckedFile,
+    d: &Diagnostic,
+    related: &[super::Related],
+    colour: bool,
+    buf: &mut Vec<u8>,
+) {
     let text: &str = &file.text;
     let index = file.index();
     let (_, kind_color, kind_name) = kind_of(d.severity);
@@ -431,7 +448,7 @@ fn excerpts(file: &CheckedFile, d: &Diagnostic, colour: bool, buf: &mut Vec<u8>)
     let _ = writeln!(s, " {}", d.message);
     let (l, c) = index.line_col(text, d.primary_span().start());
     paint(&mut s, format!("{pad}╭─["), on(MARGIN));
-    let _ = write!(s, " {}:{l}:{c} ", file.name);
+    let _ = write!(s, " {}:{l}:{c} ", super::escape_controls(&file.name));
     paint(&mut s, "]\n", on(MARGIN));
     paint(&mut s, format!("{pad}│\n"), on(MARGIN));
 
@@ -579,9 +596,13 @@ fn excerpts(file: &CheckedFile, d: &Diagnostic, colour: bool, buf: &mut Vec<u8>)
         trailer(&mut s, "Help", help);
     }
     let mut notes = notes_of(d);
-    for r in file.related(d) {
+    for r in related {
         let (l, c, _, _) = r.position();
-        notes.push(format!("{}: {}:{l}:{c}", r.message, r.name));
+        notes.push(format!(
+            "{}: {}:{l}:{c}",
+            r.message,
+            super::escape_controls(&r.name)
+        ));
     }
     if !notes.is_empty() {
         trailer(&mut s, "Note", &notes.join("\n"));

@@ -11,7 +11,59 @@ pub mod json;
 pub mod junit;
 pub mod sarif;
 
+use std::borrow::Cow;
+
 use ad_grammar::{Diagnostic, LineIndex, Span};
+
+/// Whether `c` is written as an escape: a control character (C0, DEL, C1) other than the
+/// newline and tab that text may legitimately hold.
+fn is_escaped(c: char) -> bool {
+    c.is_control() && c != '\n' && c != '\t'
+}
+
+/// Text that came from a script, a path, a device or a daemon, made safe to show on a terminal
+/// or in a CI log: every control character but newline and tab is written as `\u{1b}`, so an
+/// escape sequence (a terminal-title `ESC ] … BEL`, a colour, a NUL) in a file name or a
+/// replayed line is shown instead of acted on. Every human and CI renderer passes such text
+/// through this one function (JSON and SARIF escape them already: serde writes `\u001b`).
+pub fn escape_controls(s: &str) -> Cow<'_, str> {
+    if !s.chars().any(is_escaped) {
+        return Cow::Borrowed(s);
+    }
+    let mut out = String::with_capacity(s.len() + 8);
+    for c in s.chars() {
+        if is_escaped(c) {
+            out.push_str(&format!("\\u{{{:x}}}", c as u32));
+        } else {
+            out.push(c);
+        }
+    }
+    Cow::Owned(out)
+}
+
+/// A diagnostic whose words (message, labels, help, fix title) are escaped for a terminal, or
+/// `None` when none needs it (the common case costs no copy).
+pub fn escaped_diagnostic(d: &Diagnostic) -> Option<Diagnostic> {
+    let needs = |s: &str| s.chars().any(is_escaped);
+    let any = needs(&d.message)
+        || d.labels.iter().any(|l| needs(&l.message))
+        || d.help.as_deref().is_some_and(needs)
+        || d.fix.as_ref().is_some_and(|f| needs(&f.title));
+    if !any {
+        return None;
+    }
+    let text = |s: &str| -> ad_grammar::diagnostic::Text { escape_controls(s).into_owned().into() };
+    let mut out = d.clone();
+    out.message = text(&d.message);
+    for l in &mut out.labels {
+        l.message = text(&l.message);
+    }
+    out.help = d.help.as_deref().map(text);
+    if let Some(f) = &mut out.fix {
+        f.title = escape_controls(&f.title).into_owned();
+    }
+    Some(out)
+}
 
 /// A place in another file that a finding refers to: each include on the way from a composition
 /// to the fragment the finding is in.

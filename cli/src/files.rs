@@ -187,6 +187,14 @@ pub fn read_with_limit(path: &Path, limit: u64) -> Result<Source, InputError> {
     };
     let not_read = |name: String, e: ReadError| match e {
         ReadError::TooLarge { size, .. } => refuse(name, size),
+        e if e.is_not_found() => match std::fs::read_link(path) {
+            // A link whose target is gone (found by a folder walk): say where it leads.
+            Ok(target) => InputError::new(format!(
+                "{name}: a symbolic link to {}, which does not exist",
+                target.display()
+            )),
+            Err(_) => InputError::new(format!("{name}: {e}")),
+        },
         e => InputError::new(format!("{name}: {e}")),
     };
     if path.as_os_str() == "-" {

@@ -731,6 +731,34 @@ fn a_fifo_in_a_folder_is_skipped_and_said_so() {
     assert!(stdout(&out).contains("checked 1 file"), "{}", stdout(&out));
 }
 
+/// Issue 29 item 16: a dangling `*.ad` link in a folder is reported as that one path, where it
+/// leads, and every other script is still checked and reported (before: the whole check
+/// stopped there, exit 2, with nothing else reported). The exit code is the I/O error's, 2.
+#[test]
+fn a_dangling_link_in_a_folder_is_reported_and_the_rest_checked() {
+    let dir = scratch_dir("dangling");
+    std::fs::create_dir_all(dir.join("flows")).unwrap();
+    copy_fixture("clean-gestures.ad", &dir.join("flows"));
+    copy_fixture("AD101-unknown-command.ad", &dir.join("flows"));
+    std::os::unix::fs::symlink("moved-away.ad", dir.join("flows/b-gone.ad")).unwrap();
+    let out = run_bounded(&dir, &["check", "flows"]);
+    assert_eq!(exit_code(&out), 2, "{}", stderr(&out));
+    assert_eq!(
+        stderr(&out),
+        "error: flows/b-gone.ad: a symbolic link to moved-away.ad, which does not exist\n"
+    );
+    let report = stdout(&out);
+    assert!(
+        report.contains("[AD101]")
+            && report.contains("checked 2 files: 1 error")
+            && report.contains("1 file could not be read"),
+        "{report}"
+    );
+    let out = run_bounded(&dir, &["check", "--format", "json", "flows"]);
+    assert_eq!(exit_code(&out), 2);
+    assert!(json_diagnostics(&out).iter().any(|d| d["code"] == "AD101"));
+}
+
 #[test]
 fn a_script_over_two_mib_is_refused_unless_the_limit_is_raised() {
     let dir = scratch_dir("big");

@@ -152,6 +152,7 @@ fn check_paths(args: &CheckArgs, paths: &[PathBuf], last_run: bool) -> Counts {
     let mut checked = Vec::with_capacity(paths.len());
     // Findings in a fragment already reported through another parent (file, code, offset).
     let mut seen = std::collections::BTreeSet::new();
+    let mut unreadable = 0usize;
     for (nth, path) in paths.iter().enumerate() {
         let script = (path.as_os_str() != "-").then_some(path.as_path());
         let config = match config_for(args, script) {
@@ -167,7 +168,13 @@ fn check_paths(args: &CheckArgs, paths: &[PathBuf], last_run: bool) -> Counts {
                 checked.push(CheckedFile::new(refused.name, String::new(), diagnostics));
                 continue;
             }
-            Err(e) => return usage(&e.0),
+            // One file that cannot be read (a dangling link in a folder) is said, and the
+            // others are still checked; the exit code is then 2 (an I/O error).
+            Err(e) => {
+                crate::usage_error(&e.0);
+                unreadable += 1;
+                continue;
+            }
         };
         if let (true, Some(p)) = (super::compose::is_composed(&source.text), &source.path) {
             // A composition or a fragment: its findings are in several files.
@@ -270,7 +277,13 @@ fn check_paths(args: &CheckArgs, paths: &[PathBuf], last_run: bool) -> Counts {
                 if warnings == 1 { "" } else { "s" },
                 if infos == 1 { "" } else { "s" },
             );
-            if files_with == 0 {
+            if unreadable > 0 {
+                let _ = writeln!(
+                    out,
+                    "{unreadable} file{} could not be read (see above)",
+                    if unreadable == 1 { "" } else { "s" }
+                );
+            } else if files_with == 0 {
                 let _ = writeln!(out, "all clear");
             }
         }
@@ -291,7 +304,11 @@ fn check_paths(args: &CheckArgs, paths: &[PathBuf], last_run: bool) -> Counts {
     }
     let _ = out.flush();
     Counts {
-        exit_code: i32::from(errors > 0 || (args.deny_warnings && warnings > 0)),
+        exit_code: if unreadable > 0 {
+            2
+        } else {
+            i32::from(errors > 0 || (args.deny_warnings && warnings > 0))
+        },
         errors,
         warnings,
     }

@@ -150,18 +150,15 @@ fn passwd_home() -> Option<PathBuf> {
 }
 
 /// Makes `dir` a folder only this user can use, or says why it is not one. A missing folder is
-/// created (with its missing parents) 0700. An existing one is never changed (it may be `.`,
-/// `$HOME` or `/tmp`): it must be owned by this user and not writable by group or others, else
-/// it is refused — another user's folder could hold their socket, or let them swap the files in
-/// it. The error names the path and the reason.
+/// created 0700 (its missing parents as any folder is). An existing one is never changed (it
+/// may be `.`, `$HOME` or `/tmp`): it must be owned by this user and not writable by group or
+/// others, else it is refused — another user's folder could hold their socket, or let them swap
+/// the files in it. The error names the path and the reason.
 pub fn private_dir(dir: &Path) -> std::io::Result<()> {
     use std::os::unix::fs::{DirBuilderExt, PermissionsExt};
     if let Some(parent) = dir.parent().filter(|p| !p.as_os_str().is_empty()) {
         if !parent.exists() {
-            std::fs::DirBuilder::new()
-                .recursive(true)
-                .mode(0o700)
-                .create(parent)?;
+            std::fs::create_dir_all(parent)?;
         }
     }
     match std::fs::DirBuilder::new().mode(0o700).create(dir) {

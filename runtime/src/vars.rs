@@ -7,6 +7,8 @@ use ad_grammar::metadata::is_var_name;
 use ad_grammar::placeholder::interpolate;
 use serde_json::{Map, Value};
 
+mod encoding;
+
 /// The variables one run sees.
 #[derive(Debug, Clone, Default)]
 pub struct Scope {
@@ -19,16 +21,29 @@ pub struct Scope {
 }
 
 /// Replaces injected values with `<var:NAME>`: the one redactor of the tool (journal, results,
-/// reports, observations, persisted sessions).
+/// reports, observations, recorded fixtures, persisted sessions).
+///
+/// A value is found as it is and in every encoding of [`encoding::ENCODINGS`] (percent and form
+/// encoding, HTML character references, JSON escapes); an encoded occurrence becomes
+/// `<var:NAME:url>` (`form`, `html`, `json`), so putting a value back writes it encoded again.
+///
+/// Where a value is replaced (docs/run.md, "Redaction"): where it stands as the value — the
+/// whole string (a field's text, an element's whole label or value) or a whole word (not
+/// continued by a letter, digit, `_`, or a `.` joining two words: `shop` stays in
+/// `com.example.shop` and `shopping`, `e` in `e.g.`) — and anywhere, inside other words too, when
+/// it is at least [`SECRET_CHARS`] characters long. In an identifier ([`Redactor::redact_id`]:
+/// app ids, URLs opened or shown) only the whole string, a long value, or a word of the URL's
+/// query or fragment.
 ///
 /// One left-to-right pass: at each position the longest registered value that starts there is
 /// replaced, and the scan resumes after it, so emitted `<var:NAME>` text is never re-scanned (a
 /// value `var` or `<` cannot corrupt it) and a value that is part of a longer one never splits it.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Redactor {
-    /// (replacement, value), longest value first (ties by registration order).
-    values: Vec<(String, String)>,
-    /// First bytes of the values: most positions are rejected with one lookup.
+    /// Longest value first (ties by registration order).
+    values: Vec<Entry>,
+    /// Bytes a match can start with (a value's first byte, an escape's): most positions are
+    /// rejected with one lookup.
     first_bytes: [bool; 256],
     /// The `${NAME}` placeholders it emits: already-parameterized text is copied as is, so a
     /// second pass (or a literal inside a name, or `$`) never rewrites a placeholder.
@@ -37,12 +52,40 @@ pub struct Redactor {
     /// them from ordinary separators, so a string containing one becomes its placeholder whole
     /// (ADR 0017).
     collapse: Vec<(String, String)>,
+    /// (marker, text): every marker this redactor writes and the text it stands for.
+    markers: Vec<(String, String)>,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+struct Entry {
+    /// `<var:NAME>` or `${NAME}`.
+    replacement: String,
+    value: String,
+    /// At least [`SECRET_CHARS`] characters: replaced inside other words too.
+    long: bool,
+    /// Whether the value's first (last) character is a word character: only then can the text
+    /// around it continue a word.
+    word_start: bool,
+    word_end: bool,
+}
+
+/// The length from which a value is treated as a secret wherever it appears, inside other words
+/// too: 8 characters, the shortest memorized secret NIST SP 800-63B allows and shorter than any
+/// generated token or key. Shorter values (names, ids, flags, PINs) are ordinary words that
+/// occur inside other words and identifiers (`shop` in `com.example.shop`, `e` in every word),
+/// so they are replaced only where they stand as the value.
+pub const SECRET_CHARS: usize = 8;
+
+/// How a string is read: free text, or an identifier (app id, URL).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Field {
+    Text,
+    Id,
 }
 
 /// JSON keys whose values are structure, never data an injected value flows into: paths, codes,
 /// kinds, roles, digests. [`Redactor::redact_value`] leaves them alone, so a one-character or
-/// common-word value cannot rewrite `"replayPath"` or `"role"`. Not `app`: an app id or URL is
-/// opened from a variable (`open "${BASE}/login.html"`), so it is data.
+/// common-word value cannot rewrite `"replayPath"` or `"role"`.
 const STRUCTURAL_KEYS: &[&str] = &[
     "action",
     "code",
@@ -68,10 +111,18 @@ const STRUCTURAL_KEYS: &[&str] = &[
     "verification",
 ];
 
+/// JSON keys holding an app id or URL: an app id or URL is opened from a variable (`open
+/// "${BASE}/login.html"`), so it is data, but read as an identifier ([`Redactor::redact_id`]).
+const ID_KEYS: &[&str] = &["app", "url"];
+
 impl Default for Redactor {
     fn default() -> Self {
         Redactor::new([])
     }
+}
+
+fn is_word(c: char) -> bool {
+    c.is_alphanumeric() || c == '_'
 }
 
 impl Redactor {
@@ -105,37 +156,63 @@ impl Redactor {
 
     /// (replacement, value) in priority order: the first of equal values wins.
     fn build<'a>(entries: impl Iterator<Item = (String, &'a str)>) -> Redactor {
-        let mut values: Vec<(String, String)> = Vec::new();
+        let mut values: Vec<Entry> = Vec::new();
         let mut collapse: Vec<(String, String)> = Vec::new();
         for (replacement, v) in entries {
-            if v.is_empty() || values.iter().chain(&collapse).any(|(_, seen)| seen == v) {
+            if v.is_empty()
+                || values.iter().any(|e| e.value == v)
+                || collapse.iter().any(|(_, seen)| seen == v)
+            {
                 continue;
             }
             if replacement.starts_with("${") && v.trim().is_empty() {
                 collapse.push((replacement, v.to_string()));
             } else {
-                values.push((replacement, v.to_string()));
+                values.push(Entry {
+                    replacement,
+                    value: v.to_string(),
+                    long: v.chars().count() >= SECRET_CHARS,
+                    word_start: v.chars().next().is_some_and(is_word),
+                    word_end: v.chars().next_back().is_some_and(is_word),
+                });
             }
         }
         // Stable: equal lengths keep their priority order.
-        values.sort_by_key(|v| std::cmp::Reverse(v.1.len()));
+        values.sort_by_key(|e| std::cmp::Reverse(e.value.len()));
         let mut first_bytes = [false; 256];
-        for (_, v) in &values {
-            first_bytes[v.as_bytes()[0] as usize] = true;
+        for e in &values {
+            first_bytes[e.value.as_bytes()[0] as usize] = true;
+        }
+        if !values.is_empty() {
+            for &b in encoding::ESCAPE_STARTS {
+                first_bytes[b as usize] = true;
+            }
         }
         let placeholders: Vec<String> = values
             .iter()
-            .filter(|(r, _)| r.starts_with("${"))
-            .map(|(r, _)| r.clone())
+            .filter(|e| e.replacement.starts_with("${"))
+            .map(|e| e.replacement.clone())
             .collect();
         if !placeholders.is_empty() {
             first_bytes[b'$' as usize] = true;
+        }
+        let mut markers = Vec::new();
+        for e in &values {
+            markers.push((e.replacement.clone(), e.value.clone()));
+            if let Some(name) = e.replacement.strip_prefix("<var:") {
+                let name = &name[..name.len() - 1];
+                for enc in encoding::ENCODINGS {
+                    let text = (enc.encode)(&e.value);
+                    markers.push((format!("<var:{name}:{}>", enc.suffix), text));
+                }
+            }
         }
         Redactor {
             values,
             first_bytes,
             placeholders,
             collapse,
+            markers,
         }
     }
 
@@ -143,23 +220,41 @@ impl Redactor {
         self.values.is_empty() && self.collapse.is_empty()
     }
 
-    /// (replacement, value) pairs: what each `<var:NAME>` (or `${NAME}`) stands for.
+    /// (marker, text) pairs: what each `<var:NAME>` (`<var:NAME:url>`, …, or `${NAME}`) this
+    /// redactor writes stands for, the encoded ones in their encoding's canonical form.
     pub fn replacements(&self) -> impl Iterator<Item = (&str, &str)> {
-        self.values.iter().map(|(r, v)| (r.as_str(), v.as_str()))
+        self.markers.iter().map(|(r, v)| (r.as_str(), v.as_str()))
     }
 
-    /// `s` with every registered value replaced by `<var:NAME>` (or `${NAME}`).
+    /// Free text (a label, a typed text, a message, a result) with every injected value that
+    /// stands as a value replaced by `<var:NAME>` (or `${NAME}`).
     pub fn redact(&self, s: &str) -> String {
+        self.redact_field(s, Field::Text)
+    }
+
+    /// An identifier (an app id, a URL) with an injected value replaced only where it is the
+    /// whole identifier, is long enough to be a secret, or is a word of a URL's query or
+    /// fragment: a short value never rewrites the words of an id (`com.example.shop`).
+    pub fn redact_id(&self, s: &str) -> String {
+        self.redact_field(s, Field::Id)
+    }
+
+    fn redact_field(&self, s: &str, field: Field) -> String {
         if let Some((replacement, _)) = self.collapse.iter().find(|(_, v)| s.contains(v.as_str())) {
             return replacement.clone();
         }
         if self.values.is_empty() {
             return s.to_string();
         }
+        // In an identifier, a URL's query and fragment are data (a submitted form's fields).
+        let data_from = match field {
+            Field::Text => 0,
+            Field::Id => s.find(['?', '#']).unwrap_or(s.len()),
+        };
         let bytes = s.as_bytes();
         let mut out = String::with_capacity(s.len());
         let (mut i, mut copied) = (0, 0);
-        while i < bytes.len() {
+        'scan: while i < bytes.len() {
             if bytes[i] == b'$' {
                 if let Some(p) = self
                     .placeholders
@@ -170,48 +265,123 @@ impl Redactor {
                     continue;
                 }
             }
-            let hit = self.first_bytes[bytes[i] as usize]
-                .then(|| {
-                    self.values
-                        .iter()
-                        .find(|(_, v)| bytes[i..].starts_with(v.as_bytes()))
-                })
-                .flatten();
-            match hit {
-                Some((replacement, value)) => {
-                    out.push_str(&s[copied..i]);
-                    out.push_str(replacement);
-                    i += value.len();
-                    copied = i;
+            if self.first_bytes[bytes[i] as usize] {
+                for e in &self.values {
+                    let Some((end, suffix)) = Redactor::match_at(s, i, &e.value) else {
+                        continue;
+                    };
+                    let whole = i == 0 && end == s.len();
+                    let stands = whole
+                        || e.long
+                        || (i >= data_from && !joined_before(s, i, e) && !joined_after(s, end, e));
+                    if stands {
+                        out.push_str(&s[copied..i]);
+                        match (suffix, e.replacement.strip_suffix('>')) {
+                            (Some(suffix), Some(marker)) if marker.starts_with("<var:") => {
+                                out.push_str(marker);
+                                out.push(':');
+                                out.push_str(suffix);
+                                out.push('>');
+                            }
+                            _ => out.push_str(&e.replacement),
+                        }
+                        i = end;
+                        copied = i;
+                        continue 'scan;
+                    }
                 }
-                // Whole characters only: a value always starts on a character boundary.
-                None => i += utf8_width(bytes[i]),
             }
+            // Whole characters only: a value always starts on a character boundary.
+            i += utf8_width(bytes[i]);
         }
         out.push_str(&s[copied..]);
         out
     }
 
-    /// Redacts every string leaf of a JSON value, except under `STRUCTURAL_KEYS`, and every
-    /// object key but the records' own field names ([`crate::records::field_names`]): a
-    /// backend's free-form response can carry a value as a key (ADR 0017).
+    /// Where `value` written as is or in one encoding ends when it starts at `i`, and the
+    /// encoding's suffix (`None`: as is).
+    fn match_at(s: &str, i: usize, value: &str) -> Option<(usize, Option<&'static str>)> {
+        let rest = &s.as_bytes()[i..];
+        if rest.starts_with(value.as_bytes()) {
+            return Some((i + value.len(), None));
+        }
+        // An encoded match has its first escape at or before the first byte that differs.
+        let same = rest
+            .iter()
+            .zip(value.as_bytes())
+            .take_while(|(a, b)| a == b)
+            .count();
+        if !rest[..(same + 1).min(rest.len())]
+            .iter()
+            .any(|b| encoding::ESCAPE_STARTS.contains(b))
+        {
+            return None;
+        }
+        'encodings: for enc in encoding::ENCODINGS {
+            let (mut j, mut escaped) = (i, false);
+            for c in value.chars() {
+                // The escape first: `&` of `&amp;` is not the value's `&`.
+                match (enc.decode)(s, j) {
+                    Some((d, n)) if d == c => {
+                        j += n;
+                        escaped = true;
+                    }
+                    _ if s[j..].starts_with(c) => j += c.len_utf8(),
+                    _ => continue 'encodings,
+                }
+            }
+            if escaped {
+                return Some((j, Some(enc.suffix)));
+            }
+        }
+        None
+    }
+
+    /// Redacts every string leaf of a JSON value, except under `STRUCTURAL_KEYS` (and as an
+    /// identifier under `ID_KEYS`), and every object key but the records' own field names
+    /// ([`crate::records::field_names`]): a backend's free-form response can carry a value as a
+    /// key (ADR 0017).
     pub fn redact_value(&self, v: &mut Value) {
         if self.is_empty() {
             return;
         }
+        self.redact_tree(v, Field::Text, STRUCTURAL_KEYS, true);
+    }
+
+    /// Redacts every string leaf of a call, result or capture but the keys that name what a
+    /// record is (`kind`, a node's `type`): wider than [`Redactor::redact_value`], which keeps
+    /// structural keys, since a recorded fixture is committed (`recorded/`).
+    pub fn redact_data(&self, v: &mut Value) {
+        if self.is_empty() {
+            return;
+        }
+        self.redact_tree(v, Field::Text, &["kind", "type"], false);
+    }
+
+    /// `keep`: keys whose values are left alone; `keys`: whether object keys are redacted too.
+    fn redact_tree(&self, v: &mut Value, field: Field, keep: &[&str], keys: bool) {
         match v {
             Value::String(s) => {
-                let r = self.redact(s);
+                let r = self.redact_field(s, field);
                 if r != *s {
                     *s = r;
                 }
             }
-            Value::Array(a) => a.iter_mut().for_each(|x| self.redact_value(x)),
+            Value::Array(a) => a
+                .iter_mut()
+                .for_each(|x| self.redact_tree(x, field, keep, keys)),
             Value::Object(m) => {
                 for (k, x) in m.iter_mut() {
-                    if !STRUCTURAL_KEYS.contains(&k.as_str()) {
-                        self.redact_value(x);
+                    if !keep.contains(&k.as_str()) {
+                        let field = match ID_KEYS.contains(&k.as_str()) {
+                            true => Field::Id,
+                            false => field,
+                        };
+                        self.redact_tree(x, field, keep, keys);
                     }
+                }
+                if !keys {
+                    return;
                 }
                 let renamed = |k: &String| {
                     let r = self.redact(k);
@@ -229,10 +399,47 @@ impl Redactor {
     }
 }
 
+/// Whether the text before `at` continues the word `e`'s value starts (a letter, digit or `_`,
+/// or a `.` between two words), reading an escaped neighbour as the character it stands for.
+fn joined_before(s: &str, at: usize, e: &Entry) -> bool {
+    if !e.word_start {
+        return false;
+    }
+    let before = |end: usize| -> Option<char> {
+        let c = s[..end].chars().next_back()?;
+        Some(match is_word(c) || c == ';' {
+            true => encoding::decode_before(s, end).unwrap_or(c),
+            false => c,
+        })
+    };
+    match before(at) {
+        Some(c) if is_word(c) => true,
+        Some('.') => before(at - 1).is_some_and(is_word),
+        _ => false,
+    }
+}
+
+/// Whether the text from `at` continues the word `e`'s value ends.
+fn joined_after(s: &str, at: usize, e: &Entry) -> bool {
+    if !e.word_end {
+        return false;
+    }
+    let after = |from: usize| -> Option<char> {
+        let c = s[from..].chars().next()?;
+        Some(encoding::decode_at(s, from).unwrap_or(c))
+    };
+    match after(at) {
+        Some(c) if is_word(c) => true,
+        Some('.') => after(at + 1).is_some_and(is_word),
+        _ => false,
+    }
+}
+
 impl Redactor {
-    /// What [`Redactor::redact`] took out, put back: each replacement this redactor writes
-    /// becomes its value again. A persisted session is saved redacted and restored with the
-    /// resuming run's values (text that held a replacement literally is not told apart).
+    /// What [`Redactor::redact`] took out, put back: each marker this redactor writes becomes
+    /// its text again (an encoded one in its encoding's canonical form). A persisted session is
+    /// saved redacted and restored with the resuming run's values (text that held a marker
+    /// literally is not told apart).
     pub fn unredact(&self, s: &str) -> String {
         let mut out = String::with_capacity(s.len());
         let mut rest = s;
@@ -240,13 +447,13 @@ impl Redactor {
             out.push_str(&rest[..at]);
             rest = &rest[at..];
             match self
-                .values
+                .markers
                 .iter()
                 .find(|(r, _)| rest.starts_with(r.as_str()))
             {
-                Some((replacement, value)) => {
-                    out.push_str(value);
-                    rest = &rest[replacement.len()..];
+                Some((marker, text)) => {
+                    out.push_str(text);
+                    rest = &rest[marker.len()..];
                 }
                 None => {
                     out.push_str(&rest[..1]);
@@ -523,15 +730,21 @@ mod tests {
             "plain",
             "ann@example.org",
             "to ann@example.org and ann, <tok> or $5 or $6 <var:NOPE> <var:",
-            "annann@example.organn",
             "é ann é",
+            // Encoded, in each encoding's canonical form.
+            "?to=ann%40example.org&t=%3Ctok%3E",
+            "&lt;tok&gt;",
         ] {
             let redacted = r.redact(text);
-            for value in ["ann", "<tok>", "$5"] {
+            for value in ["ann", "<tok>", "$5", "%3Ctok%3E", "&lt;tok&gt;"] {
                 assert!(!redacted.contains(value), "{redacted}");
             }
             assert_eq!(r.unredact(&redacted), text);
         }
+        // A short value inside other words stays, a long one goes, and both come back.
+        let text = "annann@example.organn";
+        assert_eq!(r.redact(text), "ann<var:EMAIL>ann");
+        assert_eq!(r.unredact(&r.redact(text)), text);
         let mut v = serde_json::json!({
             "apps": {"ann@example.org": {"values": {"email": "ann@example.org", "n": 3}}},
             "list": ["<tok>", "x $5"],
@@ -543,6 +756,142 @@ mod tests {
         assert_eq!(v, original);
         // A replacement the redactor does not know is left alone.
         assert_eq!(Redactor::default().unredact("<var:EMAIL>"), "<var:EMAIL>");
+    }
+
+    /// Issue 29 item 8: a value is redacted in every encoding it can reach a URL or a text in,
+    /// each with its own marker, and put back in that encoding.
+    #[test]
+    fn every_encoding_of_a_value_is_redacted() {
+        let pw = "Qz w&x/y@k9";
+        let r = Redactor::new([("PASSWORD", pw)]);
+        for (text, redacted) in [
+            // As is.
+            ("pw: Qz w&x/y@k9", "pw: <var:PASSWORD>"),
+            // encodeURIComponent, upper- and lower-case hex.
+            ("?p=Qz%20w%26x%2Fy%40k9", "?p=<var:PASSWORD:url>"),
+            ("?p=Qz%20w%26x%2fy%40k9", "?p=<var:PASSWORD:url>"),
+            // A submitted form: `+` for the space.
+            ("?p=Qz+w%26x%2Fy%40k9&q=1", "?p=<var:PASSWORD:form>&q=1"),
+            ("?p=Qz+w%26x%2fy%40k9", "?p=<var:PASSWORD:form>"),
+            // HTML: named, decimal and hexadecimal references.
+            ("<b>Qz w&amp;x/y@k9</b>", "<b><var:PASSWORD:html></b>"),
+            ("Qz w&#38;x&#47;y&#64;k9", "<var:PASSWORD:html>"),
+            ("Qz w&#x26;x&#X2F;y@k9", "<var:PASSWORD:html>"),
+            // JSON escapes: `\/`, `\u0026`.
+            (
+                r#"{"p":"Qz w\u0026x\/y@k9"}"#,
+                r#"{"p":"<var:PASSWORD:json>"}"#,
+            ),
+        ] {
+            assert_eq!(r.redact(text), redacted, "{text}");
+        }
+        // JSON's quote and backslash, and `\uXXXX` of non-ASCII (either case, astral pairs).
+        let r = Redactor::new([("Q", "say \"hé\" \\ 😀")]);
+        for text in [
+            r#"say \"hé\" \\ 😀"#,
+            r#"say \"h\u00e9\" \\ \ud83d\ude00"#,
+            r#"say \"h\u00E9\" \\ \uD83D\uDE00"#,
+        ] {
+            assert_eq!(r.redact(text), "<var:Q:json>", "{text}");
+        }
+        // Non-ASCII percent-encoded, either case.
+        let r = Redactor::new([("CITY", "Zürich")]);
+        assert_eq!(r.redact("/to/Z%C3%BCrich"), "/to/<var:CITY:url>");
+        assert_eq!(r.redact("/to/Z%c3%bcrich"), "/to/<var:CITY:url>");
+        assert_eq!(
+            r.redact("Z&uuml;rich"),
+            "Z&uuml;rich",
+            "not an entity it reads"
+        );
+        assert_eq!(r.redact("Z&#252;rich"), "<var:CITY:html>");
+    }
+
+    #[test]
+    fn an_encoded_marker_comes_back_in_its_encoding() {
+        let r = Redactor::new([("PASSWORD", "Qz w&x/y@k9")]);
+        for text in [
+            "?p=Qz%20w%26x%2Fy%40k9",
+            "?p=Qz+w%26x%2Fy%40k9",
+            "Qz w&amp;x/y@k9",
+            "a Qz w&x/y@k9 b",
+        ] {
+            let redacted = r.redact(text);
+            assert!(!redacted.contains("k9"), "{redacted}");
+            assert_eq!(r.unredact(&redacted), text);
+        }
+        // A replay shows the live value, encoded as the recording was.
+        let live = Redactor::new([("PASSWORD", "a b/c")]);
+        assert_eq!(live.unredact("?p=<var:PASSWORD:form>"), "?p=a+b%2Fc");
+        assert_eq!(live.unredact("/<var:PASSWORD:url>"), "/a%20b%2Fc");
+        let markers: Vec<(&str, &str)> = live.replacements().collect();
+        assert!(
+            markers.contains(&("<var:PASSWORD:form>", "a+b%2Fc")),
+            "{markers:?}"
+        );
+    }
+
+    /// Issue 29 item 9: a short value is replaced where it stands as the value, never inside
+    /// other words or an identifier's words; a long one everywhere.
+    #[test]
+    fn a_short_value_is_replaced_only_where_it_stands_as_the_value() {
+        let r = Redactor::new([("EMAIL", "shop")]);
+        // Whole strings and whole words.
+        assert_eq!(r.redact("shop"), "<var:EMAIL>");
+        assert_eq!(r.redact("Welcome, shop!"), "Welcome, <var:EMAIL>!");
+        assert_eq!(r.redact("Welcome, shop."), "Welcome, <var:EMAIL>.");
+        assert_eq!(r.redact("/shop/cart"), "/<var:EMAIL>/cart");
+        assert_eq!(
+            r.redact("x%40shop"),
+            "x%40<var:EMAIL>",
+            "an escaped neighbour"
+        );
+        // Inside other words, or joined by a `.` into an identifier.
+        for text in [
+            "shopping",
+            "workshop",
+            "com.example.shop",
+            "shop.example.org",
+            "shop_1",
+        ] {
+            assert_eq!(r.redact(text), text);
+        }
+        // An identifier: the whole of it, or a word of a URL's query or fragment.
+        assert_eq!(r.redact_id("com.example.shop-dev"), "com.example.shop-dev");
+        assert_eq!(r.redact_id("http://h/shop/x"), "http://h/shop/x");
+        assert_eq!(r.redact_id("shop"), "<var:EMAIL>");
+        assert_eq!(
+            r.redact_id("http://h/shop/x?who=shop#shop"),
+            "http://h/shop/x?who=<var:EMAIL>#<var:EMAIL>"
+        );
+        let mut v = serde_json::json!({
+            "app": "com.example.shop-dev",
+            "url": "shop://catalog?q=shop",
+            "label": "shop",
+        });
+        r.redact_value(&mut v);
+        assert_eq!(
+            v,
+            serde_json::json!({
+                "app": "com.example.shop-dev",
+                "url": "shop://catalog?q=<var:EMAIL>",
+                "label": "<var:EMAIL>",
+            })
+        );
+        let mut call = serde_json::json!({"kind": "launch", "app": "com.example.shop"});
+        r.redact_data(&mut call);
+        assert_eq!(call["app"], "com.example.shop");
+        // One letter: `e.g.` and every word around it stay.
+        let r = Redactor::new([("PASSWORD", "e")]);
+        let hint = "Add more terms to disambiguate (e.g. role=button text=\"Sign in\").";
+        assert_eq!(r.redact(hint), hint);
+        assert_eq!(r.redact("typed e"), "typed <var:PASSWORD>");
+        // From 8 characters on, a value is a secret anywhere.
+        assert_eq!(SECRET_CHARS, 8);
+        let r = Redactor::new([("T", "zq7tenan"), ("U", "zq7tena")]);
+        assert_eq!(r.redact_id("org.zq7tenant.shop"), "org.<var:T>t.shop");
+        let r = Redactor::new([("U", "zq7tena")]);
+        assert_eq!(r.redact_id("org.zq7tenant.shop"), "org.zq7tenant.shop");
+        assert_eq!(r.redact("xzq7tenax"), "xzq7tenax");
     }
 
     #[test]
@@ -578,9 +927,9 @@ mod tests {
         // A value that is part of a placeholder name or of `<var:`.
         let r = Redactor::new([("X", "<var:"), ("Y", "A")]);
         assert_eq!(r.redact("<var:A>"), "<var:X><var:Y>>");
-        // Multi-byte text around a value.
+        // Multi-byte text around a value: a short one inside a word stays.
         let r = Redactor::new([("S", "é")]);
-        assert_eq!(r.redact("café é"), "caf<var:S> <var:S>");
+        assert_eq!(r.redact("café é"), "café <var:S>");
     }
 
     #[test]
@@ -655,7 +1004,8 @@ mod tests {
                 "list": [{"${PW}": 1}],
             })
         );
-        // A typed record keeps its shape: `label` contains `abe` but is a field name.
+        // A typed record keeps its shape: `label` contains `abe` but is a field name (and a
+        // short value inside a word stays).
         let scope = {
             let mut s = Scope::default();
             s.protect_literal("PW", "hunter2");
@@ -668,7 +1018,7 @@ mod tests {
         let redacted = scope.redacted(result).expect("still a StepResult");
         assert_eq!(
             serde_json::to_value(redacted).unwrap()["response"],
-            serde_json::json!({"${PW}": "l${L}l"})
+            serde_json::json!({"${PW}": "label"})
         );
     }
 

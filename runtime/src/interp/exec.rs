@@ -69,7 +69,7 @@ impl<B: Backend> Exec<'_, B> {
             };
             serde_json::to_vec(&ObservationFile {
                 // The app id or URL: opened from a variable, it holds its value.
-                app: app.as_deref().map(|a| scope.redact(a).into()),
+                app: app.as_deref().map(|a| scope.redactor().redact_id(a).into()),
                 viewport: snap.viewport,
                 device_time_ms: now,
                 nodes,

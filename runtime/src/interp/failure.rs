@@ -78,10 +78,11 @@ impl<B: Backend> Exec<'_, B> {
         digest: &str,
         opts: &RunOptions,
     ) -> RunError {
-        let message = self.scope.redact(&format!(
+        // The label is the script's own text: only the failure's data is redacted.
+        let message = format!(
             "Replay failed at step {index} ({label}): {}",
-            fail.message
-        ));
+            self.scope.redact(&fail.message)
+        );
         if fail.bare {
             let msg = self.scope.redact(&fail.message);
             let _ = self.journal.append(Event::StepError(StepError {

@@ -117,30 +117,10 @@ pub struct Recorder<B> {
 }
 
 /// Redacts every string of a call, result or capture but the keys that name what a record is
-/// (`kind`, a node's `type`). Wider than the journal's [`Redactor::redact_value`], which keeps
-/// structural keys such as `app`: an app or URL opened from a variable is data here, and a
-/// fixture is committed.
+/// ([`Redactor::redact_data`]): an app or URL opened from a variable is data here, and a fixture
+/// is committed.
 pub(super) fn redact_data(redactor: &Redactor, v: &mut Value) {
-    if redactor.is_empty() {
-        return;
-    }
-    match v {
-        Value::String(s) => {
-            let r = redactor.redact(s);
-            if r != *s {
-                *s = r;
-            }
-        }
-        Value::Array(a) => a.iter_mut().for_each(|x| redact_data(redactor, x)),
-        Value::Object(m) => {
-            for (k, x) in m.iter_mut() {
-                if k != "kind" && k != "type" {
-                    redact_data(redactor, x);
-                }
-            }
-        }
-        _ => {}
-    }
+    redactor.redact_data(v);
 }
 
 /// A record with [`redact_data`] applied (the record itself if the result no longer fits it).

@@ -1197,3 +1197,70 @@ fn a_handoff_run_keeps_the_agent_device_daemon_it_started_until_the_session_clos
     outputs.push(run);
     assert_nowhere(&d, "hunter2", &outputs);
 }
+
+/// The environment of a process, as `KEY=value` strings.
+fn environ(pid: i32) -> Vec<String> {
+    std::fs::read(format!("/proc/{pid}/environ"))
+        .unwrap_or_default()
+        .split(|b| *b == 0)
+        .map(|kv| String::from_utf8_lossy(kv).into_owned())
+        .collect()
+}
+
+/// Issue 29, item 1, on a device: ad's session daemon is started outside the X session (no
+/// `DISPLAY`, D-Bus session or `XAUTHORITY`); a close-less `ad run --backend agent-device
+/// --platform linux` inside it then passes in that daemon: the agent-device daemon the run
+/// starts, and the app it opens, get the run's display, and `ad session` continues on the same
+/// window and closes it.
+#[test]
+fn a_handoff_run_gets_its_display_though_the_session_daemon_started_outside_the_x_session() {
+    let mut d = Desktop::start("handoff-display");
+    d.set_env("AD_SESSION_IDLE_MS", "5000");
+    let started = d
+        .ad_command(&["session", "list", "--json"])
+        .env_remove("DISPLAY")
+        .env_remove("DBUS_SESSION_BUS_ADDRESS")
+        .env_remove("XAUTHORITY")
+        .output()
+        .unwrap();
+    assert!(started.status.success(), "{}", stderr(&started));
+    let (run, app) = handoff_run(&d, &["--platform", "linux"], &[]);
+    let daemon = owned_daemon_of(&d).expect("the run started an agent-device daemon");
+    let display = d
+        .ad_command(&[])
+        .get_envs()
+        .find(|(k, _)| *k == "DISPLAY")
+        .and_then(|(_, v)| v.map(|v| format!("DISPLAY={}", v.to_string_lossy())))
+        .expect("the desktop has a display");
+    assert!(
+        environ(daemon).contains(&display),
+        "the agent-device daemon runs on the run's display"
+    );
+    assert!(environ(app).contains(&display), "so does the app");
+    // ad's session daemon itself still has no display: the run's environment came with it.
+    let state = format!("AD_STATE_DIR={}", d.dir.join("ad-state").display());
+    let ad_daemon = std::fs::read_dir("/proc")
+        .unwrap()
+        .flatten()
+        .filter_map(|e| e.file_name().to_string_lossy().parse::<i32>().ok())
+        .find(|pid| {
+            std::fs::read(format!("/proc/{pid}/cmdline"))
+                .is_ok_and(|c| String::from_utf8_lossy(&c).contains("session\0__daemon"))
+                && environ(*pid).contains(&state)
+        })
+        .expect("ad's session daemon serves the run's session");
+    assert!(
+        !environ(ad_daemon)
+            .iter()
+            .any(|kv| kv.starts_with("DISPLAY=")),
+        "ad's session daemon was started without a display"
+    );
+    let mut outputs = continue_and_close(&d, app);
+    assert!(
+        gone_within(daemon, Duration::from_secs(10)),
+        "the agent-device daemon outlived the closed session"
+    );
+    outputs.push(run);
+    outputs.push(started);
+    assert_nowhere(&d, "hunter2", &outputs);
+}

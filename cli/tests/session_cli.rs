@@ -754,3 +754,237 @@ fn a_daemon_that_never_answers_is_reported_with_what_to_do() {
     assert_eq!(o.status.code(), Some(2), "{}", text(&o));
     says(&o);
 }
+
+/// The session daemon serving the state folder `state` (a process `ad session __daemon` with
+/// `AD_STATE_DIR=<state>`): its PID and its environment.
+fn session_daemon(state: &Path) -> Option<(u32, Vec<String>)> {
+    let needle = format!("AD_STATE_DIR={}", state.display());
+    std::fs::read_dir("/proc").ok()?.flatten().find_map(|e| {
+        let pid: u32 = e.file_name().to_string_lossy().parse().ok()?;
+        let cmdline = std::fs::read(format!("/proc/{pid}/cmdline")).ok()?;
+        if !String::from_utf8_lossy(&cmdline).contains("session\0__daemon") {
+            return None;
+        }
+        let environ = std::fs::read(format!("/proc/{pid}/environ")).ok()?;
+        let env: Vec<String> = environ
+            .split(|b| *b == 0)
+            .map(|kv| String::from_utf8_lossy(kv).into_owned())
+            .collect();
+        env.contains(&needle).then_some((pid, env))
+    })
+}
+
+/// A page that shows the browser's time zone, which Chromium takes from `TZ`.
+const TZ_PAGE: &str = "<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>zone</title></head><body><p id=\"zone\"></p><script>document.getElementById('zone').textContent = 'zone ' + Intl.DateTimeFormat().resolvedOptions().timeZone;</script></body></html>";
+
+/// Issue 29, item 1: the session daemon is started by `CHROME_PATH=/nonexistent ad session list`
+/// (with another time zone); a close-less `ad run --backend web` in a correct environment then
+/// passes in that daemon, its browser in the run's environment (the page shows the run's `TZ`).
+/// A later `ad session` command typed with `CHROME_PATH=/nonexistent` and a third `TZ` continues
+/// on the session's own browser and environment.
+#[test]
+fn a_handoff_run_uses_the_environment_of_its_ad_run_not_the_daemons() {
+    require_chromium();
+    let dir = scratch("env");
+    std::fs::create_dir_all(dir.join("site")).unwrap();
+    std::fs::write(dir.join("site/tz.html"), TZ_PAGE).unwrap();
+    let server = FixtureServer::start(&dir.join("site"));
+    let url = server.url("tz.html");
+    let started = ad(&dir)
+        .args(["session", "list"])
+        .env("CHROME_PATH", "/nonexistent")
+        .env("TZ", "UTC")
+        .output()
+        .unwrap();
+    assert!(started.status.success(), "{}", text(&started));
+    let (daemon, daemon_env) = session_daemon(&dir.join("state")).expect("the daemon started");
+    assert!(
+        daemon_env.iter().any(|kv| kv == "CHROME_PATH=/nonexistent"),
+        "the daemon has the first command's environment"
+    );
+    std::fs::write(
+        dir.join("page.ad"),
+        format!("context platform=web\nopen \"{url}\"\nwait \"text\" \"zone Asia/Tokyo\" 5000\n"),
+    )
+    .unwrap();
+    let o = ad(&dir)
+        .args(["run", "--backend", "web", "page.ad", "--offline", "--json"])
+        .args(["--session", "tz", "--artifacts-dir", "runs"])
+        .env_remove("CHROME_PATH")
+        .env("TZ", "Asia/Tokyo")
+        .env("AD_ENV_MARKER", "env-value-5d1c")
+        .env("AD_VAR_TOKEN", "injected-7f2e")
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", text(&o));
+    let r: Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(r["sessionActive"], true, "{r:#}");
+    // The browser runs in exactly the run's environment: its variables, not the daemon's, and
+    // no injected value.
+    let browser = *browsers_of(&dir)
+        .first()
+        .expect("the session's browser runs");
+    let environ =
+        String::from_utf8_lossy(&std::fs::read(format!("/proc/{browser}/environ")).unwrap())
+            .into_owned();
+    let vars: Vec<&str> = environ.split('\0').collect();
+    assert!(vars.contains(&"TZ=Asia/Tokyo"), "{vars:?}");
+    assert!(vars.contains(&"AD_ENV_MARKER=env-value-5d1c"), "{vars:?}");
+    assert!(
+        !vars.iter().any(|kv| kv.starts_with("CHROME_PATH=")),
+        "{vars:?}"
+    );
+    assert!(!vars.iter().any(|kv| kv.starts_with("AD_VAR_")), "{vars:?}");
+    assert_eq!(
+        session_daemon(&dir.join("state")).map(|d| d.0),
+        Some(daemon),
+        "the run was served by the daemon started in the other environment"
+    );
+    // A later command in yet another environment: the session keeps its browser and its own.
+    let later = |words: &[&str]| {
+        let o = ad(&dir)
+            .args(["session", "--session", "tz", "--json"])
+            .args(words)
+            .env("CHROME_PATH", "/nonexistent")
+            .env("TZ", "Europe/Paris")
+            .output()
+            .unwrap();
+        let v: Value =
+            serde_json::from_slice(&o.stdout).unwrap_or_else(|_| panic!("{words:?}: {}", text(&o)));
+        assert_eq!(v["ok"], true, "{words:?}: {v:#}");
+    };
+    later(&["open", &url]);
+    later(&["wait", "text", "zone Asia/Tokyo", "5000"]);
+    later(&["close"]);
+    // A session `ad session open` creates runs in that command's environment too.
+    for words in [
+        &["open", url.as_str(), "--offline"][..],
+        &["wait", "text", "zone America/New_York", "5000"],
+        &["close"],
+    ] {
+        let o = ad(&dir)
+            .args(["session", "--session", "opened", "--json"])
+            .args(words)
+            .env_remove("CHROME_PATH")
+            .env("TZ", "America/New_York")
+            .output()
+            .unwrap();
+        let v: Value =
+            serde_json::from_slice(&o.stdout).unwrap_or_else(|_| panic!("{words:?}: {}", text(&o)));
+        assert_eq!(v["ok"], true, "{words:?}: {v:#}");
+    }
+    assert_eq!(
+        session_daemon(&dir.join("state")).map(|d| d.0),
+        Some(daemon),
+        "one daemon served every session"
+    );
+    assert_no_browser_left(&dir);
+    assert_daemon_exits(&dir);
+    // The environment crossed the socket only: no file the run or the daemon wrote holds it.
+    assert_no_literal(&dir, "env-value-5d1c");
+    assert_no_literal(&dir, "injected-7f2e");
+}
+
+/// The modes of every file and folder under `dir`.
+fn modes(dir: &Path) -> Vec<(PathBuf, u32)> {
+    use std::os::unix::fs::PermissionsExt;
+    let mut out = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).unwrap().flatten() {
+            let p = e.path();
+            let mode = e.metadata().unwrap().permissions().mode() & 0o777;
+            if e.file_type().unwrap().is_dir() {
+                stack.push(p.clone());
+            }
+            out.push((p, mode));
+        }
+    }
+    assert!(!out.is_empty(), "{} is empty", dir.display());
+    out
+}
+
+/// Every file under `dir` has mode `file`, every folder `folder`.
+fn assert_modes(dir: &Path, file: u32, folder: u32) {
+    for (p, mode) in modes(dir) {
+        let want = if p.is_dir() { folder } else { file };
+        assert_eq!(mode, want, "{}: {mode:o}, not {want:o}", p.display());
+    }
+}
+
+/// `ad args…` in `dir` under umask `mask`.
+fn ad_under_umask(dir: &Path, mask: u32, args: &[&str]) -> Output {
+    use std::os::unix::process::CommandExt;
+    let mut c = ad(dir);
+    c.args(args);
+    // SAFETY: umask is async-signal-safe and cannot fail.
+    unsafe {
+        c.pre_exec(move || {
+            libc::umask(mask as libc::mode_t);
+            Ok(())
+        });
+    }
+    c.output().unwrap()
+}
+
+/// Issue 29: the umask and mode of the files a daemon writes for a run are those of the `ad run`
+/// that asked, not the daemon's (started under umask 022): a run under 077 gets a private run
+/// folder and fixture, one under 002 group-writable ones; the files it writes for the live
+/// session the run left (its fixture's session log, at `close`) keep the session's umask, whatever
+/// the `ad session` command's.
+#[test]
+fn files_the_daemon_writes_for_a_run_get_the_umask_of_its_ad_run() {
+    let dir = scratch("umask");
+    let started = ad_under_umask(&dir, 0o022, &["session", "list"]);
+    assert!(started.status.success(), "{}", text(&started));
+    let (daemon, _) = session_daemon(&dir.join("state")).expect("the daemon started");
+    let script = repo().join("examples/handoff-profile.ad");
+    let model = repo().join("examples/apps/shop.json");
+    let run = |mask: u32, session: &str, extra: &[&str]| {
+        let mut args = vec![
+            "run",
+            script.to_str().unwrap(),
+            "--app",
+            model.to_str().unwrap(),
+        ];
+        args.extend(["--session", session, "--artifacts-dir", session, "--json"]);
+        args.extend_from_slice(extra);
+        let o = ad_under_umask(&dir, mask, &args);
+        assert!(o.status.success(), "{}", text(&o));
+        let r: Value = serde_json::from_slice(&o.stdout).unwrap();
+        assert_eq!(r["sessionActive"], true, "{r:#}");
+    };
+    run(0o077, "private", &["--record-fixture", "fixture"]);
+    assert_modes(&dir.join("private"), 0o600, 0o700);
+    assert_modes(&dir.join("fixture"), 0o600, 0o700);
+    // The session's later commands come from a umask 022 shell: its files keep the session's.
+    std::fs::create_dir(dir.join("shots")).unwrap();
+    let shot = dir.join("shots/home.png");
+    for words in [
+        &["press", "id=\"tab.home\""][..],
+        &["screenshot", shot.to_str().unwrap()],
+        &["close"],
+    ] {
+        let mut args = vec!["session", "--session", "private"];
+        args.extend_from_slice(words);
+        let o = ad_under_umask(&dir, 0o022, &args);
+        assert!(o.status.success(), "{words:?}: {}", text(&o));
+    }
+    let manifest = std::fs::read_to_string(dir.join("fixture/manifest.json")).unwrap();
+    assert!(manifest.contains("\"private\""), "{manifest}");
+    assert_modes(&dir.join("fixture"), 0o600, 0o700);
+    assert_modes(&dir.join("shots"), 0o600, 0o700);
+    run(0o002, "shared", &[]);
+    assert_modes(&dir.join("shared"), 0o664, 0o775);
+    assert_eq!(
+        session_daemon(&dir.join("state")).map(|d| d.0),
+        Some(daemon),
+        "one daemon served every run"
+    );
+    let o = ad(&dir)
+        .args(["session", "--session", "shared", "close"])
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", text(&o));
+    assert_daemon_exits(&dir);
+}

@@ -77,6 +77,7 @@ fn in_process(dir: &Path, app: &str, no_journal: bool, rounds: usize) -> (Vec<f6
         words,
         cwd: dir.to_path_buf(),
         shell_env: Vec::new(),
+        ..Request::default()
     };
     let mut record = Vec::new();
     for words in journey(app) {
@@ -124,6 +125,7 @@ fn main() {
                 words: words.to_vec(),
                 cwd: cwd.clone(),
                 shell_env: Vec::new(),
+                ..Request::default()
             }))
             .unwrap();
         assert!(r.ok, "{words:?}: {r:?}");

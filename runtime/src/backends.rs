@@ -426,7 +426,7 @@ pub fn doctor(setup: &BackendSetup) -> Vec<DoctorRow> {
             },
             BackendKind::AgentDevice => {
                 let row = crate::agent_device::doctor::check(
-                    &crate::agent_device::daemon::default_state_dir(),
+                    &crate::agent_device::daemon::default_state_dir(&setup.agent_device.config.env),
                 );
                 let mut notes = vec![format!("daemon: {}", row.daemon)];
                 if !row.platforms.is_empty() {

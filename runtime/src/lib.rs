@@ -16,6 +16,8 @@
 //! - [`records`]: every record a run or suite writes (`--json`, events, `run.json`, divergence
 //!   and suite reports) as typed structs, with their JSON Schemas (`docs/schemas/`);
 //! - [`gate`]: the static gate every run passes first (config, static errors, missing variables);
+//! - [`environment`]: the environment and umask a run's backend reads and its processes get
+//!   (the client's, for a run or session in the session daemon);
 //! - [`session`]: running one script end to end (model lookup, journal, session persistence);
 //! - [`suite`]: `ad test` (discovery filters, retries, shards, parallel jobs) and its report.
 //!
@@ -31,6 +33,7 @@ pub mod authoring;
 pub mod backend;
 pub mod backends;
 pub mod divergence;
+pub mod environment;
 pub mod frame;
 pub mod gate;
 pub mod identity;

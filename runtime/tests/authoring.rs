@@ -50,6 +50,7 @@ impl Env {
             words: words.iter().map(|w| w.to_string()).collect(),
             cwd: self.dir.clone(),
             shell_env: self.shell_env.clone(),
+            ..Request::default()
         };
         let r = self.rt.block_on(self.sessions.handle(req));
         // Every answer fits its schema.
@@ -935,6 +936,7 @@ fn requests_for_different_sessions_proceed_concurrently_and_one_sessions_keep_th
         words: words.iter().map(|w| w.to_string()).collect(),
         cwd: e.dir.clone(),
         shell_env: Vec::new(),
+        ..Request::default()
     };
     let sessions = &e.sessions;
     e.rt.block_on(async {

@@ -592,6 +592,7 @@ impl Daemon {
             words: words.iter().map(|w| w.to_string()).collect(),
             cwd: self.dir.clone(),
             shell_env: Vec::new(),
+            ..Default::default()
         };
         self.rt.block_on(self.sessions.handle(req))
     }

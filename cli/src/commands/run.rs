@@ -345,8 +345,6 @@ pub fn run(args: RunArgs) -> i32 {
             },
             record_fixture: session.record_fixture.as_deref().map(abs),
             recorded: session.recorded.as_deref().map(abs),
-            // The daemon's environment is whichever `ad` started it: the bridge's settings
-            // travel as this process resolved them.
             agent_device: (kind == ad_runtime::backends::BackendKind::AgentDevice)
                 .then(|| session.agent_device.resolved()),
         };
@@ -396,6 +394,9 @@ pub fn run(args: RunArgs) -> i32 {
         println!(
             "{}",
             serde_json::to_string_pretty(&record).unwrap_or_default()
+            // The daemon's own environment is whichever `ad` started it: the run reads and
+            // starts its browser or agent-device in this one, and writes under this umask.
+            env: ad_runtime::environment::Environment::capture(),
         );
     }
     match &r.error {

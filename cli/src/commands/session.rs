@@ -128,6 +128,8 @@ pub fn run(args: SessionArgs) -> i32 {
         words,
         cwd: std::env::current_dir().unwrap_or_default(),
         shell_env: ad_runtime::vars::shell_imports(std::env::vars()),
+        // A session this command creates runs in this environment and umask, not the daemon's.
+        env: ad_runtime::environment::Environment::capture(),
     };
     let response = match client().and_then(|mut c| c.send(&Message::Command(request))) {
         Ok(r) => r,

@@ -14,8 +14,9 @@ use tokio::net::TcpStream;
 use super::http::{self, HttpUrl};
 use crate::backend::BackendError;
 
-/// A credential that formats as `<redacted>`. It serializes as itself only to cross the session
-/// daemon's private socket ([`super::BridgeEnv`]); nothing writes it to a file.
+/// A credential that formats as `<redacted>`. It reaches the session daemon only as part of a
+/// run's [`crate::environment::Environment`], over its private socket; nothing writes it to a
+/// file.
 #[derive(Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 #[serde(transparent)]
 pub struct Secret(String);

@@ -17,6 +17,7 @@ use serde_json::Value;
 use super::client::{Client, Endpoint, Secret};
 use super::http::HttpUrl;
 use super::install::Install;
+use crate::environment::Environment;
 
 /// What `daemon.json` says.
 #[derive(Debug, Clone, PartialEq)]
@@ -72,14 +73,17 @@ impl DaemonInfo {
     }
 }
 
-/// `$AGENT_DEVICE_STATE_DIR`, else `~/.agent-device`.
-pub fn default_state_dir() -> PathBuf {
-    if let Some(d) = std::env::var_os("AGENT_DEVICE_STATE_DIR").filter(|v| !v.is_empty()) {
+/// `$AGENT_DEVICE_STATE_DIR`, else `~/.agent-device`, as `env` has them.
+pub fn default_state_dir(env: &Environment) -> PathBuf {
+    if let Some(d) = env
+        .var_os("AGENT_DEVICE_STATE_DIR")
+        .filter(|v| !v.is_empty())
+    {
         return PathBuf::from(d);
     }
-    std::env::var_os("HOME")
+    env.var_os("HOME")
         .map(PathBuf::from)
-        .unwrap_or_else(std::env::temp_dir)
+        .unwrap_or_else(|| env.temp_dir())
         .join(".agent-device")
 }
 
@@ -125,17 +129,19 @@ pub struct OwnedDaemon {
 const GUARD: &str = r#"trap 'trap - TERM; kill -KILL 0' TERM INT HUP; "$0" "$@" & wait $!"#;
 
 impl OwnedDaemon {
-    /// Starts a daemon with a fresh state dir and waits until it answers (15 s at most, as
-    /// agent-device's own client does).
+    /// Starts a daemon with a fresh state dir, in `env` (the apps it opens get it too), and
+    /// waits until it answers (15 s at most, as agent-device's own client does).
     pub async fn start(
         install: &Install,
         transport: &str,
+        env: &Environment,
     ) -> Result<(OwnedDaemon, DaemonInfo), String> {
-        let state_dir = fresh_state_dir()?;
+        let state_dir = fresh_state_dir(&env.temp_dir())?;
         let log = std::fs::File::create(state_dir.join("daemon.log"))
             .map_err(|e| format!("{}: {e}", state_dir.display()))?;
         let log2 = log.try_clone().map_err(|e| e.to_string())?;
         let mut cmd = Command::new("/bin/sh");
+        env.apply(&mut cmd);
         cmd.arg("-c")
             .arg(GUARD)
             .arg(&install.node)
@@ -296,12 +302,11 @@ fn remove_stale_state_dirs(base: &Path) {
     }
 }
 
-/// A new owner-only folder under the temp dir for a daemon `ad` owns.
-fn fresh_state_dir() -> Result<PathBuf, String> {
+/// A new owner-only folder under the temp dir `base` for a daemon `ad` owns.
+fn fresh_state_dir(base: &Path) -> Result<PathBuf, String> {
     use std::sync::atomic::{AtomicU32, Ordering};
     static N: AtomicU32 = AtomicU32::new(0);
-    let base = std::env::temp_dir();
-    remove_stale_state_dirs(&base);
+    remove_stale_state_dirs(base);
     for _ in 0..100 {
         let dir = base.join(format!(
             "{STATE_PREFIX}{}-{}",

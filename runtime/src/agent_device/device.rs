@@ -237,7 +237,13 @@ impl AgentDevice {
             return Ok(());
         }
         let remote = self.setup.config.remote()?;
-        let connection = connect_to(remote, &self.setup.state_dir(), self.setup.may_start).await?;
+        let connection = connect_to(
+            remote,
+            &self.setup.state_dir(),
+            self.setup.may_start,
+            &self.setup.config.env,
+        )
+        .await?;
         let mut client = Client::new(
             connection.endpoint,
             connection.token,
@@ -703,12 +709,12 @@ impl Backend for AgentDevice {
         let remote = matches!(endpoint, Endpoint::Remote { .. });
         let over_http = !matches!(endpoint, Endpoint::Socket { .. });
         let name = shot_name();
-        // The file is written on the daemon's machine: our temp dir locally; remotely, where
-        // agent-device's own client puts it (/tmp).
+        // The file is written on the daemon's machine: the run's temp dir locally; remotely,
+        // where agent-device's own client puts it (/tmp).
         let path = if remote {
             PathBuf::from("/tmp").join(&name)
         } else {
-            std::env::temp_dir().join(&name)
+            self.setup.config.env.temp_dir().join(&name)
         };
         let mut extra = Map::new();
         if over_http {

@@ -46,7 +46,8 @@ impl DoctorRow {
 
 /// Runs the check (blocking; builds its own runtime).
 pub fn check(state_dir: &Path) -> DoctorRow {
-    let installed = install::locate();
+    let env = crate::environment::Environment::inherited();
+    let installed = install::locate(&env);
     let version = installed.as_ref().ok().map(|i| i.version.clone());
     let Ok(rt) = tokio::runtime::Builder::new_current_thread()
         .enable_all()
@@ -84,7 +85,7 @@ pub fn check(state_dir: &Path) -> DoctorRow {
     });
     rt.block_on(async {
         let may_start = installed.is_ok();
-        match connect_to(remote, state_dir, may_start).await {
+        match connect_to(remote, state_dir, may_start, &env).await {
             Ok(conn) => {
                 let daemon = match (&conn.owned, token_note) {
                     (Some(_), _) => {

@@ -1,9 +1,11 @@
 //! Where agent-device is installed and which version: `$AD_AGENT_DEVICE` (its package folder or
 //! its `bin/agent-device.mjs`), else the `agent-device` command on `PATH`; `node` from `$AD_NODE`
-//! or `PATH`. `ad` starts the daemon from the package's own entry point, so the daemon it owns is
-//! a direct child it can stop.
+//! or `PATH`, all read from the run's [`Environment`]. `ad` starts the daemon from the package's
+//! own entry point, so the daemon it owns is a direct child it can stop.
 
 use std::path::{Path, PathBuf};
+
+use crate::environment::Environment;
 
 /// The version the bridge is tested against.
 pub const TESTED_VERSION: &str = crate::AGENT_DEVICE_VERSION;
@@ -32,13 +34,6 @@ pub fn not_found(what: &str) -> String {
     )
 }
 
-fn on_path(name: &str) -> Option<PathBuf> {
-    let path = std::env::var_os("PATH")?;
-    std::env::split_paths(&path)
-        .map(|d| d.join(name))
-        .find(|p| p.is_file())
-}
-
 /// The package folder above `start` whose package.json names agent-device.
 fn package_root(start: &Path) -> Option<PathBuf> {
     let mut dir = if start.is_dir() {
@@ -60,11 +55,12 @@ fn package_root(start: &Path) -> Option<PathBuf> {
     None
 }
 
-/// Finds agent-device and node.
-pub fn locate() -> Result<Install, String> {
-    let start = match std::env::var_os("AD_AGENT_DEVICE").filter(|v| !v.is_empty()) {
+/// Finds agent-device and node where `env` says.
+pub fn locate(env: &Environment) -> Result<Install, String> {
+    let start = match env.var_os("AD_AGENT_DEVICE").filter(|v| !v.is_empty()) {
         Some(p) => PathBuf::from(p),
-        None => on_path("agent-device")
+        None => env
+            .find_on_path("agent-device")
             .ok_or_else(|| not_found("agent-device is not on PATH and AD_AGENT_DEVICE is unset"))?,
     };
     let start = std::fs::canonicalize(&start)
@@ -84,9 +80,11 @@ pub fn locate() -> Result<Install, String> {
         .and_then(|v| v.as_str())
         .unwrap_or("unknown")
         .to_string();
-    let node = match std::env::var_os("AD_NODE").filter(|v| !v.is_empty()) {
+    let node = match env.var_os("AD_NODE").filter(|v| !v.is_empty()) {
         Some(p) => PathBuf::from(p),
-        None => on_path("node").ok_or_else(|| not_found("node is not on PATH"))?,
+        None => env
+            .find_on_path("node")
+            .ok_or_else(|| not_found("node is not on PATH"))?,
     };
     let install = Install {
         package_dir,

@@ -28,4 +28,4 @@ pub mod nodes;
 pub mod run;
 
 pub use device::AgentDevice;
-pub use run::{shared_daemon, BridgeConfig, BridgeEnv, BridgeSetup};
+pub use run::{shared_daemon, BridgeConfig, BridgeSetup};

@@ -3,7 +3,6 @@
 //! ([`BridgeSetup`], made by [`crate::backends::create`]'s caller); and the daemon an `ad test`
 //! suite shares ([`shared_daemon`]).
 
-use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -12,6 +11,7 @@ use serde::{Deserialize, Serialize};
 use super::client::{Client, Endpoint, Secret};
 use super::daemon::{self, DaemonInfo, OwnedDaemon};
 use super::install;
+use crate::environment::Environment;
 use crate::interp::{Plan, RunOptions};
 
 /// How the bridge finds its device (`--device`, `--udid`, `--serial`, the state dir).
@@ -40,33 +40,12 @@ pub struct BridgeConfig {
     pub run_id: Option<String>,
     pub lease_id: Option<String>,
     pub lease_backend: Option<String>,
-    /// agent-device's environment as the run saw it, read instead of this process's (set by
-    /// [`BridgeConfig::resolved`]: the session daemon's environment is whichever `ad` started it).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub env: Option<BridgeEnv>,
-}
-
-/// agent-device's environment variables the bridge reads, as captured in the process that ran
-/// `ad`. Values are [`Secret`]s (the auth token is one): formatting shows the names only.
-#[derive(Clone, Default, Serialize, Deserialize)]
-pub struct BridgeEnv(BTreeMap<String, Secret>);
-
-/// The variables [`BridgeEnv`] captures (the state dir is resolved into the config itself).
-const BRIDGE_VARS: &[&str] = &[
-    "AGENT_DEVICE_DAEMON_BASE_URL",
-    "AGENT_DEVICE_DAEMON_AUTH_TOKEN",
-    "AGENT_DEVICE_TENANT",
-    "AGENT_DEVICE_RUN_ID",
-    "AGENT_DEVICE_LEASE_ID",
-    "AGENT_DEVICE_LEASE_BACKEND",
-    "SSL_CERT_FILE",
-    "SSL_CERT_DIR",
-];
-
-impl std::fmt::Debug for BridgeEnv {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_list().entries(self.0.keys()).finish()
-    }
+    /// The environment agent-device's variables (`AGENT_DEVICE_*`, `AD_AGENT_DEVICE`, `AD_NODE`,
+    /// `PATH`, `HOME`, `TMPDIR`) are read from and a daemon the bridge starts runs in (with the
+    /// apps it opens): this process's, or in the session daemon the run's own client's. Never
+    /// serialized: a run request carries it once, for every backend.
+    #[serde(skip)]
+    pub env: Environment,
 }
 
 /// The tenant scope requests run under, when there is a tenant.
@@ -80,35 +59,22 @@ pub struct TenantScope {
 }
 
 impl BridgeConfig {
-    /// This config with what this process's environment says made explicit (the state dir,
-    /// made absolute; agent-device's variables), so it means the same in another process.
+    /// This config with its state dir made explicit and absolute, so it means the same in
+    /// another process (the rest of the environment travels as the run's [`Environment`]).
     pub fn resolved(&self) -> BridgeConfig {
         let state_dir = self
             .state_dir
             .clone()
-            .unwrap_or_else(daemon::default_state_dir);
-        let env = self.env.clone().unwrap_or_else(|| {
-            BridgeEnv(
-                BRIDGE_VARS
-                    .iter()
-                    .filter_map(|k| Some((k.to_string(), Secret::new(std::env::var(k).ok()?))))
-                    .collect(),
-            )
-        });
+            .unwrap_or_else(|| daemon::default_state_dir(&self.env));
         BridgeConfig {
             state_dir: Some(std::path::absolute(&state_dir).unwrap_or(state_dir)),
-            env: Some(env),
             ..self.clone()
         }
     }
 
-    /// An agent-device environment variable: as captured ([`BridgeConfig::resolved`]), else
-    /// this process's.
+    /// An agent-device environment variable, from the bridge's environment.
     fn var(&self, name: &str) -> Option<String> {
-        match &self.env {
-            Some(env) => env.0.get(name).map(|v| v.expose().to_string()),
-            None => std::env::var(name).ok(),
-        }
+        self.env.var(name)
     }
 
     /// The remote daemon `AGENT_DEVICE_DAEMON_BASE_URL` (and its token) names, if any.
@@ -120,10 +86,9 @@ impl BridgeConfig {
             self.var("AGENT_DEVICE_DAEMON_BASE_URL"),
             self.var("AGENT_DEVICE_DAEMON_AUTH_TOKEN"),
         )?;
-        if let (Some(env), Some((Endpoint::Remote { url }, _))) = (&self.env, &remote) {
+        if let (true, Some((Endpoint::Remote { url }, _))) = (self.env.is_captured(), &remote) {
             for k in ["SSL_CERT_FILE", "SSL_CERT_DIR"] {
-                let run = env.0.get(k).map(Secret::expose);
-                if url.tls && run != std::env::var(k).ok().as_deref() {
+                if url.tls && self.env.var(k) != std::env::var(k).ok() {
                     return Err(format!(
                         "this https:// daemon would be checked against the session daemon's trust store, not this run's ({k} differs): run with the {k} the session daemon started with, or end its sessions first (`ad session close`)"
                     ));
@@ -196,7 +161,7 @@ impl BridgeSetup {
         self.config
             .state_dir
             .clone()
-            .unwrap_or_else(daemon::default_state_dir)
+            .unwrap_or_else(|| daemon::default_state_dir(&self.config.env))
     }
 }
 
@@ -208,16 +173,20 @@ pub struct Connection {
     pub owned: Option<OwnedDaemon>,
 }
 
-/// Remote, else attach through the state dir, else (when `may_start`) start our own.
+/// Remote, else attach through the state dir, else (when `may_start`) start our own; all as this
+/// process's environment says.
 pub async fn connect(state_dir: &Path, may_start: bool) -> Result<Connection, String> {
-    connect_to(daemon::remote_from_env()?, state_dir, may_start).await
+    let env = Environment::inherited();
+    connect_to(daemon::remote_from_env()?, state_dir, may_start, &env).await
 }
 
-/// [`connect`] with the remote daemon given (`None`: attach or start a local one).
+/// [`connect`] with the remote daemon given (`None`: attach or start a local one, found and run
+/// in `env`).
 pub async fn connect_to(
     remote: Option<(Endpoint, Secret)>,
     state_dir: &Path,
     may_start: bool,
+    env: &Environment,
 ) -> Result<Connection, String> {
     if let Some((endpoint, token)) = remote {
         let probe = Client::new(endpoint.clone(), token.clone(), "probe");
@@ -250,8 +219,8 @@ pub async fn connect_to(
             state_dir.display()
         ));
     }
-    let install = install::locate()?;
-    let (owned, info) = OwnedDaemon::start(&install, "socket").await?;
+    let install = install::locate(env)?;
+    let (owned, info) = OwnedDaemon::start(&install, "socket", env).await?;
     Ok(Connection {
         endpoint: info.endpoint(false),
         token: info.token,
@@ -270,7 +239,7 @@ pub fn shared_daemon(bridge: &BridgeConfig) -> Result<Option<OwnedDaemon>, Strin
     let state_dir = bridge
         .state_dir
         .clone()
-        .unwrap_or_else(daemon::default_state_dir);
+        .unwrap_or_else(|| daemon::default_state_dir(&bridge.env));
     let connection = rt.block_on(connect(&state_dir, true))?;
     Ok(connection.owned)
 }
@@ -280,29 +249,36 @@ mod tests {
     use super::*;
 
     #[test]
-    fn a_resolved_config_round_trips_and_never_formats_its_environment() {
+    fn a_resolved_config_reads_its_environment_and_never_carries_or_formats_it() {
+        let env = Environment::from_vars(
+            [
+                ("AGENT_DEVICE_DAEMON_AUTH_TOKEN", "tok-123"),
+                ("AGENT_DEVICE_STATE_DIR", "/run/elsewhere/agent-device"),
+            ]
+            .map(|(k, v)| (k.into(), v.into())),
+            0o022,
+        );
         let config = BridgeConfig {
             device: Some("pixel".into()),
-            env: Some(BridgeEnv(
-                [(
-                    "AGENT_DEVICE_DAEMON_AUTH_TOKEN".to_string(),
-                    Secret::new("tok-123"),
-                )]
-                .into(),
-            )),
+            env,
             ..BridgeConfig::default()
         }
         .resolved();
         assert!(!format!("{config:?}").contains("tok-123"));
-        let back: BridgeConfig =
-            serde_json::from_str(&serde_json::to_string(&config).unwrap()).unwrap();
-        assert_eq!(back.device.as_deref(), Some("pixel"));
-        assert!(back.state_dir.as_ref().is_some_and(|d| d.is_absolute()));
-        // The captured environment is read, not this process's.
+        // The given environment is read, not this process's.
         assert_eq!(
-            back.var("AGENT_DEVICE_DAEMON_AUTH_TOKEN").as_deref(),
+            config.var("AGENT_DEVICE_DAEMON_AUTH_TOKEN").as_deref(),
             Some("tok-123")
         );
-        assert_eq!(back.var("AGENT_DEVICE_TENANT"), None);
+        assert_eq!(config.var("AGENT_DEVICE_TENANT"), None);
+        assert_eq!(
+            config.state_dir.as_deref(),
+            Some(Path::new("/run/elsewhere/agent-device"))
+        );
+        let wire = serde_json::to_string(&config).unwrap();
+        assert!(!wire.contains("tok-123"), "{wire}");
+        let back: BridgeConfig = serde_json::from_str(&wire).unwrap();
+        assert_eq!(back.device.as_deref(), Some("pixel"));
+        assert!(!back.env.is_captured());
     }
 }

@@ -4,6 +4,10 @@
 //! session) stays in the daemon under the run's session name, where `ad session …` commands continue it. Nothing about the
 //! session is written to a file; a run that fails keeps the sim's state for a `--from` resume as
 //! a one-shot run does.
+//!
+//! The run is the client's, not the daemon's: its backend reads and starts its processes in the
+//! environment `ad run` sent ([`RunRequest::env`]), and the files it writes get that `ad run`'s
+//! umask; the live session it leaves keeps them for the `ad session` commands that continue it.
 
 use std::path::PathBuf;
 
@@ -12,6 +16,7 @@ use serde::{Deserialize, Serialize};
 use super::lifecycle::Lifecycle;
 use super::{Session, Sessions};
 use crate::backends::BackendKind;
+use crate::environment::Environment;
 use crate::interp::{self, LiveState, Plan, Progress, RunOptions, RunResult, StepEnd, StepInfo};
 use crate::session::{self, SessionConfig};
 use crate::vars::Scope;
@@ -43,6 +48,11 @@ pub struct RunRequest {
     /// socket).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub agent_device: Option<crate::agent_device::BridgeConfig>,
+    /// The environment and umask of the `ad run` that sent it ([`Environment::capture`]): the
+    /// run's backend reads it and starts the browser or agent-device in it, never in the
+    /// daemon's own. It crosses only the daemon's private socket and is written nowhere.
+    #[serde(default)]
+    pub env: Environment,
 }
 
 /// What the run produced (the live session, if any, is in the daemon).
@@ -122,8 +132,18 @@ impl Progress for Forward {
 impl Sessions {
     /// Runs `req` as `ad run` would, in the turn of its session name: a live session of that
     /// name ends first (a run starts cold); when the run ends well with its session active, the
-    /// session stays here. `Err` is a setup problem (`ad run` exits 2).
+    /// session stays here. `Err` is a setup problem (`ad run` exits 2). The run's files get the
+    /// umask of the `ad run` that sent it.
     pub async fn run(
+        &self,
+        req: RunRequest,
+        progress: &mut dyn Progress,
+    ) -> Result<RunReply, String> {
+        let env = req.env.clone();
+        env.scoped(self.run_in_env(req, progress)).await
+    }
+
+    async fn run_in_env(
         &self,
         req: RunRequest,
         progress: &mut dyn Progress,
@@ -142,10 +162,17 @@ impl Sessions {
             persist_session: true,
             state_dir: self.state_dir.clone(),
             backend: Some(kind),
-            web: req.web.clone(),
+            // Both backends that read the environment get the run's, not the daemon's.
+            web: LaunchConfig {
+                env: req.env.clone(),
+                ..req.web.clone()
+            },
             record_fixture: req.record_fixture.clone(),
             recorded: req.recorded.clone(),
-            agent_device: req.agent_device.clone().unwrap_or_default(),
+            agent_device: crate::agent_device::BridgeConfig {
+                env: req.env.clone(),
+                ..req.agent_device.clone().unwrap_or_default()
+            },
             ..SessionConfig::default()
         };
         let name = req.options.session.clone();
@@ -207,6 +234,7 @@ impl Sessions {
             let mut outcome = live.outcome;
             // As a one-shot run: what is left on a device that outlives `ad` is ended unless a
             // `--from` may resume it.
+                    env: req.env.clone(),
             if live.backend.release().await {
                 outcome.result.session_active = false;
             }

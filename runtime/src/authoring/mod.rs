@@ -12,6 +12,11 @@
 //!
 //! The `--record-as` literals live in the session's variable scope (in memory only) and die with
 //! it: they are redacted as `${NAME}` from every record, result and journal entry.
+//!
+//! Each session has the environment and umask of the command that created it (the client's
+//! [`Environment`], sent with the request): its backend reads them and starts its browser or
+//! agent-device daemon in them, and its requests write files under that umask. Later commands
+//! keep the session's own, whatever environment they are typed in.
 
 pub mod daemon;
 pub mod evidence;
@@ -34,6 +39,7 @@ use serde_json::Value;
 use crate::agent_device::BridgeSetup;
 use crate::backend::Backend;
 use crate::backends::{self, AnyBackend, BackendKind, BackendSetup};
+use crate::environment::Environment;
 use crate::interp::{self, LiveState, RunOptions};
 use crate::journal::Journal;
 use crate::sim::ModelResolver;
@@ -56,6 +62,10 @@ pub struct Request {
     /// The client's `AD_VAR_*` imports (prefix stripped), for `replay`.
     #[serde(default)]
     pub shell_env: Vec<(String, String)>,
+    /// The client's environment and umask ([`Environment::capture`]): a session this request
+    /// creates runs in them. Crosses only the daemon's socket; written nowhere.
+    #[serde(default)]
+    pub env: Environment,
 }
 
 /// A session as `list` shows it.
@@ -109,6 +119,8 @@ pub struct Response {
 /// One live session.
 struct Session {
     backend: AnyBackend,
+    /// The environment and umask of the command that created it, which its requests keep.
+    env: Environment,
     live: LiveState,
     journal: Journal,
     lifecycle: Lifecycle,
@@ -439,15 +451,24 @@ impl Sessions {
             // `save-script` and `replay` are the session protocol's own verbs; a script command
             // is known by its registry action (`close` ends the session here).
             let script_action = ad_compiler::registry::lookup(&w.words[0]).map(|s| s.action);
-            let mut resp = match (w.words[0].as_str(), script_action) {
-                ("save-script", _) => self.save_script(req, &w, &mut session),
-                ("replay", _) => self.replay(req, &w, &mut session).await,
-                (_, Some(Action::Close)) => self.close(req, &w, &mut session).await,
-                _ => self.script_command(req, w, &mut session).await,
+            // The session's umask (a new session's: this request's) for the files it writes.
+            let env = match session.as_ref() {
+                Some(s) => s.env.clone(),
+                None => req.env.clone(),
             };
             self.settle(&req.session, &slot, &session);
             resp.session_active = session.is_some();
             if resp.lifecycle.is_none() {
+            let mut resp = env
+                .scoped(async {
+                    match (w.words[0].as_str(), script_action) {
+                        ("save-script", _) => self.save_script(req, &w, &mut session),
+                        ("replay", _) => self.replay(req, &w, &mut session).await,
+                        (_, Some(Action::Close)) => self.close(req, &w, &mut session).await,
+                        _ => self.script_command(req, w, &mut session).await,
+                    }
+                })
+                .await;
                 resp.lifecycle = session.as_ref().map(|s| s.lifecycle.name().to_string());
             }
             return resp;
@@ -480,12 +501,14 @@ impl Sessions {
         Journal::create(&root, name).unwrap_or_else(|_| Journal::memory(name))
     }
 
-    fn new_session(&self, name: &str, backend: AnyBackend, scope: Scope) -> Session {
+    fn new_session(&self, req: &Request, backend: AnyBackend, scope: Scope) -> Session {
+        let name = req.session.as_str();
         Session {
             backend,
             live: LiveState::new(name, scope),
             journal: self.new_journal(name),
             lifecycle: Lifecycle::NeverArmed,
+            env: req.env.clone(),
             recorded: Vec::new(),
             echo: Vec::new(),
         }
@@ -494,16 +517,20 @@ impl Sessions {
     fn make_backend(
         &self,
         kind: BackendKind,
+    /// A new session's backend, reading and starting its processes in the environment of the
+    /// request that creates it (paths resolved against its working folder).
         script: &Path,
         w: &Words,
-        cwd: &Path,
-        session: &str,
-        bridge: BridgeSetup,
+        req: &Request,
+        mut bridge: BridgeSetup,
     ) -> Result<AnyBackend, String> {
         let mut web = self.web.clone();
         web.offline |= w.offline;
         if let Some(b) = &w.browser {
+        let (cwd, session) = (&req.cwd, req.session.as_str());
             web.executable = Some(resolve_path(cwd, b));
+        web.env = req.env.clone();
+        bridge.config.env = req.env.clone();
         }
         let recorded = self
             .fixtures
@@ -634,12 +661,11 @@ impl Sessions {
             };
             let bridge = Self::bridge_setup(&req.session, w.platform.clone());
             let script = req.cwd.join("session.ad");
-            let backend = match self.make_backend(kind, &script, &w, &req.cwd, &req.session, bridge)
-            {
+            let backend = match self.make_backend(kind, &script, &w, req, bridge) {
                 Ok(b) => b,
                 Err(e) => return fail(Refusal::new("UNSUPPORTED_OPERATION", e)),
             };
-            *slot = Some(self.new_session(&req.session, backend, Self::base_scope(&req.session)));
+            *slot = Some(self.new_session(req, backend, Self::base_scope(&req.session)));
         }
         let s = slot.as_mut().expect("present");
         if let Some((name, literal)) = &record_as {
@@ -880,11 +906,11 @@ impl Sessions {
                     .map(|p| p.value.clone())
             });
             let bridge = Self::bridge_setup(&req.session, platform);
-            let backend = match self.make_backend(kind, &path, w, &req.cwd, &req.session, bridge) {
+            let backend = match self.make_backend(kind, &path, w, req, bridge) {
                 Ok(b) => b,
                 Err(e) => return fail(Refusal::new("UNSUPPORTED_OPERATION", e)),
             };
-            *slot = Some(self.new_session(&req.session, backend, Self::base_scope(&req.session)));
+            *slot = Some(self.new_session(req, backend, Self::base_scope(&req.session)));
         }
         let s = slot.as_mut().expect("present");
         // The script's variables for its steps; the session's parameterized literals stay
@@ -998,13 +1024,17 @@ impl Sessions {
     }
 
     /// Ends session `name` without a word to the app (its backend is dropped: the browser is
-    /// reaped, inside the runtime). A recorded session's log joins its fixture, written now; an
-    /// agent-device session and the apps it opened are ended.
+    /// reaped, inside the runtime). A recorded session's log joins its fixture, written now
+    /// under the session's umask; an agent-device session and the apps it opened are ended.
     async fn end(&self, name: &str, slot: &mut Option<Session>) {
         if let Some(mut s) = slot.take() {
-            s.backend = self.fixtures.borrow_mut().finish(name, s.backend);
-            s.backend.release().await;
-            async move { drop(s) }.await;
+            let env = s.env.clone();
+            env.scoped(async move {
+                s.backend = self.fixtures.borrow_mut().finish(name, s.backend);
+                s.backend.release().await;
+                drop(s)
+            })
+            .await;
         }
     }
 }

@@ -11,6 +11,8 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::Duration;
 
+use crate::environment::Environment;
+
 /// Where the browser is looked for when neither `--browser` nor `CHROME_PATH` says.
 pub const DEFAULT_BROWSER_PATHS: &[&str] = &[
     "/usr/bin/chromium",
@@ -34,6 +36,11 @@ pub struct LaunchConfig {
     pub offline: bool,
     /// The window (and so the viewport) size in CSS pixels.
     pub window: (u32, u32),
+    /// The environment `CHROME_PATH` and the temp folder are read from and the browser runs
+    /// in: this process's, or (in the session daemon) the run's own client's. Never serialized:
+    /// a run request carries it once, for every backend.
+    #[serde(skip)]
+    pub env: Environment,
 }
 
 impl Default for LaunchConfig {
@@ -42,12 +49,13 @@ impl Default for LaunchConfig {
             executable: None,
             offline: false,
             window: (1280, 800),
+            env: Environment::inherited(),
         }
     }
 }
 
 /// The browser binary to run, or what is missing.
-pub fn find_browser(explicit: Option<&Path>) -> Result<PathBuf, String> {
+pub fn find_browser(explicit: Option<&Path>, env: &Environment) -> Result<PathBuf, String> {
     if let Some(p) = explicit {
         return if p.is_file() {
             Ok(p.to_path_buf())
@@ -55,7 +63,7 @@ pub fn find_browser(explicit: Option<&Path>) -> Result<PathBuf, String> {
             Err(format!("browser {} does not exist", p.display()))
         };
     }
-    if let Some(p) = std::env::var_os("CHROME_PATH").filter(|v| !v.is_empty()) {
+    if let Some(p) = env.var_os("CHROME_PATH").filter(|v| !v.is_empty()) {
         let p = PathBuf::from(p);
         return if p.is_file() {
             Ok(p)
@@ -142,9 +150,10 @@ pub struct Browser {
 impl Browser {
     /// Launches the browser and waits for its DevTools announcement.
     pub fn launch(config: &LaunchConfig) -> Result<Browser, String> {
-        let exe = find_browser(config.executable.as_deref())?;
-        let profile = temp_profile()?;
+        let exe = find_browser(config.executable.as_deref(), &config.env)?;
+        let profile = temp_profile(&config.env.temp_dir())?;
         let mut cmd = Command::new(&exe);
+        config.env.apply(&mut cmd);
         cmd.args(browser_args(&profile, config))
             .stdin(Stdio::null())
             .stdout(Stdio::null())
@@ -305,12 +314,12 @@ fn remove_stale_profiles(tmp: &Path) {
     }
 }
 
-/// A fresh, private profile folder under the system temp folder
+/// A fresh, private profile folder under the run's temp folder `tmp`
 /// (`ad-chromium-<pid>-XXXXXX`, 0700).
-fn temp_profile() -> Result<PathBuf, String> {
+fn temp_profile(tmp: &Path) -> Result<PathBuf, String> {
     use std::os::unix::ffi::OsStrExt;
-    remove_stale_profiles(&std::env::temp_dir());
-    let template = std::env::temp_dir().join(format!("ad-chromium-{}-XXXXXX", std::process::id()));
+    remove_stale_profiles(tmp);
+    let template = tmp.join(format!("ad-chromium-{}-XXXXXX", std::process::id()));
     let mut bytes = template.as_os_str().as_bytes().to_vec();
     bytes.push(0);
     // SAFETY: `bytes` is a NUL-terminated, writable buffer ending in XXXXXX, as mkdtemp needs.
@@ -318,7 +327,7 @@ fn temp_profile() -> Result<PathBuf, String> {
     if made.is_null() {
         return Err(format!(
             "cannot create a browser profile in {}: {}",
-            std::env::temp_dir().display(),
+            tmp.display(),
             std::io::Error::last_os_error()
         ));
     }
@@ -345,7 +354,7 @@ pub fn probe(config: &LaunchConfig) -> BrowserProbe {
     } else {
         "on"
     };
-    let exe = match find_browser(config.executable.as_deref()) {
+    let exe = match find_browser(config.executable.as_deref(), &config.env) {
         Ok(p) => p,
         Err(e) => {
             return BrowserProbe {
@@ -356,7 +365,9 @@ pub fn probe(config: &LaunchConfig) -> BrowserProbe {
             }
         }
     };
-    let out = Command::new(&exe)
+    let mut cmd = Command::new(&exe);
+    config.env.apply(&mut cmd);
+    let out = cmd
         .arg("--version")
         .stdin(Stdio::null())
         .stderr(Stdio::null())
@@ -436,7 +447,11 @@ mod tests {
 
     #[test]
     fn a_missing_explicit_browser_says_so() {
-        let e = find_browser(Some(Path::new("/nonexistent/chromium"))).unwrap_err();
+        let e = find_browser(
+            Some(Path::new("/nonexistent/chromium")),
+            &Environment::inherited(),
+        )
+        .unwrap_err();
         assert!(e.contains("/nonexistent/chromium"), "{e}");
     }
 }

@@ -347,6 +347,9 @@ pub fn run(args: RunArgs) -> i32 {
             recorded: session.recorded.as_deref().map(abs),
             agent_device: (kind == ad_runtime::backends::BackendKind::AgentDevice)
                 .then(|| session.agent_device.resolved()),
+            // The daemon's own environment is whichever `ad` started it: the run reads and
+            // starts its browser or agent-device in this one, and writes under this umask.
+            env: ad_runtime::environment::Environment::capture(),
         };
         match super::session::run_in_daemon(request, progress) {
             Err(e) | Ok(Some(Err(e))) => return crate::usage_error(&e),
@@ -394,9 +397,6 @@ pub fn run(args: RunArgs) -> i32 {
         println!(
             "{}",
             serde_json::to_string_pretty(&record).unwrap_or_default()
-            // The daemon's own environment is whichever `ad` started it: the run reads and
-            // starts its browser or agent-device in this one, and writes under this umask.
-            env: ad_runtime::environment::Environment::capture(),
         );
     }
     match &r.error {

@@ -217,6 +217,7 @@ impl Sessions {
                 };
                 *current = Some(Session {
                     backend,
+                    env: req.env.clone(),
                     live: LiveState::new(&name, run_scope(&req.options, &plan)),
                     journal: self.new_journal(&name),
                     lifecycle: Lifecycle::NeverArmed,
@@ -234,7 +235,6 @@ impl Sessions {
             let mut outcome = live.outcome;
             // As a one-shot run: what is left on a device that outlives `ad` is ended unless a
             // `--from` may resume it.
-                    env: req.env.clone(),
             if live.backend.release().await {
                 outcome.result.session_active = false;
             }

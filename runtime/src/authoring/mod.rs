@@ -456,9 +456,6 @@ impl Sessions {
                 Some(s) => s.env.clone(),
                 None => req.env.clone(),
             };
-            self.settle(&req.session, &slot, &session);
-            resp.session_active = session.is_some();
-            if resp.lifecycle.is_none() {
             let mut resp = env
                 .scoped(async {
                     match (w.words[0].as_str(), script_action) {
@@ -469,6 +466,9 @@ impl Sessions {
                     }
                 })
                 .await;
+            self.settle(&req.session, &slot, &session);
+            resp.session_active = session.is_some();
+            if resp.lifecycle.is_none() {
                 resp.lifecycle = session.as_ref().map(|s| s.lifecycle.name().to_string());
             }
             return resp;
@@ -505,32 +505,32 @@ impl Sessions {
         let name = req.session.as_str();
         Session {
             backend,
+            env: req.env.clone(),
             live: LiveState::new(name, scope),
             journal: self.new_journal(name),
             lifecycle: Lifecycle::NeverArmed,
-            env: req.env.clone(),
             recorded: Vec::new(),
             echo: Vec::new(),
         }
     }
 
+    /// A new session's backend, reading and starting its processes in the environment of the
+    /// request that creates it (paths resolved against its working folder).
     fn make_backend(
         &self,
         kind: BackendKind,
-    /// A new session's backend, reading and starting its processes in the environment of the
-    /// request that creates it (paths resolved against its working folder).
         script: &Path,
         w: &Words,
         req: &Request,
         mut bridge: BridgeSetup,
     ) -> Result<AnyBackend, String> {
-        let mut web = self.web.clone();
-        web.offline |= w.offline;
-        if let Some(b) = &w.browser {
         let (cwd, session) = (&req.cwd, req.session.as_str());
-            web.executable = Some(resolve_path(cwd, b));
+        let mut web = self.web.clone();
         web.env = req.env.clone();
         bridge.config.env = req.env.clone();
+        web.offline |= w.offline;
+        if let Some(b) = &w.browser {
+            web.executable = Some(resolve_path(cwd, b));
         }
         let recorded = self
             .fixtures

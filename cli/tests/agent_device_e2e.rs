@@ -239,6 +239,104 @@ fn agent_device_errors_keep_code_message_hint_and_name_the_platform() {
     assert!(e["hint"].as_str().is_some_and(|h| !h.is_empty()), "{e:#}");
 }
 
+/// No display: a daemon `ad` starts for a Linux run could not reach the desktop, so the run is
+/// a set-up error naming what is missing and how to get it (exit 2, no divergence), and the
+/// daemon it started is stopped.
+#[test]
+fn a_linux_run_without_a_display_is_a_set_up_error() {
+    let mut d = Desktop::start("no-display");
+    d.set_env("DISPLAY", "");
+    d.script(
+        "nodisplay.ad",
+        "context platform=linux\nopen ad-gtk-login\nclose\n",
+    );
+    let child = d
+        .ad_command(&["run", "nodisplay.ad", "--backend", "agent-device"])
+        .env_remove("WAYLAND_DISPLAY")
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let ad_pid = child.id();
+    let out = child.wait_with_output().unwrap();
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("error[BACKEND_UNAVAILABLE]: the agent-device backend cannot start: no display: DISPLAY and WAYLAND_DISPLAY are unset"),
+        "{err}"
+    );
+    assert!(
+        err.contains("help: run inside the desktop session"),
+        "{err}"
+    );
+    for divergence in [
+        "REPLAY_DIVERGENCE",
+        "Repair hint",
+        "--plan-digest",
+        "--from",
+    ] {
+        assert!(!err.contains(divergence), "{divergence}: {err}");
+    }
+    if let Some(daemon) = owned_daemon_pid(ad_pid) {
+        assert!(
+            gone_within(daemon, Duration::from_secs(5)),
+            "the daemon ad started outlived it"
+        );
+    }
+    assert!(d.app_pid(Duration::ZERO).is_none(), "no app was opened");
+}
+
+/// agent-device's own `TOOL_MISSING` (here: `python3` without the AT-SPI bindings, so its
+/// snapshot cannot run) is what the desktop lacks, not what the script did: a set-up error with
+/// agent-device's words, exit 2, no divergence report and no resume line.
+#[test]
+fn platform_tooling_agent_device_reports_missing_is_a_set_up_error() {
+    let mut d = Desktop::start("tool-missing");
+    let shim = d.dir.join("no-gi");
+    std::fs::create_dir_all(&shim).unwrap();
+    let python = shim.join("python3");
+    std::fs::write(
+        &python,
+        "#!/bin/sh\necho \"ModuleNotFoundError: No module named 'gi'\" >&2\nexit 1\n",
+    )
+    .unwrap();
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&python, std::fs::Permissions::from_mode(0o755)).unwrap();
+    }
+    // The app itself runs on /usr/bin/python3 (its shebang); agent-device's snapshot runs the
+    // `python3` on PATH, which is the shim.
+    let path = format!(
+        "{}:/usr/bin:{}:{}",
+        shim.display(),
+        agent_device_support::repo()
+            .join("tests/apps/gtk_login")
+            .display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    d.set_env("PATH", &path);
+    d.script(
+        "tooling.ad",
+        "context platform=linux\nopen ad-gtk-login\nwait \"label=Username\" 5000\nclose\n",
+    );
+    let out = d.ad(&["run", "tooling.ad", "--backend", "agent-device"]);
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("error[BACKEND_UNAVAILABLE]: the agent-device backend cannot start: AT-SPI2 Python bindings not found"),
+        "{err}"
+    );
+    assert!(err.contains("  --> tooling.ad:3"), "{err}");
+    for divergence in [
+        "REPLAY_DIVERGENCE",
+        "Repair hint",
+        "--plan-digest",
+        "--from",
+    ] {
+        assert!(!err.contains(divergence), "{divergence}: {err}");
+    }
+}
+
 // Its `close` keeps the run in `ad run` (a close-less one runs in the session daemon).
 const PARKED: &str =
     "context platform=linux\nopen ad-gtk-login\nwait \"label=Never\" 60000\nclose\n";

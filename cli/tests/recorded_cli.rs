@@ -527,6 +527,47 @@ fn the_committed_web_fixture_replays_with_no_browser_and_matches_its_golden() {
     );
 }
 
+/// A fixture folder that is missing, empty or not a folder: the recorded backend cannot start.
+/// `ad run` says so with how to make one, exits 2 and writes nothing — no divergence, no resume
+/// — for a one-shot run and a close-less one served by the session daemon alike.
+#[test]
+fn a_fixture_folder_that_cannot_be_read_is_a_set_up_error() {
+    let dir = scratch("fixture-unavailable");
+    let empty = dir.join("empty");
+    std::fs::create_dir_all(&empty).unwrap();
+    let file = dir.join("a-file");
+    std::fs::write(&file, "not a fixture").unwrap();
+    let once = dir.join("once.ad");
+    std::fs::write(&once, "open \"com.example.shop\"\nclose\n").unwrap();
+    let handoff = dir.join("handoff.ad");
+    std::fs::write(&handoff, "open \"com.example.shop\"\n").unwrap();
+    for fixture in [dir.join("missing"), empty, file] {
+        for script in [&once, &handoff] {
+            let backend = format!("recorded:{}", fixture.display());
+            let o = ad(&dir, &["run", s(script), "--backend", &backend]);
+            let t = text(&o);
+            assert_eq!(code(&o), 2, "{t}");
+            assert!(
+                t.contains(&format!(
+                    "error[BACKEND_UNAVAILABLE]: the recorded backend cannot start: {}",
+                    fixture.join("manifest.json").display()
+                )),
+                "{t}"
+            );
+            assert!(t.contains("help: pass the folder a recording wrote"), "{t}");
+            for divergence in [
+                "REPLAY_DIVERGENCE",
+                "Repair hint",
+                "--plan-digest",
+                "--from",
+            ] {
+                assert!(!t.contains(divergence), "{divergence}: {t}");
+            }
+            assert!(!dir.join("runs").exists(), "nothing ran");
+        }
+    }
+}
+
 /// `ad run examples/login.ad` with its calls recorded into `fixture`, and `extra` arguments.
 fn record_into(dir: &Path, fixture: &Path, extra: &[&str]) -> Output {
     let mut args = vec![

@@ -1228,3 +1228,150 @@ fn sigint_and_sigterm_end_the_run_with_its_journal_and_session() {
         assert_eq!(check_runs(&art), 1);
     }
 }
+
+// ---- set-up errors (issue 29) -----------------------------------------------------------------
+
+/// What a set-up error never shows: it is not a divergence, and there is nothing to resume.
+fn assert_not_a_divergence(text: &str) {
+    for divergence in [
+        "REPLAY_DIVERGENCE",
+        "Divergence at step",
+        "Repair hint",
+        "--plan-digest",
+        "--from",
+    ] {
+        assert!(!text.contains(divergence), "{divergence}:\n{text}");
+    }
+}
+
+/// The events of the one run folder under `art`.
+fn run_events(art: &Path) -> Vec<Value> {
+    let events = files_under(art)
+        .into_iter()
+        .find(|p| p.ends_with("events.jsonl"))
+        .expect("a run folder");
+    std::fs::read_to_string(events)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
+
+#[test]
+fn a_missing_app_model_is_a_set_up_error_of_the_sim_not_a_divergence() {
+    let dir = scratch("sim-unavailable");
+    // Opened by its literal id: missing before any step, so nothing runs and nothing is written.
+    let literal = dir.join("literal.ad");
+    std::fs::write(&literal, "open \"com.example.nowhere\"\nclose\n").unwrap();
+    let art = dir.join("art-literal");
+    let o = run(&["run", literal.to_str().unwrap()], &art);
+    assert_eq!(code(&o), 2, "{}", err(&o));
+    assert!(
+        err(&o).contains(
+            "error[BACKEND_UNAVAILABLE]: the sim backend cannot start: no app model for \"com.example.nowhere\""
+        ),
+        "{}",
+        err(&o)
+    );
+    assert!(
+        err(&o).contains("help: the sim runs app models: pass --app FILE"),
+        "{}",
+        err(&o)
+    );
+    assert_not_a_divergence(&err(&o));
+    assert!(files_under(&art).is_empty(), "nothing ran, no journal");
+    // Opened through a variable: found missing at its step, which ends the run the same way
+    // (exit 2, no divergence report); the journal says why and holds no injected value.
+    let variable = dir.join("variable.ad");
+    std::fs::write(&variable, "open \"${APP}\"\nclose\n").unwrap();
+    let art = dir.join("art-variable");
+    let args = [
+        "run",
+        variable.to_str().unwrap(),
+        "-e",
+        "APP=com.example.nowhere",
+    ];
+    let o = run(&args, &art);
+    assert_eq!(code(&o), 2, "{}", err(&o));
+    assert!(
+        err(&o).contains("error[BACKEND_UNAVAILABLE]: the sim backend cannot start: no app model for \"<var:APP>\""),
+        "{}",
+        err(&o)
+    );
+    assert_not_a_divergence(&err(&o));
+    let events = run_events(&art);
+    assert!(
+        !events.iter().any(|e| e["event"] == "divergence"),
+        "{events:?}"
+    );
+    let end = events.iter().find(|e| e["event"] == "run_end").unwrap();
+    assert_eq!(end["exit_reason"], "setup", "{end}");
+    assert_eq!(end["exit_code"], 2, "{end}");
+    let art = dir.join("art-json");
+    let o = run(&[&args[..], &["--json"]].concat(), &art);
+    assert_eq!(code(&o), 2, "{}", err(&o));
+    let record: Value = serde_json::from_slice(&o.stdout).unwrap();
+    fits("run-result", &record);
+    assert_eq!(record["error"]["code"], "BACKEND_UNAVAILABLE", "{record:#}");
+    assert_eq!(record["error"]["details"]["setup"]["backend"], "sim");
+    assert!(record["error"]["details"].get("divergence").is_none());
+    assert!(!out(&o).contains("com.example.nowhere"), "{}", out(&o));
+    assert_eq!(check_runs(&art), 1);
+}
+
+/// agent-device not installed: the same set-up error for a one-shot run and for a close-less
+/// run served by the session daemon, in the words `ad doctor` uses.
+#[test]
+fn agent_device_not_installed_is_a_set_up_error_saying_how_to_install_it() {
+    let dir = scratch("agent-device-missing");
+    let nowhere = dir.join("no-agent-device");
+    let doctor = ad(&dir)
+        .args(["doctor", "--json"])
+        .env("AD_AGENT_DEVICE", &nowhere)
+        .env("AGENT_DEVICE_STATE_DIR", dir.join("agent-device-state"))
+        .env_remove("AGENT_DEVICE_DAEMON_BASE_URL")
+        .output()
+        .unwrap();
+    let rows: Value = serde_json::from_slice(&doctor.stdout).unwrap();
+    let row = rows["backends"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["backend"] == "agent-device")
+        .unwrap()
+        .clone();
+    assert_eq!(row["usable"], false, "{row:#}");
+    let says = row["missing"][0].as_str().unwrap().to_string();
+    assert!(says.contains("npm install -g agent-device@"), "{says}");
+    for (name, text) in [
+        (
+            "once.ad",
+            "context platform=linux\nopen ad-gtk-login\nclose\n",
+        ),
+        ("handoff.ad", "context platform=linux\nopen ad-gtk-login\n"),
+    ] {
+        let script = dir.join(name);
+        std::fs::write(&script, text).unwrap();
+        let art = dir.join(format!("art-{name}"));
+        let o = ad(&dir)
+            .args(["run", script.to_str().unwrap(), "--backend", "agent-device"])
+            .arg("--artifacts-dir")
+            .arg(&art)
+            .env("AD_STATE_DIR", state_for(&art))
+            .env("AD_AGENT_DEVICE", &nowhere)
+            .env("AGENT_DEVICE_STATE_DIR", dir.join("agent-device-state"))
+            .env_remove("AGENT_DEVICE_DAEMON_BASE_URL")
+            .output()
+            .unwrap();
+        assert_eq!(code(&o), 2, "{name}: {}", err(&o));
+        assert!(
+            err(&o).contains(&format!(
+                "error[BACKEND_UNAVAILABLE]: the agent-device backend cannot start: {says}"
+            )),
+            "{name}: {}",
+            err(&o)
+        );
+        assert_not_a_divergence(&err(&o));
+        assert!(files_under(&art).is_empty(), "{name}: nothing ran");
+    }
+}

@@ -394,47 +394,241 @@ fn the_same_script_gives_the_same_step_results_on_the_sim_and_on_the_web() {
     assert!(kind.is_some());
 }
 
+/// What a set-up error never shows: it is not a divergence, there is nothing to resume, and no
+/// page was captured.
+fn assert_not_a_divergence(text: &str) {
+    for divergence in [
+        "REPLAY_DIVERGENCE",
+        "Divergence at step",
+        "Repair hint",
+        "--plan-digest",
+        "--from",
+        "No page",
+    ] {
+        assert!(!text.contains(divergence), "{divergence}:\n{text}");
+    }
+}
+
+/// An executable shell script at `path`.
+fn write_program(path: &Path, body: &str) {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::write(path, format!("#!/bin/sh\n{body}\n")).unwrap();
+    std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o755)).unwrap();
+}
+
+/// A browser that is missing or exits at once: `ad run` says what is missing and how to install
+/// it, in `ad doctor`'s words, and exits 2 with nothing run — for a one-shot run and for a
+/// close-less one served by the session daemon alike.
 #[test]
-fn a_missing_browser_fails_the_open_step_saying_what_to_install() {
+fn a_browser_that_cannot_start_is_a_set_up_error_not_a_divergence() {
     let art = scratch("nobrowser");
+    let exits = art.join("exits-at-once");
+    write_program(&exits, "echo 'cannot open display' >&2; exit 1");
+    let doctor = |chrome: &Path| -> String {
+        let o = ad(&art)
+            .args(["doctor", "--json"])
+            .env("CHROME_PATH", chrome)
+            .output()
+            .unwrap();
+        assert_eq!(code(&o), 1, "{}", text(&o));
+        let rows: Value = serde_json::from_slice(&o.stdout).unwrap();
+        let web = rows["backends"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|r| r["backend"] == "web")
+            .unwrap()
+            .clone();
+        assert_eq!(web["usable"], false);
+        web["missing"][0].as_str().unwrap().to_string()
+    };
+    let missing = Path::new("/nonexistent/chromium");
+    assert_eq!(
+        doctor(missing),
+        format!("CHROME_PATH=/nonexistent/chromium does not exist; {INSTALL}")
+    );
+    let once = art.join("once.ad");
+    std::fs::write(&once, "open \"${APP}\"\nclose\n").unwrap();
+    let handoff = art.join("handoff.ad");
+    std::fs::write(&handoff, "open \"${APP}\"\n").unwrap();
+    for (chrome, problem, help) in [
+        (
+            missing,
+            "CHROME_PATH=/nonexistent/chromium does not exist".to_string(),
+            INSTALL,
+        ),
+        (
+            exits.as_path(),
+            format!(
+                "{} exited before announcing its DevTools endpoint:\ncannot open display",
+                exits.display()
+            ),
+            "point CHROME_PATH at a working Chromium or Chrome",
+        ),
+    ] {
+        for script in [&once, &handoff] {
+            let runs = art.join("runs");
+            let o = ad(&art)
+                .args([
+                    "run",
+                    script.to_str().unwrap(),
+                    "--backend",
+                    "web",
+                    "-e",
+                    &app_url(),
+                ])
+                .arg("--artifacts-dir")
+                .arg(&runs)
+                .env("CHROME_PATH", chrome)
+                .env("AD_SESSION_IDLE_MS", "1000")
+                .output()
+                .unwrap();
+            let t = text(&o);
+            assert_eq!(code(&o), 2, "{t}");
+            assert!(
+                t.contains(&format!(
+                    "error[BACKEND_UNAVAILABLE]: the web backend cannot start: {problem}"
+                )),
+                "{t}"
+            );
+            assert!(t.contains(&format!("help: {help}")), "{t}");
+            assert_not_a_divergence(&t);
+            assert!(walk(&runs).is_empty(), "nothing ran: {:?}", walk(&runs));
+        }
+    }
+}
+
+/// What `ad doctor` and a run that cannot find the browser say to do.
+const INSTALL: &str = "install Chromium (`apt-get install chromium` as root on Debian/Ubuntu), or point CHROME_PATH at a Chromium or Chrome binary";
+
+/// Two web scripts and no browser: the suite says the problem once, counts both scripts as
+/// errors of the environment (not failures) in its summary and reports, and exits 2.
+#[test]
+fn ad_test_counts_a_missing_browser_once_as_an_error_of_the_environment() {
+    let art = scratch("suite-nobrowser");
+    let suite = art.join("suite");
+    std::fs::create_dir_all(&suite).unwrap();
+    for name in ["a.ad", "b.ad"] {
+        std::fs::write(
+            suite.join(name),
+            "context platform=web\nopen \"http://127.0.0.1:9/\"\nclose\n",
+        )
+        .unwrap();
+    }
+    let (junit, json) = (art.join("junit.xml"), art.join("report.json"));
     let o = ad(&art)
-        .args([
-            "run",
-            "examples/web/login.ad",
-            "--backend",
-            "web",
-            "-e",
-            &app_url(),
-        ])
+        .args(["test", suite.to_str().unwrap(), "--retries", "2"])
+        .arg("--report-junit")
+        .arg(&junit)
+        .arg("--report-json")
+        .arg(&json)
         .arg("--artifacts-dir")
         .arg(art.join("runs"))
         .env("CHROME_PATH", "/nonexistent/chromium")
         .output()
         .unwrap();
-    assert_eq!(code(&o), 1, "{}", text(&o));
-    assert!(
-        text(&o).contains("apt-get install chromium"),
-        "{}",
-        text(&o)
+    let t = text(&o);
+    assert_eq!(code(&o), 2, "{t}");
+    assert_eq!(
+        t.matches("the web backend cannot start: CHROME_PATH=/nonexistent/chromium does not exist")
+            .count(),
+        1,
+        "said once:\n{t}"
     );
-    let o = ad(&art)
+    assert_eq!(t.matches(INSTALL).count(), 1, "{t}");
+    assert!(t.contains("2 script(s) not run"), "{t}");
+    assert!(
+        t.contains("test result: FAILED. 0 passed, 0 failed, 2 not run (set-up error)"),
+        "{t}"
+    );
+    assert_not_a_divergence(&t);
+    let report: Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    let schema: Value = serde_json::from_str(
+        &std::fs::read_to_string(repo().join("docs/schemas/suite-report.schema.json")).unwrap(),
+    )
+    .unwrap();
+    if let Err(e) = ad_runtime::records::validate::validate(&schema, &report) {
+        panic!("not a valid suite report: {e:?}\n{report:#}");
+    }
+    assert_eq!(report["summary"]["errors"], 2, "{report:#}");
+    assert_eq!(report["summary"]["failed"], 0, "{report:#}");
+    for script in report["scripts"].as_array().unwrap() {
+        assert_eq!(script["status"], "error", "{script:#}");
+        // An environment that lacks the browser is not retried.
+        assert_eq!(
+            script["attempts"].as_array().unwrap().len(),
+            1,
+            "{script:#}"
+        );
+        assert_eq!(
+            script["attempts"][0]["setup"]["backend"], "web",
+            "{script:#}"
+        );
+    }
+    let xml = std::fs::read_to_string(&junit).unwrap();
+    assert!(xml.contains("failures=\"0\" errors=\"2\""), "{xml}");
+    assert_eq!(
+        xml.matches("<error message=\"the web backend cannot start: CHROME_PATH=/nonexistent/chromium does not exist\" type=\"BACKEND_UNAVAILABLE\">").count(),
+        2,
+        "{xml}"
+    );
+    assert!(!xml.contains("<failure"), "{xml}");
+}
+
+/// `CHROME_PATH` naming a program that never answers: `ad doctor` gives up on it after its
+/// probe limit (set low here), says the browser does not answer, and leaves nothing running.
+#[test]
+fn doctor_gives_up_on_a_browser_that_never_answers() {
+    let art = scratch("doctor-hangs");
+    let pidfile = art.join("sleeper.pid");
+    let sleeper = art.join("never-answers");
+    write_program(
+        &sleeper,
+        &format!("echo $$ > {}; exec sleep 100000", pidfile.display()),
+    );
+    let mut child = ad(&art)
         .args(["doctor", "--json"])
-        .env("CHROME_PATH", "/nonexistent/chromium")
-        .output()
+        .env("CHROME_PATH", &sleeper)
+        .env("AD_PROBE_TIMEOUT_MS", "300")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
         .unwrap();
-    assert_eq!(code(&o), 1);
+    // A generous bound on a wait that, without a probe limit, never ends.
+    let bound = Instant::now() + Duration::from_secs(60);
+    while child.try_wait().unwrap().is_none() {
+        if Instant::now() > bound {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("ad doctor never returned");
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let o = child.wait_with_output().unwrap();
+    assert_eq!(code(&o), 1, "{}", text(&o));
     let rows: Value = serde_json::from_slice(&o.stdout).unwrap();
-    let web = rows["backends"]
-        .as_array()
+    let web = &rows["backends"][1];
+    assert_eq!(web["backend"], "web");
+    assert_eq!(web["usable"], false, "{web:#}");
+    let why = web["missing"][0].as_str().unwrap();
+    assert!(
+        why.contains(&format!("{} does not answer", sleeper.display())),
+        "{why}"
+    );
+    let pid: i32 = std::fs::read_to_string(&pidfile)
         .unwrap()
-        .iter()
-        .find(|r| r["backend"] == "web")
+        .trim()
+        .parse()
         .unwrap();
-    assert_eq!(web["usable"], false);
-    assert!(web["missing"][0]
-        .as_str()
-        .unwrap()
-        .contains("apt-get install chromium"));
+    let gone = !Path::new(&format!("/proc/{pid}")).exists()
+        || std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|s| {
+            s.rsplit(')')
+                .next()
+                .unwrap_or("")
+                .trim_start()
+                .starts_with('Z')
+        });
+    assert!(gone, "the probed program {pid} was left running");
 }
 
 #[test]
@@ -608,4 +802,77 @@ fn ctrl_c_ends_the_run_and_reaps_the_browser() {
         wait_end.contains("\"status\":\"failed\"") && wait_end.contains("INTERRUPTED"),
         "{wait_end}"
     );
+}
+
+/// Ctrl-C while a page never finishes loading (a server on 127.0.0.1 that accepts and never
+/// answers): the browser call is cancelled, `ad test` ends with the interrupted outcome (exit
+/// 130, the step ended INTERRUPTED) and reaps its browser, instead of waiting out the load.
+#[test]
+fn ctrl_c_cancels_a_page_that_never_finishes_loading() {
+    require_chromium();
+    let art = scratch("sigint-hanging-page");
+    let server = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let url = format!("URL=http://{}/", server.local_addr().unwrap());
+    let (accepted, connected) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        // Hold every connection open, answering nothing.
+        let mut held = Vec::new();
+        for stream in server.incoming().flatten() {
+            held.push(stream);
+            let _ = accepted.send(());
+        }
+    });
+    let suite = art.join("suite");
+    std::fs::create_dir_all(&suite).unwrap();
+    std::fs::write(suite.join("hangs.ad"), "open \"${URL}\"\nclose\n").unwrap();
+    let runs = art.join("runs");
+    let mut child = ad(&art)
+        .args([
+            "test",
+            suite.to_str().unwrap(),
+            "--backend",
+            "web",
+            "-e",
+            &url,
+        ])
+        .arg("--artifacts-dir")
+        .arg(&runs)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // The browser asked the server for the page: the `open` step is under way.
+    connected
+        .recv_timeout(Duration::from_secs(60))
+        .expect("the browser never asked for the page");
+    // SAFETY: kill has no memory preconditions; the pid is our own child's.
+    unsafe {
+        libc::kill(child.id() as i32, libc::SIGINT);
+    }
+    // A generous bound: without the cancellation the step would still end, failed, later.
+    let bound = Instant::now() + Duration::from_secs(120);
+    while child.try_wait().unwrap().is_none() {
+        if Instant::now() > bound {
+            let _ = child.kill();
+            panic!("ad test did not stop");
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let o = child.wait_with_output().unwrap();
+    assert_eq!(code(&o), 130, "{}", text(&o));
+    assert_no_browser_left(&art);
+    let events: String = walk(&runs)
+        .iter()
+        .filter(|p| p.ends_with("events.jsonl"))
+        .map(|p| std::fs::read_to_string(p).unwrap())
+        .collect();
+    let open_end = events
+        .lines()
+        .find(|l| l.contains("\"step_end\"") && l.contains("\"step\":1"))
+        .unwrap_or_else(|| panic!("the open step ends in the journal: {events}"));
+    assert!(
+        open_end.contains("\"status\":\"failed\"") && open_end.contains("INTERRUPTED"),
+        "{open_end}"
+    );
+    assert!(!events.contains("\"divergence\""), "{events}");
 }

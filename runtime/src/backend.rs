@@ -9,6 +9,7 @@ use std::future::Future;
 use serde::Serialize;
 use serde_json::Value;
 
+pub use crate::records::SetupProblem;
 use crate::tree::{Node, Point, Rect};
 
 /// A gesture plan's kind ([`GesturePlan::kind`]) is the registry's.
@@ -26,6 +27,11 @@ pub enum BackendError {
     /// The request may or may not have reached the device (`action_result: unknown`); never
     /// retried automatically.
     Transport { message: String },
+    /// The backend could not start (its browser, agent-device, fixture or app model): not a
+    /// step failure. The run ends as a set-up error (exit 2) with no divergence report.
+    Unavailable(SetupProblem),
+    /// A stop request (Ctrl-C, SIGTERM) cancelled the call before it answered.
+    Interrupted { message: String },
 }
 
 impl BackendError {
@@ -46,21 +52,37 @@ impl BackendError {
             other => other,
         }
     }
+    /// The backend `backend` could not start: `problem`, fixed by `fix`.
+    pub fn unavailable(backend: &str, problem: impl Into<String>, fix: Option<&str>) -> Self {
+        BackendError::Unavailable(SetupProblem::new(backend, problem, fix))
+    }
+    /// The call was cancelled by the stop request `signal`.
+    pub fn interrupted(signal: &str) -> Self {
+        BackendError::Interrupted {
+            message: format!("interrupted by {signal} while waiting for the device"),
+        }
+    }
     pub fn code(&self) -> &str {
         match self {
             BackendError::Rejected { code, .. } => code,
             BackendError::Transport { .. } => "COMMAND_FAILED",
+            BackendError::Unavailable(_) => SetupProblem::CODE,
+            BackendError::Interrupted { .. } => "INTERRUPTED",
         }
     }
     pub fn message(&self) -> &str {
         match self {
-            BackendError::Rejected { message, .. } | BackendError::Transport { message } => message,
+            BackendError::Rejected { message, .. }
+            | BackendError::Transport { message }
+            | BackendError::Interrupted { message } => message,
+            BackendError::Unavailable(p) => &p.problem,
         }
     }
     pub fn hint(&self) -> Option<&str> {
         match self {
             BackendError::Rejected { hint, .. } => hint.as_deref(),
-            BackendError::Transport { .. } => None,
+            BackendError::Unavailable(p) => p.fix.as_deref(),
+            BackendError::Transport { .. } | BackendError::Interrupted { .. } => None,
         }
     }
 }

@@ -12,6 +12,7 @@ use serde_json::Value;
 use crate::agent_device::{AgentDevice, BridgeSetup};
 use crate::backend::*;
 use crate::recorded::Recorder;
+use crate::records::SetupProblem;
 use crate::sim::{ModelResolver, Sim};
 use crate::tree::Point;
 use crate::web::{LaunchConfig, Web};
@@ -157,10 +158,10 @@ pub enum AnyBackend {
     RecordingAgentDevice(Box<Recorder<AgentDevice>>),
 }
 
-/// Makes the backend of `kind`. Nothing starts yet: the web backend launches its browser at the
-/// first `open`, the agent-device bridge connects at [`AnyBackend::connect`] or its first
-/// request.
-pub fn create(kind: BackendKind, setup: BackendSetup) -> Result<AnyBackend, String> {
+/// Makes the backend of `kind`. Nothing starts yet: the web backend launches its browser and the
+/// agent-device bridge connects at [`AnyBackend::connect`] (or, in a live session, at their
+/// first call). A backend that cannot be made is a [`SetupProblem`], never a step failure.
+pub fn create(kind: BackendKind, setup: BackendSetup) -> Result<AnyBackend, SetupProblem> {
     match kind {
         BackendKind::Sim => Ok(AnyBackend::Sim(Box::new(Sim::new(setup.models)))),
         BackendKind::Web => Ok(AnyBackend::Web(Box::new(Web::new(setup.web)))),
@@ -171,9 +172,11 @@ pub fn create(kind: BackendKind, setup: BackendSetup) -> Result<AnyBackend, Stri
             Some(source) => Ok(AnyBackend::Recorded(Box::new(
                 source.backend(&setup.injected),
             ))),
-            None => {
-                Err("the recorded backend needs its fixture folder: --backend recorded:DIR".into())
-            }
+            None => Err(SetupProblem::new(
+                kind.name(),
+                "the recorded backend needs its fixture folder",
+                Some("pass --backend recorded:DIR (a folder written by --record-fixture DIR)"),
+            )),
         },
     }
 }
@@ -192,12 +195,15 @@ impl AnyBackend {
     }
 
     /// Reaches what the backend drives before the first step, so a backend that cannot start
-    /// is a setup error rather than a failed step (the agent-device bridge attaches to or
-    /// starts its daemon; the others start lazily).
-    pub async fn connect(&mut self) -> Result<(), String> {
+    /// is a set-up error rather than a failed step: the web backend launches its browser, the
+    /// agent-device bridge attaches to or starts its daemon (the sim and a replay have nothing
+    /// to start).
+    pub async fn connect(&mut self) -> Result<(), SetupProblem> {
         match self {
-            AnyBackend::AgentDevice(d) => d.connect().await,
-            AnyBackend::RecordingAgentDevice(r) => r.inner_mut().connect().await,
+            AnyBackend::Web(w) => w.start().await,
+            AnyBackend::RecordingWeb(r) => r.inner_mut().start().await,
+            AnyBackend::AgentDevice(d) => d.start().await,
+            AnyBackend::RecordingAgentDevice(r) => r.inner_mut().start().await,
             _ => Ok(()),
         }
     }
@@ -468,11 +474,12 @@ pub fn doctor(setup: &BackendSetup) -> Vec<DoctorRow> {
                 let p = crate::web::launcher::probe(&setup.web);
                 DoctorRow {
                     backend: kind,
-                    usable: p.missing.is_empty(),
+                    usable: p.missing.is_none(),
                     version: p.version,
                     executable: p.executable,
                     notes: vec![format!("sandbox: {}", p.sandbox)],
-                    missing: p.missing,
+                    // The words a run that cannot launch the browser says (`SetupProblem`).
+                    missing: p.missing.iter().map(SetupProblem::line).collect(),
                 }
             }
         })

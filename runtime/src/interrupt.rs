@@ -28,6 +28,17 @@ pub fn requested() -> Option<&'static str> {
     }
 }
 
+/// Resolves with the signal once a stop is requested, for a device call that may take long (a
+/// page that never finishes loading) to race. Polled: the request is a flag without a waker.
+pub async fn stopped() -> &'static str {
+    loop {
+        if let Some(signal) = requested() {
+            return signal;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+}
+
 /// Runs `f` with its own stop request, `flag` (set with [`request_on`]).
 pub async fn scoped<F: std::future::Future>(flag: std::sync::Arc<AtomicU8>, f: F) -> F::Output {
     RUN_STOP.scope(flag, f).await

@@ -12,6 +12,7 @@ use std::path::{Path, PathBuf};
 use crate::backends::{self, BackendKind, BackendSetup};
 use crate::interp::{self, Plan, Progress, RunOptions, RunResult};
 use crate::journal::Journal;
+use crate::records::SetupProblem;
 use crate::sim::{ModelResolver, Sim};
 use crate::web::LaunchConfig;
 
@@ -280,6 +281,49 @@ pub(crate) fn resumes_mid_plan(plan: &Plan<'_>, options: &RunOptions) -> bool {
 #[derive(Debug, Clone, PartialEq)]
 pub struct SetupError(pub String);
 
+/// Why [`run_live`] did not run the script: a refusal (a bad resume, an unreadable saved
+/// session, no run folder), or a backend that could not start, which the callers report as the
+/// run's result (a set-up error: `BACKEND_UNAVAILABLE`, exit 2, no journal).
+#[derive(Debug, Clone, PartialEq)]
+pub enum StartError {
+    Refused(SetupError),
+    Backend(SetupProblem),
+}
+
+impl From<SetupError> for StartError {
+    fn from(e: SetupError) -> StartError {
+        StartError::Refused(e)
+    }
+}
+
+impl From<SetupProblem> for StartError {
+    fn from(p: SetupProblem) -> StartError {
+        StartError::Backend(p)
+    }
+}
+
+/// The result of a run whose backend could not start: nothing ran and no run folder was made.
+pub fn unavailable_result(
+    plan: &Plan<'_>,
+    options: &RunOptions,
+    problem: SetupProblem,
+) -> RunResult {
+    let digest = ad_compiler::digest::plan_digest(
+        plan.steps,
+        plan.metadata,
+        &ad_compiler::digest::DigestOptions {
+            platform: options.platform.clone(),
+            target: options.target.clone(),
+        },
+    );
+    RunResult::unavailable(problem, plan.steps.len(), &options.session, digest)
+}
+
+/// A missing or broken app model: the sim has nothing to run (a set-up error).
+fn model_problem(e: crate::sim::ModelError) -> SetupProblem {
+    SetupProblem::new(BackendKind::Sim.name(), e.0, Some(crate::sim::MODEL_HINT))
+}
+
 /// The backend a script runs on: `--backend`, else the script's `context platform=web`, else the
 /// project default (`ad.toml`), else the sim.
 pub fn backend_kind(
@@ -327,7 +371,18 @@ pub fn run_script(
         .build()
         .map_err(|e| SetupError(format!("cannot start the async runtime: {e}")))?;
     rt.block_on(async {
-        let mut live = run_live(plan, script, kind, options, config, progress).await?;
+        let mut live = match run_live(plan, script, kind, options, config, progress).await {
+            Ok(live) => live,
+            Err(StartError::Refused(e)) => return Err(e),
+            Err(StartError::Backend(problem)) => {
+                return Ok(ScriptOutcome {
+                    result: unavailable_result(plan, options, problem),
+                    run_dir: None,
+                    session_file: None,
+                    backend: kind,
+                })
+            }
+        };
         live.persist(config, options);
         let LiveRun {
             mut outcome,
@@ -374,11 +429,14 @@ impl LiveRun {
         let result = &self.outcome.result;
         let persist = config.persist_session && self.outcome.backend.resumes_sessions();
         let saved = session_file(&config.state_dir, &options.session);
-        let Some(sim) = self
-            .backend
-            .as_sim()
-            .filter(|_| persist && !result.error.as_ref().is_some_and(|e| e.preflight))
-        else {
+        let Some(sim) = self.backend.as_sim().filter(|_| {
+            // Nothing to resume after a refusal or a backend that could not start.
+            persist
+                && !result
+                    .error
+                    .as_ref()
+                    .is_some_and(|e| e.preflight || e.setup().is_some())
+        }) else {
             return;
         };
         let keep = result.session_active && sim.state().foreground.is_some();
@@ -410,16 +468,17 @@ pub async fn run_live(
     options: &RunOptions,
     config: &SessionConfig,
     progress: &mut dyn Progress,
-) -> Result<LiveRun, SetupError> {
+) -> Result<LiveRun, StartError> {
     let resolver = ModelResolver::for_script(script, config.app_model.clone());
     if kind == BackendKind::Sim {
-        // A missing or broken app model is an input error, found before the first step (exit
-        // 2), not a divergence halfway through the run.
-        preflight_models(&resolver, plan).map_err(|e| SetupError(e.0))?;
+        // A missing or broken app model is a set-up error of the sim, found before the first
+        // step (exit 2), not a divergence halfway through the run.
+        preflight_models(&resolver, plan).map_err(model_problem)?;
     } else if options.from.is_some_and(|f| f > 1) && !kind.device_keeps_sessions() {
         return Err(SetupError(format!(
             "the {kind} backend cannot resume at a later step: its session ends with the run; run the whole script again, without --from"
-        )));
+        ))
+        .into());
     }
     let file_env: Vec<(String, String)> = plan
         .metadata
@@ -431,7 +490,13 @@ pub async fn run_live(
         crate::recorded::injected_values(&file_env, &options.shell_env, &options.cli_env);
     let recorded = match (kind, &config.recorded) {
         (BackendKind::Recorded, Some(dir)) => {
-            Some(crate::recorded::ReplaySource::open(dir).map_err(SetupError)?)
+            Some(crate::recorded::ReplaySource::open(dir).map_err(|e| {
+                SetupProblem::new(
+                    BackendKind::Recorded.name(),
+                    e,
+                    Some(crate::recorded::FIXTURE_HINT),
+                )
+            })?)
         }
         _ => None,
     };
@@ -439,7 +504,8 @@ pub async fn run_live(
         return Err(SetupError(
             "--record-fixture records a device run; a recorded run replays one: drop one of them"
                 .into(),
-        ));
+        )
+        .into());
     }
     let mut backend = backends::create(
         kind,
@@ -454,8 +520,7 @@ pub async fn run_live(
             recorded,
             injected: injected.clone(),
         },
-    )
-    .map_err(SetupError)?;
+    )?;
     let persist = config.persist_session && kind.resumes_sessions();
     let saved = session_file(&config.state_dir, &options.session);
     if persist && options.from.is_some() {
@@ -468,7 +533,8 @@ pub async fn run_live(
             "no live session \"{}\" to resume: looked for {} (the session a run leaves live after a divergence, a handoff or --keep-session); run the whole script again, without --from",
             options.session,
             saved.display()
-        )));
+        ))
+        .into());
     }
     if let Some(sim) = backend
         .as_sim()
@@ -482,7 +548,7 @@ pub async fn run_live(
         })?;
         sim.restore(state).map_err(|e| SetupError(e.0))?;
     }
-    backend.connect().await.map_err(SetupError)?;
+    backend.connect().await?;
     let (mut journal, run_dir, opts) = open_journal(config, options)?;
     if kind == BackendKind::Recorded {
         journal = journal.without_intent_sync();

@@ -117,7 +117,26 @@ impl Summary {
         self.results.iter().filter(|r| r.status == s).count()
     }
     pub fn ok(&self) -> bool {
-        self.count(Status::Failed) == 0 && self.count(Status::Invalid) == 0
+        self.count(Status::Failed) == 0
+            && self.count(Status::Invalid) == 0
+            && self.count(Status::Error) == 0
+    }
+
+    /// The distinct set-up problems the suite met (a backend that could not start), in the
+    /// order first met: the environment's errors, said once however many scripts met them.
+    pub fn setup_problems(&self) -> Vec<&crate::records::SetupProblem> {
+        let mut seen: Vec<&crate::records::SetupProblem> = Vec::new();
+        let met = self
+            .results
+            .iter()
+            .filter(|r| r.status == Status::Error)
+            .filter_map(|r| r.attempts.last()?.setup.as_ref());
+        for p in met {
+            if !seen.contains(&p) {
+                seen.push(p);
+            }
+        }
+        seen
     }
 }
 
@@ -269,6 +288,7 @@ fn run_case(
                     total: out.result.total,
                     wall_ms: round3(t0.elapsed().as_secs_f64() * 1000.0),
                     device_ms: out.result.device_ms,
+                    setup: e.and_then(|e| e.setup()).cloned(),
                 }
             }
             Err(e) => Attempt {
@@ -283,10 +303,18 @@ fn run_case(
                 total: analysis.steps().len(),
                 wall_ms: round3(t0.elapsed().as_secs_f64() * 1000.0),
                 device_ms: 0,
+                setup: None,
             },
         };
         let ok = a.ok;
+        let unavailable = a.setup.is_some();
         attempts.push(a);
+        if unavailable {
+            // The environment lacks the backend: a retry would meet the same, and the script
+            // did not fail.
+            status = Status::Error;
+            break;
+        }
         if ok {
             status = if attempt == 0 {
                 Status::Passed
@@ -346,8 +374,9 @@ pub fn run_suite(
                 let (index, case) = selected[k];
                 let r = run_case(index, case, opts, &stop);
                 if opts.fail_fast
-                    && r.as_ref()
-                        .is_some_and(|r| matches!(r.status, Status::Failed | Status::Invalid))
+                    && r.as_ref().is_some_and(|r| {
+                        matches!(r.status, Status::Failed | Status::Invalid | Status::Error)
+                    })
                 {
                     stop.store(true, Ordering::SeqCst);
                 }
@@ -389,6 +418,7 @@ pub fn report(s: &Summary) -> SuiteReport {
             flaky: s.count(Status::Flaky),
             failed: s.count(Status::Failed),
             invalid: s.count(Status::Invalid),
+            errors: s.count(Status::Error),
             skipped: s.count(Status::Skipped),
             filtered: s.filtered,
             other_shards: s.other_shards,

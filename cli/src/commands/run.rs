@@ -40,9 +40,13 @@ Ctrl-C or SIGTERM stops the run before the next step (or poll of a wait): the jo
 run.json (exit_reason: interrupted) and the live session are still written; exit code 130. A
 second Ctrl-C quits at once.
 
+A backend that cannot start (no browser, agent-device not installed, a fixture folder or an app
+model missing) is a set-up error: what is missing and how to fix it, as `ad doctor` says; no
+divergence report, exit 2.
+
 Exit codes: 0 the script passed; 1 the script failed (a step diverged, an assertion or a wait
-failed); 2 usage, I/O, configuration or static errors, or missing variables (nothing was run);
-130 interrupted.";
+failed); 2 usage, I/O, configuration or static errors, missing variables (nothing was run), or a
+backend that could not start; 130 interrupted.";
 
 #[derive(Args)]
 #[command(after_help = RUN_AFTER_HELP)]
@@ -217,6 +221,25 @@ pub fn render_refusal(name: &str, text: &str, refusal: &Refusal, colour: bool, o
     for d in &file.diagnostics {
         human::render(&file, d, colour, out);
     }
+}
+
+/// A backend that could not start: what is missing and how to fix it (`ad doctor`'s words), and
+/// the step that needed it when one did; no divergence, no resume (nothing diverged).
+pub fn render_setup(problem: &ad_runtime::records::SetupProblem, at: Option<&str>) -> String {
+    let mut out = format!(
+        "error[{}]: the {} backend cannot start: {}\n",
+        ad_runtime::records::SetupProblem::CODE,
+        problem.backend,
+        problem.problem
+    );
+    if let Some(at) = at {
+        out.push_str(&format!("  --> {at}\n"));
+    }
+    if let Some(fix) = &problem.fix {
+        out.push_str(&format!("  help: {fix}\n"));
+    }
+    out.push_str("  note: the environment lacks what the backend needs (the script did not fail); `ad doctor` checks every backend\n");
+    out
 }
 
 /// `path:line` and the line's text, for failure headers.
@@ -441,6 +464,18 @@ pub fn run(args: RunArgs) -> i32 {
                 );
             }
         }
+        Some(e) if e.setup().is_some() => {
+            if let (false, Some(problem)) = (args.json, e.setup()) {
+                let at =
+                    e.line.map(
+                        |line| match expanded.as_ref().and_then(|x| x.describe(line)) {
+                            Some(at) => format!("{at} (plan line {line})"),
+                            None => format!("{}:{line}", source.name),
+                        },
+                    );
+                eprint!("{}", render_setup(problem, at.as_deref()));
+            }
+        }
         Some(e) if e.preflight => {
             if !args.json {
                 eprintln!(
@@ -515,7 +550,11 @@ fn write_html_report(
     use ad_runtime::records::suite::{Attempt, ScriptReport, Status, SuiteCounts, SuiteReport};
     let r = &outcome.result;
     let e = r.error.as_ref();
-    let status = if r.ok { Status::Passed } else { Status::Failed };
+    let status = match e {
+        None => Status::Passed,
+        Some(e) if e.setup().is_some() => Status::Error,
+        Some(_) => Status::Failed,
+    };
     let attempt = Attempt {
         ok: r.ok,
         code: e.map(|e| e.public_code().to_string()),
@@ -528,6 +567,7 @@ fn write_html_report(
         run_dir: outcome.run_dir.as_ref().map(|d| d.display().to_string()),
         wall_ms: r.wall_ms,
         device_ms: r.device_ms,
+        setup: e.and_then(|e| e.setup()).cloned(),
     };
     let suite = SuiteReport {
         version: 1,
@@ -535,8 +575,9 @@ fn write_html_report(
             total: 1,
             passed: usize::from(r.ok),
             flaky: 0,
-            failed: usize::from(!r.ok),
+            failed: usize::from(status == Status::Failed),
             invalid: 0,
+            errors: usize::from(status == Status::Error),
             skipped: 0,
             filtered: 0,
             other_shards: 0,

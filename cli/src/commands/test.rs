@@ -37,8 +37,12 @@ Report destinations (--report-junit, --report-json, --report-html) are checked b
 runs; if a write still fails at the end, the other reports are written and the verdict stays on
 screen.
 
+A script whose backend cannot start (no browser, agent-device not installed, …) is an error of
+the environment (ERROR, never retried), not a failure: the problem is said once, after the results.
+
 Exit codes: 0 every script passed (flaky passes included); 1 a script failed or was invalid;
-2 usage or I/O error (a report that could not be written after a passing suite included).";
+2 usage or I/O error (a report that could not be written after a passing suite included), or a
+script's backend could not start; 130 interrupted.";
 
 #[derive(Args)]
 #[command(after_help = TEST_AFTER_HELP)]
@@ -282,6 +286,15 @@ fn describe(
                 line.push_str(&format!("  ({why})"));
             }
         }
+        // The problem itself is said once, after the results (every script met the same).
+        Status::Error => {
+            if let Some(p) = last.and_then(|a| a.setup.as_ref()) {
+                line.push_str(&format!(
+                    "  (not run: the {} backend cannot start)",
+                    p.backend
+                ));
+            }
+        }
     }
     line
 }
@@ -452,6 +465,10 @@ fn test_paths(args: &TestArgs, paths: &[PathBuf]) -> (i32, String) {
     if summary.count(Status::Skipped) > 0 {
         parts.push(format!("{} skipped", summary.count(Status::Skipped)));
     }
+    let setup_errors = summary.count(Status::Error);
+    if setup_errors > 0 {
+        parts.push(format!("{setup_errors} not run (set-up error)"));
+    }
     let mut extra = Vec::new();
     if summary.filtered > 0 {
         extra.push(format!(
@@ -469,6 +486,22 @@ fn test_paths(args: &TestArgs, paths: &[PathBuf]) -> (i32, String) {
         format!(" ({})", extra.join(", "))
     };
     println!();
+    // Each set-up problem once, with the scripts it kept from running: an error of the
+    // environment, not of the scripts.
+    for problem in summary.setup_problems() {
+        let scripts: Vec<&str> = summary
+            .results
+            .iter()
+            .filter(|r| r.attempts.last().and_then(|a| a.setup.as_ref()) == Some(problem))
+            .map(|r| r.display.as_str())
+            .collect();
+        eprint!("{}", super::run::render_setup(problem, None));
+        eprintln!(
+            "  {} script(s) not run: {}\n",
+            scripts.len(),
+            scripts.join(", ")
+        );
+    }
     println!(
         "test result: {}. {}{extra}; finished in {:.2} s",
         if summary.ok() { "ok" } else { "FAILED" },
@@ -515,6 +548,9 @@ fn test_paths(args: &TestArgs, paths: &[PathBuf]) -> (i32, String) {
     }
     let code = if ad_runtime::interrupt::requested().is_some() {
         130
+    } else if setup_errors > 0 {
+        // The environment must be fixed before the suite's verdict means anything.
+        2
     } else if let Some(code) = golden_failed.filter(|_| summary.ok()) {
         code
     } else if summary.ok() {

@@ -174,7 +174,7 @@ pre{white-space:pre-wrap;margin:0}
 .count .n{display:block;font-size:22px;font-weight:700}
 .status{display:inline-block;border-radius:4px;padding:0 6px;font-weight:600;font-size:12px;text-transform:uppercase}
 .status-passed,.status-ok{background:#d8f3df;color:#14622b}.status-failed{background:#fbdcdc;color:#8a1c1c}
-.status-flaky{background:#fff0c2;color:#7a5600}.status-invalid{background:#eadcfb;color:#51207f}
+.status-flaky{background:#fff0c2;color:#7a5600}.status-invalid,.status-error{background:#eadcfb;color:#51207f}
 .status-skipped,.status-not-run{background:#e7e9ed;color:#4a5160}
 tr.failed td{background:#fff4f4}tr.skipped td,tr.not-run td{color:#6b7280}
 .divergence{background:#fff;border:2px solid #e3a3a3;border-radius:6px;padding:8px 16px;margin:12px 0}
@@ -233,7 +233,12 @@ fn index_page(title: &str, suite: &SuiteReport, scripts: &[ScriptRun], slugs: &[
         ("flaky", c.flaky),
         ("invalid", c.invalid),
         ("skipped", c.skipped),
-    ] {
+        // Scripts whose backend could not start: shown when there are any.
+        ("errors", c.errors),
+    ]
+    .into_iter()
+    .filter(|&(key, n)| key != "errors" || n > 0)
+    {
         let _ = writeln!(
             body,
             "<div class=\"count\" data-count=\"{key}\"><span class=\"n\">{n}</span>{key}</div>"
@@ -278,6 +283,12 @@ fn first_problem(r: &ScriptReport) -> String {
                 let at = a.line.map(|l| format!("line {l}: ")).unwrap_or_default();
                 format!("{at}{}", a.message.as_deref().unwrap_or("failed"))
             })
+            .unwrap_or_default(),
+        Status::Error => r
+            .attempts
+            .last()
+            .and_then(|a| a.setup.as_ref())
+            .map(|p| p.to_string())
             .unwrap_or_default(),
         Status::Passed => String::new(),
     }

@@ -1,6 +1,7 @@
 //! JUnit XML for `ad test --report-junit`, rendered from the suite report: one `<testcase>` per
 //! script; a failing script has a `<failure>` with the step, source line and cause; a script with
-//! static errors an `<error>`; skipped scripts `<skipped>`; flaky passes carry `flaky`/`attempts`
+//! static errors an `<error>`, as does one whose backend could not start (an error of the
+//! environment, type `BACKEND_UNAVAILABLE`); skipped scripts `<skipped>`; flaky passes carry `flaky`/`attempts`
 //! properties and the earlier failures in `<system-out>`.
 
 use ad_runtime::records::suite::{Attempt, ScriptReport, Status};
@@ -135,6 +136,19 @@ fn testcase(r: &ScriptReport, out: &mut String) {
                 xml_escape(r.skip_reason.as_deref().unwrap_or("skipped"))
             ));
         }
+        // An error of the environment (its backend could not start), not a failure.
+        Status::Error => {
+            let setup = r.attempts.last().and_then(|a| a.setup.as_ref());
+            let msg = setup
+                .map(|p| format!("the {} backend cannot start: {}", p.backend, p.problem))
+                .unwrap_or_else(|| "the backend could not start".into());
+            body.push_str(&format!(
+                "      <error message=\"{}\" type=\"{}\">{}</error>\n",
+                xml_escape(&msg),
+                ad_runtime::records::SetupProblem::CODE,
+                xml_text(setup.and_then(|p| p.fix.as_deref()).unwrap_or(""))
+            ));
+        }
         Status::Passed | Status::Flaky => {}
     }
     if r.status == Status::Flaky {
@@ -163,7 +177,7 @@ fn testcase(r: &ScriptReport, out: &mut String) {
 pub fn junit(s: &SuiteReport) -> String {
     let tests = s.summary.total;
     let failures = s.summary.failed;
-    let errors = s.summary.invalid;
+    let errors = s.summary.invalid + s.summary.errors;
     let skipped = s.summary.skipped;
     let time = secs(s.summary.wall_ms);
     let mut out = String::from("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");

@@ -316,13 +316,35 @@ impl AgentDevice {
     /// The connected client (connecting first when needed).
     async fn client(&mut self) -> BackendResult<&Client> {
         if self.link.is_none() {
-            self.connect().await.map_err(|message| BackendError::Rejected {
-                code: "COMMAND_FAILED".into(),
-                message,
-                hint: Some("install agent-device (npm i -g agent-device@0.21.5), or point AGENT_DEVICE_STATE_DIR or AGENT_DEVICE_DAEMON_BASE_URL at a running daemon".into()),
-            })?;
+            self.start().await.map_err(BackendError::Unavailable)?;
         }
         Ok(&self.link.as_ref().expect("connected").client)
+    }
+
+    /// [`AgentDevice::connect`], a failure being what the environment lacks (agent-device not
+    /// installed, a daemon that cannot start or does not answer): a set-up error, in the words
+    /// `ad doctor` uses (both come from the same connection code).
+    pub async fn start(&mut self) -> Result<(), SetupProblem> {
+        self.connect()
+            .await
+            .map_err(|problem| SetupProblem::new("agent-device", problem, None))?;
+        // A daemon started here runs in this environment: on Linux it drives a desktop, which
+        // it cannot reach without a display (it would fail at the first capture instead).
+        let display = |k: &str| self.setup.config.env.var(k).filter(|v| !v.is_empty());
+        if self.owns_daemon()
+            && self.setup.platform.as_deref() == Some("linux")
+            && display("DISPLAY").is_none()
+            && display("WAYLAND_DISPLAY").is_none()
+        {
+            // Stops the daemon it started.
+            self.link = None;
+            return Err(SetupProblem::new(
+                "agent-device",
+                "no display: DISPLAY and WAYLAND_DISPLAY are unset, and the Linux platform drives a desktop session",
+                Some("run inside the desktop session, or a virtual one: `xvfb-run -a dbus-run-session -- ad run …`"),
+            ));
+        }
+        Ok(())
     }
 
     /// Makes [`AgentDevice::release`] end the agent-device session and the apps it opened: the
@@ -385,7 +407,7 @@ impl AgentDevice {
         let r = client
             .send_with(command, &positionals, &extra, &flags, timeout)
             .await;
-        r.map_err(|e| name_the_platform(e, &platform))
+        r.map_err(|e| tooling_is_setup(name_the_platform(e, &platform)))
     }
 
     async fn unit(
@@ -407,6 +429,21 @@ impl AgentDevice {
                 self.platform
             ),
         )
+    }
+}
+
+/// agent-device's `TOOL_MISSING` (the platform's tooling is not installed: AT-SPI bindings,
+/// xdotool, a screenshot tool, …) is what the environment lacks, not what the script did.
+fn tooling_is_setup(e: BackendError) -> BackendError {
+    match e {
+        BackendError::Rejected {
+            code,
+            message,
+            hint,
+        } if code == "TOOL_MISSING" => {
+            BackendError::unavailable("agent-device", message, hint.as_deref())
+        }
+        other => other,
     }
 }
 

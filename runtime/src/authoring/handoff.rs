@@ -188,9 +188,18 @@ impl Sessions {
                 session::run_live(&plan, &req.script, kind, &req.options, &config, progress).await;
             let mut live = match live {
                 Ok(l) => l,
-                Err(e) => {
+                Err(session::StartError::Refused(e)) => {
                     self.settle(&name, &slot, &current);
                     return Err(e.0);
+                }
+                // The run's result, as a one-shot run reports it (a set-up error, exit 2).
+                Err(session::StartError::Backend(problem)) => {
+                    self.settle(&name, &slot, &current);
+                    return Ok(RunReply {
+                        result: session::unavailable_result(&plan, &req.options, problem),
+                        run_dir: None,
+                        session_file: None,
+                    });
                 }
             };
             if replaced {

@@ -548,7 +548,8 @@ impl Sessions {
                 recorded,
                 ..BackendSetup::default()
             },
-        )?;
+        )
+        .map_err(|problem| problem.to_string())?;
         let record = w.record_fixture.as_deref().map(|d| resolve_path(cwd, d));
         Ok(self.fixtures.borrow_mut().record(backend, session, record))
     }

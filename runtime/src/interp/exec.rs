@@ -43,7 +43,11 @@ impl<B: Backend> Exec<'_, B> {
             .backend
             .capture()
             .await
-            .map_err(|e| Fail::from_backend(e).reason("wait_capture_stalled"))?;
+            .map_err(|e| match Fail::from_backend(e) {
+                // A set-up error or a stop keeps its own reason.
+                f if f.bare => f,
+                f => f.reason("wait_capture_stalled"),
+            })?;
         let app = cap.app;
         let snap = Arc::new(Snapshot::flatten_owned(cap.roots, cap.viewport));
         let now = self.backend.now_ms();
@@ -139,8 +143,14 @@ impl<B: Backend> Exec<'_, B> {
             }
             Err(e) => {
                 let outcome = match e {
-                    BackendError::Rejected { .. } => Outcome::Rejected,
-                    BackendError::Transport { .. } => Outcome::Unknown,
+                    // A backend that could not start did nothing.
+                    BackendError::Rejected { .. } | BackendError::Unavailable(_) => {
+                        Outcome::Rejected
+                    }
+                    // A cancelled call may have reached the device (a navigation underway).
+                    BackendError::Transport { .. } | BackendError::Interrupted { .. } => {
+                        Outcome::Unknown
+                    }
                 };
                 let msg = self.scope.redact(e.message());
                 let _ = self

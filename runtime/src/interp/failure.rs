@@ -50,6 +50,31 @@ impl Fail {
     }
     pub fn from_backend(e: BackendError) -> Fail {
         let mut f = Fail::new(e.code(), e.message().to_string());
+        match &e {
+            // Not a divergence: the environment is missing something (a set-up error, exit 2).
+            BackendError::Unavailable(problem) => {
+                f.hint = problem.fix.clone();
+                f.details.reason = Some("backend_unavailable".into());
+                f.details.setup = Some(problem.clone());
+                f.bare = true;
+                return f;
+            }
+            // The user stopped the run while the device was busy: the run is interrupted.
+            BackendError::Interrupted { .. } => {
+                f.details.reason = Some("interrupted".into());
+                f.bare = true;
+                return f;
+            }
+            // A page the run may not show (the web's URL policy): the script asked for it, so
+            // nothing diverged.
+            BackendError::Rejected { code, hint, .. } if code == crate::web::urls::REFUSED => {
+                f.hint = hint.clone();
+                f.details.reason = Some("local_url_refused".into());
+                f.bare = true;
+                return f;
+            }
+            _ => {}
+        }
         if let Some(h) = e.hint() {
             f.hint = Some(h.to_string());
         }
@@ -91,6 +116,12 @@ impl<B: Backend> Exec<'_, B> {
                 code: fail.code.clone(),
                 message: msg.clone(),
             }));
+            let mut details = fail.details;
+            // What the environment lacks can name an injected value (`open "${APP}"`).
+            if let Some(p) = &mut details.setup {
+                p.problem = self.scope.redact(&p.problem);
+                p.fix = p.fix.as_ref().map(|f| self.scope.redact(f));
+            }
             return RunError {
                 code: fail.code,
                 message: msg,
@@ -98,7 +129,7 @@ impl<B: Backend> Exec<'_, B> {
                 step: Some(index),
                 line: Some(line),
                 preflight: false,
-                details: fail.details,
+                details,
             };
         }
         // Capture the screen for the report (a binding failure already has it).

@@ -5,7 +5,9 @@ use serde_json::Value;
 
 use crate::records::journal::{ExitReason, RunEnd};
 use crate::records::summary::{StepCounts, SummaryError};
-use crate::records::{DivergenceReport, ErrorDetails, ErrorRecord, RunResultRecord, RunSummary};
+use crate::records::{
+    DivergenceReport, ErrorDetails, ErrorRecord, RunResultRecord, RunSummary, SetupProblem,
+};
 
 /// Why a run failed.
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
@@ -59,6 +61,28 @@ impl RunError {
         self.code == "INTERRUPTED"
     }
 
+    /// The backend could not start: what is missing and how to fix it (a set-up error).
+    pub fn setup(&self) -> Option<&SetupProblem> {
+        self.details.setup.as_ref()
+    }
+
+    /// The run's backend could not start before its first step.
+    pub fn unavailable(problem: SetupProblem) -> RunError {
+        RunError {
+            code: SetupProblem::CODE.into(),
+            message: problem.problem.clone(),
+            hint: problem.fix.clone(),
+            step: None,
+            line: None,
+            preflight: false,
+            details: ErrorDetails {
+                reason: Some("backend_unavailable".into()),
+                setup: Some(problem),
+                ..ErrorDetails::default()
+            },
+        }
+    }
+
     pub(super) fn preflight(message: String, hint: Option<&str>) -> RunError {
         RunError {
             code: "INVALID_ARGS".into(),
@@ -103,11 +127,36 @@ pub struct RunResult {
 }
 
 impl RunResult {
-    /// The exit code and why: 0 completed, 1 divergence or error, 2 preflight, 130 interrupted.
+    /// The run's backend could not start before its first step: nothing ran, no journal.
+    pub fn unavailable(
+        problem: SetupProblem,
+        total: usize,
+        session: &str,
+        plan_digest: String,
+    ) -> RunResult {
+        RunResult {
+            ok: false,
+            replayed: 0,
+            total,
+            from: 1,
+            session: session.to_string(),
+            session_active: false,
+            location: Value::Null,
+            plan_digest,
+            error: Some(RunError::unavailable(problem)),
+            device_ms: 0,
+            wall_ms: 0.0,
+            warnings: Vec::new(),
+        }
+    }
+
+    /// The exit code and why: 0 completed, 1 divergence or error, 2 preflight or a backend that
+    /// could not start, 130 interrupted.
     pub fn exit(&self) -> (i32, ExitReason) {
         match &self.error {
             None => (0, ExitReason::Completed),
             Some(e) if e.preflight => (2, ExitReason::Preflight),
+            Some(e) if e.setup().is_some() => (2, ExitReason::Setup),
             Some(e) if e.is_interrupted() => (130, ExitReason::Interrupted),
             Some(e) if e.divergence().is_some() => (1, ExitReason::Divergence),
             Some(_) => (1, ExitReason::Error),
@@ -152,7 +201,7 @@ impl RunResult {
             message: self
                 .error
                 .as_ref()
-                .filter(|e| e.preflight)
+                .filter(|e| e.preflight || e.setup().is_some())
                 .map(|e| e.message.clone()),
             awaiting_observation_after_attempt: None,
         }

@@ -17,6 +17,9 @@ pub mod sessions;
 pub use recorder::{Recorder, Recording, SharedRecording};
 pub use replay::{Fixture, Replay, ReplaySource};
 
+/// What to do when a fixture folder cannot be replayed (a set-up error of the recorded backend).
+pub const FIXTURE_HINT: &str = "pass the folder a recording wrote (`ad run … --record-fixture DIR`, or `ad test … --record-fixture DIR`), as --backend recorded:DIR";
+
 /// The redactor of a run's injected values (`env` lines, `AD_VAR_*`, `-e`; later sources win,
 /// as in the run's scope): what the journal redacts, so the fixture redacts the same.
 pub fn injected_values(

@@ -476,12 +476,15 @@ pub enum ExitReason {
     Interrupted,
     /// Refused before any step (`--from`/`--plan-digest`, variables).
     Preflight,
+    /// The backend could not start (exit 2): an error of the environment, not of the script.
+    Setup,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct RunEnd {
-    /// 0 passed, 1 failed, 2 refused before any step, 130 interrupted.
+    /// 0 passed, 1 failed, 2 refused before any step or a backend that could not start, 130
+    /// interrupted.
     pub exit_code: i32,
     pub exit_reason: ExitReason,
     pub replayed: usize,
@@ -489,7 +492,7 @@ pub struct RunEnd {
     pub session_active: bool,
     pub device_ms: u64,
     pub wall_ms: f64,
-    /// Why a preflight refused the run.
+    /// Why a preflight refused the run, or why its backend could not start.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub message: Option<String>,
     /// An attempt no observation followed: its effect on the device was never seen.

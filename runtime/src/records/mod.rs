@@ -23,7 +23,7 @@ pub mod validate;
 pub use common::{NodeRef, Target};
 pub use divergence::{DivergenceKind, DivergenceReport};
 pub use journal::{Event, JournalEvent, ObservationFile, StepResult};
-pub use result::{ErrorDetails, ErrorRecord, RunResultRecord};
+pub use result::{ErrorDetails, ErrorRecord, RunResultRecord, SetupProblem};
 pub use suite::SuiteReport;
 pub use summary::RunSummary;
 

@@ -101,4 +101,55 @@ pub struct ErrorDetails {
     pub positionals: Option<Vec<String>>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub divergence: Option<DivergenceReport>,
+    /// The backend could not start (code `BACKEND_UNAVAILABLE`): nothing about the script
+    /// diverged, so there is no divergence report and no resume.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub setup: Option<SetupProblem>,
+}
+
+/// A backend that could not start: a browser that is missing or exits, an agent-device that is
+/// not installed or whose daemon cannot start, a fixture folder that cannot be read, an app
+/// model that is missing or invalid. The words are `ad doctor`'s (one source for both).
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct SetupProblem {
+    /// The backend that could not start (`sim`, `web`, `agent-device`, `recorded`).
+    pub backend: String,
+    /// What is missing or broken.
+    pub problem: String,
+    /// How to install or fix it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fix: Option<String>,
+}
+
+impl SetupProblem {
+    /// The error code of a run whose backend could not start.
+    pub const CODE: &'static str = "BACKEND_UNAVAILABLE";
+
+    pub fn new(backend: &str, problem: impl Into<String>, fix: Option<&str>) -> SetupProblem {
+        SetupProblem {
+            backend: backend.into(),
+            problem: problem.into(),
+            fix: fix.map(str::to_string),
+        }
+    }
+
+    /// The problem and its fix in one line (`ad doctor`'s `missing:` rows).
+    pub fn line(&self) -> String {
+        match &self.fix {
+            Some(fix) => format!("{}; {fix}", self.problem),
+            None => self.problem.clone(),
+        }
+    }
+}
+
+impl std::fmt::Display for SetupProblem {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "the {} backend cannot start: {}",
+            self.backend,
+            self.line()
+        )
+    }
 }

@@ -23,11 +23,14 @@ pub struct SuiteCounts {
     pub flaky: usize,
     pub failed: usize,
     pub invalid: usize,
+    /// Scripts whose backend could not start (an error of the environment, not of the script).
+    #[serde(default)]
+    pub errors: usize,
     pub skipped: usize,
     /// Left out by `--platform`.
     pub filtered: usize,
     pub other_shards: usize,
-    /// No script failed or was invalid.
+    /// No script failed, was invalid or met an error of the environment.
     pub ok: bool,
     pub wall_ms: f64,
 }
@@ -42,6 +45,9 @@ pub enum Status {
     /// Static errors (or a broken `ad.toml`, or variables without a value): not run.
     Invalid,
     Skipped,
+    /// Its backend could not start (`setup` of its attempt says what is missing): an error of
+    /// the environment, not a failed script; never retried.
+    Error,
 }
 
 impl Status {
@@ -52,6 +58,7 @@ impl Status {
             Status::Failed => "failed",
             Status::Invalid => "invalid",
             Status::Skipped => "skipped",
+            Status::Error => "error",
         }
     }
 }
@@ -87,7 +94,8 @@ pub struct StaticError {
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct Attempt {
     pub ok: bool,
-    /// `REPLAY_DIVERGENCE` when the run diverged, `SETUP` when it could not start.
+    /// `REPLAY_DIVERGENCE` when the run diverged, `BACKEND_UNAVAILABLE` when its backend could
+    /// not start, `SETUP` when it was refused before it started.
     pub code: Option<String>,
     /// The divergence kind.
     pub kind: Option<super::divergence::DivergenceKind>,
@@ -100,4 +108,7 @@ pub struct Attempt {
     pub run_dir: Option<String>,
     pub wall_ms: f64,
     pub device_ms: u64,
+    /// The backend could not start: what is missing and how to fix it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub setup: Option<super::result::SetupProblem>,
 }

@@ -14,7 +14,8 @@ pub struct RunSummary {
     pub plan_digest: String,
     pub backend: String,
     pub ok: bool,
-    /// 0 passed, 1 failed, 2 refused before any step, 130 interrupted.
+    /// 0 passed, 1 failed, 2 refused before any step or a backend that could not start, 130
+    /// interrupted.
     pub exit_code: i32,
     pub exit_reason: ExitReason,
     pub steps: StepCounts,

@@ -36,11 +36,11 @@ impl Backend for Sim {
                 (m.app.clone(), m)
             }
             _ => {
-                let (path, m) = self.resolver.resolve(app).map_err(|e| {
-                    BackendError::rejected("APP_NOT_INSTALLED", e.0).with_hint(
-                        "the sim runs app models: pass --app FILE, or put <name>.json with \"app\": \"<id>\" in an apps/ folder beside the script",
-                    )
-                })?;
+                // A missing or invalid model is what the sim lacks, not what the script did.
+                let (path, m) = self
+                    .resolver
+                    .resolve(app)
+                    .map_err(|e| BackendError::unavailable("sim", e.0, Some(super::MODEL_HINT)))?;
                 let id = m.app.clone();
                 if let Some(p) = &m.platform {
                     self.platform = p.clone();

@@ -31,6 +31,9 @@ use serde_json::{json, Value};
 use model::Effects;
 pub use model::{AppModel, ModelError, ModelResolver};
 
+/// How to give the sim an app model it lacks (a set-up error of the sim).
+pub const MODEL_HINT: &str = "the sim runs app models: pass --app FILE, or put <name>.json with \"app\": \"<id>\" in an apps/ folder beside the script (docs/sim-model.md)";
+
 use crate::backend::*;
 
 /// One screen on the navigation stack.

@@ -12,6 +12,7 @@ use std::process::{Child, Command, Stdio};
 use std::time::Duration;
 
 use crate::environment::Environment;
+use crate::records::SetupProblem;
 
 /// Where the browser is looked for when neither `--browser` nor `CHROME_PATH` says.
 pub const DEFAULT_BROWSER_PATHS: &[&str] = &[
@@ -26,6 +27,16 @@ pub const INSTALL_HINT: &str =
 
 /// How long the browser may take to announce its DevTools endpoint.
 const ANNOUNCE_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// How long `ad doctor` waits for `<browser> --version` (`AD_PROBE_TIMEOUT_MS` overrides): a
+/// program that never answers must not hang the check.
+pub const PROBE_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// A browser the web backend cannot use: what is wrong, and [`INSTALL_HINT`] or another fix.
+/// `ad doctor` and a run that cannot start say the same words.
+fn missing(problem: String, fix: &str) -> SetupProblem {
+    SetupProblem::new("web", problem, Some(fix))
+}
 
 /// How the browser is launched.
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
@@ -55,12 +66,15 @@ impl Default for LaunchConfig {
 }
 
 /// The browser binary to run, or what is missing.
-pub fn find_browser(explicit: Option<&Path>, env: &Environment) -> Result<PathBuf, String> {
+pub fn find_browser(explicit: Option<&Path>, env: &Environment) -> Result<PathBuf, SetupProblem> {
     if let Some(p) = explicit {
         return if p.is_file() {
             Ok(p.to_path_buf())
         } else {
-            Err(format!("browser {} does not exist", p.display()))
+            Err(missing(
+                format!("browser {} does not exist", p.display()),
+                INSTALL_HINT,
+            ))
         };
     }
     if let Some(p) = env.var_os("CHROME_PATH").filter(|v| !v.is_empty()) {
@@ -68,9 +82,9 @@ pub fn find_browser(explicit: Option<&Path>, env: &Environment) -> Result<PathBu
         return if p.is_file() {
             Ok(p)
         } else {
-            Err(format!(
-                "CHROME_PATH={} does not exist; {INSTALL_HINT}",
-                p.display()
+            Err(missing(
+                format!("CHROME_PATH={} does not exist", p.display()),
+                INSTALL_HINT,
             ))
         };
     }
@@ -79,9 +93,12 @@ pub fn find_browser(explicit: Option<&Path>, env: &Environment) -> Result<PathBu
         .map(PathBuf::from)
         .find(|p| p.is_file())
         .ok_or_else(|| {
-            format!(
-                "Chromium is not installed (looked for {}); {INSTALL_HINT}",
-                DEFAULT_BROWSER_PATHS.join(", ")
+            missing(
+                format!(
+                    "Chromium is not installed (looked for {})",
+                    DEFAULT_BROWSER_PATHS.join(", ")
+                ),
+                INSTALL_HINT,
             )
         })
 }
@@ -148,10 +165,16 @@ pub struct Browser {
 }
 
 impl Browser {
-    /// Launches the browser and waits for its DevTools announcement.
-    pub fn launch(config: &LaunchConfig) -> Result<Browser, String> {
+    /// Launches the browser and waits for its DevTools announcement; what keeps it from
+    /// starting is a [`SetupProblem`].
+    pub fn launch(config: &LaunchConfig) -> Result<Browser, SetupProblem> {
         let exe = find_browser(config.executable.as_deref(), &config.env)?;
-        let profile = temp_profile(&config.env.temp_dir())?;
+        let profile = temp_profile(&config.env.temp_dir()).map_err(|e| {
+            missing(
+                e,
+                "make the temporary folder writable, or point TMPDIR at one that is",
+            )
+        })?;
         let mut cmd = Command::new(&exe);
         config.env.apply(&mut cmd);
         cmd.args(browser_args(&profile, config))
@@ -163,7 +186,10 @@ impl Browser {
             Ok(c) => c,
             Err(e) => {
                 let _ = std::fs::remove_dir_all(&profile);
-                return Err(format!("cannot start {}: {e}", exe.display()));
+                return Err(missing(
+                    format!("cannot start {}: {e}", exe.display()),
+                    INSTALL_HINT,
+                ));
             }
         };
         let stderr = child.stderr.take().expect("piped stderr");
@@ -199,28 +225,38 @@ impl Browser {
             ws_url: String::new(),
             executable: exe.clone(),
         };
+        let check = "point CHROME_PATH at a working Chromium or Chrome (`ad doctor` checks it), or reinstall it (`apt-get install chromium` as root on Debian/Ubuntu)";
         match rx.recv_timeout(ANNOUNCE_TIMEOUT) {
             Ok(Ok(url)) if url.starts_with("ws://127.0.0.1:") => {
                 browser.ws_url = url;
                 Ok(browser)
             }
-            Ok(Ok(url)) => Err(format!(
-                "{} announced DevTools on {url}, not on loopback",
-                exe.display()
+            Ok(Ok(url)) => Err(missing(
+                format!(
+                    "{} announced DevTools on {url}, not on loopback",
+                    exe.display()
+                ),
+                check,
             )),
-            Ok(Err(stderr)) => Err(format!(
-                "{} exited before announcing its DevTools endpoint{}",
-                exe.display(),
-                if stderr.is_empty() {
-                    String::new()
-                } else {
-                    format!(":\n{stderr}")
-                }
+            Ok(Err(stderr)) => Err(missing(
+                format!(
+                    "{} exited before announcing its DevTools endpoint{}",
+                    exe.display(),
+                    if stderr.is_empty() {
+                        String::new()
+                    } else {
+                        format!(":\n{stderr}")
+                    }
+                ),
+                check,
             )),
-            Err(_) => Err(format!(
-                "{} did not announce its DevTools endpoint within {} s",
-                exe.display(),
-                ANNOUNCE_TIMEOUT.as_secs()
+            Err(_) => Err(missing(
+                format!(
+                    "{} did not announce its DevTools endpoint within {} s",
+                    exe.display(),
+                    ANNOUNCE_TIMEOUT.as_secs()
+                ),
+                check,
             )),
         }
     }
@@ -343,8 +379,9 @@ pub struct BrowserProbe {
     pub version: Option<String>,
     /// Sandbox status: on, or off because `ad` runs as root.
     pub sandbox: &'static str,
-    /// What is missing; empty when the backend is usable.
-    pub missing: Vec<String>,
+    /// What is missing, in the words a run that cannot launch the browser uses; `None` when
+    /// the backend is usable.
+    pub missing: Option<SetupProblem>,
 }
 
 /// Finds the browser and asks it for its version.
@@ -361,49 +398,106 @@ pub fn probe(config: &LaunchConfig) -> BrowserProbe {
                 executable: None,
                 version: None,
                 sandbox,
-                missing: vec![e],
+                missing: Some(e),
             }
         }
     };
+    let limit = config
+        .env
+        .var_os("AD_PROBE_TIMEOUT_MS")
+        .and_then(|v| v.to_str()?.parse().ok())
+        .map(Duration::from_millis)
+        .unwrap_or(PROBE_TIMEOUT);
+    let failed = |problem: String, fix: &str| BrowserProbe {
+        executable: Some(exe.clone()),
+        version: None,
+        sandbox,
+        missing: Some(missing(problem, fix)),
+    };
     let mut cmd = Command::new(&exe);
     config.env.apply(&mut cmd);
-    let out = cmd
-        .arg("--version")
+    cmd.arg("--version")
         .stdin(Stdio::null())
-        .stderr(Stdio::null())
-        .output();
-    match out {
-        Ok(o) if o.status.success() => {
-            let version = String::from_utf8_lossy(&o.stdout).trim().to_string();
-            let missing = if version.is_empty() {
-                vec![format!("{} --version printed nothing", exe.display())]
-            } else {
-                Vec::new()
-            };
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null());
+    match run_within(cmd, limit) {
+        Ok(Some((status, stdout))) if status.success() => {
+            let version = String::from_utf8_lossy(&stdout).trim().to_string();
+            if version.is_empty() {
+                return failed(
+                    format!("{} --version printed nothing", exe.display()),
+                    INSTALL_HINT,
+                );
+            }
             BrowserProbe {
                 executable: Some(exe),
-                version: Some(version).filter(|v| !v.is_empty()),
+                version: Some(version),
                 sandbox,
-                missing,
+                missing: None,
             }
         }
-        Ok(o) => BrowserProbe {
-            missing: vec![format!(
-                "{} --version failed ({}); reinstall it: {INSTALL_HINT}",
+        Ok(Some((status, _))) => failed(
+            format!("{} --version failed ({status})", exe.display()),
+            INSTALL_HINT,
+        ),
+        Ok(None) => failed(
+            format!(
+                "{} does not answer: `--version` gave nothing within {} ms",
                 exe.display(),
-                o.status
-            )],
-            executable: Some(exe),
-            version: None,
-            sandbox,
-        },
-        Err(e) => BrowserProbe {
-            missing: vec![format!("cannot run {}: {e}", exe.display())],
-            executable: Some(exe),
-            version: None,
-            sandbox,
-        },
+                limit.as_millis()
+            ),
+            "point CHROME_PATH (or --browser) at a Chromium or Chrome binary, not a program that waits; or reinstall it (`apt-get install chromium` as root on Debian/Ubuntu)",
+        ),
+        Err(e) => failed(format!("cannot run {}: {e}", exe.display()), INSTALL_HINT),
     }
+}
+
+/// Runs `cmd` (in a process group of its own) for at most `limit`: its exit status and stdout,
+/// or `None` when it did not finish in time (the whole group is killed).
+fn run_within(
+    mut cmd: Command,
+    limit: Duration,
+) -> std::io::Result<Option<(std::process::ExitStatus, Vec<u8>)>> {
+    use std::io::Read;
+    use std::os::unix::process::CommandExt;
+    cmd.process_group(0);
+    let mut child = cmd.spawn()?;
+    let mut stdout = child.stdout.take();
+    let (tx, rx) = std::sync::mpsc::channel();
+    // Read on the side, so a chatty program never blocks on a full pipe.
+    let _ = std::thread::Builder::new()
+        .name("ad-probe-stdout".into())
+        .spawn(move || {
+            let mut buf = Vec::new();
+            if let Some(out) = stdout.as_mut() {
+                let _ = out.take(64 * 1024).read_to_end(&mut buf);
+            }
+            let _ = tx.send(buf);
+        });
+    let end = std::time::Instant::now() + limit;
+    let status = loop {
+        if let Some(status) = child.try_wait()? {
+            break Some(status);
+        }
+        if std::time::Instant::now() >= end {
+            break None;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    let Some(status) = status else {
+        // SAFETY: kill has no memory preconditions; the negative pid is the group this child
+        // leads (started with process_group(0)).
+        unsafe {
+            libc::kill(-(child.id() as i32), libc::SIGKILL);
+        }
+        let _ = child.kill();
+        let _ = child.wait();
+        return Ok(None);
+    };
+    Ok(Some((
+        status,
+        rx.recv_timeout(Duration::from_secs(1)).unwrap_or_default(),
+    )))
 }
 
 #[cfg(test)]
@@ -452,6 +546,6 @@ mod tests {
             &Environment::inherited(),
         )
         .unwrap_err();
-        assert!(e.contains("/nonexistent/chromium"), "{e}");
+        assert!(e.problem.contains("/nonexistent/chromium"), "{e}");
     }
 }

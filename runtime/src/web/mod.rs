@@ -51,6 +51,8 @@ enum PageError {
     Call(CallError),
     /// A dialog opened while waiting; the page is blocked until it is handled.
     Dialog,
+    /// A stop request (Ctrl-C, SIGTERM) cancelled the wait: the signal.
+    Interrupted(&'static str),
 }
 
 impl PageError {
@@ -70,6 +72,7 @@ impl PageError {
                 format!("{what}: a browser dialog opened"),
             )
             .with_hint("handle the dialog first (`alert accept` or `alert dismiss`)"),
+            PageError::Interrupted(signal) => BackendError::interrupted(signal),
         }
     }
 }
@@ -126,11 +129,16 @@ impl Web {
     /// Starts the browser and attaches to a fresh page, unless one runs.
     async fn ensure_live(&mut self) -> BackendResult<&mut Live> {
         if self.live.is_none() {
-            let browser = launcher::Browser::launch(&self.config)
-                .map_err(|e| BackendError::rejected("TOOL_MISSING", e).with_hint(INSTALL_HINT))?;
-            let cdp = Cdp::connect(&browser.ws_url)
-                .await
-                .map_err(|message| BackendError::Transport { message })?;
+            // A browser that is missing, exits or never answers is a set-up error, not a step's.
+            let browser =
+                launcher::Browser::launch(&self.config).map_err(BackendError::Unavailable)?;
+            let cdp = Cdp::connect(&browser.ws_url).await.map_err(|e| {
+                BackendError::unavailable(
+                    "web",
+                    format!("the browser started but its DevTools endpoint does not answer: {e}"),
+                    Some(INSTALL_HINT),
+                )
+            })?;
             let fail = |what: &str, e: CallError| BackendError::Transport {
                 message: format!("{what}: {e}"),
             };
@@ -189,6 +197,23 @@ impl Web {
             });
         }
         Ok(self.live.as_mut().expect("live page"))
+    }
+
+    /// Launches the browser before the first step ([`crate::backends::AnyBackend::connect`]), so
+    /// a browser that cannot start is a set-up error of the run rather than its first `open`'s.
+    pub async fn start(&mut self) -> Result<(), crate::records::SetupProblem> {
+        match self.ensure_live().await {
+            Ok(_) => Ok(()),
+            Err(BackendError::Unavailable(problem)) => Err(problem),
+            Err(e) => Err(crate::records::SetupProblem::new(
+                "web",
+                format!(
+                    "the browser started but did not open a page: {}",
+                    e.message()
+                ),
+                Some(INSTALL_HINT),
+            )),
+        }
     }
 
     /// Kills the browser (and its profile) if one runs.
@@ -274,6 +299,10 @@ impl Live {
         let deadline = tokio::time::sleep(cdp::CALL_TIMEOUT);
         tokio::pin!(deadline);
         tokio::pin!(rx);
+        // Ctrl-C cancels the call at once (a page that never loads would hold it to the
+        // deadline); the browser goes with the backend.
+        let stop = crate::interrupt::stopped();
+        tokio::pin!(stop);
         loop {
             if stop_on_dialog && self.dialog.is_some() {
                 return Err(PageError::Dialog);
@@ -292,6 +321,7 @@ impl Live {
                 _ = &mut deadline => {
                     return Err(PageError::Call(CallError::Timeout { method: method.to_string() }));
                 }
+                signal = &mut stop => return Err(PageError::Interrupted(signal)),
             }
         }
     }
@@ -363,6 +393,7 @@ impl Live {
             self.pump();
             let quiet_for = self.network_changed.elapsed();
             if self.dialog.is_some()
+                || crate::interrupt::requested().is_some()
                 || (self.in_flight.is_empty() && quiet_for >= NETWORK_QUIET)
                 || start.elapsed() >= bound
             {
@@ -409,14 +440,18 @@ impl Live {
                     ),
                 ));
             }
-            match tokio::time::timeout(left, self.events.recv()).await {
-                Ok(Some(ev)) => self.on_event(ev),
-                Ok(None) => {
-                    return Err(BackendError::Transport {
-                        message: "the browser connection closed".into(),
-                    })
-                }
-                Err(_) => {}
+            tokio::select! {
+                ev = tokio::time::timeout(left, self.events.recv()) => match ev {
+                    Ok(Some(ev)) => self.on_event(ev),
+                    Ok(None) => {
+                        return Err(BackendError::Transport {
+                            message: "the browser connection closed".into(),
+                        })
+                    }
+                    Err(_) => {}
+                },
+                // Ctrl-C cancels the wait for a page that never finishes loading.
+                signal = crate::interrupt::stopped() => return Err(BackendError::interrupted(signal)),
             }
         }
     }

@@ -54,7 +54,7 @@ const BATTERY = [
   'screenshot', 'screenshot a.png', 'screenshot --crop-on id=x', 'screenshot --crop-on "bad term"', 'screenshot --crop-on id=x --fullscreen',
   'diff snapshot', 'diff screenshot', 'diff', 'alert bogus', 'alert accept', 'snapshot -i',
   'settings wifi', 'settings wifi on', 'settings permission grant', 'settings location set 1', 'settings location set 91 13',
-  'settings reset-keychain clear now', 'settings clear-app-state',
+  'settings reset-keychain clear now', 'settings clear-app-state', 'settings text-size accessibility-large', 'settings FaceID match',
   'keyboard', 'keyboard dismiss', 'keyboard dismiss now', 'keyboard bogus', 'keyboard DISMISS',
   'clipboard read', 'clipboard read now', 'clipboard', 'clipboard write', 'clipboard write hi', 'clipboard bogus',
   'prepare ios-runner', 'prepare', 'runtime', 'runtime bogus', 'runtime SHOW', 'batch',

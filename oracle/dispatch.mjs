@@ -13,6 +13,7 @@
 //
 // Usage:
 //   node dispatch.mjs [--pkg DIR] [--probe VALUE]... FILE...    one JSON array, one object per file
+//   node dispatch.mjs [--pkg DIR] --settings                      the setting names per platform
 //   node dispatch.mjs [--pkg DIR] --self-test [FILE...]           glue vs the real handlers, on a
 //                                                                 built-in battery and FILEs' steps
 // The package is DIR, else $AD_AGENT_DEVICE_DIR (or $AD_AGENT_DEVICE_PKG), else
@@ -57,10 +58,11 @@ for (let i = 0; i < argv.length; i += 1) {
   if (a === '--pkg') opts.pkg = next();
   else if (a === '--probe') opts.probes.push(next());
   else if (a === '--self-test') opts.selfTest = true;
+  else if (a === '--settings') opts.settings = true;
   else if (a.startsWith('--')) fail(2, `unknown option ${a}`);
   else opts.files.push(a);
 }
-if (!opts.selfTest && opts.files.length === 0) fail(2, 'usage: node dispatch.mjs [--pkg DIR] [--probe V]... FILE... | --self-test [FILE...]');
+if (!opts.selfTest && !opts.settings && opts.files.length === 0) fail(2, 'usage: node dispatch.mjs [--pkg DIR] [--probe V]... FILE... | --self-test [FILE...]');
 
 const pkgDir =
   opts.pkg || process.env.AD_AGENT_DEVICE_DIR || process.env.AD_AGENT_DEVICE_PKG || path.join(HERE, 'node_modules', 'agent-device');
@@ -185,7 +187,62 @@ async function loadBundle() {
   // The generic route's dispatcher lives inline in the daemon chunk, which starts a daemon when
   // imported; its command list is read from the source instead, found by the message it returns.
   B.genericCommands = genericRouteCommands();
+  B.settings = await settingsByPlatform();
   return B;
+}
+
+/** The setting names each platform's backend applies (lowercased, as the daemon hands them
+ * over; every backend checks the name only after the daemon bound the device). iOS and Android
+ * switch over the name inline: the `case` labels of the switch whose default throws
+ * "Unsupported setting: …", read from the source. macOS's daemon-side predicate and HarmonyOS's
+ * handler are exported and called (the HarmonyOS handler refuses any other name before its
+ * device). Linux, Vega and web sessions have no `setSetting` at all (their runtimes mark it
+ * unsupported). */
+async function settingsByPlatform() {
+  const switchCases = (rel) => {
+    const text = fs.readFileSync(path.join(SRC, rel), 'utf8');
+    const marker = 'default:throw new';
+    const message = 'Unsupported setting: ${';
+    const at = text.indexOf(message);
+    if (at < 0 || text.indexOf(message, at + 1) >= 0) throw new BundleChanged(`${rel}: not one "Unsupported setting" refusal`);
+    const end = text.lastIndexOf(marker, at);
+    const start = text.lastIndexOf('switch(', end);
+    if (end < 0 || start < 0 || at - end > 80) throw new BundleChanged(`${rel}: the settings switch moved`);
+    return [...text.slice(start, end).matchAll(/case`([^`]+)`:/g)].map((m) => m[1]);
+  };
+  const android = switchCases('mechanics.js');
+  const ios = switchCases('interactor.js');
+  for (const [name, names, must] of [['android', android, 'fingerprint'], ['ios', ios, 'faceid']]) {
+    if (!names.includes('wifi') || !names.includes(must)) throw new BundleChanged(`${name} settings switch reads ${names.join(', ')}`);
+  }
+  const candidates = [...new Set([...android, ...ios, 'text-size'])];
+  const macosApplies = await need('location-coordinates.js', 'd', [
+    [['appearance'], (v) => v === true],
+    [['wifi'], (v) => v === false],
+  ]);
+  const { setHarmonySetting } = await chunk('settings.js');
+  if (typeof setHarmonySetting !== 'function') throw new BundleChanged('settings.js no longer exports setHarmonySetting');
+  const harmonyos = [];
+  for (const name of candidates) {
+    try {
+      await setHarmonySetting(undefined, name, 'not-a-state', undefined);
+      throw new BundleChanged(`setHarmonySetting accepted ${name} with no device`);
+    } catch (e) {
+      if (e instanceof BundleChanged) throw e;
+      if (!/^HarmonyOS setting ".*" is not supported$/.test(String(e?.message))) harmonyos.push(name);
+    }
+  }
+  if (harmonyos.includes('text-size')) throw new BundleChanged('setHarmonySetting no longer refuses unknown names first');
+  const table = {
+    android,
+    ios,
+    macos: candidates.filter((n) => macosApplies(n)),
+    harmonyos,
+    linux: [],
+    vega: [],
+  };
+  table.all = new Set(Object.values(table).flat());
+  return table;
 }
 
 /** The commands the daemon's generic route executes: the `case` labels of the switch whose
@@ -515,6 +572,8 @@ function snapshotRoute(B, command, p, flags) {
           B.locationCoordinate(p[3], 'longitude');
         });
       }
+      // A name no platform's backend applies is refused whatever the device.
+      if (!B.settings.all.has(setting)) late(() => refuse(`Unsupported setting: ${setting}`));
       return PLATFORM('settings words are checked by the platform backend');
     }
     default:
@@ -784,6 +843,11 @@ async function main() {
   } catch (e) {
     if (e instanceof BundleChanged) fail(3, `the agent-device bundle changed: ${e.message}`);
     throw e;
+  }
+  if (opts.settings) {
+    const { all, ...table } = B.settings;
+    process.stdout.write(`${JSON.stringify(table)}\n`);
+    return;
   }
   if (opts.selfTest) {
     const { selfTest } = await import('./dispatch-self-test.mjs');

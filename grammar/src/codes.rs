@@ -165,6 +165,8 @@ codes! {
     PLACEHOLDER_POINT = "AD126", Warning, Never, [], "two placeholders where a point was meant";
     /// A flag value the `.ad` reader drops, or keeps with its flag as positional text.
     FLAG_VALUE_IGNORED = "AD127", Warning, Never, [], "flag value the .ad reader does not use";
+    /// A `settings` name that some platforms apply but not the script's `context platform=`.
+    SETTING_NOT_ON_PLATFORM = "AD128", Warning, Never, [], "setting the script's platform does not apply";
     // Selectors
     INVALID_SELECTOR = "AD201", Error, Never, [], "invalid selector";
     SINGLE_QUOTED_SELECTOR = "AD202", Error, Never, [FIX], "single-quoted selector";

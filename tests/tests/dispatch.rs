@@ -299,6 +299,27 @@ fn env_u64(name: &str, default: u64) -> u64 {
     }
 }
 
+/// The registry's setting names per platform (`registry::settings`, which `ad check` refuses
+/// or warns about) are the names the pinned package's platform handlers apply, as the oracle
+/// reads them out of the bundle.
+#[test]
+fn setting_names_per_platform_match_the_package() {
+    let out = node(&["--settings".as_ref()]);
+    assert!(
+        out.status.success(),
+        "dispatch.mjs --settings failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let theirs: BTreeMap<String, BTreeSet<String>> =
+        serde_json::from_slice(&out.stdout).expect("dispatch.mjs --settings prints JSON");
+    let ours: BTreeMap<String, BTreeSet<String>> =
+        ad_compiler::registry::settings::SETTINGS_BY_PLATFORM
+            .iter()
+            .map(|(p, names)| (p.to_string(), names.iter().map(|n| n.to_string()).collect()))
+            .collect();
+    assert_eq!(ours, theirs);
+}
+
 /// Scripts the self-test also runs through the real handlers (`AD_DISPATCH_SELF_CASES`).
 const SELF_TEST_GENERATED: u64 = 300;
 

@@ -5,6 +5,7 @@
 
 pub mod arity;
 mod commands;
+pub mod settings;
 pub mod sub_actions;
 
 pub use commands::COMMANDS;

@@ -4,7 +4,7 @@
 //! daemon reader applies ([`Dispatch`]): `readers/` (one file per command family, over `sym.rs`'s
 //! values) and `forms.rs` are those readers, giving each step a [`Verdict`]; this file runs them
 //! and, in a fixed order, the rules that report: `refused_step.rs` and `unread_flags.rs` (a
-//! refusal), `ignored_extras.rs` and `placeholder_point.rs`.
+//! refusal), `ignored_extras.rs`, `placeholder_point.rs` and `platform_setting.rs`.
 //!
 //! A step with `${VAR}`s is refused only when every value would be: each check answers yes, no
 //! or "depends on the value" ([`Tri`](sym::Tri)), and only a definite no refuses.
@@ -18,6 +18,7 @@ use crate::registry::Dispatch;
 mod forms;
 mod ignored_extras;
 mod placeholder_point;
+mod platform_setting;
 pub(crate) mod readers;
 mod refused_step;
 mod sym;
@@ -165,5 +166,6 @@ pub(super) fn check(cx: &Context, at: &At, out: &mut Vec<Diagnostic>) {
     }
     if !matches!(at.verdict, Verdict::Refused(_)) {
         placeholder_point::check(cx, step, out);
+        platform_setting::check(cx, step, out);
     }
 }

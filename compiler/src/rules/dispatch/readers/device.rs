@@ -71,8 +71,25 @@ pub(super) fn settings(p: &[&str]) -> Verdict {
                         || Verdict::Pass,
                     )
                 }
-                _ => Verdict::Pass,
+                _ => applied_somewhere(setting),
             },
+        )
+    })
+}
+
+/// A setting name some platform's backend applies (the registry's table); one none applies is
+/// refused by every backend once the daemon hands it over (`Unsupported setting: …`).
+fn applied_somewhere(setting: &str) -> Verdict {
+    let names = crate::registry::settings::setting_names();
+    need(sym::word_in(setting, names, true), || {
+        refusal(
+            Kind::WrongType {
+                name: "setting",
+                expected: format!("a setting some platform applies: {}", names.join(", ")),
+                words: Some(names),
+            },
+            Some(0),
+            format!("Unsupported setting: {}", setting.to_lowercase()),
         )
     })
 }

@@ -89,7 +89,7 @@ Register-ArgumentCompleter -Native -CommandName 'ad' -ScriptBlock {
             [CompletionResult]::new('--platform', '--platform', [CompletionResultType]::ParameterName, 'The replay request''s `--platform`, which enters the digest')
             [CompletionResult]::new('--target', '--target', [CompletionResultType]::ParameterName, 'The replay request''s `--target`, which enters the digest')
             [CompletionResult]::new('--max-file-size', '--max-file-size', [CompletionResultType]::ParameterName, 'Read at most this many bytes from one script; a larger file is refused with AD006 (default: agent-device''s own limit, 2097152; or `[input] max-file-size` in ad.toml; at most 4294967295)')
-            [CompletionResult]::new('--digest', '--digest', [CompletionResultType]::ParameterName, 'Also print the replay plan digest (what `run --from N --plan-digest` checks)')
+            [CompletionResult]::new('--digest', '--digest', [CompletionResultType]::ParameterName, 'Also print the replay plan digest (what `run --from N --plan-digest` checks); for a `fragment-v1` file, also its pin digest (`fragmentDigest`, what an include''s `fragment-ref-v1` pins)')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')

@@ -81,7 +81,7 @@ set edit:completion:arg-completer[ad] = {|@words|
             cand --platform 'The replay request''s `--platform`, which enters the digest'
             cand --target 'The replay request''s `--target`, which enters the digest'
             cand --max-file-size 'Read at most this many bytes from one script; a larger file is refused with AD006 (default: agent-device''s own limit, 2097152; or `[input] max-file-size` in ad.toml; at most 4294967295)'
-            cand --digest 'Also print the replay plan digest (what `run --from N --plan-digest` checks)'
+            cand --digest 'Also print the replay plan digest (what `run --from N --plan-digest` checks); for a `fragment-v1` file, also its pin digest (`fragmentDigest`, what an include''s `fragment-ref-v1` pins)'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
             cand -V 'Print version'

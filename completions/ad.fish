@@ -73,7 +73,7 @@ tree\t'The lossless syntax tree with spans'"
 complete -c ad -n "__fish_ad_using_subcommand parse" -l platform -d 'The replay request\'s `--platform`, which enters the digest' -r
 complete -c ad -n "__fish_ad_using_subcommand parse" -l target -d 'The replay request\'s `--target`, which enters the digest' -r
 complete -c ad -n "__fish_ad_using_subcommand parse" -l max-file-size -d 'Read at most this many bytes from one script; a larger file is refused with AD006 (default: agent-device\'s own limit, 2097152; or `[input] max-file-size` in ad.toml; at most 4294967295)' -r
-complete -c ad -n "__fish_ad_using_subcommand parse" -l digest -d 'Also print the replay plan digest (what `run --from N --plan-digest` checks)'
+complete -c ad -n "__fish_ad_using_subcommand parse" -l digest -d 'Also print the replay plan digest (what `run --from N --plan-digest` checks); for a `fragment-v1` file, also its pin digest (`fragmentDigest`, what an include\'s `fragment-ref-v1` pins)'
 complete -c ad -n "__fish_ad_using_subcommand parse" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c ad -n "__fish_ad_using_subcommand parse" -s V -l version -d 'Print version'
 complete -c ad -n "__fish_ad_using_subcommand lsp" -l clientProcessId -d 'Accepted (and ignored) for clients that pass their process id' -r

@@ -465,7 +465,13 @@ fn a_finding_in_a_fragment_shows_the_include_in_the_parent() {
         None,
     );
     let sarif: Value = serde_json::from_str(&stdout(&out)).unwrap();
-    let related = &sarif["runs"][0]["results"][0]["relatedLocations"][0];
+    let result = sarif["runs"][0]["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["ruleId"] == "AD810")
+        .expect("AD810 (the parent's own notes, AD811, come first)");
+    let related = &result["relatedLocations"][0];
     assert_eq!(
         related["physicalLocation"]["artifactLocation"]["uri"],
         "sign-in-and-tour.ad"
@@ -627,4 +633,160 @@ fn included_files_are_read_with_the_scripts_checks() {
     );
     assert!(!err.contains("[AD800]"), "{err}");
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// `ad run` on a fragment: a usage error (exit 2) that names the compositions of the project
+/// that include it, not the handoff profile's errors of a script with no `open` (AD701, AD707).
+#[test]
+fn running_a_fragment_names_the_compositions_that_include_it() {
+    let dir = scratch_project("compose-run-fragment");
+    std::fs::copy(
+        repo().join("examples/composition/sign-in-and-sign-out.ad"),
+        dir.join("sign-in-and-sign-out.ad"),
+    )
+    .unwrap();
+    let out = run_in(&dir, &["run", "fragments/login.ad"], None);
+    let err = stderr(&out);
+    assert_eq!(exit_code(&out), 2, "{err}");
+    assert!(
+        err.contains(
+            "fragments/login.ad is a fragment (`fragment-v1`): it runs only inside a composition"
+        ),
+        "{err}"
+    );
+    assert!(
+        err.contains("`ad run sign-in-and-sign-out.ad`, `ad run sign-in-and-tour.ad`"),
+        "both compositions that include it: {err}"
+    );
+    assert!(!err.contains("AD70"), "no handoff-profile errors: {err}");
+    // Included by one composition only (sign-in-and-tour.ad), also when run from elsewhere.
+    let out = run_in(&dir.join("fragments"), &["run", "onboarding.ad"], None);
+    let err = stderr(&out);
+    assert_eq!(exit_code(&out), 2, "{err}");
+    assert!(err.contains("sign-in-and-tour.ad`"), "{err}");
+    assert!(!err.contains("sign-in-and-sign-out"), "{err}");
+    // A fragment nothing includes says so.
+    std::fs::copy(
+        dir.join("fragments/login.ad"),
+        dir.join("fragments/alone.ad"),
+    )
+    .unwrap();
+    let out = run_in(&dir, &["run", "fragments/alone.ad"], None);
+    let err = stderr(&out);
+    assert_eq!(exit_code(&out), 2, "{err}");
+    assert!(
+        err.contains("no composition of this project includes it"),
+        "{err}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// `ad check` notes (AD811, info) each `composition-v1`, `fragment-v1` and `include` line of the
+/// file it checks, which agent-device 0.21.5 refuses at dispatch, with `ad build` as the way.
+#[test]
+fn check_notes_the_composition_lines_agent_device_refuses() {
+    let dir = scratch_project("compose-notes");
+    let out = run_in(
+        &dir,
+        &["check", "--format", "json", "sign-in-and-tour.ad"],
+        None,
+    );
+    assert_eq!(exit_code(&out), 0, "{}", stderr(&out));
+    let notes: Vec<(String, u64)> = common::json_diagnostics(&out)
+        .iter()
+        .filter(|d| d["code"] == "AD811")
+        .map(|d| {
+            assert_eq!(d["severity"], "info", "{d}");
+            assert!(d["help"].as_str().unwrap().contains("ad build"), "{d}");
+            (
+                d["message"].as_str().unwrap().to_string(),
+                d["line"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    let text = std::fs::read_to_string(dir.join("sign-in-and-tour.ad")).unwrap();
+    let line_of = |s: &str| {
+        text.lines()
+            .position(|l| l.starts_with(s))
+            .map(|i| i as u64 + 1)
+            .unwrap()
+    };
+    let includes: Vec<u64> = text
+        .lines()
+        .enumerate()
+        .filter(|(_, l)| l.starts_with("include "))
+        .map(|(i, _)| i as u64 + 1)
+        .collect();
+    let mut expected = vec![(
+        "agent-device 0.21.5 refuses `composition-v1` at dispatch".to_string(),
+        line_of("composition-v1"),
+    )];
+    for l in includes {
+        expected.push((
+            "agent-device 0.21.5 refuses `include` at dispatch".to_string(),
+            l,
+        ));
+    }
+    assert_eq!(notes, expected, "the fragments it includes get none");
+    let out = run_in(
+        &dir,
+        &["check", "--format", "json", "fragments/login.ad"],
+        None,
+    );
+    let notes: Vec<Value> = common::json_diagnostics(&out)
+        .into_iter()
+        .filter(|d| d["code"] == "AD811")
+        .collect();
+    assert_eq!(notes.len(), 1, "{notes:?}");
+    assert_eq!(
+        notes[0]["message"],
+        "agent-device 0.21.5 refuses `fragment-v1` at dispatch"
+    );
+    let out = run_in(&dir, &["explain", "AD811"], None);
+    assert_eq!(exit_code(&out), 0);
+    assert!(stdout(&out).contains("ad build"), "{}", stdout(&out));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// The pin digest is what `ad parse --digest` prints for the fragment, as `fragmentDigest`:
+/// the digest the example compositions pin, which the file's `planDigest` (its marker line read
+/// as a step) is not.
+#[test]
+fn parse_digest_prints_the_pin_of_a_fragment() {
+    let out = run_in(
+        &repo(),
+        &[
+            "parse",
+            "--digest",
+            "examples/composition/fragments/login.ad",
+        ],
+        None,
+    );
+    let report: Value = serde_json::from_str(&stdout(&out)).expect("JSON");
+    let pin = report["fragmentDigest"].as_str().expect("fragmentDigest");
+    let parent =
+        std::fs::read_to_string(repo().join("examples/composition/sign-in-and-sign-out.ad"))
+            .unwrap();
+    assert!(
+        parent.contains(&format!("\"digest\":\"{pin}\"")),
+        "the composition pins {pin}"
+    );
+    assert_ne!(
+        format!("sha256:{}", report["planDigest"].as_str().unwrap()),
+        pin
+    );
+    // Several files: each fragment's report has its pin; a plain script's has none.
+    let out = run_in(
+        &repo(),
+        &[
+            "parse",
+            "--digest",
+            "examples/composition/fragments/login.ad",
+            "examples/login.ad",
+        ],
+        None,
+    );
+    let reports: Value = serde_json::from_str(&stdout(&out)).expect("JSON");
+    assert_eq!(reports[0]["fragmentDigest"], pin);
+    assert!(reports[1].get("fragmentDigest").is_none());
 }

@@ -4,7 +4,8 @@
 //! * `ADxxx-<slug>/main.ad` must report `ADxxx` (positive) and `fixed.ad` beside it, the same
 //!   composition with the fix, must report neither that code nor any error or warning
 //!   (negative); `clean-<slug>/main.ad` reports nothing. A `limits` file (`max_depth=N`) lowers
-//!   the composition limits for that fixture.
+//!   the composition limits for that fixture; `dispatch_notes=true` in it composes as `ad check`
+//!   does, with its notes on the composition lines (AD811).
 //! * Every composition code (AD800–AD810) has a fixture and a docs entry.
 //! * What each `main.ad` reports is an insta snapshot, with each finding's file and include chain.
 
@@ -38,9 +39,12 @@ fn options_for(dir: &Path) -> Options {
             }
         }
     }
+    let dispatch_notes = std::fs::read_to_string(dir.join("limits"))
+        .is_ok_and(|text| text.lines().any(|l| l.trim() == "dispatch_notes=true"));
     Options {
         root: dir.to_path_buf(),
         limits,
+        dispatch_notes,
         ..Options::default()
     }
 }

@@ -230,6 +230,9 @@ codes! {
     FRAGMENT_CONTEXT_MISMATCH = "AD809", Error, Never, [COMPOSITION], "fragment context differs from the parent";
     /// A fragment `${VAR}` that neither the parent's `env`, a built-in nor the run supplies.
     FRAGMENT_VARIABLE_UNBOUND = "AD810", Warning, Never, [COMPOSITION], "fragment variable nobody supplies";
+    /// A `composition-v1`, `fragment-v1` or `include` line of the checked file: agent-device
+    /// 0.21.5 refuses each at dispatch (an unknown command); `ad build` writes the plain script.
+    COMPOSITION_LINE_REFUSED = "AD811", Info, Never, [COMPOSITION], "composition line agent-device 0.21.5 refuses at dispatch";
 }
 
 #[cfg(test)]

@@ -17,7 +17,9 @@ pub struct ParseArgs {
     /// Output shape.
     #[arg(long, value_enum, default_value_t = ParseFormat::AgentDevice)]
     format: ParseFormat,
-    /// Also print the replay plan digest (what `run --from N --plan-digest` checks).
+    /// Also print the replay plan digest (what `run --from N --plan-digest` checks); for a
+    /// `fragment-v1` file, also its pin digest (`fragmentDigest`, what an include's
+    /// `fragment-ref-v1` pins).
     #[arg(long)]
     digest: bool,
     /// The replay request's `--platform`, which enters the digest.
@@ -54,6 +56,11 @@ pub fn run(args: ParseArgs) -> i32 {
             Ok(s) => s,
             Err(e) => return crate::usage_error(&e.0),
         };
+        if args.digest && is_fragment(&source.text) {
+            // A fragment's report carries its pin digest too: built as a tree (fragments are
+            // small).
+            return report_all(&args, vec![(source.name, source.text)], &options);
+        }
         let analysis = ad_compiler::read_owned(source.text);
         let report = ad_compiler::agent_device::ReportRef {
             analysis: &analysis,
@@ -68,24 +75,48 @@ pub fn run(args: ParseArgs) -> i32 {
         std::mem::forget(analysis);
         return i32::from(!accepted);
     }
+    let mut sources = Vec::new();
+    for path in &paths {
+        match files::read(path, &args.input) {
+            Ok(s) => sources.push((s.name, s.text)),
+            Err(e) => return crate::usage_error(&e.0),
+        }
+    }
+    report_all(&args, sources, &options)
+}
+
+/// The pin digest of `text` when it is a `fragment-v1` fragment (`sha256:…`, the digest an
+/// include's `fragment-ref-v1` pins: the plan digest of the fragment with its composition lines
+/// blanked, docs/composition.md), else `None`.
+fn fragment_digest(text: &str) -> Option<String> {
+    is_fragment(text).then(|| ad_compiler::compose::fragment_digest(text))
+}
+
+fn is_fragment(text: &str) -> bool {
+    use ad_compiler::compose;
+    compose::kind_of(text) == compose::ScriptKind::Fragment
+}
+
+/// The reports of `sources` (name, text) as one JSON value (an array for several).
+fn report_all(args: &ParseArgs, sources: Vec<(String, String)>, options: &DigestOptions) -> i32 {
     let mut results = Vec::new();
     let mut all_ok = true;
-    for path in &paths {
-        let source = match files::read(path, &args.input) {
-            Ok(s) => s,
-            Err(e) => return crate::usage_error(&e.0),
-        };
+    for (name, text) in sources {
+        let pin = args.digest.then(|| fragment_digest(&text)).flatten();
         // The reader's view only: the rules add nothing agent-device reports.
-        let analysis = ad_compiler::read_owned(source.text);
+        let analysis = ad_compiler::read_owned(text);
         all_ok &= analysis.accepted_by_agent_device();
         let mut value = match args.format {
             ParseFormat::AgentDevice => {
-                ad_compiler::agent_device::report(&analysis, args.digest.then_some(&options))
+                ad_compiler::agent_device::report(&analysis, args.digest.then_some(options))
             }
             ParseFormat::Tree => serde_json::to_value(analysis.file()).unwrap_or(Value::Null),
         };
         if let Value::Object(m) = &mut value {
-            m.insert("file".into(), source.name.clone().into());
+            if let Some(pin) = pin {
+                m.insert("fragmentDigest".into(), pin.into());
+            }
+            m.insert("file".into(), name.into());
         }
         results.push(value);
     }

@@ -242,6 +242,27 @@ pub fn render_setup(problem: &ad_runtime::records::SetupProblem, at: Option<&str
     out
 }
 
+/// A `fragment-v1` file run on its own: it has no `open` and its values come from a parent, so
+/// it runs only inside a composition; the compositions of the project that include it are named.
+fn refuse_fragment(path: &std::path::Path, name: &str) -> i32 {
+    let parents = super::compose::compositions_including(path);
+    let code = crate::usage_error(&format!(
+        "{name} is a fragment (`fragment-v1`): it runs only inside a composition that includes it"
+    ));
+    if parents.is_empty() {
+        eprintln!(
+            "  help: no composition of this project includes it; include it from a `composition-v1` script (docs/composition.md) and run that"
+        );
+    } else {
+        let runs: Vec<String> = parents.iter().map(|p| format!("`ad run {p}`")).collect();
+        eprintln!(
+            "  help: run a composition that includes it: {}",
+            crate::render::escape_controls(&runs.join(", "))
+        );
+    }
+    code
+}
+
 /// `path:line` and the line's text, for failure headers.
 fn source_excerpt(text: &str, line: usize) -> String {
     text.split('\n')
@@ -255,6 +276,9 @@ pub fn run(args: RunArgs) -> i32 {
         Ok(s) => s,
         Err(e) => return crate::usage_error(&e.0),
     };
+    if ad_compiler::compose::kind_of(&source.text) == ad_compiler::compose::ScriptKind::Fragment {
+        return refuse_fragment(&args.file, &source.name);
+    }
     let cli_env = match vars::parse_cli_entries(&args.env) {
         Ok(v) => v,
         Err(e) => return crate::usage_error(&e),

@@ -23,9 +23,10 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use ad_grammar::codes::{
-    FRAGMENT_BOUNDS, FRAGMENT_CALL_SITE_INVALID, FRAGMENT_CONTEXT_MISMATCH,
-    FRAGMENT_CONTROL_IDENTITY_INVALID, FRAGMENT_CYCLE, FRAGMENT_ENTRY_GUARD, FRAGMENT_LIFECYCLE,
-    FRAGMENT_MISSING, FRAGMENT_STALE, FRAGMENT_UNSUPPORTED, FRAGMENT_VARIABLE_UNBOUND,
+    COMPOSITION_LINE_REFUSED, FRAGMENT_BOUNDS, FRAGMENT_CALL_SITE_INVALID,
+    FRAGMENT_CONTEXT_MISMATCH, FRAGMENT_CONTROL_IDENTITY_INVALID, FRAGMENT_CYCLE,
+    FRAGMENT_ENTRY_GUARD, FRAGMENT_LIFECYCLE, FRAGMENT_MISSING, FRAGMENT_STALE,
+    FRAGMENT_UNSUPPORTED, FRAGMENT_VARIABLE_UNBOUND,
 };
 use ad_grammar::{Diagnostic, Edit, Span};
 
@@ -58,6 +59,10 @@ pub struct Options {
     pub limits: Limits,
     /// Variable names the run supplies (`-e`, `AD_VAR_*`); `ad check` passes none.
     pub supplied: Vec<String>,
+    /// Note (AD811) on the entry file's `composition-v1`, `fragment-v1` and `include` lines that
+    /// agent-device 0.21.5 refuses them at dispatch: `ad check` asks for it; a run, a build and
+    /// the editor's cross-file view do not.
+    pub dispatch_notes: bool,
     pub config: Config,
     /// The most bytes read from one fragment: the script's own cap (`--max-file-size`); `None`
     /// takes `[input] max-file-size` of `config`, else agent-device's 2 MiB.
@@ -252,6 +257,11 @@ impl Composer<'_> {
                         src.lines[p].content,
                     )
                     .with_help("put the `include \"<path>\"` line right after the pin");
+                    self.report(file, chain, d);
+                }
+            }
+            if chain.is_empty() && self.options.dispatch_notes && kind != ScriptKind::Plain {
+                if let Some(d) = refused_at_dispatch(&marker, kind, line.content) {
                     self.report(file, chain, d);
                 }
             }
@@ -850,6 +860,34 @@ fn entry_guard_problem(step: &crate::Step) -> Option<&'static str> {
         Some(_) => Some("its target-v1 annotation is not verified"),
         None => Some("it has no target-v1 annotation"),
     }
+}
+
+/// AD811 on a composition line of the checked file (`kind`, a composition or a fragment):
+/// agent-device 0.21.5 reads `composition-v1`, `fragment-v1` and `include` as commands it does
+/// not have, so a replay of this file fails there; `ad build` writes the plain script it runs.
+fn refused_at_dispatch(marker: &Marker, kind: ScriptKind, span: Span) -> Option<Diagnostic> {
+    let word = match marker {
+        Marker::Composition => "composition-v1",
+        Marker::Fragment => "fragment-v1",
+        Marker::Include(_) => "include",
+        _ => return None,
+    };
+    let help = if kind == ScriptKind::Fragment {
+        "a fragment runs inside a composition: `ad run` the composition that includes it, or \
+         `ad build <composition> -o <plain>.ad` for the plain script agent-device runs"
+    } else {
+        "`ad run` runs the composition; for agent-device, `ad build <this file> -o <plain>.ad` \
+         writes the expansion as the plain script it runs"
+    };
+    Some(
+        Diagnostic::new(
+            COMPOSITION_LINE_REFUSED,
+            format!("agent-device 0.21.5 refuses `{word}` at dispatch"),
+            span,
+        )
+        .with_label("an unknown command to agent-device: its replay of this file fails here")
+        .with_help(help),
+    )
 }
 
 fn display_name(path: &Path, root: &Path) -> String {

@@ -1374,4 +1374,26 @@ fn agent_device_not_installed_is_a_set_up_error_saying_how_to_install_it() {
         assert_not_a_divergence(&err(&o));
         assert!(files_under(&art).is_empty(), "{name}: nothing ran");
     }
+    // A suite on agent-device: its one daemon cannot start, which is said once, before any
+    // script runs.
+    let art = dir.join("art-suite");
+    let o = ad(&dir)
+        .args(["test", "once.ad", "handoff.ad", "--backend", "agent-device"])
+        .arg("--artifacts-dir")
+        .arg(&art)
+        .env("AD_AGENT_DEVICE", &nowhere)
+        .env("AGENT_DEVICE_STATE_DIR", dir.join("agent-device-state"))
+        .env_remove("AGENT_DEVICE_DAEMON_BASE_URL")
+        .output()
+        .unwrap();
+    assert_eq!(code(&o), 2, "{}", err(&o));
+    assert_eq!(
+        err(&o)
+            .matches("error[BACKEND_UNAVAILABLE]: the agent-device backend cannot start")
+            .count(),
+        1,
+        "{}",
+        err(&o)
+    );
+    assert!(files_under(&art).is_empty(), "nothing ran");
 }

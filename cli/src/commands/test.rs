@@ -400,7 +400,12 @@ fn test_paths(args: &TestArgs, paths: &[PathBuf]) -> (i32, String) {
                 }
                 (Some(bridge), shared)
             }
-            Err(e) => return usage(&e),
+            // The suite's daemon cannot start: a set-up error, said once, before any script.
+            Err(e) => {
+                let problem = ad_runtime::records::SetupProblem::new("agent-device", e, None);
+                eprint!("{}", super::run::render_setup(&problem, None));
+                return (2, "could not run (see above)".to_string());
+            }
         }
     } else {
         (None, None)

@@ -919,6 +919,7 @@ mod tests {
             run_dir: None,
             wall_ms: 12.5,
             device_ms: 1500,
+            setup: None,
         }
     }
 

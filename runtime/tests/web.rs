@@ -199,6 +199,38 @@ fn a_confirm_dialog_is_waited_for_and_accepted() {
     );
 }
 
+/// Issue 29: `alert accept|dismiss` waits (up to 2 s, as agent-device's handlers do) for a
+/// dialog that is about to open: the second of two dialogs opens 400 ms after the first is
+/// answered, with no `alert wait` between them. With no dialog at all, it fails naming the wait.
+#[test]
+fn alert_accept_and_dismiss_wait_for_the_next_dialog_to_open() {
+    let s = server();
+    for (answer, outcome) in [
+        ("accept", "Second: accepted"),
+        ("dismiss", "Second: dismissed"),
+    ] {
+        let ran = run_script(
+            &format!("open \"${{URL}}\"\nclick \"id=\\\"start\\\"\"\nalert \"accept\"\nalert \"{answer}\"\nwait \"text\" \"{outcome}\" 2000\n"),
+            &[("URL", &s.url("dialogs.html"))],
+        );
+        assert!(
+            ran.result.error.is_none(),
+            "{answer}: {:#?}",
+            ran.result.error
+        );
+    }
+    let ran = run_script(
+        "open \"${URL}\"\nalert \"accept\"\n",
+        &[("URL", &s.url("dialogs.html"))],
+    );
+    assert_eq!(ran.statuses(), ["ok", "failed"]);
+    let message = &ran.result.error.as_ref().expect("an error").message;
+    assert!(
+        message.contains("no alert appeared within 2000 ms"),
+        "{message}"
+    );
+}
+
 #[test]
 fn a_dismissed_confirm_keeps_the_item_and_taps_under_it_are_refused() {
     let s = server();

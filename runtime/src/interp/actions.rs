@@ -9,9 +9,10 @@ use serde_json::{Map, Value};
 use super::exec::{flag_u64, num};
 use super::failure::{Fail, Outcome};
 use super::targets::Resolved;
-use super::{Exec, LONGPRESS_MS, POLL_INTERVAL_MS, WAIT_TIMEOUT_MS};
+use super::{Exec, APPEAR_TIMEOUT_MS, LONGPRESS_MS, POLL_INTERVAL_MS, WAIT_TIMEOUT_MS};
 use crate::backend::{
-    AlertAction, Backend, GestureIntent, GesturePlan, KeyboardAction, LaunchOptions, TapOptions,
+    AlertAction, AlertInfo, Backend, GestureIntent, GesturePlan, KeyboardAction, LaunchOptions,
+    TapOptions,
 };
 use crate::records::journal::{ActionArgs, StepResult};
 use crate::select::Policy;
@@ -409,28 +410,16 @@ impl<B: Backend> Exec<'_, B> {
             AlertOp::Wait => {
                 let timeout =
                     self.remaining(num(p.get(1)).map(|t| t as u64).unwrap_or(WAIT_TIMEOUT_MS));
-                let start = self.backend.now_ms();
-                loop {
-                    if let Some(a) = self
-                        .backend
-                        .alert(AlertAction::Get)
-                        .await
-                        .map_err(Fail::from_backend)?
-                    {
-                        return Ok(Some(StepResult::Alert {
-                            alert: Some(a),
-                            waited_ms: Some(self.backend.now_ms() - start),
-                        }));
-                    }
-                    let waited = self.backend.now_ms() - start;
-                    if waited >= timeout {
-                        return Err(Fail::new(
-                            "COMMAND_FAILED",
-                            format!("alert wait timed out after {timeout} ms: no alert appeared"),
-                        )
-                        .reason("wait_target_absent"));
-                    }
-                    self.nap(POLL_INTERVAL_MS.min(timeout - waited)).await?;
+                match self.poll_alert(timeout).await? {
+                    (Some(a), waited) => Ok(Some(StepResult::Alert {
+                        alert: Some(a),
+                        waited_ms: Some(waited),
+                    })),
+                    (None, _) => Err(Fail::new(
+                        "COMMAND_FAILED",
+                        format!("alert wait timed out after {timeout} ms: no alert appeared"),
+                    )
+                    .reason("wait_target_absent")),
                 }
             }
             AlertOp::Accept | AlertOp::Dismiss => {
@@ -439,6 +428,17 @@ impl<B: Backend> Exec<'_, B> {
                 } else {
                     (AlertAction::Dismiss, "dismiss")
                 };
+                // As agent-device: the alert may be about to open (the next dialog after one
+                // just answered), so it is given APPEAR_TIMEOUT_MS to show; nothing is sent
+                // when none does.
+                let timeout = self.remaining(APPEAR_TIMEOUT_MS);
+                if self.poll_alert(timeout).await?.0.is_none() {
+                    return Err(Fail::new(
+                        "COMMAND_FAILED",
+                        format!("alert {sub}: no alert appeared within {timeout} ms"),
+                    )
+                    .hint("an alert that takes longer to open needs `alert wait` first (`alert wait 10000`)"));
+                }
                 let r = self
                     .act(
                         "alert",
@@ -455,9 +455,8 @@ impl<B: Backend> Exec<'_, B> {
                     })),
                     None => Err(Fail::new(
                         "COMMAND_FAILED",
-                        format!("alert {sub}: no alert is shown"),
-                    )
-                    .hint("wait for it first (`alert wait 2000`)")),
+                        format!("alert {sub}: the alert closed before it was answered"),
+                    )),
                 }
             }
             AlertOp::Unknown => Err(Fail::new(
@@ -467,6 +466,24 @@ impl<B: Backend> Exec<'_, B> {
                     p.first().map(|s| s.to_lowercase()).unwrap_or_default()
                 ),
             )),
+        }
+    }
+
+    /// Polls the alert every [`POLL_INTERVAL_MS`] of the device's clock until one is shown or
+    /// `timeout` ms passed: the alert (if any) and how long it took.
+    async fn poll_alert(&mut self, timeout: u64) -> Result<(Option<AlertInfo>, u64), Fail> {
+        let start = self.backend.now_ms();
+        loop {
+            let shown = self
+                .backend
+                .alert(AlertAction::Get)
+                .await
+                .map_err(Fail::from_backend)?;
+            let waited = self.backend.now_ms() - start;
+            if shown.is_some() || waited >= timeout {
+                return Ok((shown, waited));
+            }
+            self.nap(POLL_INTERVAL_MS.min(timeout - waited)).await?;
         }
     }
 

@@ -49,7 +49,9 @@ pub use results::{RunError, RunResult};
 pub const WAIT_TIMEOUT_MS: u64 = 10_000;
 pub const POLL_INTERVAL_MS: u64 = 300;
 pub const STABLE_QUIET_MS: u64 = 500;
-/// How long click / press / longpress / fill wait for their target to appear.
+/// How long click / press / longpress / fill wait for their target to appear, and
+/// `alert accept|dismiss` for an alert (polling every [`POLL_INTERVAL_MS`], as agent-device's
+/// iOS and Android handlers do).
 pub const APPEAR_TIMEOUT_MS: u64 = 2_000;
 pub const LONGPRESS_MS: u64 = 800;
 

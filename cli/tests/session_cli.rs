@@ -988,3 +988,48 @@ fn files_the_daemon_writes_for_a_run_get_the_umask_of_its_ad_run() {
     assert!(o.status.success(), "{}", text(&o));
     assert_daemon_exits(&dir);
 }
+
+/// Issue 29: `ad session screenshot shot.png` writes the PNG to that path, relative to the
+/// folder the command was typed in (an absolute path as given), on the sim and on the web.
+#[test]
+fn a_session_screenshot_writes_the_png_to_the_path_typed() {
+    require_chromium();
+    let png = |p: &Path| {
+        let bytes = std::fs::read(p).unwrap_or_else(|e| panic!("{}: {e}", p.display()));
+        assert!(
+            bytes.starts_with(b"\x89PNG\r\n\x1a\n"),
+            "{} is not a PNG",
+            p.display()
+        );
+        bytes.len()
+    };
+    let dir = scratch("screenshot");
+    let server = FixtureServer::start(&fixture_dir());
+    let app = repo().join("examples/apps/shop.json");
+    let url = server.url("login.html");
+    let apps = [
+        (
+            "sim",
+            vec!["com.example.shop", "--app", app.to_str().unwrap()],
+        ),
+        ("web", vec![url.as_str(), "--offline"]),
+    ];
+    for (name, open) in apps {
+        let mut words = vec!["--session", name, "open"];
+        words.extend(open);
+        ok(&dir, &words);
+        let relative = format!("{name}/shot.png");
+        let v = ok(&dir, &["--session", name, "screenshot", &relative]);
+        let path = dir.join(&relative);
+        assert_eq!(v["result"]["path"], path.to_str().unwrap(), "{v:#}");
+        assert_eq!(v["result"]["bytes"], png(&path), "{v:#}");
+        let absolute = dir.join(format!("{name}-abs.png"));
+        ok(
+            &dir,
+            &["--session", name, "screenshot", absolute.to_str().unwrap()],
+        );
+        png(&absolute);
+        ok(&dir, &["--session", name, "close"]);
+    }
+    assert_daemon_exits(&dir);
+}

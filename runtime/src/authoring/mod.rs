@@ -693,6 +693,11 @@ impl Sessions {
                 if let Some(h) = f.hint {
                     r.message = r.message.map(|m| format!("{m} ({h})"));
                 }
+        // A path typed here (`screenshot shot.png`) is the client's, relative to its folder.
+        s.live.files = Some(interp::LiveFiles {
+            dir: req.cwd.clone(),
+            typed: true,
+        });
                 return r;
             }
         };
@@ -950,6 +955,11 @@ impl Sessions {
                 break;
             }
             if step.action() == Some(Action::Open)
+        // The script's paths stay inside the folder it is replayed from.
+        s.live.files = Some(interp::LiveFiles {
+            dir: req.cwd.clone(),
+            typed: false,
+        });
                 && s.lifecycle.records()
                 && !s.recorded.is_empty()
             {

@@ -494,27 +494,41 @@ impl<B: Backend> Exec<'_, B> {
             .await
             .map_err(Fail::from_backend)?;
         self.screenshots += 1;
-        // A path the script names resolves inside the run folder; one that escapes it (absolute,
-        // or `..` above it) is refused: a script never writes over other files.
-        let Some(dir) = &self.output_dir else {
-            return Ok(Some(StepResult::Screenshot {
-                path: None,
-                bytes: bytes.len(),
-            }));
+        let named = p.iter().find(|x| !x.starts_with('-'));
+        // A path a script names resolves inside its folder (a run's artifacts folder, the
+        // folder a live session replays it from); one that escapes it (absolute, or `..` above
+        // it) is refused: a script never writes over other files. One typed in a live session
+        // is relative to the folder it was typed in.
+        let confined = match (&self.live_files, &self.output_dir) {
+            (Some(live), _) if live.typed => None,
+            (Some(live), _) => Some((&live.dir, "the folder the script is replayed from")),
+            (None, Some(dir)) => Some((dir, "the run's artifacts folder")),
+            (None, None) => None,
         };
-        let path = match p.iter().find(|x| !x.starts_with('-')) {
-            Some(named) => ad_compiler::paths::inside(dir, named).ok_or_else(|| {
-                let mut f = Fail::new(
-                    "INVALID_ARGS",
-                    format!("screenshot path {named} is outside the run's artifacts folder"),
-                )
-                .hint("name the file relative to the artifacts folder (`shots/login.png`); `ad check` reports such paths as AD735")
-                .reason("artifact_path_outside");
-                // A script error, not a screen that diverged: no divergence report.
-                f.bare = true;
-                f
-            })?,
-            None => dir.join(format!("screenshot-{:03}.png", self.screenshots)),
+        let path = match (named, &self.live_files, confined) {
+            (Some(named), Some(live), None) => live.dir.join(named),
+            (Some(named), _, Some((dir, what))) => ad_compiler::paths::inside(dir, named)
+                .ok_or_else(|| {
+                    let mut f = Fail::new(
+                        "INVALID_ARGS",
+                        format!("screenshot path {named} is outside {what}"),
+                    )
+                    .hint(format!("name the file relative to {what} (`shots/login.png`); `ad check` reports such paths as AD735"))
+                    .reason("artifact_path_outside");
+                    // A script error, not a screen that diverged: no divergence report.
+                    f.bare = true;
+                    f
+                })?,
+            (None, None, Some((dir, _))) => {
+                dir.join(format!("screenshot-{:03}.png", self.screenshots))
+            }
+            // Nowhere to write (a live session's bare screenshot): the size only.
+            _ => {
+                return Ok(Some(StepResult::Screenshot {
+                    path: None,
+                    bytes: bytes.len(),
+                }))
+            }
         };
         if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
             let _ = std::fs::create_dir_all(parent);

@@ -135,6 +135,8 @@ struct Exec<'b, B: Backend> {
     deadline: Option<u64>,
     warnings: Vec<String>,
     output_dir: Option<std::path::PathBuf>,
+    /// A live session's step: where the file a path names goes (instead of `output_dir`).
+    live_files: Option<LiveFiles>,
     screenshots: u64,
     selectors: std::collections::HashMap<String, Arc<Selector>>,
     /// The elements the current step resolved (acted on, a drag's source then destination, or
@@ -307,6 +309,7 @@ pub async fn run<B: Backend>(
         deadline: opts.timeout_ms.map(|t| start_device + t),
         warnings: Vec::new(),
         output_dir: opts.output_dir.clone(),
+        live_files: None,
         screenshots: 0,
         selectors: std::collections::HashMap::new(),
         resolved: Vec::new(),
@@ -465,6 +468,20 @@ pub struct LiveState {
     last: Option<Arc<Snapshot>>,
     step_no: usize,
     selectors: std::collections::HashMap<String, Arc<Selector>>,
+    /// Where the next step writes the file a path names (`None`: it writes none).
+    pub files: Option<LiveFiles>,
+}
+
+/// Where a live session's step writes the file a path names (a screenshot's): the folder of the
+/// `ad session` command that sent it. A path typed on that command line resolves there as
+/// agent-device's client resolves it (an absolute one too); one a replayed script names must
+/// stay inside it, as `ad run` keeps a script's paths inside its artifacts folder. A bare
+/// `screenshot` writes nothing (its answer is the size).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LiveFiles {
+    pub dir: std::path::PathBuf,
+    /// The step was typed (not read from a script).
+    pub typed: bool,
 }
 
 impl LiveState {
@@ -475,6 +492,7 @@ impl LiveState {
             last: None,
             step_no: 0,
             selectors: std::collections::HashMap::new(),
+            files: None,
         }
     }
 
@@ -528,6 +546,7 @@ pub async fn run_live_step<B: Backend>(
         deadline: None,
         warnings: Vec::new(),
         output_dir: None,
+        live_files: state.files.clone(),
         screenshots: 0,
         selectors: std::mem::take(&mut state.selectors),
         resolved: Vec::new(),

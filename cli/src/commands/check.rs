@@ -201,14 +201,17 @@ fn check_paths(args: &CheckArgs, paths: &[PathBuf], last_run: bool) -> Counts {
                     // Writing the text back would turn every invalid byte into U+FFFD.
                     eprintln!(
                         "not fixed: {} is not valid UTF-8 ({})",
-                        source.name,
+                        crate::render::escape_controls(&source.name),
                         ad_grammar::codes::NOT_UTF8
                     );
                 } else if applied > 0 {
                     if let Err(e) = crate::atomic_write(p, fixed.as_bytes()) {
                         return usage(&format!("{}: {e}", p.display()));
                     }
-                    eprintln!("fixed {applied} problem(s) in {}", source.name);
+                    eprintln!(
+                        "fixed {applied} problem(s) in {}",
+                        crate::render::escape_controls(&source.name)
+                    );
                     analysis = ad_compiler::analyze_owned(fixed, &config);
                 }
             }

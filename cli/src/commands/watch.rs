@@ -230,7 +230,7 @@ fn names(paths: &[PathBuf]) -> String {
     let mut list: Vec<String> = paths
         .iter()
         .take(SHOWN)
-        .map(|p| p.display().to_string())
+        .map(|p| crate::render::escape_controls(&p.display().to_string()).into_owned())
         .collect();
     if paths.len() > SHOWN {
         list.push(format!("… {} more", paths.len() - SHOWN));
@@ -445,6 +445,12 @@ fn is_watched(path: &Path) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn names_are_escaped() {
+        let paths = [PathBuf::from("a\u{1b}]0;x\u{7}.ad")];
+        assert_eq!(names(&paths), "a\\u{1b}]0;x\\u{7}.ad");
+    }
 
     #[test]
     fn names_are_cut_after_five() {

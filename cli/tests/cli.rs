@@ -675,32 +675,6 @@ fn check_help_lists_every_flag_and_format() {
 
 // ---- input limits -------------------------------------------------------------------------------
 
-/// Runs `ad args…` in `dir` and fails (instead of hanging the suite) when it has not finished
-/// after a minute: these inputs used to block forever or grow without bound.
-fn run_bounded(dir: &Path, args: &[&str]) -> std::process::Output {
-    use std::process::Stdio;
-    let mut child = ad(dir)
-        .args(args)
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("the ad binary runs");
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
-    while child.try_wait().expect("ad can be waited for").is_none() {
-        if std::time::Instant::now() > deadline {
-            let _ = child.kill();
-            let _ = child.wait();
-            panic!(
-                "`ad {}` did not finish: it blocks or reads without bound",
-                args.join(" ")
-            );
-        }
-        std::thread::sleep(std::time::Duration::from_millis(20));
-    }
-    child.wait_with_output().expect("ad finishes")
-}
-
 fn mkfifo(path: &Path) {
     use std::os::unix::ffi::OsStrExt;
     let c = std::ffi::CString::new(path.as_os_str().as_bytes()).unwrap();

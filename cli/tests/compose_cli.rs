@@ -590,7 +590,7 @@ fn included_files_are_read_with_the_scripts_checks() {
     let c = std::ffi::CString::new(fifo.to_str().unwrap()).unwrap();
     assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
     include_instead(&dir, "fifo.ad");
-    let out = run_in(&dir, &["check", "sign-in-and-tour.ad"], None);
+    let out = common::run_bounded(&dir, &["check", "sign-in-and-tour.ad"]);
     let err = format!("{}{}", stdout(&out), stderr(&out));
     assert_eq!(exit_code(&out), 1, "{err}");
     assert!(

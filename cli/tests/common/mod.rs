@@ -54,6 +54,31 @@ pub fn run_in(dir: &Path, args: &[&str], stdin: Option<&[u8]>) -> Output {
     child.wait_with_output().expect("ad finishes")
 }
 
+/// Runs `ad args…` in `dir` and fails (instead of hanging the suite) when it has not finished
+/// after a minute: these inputs used to block forever or grow without bound.
+pub fn run_bounded(dir: &Path, args: &[&str]) -> std::process::Output {
+    let mut child = ad(dir)
+        .args(args)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("the ad binary runs");
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    while child.try_wait().expect("ad can be waited for").is_none() {
+        if std::time::Instant::now() > deadline {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!(
+                "`ad {}` did not finish: it blocks or reads without bound",
+                args.join(" ")
+            );
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    child.wait_with_output().expect("ad finishes")
+}
+
 /// Runs `ad args…` from the fixtures folder (so file names in the output are relative).
 pub fn run_fixtures(args: &[&str]) -> Output {
     run_in(&fixtures_dir(), args, None)

@@ -1033,3 +1033,98 @@ fn a_session_screenshot_writes_the_png_to_the_path_typed() {
     }
     assert_daemon_exits(&dir);
 }
+
+/// Issue 29: a step the publisher would refuse (`longpress … 99999999999999`, AD118) is refused
+/// when it is sent, before the app or the recording sees it, so `close` still publishes; a
+/// recording that cannot be published (an unlabeled element's ref stays `@ref`) makes `close`,
+/// `close --force` and `close --save-script=alt.ad` refuse, naming the way out of ADR 0016: a
+/// plain `open` aborts the recording, then `close` ends the session without writing.
+#[test]
+fn an_unpublishable_step_is_refused_when_sent_and_an_unpublishable_recording_names_its_way_out() {
+    let dir = scratch("unpublishable");
+    let app = repo().join("examples/apps/shop.json");
+    let app = app.to_str().unwrap();
+    ok(
+        &dir,
+        &[
+            "open",
+            "com.example.shop",
+            "--save-script=r.ad",
+            "--app",
+            app,
+        ],
+    );
+    let v = session(&dir, &["longpress", "10", "100", "99999999999999"]);
+    assert_eq!(v["code"], "AD118", "{v:#}");
+    assert!(v["message"].as_str().unwrap().contains("not sent"), "{v:#}");
+    assert_eq!(
+        (v["sessionActive"].clone(), v["lifecycle"].clone()),
+        (true.into(), "armed".into())
+    );
+    // A replayed step is checked as it would be recorded (its value expanded).
+    std::fs::write(
+        dir.join("long.ad"),
+        "env D=99999999999999\nlongpress 10 100 ${D}\n",
+    )
+    .unwrap();
+    let v = session(&dir, &["replay", "long.ad"]);
+    assert_eq!(
+        (v["code"].clone(), v["replayed"].clone()),
+        ("AD118".into(), 0.into()),
+        "{v:#}"
+    );
+    assert_eq!(ok(&dir, &["list"])["sessions"][0]["recordedActions"], 1);
+    ok(&dir, &["close"]);
+    let script = std::fs::read_to_string(dir.join("r.ad")).unwrap();
+    assert!(!script.contains("longpress"), "{script}");
+    let o = ad(&dir).args(["check", "r.ad"]).output().unwrap();
+    assert!(o.status.success(), "{}", text(&o));
+
+    let echo = repo().join("runtime/tests/fixtures/authoring/echo.json");
+    let s = |words: &[&str]| {
+        let mut all = vec!["--session", "anon"];
+        all.extend_from_slice(words);
+        session(&dir, &all)
+    };
+    let v = s(&[
+        "open",
+        "com.example.echo",
+        "--save-script=anon.ad",
+        "--app",
+        echo.to_str().unwrap(),
+    ]);
+    assert_eq!(v["ok"], true, "{v:#}");
+    let nodes = s(&["snapshot"]);
+    let image = nodes["nodes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|n| n["type"] == "image")
+        .map(|n| format!("@{}", n["ref"].as_str().unwrap()))
+        .expect("the unlabeled image");
+    assert_eq!(s(&["hover", &image])["ok"], true);
+    for close in [
+        &["close"][..],
+        &["close", "--force"],
+        &["close", "--save-script=alt.ad"],
+    ] {
+        let v = s(close);
+        assert_eq!(v["ok"], false, "{close:?}: {v:#}");
+        assert_eq!(v["sessionActive"], true, "{close:?}: {v:#}");
+        let message = v["message"].as_str().unwrap();
+        assert!(
+            message.contains("`ad session --session anon open com.example.echo`")
+                && message.contains("then `ad session --session anon close`"),
+            "{close:?}: {message}"
+        );
+    }
+    assert_eq!(s(&["open", "com.example.echo"])["lifecycle"], "aborted");
+    let v = s(&["close"]);
+    assert_eq!(
+        (v["ok"].clone(), v["sessionActive"].clone()),
+        (true.into(), false.into()),
+        "{v:#}"
+    );
+    assert!(!dir.join("anon.ad").exists() && !dir.join("alt.ad").exists());
+    assert_daemon_exits(&dir);
+}

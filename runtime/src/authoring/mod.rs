@@ -579,6 +579,16 @@ impl Sessions {
         Scope::new(&builtins, &[], &[], &[]).unwrap_or_default()
     }
 
+    /// The errors publication would report on `step` were it recorded next in `session` (its
+    /// recording so far, when armed, is the context).
+    fn check_step(session: Option<&Session>, step: &Step) -> Result<(), Refusal> {
+        let header = session.map(|s| header_of(&s.backend)).unwrap_or_default();
+        let recorded = session
+            .filter(|s| s.lifecycle.records())
+            .map_or(&[][..], |s| s.recorded.as_slice());
+        publish::check_step(&header, recorded, &ad_compiler::format::write_step(step))
+    }
+
     /// Any script command (`open`, `press`, `fill`, `wait`, …), on the named session.
     async fn script_command(
         &self,
@@ -647,6 +657,11 @@ impl Sessions {
             };
             record_as = Some((name.clone(), literal));
         }
+        // Checked as close-time publication will read it, before any app work: a step that
+        // could never be published (or that agent-device refuses at dispatch) is not sent.
+        if let Err(r) = Self::check_step(slot.as_ref(), &step) {
+            return fail(r);
+        }
         // A new session: its backend, from `--backend`, else web for an http(s) URL.
         if !exists {
             let first = step.positional(0).unwrap_or("");
@@ -672,6 +687,11 @@ impl Sessions {
         if let Some((name, literal)) = &record_as {
             s.live.scope.record_literal(name, literal);
         }
+        // A path typed here (`screenshot shot.png`) is the client's, relative to its folder.
+        s.live.files = Some(interp::LiveFiles {
+            dir: req.cwd.clone(),
+            typed: true,
+        });
         let outcome = interp::run_live_step(
             &mut s.live,
             &mut s.backend,
@@ -693,11 +713,6 @@ impl Sessions {
                 if let Some(h) = f.hint {
                     r.message = r.message.map(|m| format!("{m} ({h})"));
                 }
-        // A path typed here (`screenshot shot.png`) is the client's, relative to its folder.
-        s.live.files = Some(interp::LiveFiles {
-            dir: req.cwd.clone(),
-            typed: true,
-        });
                 return r;
             }
         };
@@ -820,7 +835,15 @@ impl Sessions {
             if let Err(r) = publish::check_text(&text, ad_compiler::config::ProfileChoice::Flow)
                 .and_then(|_| publish::publish_atomically(&target, &text, force))
             {
-                return fail(r);
+                // ADR 0016: the recording stays ARMED and the session live; a plain `open`
+                // aborts the recording, after which `close` ends the session without writing.
+                let message = format!(
+                    "{}; nothing was closed: to end the session without writing, abort the recording with {} (a plain open), then {}",
+                    r.message,
+                    session_command(&req.session, &format!("open {}", app_word(&s.recorded))),
+                    session_command(&req.session, "close"),
+                );
+                return fail(Refusal { message, ..r });
             }
             path = Some(target);
         }
@@ -926,6 +949,11 @@ impl Sessions {
             scope.protect_literal(k, v);
         }
         let session_scope = std::mem::replace(&mut s.live.scope, scope);
+        // The script's paths stay inside the folder it is replayed from.
+        s.live.files = Some(interp::LiveFiles {
+            dir: req.cwd.clone(),
+            typed: false,
+        });
         let mut replayed = 0;
         let mut closed = false;
         let mut failure = None;
@@ -933,6 +961,25 @@ impl Sessions {
         for step in analysis.steps() {
             if step.spec.is_some_and(|sp| sp.effect == Effect::Skipped) {
                 continue;
+            }
+            // Armed: a step whose recorded form could never be published is not sent, as for a
+            // typed one.
+            if s.lifecycle.records() && recordable(step) {
+                let protect = replay_protect(&s.echo, &req.shell_env, &cli);
+                let keep_text = whole_placeholder_fill(step).is_some();
+                let dispatched = dispatched_step(step, keep_text, &mut s.live.scope, &protect);
+                if let Err(r) = Self::check_step(Some(&*s), &dispatched) {
+                    failure = Some(Refusal::new(
+                        &r.code,
+                        format!(
+                            "Replay stopped at step {} (line {}): {}",
+                            replayed + 1,
+                            step.line() + 1,
+                            r.message
+                        ),
+                    ));
+                    break;
+                }
             }
             let outcome =
                 interp::run_live_step(&mut s.live, &mut s.backend, &mut s.journal, step, file)
@@ -955,11 +1002,6 @@ impl Sessions {
                 break;
             }
             if step.action() == Some(Action::Open)
-        // The script's paths stay inside the folder it is replayed from.
-        s.live.files = Some(interp::LiveFiles {
-            dir: req.cwd.clone(),
-            typed: false,
-        });
                 && s.lifecycle.records()
                 && !s.recorded.is_empty()
             {
@@ -977,18 +1019,9 @@ impl Sessions {
                 // Every other placeholder is recorded as the value it dispatched (agent-device
                 // records the resolved request), with the session's parameterized literals and
                 // this replay's injected values put back as their `${NAME}`.
-                let protect = Redactor::placeholders(
-                    s.echo
-                        .iter()
-                        .chain(&req.shell_env)
-                        .chain(&cli)
-                        .filter(|(_, v)| !v.trim().is_empty())
-                        .map(|(k, v)| (k.as_str(), v.as_str())),
-                );
+                let protect = replay_protect(&s.echo, &req.shell_env, &cli);
                 let dispatched = dispatched_step(step, var.is_some(), &mut s.live.scope, &protect);
-                let words: Vec<String> = std::iter::once(dispatched.command().to_string())
-                    .chain(dispatched.positional_values())
-                    .collect();
+                let words = words_of(&dispatched);
                 s.recorded.push(record(
                     &dispatched,
                     (&words, 1),
@@ -1084,6 +1117,29 @@ fn whole_placeholder_fill<'s>(step: &'s Step<'s>) -> Option<&'s str> {
     }
 }
 
+/// What a replay's recorded steps put back as `${NAME}`: the session's parameterized literals
+/// and the replay's injected values (`AD_VAR_*`, `-e`).
+fn replay_protect(
+    echo: &[(String, String)],
+    shell_env: &[(String, String)],
+    cli: &[(String, String)],
+) -> Redactor {
+    Redactor::placeholders(
+        echo.iter()
+            .chain(shell_env)
+            .chain(cli)
+            .filter(|(_, v)| !v.trim().is_empty())
+            .map(|(k, v)| (k.as_str(), v.as_str())),
+    )
+}
+
+/// A step's words (its command, then its positionals), as the recorder reads them.
+fn words_of(step: &Step) -> Vec<String> {
+    std::iter::once(step.command().to_string())
+        .chain(step.positional_values())
+        .collect()
+}
+
 /// A replayed step as it was dispatched: each positional holding a placeholder expanded (but a
 /// whole-placeholder fill's text), then `protect` puts parameterized values back as `${NAME}`.
 fn dispatched_step<'s>(
@@ -1165,6 +1221,37 @@ fn record(
         line,
         evidence,
         is_open: step.action() == Some(Action::Open),
+    }
+}
+
+/// `ad session [--session NAME] WORDS`, as a hint spells it.
+fn session_command(session: &str, words: &str) -> String {
+    if session == "default" {
+        format!("`ad session {words}`")
+    } else {
+        format!("`ad session --session {} {words}`", shell_word(session))
+    }
+}
+
+/// The app of a recording's open, as a shell word (`<app>` when there is none).
+fn app_word(recorded: &[Recorded]) -> String {
+    recorded
+        .iter()
+        .find(|a| a.is_open)
+        .and_then(|a| lower_line(&a.line).ok())
+        .and_then(|s| s.positional(0).map(shell_word))
+        .unwrap_or_else(|| "<app>".into())
+}
+
+/// `s` as one POSIX shell word: bare when it is plain, else single-quoted.
+fn shell_word(s: &str) -> String {
+    if !s.is_empty()
+        && s.chars()
+            .all(|c| c.is_ascii_alphanumeric() || "._-/:@%+=,".contains(c))
+    {
+        s.to_string()
+    } else {
+        format!("'{}'", s.replace('\'', r"'\''"))
     }
 }
 

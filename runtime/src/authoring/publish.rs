@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use ad_compiler::config::{Config, ProfileChoice, ProfileOrigin};
 use ad_grammar::annotation::Evidence;
 use ad_grammar::printer::print_annotation;
-use ad_grammar::{AnnotationKind, Severity};
+use ad_grammar::{codes, AnnotationKind, Severity};
 
 /// One recorded action: its line in the writer's spelling and the evidence captured when it ran.
 #[derive(Debug, Clone)]
@@ -107,6 +107,49 @@ pub fn check_text(text: &str, profile: ProfileChoice) -> Result<(), Refusal> {
                 .map(|d| describe(d))
                 .collect::<Vec<_>>()
                 .join("; ")
+        ),
+    })
+}
+
+/// The errors close-time publication (`ad check`, flow profile) would report on `line` were it
+/// recorded after `actions`: a step that fails here can never be published (nor, for a refused
+/// value such as AD118, dispatched by agent-device), so a session refuses it before dispatch
+/// rather than record a journey that no `close` can write. Only the step's own line counts:
+/// what later steps can still fix (a missing guard) is publication's business, and so are its
+/// `@ref`s: a live session's refs come from its own snapshots (the recorder writes a target's as
+/// a selector), so the ref-frame findings of a script that has none are not the step's.
+pub fn check_step(header: &str, actions: &[Recorded], line: &str) -> Result<(), Refusal> {
+    let before = script_text(header, actions, false);
+    let text = format!("{before}{line}\nclose\n");
+    let span = before.len()..before.len() + line.len();
+    let config = Config {
+        profile: ProfileChoice::Flow,
+        profile_origin: ProfileOrigin::CommandLine,
+        ..Config::default()
+    };
+    let analysis = ad_compiler::analyze_with(&text, &config);
+    let errors: Vec<_> = analysis
+        .diagnostics
+        .iter()
+        .filter(|d| d.severity == Severity::Error && span.contains(&d.primary_span().start()))
+        .filter(|d| ![codes::REF_WITHOUT_SNAPSHOT, codes::REF_FRAME_EXPIRED].contains(&d.code))
+        .collect();
+    let Some(first) = errors.first() else {
+        return Ok(());
+    };
+    let describe = |d: &&ad_grammar::Diagnostic| {
+        let help = d
+            .help
+            .as_deref()
+            .map(|h| format!(" ({})", h.lines().next().unwrap_or("")))
+            .unwrap_or_default();
+        format!("{}: {}{help}", d.code, d.message)
+    };
+    Err(Refusal {
+        code: first.code.to_string(),
+        message: format!(
+            "the step was not sent (nothing was run or recorded): {}; `ad check` reports the same on a script holding it",
+            errors.iter().map(describe).collect::<Vec<_>>().join("; ")
         ),
     })
 }

@@ -573,7 +573,7 @@ _ad() {
             return 0
             ;;
         ad__subcmd__run)
-            opts="-e -q -h -V --env --from --plan-digest --keep-session --backend --record-fixture --browser --offline --device --udid --serial --tenant --run-id --lease-id --lease-backend --app --json --artifacts-dir --session --platform --target --level --force --quiet --report-html --max-file-size --help --version"
+            opts="-e -q -h -V --env --from --plan-digest --keep-session --backend --record-fixture --overwrite --browser --offline --allow-local-urls --device --udid --serial --tenant --run-id --lease-id --lease-backend --app --json --artifacts-dir --session --platform --target --level --force --quiet --report-html --max-file-size --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -689,7 +689,7 @@ _ad() {
             return 0
             ;;
         ad__subcmd__test)
-            opts="-e -j -h -V --env --platform --timeout --retries --fail-fast --jobs --shard --app --artifacts-dir --report-junit --report-json --report-html --watch --debounce --device --udid --serial --tenant --run-id --lease-id --lease-backend --backend --record-fixture --browser --offline --golden --update-golden --max-file-size --help --version"
+            opts="-e -j -h -V --env --platform --timeout --retries --fail-fast --jobs --shard --app --artifacts-dir --report-junit --report-json --report-html --watch --debounce --device --udid --serial --tenant --run-id --lease-id --lease-backend --backend --record-fixture --overwrite --browser --offline --allow-local-urls --golden --update-golden --max-file-size --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0

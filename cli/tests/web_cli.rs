@@ -352,6 +352,8 @@ fn the_same_script_gives_the_same_step_results_on_the_sim_and_on_the_web() {
             ("web", web_app.clone()),
         ] {
             let runs = art.join(format!("runs-{backend}"));
+            // The copy with the wrong password lies outside the app's folder: its local app
+            // needs --allow-local-urls (docs/web.md).
             let o = ad(&art)
                 .args([
                     "run",
@@ -361,6 +363,7 @@ fn the_same_script_gives_the_same_step_results_on_the_sim_and_on_the_web() {
                     "-e",
                     &app,
                     "--json",
+                    "--allow-local-urls",
                 ])
                 .arg("--app")
                 .arg(&model)
@@ -875,4 +878,103 @@ fn ctrl_c_cancels_a_page_that_never_finishes_loading() {
         "{open_end}"
     );
     assert!(!events.contains("\"divergence\""), "{events}");
+}
+
+/// Issue 29: a web run opening a local file, a `view-source:` page or a `chrome:` page copied what
+/// they showed into its observations and its HTML report. Each `open` is now refused (exit 1, a
+/// script error naming `--allow-local-urls`, not a divergence) and nothing they show reaches a
+/// file; `ad check` warns of each (AD736). With `--allow-local-urls` the same runs show them (the
+/// markers the test looks for do reach the records then).
+#[test]
+fn local_files_and_browser_pages_are_refused_unless_allowed() {
+    require_chromium();
+    let server = FixtureServer::start(&fixture_dir());
+    let art = scratch("local-urls");
+    let secret = art.join("outside/secret.txt");
+    std::fs::create_dir_all(secret.parent().unwrap()).unwrap();
+    std::fs::write(&secret, "AD-SECRET-7F3A\n").unwrap();
+    let flows = art.join("flows");
+    std::fs::create_dir_all(&flows).unwrap();
+    // (script, its URL, what the page shows that no record may hold)
+    let pages = [
+        (
+            "file",
+            format!("file://{}", secret.display()),
+            "AD-SECRET-7F3A",
+        ),
+        (
+            "source",
+            format!("view-source:{}", server.url("login.html")),
+            "login-submit",
+        ),
+        (
+            "internal",
+            "chrome://version".to_string(),
+            "remote-debugging-port",
+        ),
+    ];
+    for (name, url, _) in &pages {
+        std::fs::write(
+            flows.join(format!("{name}.ad")),
+            format!(
+                "context platform=web\nopen \"{url}\"\nwait \"id=\\\"absent\\\"\" 500\nclose\n"
+            ),
+        )
+        .unwrap();
+    }
+    let o = ad(&art)
+        .args(["check", "--format", "json"])
+        .arg(&flows)
+        .output()
+        .unwrap();
+    assert_eq!(code(&o), 0, "{}", text(&o));
+    let found: Vec<Value> = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(
+        found.iter().filter(|d| d["code"] == "AD736").count(),
+        3,
+        "{found:#?}"
+    );
+    let records = |allow: bool| {
+        let tag = if allow { "allowed" } else { "refused" };
+        for (name, url, _) in &pages {
+            let script = flows.join(format!("{name}.ad"));
+            let mut args = vec!["run", script.to_str().unwrap(), "--offline"];
+            let report = art.join(format!("report-{tag}-{name}"));
+            args.extend(["--report-html", report.to_str().unwrap()]);
+            if allow {
+                args.push("--allow-local-urls");
+            }
+            let o = ad(&art)
+                .args(&args)
+                .arg("--artifacts-dir")
+                .arg(art.join(format!("runs-{tag}")))
+                .output()
+                .unwrap();
+            assert_eq!(code(&o), 1, "{}", text(&o));
+            let t = text(&o);
+            if !allow {
+                assert!(
+                    t.contains(&format!("error[LOCAL_URL_REFUSED]: open refused: {url}"))
+                        && t.contains("--allow-local-urls"),
+                    "{t}"
+                );
+                assert_not_a_divergence(&t);
+            }
+        }
+        assert_no_browser_left(&art);
+        let mut files = walk(&art.join(format!("runs-{tag}")));
+        for (name, _, _) in &pages {
+            files.extend(walk(&art.join(format!("report-{tag}-{name}"))));
+        }
+        let text: String = files
+            .iter()
+            .map(|f| String::from_utf8_lossy(&std::fs::read(f).unwrap()).into_owned())
+            .collect();
+        pages
+            .iter()
+            .map(|(_, _, shown)| text.contains(shown))
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(records(false), [false, false, false]);
+    assert_eq!(records(true), [true, true, true]);
 }

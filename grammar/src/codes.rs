@@ -207,6 +207,10 @@ codes! {
     WAIT_TIMEOUT_RANGE = "AD733", Warning, Never, [], "wait timeout outside the useful range";
     DUPLICATE_STEP = "AD734", Info, Never, [], "identical consecutive steps";
     ARTIFACT_PATH_ESCAPES = "AD735", Warning, Never, [], "artifact path outside the run's artifacts folder";
+    /// An `open` of a local file (`file:`) or a page of the browser itself (`view-source:`,
+    /// `chrome:`, …): the web backend refuses it unless it is a file inside the script's folder
+    /// or the run passes `--allow-local-urls`.
+    LOCAL_URL = "AD736", Warning, Never, [], "open of a local-file or browser-internal URL";
     /// An included fragment file that does not exist or cannot be read.
     FRAGMENT_MISSING = "AD800", Error, Never, [COMPOSITION], "included fragment not found";
     /// An include where compositions are not supported (a plain script, a non-fragment target,

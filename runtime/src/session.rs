@@ -511,7 +511,11 @@ pub async fn run_live(
         kind,
         BackendSetup {
             models: resolver,
-            web: config.web.clone(),
+            // The web shows local files of the script's own folder only (docs/web.md).
+            web: crate::web::LaunchConfig {
+                urls: config.web.urls.for_script(script),
+                ..config.web.clone()
+            },
             agent_device: crate::agent_device::BridgeSetup::for_plan(
                 &config.agent_device,
                 plan,

@@ -231,6 +231,79 @@ fn alert_accept_and_dismiss_wait_for_the_next_dialog_to_open() {
     );
 }
 
+/// Issue 29: a local web app (a `file:` page in the script's folder) may show its own files, but
+/// what it links to or loads from outside that folder is stopped before the browser reads it: the
+/// page's own navigation to another local file ends on the browser's "blocked" page, and an image
+/// from outside fails to load. With `--allow-local-urls` the same pages show the file and the
+/// image (so the test sees a leak when there is one).
+#[test]
+fn a_local_apps_links_and_loads_from_outside_its_folder_are_stopped() {
+    require_chromium();
+    let dir = ad_tests::scratch_dir("ad-web-local-urls");
+    let outside = dir.join("outside");
+    std::fs::create_dir_all(&outside).unwrap();
+    std::fs::write(outside.join("secret.txt"), "AD-SECRET-7F3A\n").unwrap();
+    std::fs::write(
+        outside.join("pixel.svg"),
+        "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"4\" height=\"4\"></svg>",
+    )
+    .unwrap();
+    let app = dir.join("app");
+    std::fs::create_dir_all(&app).unwrap();
+    let link = app.join("link.html");
+    std::fs::write(
+        &link,
+        format!(
+            "<!doctype html><title>Link</title><p id=\"hello\">Local app</p><a id=\"leak\" href=\"file://{}\">leak</a>",
+            outside.join("secret.txt").display()
+        ),
+    )
+    .unwrap();
+    let image = app.join("image.html");
+    std::fs::write(
+        &image,
+        format!(
+            "<!doctype html><title>Image</title><p id=\"outcome\">waiting</p><img src=\"file://{}\" onload=\"outcome.textContent='image loaded'\" onerror=\"outcome.textContent='image blocked'\">",
+            outside.join("pixel.svg").display()
+        ),
+    )
+    .unwrap();
+    let follow = |expect: &str| {
+        format!("open \"${{APP}}\"\nwait \"id=\\\"hello\\\"\" 3000\nclick \"id=\\\"leak\\\"\"\nwait \"text\" \"{expect}\" 3000\n")
+    };
+    let load = |expect: &str| format!("open \"${{APP}}\"\nwait \"text\" \"{expect}\" 3000\n");
+    // (page, its script when stopped, its script when allowed)
+    let cases = [
+        (
+            &link,
+            follow("ERR_BLOCKED_BY_CLIENT"),
+            follow("AD-SECRET-7F3A"),
+        ),
+        (&image, load("image blocked"), load("image loaded")),
+    ];
+    for (page, stopped, allowed) in &cases {
+        let url = format!("file://{}", page.display());
+        for (allow_local, text) in [(false, stopped), (true, allowed)] {
+            let mut w = Web::new(LaunchConfig {
+                offline: true,
+                urls: ad_runtime::web::UrlPolicy {
+                    allow_local,
+                    local_root: Some(app.clone()),
+                },
+                ..LaunchConfig::default()
+            });
+            let ran = run_on(&mut w, text, &[("APP", &url)]);
+            drop(w);
+            assert!(
+                ran.result.error.is_none(),
+                "{text}: {:#?}",
+                ran.result.error
+            );
+        }
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 #[test]
 fn a_dismissed_confirm_keeps_the_item_and_taps_under_it_are_refused() {
     let s = server();

@@ -176,13 +176,13 @@ impl Clients {
 
     /// Marks a connection idle until the guard drops; the guard's signal fires if it is closed
     /// to make room.
-    fn idle(&self) -> IdleGuard<'_> {
+    fn idle(self: &Rc<Self>) -> IdleGuard {
         let id = self.next.get();
         self.next.set(id + 1);
         let notify = Rc::new(Notify::new());
         self.idle.borrow_mut().insert(id, notify.clone());
         IdleGuard {
-            clients: self,
+            clients: self.clone(),
             id,
             notify,
         }
@@ -200,13 +200,13 @@ impl Clients {
     }
 }
 
-struct IdleGuard<'a> {
-    clients: &'a Clients,
+struct IdleGuard {
+    clients: Rc<Clients>,
     id: u64,
     notify: Rc<Notify>,
 }
 
-impl Drop for IdleGuard<'_> {
+impl Drop for IdleGuard {
     fn drop(&mut self) {
         self.clients.idle.borrow_mut().remove(&self.id);
     }
@@ -330,9 +330,12 @@ fn serve_with(state_dir: &Path, idle: Duration, cap: usize, release: fn()) -> st
             }
             last.set(Instant::now());
             clients.open.set(clients.open.get() + 1);
+            // Idle (evictable) from now on, before its task first runs: a burst of connections
+            // cannot fill the cap with connections nobody can close.
+            let idle = clients.idle();
             let (sessions, clients, last) = (sessions.clone(), clients.clone(), last.clone());
             tokio::task::spawn_local(async move {
-                if serve_client(stream, &sessions, &clients).await >= RELEASE_AFTER {
+                if serve_client(stream, idle, &sessions, &clients).await >= RELEASE_AFTER {
                     release();
                 }
                 last.set(Instant::now());
@@ -427,24 +430,27 @@ impl LineReader {
 /// room for another. Returns the largest its request buffer grew.
 async fn serve_client(
     stream: tokio::net::UnixStream,
+    idle: IdleGuard,
     sessions: &Sessions,
-    clients: &Clients,
+    clients: &Rc<Clients>,
 ) -> usize {
     let (read, write) = stream.into_split();
     let mut lines = LineReader::new(read, MAX_REQUEST_BYTES);
-    answer_lines(&mut lines, write, sessions, clients).await;
+    answer_lines(&mut lines, write, idle, sessions, clients).await;
     lines.peak
 }
 
 async fn answer_lines(
     lines: &mut LineReader,
     mut write: tokio::net::unix::OwnedWriteHalf,
+    first: IdleGuard,
     sessions: &Sessions,
-    clients: &Clients,
+    clients: &Rc<Clients>,
 ) {
+    let mut first = Some(first);
     loop {
         let line = {
-            let idle = clients.idle();
+            let idle = first.take().unwrap_or_else(|| clients.idle());
             tokio::select! {
                 // A client that connects and says nothing does not hold the daemon up.
                 line = tokio::time::timeout(CLIENT_SILENCE, lines.next_line()) => line,
@@ -891,14 +897,24 @@ impl Client {
 
 /// Reads the script of `ad session replay` through the reader `ad run` uses
 /// ([`ad_compiler::input_file`]), at the cap that applies to it (`[input] max-file-size` of its
-/// `ad.toml`, else agent-device's 2 MiB: AD006 beyond), decoded as agent-device decodes it. A
-/// regular file only (a FIFO or a device is refused before it is opened): the daemon reads it,
-/// not the client's shell. On the blocking pool: the daemon's one thread never waits on a
-/// client's file.
-pub(crate) async fn read_script(path: PathBuf) -> Result<String, String> {
-    tokio::task::spawn_blocking(move || read_script_now(&path))
-        .await
-        .unwrap_or_else(|e| Err(format!("cannot read the script: {e}")))
+/// `ad.toml`, else agent-device's 2 MiB: AD006 beyond), decoded as agent-device decodes it, and
+/// analyses it. A regular file only (a FIFO or a device is refused before it is opened): the
+/// daemon reads it, not the client's shell. Both on the blocking pool ([`off_thread`]).
+pub(crate) async fn read_script(path: PathBuf) -> Result<ad_compiler::Analysis, String> {
+    off_thread(move || {
+        read_script_now(&path)
+            .map(|text| ad_compiler::analyze_owned(text, &ad_compiler::config::Config::default()))
+    })
+    .await
+}
+
+/// Runs `work` on the blocking pool: the daemon's one thread never waits on a client's file,
+/// nor on the analysis of a large script, while other clients wait for their answers.
+pub(crate) async fn off_thread<T: Send + 'static>(work: impl FnOnce() -> T + Send + 'static) -> T {
+    match tokio::task::spawn_blocking(work).await {
+        Ok(out) => out,
+        Err(e) => std::panic::resume_unwind(e.into_panic()),
+    }
 }
 
 fn read_script_now(path: &Path) -> Result<String, String> {
@@ -952,11 +968,11 @@ mod tests {
     }
 
     /// A daemon for `state` on a thread of its own, keeping at most `cap` connections; it exits
-    /// once idle (no client, no session) for 300 ms.
+    /// once idle (no client, no session) for a second.
     fn daemon(state: &Path, cap: usize) -> std::thread::JoinHandle<std::io::Result<()>> {
         let st = state.to_path_buf();
         let server =
-            std::thread::spawn(move || serve_with(&st, Duration::from_millis(300), cap, || {}));
+            std::thread::spawn(move || serve_with(&st, Duration::from_millis(1000), cap, || {}));
         let deadline = Instant::now() + Duration::from_secs(10);
         while UnixStream::connect(socket_path(state)).is_err() {
             assert!(Instant::now() < deadline, "the daemon did not listen");
@@ -1161,7 +1177,9 @@ mod tests {
     fn an_over_long_request_is_refused_and_the_daemon_still_serves() {
         let state = scratch("long");
         let server = daemon(&state, MAX_CLIENTS);
-        let mut raw = UnixStream::connect(socket_path(&state)).unwrap();
+        // A client that stays connected keeps the daemon from going idle meanwhile.
+        let hold = UnixStream::connect(socket_path(&state)).unwrap();
+        let raw = UnixStream::connect(socket_path(&state)).unwrap();
         let writer = raw.try_clone().unwrap();
         let sent = std::thread::spawn(move || {
             let chunk = vec![b'x'; 1 << 20];
@@ -1172,8 +1190,9 @@ mod tests {
                 }
             }
         });
+        // The answer line, then the connection is closed (reset: the rest was never read).
         let mut answer = String::new();
-        raw.read_to_string(&mut answer).unwrap();
+        BufReader::new(&raw).read_line(&mut answer).unwrap();
         sent.join().unwrap();
         assert!(
             answer.contains("INVALID_REQUEST")
@@ -1182,7 +1201,7 @@ mod tests {
         );
         let mut c = Client::connect(&state, || Ok(())).unwrap();
         assert!(c.send(&list()).unwrap().ok);
-        drop((c, raw));
+        drop((c, raw, hold));
         server.join().unwrap().unwrap();
         let _ = std::fs::remove_dir_all(&state);
     }

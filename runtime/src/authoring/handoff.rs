@@ -150,8 +150,16 @@ impl Sessions {
     ) -> Result<RunReply, String> {
         let kind = BackendKind::parse(&req.backend)
             .ok_or_else(|| format!("unknown backend {:?}", req.backend))?;
-        let analysis = crate::gate::analyze(&req.script, &req.options.script_path, &req.text, true)
-            .map_err(|r| r.summary)?;
+        // A large script's analysis does not hold the daemon's other clients up.
+        let (script, display, text) = (
+            req.script.clone(),
+            req.options.script_path.clone(),
+            req.text.clone(),
+        );
+        let analysis = super::daemon::off_thread(move || {
+            crate::gate::analyze(&script, &display, &text, true).map_err(|r| r.summary)
+        })
+        .await?;
         let plan = Plan {
             steps: analysis.steps(),
             metadata: analysis.metadata(),

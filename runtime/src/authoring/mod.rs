@@ -883,12 +883,12 @@ impl Sessions {
             ));
         };
         let path = resolve_path(&req.cwd, file);
-        // Checked and capped as `ad run` reads a script, off the daemon's thread.
-        let text = match daemon::read_script(path.clone()).await {
-            Ok(t) => t,
+        // Read (checked and capped as `ad run` reads a script) and analysed off the daemon's
+        // thread.
+        let analysis = match daemon::read_script(path.clone()).await {
+            Ok(a) => a,
             Err(e) => return fail(Refusal::new("INVALID_ARGS", e)),
         };
-        let analysis = ad_compiler::analyze(&text);
         if let Some(d) = analysis.diagnostics.iter().find(|d| d.is_parity_error()) {
             return fail(Refusal::new(
                 "INVALID_ARGS",

@@ -113,6 +113,11 @@ impl Backend for Web {
             )
             .with_hint("open \"https://…\" (or http://127.0.0.1:… for a local app), or run this script on --backend sim"));
         }
+        // Before the browser is asked: what it would show lands in the run's records.
+        self.config.urls.check(&url).map_err(|why| {
+            BackendError::rejected(super::urls::REFUSED, format!("open refused: {why}"))
+                .with_hint(super::urls::ALLOW_HINT)
+        })?;
         if options.relaunch {
             // A fresh browser: no cookies, storage or history of the previous run.
             self.shut_down();

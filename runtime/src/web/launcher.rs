@@ -47,6 +47,9 @@ pub struct LaunchConfig {
     pub offline: bool,
     /// The window (and so the viewport) size in CSS pixels.
     pub window: (u32, u32),
+    /// Which pages the browser may show (`--allow-local-urls`, the script's folder).
+    #[serde(default)]
+    pub urls: super::UrlPolicy,
     /// The environment `CHROME_PATH` and the temp folder are read from and the browser runs
     /// in: this process's, or (in the session daemon) the run's own client's. Never serialized:
     /// a run request carries it once, for every backend.
@@ -60,6 +63,7 @@ impl Default for LaunchConfig {
             executable: None,
             offline: false,
             window: (1280, 800),
+            urls: Default::default(),
             env: Environment::inherited(),
         }
     }

@@ -10,7 +10,8 @@
 //! - [`protocol`]: typed requests and responses of the domains used;
 //! - [`ax`]: the accessibility tree mapped to the interpreter's nodes;
 //! - `input.rs`: mouse, keyboard and wheel input at elements;
-//! - `device.rs`: the [`Backend`] calls.
+//! - `device.rs`: the [`Backend`] calls;
+//! - [`urls`]: which pages the browser may show (no local files or browser pages by default).
 
 pub mod ax;
 pub mod cdp;
@@ -18,6 +19,7 @@ mod device;
 mod input;
 pub mod launcher;
 pub mod protocol;
+pub mod urls;
 
 use std::time::{Duration, Instant};
 
@@ -30,6 +32,7 @@ use ax::Element;
 use cdp::{CallError, Cdp, Event};
 pub use launcher::{LaunchConfig, INSTALL_HINT};
 use protocol::Command;
+pub use urls::UrlPolicy;
 
 /// How long `open` waits for the page's load event.
 const LOAD_TIMEOUT: Duration = Duration::from_secs(30);
@@ -88,6 +91,8 @@ struct Live {
     /// Requests the page has in flight, and when the last one started or ended.
     in_flight: std::collections::HashSet<String>,
     network_changed: Instant,
+    /// Which `file:` requests of the page are let through.
+    urls: UrlPolicy,
     /// Dropped last: the connection closes before the browser is killed.
     browser: launcher::Browser,
 }
@@ -185,6 +190,9 @@ impl Web {
             page.map_err(|e| fail("Page.enable", e))?;
             lifecycle.map_err(|e| fail("Page.setLifecycleEventsEnabled", e))?;
             network.map_err(|e| fail("Network.enable", e))?;
+            urls::intercept(&cdp, &session, &self.config.urls)
+                .await
+                .map_err(|e| fail("Fetch.enable", e))?;
             self.live = Some(Live {
                 cdp,
                 session,
@@ -193,6 +201,7 @@ impl Web {
                 lifecycle: Vec::new(),
                 in_flight: Default::default(),
                 network_changed: Instant::now(),
+                urls: self.config.urls.clone(),
                 browser,
             });
         }
@@ -253,6 +262,7 @@ impl Live {
                 });
             }
             "Page.javascriptDialogClosed" => self.dialog = None,
+            "Fetch.requestPaused" => self.answer_paused(&ev.params),
             "Network.requestWillBeSent" | "Network.loadingFinished" | "Network.loadingFailed" => {
                 let id = ev
                     .params

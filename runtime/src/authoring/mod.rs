@@ -182,6 +182,8 @@ struct Words {
     /// `--platform` (with `--backend agent-device`): the device platform agent-device drives.
     platform: Option<String>,
     offline: bool,
+    /// `--allow-local-urls`: the web may show local files and the browser's own pages.
+    allow_local_urls: bool,
     browser: Option<String>,
     env: Vec<String>,
     record_fixture: Option<String>,
@@ -224,6 +226,7 @@ fn split_words(raw: &[String]) -> Result<Words, Refusal> {
             "--platform" => w.platform = Some(value(&mut it, "--platform")?),
             "--browser" => w.browser = Some(value(&mut it, "--browser")?),
             "--offline" => w.offline = true,
+            "--allow-local-urls" => w.allow_local_urls = true,
             "--record-fixture" => w.record_fixture = Some(value(&mut it, "--record-fixture")?),
             "-e" | "--env" if replay => w.env.push(value(&mut it, "-e")?),
             _ => w.words.push(word.clone()),
@@ -529,6 +532,9 @@ impl Sessions {
         web.env = req.env.clone();
         bridge.config.env = req.env.clone();
         web.offline |= w.offline;
+        // Local files of the folder the session was opened (or its script replayed) from.
+        web.urls.allow_local |= w.allow_local_urls;
+        web.urls = web.urls.for_script(script);
         if let Some(b) = &w.browser {
             web.executable = Some(resolve_path(cwd, b));
         }

@@ -978,3 +978,61 @@ fn local_files_and_browser_pages_are_refused_unless_allowed() {
     assert_eq!(records(false), [false, false, false]);
     assert_eq!(records(true), [true, true, true]);
 }
+
+/// Ctrl-C while the browser is starting (here a `CHROME_PATH` program that never announces its
+/// DevTools endpoint): the run stops at once as an interrupted run (exit 130), not after the
+/// launch's own time limit as a set-up error, and the program is killed.
+#[test]
+fn ctrl_c_while_the_browser_starts_stops_the_run() {
+    let art = scratch("sigint-launch");
+    let pidfile = art.join("browser.pid");
+    let never = art.join("never-announces");
+    write_program(
+        &never,
+        &format!("echo $$ > {}; exec sleep 100000", pidfile.display()),
+    );
+    let script = art.join("page.ad");
+    std::fs::write(&script, "open \"about:blank\"\nclose\n").unwrap();
+    let mut child = ad(&art)
+        .args(["run", script.to_str().unwrap(), "--backend", "web"])
+        .arg("--artifacts-dir")
+        .arg(art.join("runs"))
+        .env("CHROME_PATH", &never)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let bound = Instant::now() + Duration::from_secs(60);
+    while !pidfile.is_file() || std::fs::read_to_string(&pidfile).unwrap().trim().is_empty() {
+        assert!(Instant::now() < bound, "the browser was never started");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    // SAFETY: kill has no memory preconditions; the pid is our own child's.
+    unsafe {
+        libc::kill(child.id() as i32, libc::SIGINT);
+    }
+    let bound = Instant::now() + Duration::from_secs(120);
+    while child.try_wait().unwrap().is_none() {
+        if Instant::now() > bound {
+            let _ = child.kill();
+            panic!("ad run did not stop");
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let o = child.wait_with_output().unwrap();
+    let t = text(&o);
+    assert_eq!(code(&o), 130, "{t}");
+    assert!(t.contains("error[INTERRUPTED]"), "{t}");
+    assert!(!t.contains("BACKEND_UNAVAILABLE"), "{t}");
+    let pid: i32 = std::fs::read_to_string(&pidfile).unwrap().trim().parse().unwrap();
+    let gone = |pid: i32| {
+        std::fs::read_to_string(format!("/proc/{pid}/stat"))
+            .map(|s| s.rsplit(')').next().unwrap_or("").trim_start().starts_with('Z'))
+            .unwrap_or(true)
+    };
+    let bound = Instant::now() + Duration::from_secs(10);
+    while !gone(pid) && Instant::now() < bound {
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    assert!(gone(pid), "the starting browser {pid} was left running");
+}

@@ -87,6 +87,12 @@ impl BackendError {
     }
 }
 
+impl From<SetupProblem> for BackendError {
+    fn from(problem: SetupProblem) -> Self {
+        BackendError::Unavailable(problem)
+    }
+}
+
 pub type BackendResult<T> = Result<T, BackendError>;
 
 /// One capture of the screen.

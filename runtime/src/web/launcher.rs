@@ -12,6 +12,7 @@ use std::process::{Child, Command, Stdio};
 use std::time::Duration;
 
 use crate::environment::Environment;
+use crate::backend::BackendError;
 use crate::records::SetupProblem;
 
 /// Where the browser is looked for when neither `--browser` nor `CHROME_PATH` says.
@@ -170,8 +171,9 @@ pub struct Browser {
 
 impl Browser {
     /// Launches the browser and waits for its DevTools announcement; what keeps it from
-    /// starting is a [`SetupProblem`].
-    pub fn launch(config: &LaunchConfig) -> Result<Browser, SetupProblem> {
+    /// starting is a [`SetupProblem`] (`BackendError::Unavailable`), and a stop request (Ctrl-C)
+    /// while it starts ends the wait (`BackendError::Interrupted`, the browser killed).
+    pub fn launch(config: &LaunchConfig) -> Result<Browser, BackendError> {
         let exe = find_browser(config.executable.as_deref(), &config.env)?;
         let profile = temp_profile(&config.env.temp_dir()).map_err(|e| {
             missing(
@@ -193,7 +195,8 @@ impl Browser {
                 return Err(missing(
                     format!("cannot start {}: {e}", exe.display()),
                     INSTALL_HINT,
-                ));
+                )
+                .into());
             }
         };
         let stderr = child.stderr.take().expect("piped stderr");
@@ -230,19 +233,39 @@ impl Browser {
             executable: exe.clone(),
         };
         let check = "point CHROME_PATH at a working Chromium or Chrome (`ad doctor` checks it), or reinstall it (`apt-get install chromium` as root on Debian/Ubuntu)";
-        match rx.recv_timeout(ANNOUNCE_TIMEOUT) {
-            Ok(Ok(url)) if url.starts_with("ws://127.0.0.1:") => {
+        // Waited for in slices, so a stop request is seen while the browser starts.
+        let end = std::time::Instant::now() + ANNOUNCE_TIMEOUT;
+        let announced = loop {
+            match rx.recv_timeout(Duration::from_millis(100)) {
+                Err(std::sync::mpsc::RecvTimeoutError::Timeout) => {
+                    if let Some(signal) = crate::interrupt::requested() {
+                        return Err(BackendError::interrupted(signal));
+                    }
+                    if std::time::Instant::now() < end {
+                        continue;
+                    }
+                    break None;
+                }
+                Ok(a) => break Some(a),
+                Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => {
+                    break Some(Err(String::new()))
+                }
+            }
+        };
+        let problem = |p: SetupProblem| Err(BackendError::Unavailable(p));
+        match announced {
+            Some(Ok(url)) if url.starts_with("ws://127.0.0.1:") => {
                 browser.ws_url = url;
                 Ok(browser)
             }
-            Ok(Ok(url)) => Err(missing(
+            Some(Ok(url)) => problem(missing(
                 format!(
                     "{} announced DevTools on {url}, not on loopback",
                     exe.display()
                 ),
                 check,
             )),
-            Ok(Err(stderr)) => Err(missing(
+            Some(Err(stderr)) => problem(missing(
                 format!(
                     "{} exited before announcing its DevTools endpoint{}",
                     exe.display(),
@@ -254,7 +277,7 @@ impl Browser {
                 ),
                 check,
             )),
-            Err(_) => Err(missing(
+            None => problem(missing(
                 format!(
                     "{} did not announce its DevTools endpoint within {} s",
                     exe.display(),

@@ -135,8 +135,7 @@ impl Web {
     async fn ensure_live(&mut self) -> BackendResult<&mut Live> {
         if self.live.is_none() {
             // A browser that is missing, exits or never answers is a set-up error, not a step's.
-            let browser =
-                launcher::Browser::launch(&self.config).map_err(BackendError::Unavailable)?;
+            let browser = launcher::Browser::launch(&self.config)?;
             let cdp = Cdp::connect(&browser.ws_url).await.map_err(|e| {
                 BackendError::unavailable(
                     "web",
@@ -214,6 +213,9 @@ impl Web {
         match self.ensure_live().await {
             Ok(_) => Ok(()),
             Err(BackendError::Unavailable(problem)) => Err(problem),
+            // Ctrl-C while the browser started: nothing runs, the run stops before its first
+            // step as any interrupted run does.
+            Err(BackendError::Interrupted { .. }) => Ok(()),
             Err(e) => Err(crate::records::SetupProblem::new(
                 "web",
                 format!(

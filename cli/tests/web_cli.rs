@@ -1024,10 +1024,20 @@ fn ctrl_c_while_the_browser_starts_stops_the_run() {
     assert_eq!(code(&o), 130, "{t}");
     assert!(t.contains("error[INTERRUPTED]"), "{t}");
     assert!(!t.contains("BACKEND_UNAVAILABLE"), "{t}");
-    let pid: i32 = std::fs::read_to_string(&pidfile).unwrap().trim().parse().unwrap();
+    let pid: i32 = std::fs::read_to_string(&pidfile)
+        .unwrap()
+        .trim()
+        .parse()
+        .unwrap();
     let gone = |pid: i32| {
         std::fs::read_to_string(format!("/proc/{pid}/stat"))
-            .map(|s| s.rsplit(')').next().unwrap_or("").trim_start().starts_with('Z'))
+            .map(|s| {
+                s.rsplit(')')
+                    .next()
+                    .unwrap_or("")
+                    .trim_start()
+                    .starts_with('Z')
+            })
             .unwrap_or(true)
     };
     let bound = Instant::now() + Duration::from_secs(10);

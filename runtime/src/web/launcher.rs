@@ -11,8 +11,8 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::Duration;
 
-use crate::environment::Environment;
 use crate::backend::BackendError;
+use crate::environment::Environment;
 use crate::records::SetupProblem;
 
 /// Where the browser is looked for when neither `--browser` nor `CHROME_PATH` says.
@@ -192,11 +192,9 @@ impl Browser {
             Ok(c) => c,
             Err(e) => {
                 let _ = std::fs::remove_dir_all(&profile);
-                return Err(missing(
-                    format!("cannot start {}: {e}", exe.display()),
-                    INSTALL_HINT,
-                )
-                .into());
+                return Err(
+                    missing(format!("cannot start {}: {e}", exe.display()), INSTALL_HINT).into(),
+                );
             }
         };
         let stderr = child.stderr.take().expect("piped stderr");

@@ -428,35 +428,28 @@ impl<B: Backend> Exec<'_, B> {
                 } else {
                     (AlertAction::Dismiss, "dismiss")
                 };
-                // As agent-device: the alert may be about to open (the next dialog after one
-                // just answered), so it is given APPEAR_TIMEOUT_MS to show; nothing is sent
-                // when none does.
-                let timeout = self.remaining(APPEAR_TIMEOUT_MS);
-                if self.poll_alert(timeout).await?.0.is_none() {
-                    return Err(Fail::new(
-                        "COMMAND_FAILED",
-                        format!("alert {sub}: no alert appeared within {timeout} ms"),
-                    )
-                    .hint("an alert that takes longer to open needs `alert wait` first (`alert wait 10000`)"));
+                // As agent-device's handlers: answered at once when an alert is shown; else the
+                // alert may be about to open (the next dialog after one just answered), so it
+                // is given APPEAR_TIMEOUT_MS to show, then answered. (A backend whose device
+                // waits itself, the agent-device bridge, fails the first call instead.)
+                let (start, timeout) = (self.backend.now_ms(), self.remaining(APPEAR_TIMEOUT_MS));
+                let mut answered = self.answer_alert(action, sub).await?;
+                if answered.is_none() {
+                    let left = timeout.saturating_sub(self.backend.now_ms() - start);
+                    if self.poll_alert(left).await?.0.is_some() {
+                        answered = self.answer_alert(action, sub).await?;
+                    }
                 }
-                let r = self
-                    .act(
-                        "alert",
-                        ActionArgs::Alert {
-                            action: sub.to_string(),
-                        },
-                        async move |b: &mut B| b.alert(action).await,
-                    )
-                    .await?;
-                match r {
+                match answered {
                     Some(a) => Ok(Some(StepResult::Alert {
                         alert: Some(a),
                         waited_ms: None,
                     })),
                     None => Err(Fail::new(
                         "COMMAND_FAILED",
-                        format!("alert {sub}: the alert closed before it was answered"),
-                    )),
+                        format!("alert {sub}: no alert appeared within {timeout} ms"),
+                    )
+                    .hint("an alert that takes longer to open needs `alert wait` first (`alert wait 10000`)")),
                 }
             }
             AlertOp::Unknown => Err(Fail::new(
@@ -467,6 +460,22 @@ impl<B: Backend> Exec<'_, B> {
                 ),
             )),
         }
+    }
+
+    /// `alert accept|dismiss` sent to the device: the alert it answered (`None`: none shown).
+    async fn answer_alert(
+        &mut self,
+        action: AlertAction,
+        sub: &str,
+    ) -> Result<Option<AlertInfo>, Fail> {
+        self.act(
+            "alert",
+            ActionArgs::Alert {
+                action: sub.to_string(),
+            },
+            async move |b: &mut B| b.alert(action).await,
+        )
+        .await
     }
 
     /// Polls the alert every [`POLL_INTERVAL_MS`] of the device's clock until one is shown or

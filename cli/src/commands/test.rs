@@ -343,12 +343,8 @@ fn test_paths(args: &TestArgs, paths: &[PathBuf]) -> (i32, String) {
             // A fragment runs only from a composition that includes it.
             Ok(s) if ad_compiler::compose::kind_of(&s.text) == ScriptKind::Fragment => {}
             Ok(s) => {
-                let (text, sources) = super::compose::text_for_suite(
-                    p,
-                    s.text,
-                    &args.env,
-                    args.input.max_file_size,
-                );
+                let (text, sources) =
+                    super::compose::text_for_suite(p, s.text, &args.env, args.input.max_file_size);
                 cases.push(Case {
                     path: p.clone(),
                     display: s.name,

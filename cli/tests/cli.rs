@@ -940,6 +940,26 @@ fn check_output_escapes_control_characters_in_paths_and_lines() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// `ad fmt` names the files it formats, checks or refuses: a name holding ESC/BEL is escaped.
+#[test]
+fn fmt_output_escapes_control_characters_in_file_names() {
+    let (dir, name) = hostile_project();
+    let tidy = "tidy\u{1b}]0;x\u{7}.ad";
+    std::fs::write(dir.join(tidy), "open   \"com.example.shop\"\n").unwrap();
+    for args in [
+        vec!["fmt", "--check", tidy, name.as_str()],
+        vec!["fmt", tidy, name.as_str()],
+    ] {
+        let out = run_in(&dir, &args, None);
+        assert_no_control_characters(&out.stdout, "ad fmt stdout");
+        assert_no_control_characters(&out.stderr, "ad fmt stderr");
+        let said = format!("{}{}", stdout(&out), stderr(&out));
+        assert!(said.contains(r"tidy\u{1b}]0;x\u{7}.ad"), "{said}");
+        assert!(said.contains(r"bad\u{1b}]0;pwned\u{7}.ad"), "{said}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 /// `ad run`'s progress and failure, and `ad session replay`'s errors, of the same script: the
 /// replayed line and the device's message quoting it are escaped.
 #[test]

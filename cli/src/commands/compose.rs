@@ -9,6 +9,8 @@ use ad_compiler::compose::{self, Composition, FsFiles, Options, ScriptKind};
 use ad_compiler::config::Config;
 use ad_compiler::Diagnostic;
 
+use crate::render::escape_controls;
+
 /// True when `text` is a composition or a fragment (plain scripts keep the one-file analysis).
 pub fn is_composed(text: &str) -> bool {
     compose::kind_of(text) != ScriptKind::Plain
@@ -174,9 +176,13 @@ pub fn check(
                 .filter(|d| d.code == ad_grammar::codes::FRAGMENT_STALE && d.fix.is_some())
             {
                 let line = file_text[..d.primary_span().start()].matches('\n').count() + 1;
-                eprintln!("{}:{line}: {} — re-pinning", shown(&file), d.message);
+                eprintln!(
+                    "{}:{line}: {} — re-pinning",
+                    escape_controls(&shown(&file)),
+                    escape_controls(&d.message)
+                );
                 for l in d.help.iter().flat_map(|h| h.lines()) {
-                    eprintln!("  {l}");
+                    eprintln!("  {}", escape_controls(l));
                 }
             }
             let (composed, own) = compose::apply_composition_fixes(&file_text, &diagnostics);
@@ -196,13 +202,16 @@ pub fn check(
                 // Writing the text back would turn every invalid byte into U+FFFD.
                 eprintln!(
                     "not fixed: {} is not valid UTF-8 ({})",
-                    shown(&file),
+                    escape_controls(&shown(&file)),
                     ad_grammar::codes::NOT_UTF8
                 );
             } else if applied > 0 {
                 crate::atomic_write(&file, fixed.as_bytes())
                     .map_err(|e| format!("{}: {e}", file.display()))?;
-                eprintln!("fixed {applied} problem(s) in {}", shown(&file));
+                eprintln!(
+                    "fixed {applied} problem(s) in {}",
+                    escape_controls(&shown(&file))
+                );
                 total += applied;
             }
         }
@@ -279,7 +288,7 @@ fn write_snapshots(c: &Composition, path: &Path) -> Result<(), String> {
     if written > 0 {
         eprintln!(
             "kept {written} pinned fragment snapshot(s) in {}",
-            shown(&root.join(compose::PINS_DIR))
+            escape_controls(&shown(&root.join(compose::PINS_DIR)))
         );
     }
     Ok(())

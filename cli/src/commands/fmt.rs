@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use clap::Args;
 
 use crate::files;
-use crate::render::{self, CheckedFile};
+use crate::render::{self, escape_controls, CheckedFile};
 
 #[derive(Args)]
 pub struct FmtArgs {
@@ -41,7 +41,10 @@ pub fn run(args: FmtArgs) -> i32 {
                 let mut buf = Vec::new();
                 render::human::render(&file, &file.diagnostics[0], colour, &mut buf);
                 let _ = std::io::stderr().write_all(&buf);
-                eprintln!("{}: not formatted: the file is too large", file.name);
+                eprintln!(
+                    "{}: not formatted: the file is too large",
+                    escape_controls(&file.name)
+                );
                 continue;
             }
             Err(e) => return crate::usage_error(&e.0),
@@ -58,7 +61,7 @@ pub fn run(args: FmtArgs) -> i32 {
             let _ = std::io::stderr().write_all(&buf);
             eprintln!(
                 "{}: not formatted: the file is not valid UTF-8",
-                source.name
+                escape_controls(&source.name)
             );
             if source.path.is_none() {
                 // A filter passes what it cannot format through unchanged.
@@ -81,7 +84,7 @@ pub fn run(args: FmtArgs) -> i32 {
             let _ = std::io::stderr().write_all(&buf);
             eprintln!(
                 "{}: lines agent-device rejects were left as written",
-                source.name
+                escape_controls(&source.name)
             );
         }
         if source.path.is_none() {
@@ -97,12 +100,12 @@ pub fn run(args: FmtArgs) -> i32 {
                 .lock()
                 .write_all(unified_diff(&source.name, &source.text, &formatted.output).as_bytes());
         } else if args.check {
-            println!("would reformat {}", source.name);
+            println!("would reformat {}", escape_controls(&source.name));
         } else if let Some(p) = &source.path {
             if let Err(e) = crate::atomic_write(p, formatted.output.as_bytes()) {
                 return crate::usage_error(&format!("{}: {e}", p.display()));
             }
-            eprintln!("formatted {}", source.name);
+            eprintln!("formatted {}", escape_controls(&source.name));
         }
     }
     if args.check || args.diff {

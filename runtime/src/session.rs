@@ -263,17 +263,22 @@ fn preflight_models(
     Ok(())
 }
 
-/// Does the run start after step 1 of `plan` (a valid `--from N` with N > 1)? An invalid resume is
-/// left to the interpreter, which refuses it with the exact reason.
-pub(crate) fn resumes_mid_plan(plan: &Plan<'_>, options: &RunOptions) -> bool {
-    let digest = ad_compiler::digest::plan_digest(
+/// The digest of `plan` as this run's options target it (what `--plan-digest` must match).
+fn plan_digest(plan: &Plan<'_>, options: &RunOptions) -> String {
+    ad_compiler::digest::plan_digest(
         plan.steps,
         plan.metadata,
         &ad_compiler::digest::DigestOptions {
             platform: options.platform.clone(),
             target: options.target.clone(),
         },
-    );
+    )
+}
+
+/// Does the run start after step 1 of `plan` (a valid `--from N` with N > 1)? An invalid resume is
+/// left to the interpreter, which refuses it with the exact reason.
+pub(crate) fn resumes_mid_plan(plan: &Plan<'_>, options: &RunOptions) -> bool {
+    let digest = plan_digest(plan, options);
     interp::resume_preflight(options, &digest, plan.steps.len()).is_ok_and(|from| from > 1)
 }
 
@@ -308,14 +313,7 @@ pub fn unavailable_result(
     options: &RunOptions,
     problem: SetupProblem,
 ) -> RunResult {
-    let digest = ad_compiler::digest::plan_digest(
-        plan.steps,
-        plan.metadata,
-        &ad_compiler::digest::DigestOptions {
-            platform: options.platform.clone(),
-            target: options.target.clone(),
-        },
-    );
+    let digest = plan_digest(plan, options);
     RunResult::unavailable(problem, plan.steps.len(), &options.session, digest)
 }
 

@@ -9,6 +9,8 @@ use serde_json::{Map, Value};
 
 mod encoding;
 
+pub use encoding::escape_html;
+
 /// The variables one run sees.
 #[derive(Debug, Clone, Default)]
 pub struct Scope {

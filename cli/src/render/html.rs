@@ -144,18 +144,7 @@ fn slug(index: usize, path: &str) -> String {
 
 /// Escapes text for HTML content and attribute values.
 pub fn esc(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    for c in s.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&#39;"),
-            _ => out.push(c),
-        }
-    }
-    out
+    ad_runtime::vars::escape_html(s)
 }
 
 const STYLE: &str = "\

@@ -31,7 +31,7 @@ pub(super) const ENCODINGS: &[Encoding] = &[
     Encoding {
         suffix: "html",
         decode: entity,
-        encode: encode_html,
+        encode: escape_html,
     },
     // A JSON string: `\"`, `\\`, `\n`, `\u00e9`, surrogate pairs.
     Encoding {
@@ -216,7 +216,9 @@ fn encode_form(v: &str) -> String {
     )
 }
 
-fn encode_html(v: &str) -> String {
+/// Text as HTML content or a quoted attribute value; the HTML report escapes with it too, so a
+/// value is redacted in exactly the form the report would show it.
+pub fn escape_html(v: &str) -> String {
     let mut out = String::with_capacity(v.len());
     for c in v.chars() {
         match c {

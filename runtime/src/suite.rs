@@ -12,6 +12,7 @@ use crate::interp::results::round3;
 use crate::interp::{Plan, Quiet, RunOptions};
 use crate::records::suite::{ScriptReport, StaticError, SuiteCounts, SuiteReport};
 use crate::session::{run_script, SessionConfig};
+use crate::web::launcher::SharedBrowser;
 
 pub use crate::records::suite::{Attempt, Status};
 
@@ -193,6 +194,7 @@ fn run_case(
     case: &Case,
     opts: &SuiteOptions,
     stop: &AtomicBool,
+    browser: &SharedBrowser,
 ) -> Option<CaseResult> {
     let started = Instant::now();
     let base = |status, skip_reason, refusal| CaseResult {
@@ -254,6 +256,8 @@ fn run_case(
         let opts_run = run_options(attempt);
         let mut config = opts.session.clone();
         config.persist_session = false;
+        // A web script opens a fresh browser context in its worker's browser.
+        config.web.shared = Some(browser.clone());
         let sub = attempt_fixture(
             &fixture_subfolder(case, opts.suite_root.as_deref()),
             attempt,
@@ -364,41 +368,49 @@ pub fn run_suite(
     let report = Mutex::new(report);
     let out: Mutex<Vec<CaseResult>> = Mutex::new(Vec::new());
     let jobs = opts.jobs.clamp(1, 64).min(n.max(1));
+    // A worker: takes the next script until none is left.
+    let work = |browser: &SharedBrowser| loop {
+        let k = next.fetch_add(1, Ordering::SeqCst);
+        if k >= n {
+            break;
+        }
+        let (index, case) = selected[k];
+        let r = run_case(index, case, opts, &stop, browser);
+        if opts.fail_fast
+            && r.as_ref().is_some_and(|r| {
+                matches!(r.status, Status::Failed | Status::Invalid | Status::Error)
+            })
+        {
+            stop.store(true, Ordering::SeqCst);
+        }
+        let mut g = slots.lock().expect("slots");
+        g.0[k] = Some(r);
+        // Emit every finished result in order.
+        while g.1 < n {
+            let cursor = g.1;
+            let Some(slot) = g.0[cursor].take() else {
+                break;
+            };
+            g.1 += 1;
+            match slot {
+                None => {
+                    filtered.fetch_add(1, Ordering::SeqCst);
+                }
+                Some(r) => {
+                    (report.lock().expect("report"))(&r);
+                    out.lock().expect("out").push(r);
+                }
+            }
+        }
+    };
     std::thread::scope(|s| {
         for _ in 0..jobs {
-            s.spawn(|| loop {
-                let k = next.fetch_add(1, Ordering::SeqCst);
-                if k >= n {
-                    break;
-                }
-                let (index, case) = selected[k];
-                let r = run_case(index, case, opts, &stop);
-                if opts.fail_fast
-                    && r.as_ref().is_some_and(|r| {
-                        matches!(r.status, Status::Failed | Status::Invalid | Status::Error)
-                    })
-                {
-                    stop.store(true, Ordering::SeqCst);
-                }
-                let mut g = slots.lock().expect("slots");
-                g.0[k] = Some(r);
-                // Emit every finished result in order.
-                while g.1 < n {
-                    let cursor = g.1;
-                    let Some(slot) = g.0[cursor].take() else {
-                        break;
-                    };
-                    g.1 += 1;
-                    match slot {
-                        None => {
-                            filtered.fetch_add(1, Ordering::SeqCst);
-                        }
-                        Some(r) => {
-                            (report.lock().expect("report"))(&r);
-                            out.lock().expect("out").push(r);
-                        }
-                    }
-                }
+            s.spawn(|| {
+                // One browser per worker, launched on this thread by its first web script (its
+                // parent-death signal is tied to the thread, which outlives every script).
+                let browser = SharedBrowser::default();
+                work(&browser);
+                browser.shutdown();
             });
         }
     });

@@ -56,6 +56,10 @@ pub struct LaunchConfig {
     /// a run request carries it once, for every backend.
     #[serde(skip)]
     pub env: Environment,
+    /// A browser kept across runs (an `ad test` worker's): each run opens a browser context of
+    /// its own in it instead of launching one. `None`: the run launches and reaps its own.
+    #[serde(skip)]
+    pub shared: Option<SharedBrowser>,
 }
 
 impl Default for LaunchConfig {
@@ -66,6 +70,7 @@ impl Default for LaunchConfig {
             window: (1280, 800),
             urls: Default::default(),
             env: Environment::inherited(),
+            shared: None,
         }
     }
 }
@@ -291,6 +296,11 @@ impl Browser {
         self.child.id()
     }
 
+    /// Has the browser exited (crashed, killed)?
+    pub fn exited(&mut self) -> bool {
+        !matches!(self.child.try_wait(), Ok(None))
+    }
+
     /// Kills the browser's process group, waits for the browser, removes the profile.
     pub fn shutdown(&mut self) {
         let pgid = self.child.id() as i32;
@@ -317,6 +327,81 @@ impl Browser {
 impl Drop for Browser {
     fn drop(&mut self) {
         self.shutdown();
+    }
+}
+
+/// One browser for many runs: an `ad test` worker launches it for its first web script and
+/// every later script opens a fresh browser context in it (its own cookies, storage,
+/// permissions and pages, disposed when the script ends), as Playwright runs a suite. A browser
+/// that died is relaunched for the next script; [`SharedBrowser::shutdown`] (or the last clone
+/// dropped) reaps it as [`Browser`]'s `Drop` does, and the parent-death signal still covers
+/// `kill -9` (the worker thread that launched it lives as long as the suite).
+#[derive(Clone, Default)]
+pub struct SharedBrowser(std::sync::Arc<std::sync::Mutex<SharedState>>);
+
+#[derive(Default)]
+struct SharedState {
+    browser: Option<Browser>,
+    launches: usize,
+}
+
+impl SharedBrowser {
+    fn state(&self) -> std::sync::MutexGuard<'_, SharedState> {
+        // A worker that panicked holding the lock left a browser that is still reaped here.
+        self.0.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// The DevTools endpoint of the running browser, launching it first when none runs or the
+    /// last one exited (crashed, killed).
+    pub fn endpoint(&self, config: &LaunchConfig) -> Result<String, BackendError> {
+        let mut s = self.state();
+        if s.browser.as_mut().is_some_and(|b| b.exited()) {
+            s.browser = None;
+        }
+        if s.browser.is_none() {
+            s.browser = Some(Browser::launch(config)?);
+            s.launches += 1;
+        }
+        Ok(s.browser
+            .as_ref()
+            .map(|b| b.ws_url.clone())
+            .unwrap_or_default())
+    }
+
+    /// Kills a browser that runs but does not answer, so the next [`SharedBrowser::endpoint`]
+    /// launches a new one.
+    pub fn discard(&self) {
+        self.state().browser = None;
+    }
+
+    /// How many browsers were launched so far.
+    pub fn launches(&self) -> usize {
+        self.state().launches
+    }
+
+    /// The running browser's process id.
+    pub fn pid(&self) -> Option<u32> {
+        self.state().browser.as_ref().map(Browser::pid)
+    }
+
+    /// Kills the browser (its whole process group) and removes its profile.
+    pub fn shutdown(&self) {
+        self.state().browser = None;
+    }
+}
+
+impl std::fmt::Debug for SharedBrowser {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SharedBrowser")
+            .field("pid", &self.pid())
+            .finish()
+    }
+}
+
+/// The same shared browser (a configuration compares equal to its clone).
+impl PartialEq for SharedBrowser {
+    fn eq(&self, other: &Self) -> bool {
+        std::sync::Arc::ptr_eq(&self.0, &other.0)
     }
 }
 

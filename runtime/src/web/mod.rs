@@ -93,8 +93,10 @@ struct Live {
     network_changed: Instant,
     /// Which `file:` requests of the page are let through.
     urls: UrlPolicy,
-    /// Dropped last: the connection closes before the browser is killed.
-    browser: launcher::Browser,
+    /// Dropped last: the connection closes before the browser is killed. `None` in a shared
+    /// browser ([`LaunchConfig::shared`]), which outlives the page: closing the connection
+    /// disposes the page's browser context (created to be disposed on detach).
+    browser: Option<launcher::Browser>,
 }
 
 /// The web backend.
@@ -128,40 +130,48 @@ impl Web {
 
     /// The browser's process id while one runs (tests prove it is reaped).
     pub fn browser_pid(&self) -> Option<u32> {
-        self.live.as_ref().map(|l| l.browser.pid())
+        let live = self.live.as_ref()?;
+        match &live.browser {
+            Some(b) => Some(b.pid()),
+            None => self.config.shared.as_ref().and_then(|s| s.pid()),
+        }
     }
 
     /// Starts the browser and attaches to a fresh page, unless one runs.
     async fn ensure_live(&mut self) -> BackendResult<&mut Live> {
         if self.live.is_none() {
-            // A browser that is missing, exits or never answers is a set-up error, not a step's.
-            let browser = launcher::Browser::launch(&self.config)?;
-            let cdp = Cdp::connect(&browser.ws_url).await.map_err(|e| {
-                BackendError::unavailable(
-                    "web",
-                    format!("the browser started but its DevTools endpoint does not answer: {e}"),
-                    Some(INSTALL_HINT),
-                )
-            })?;
+            let (browser, cdp, context) = match self.config.shared.clone() {
+                None => {
+                    // A browser that is missing, exits or never answers is a set-up error, not a
+                    // step's.
+                    let browser = launcher::Browser::launch(&self.config)?;
+                    let (cdp, context) = open_context(&browser.ws_url).await?;
+                    (Some(browser), cdp, context)
+                }
+                Some(shared) => {
+                    // The worker's browser, launched for its first script (or again after it
+                    // died). One that runs but does not answer is replaced once.
+                    let ws_url = shared.endpoint(&self.config)?;
+                    let (cdp, context) = match open_context(&ws_url).await {
+                        Ok(opened) => opened,
+                        Err(e @ BackendError::Interrupted { .. }) => return Err(e),
+                        Err(_) => {
+                            shared.discard();
+                            open_context(&shared.endpoint(&self.config)?).await?
+                        }
+                    };
+                    (None, cdp, context)
+                }
+            };
             let fail = |what: &str, e: CallError| BackendError::Transport {
                 message: format!("{what}: {e}"),
             };
-            // What the page stores (typed values in history, cookies) stays in memory.
-            let context = cdp
-                .call(
-                    None,
-                    &protocol::CreateBrowserContext {
-                        dispose_on_detach: true,
-                    },
-                )
-                .await
-                .map_err(|e| fail("cannot create a browser context", e))?;
             let target = cdp
                 .call(
                     None,
                     &protocol::CreateTarget {
                         url: "about:blank",
-                        browser_context_id: &context.browser_context_id,
+                        browser_context_id: &context,
                     },
                 )
                 .await
@@ -227,7 +237,8 @@ impl Web {
         }
     }
 
-    /// Kills the browser (and its profile) if one runs.
+    /// Kills the browser (and its profile) if one runs; in a shared browser, closes the page's
+    /// connection, which disposes its browser context (the browser stays for the next run).
     fn shut_down(&mut self) {
         self.live = None;
         self.elements.clear();
@@ -242,6 +253,47 @@ impl Web {
             .max_by_key(|e| e.depth)
             .or_else(|| under().max_by_key(|e| e.depth))
     }
+}
+
+/// Connects to the browser at `ws_url` and creates a fresh browser context for the run's page:
+/// its cookies, storage, permissions and history are its own and stay in memory, and it is
+/// disposed when this connection closes. Contexts an earlier run of a shared browser left are
+/// disposed first, so nothing of theirs is still there when this run starts.
+async fn open_context(ws_url: &str) -> BackendResult<(Cdp, String)> {
+    let cdp = Cdp::connect(ws_url).await.map_err(|e| {
+        BackendError::unavailable(
+            "web",
+            format!("the browser started but its DevTools endpoint does not answer: {e}"),
+            Some(INSTALL_HINT),
+        )
+    })?;
+    let fail = |what: &str, e: CallError| BackendError::Transport {
+        message: format!("{what}: {e}"),
+    };
+    let left = cdp
+        .call(None, &protocol::GetBrowserContexts {})
+        .await
+        .map_err(|e| fail("cannot list the browser contexts", e))?;
+    for id in &left.browser_context_ids {
+        cdp.call(
+            None,
+            &protocol::DisposeBrowserContext {
+                browser_context_id: id,
+            },
+        )
+        .await
+        .map_err(|e| fail("cannot dispose an earlier run's browser context", e))?;
+    }
+    let context = cdp
+        .call(
+            None,
+            &protocol::CreateBrowserContext {
+                dispose_on_detach: true,
+            },
+        )
+        .await
+        .map_err(|e| fail("cannot create a browser context", e))?;
+    Ok((cdp, context.browser_context_id))
 }
 
 impl Live {

@@ -45,6 +45,32 @@ command!(
     CreatedBrowserContext
 );
 
+/// Ends a context made by [`CreateBrowserContext`]: its pages close, its cookies and storage go.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct DisposeBrowserContext<'a> {
+    pub browser_context_id: &'a str,
+}
+command!(
+    DisposeBrowserContext<'_>,
+    "Target.disposeBrowserContext",
+    Empty
+);
+
+/// The contexts made by [`CreateBrowserContext`] that still exist.
+#[derive(Serialize)]
+pub struct GetBrowserContexts {}
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct BrowserContexts {
+    pub browser_context_ids: Vec<String>,
+}
+command!(
+    GetBrowserContexts,
+    "Target.getBrowserContexts",
+    BrowserContexts
+);
+
 #[derive(Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct CreateTarget<'a> {

@@ -344,6 +344,12 @@ pub trait Backend: Send {
     fn location(&self) -> Value {
         Value::Null
     }
+    /// Can a later run continue this run's session at a later step (`--from N`)? The sim keeps
+    /// its state in a file and agent-device's daemon keeps the device's session; a browser (and
+    /// a replayed fixture) ends with the run, so reports offer no resume there.
+    fn resumes_at_step(&self) -> bool {
+        false
+    }
     /// The run's current redaction of injected values, given before each capture and action:
     /// a recorded fixture redacts (and a replay compares) with exactly what the journal uses.
     fn use_redactor(&mut self, _redactor: &crate::vars::Redactor) {}

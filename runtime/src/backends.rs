@@ -394,6 +394,9 @@ impl Backend for AnyBackend {
     fn location(&self) -> Value {
         delegate!(self, b => b.location())
     }
+    fn resumes_at_step(&self) -> bool {
+        delegate!(self, b => b.resumes_at_step())
+    }
     fn use_redactor(&mut self, redactor: &crate::vars::Redactor) {
         delegate!(self, b => b.use_redactor(redactor))
     }

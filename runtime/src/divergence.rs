@@ -70,6 +70,9 @@ pub struct Input<'a> {
     pub plan_digest: String,
     /// Whether the session stays live after the failure.
     pub session_exists: bool,
+    /// Whether the backend lets a later run continue at a step (`--from`,
+    /// [`crate::backend::Backend::resumes_at_step`]); without it the report offers no resume.
+    pub resumable: bool,
 }
 
 fn ref_entry(n: &FlatNode, scope: &Scope) -> NodeRef {
@@ -301,14 +304,15 @@ pub fn build(input: &Input, scope: &Scope) -> DivergenceReport {
     let hint = repair_hint(input.kind, input.evidence, snapshot);
     let n = input.step;
     let resume = Resume {
-        allowed: true,
+        allowed: input.resumable,
         from: if hint == RepairHint::RecordAndHeal {
             n + 1
         } else {
             n
         },
         plan_digest: input.plan_digest.clone(),
-        alternate_from: (matches!(hint, RepairHint::Caution | RepairHint::Manual)
+        alternate_from: (input.resumable
+            && matches!(hint, RepairHint::Caution | RepairHint::Manual)
             && (input.session_exists || n < input.total_steps))
             .then_some(n + 1),
     };

@@ -437,6 +437,16 @@ pub fn run(args: RunArgs) -> i32 {
     if args.json {
         let mut record = r.record();
         record.run_dir = Some(journal.clone());
+        // Per-step timings come from the journal the run wrote, as the HTML report's do.
+        record.steps = outcome
+            .run_dir
+            .as_deref()
+            .map(|d| {
+                ad_runtime::records::result::step_timings(
+                    &crate::render::html::AttemptRecords::load(d).events,
+                )
+            })
+            .unwrap_or_default();
         record.session_file = outcome
             .session_file
             .as_ref()

@@ -806,6 +806,11 @@ impl Backend for AgentDevice {
     fn location(&self) -> Value {
         json!({"app": self.app, "platform": self.platform})
     }
+
+    /// The daemon keeps the device's session for `--from`.
+    fn resumes_at_step(&self) -> bool {
+        true
+    }
 }
 
 /// A fresh file name for one screenshot.

@@ -198,6 +198,7 @@ impl<B: Backend> Exec<'_, B> {
             total_steps: plan.steps.len(),
             plan_digest: digest.to_string(),
             session_exists: true,
+            resumable: self.backend.resumes_at_step(),
         };
         let mut full = divergence::build(&input, &self.scope);
         // A step of a composition names its fragment line and call sites, not only the plan's.

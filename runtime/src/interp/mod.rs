@@ -361,7 +361,13 @@ pub async fn run<B: Backend>(
             continue;
         }
         if let Some(signal) = crate::interrupt::requested() {
-            result.error = Some(RunError::interrupted(signal, index, line, result.replayed));
+            result.error = Some(RunError::interrupted(
+                signal,
+                index,
+                line,
+                result.replayed,
+                ex.backend.resumes_at_step(),
+            ));
             break;
         }
         if let Some(d) = ex.deadline {

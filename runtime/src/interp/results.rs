@@ -36,15 +36,21 @@ impl RunError {
         index: usize,
         line: usize,
         replayed: usize,
+        resumable: bool,
     ) -> RunError {
         RunError {
             code: "INTERRUPTED".into(),
             message: format!(
                 "interrupted by {signal} before step {index} ({replayed} step(s) replayed)"
             ),
+            // Only a backend whose session outlives the run can be resumed (a browser cannot).
             hint: Some(
-                "the session was left live: resume with --from and --plan-digest (see run.json)"
-                    .into(),
+                if resumable {
+                    "the session was left live: resume with --from and --plan-digest (see run.json)"
+                } else {
+                    "this backend's session ends with the run: run the whole script again"
+                }
+                .into(),
             ),
             step: Some(index),
             line: Some(line),
@@ -184,6 +190,7 @@ impl RunResult {
             }),
             run_dir: None,
             session_file: None,
+            steps: Vec::new(),
         }
     }
 
@@ -248,4 +255,22 @@ impl RunResult {
 /// Milliseconds to µs precision, as records carry wall-clock times.
 pub(crate) fn round3(x: f64) -> f64 {
     (x * 1000.0).round() / 1000.0
+}
+
+#[cfg(test)]
+mod tests {
+    use super::RunError;
+
+    #[test]
+    fn an_interrupted_run_offers_a_resume_only_where_the_backend_has_one() {
+        let hint = |resumable| {
+            RunError::interrupted("SIGINT", 2, 3, 1, resumable)
+                .hint
+                .unwrap()
+        };
+        assert!(hint(true).contains("--from"));
+        let web = hint(false);
+        assert!(!web.contains("--from"), "{web}");
+        assert!(web.contains("run the whole script again"), "{web}");
+    }
 }

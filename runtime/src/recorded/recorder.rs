@@ -458,6 +458,9 @@ impl<B: Backend> Backend for Recorder<B> {
     fn location(&self) -> Value {
         self.inner.location()
     }
+    fn resumes_at_step(&self) -> bool {
+        self.inner.resumes_at_step()
+    }
     fn use_redactor(&mut self, redactor: &Redactor) {
         if self.redactor != *redactor {
             self.redactor = redactor.clone();

@@ -7,6 +7,7 @@ use serde_json::Value;
 
 use super::common::NodeRef;
 use super::divergence::DivergenceReport;
+use super::journal::{Event, JournalEvent, StepStatus};
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
@@ -36,6 +37,50 @@ pub struct RunResultRecord {
     /// The saved live session, for `--from`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub session_file: Option<String>,
+    /// Each step that ran, with its timings, in order (from the journal: [`step_timings`]).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub steps: Vec<StepTiming>,
+}
+
+/// One step that ran and how long it took: its journal `step_end`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct StepTiming {
+    /// 1-based plan index.
+    pub step: usize,
+    /// 1-based source line.
+    pub line: usize,
+    /// The command word (`click`, `wait`, …).
+    pub command: String,
+    pub status: StepStatus,
+    /// Wall-clock time of the step (µs precision).
+    pub wall_ms: f64,
+    /// Device-clock time of the step (virtual on the sim).
+    pub device_ms: u64,
+}
+
+/// The steps of a run's journal that ended (`step_end`), with the command their `step_start`
+/// named. Skipped steps and steps that never ended (a crash) have no timing and are left out.
+pub fn step_timings(events: &[JournalEvent]) -> Vec<StepTiming> {
+    let mut commands = std::collections::HashMap::new();
+    let mut out = Vec::new();
+    for e in events {
+        match &e.event {
+            Event::StepStart(s) => {
+                commands.insert(s.step, s.command.clone());
+            }
+            Event::StepEnd(s) => out.push(StepTiming {
+                step: s.step,
+                line: s.line,
+                command: commands.get(&s.step).cloned().unwrap_or_default(),
+                status: s.status,
+                wall_ms: s.wall_ms,
+                device_ms: s.device_ms,
+            }),
+            _ => {}
+        }
+    }
+    out
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]

@@ -460,4 +460,9 @@ impl Backend for Sim {
     fn location(&self) -> Value {
         self.describe()
     }
+
+    /// `ad run` keeps the sim's state in the state folder for `--from`.
+    fn resumes_at_step(&self) -> bool {
+        true
+    }
 }

@@ -335,14 +335,30 @@ pub fn basis(alt: &Alternative) -> &'static str {
     }
 }
 
-/// Text search used by `wait text`: case-insensitive substring of label, value or id.
-pub fn find_text<'s>(snapshot: &'s Snapshot, text: &str) -> Option<&'s FlatNode> {
+/// What a text search (`wait text`, `find text`) reads of a node. agent-device's rule (its
+/// snapshot search, on every platform): the label, value and id. The web backend's text is the
+/// page's rendered text (docs/web.md): an element's label (the tree folds an element's text,
+/// inline formatting included, into it), never a text field's typed value or a DOM id.
+pub fn searched_text(n: &FlatNode, rendered: bool) -> [Option<&str>; 3] {
+    if rendered {
+        [
+            (!n.editable).then_some(n.label.as_deref()).flatten(),
+            None,
+            None,
+        ]
+    } else {
+        [n.label.as_deref(), n.value.as_deref(), n.id.as_deref()]
+    }
+}
+
+/// Text search used by `wait text`: case-insensitive substring of [`searched_text`].
+pub fn find_text<'s>(snapshot: &'s Snapshot, text: &str, rendered: bool) -> Option<&'s FlatNode> {
     let q = text.trim().to_lowercase();
     if q.is_empty() {
         return None;
     }
     snapshot.nodes.iter().find(|n| {
-        [n.label.as_deref(), n.value.as_deref(), n.id.as_deref()]
+        searched_text(n, rendered)
             .into_iter()
             .flatten()
             .any(|s| s.to_lowercase().contains(&q))

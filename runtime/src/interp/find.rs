@@ -36,6 +36,7 @@ impl<B: Backend> Exec<'_, B> {
         };
         let start = self.backend.now_ms();
         let q = crate::tree::normalize_text(&query);
+        let rendered = self.backend.platform() == "web";
         let (snap, found) = loop {
             let snap = self.observe(Phase::Find).await?;
             let matches = |n: &FlatNode| -> bool {
@@ -43,6 +44,7 @@ impl<B: Backend> Exec<'_, B> {
                     v.is_some_and(|v| crate::tree::normalize_text(v).contains(&q))
                 };
                 match locator {
+                    "text" if rendered => crate::select::searched_text(n, true).into_iter().any(&f),
                     "text" => f(Some(crate::tree::display_text(n))),
                     "label" => f(n.label.as_deref()),
                     "value" => f(n.value.as_deref()),

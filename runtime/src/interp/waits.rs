@@ -243,7 +243,8 @@ impl<B: Backend> Exec<'_, B> {
         loop {
             let snap = self.observe(Phase::Wait).await?;
             let waited_ms = self.backend.now_ms() - start;
-            if let Some(n) = select::find_text(&snap, text) {
+            let rendered = self.backend.platform() == "web";
+            if let Some(n) = select::find_text(&snap, text, rendered) {
                 return Ok(Some(StepResult::Waited {
                     waited_ms,
                     captures: None,

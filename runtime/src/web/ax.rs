@@ -156,6 +156,28 @@ fn dropped_role(role: &str) -> bool {
     )
 }
 
+/// Text-level roles (`<strong>`, `<em>`, `<code>`, …): part of the text of the element around
+/// them, as `innerText` reads it.
+const TEXT_LEVEL: &[&str] = &[
+    "text",
+    "strong",
+    "emphasis",
+    "code",
+    "mark",
+    "subscript",
+    "superscript",
+    "time",
+    "deletion",
+    "insertion",
+    "abbr",
+    "generic",
+];
+
+/// Collapses whitespace runs to one space and trims, as rendered text reads.
+fn collapse_ws(s: &str) -> String {
+    s.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
 fn prop<'a>(n: &'a AxNode, name: &str) -> Option<&'a serde_json::Value> {
     n.properties
         .iter()
@@ -303,7 +325,10 @@ impl Mapper<'_> {
         let label_for_children = name.clone();
         let first_child_element = self.elements.len();
         let mut children = Vec::new();
-        for c in n.child_ids.clone() {
+        // A text field's content is its value, not text on the page: what was typed into it
+        // is not a node a text search could find.
+        let field = editable && matches!(role.as_str(), "textbox" | "searchbox" | "combobox");
+        for c in n.child_ids.clone().into_iter().filter(|_| !field) {
             if let Some(&ci) = self.index.get(c.as_str()) {
                 self.map(
                     ci,
@@ -314,23 +339,68 @@ impl Mapper<'_> {
                 );
             }
         }
-        // `<p>Welcome, Demo</p>`: a node whose only content is text reads as that text (as the
-        // accessibility snapshot writes `- paragraph: Welcome, Demo`).
+        // `<p>Welcome, Demo</p>`, `<span id="count"><strong>5</strong> items left</span>`: a node
+        // whose only content is text (inline formatting included) reads as its rendered text (as
+        // the accessibility snapshot writes `- paragraph: Welcome, Demo`), so the text split
+        // across the inline elements matches, and `get text` reads it instead of the DOM id.
         if node.label.is_none()
-            && node.kind != "document"
+            && !editable
             && !children.is_empty()
-            && children
-                .iter()
-                .all(|c| c.kind == "text" && c.id.is_none() && c.children.is_empty())
+            && children.iter().all(|c| {
+                TEXT_LEVEL.contains(&c.kind.as_str())
+                    && c.id.is_none()
+                    && c.children.is_empty()
+                    && !c.hittable
+            })
         {
-            let text: Vec<&str> = children.iter().filter_map(|c| c.label.as_deref()).collect();
-            node.label = Some(text.join(" "));
+            let mut raw = String::new();
+            self.rendered_text(i, &mut raw, 0);
+            let text = collapse_ws(&raw);
+            node.label = if text.is_empty() {
+                let parts: Vec<&str> = children.iter().filter_map(|c| c.label.as_deref()).collect();
+                Some(parts.join(" "))
+            } else {
+                Some(text)
+            };
             children.clear();
             let dropped = self.elements.len() - first_child_element;
             self.elements.truncate(self.elements.len() - dropped);
         }
         node.children = children;
         out.push(node);
+    }
+
+    /// The text of node `i`'s static text descendants, as rendered (untrimmed, so `<b>5</b>
+    /// items` keeps its space); hidden text is ignored in Chromium's tree and left out.
+    fn rendered_text(&self, i: usize, out: &mut String, guard: usize) {
+        if guard > 512 {
+            return;
+        }
+        let n = &self.ax[i];
+        let role = n.role.as_ref().and_then(|r| r.text()).unwrap_or_default();
+        match role.as_str() {
+            "StaticText" => {
+                if let Some(t) = n
+                    .name
+                    .as_ref()
+                    .and_then(|v| v.text())
+                    .filter(|_| !n.ignored)
+                {
+                    out.push_str(&t);
+                }
+                return;
+            }
+            "LineBreak" => {
+                out.push(' ');
+                return;
+            }
+            _ => {}
+        }
+        for c in &n.child_ids {
+            if let Some(&ci) = self.index.get(c.as_str()) {
+                self.rendered_text(ci, out, guard + 1);
+            }
+        }
     }
 }
 
@@ -419,5 +489,35 @@ mod tests {
             elements.iter().map(|e| e.backend_id).collect::<Vec<_>>(),
             vec![12, 14]
         );
+    }
+
+    #[test]
+    fn inline_text_is_one_text_and_a_fields_content_is_its_value() {
+        let nodes = ax(serde_json::json!([
+            {"nodeId": "1", "role": {"value": "RootWebArea"}, "name": {"value": "1,000 rows"}, "childIds": ["2", "6"], "backendDOMNodeId": 10},
+            {"nodeId": "2", "parentId": "1", "role": {"value": "generic"}, "childIds": ["3", "5"], "backendDOMNodeId": 11},
+            {"nodeId": "3", "parentId": "2", "role": {"value": "strong"}, "childIds": ["4"], "backendDOMNodeId": 12},
+            {"nodeId": "4", "parentId": "3", "role": {"value": "StaticText"}, "name": {"value": "5"}, "backendDOMNodeId": 13},
+            {"nodeId": "5", "parentId": "2", "role": {"value": "StaticText"}, "name": {"value": " items left"}, "backendDOMNodeId": 14},
+            {"nodeId": "6", "parentId": "1", "role": {"value": "textbox"}, "value": {"value": "Office"}, "childIds": ["7"], "backendDOMNodeId": 15,
+             "properties": [{"name": "editable", "value": {"value": "plaintext"}}]},
+            {"nodeId": "7", "parentId": "6", "role": {"value": "StaticText"}, "name": {"value": "Office"}, "backendDOMNodeId": 16}
+        ]));
+        let mut facts = HashMap::new();
+        facts.insert(
+            11,
+            DomFacts {
+                id: Some("todo-count".into()),
+                ..DomFacts::default()
+            },
+        );
+        let (roots, _) = map_tree(&nodes, &facts);
+        assert_eq!(roots.len(), 2, "{roots:#?}");
+        assert_eq!(roots[0].label.as_deref(), Some("5 items left"));
+        assert!(roots[0].children.is_empty());
+        assert_eq!(roots[1].value.as_deref(), Some("Office"));
+        assert!(roots[1].children.is_empty(), "{:#?}", roots[1]);
+        let all = format!("{roots:?}");
+        assert!(!all.contains("1,000 rows"), "{all}");
     }
 }

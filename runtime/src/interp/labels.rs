@@ -55,6 +55,45 @@ pub fn action_label(command: &str, p: &[String]) -> String {
         .join(" ")
 }
 
+/// The live progress line's name for a step: [`action_label`] (typed text still hidden) and
+/// the step's flags as a script spells them, in the registry's order (`click "id=row" --double-tap`,
+/// `snapshot -i`), so two steps that differ only in their flags read differently.
+pub fn progress_label(step: &ad_compiler::Step<'_>) -> String {
+    use ad_compiler::registry::FlagValue;
+    let mut label = action_label(step.command(), &step.positional_values());
+    let Some(spec) = step.spec else {
+        return label;
+    };
+    for f in spec.flags {
+        let value = step
+            .flags()
+            .get(f.key)
+            .or_else(|| step.runtime().and_then(|r| r.get(f.key)));
+        let Some(value) = value else {
+            continue;
+        };
+        match (f.value, value) {
+            // `--test-ime` and `--no-test-ime` share a key: each names only its own value.
+            (FlagValue::Switch(on), serde_json::Value::Bool(b)) if on == *b => {
+                label.push(' ');
+                label.push_str(f.name);
+            }
+            (FlagValue::Switch(_), _) => {}
+            (_, serde_json::Value::Number(n)) => {
+                let n = n
+                    .as_f64()
+                    .map_or_else(|| n.to_string(), ad_grammar::json::js_number_to_string);
+                label.push_str(&format!(" {} {n}", f.name));
+            }
+            (_, serde_json::Value::String(s)) => {
+                label.push_str(&format!(" {} {}", f.name, format_arg(s)));
+            }
+            (_, other) => label.push_str(&format!(" {} {other}", f.name)),
+        }
+    }
+    label
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -73,5 +112,36 @@ mod tests {
             action_label("fill", &v(&["10", "20", "t"])),
             "fill 10 20 <text>"
         );
+    }
+
+    /// The progress line shows a step's flags as written (issue 30: `click … --double-tap`
+    /// printed as a plain click).
+    #[test]
+    fn progress_labels_keep_flags() {
+        let label = |text: &str| {
+            let script = format!("context platform=web\n{text}\n");
+            let parse = ad_grammar::parse(&script);
+            let mut diagnostics = Vec::new();
+            let steps = ad_compiler::lower::lower(&parse.file, &mut diagnostics);
+            progress_label(&steps[0])
+        };
+        assert_eq!(
+            label(r#"click "id=row" --double-tap"#),
+            r#"click "id=row" --double-tap"#
+        );
+        assert_eq!(
+            label(r#"click "id=row" --count 3 --interval-ms 50"#),
+            r#"click "id=row" --count 3 --interval-ms 50"#
+        );
+        assert_eq!(label("snapshot -i"), "snapshot -i");
+        assert_eq!(
+            label("open app --no-test-ime"),
+            r#"open "app" --no-test-ime"#
+        );
+        assert_eq!(
+            label(r#"fill "id=q" secret --delay-ms 5"#),
+            r#"fill "id=q" <text> --delay-ms 5"#
+        );
+        assert_eq!(label(r#"click "id=row""#), r#"click "id=row""#);
     }
 }

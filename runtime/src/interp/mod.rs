@@ -329,7 +329,8 @@ pub async fn run<B: Backend>(
             index,
             total,
             line,
-            label: label.clone(),
+            // The step as written, flags included (the journal's action keeps `label`).
+            label: labels::progress_label(step),
         };
         let skipped = |reason: &str| {
             Event::StepSkipped(StepSkipped {
@@ -502,9 +503,13 @@ impl LiveState {
         }
     }
 
-    /// The last screen capture (what a live `snapshot` shows, with its refs).
+    /// What a live `snapshot` shows, with its refs: the tree its ref frame holds (scoped, or
+    /// only the interactive elements after `-i`), else the last screen capture.
     pub fn last_capture(&self) -> Option<&Arc<Snapshot>> {
-        self.last.as_ref()
+        self.frames
+            .current()
+            .map(|f| &f.tree)
+            .or(self.last.as_ref())
     }
 }
 

@@ -205,12 +205,43 @@ impl<B: Backend> Exec<'_, B> {
                 Arc::new(subtree(&snap, root))
             }
         };
+        // `-i`: what agent-device's web backend asks agent-browser for (`snapshot --interactive`),
+        // the elements a user can act on, as a flat list whose refs count only them.
+        let tree = if flags.get("snapshotInteractiveOnly") == Some(&Value::Bool(true)) {
+            Arc::new(interactive_only(&tree))
+        } else {
+            tree
+        };
         let generation = self.frames.activate(tree.clone(), FrameScope::All);
         Ok(Some(StepResult::Snapshot {
             refs_generation: generation,
             refs: tree.nodes.len(),
             scope,
         }))
+    }
+}
+
+/// The nodes a user can act on (`hittable`: on the web the interactive roles agent-browser's
+/// `--interactive` keeps, enabled and laid out), in document order, flat and re-indexed: `@e1` is
+/// the first of them, as after agent-device's `snapshot -i`.
+pub(super) fn interactive_only(s: &Snapshot) -> Snapshot {
+    let nodes = s
+        .nodes
+        .iter()
+        .filter(|n| n.hittable)
+        .enumerate()
+        .map(|(i, n)| {
+            let mut m = n.clone();
+            m.index = i;
+            m.reference = format!("e{}", i + 1);
+            m.depth = 0;
+            m.parent_index = None;
+            m
+        })
+        .collect();
+    Snapshot {
+        nodes,
+        viewport: s.viewport,
     }
 }
 

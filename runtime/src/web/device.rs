@@ -231,15 +231,18 @@ impl Backend for Web {
             Some(el) => live.point_at(el, at).await?,
             None => at,
         };
-        if options.double_tap {
-            live.click_at(p, 1, 0, button).await?;
-            return live.click_at(p, 2, 0, button).await;
-        }
         for i in 0..options.count.max(1) {
             if i > 0 && options.interval_ms > 0 {
                 tokio::time::sleep(Duration::from_millis(options.interval_ms)).await;
             }
-            live.click_at(p, 1, options.hold_ms, button).await?;
+            if options.double_tap {
+                // A double click on each press iteration: the second press carries click count
+                // 2, so the page gets `click`, `click`, `dblclick` as from a user.
+                live.click_at(p, 1, 0, button).await?;
+                live.click_at(p, 2, 0, button).await?;
+            } else {
+                live.click_at(p, 1, options.hold_ms, button).await?;
+            }
         }
         Ok(())
     }

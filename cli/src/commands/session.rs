@@ -27,7 +27,14 @@ session, --json prints the daemon's answer for agents.
 Two phases: `open --save-script` arms evidence capture before the first action; `save-script`
 publishes without teardown (the script has one open, no close, and must end with a verified
 landmark wait). Sensitive fills must use --record-as NAME (replay then reads AD_VAR_NAME or
--e NAME=…): fill and type text without it is written into the script literally.")]
+-e NAME=…): fill and type text without it is written into the script literally.
+
+A second plain `open` in an armed session (a reload, another URL, a relaunch) aborts the
+recording for good (ADR 0016): nothing more is recorded and nothing will be written. While
+recording, reach other screens through the app (press a link, `back`) instead; to start over,
+close and open a new session with --save-script. When close or save-script cannot publish, the
+recording stays armed: fix what the error names (record the missing step; another path or
+--force) and run it again, or abort with a plain `open` and then `close` without writing.")]
 pub struct SessionArgs {
     /// The session command and its words.
     #[arg(trailing_var_arg = true, allow_hyphen_values = true, num_args = 0..)]

@@ -101,7 +101,11 @@ pub fn check_text(text: &str, profile: ProfileChoice) -> Result<(), Refusal> {
     Err(Refusal {
         code: first.code.to_string(),
         message: format!(
-            "the recording cannot be published: {}",
+            // ADR 0016: a refused publication leaves the recording ARMED; its first way out is
+            // to fix the recording and retry (the caller adds the other: abort, then close).
+            "the recording cannot be published: {}; nothing was written and the recording is \
+             still armed: fix it by recording what a finding asks for (such as the destination \
+             guard) and run the request again",
             errors
                 .iter()
                 .map(|d| describe(d))
@@ -193,7 +197,7 @@ pub fn publish_atomically(path: &Path, text: &str, force: bool) -> Result<(), Re
         Refusal::new(
             "PUBLISH_FAILED",
             format!(
-                "could not {what} {}: {e}; fix the folder or its permissions (or give another path) and run save-script again: the recording is still armed",
+                "could not {what} {}: {e}; fix the folder or its permissions (or give another path) and run the request (save-script or close) again: the recording is still armed",
                 path.display()
             ),
         )

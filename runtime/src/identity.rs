@@ -322,7 +322,10 @@ pub fn verify(
     let viewport_candidate = viewport_sorted(s, &region)
         .get(recorded.viewport_order as usize)
         .copied();
-    let winner_ok = |i: usize| Some(i) == winner;
+    // No winner: the selector matched several elements and the tiebreak (visible, deepest,
+    // smallest) could not settle them (identical rows). The recorded identity and its
+    // positional signals settle it instead; a winner the tiebreak did pick must be the one.
+    let winner_ok = |i: usize| winner.is_none_or(|w| w == i);
     let fail = |kind: DivergenceKind, code: &'static str, msg: String, cands: Vec<usize>| {
         Verdict::Failed(BindingFailure {
             kind,

@@ -45,6 +45,29 @@ impl Policy {
         require_unique: false,
         disambiguate: false,
     };
+
+    /// The step's selector policy, from its targeting in the registry: acting commands need one
+    /// element, `get text`/`is` read text, other reads take any match. `p` are its interpolated
+    /// words. (The replay's and the recorder's: what a recording writes must resolve as replay
+    /// resolves it.)
+    pub fn for_step(step: &ad_compiler::Step<'_>, p: &[String]) -> Policy {
+        use ad_compiler::registry::{step_action, GetOp, StepAction, Targeting};
+        let Some(spec) = step.spec else {
+            return Policy::ANY;
+        };
+        match spec.targeting {
+            Targeting::Element => Policy::ACT,
+            Targeting::ElementAfterSubcommand
+                if step_action(spec.action, |i| p.get(i).map(String::as_str))
+                    == StepAction::Get(GetOp::Text) =>
+            {
+                Policy::READ_TEXT
+            }
+            Targeting::ElementAfterSubcommand => Policy::READ_UNIQUE,
+            Targeting::Predicate => Policy::READ_TEXT,
+            _ => Policy::ANY,
+        }
+    }
 }
 
 /// A parsed selector chain, ready to match.

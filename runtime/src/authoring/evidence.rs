@@ -7,7 +7,8 @@ use ad_grammar::annotation::{
 };
 
 use crate::identity::{self, ancestry};
-use crate::tree::Snapshot;
+use crate::select::{resolve, Policy, Selector};
+use crate::tree::{normalize_type, Snapshot};
 use crate::vars::Redactor;
 
 /// How the step uses its element.
@@ -89,6 +90,85 @@ pub fn capture(
         }
     }
     Some(reduce(e))
+}
+
+/// What the recorder writes as an acted step's element target, checked under the replay's own
+/// rules on the screen it was recorded on: the selector must resolve (the tiebreak: visible,
+/// deepest, smallest) to an element whose identity verification against the evidence isolates
+/// the acted element.
+pub enum Written {
+    /// The typed selector (or the ref's selector chain) already does.
+    Keep,
+    /// It does not; this selector does (more terms: role, id, label, value).
+    Selector(String),
+    /// Nothing the element's own terms can spell does: what to tell the author.
+    Unresolvable(String),
+}
+
+/// Checks `current` (the step's selector, or the ref's chain; `None` when there is none) and,
+/// when it does not single out `node` as replay would, the selectors the element's terms allow,
+/// most readable first: `id`, `role label`, `role label value`, `role value`, `role` (a nameless
+/// element, which its evidence's ancestry, `sibling` and `viewportOrder` then isolate).
+pub fn writable_target(
+    snap: &Snapshot,
+    node: usize,
+    e: &TargetEvidence,
+    policy: Policy,
+    current: Option<&str>,
+) -> Written {
+    // Unverifiable evidence (an echoed literal) fails on replay whatever the selector says.
+    if e.verification == VerificationState::Unverifiable {
+        return Written::Keep;
+    }
+    let Some(n) = snap.nodes.get(node) else {
+        return Written::Keep;
+    };
+    let verifies = |sel: &str| {
+        let Ok(parsed) = Selector::parse(sel) else {
+            return false;
+        };
+        let r = resolve(snap, &parsed, policy);
+        matches!(
+            identity::verify(snap, e, &r.matched, r.winner),
+            identity::Verdict::Verified { node: v, .. } if v == node
+        )
+    };
+    if current.is_some_and(verifies) {
+        return Written::Keep;
+    }
+    let q = |s: &str| serde_json::to_string(s).unwrap_or_default();
+    let term = |key: &str, s: Option<&str>| {
+        s.map(str::trim)
+            .filter(|s| !s.is_empty())
+            .map(|v| format!("{key}={}", q(v)))
+    };
+    let role = term("role", Some(&normalize_type(&n.kind)));
+    let id = term("id", n.id.as_deref());
+    let label = term("label", n.label.as_deref());
+    let value = term("value", n.value.as_deref());
+    let join = |terms: &[&Option<String>]| {
+        terms
+            .iter()
+            .map(|t| t.as_deref())
+            .collect::<Option<Vec<&str>>>()
+            .map(|t| t.join(" "))
+    };
+    let candidates = [
+        join(&[&id]),
+        join(&[&role, &label]),
+        join(&[&role, &label, &value]),
+        join(&[&role, &value]),
+        join(&[&role]),
+    ];
+    if let Some(found) = candidates.into_iter().flatten().find(|c| verifies(c)) {
+        return Written::Selector(found);
+    }
+    Written::Unresolvable(format!(
+        "no selector of the element's own terms (role, id, label, value) resolves to it as replay resolves on the screen it was recorded on{}, so its replay fails identity verification; give the element an id or a distinct label",
+        current
+            .map(|c| format!(" ({c} resolves to another element)"))
+            .unwrap_or_default()
+    ))
 }
 
 /// The writer's size reductions: ancestry dropped from the root side until the payload fits

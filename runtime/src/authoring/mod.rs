@@ -739,13 +739,17 @@ impl Sessions {
         if s.lifecycle.records() && !w.no_record && recordable(&step) {
             let echo = s.echo_redactor();
             let exact = record_as.as_ref().map(|(k, v)| (k.as_str(), v.as_str()));
-            s.recorded.push(record(
+            let recorded = record(
                 &step,
                 (&w.words, w.literal_from),
                 &outcome.resolved,
                 &echo,
                 exact,
-            ));
+            );
+            if let Some(n) = &recorded.note {
+                warnings.push(format!("recorded as `{}`, but {n}", recorded.line));
+            }
+            s.recorded.push(recorded);
         }
         if let Some((name, literal)) = record_as {
             // Added only after the fill's own entry was recorded (ADR 0017 #1398).
@@ -1028,13 +1032,15 @@ impl Sessions {
                 let protect = replay_protect(&s.echo, &req.shell_env, &cli);
                 let dispatched = dispatched_step(step, var.is_some(), &mut s.live.scope, &protect);
                 let words = words_of(&dispatched);
-                s.recorded.push(record(
-                    &dispatched,
-                    (&words, 1),
-                    &outcome.resolved,
-                    &echo,
-                    exact,
-                ));
+                let recorded = record(&dispatched, (&words, 1), &outcome.resolved, &echo, exact);
+                if let Some(n) = &recorded.note {
+                    warnings.push(format!(
+                        "line {}: recorded as `{}`, but {n}",
+                        step.line() + 1,
+                        recorded.line
+                    ));
+                }
+                s.recorded.push(recorded);
                 if let Some((k, v)) = value {
                     if !v.trim().is_empty() && !s.echo.iter().any(|(_, x)| *x == v) {
                         s.echo.push((k, v));
@@ -1168,7 +1174,10 @@ fn dispatched_step<'s>(
 }
 
 /// The recorded form of a step that ran: refs become selector chains from the resolved node,
-/// with the evidence captured now.
+/// with the evidence captured now. An acted step's selector is checked under the replay's own
+/// rules on the screen it was recorded on ([`evidence::writable_target`]): one that would not
+/// single out the acted element gets more terms, and when none can, the step carries a note
+/// (the session's answer and a comment in the published script say so).
 fn record(
     step: &Step,
     (words, literal_from): (&[String], usize),
@@ -1179,30 +1188,9 @@ fn record(
     use ad_grammar::annotation::{DualEvidence, Evidence};
     use std::sync::Arc;
     let resolved = resolved_all.last().map(|(t, i)| (&**t, *i));
-    let mut line = ad_compiler::format::write_step(step);
-    if let (Some(at), Some((snap, node))) = (target_at(step), resolved) {
-        if let Some(r) = step.positional(at).filter(|p| p.starts_with('@')) {
-            if let Some(chain) = selector_chain(snap, node) {
-                let mut words = words.to_vec();
-                if let Some(j) = words.iter().position(|x| x == r) {
-                    words[j] = chain;
-                    let mut literal_from = literal_from;
-                    if step.ref_label().is_some() && j + 1 < words.len() {
-                        words.remove(j + 1);
-                        if j + 1 < literal_from && literal_from != usize::MAX {
-                            literal_from -= 1;
-                        }
-                    }
-                    if let Ok(s) = lower_line(&line_of(&words, literal_from)) {
-                        line = ad_compiler::format::write_step(&s);
-                    }
-                }
-            }
-        }
-    }
     let mode = step.spec.map(|s| s.verification);
     let single = |e: Option<_>| e.map(|e| Evidence::Single(Arc::new(e)));
-    let evidence = match (mode, resolved) {
+    let captured = match (mode, resolved) {
         (Some(Verification::PreDispatch), Some((snap, node))) => {
             single(evidence::capture(snap, node, Mode::Action, echo, exact))
         }
@@ -1223,10 +1211,59 @@ fn record(
         },
         _ => None,
     };
+    let mut line = ad_compiler::format::write_step(step);
+    let mut note = None;
+    if let (Some(at), Some((snap, node))) = (target_at(step), resolved) {
+        if let Some(typed) = step.positional(at) {
+            let is_ref = typed.starts_with('@');
+            let chain = if is_ref {
+                selector_chain(snap, node)
+            } else {
+                None
+            };
+            let current = if is_ref {
+                chain.clone()
+            } else {
+                crate::select::Selector::parse(typed)
+                    .ok()
+                    .map(|_| typed.to_string())
+            };
+            let mut replacement = chain;
+            let acted = match (&captured, mode) {
+                (Some(Evidence::Single(e)), Some(Verification::PreDispatch)) => Some(e),
+                _ => None,
+            };
+            if let (Some(e), true) = (acted, is_ref || current.is_some()) {
+                let policy = crate::select::Policy::for_step(step, &step.positional_values());
+                match evidence::writable_target(snap, node, e, policy, current.as_deref()) {
+                    evidence::Written::Keep => {}
+                    evidence::Written::Selector(s) => replacement = Some(s),
+                    evidence::Written::Unresolvable(m) => note = Some(m),
+                }
+            }
+            if let Some(new) = replacement {
+                let mut words = words.to_vec();
+                if let Some(j) = words.iter().position(|x| x == typed) {
+                    words[j] = new;
+                    let mut literal_from = literal_from;
+                    if is_ref && step.ref_label().is_some() && j + 1 < words.len() {
+                        words.remove(j + 1);
+                        if j + 1 < literal_from && literal_from != usize::MAX {
+                            literal_from -= 1;
+                        }
+                    }
+                    if let Ok(s) = lower_line(&line_of(&words, literal_from)) {
+                        line = ad_compiler::format::write_step(&s);
+                    }
+                }
+            }
+        }
+    }
     Recorded {
         line,
-        evidence,
+        evidence: captured,
         is_open: step.action() == Some(Action::Open),
+        note,
     }
 }
 

@@ -17,6 +17,9 @@ pub struct Recorded {
     /// `target-v1` (one element) or `targets-v1` (a drag's endpoints).
     pub evidence: Option<Evidence>,
     pub is_open: bool,
+    /// Why the recorder could not make the step's selector single out its element as replay
+    /// resolves it: written as a comment above the step, never silently dropped.
+    pub note: Option<String>,
 }
 
 /// A refused request: a code, what is wrong and how to recover.
@@ -41,6 +44,12 @@ pub fn script_text(header: &str, actions: &[Recorded], terminal_close: bool) -> 
     out.push_str(header);
     out.push('\n');
     for a in actions {
+        if let Some(n) = &a.note {
+            // Before the annotation, which must stay immediately above its action line.
+            out.push_str("# ad: ");
+            out.push_str(&n.replace(['\n', '\r'], " "));
+            out.push('\n');
+        }
         if let Some(e) = &a.evidence {
             let kind = match e {
                 Evidence::Single(_) => AnnotationKind::Target,

@@ -45,22 +45,7 @@ impl Resolved {
 /// The step's selector policy, from its targeting in the registry: acting commands need one
 /// element, `get text`/`is` read text, other reads take any match. `p` are its interpolated words.
 pub(super) fn policy_for(step: &Step<'_>, p: &[String]) -> Policy {
-    use ad_compiler::registry::{step_action, GetOp, StepAction, Targeting};
-    let Some(spec) = step.spec else {
-        return Policy::ANY;
-    };
-    match spec.targeting {
-        Targeting::Element => Policy::ACT,
-        Targeting::ElementAfterSubcommand
-            if step_action(spec.action, |i| p.get(i).map(String::as_str))
-                == StepAction::Get(GetOp::Text) =>
-        {
-            Policy::READ_TEXT
-        }
-        Targeting::ElementAfterSubcommand => Policy::READ_UNIQUE,
-        Targeting::Predicate => Policy::READ_TEXT,
-        _ => Policy::ANY,
-    }
+    Policy::for_step(step, p)
 }
 
 /// How records name an element of a capture.

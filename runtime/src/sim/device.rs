@@ -191,11 +191,25 @@ impl Backend for Sim {
         let (model, app, laid, i) = self.target_at(at)?;
         let h = laid.hits[i].clone();
         if !h.editable {
+            // A select, or one of its options (the centre of a list box is over an option).
+            let screen = self.state.apps[&app].stack.last().map(|s| s.screen.clone());
+            let is_select = |p: &Vec<usize>| {
+                screen
+                    .as_deref()
+                    .and_then(|s| Self::element_at(&model, s, p))
+                    .is_some_and(|e| input::is_choice_type(e.kind.as_deref().unwrap_or("")))
+            };
+            let select = std::iter::successors(Some(i), |&j| laid.hits[j].parent)
+                .take(2)
+                .find_map(|j| laid.hits[j].path.clone().filter(is_select));
+            if let Some(select) = select {
+                return self.choose(&model, &app, &laid, &select, input::Choose::Text(text));
+            }
             return Err(BackendError::rejected(
                 "COMMAND_FAILED",
                 format!("the element at ({}, {}) is not editable", at.x, at.y),
             )
-            .with_hint("fill targets a text field; use click for buttons"));
+            .with_hint("fill targets a text field or a select; use click for buttons"));
         }
         if !h.enabled {
             return Err(BackendError::rejected(

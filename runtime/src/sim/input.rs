@@ -3,7 +3,7 @@
 
 use std::sync::Arc;
 
-use super::layout::{resolve_include, Hit, Laid};
+use super::layout::{element_key, resolve_include, Hit, Laid};
 use super::model::{AppModel, Effect, Effects, Element};
 use super::*;
 use crate::backend::*;
@@ -129,6 +129,11 @@ impl Sim {
             self.state.last_action = Some(format!("{event} {} (disabled)", hit.key));
             return Ok(());
         }
+        if event == "tap" {
+            if let Some((select, option)) = self.option_at(&model, &app, &hit) {
+                return self.choose(&model, &app, &laid, &select, Choose::Option(option));
+            }
+        }
         if hit.editable && event == "tap" {
             let a = self.app_mut(&app);
             a.focused = Some(hit.key.clone());
@@ -163,6 +168,118 @@ impl Sim {
             }
         }
         self.state.last_action = Some(format!("{event} {}", hit.key));
+        Ok(())
+    }
+
+    /// The select (its path) and option index of a hit on an option of a `combobox`/`listbox`.
+    fn option_at(&self, model: &AppModel, app: &str, hit: &Hit) -> Option<(Vec<usize>, usize)> {
+        let path = hit.path.as_ref()?;
+        let (&option, select) = path.split_last()?;
+        let screen = &self.state.apps[app].stack.last()?.screen;
+        let e = Self::element_at(model, screen, path)?;
+        let parent = Self::element_at(model, screen, select)?;
+        (normalize_type(e.kind.as_deref().unwrap_or("")) == "option"
+            && is_choice_type(parent.kind.as_deref().unwrap_or("")))
+        .then(|| (select.to_vec(), option))
+    }
+
+    /// A choice in a select (`combobox`/`listbox`), as on the web: `fill` names the option by its
+    /// label (else its value), a tap picks it. The option is selected (its siblings deselected),
+    /// the select's value becomes the option's label, and, when that changed the selection, the
+    /// select's `on.change` runs. A text no option has fails, listing the options.
+    pub(super) fn choose(
+        &mut self,
+        model: &AppModel,
+        app: &str,
+        laid: &Laid,
+        select: &[usize],
+        how: Choose<'_>,
+    ) -> BackendResult<()> {
+        let screen = self.state.apps[app]
+            .stack
+            .last()
+            .map(|s| s.screen.clone())
+            .unwrap_or_default();
+        let Some(sel) = Self::element_at(model, &screen, select) else {
+            return Ok(());
+        };
+        let select_key = element_key(sel, &screen, select);
+        let vars = self.state.apps[app].vars.clone();
+        let options: Vec<(String, String, Option<String>)> = sel
+            .children
+            .iter()
+            .enumerate()
+            .map(|(i, c)| (i, resolve_include(model, c)))
+            .filter(|(_, c)| normalize_type(c.kind.as_deref().unwrap_or("")) == "option")
+            .map(|(i, c)| {
+                let mut p = select.to_vec();
+                p.push(i);
+                let label = c
+                    .label
+                    .as_deref()
+                    .map(|l| super::layout::template(l, &vars))
+                    .unwrap_or_default();
+                (element_key(c, &screen, &p), label, c.value.clone())
+            })
+            .collect();
+        let norm = |s: &str| s.split_whitespace().collect::<Vec<_>>().join(" ");
+        let chosen = match how {
+            Choose::Option(i) => {
+                let mut p = select.to_vec();
+                p.push(i);
+                let key = sel
+                    .children
+                    .get(i)
+                    .map(|c| element_key(resolve_include(model, c), &screen, &p));
+                options.iter().position(|(k, _, _)| Some(k) == key.as_ref())
+            }
+            Choose::Text(text) => options
+                .iter()
+                .position(|(_, l, _)| norm(l) == norm(text))
+                .or_else(|| {
+                    options
+                        .iter()
+                        .position(|(_, _, v)| v.as_deref() == Some(text))
+                }),
+        };
+        let Some(chosen) = chosen else {
+            let names: Vec<String> = options
+                .iter()
+                .map(|(_, l, _)| format!("\"{}\"", norm(l)))
+                .collect();
+            return Err(BackendError::rejected(
+                "COMMAND_FAILED",
+                format!(
+                    "the select has no option with that label or value; its options: {}",
+                    names.join(", ")
+                ),
+            )
+            .with_hint("fill a select with one of its options' labels (or values)"));
+        };
+        if sel.enabled == Some(false) {
+            self.state.last_action = Some(format!("choose in {select_key} (disabled)"));
+            return Ok(());
+        }
+        let label = options[chosen].1.clone();
+        let a = self.app_mut(app);
+        let changed = options
+            .iter()
+            .enumerate()
+            .any(|(i, (k, _, _))| a.selected.get(k).copied().unwrap_or(false) != (i == chosen))
+            || a.values.get(&select_key) != Some(&label);
+        for (i, (k, _, _)) in options.iter().enumerate() {
+            a.selected.insert(k.clone(), i == chosen);
+        }
+        a.values.insert(select_key.clone(), label);
+        a.focused = Some(select_key.clone());
+        let mut log = Vec::new();
+        if changed {
+            if let Some(fx) = sel.on.get("change") {
+                self.run_effects(model, app, &fx.clone(), &mut log)?;
+            }
+        }
+        let _ = laid;
+        self.state.last_action = Some(format!("choose {} in {select_key}", options[chosen].0));
         Ok(())
     }
 
@@ -221,4 +338,17 @@ impl Sim {
         self.state.last_action = Some(format!("scroll {} to {next}", h.key));
         Ok(())
     }
+}
+
+/// How a choice names its option.
+pub(super) enum Choose<'a> {
+    /// By its label, else its value (`fill`).
+    Text(&'a str),
+    /// The select's child at this index (a tap on it).
+    Option(usize),
+}
+
+/// A select: `fill` chooses one of its `option` children.
+pub(super) fn is_choice_type(kind: &str) -> bool {
+    matches!(normalize_type(kind).as_str(), "combobox" | "listbox")
 }

@@ -60,6 +60,9 @@ pub(super) fn is_interactive_type(kind: &str) -> bool {
             | "checkbox"
             | "radiobutton"
             | "slider"
+            | "combobox"
+            | "listbox"
+            | "option"
     ) || is_editable_type(kind)
 }
 

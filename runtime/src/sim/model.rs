@@ -131,7 +131,7 @@ pub struct Element {
     pub group: Option<String>,
     #[serde(default)]
     pub children: Vec<Element>,
-    /// Element events: `tap`, `longpress`, `fill`, `submit`.
+    /// Element events: `tap`, `longpress`, `fill`, `submit`, `change` (a select's choice).
     #[serde(default)]
     pub on: BTreeMap<String, Effects>,
     #[serde(default, rename = "$comment")]
@@ -363,9 +363,12 @@ impl AppModel {
             ));
         }
         for (event, fx) in &e.on {
-            if !matches!(event.as_str(), "tap" | "longpress" | "fill" | "submit") {
+            if !matches!(
+                event.as_str(),
+                "tap" | "longpress" | "fill" | "submit" | "change"
+            ) {
                 out.push(format!(
-                    "{at}: unknown event \"{event}\" (tap, longpress, fill, submit)"
+                    "{at}: unknown event \"{event}\" (tap, longpress, fill, submit, change)"
                 ));
             }
             self.check_effects(fx, &format!("{at}.on.{event}"), out);

@@ -32,6 +32,20 @@ pub struct Element {
     pub hittable: bool,
     pub editable: bool,
     pub scrolls: bool,
+    /// A native `<select>` or an option of its drop-down: acting on it chooses an option.
+    pub choice: Option<Choice>,
+}
+
+/// What choosing means for an element of a native `<select>`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Choice {
+    /// The select: `fill` chooses the option its text names.
+    Select,
+    /// An option of a closed drop-down. The page draws it nowhere (the browser's list is not
+    /// part of the page), so it is given the place the list opens at: one row per option
+    /// directly below the select, each as high as the select. A click aimed at a row's centre
+    /// chooses it; any other point acts on what the page shows there.
+    Row,
 }
 
 /// Layout facts per backend node id, from one `DOMSnapshot.captureSnapshot`.
@@ -216,6 +230,8 @@ pub fn map_tree(ax: &[AxNode], facts: &HashMap<i64, DomFacts>) -> (Vec<Node>, Ve
         index,
         facts,
         elements: Vec::new(),
+        parent_rect: None,
+        rows: None,
     };
     let mut out = Vec::new();
     for r in roots {
@@ -229,6 +245,10 @@ struct Mapper<'a> {
     index: HashMap<&'a str, usize>,
     facts: &'a HashMap<i64, DomFacts>,
     elements: Vec<Element>,
+    /// The rect of the node whose children are being mapped.
+    parent_rect: Option<Rect>,
+    /// While mapping a closed drop-down's options: its select's rect and the last row.
+    rows: Option<(Rect, usize)>,
 }
 
 impl Mapper<'_> {
@@ -281,6 +301,21 @@ impl Mapper<'_> {
             return;
         }
         let editable = prop(n, "editable").is_some();
+        let mut rect = facts.rect;
+        let mut choice = match chromium_role.as_str() {
+            "combobox" | "PopUpButton" | "listbox" if !editable => Some(Choice::Select),
+            _ => None,
+        };
+        if matches!(chromium_role.as_str(), "option" | "MenuListOption") && rect.is_none() {
+            if let Some((select, row)) = self.rows.as_mut() {
+                *row += 1;
+                rect = Some(Rect {
+                    y: select.y + select.height * *row as f64,
+                    ..*select
+                });
+                choice = Some(Choice::Row);
+            }
+        }
         let disabled = prop_true(n, "disabled");
         let kind = if role == "generic" && facts.scrolls {
             "scrollarea".to_string()
@@ -288,7 +323,7 @@ impl Mapper<'_> {
             role.clone()
         };
         let hittable = !disabled
-            && facts.rect.is_some_and(|r| !r.is_empty())
+            && rect.is_some_and(|r| !r.is_empty())
             && (INTERACTIVE.contains(&role.as_str())
                 || editable
                 || prop_true(n, "focusable") && role != "document");
@@ -302,7 +337,7 @@ impl Mapper<'_> {
             id,
             label: name.clone(),
             value,
-            rect: facts.rect,
+            rect,
             enabled: !disabled,
             selected: prop_true(n, "selected")
                 || prop_true(n, "checked")
@@ -312,7 +347,7 @@ impl Mapper<'_> {
             hittable,
             children: Vec::new(),
         };
-        if let (Some(b), Some(rect)) = (n.backend_dom_node_id, facts.rect) {
+        if let (Some(b), Some(rect)) = (n.backend_dom_node_id, rect) {
             self.elements.push(Element {
                 backend_id: b,
                 rect,
@@ -320,9 +355,15 @@ impl Mapper<'_> {
                 hittable,
                 editable,
                 scrolls: facts.scrolls,
+                choice,
             });
         }
         let label_for_children = name.clone();
+        let outer = (self.parent_rect, self.rows);
+        self.parent_rect = rect;
+        if chromium_role == "MenuListPopup" {
+            self.rows = outer.0.map(|select| (select, 0));
+        }
         let first_child_element = self.elements.len();
         let mut children = Vec::new();
         // A text field's content is its value, not text on the page: what was typed into it
@@ -365,6 +406,14 @@ impl Mapper<'_> {
             children.clear();
             let dropped = self.elements.len() - first_child_element;
             self.elements.truncate(self.elements.len() - dropped);
+        }
+        (self.parent_rect, self.rows) = outer;
+        // A drop-down's list is where its rows are.
+        if chromium_role == "MenuListPopup" && node.rect.is_none() {
+            node.rect = children.iter().filter_map(|c| c.rect).reduce(|a, b| Rect {
+                height: b.y + b.height - a.y,
+                ..a
+            });
         }
         node.children = children;
         out.push(node);

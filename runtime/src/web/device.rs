@@ -227,6 +227,9 @@ impl Backend for Web {
             _ => "left",
         };
         let live = self.page_for_input(Some(at))?;
+        if let Some(row) = el.as_ref().filter(|e| e.choice == Some(ax::Choice::Row)) {
+            return live.choose(row, at, None).await;
+        }
         let p = match &el {
             Some(el) => live.point_at(el, at).await?,
             None => at,
@@ -285,14 +288,14 @@ impl Backend for Web {
     }
 
     async fn fill(&mut self, at: Point, text: &str, delay_ms: u64) -> BackendResult<()> {
-        let el = self.element_at(at).cloned();
+        let el = self.field_at(at).cloned();
         let live = self.page_for_input(Some(at))?;
-        let Some(el) = el.filter(|e| e.editable) else {
+        let Some(el) = el.filter(|e| e.editable || e.choice.is_some()) else {
             return Err(BackendError::rejected(
                 "COMMAND_FAILED",
                 format!("the element at ({}, {}) is not editable", at.x, at.y),
             )
-            .with_hint("fill targets a text field; use click for buttons"));
+            .with_hint("fill targets a text field or a select; use click for buttons"));
         };
         live.replace_text(&el, at, text, delay_ms).await
     }

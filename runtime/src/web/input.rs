@@ -1,12 +1,14 @@
 //! Input as a user gives it: the element a point was resolved to is scrolled into view, and
 //! real mouse events go to its centre after checking that it is still the element under the
 //! pointer (an element that disappeared or was covered between resolve and act is refused, not
-//! clicked through); keys and text through `Input.dispatchKeyEvent` / `Input.insertText`;
+//! clicked through); keys and text through `Input.dispatchKeyEvent`, one key press per
+//! character as agent-device's web `fill` and `type` (agent-browser's `keyboard type`) do;
 //! scrolling through wheel events.
 
+use serde::Serialize;
 use serde_json::{json, Value};
 
-use super::ax::Element;
+use super::ax::{Choice, Element};
 use super::protocol::{self, CallArgument, DispatchMouseEvent};
 use super::{Live, PageError};
 use crate::backend::{BackendError, BackendResult};
@@ -21,19 +23,53 @@ const HIT_CHECK: &str = "function(x, y) {
   return 'covered';
 }";
 
-/// Selects the whole content of a field, so the next text replaces it.
-const SELECT_ALL: &str = "function() {
-  if (typeof this.select === 'function') { this.select(); return; }
-  const range = document.createRange();
-  range.selectNodeContents(this);
-  const sel = window.getSelection();
-  sel.removeAllRanges();
-  sel.addRange(range);
+/// A user's choice in a native `<select>` (`this` is the select or one of its options; `text`
+/// names the option by its label, else its value, when `this` is the select). As a choice in
+/// the browser's own list does, it focuses the select and fires `input` and `change` only when
+/// the selection changed.
+const CHOOSE: &str = "function(text) {
+  const sel = this.tagName === 'SELECT' ? this : (this.tagName === 'OPTION' ? this.closest('select') : null);
+  if (!sel) return { error: 'not-select' };
+  const norm = s => s.replace(/\\s+/g, ' ').trim();
+  const options = Array.from(sel.options);
+  const opt = this.tagName === 'OPTION' ? this
+    : options.find(o => norm(o.label) === norm(text)) || options.find(o => o.value === text);
+  if (!opt) return { error: 'no-option', options: options.map(o => norm(o.label)) };
+  if (sel.disabled || opt.disabled) return { error: 'disabled', option: norm(opt.label) };
+  sel.focus();
+  const before = options.map(o => o.selected).join();
+  if (sel.multiple) { for (const o of options) o.selected = o === opt; } else { opt.selected = true; }
+  if (options.map(o => o.selected).join() !== before) {
+    sel.dispatchEvent(new Event('input', { bubbles: true, composed: true }));
+    sel.dispatchEvent(new Event('change', { bubbles: true }));
+  }
+  return { chosen: norm(opt.label) };
 }";
 
-/// What a user's edit ends with: `change` (browsers fire it when the field loses focus).
-const FIRE_CHANGE: &str =
-    "function() { this.dispatchEvent(new Event('change', { bubbles: true })); }";
+/// One `Input.dispatchKeyEvent` for a typed character or a chord (the protocol module's
+/// `DispatchKeyEvent` holds only the named keys).
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct KeyEvent<'a> {
+    #[serde(rename = "type")]
+    kind: &'static str,
+    key: &'a str,
+    code: &'a str,
+    modifiers: u32,
+    windows_virtual_key_code: u32,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    text: Option<&'a str>,
+    #[serde(skip_serializing_if = "<[_]>::is_empty")]
+    commands: &'a [&'a str],
+}
+
+impl protocol::Command for KeyEvent<'_> {
+    const METHOD: &'static str = "Input.dispatchKeyEvent";
+    type Response = protocol::Empty;
+}
+
+/// The `Ctrl` modifier bit of `Input.dispatchKeyEvent`.
+const CTRL: u32 = 2;
 
 /// The box of the largest element the user could scroll now (its content overflows and its
 /// style lets it scroll), or null for the page itself.
@@ -316,8 +352,12 @@ impl Live {
         Ok(())
     }
 
-    /// Focuses the element, selects its content and replaces it with `text` as typing would:
-    /// `beforeinput`/`input` per insertion, then `change`.
+    /// `fill`, as agent-device 0.21.5's web provider does it: a click on the field (which
+    /// focuses it), `Control+A` (selects its content), then the text typed one key press per
+    /// character (`keydown`, `keypress`, `beforeinput`, `input`, `keyup` each), or `Backspace`
+    /// for an empty text. No `change` is fired: the page gets it when the field loses focus, and
+    /// a form that acts on Enter acts only when Enter is pressed. A native `<select>` (or one of
+    /// its options) is chosen instead, as [`Live::choose`] says.
     pub(super) async fn replace_text(
         &mut self,
         el: &Element,
@@ -325,43 +365,144 @@ impl Live {
         text: &str,
         delay_ms: u64,
     ) -> BackendResult<()> {
-        self.bring_into_view(el, at).await?;
-        let object = self.object_id(el, at).await?;
-        self.call(&protocol::Focus {
-            backend_node_id: el.backend_id,
-        })
-        .await
-        .map_err(|e| match e {
-            PageError::Call(super::CallError::Protocol { .. }) => gone(at),
-            other => other.into_backend("cannot focus the field"),
-        })?;
-        self.call_on(&object, SELECT_ALL, Vec::new()).await?;
-        if text.is_empty() {
-            self.key("Backspace").await?;
-        } else {
-            self.insert_text(text, delay_ms).await?;
+        if el.choice.is_some() {
+            return self.choose(el, at, Some(text)).await;
         }
-        self.call_on(&object, FIRE_CHANGE, Vec::new()).await?;
+        let p = self.point_at(el, at).await?;
+        self.click_at(p, 1, 0, "left").await?;
+        self.select_all().await?;
+        if text.is_empty() {
+            self.key("Backspace").await
+        } else {
+            self.insert_text(text, delay_ms).await
+        }
+    }
+
+    /// Chooses an option of a native `<select>`: `el` is the select (`text` names the option by
+    /// its label, else its value) or the option itself. A text no option has fails, listing the
+    /// options.
+    pub(super) async fn choose(
+        &mut self,
+        el: &Element,
+        at: Point,
+        text: Option<&str>,
+    ) -> BackendResult<()> {
+        if el.choice == Some(Choice::Select) {
+            self.bring_into_view(el, at).await?;
+        }
+        let object = self.object_id(el, at).await?;
+        let r = self
+            .call_on(&object, CHOOSE, vec![json!(text.unwrap_or(""))])
+            .await?;
+        match r.get("error").and_then(Value::as_str) {
+            None => Ok(()),
+            Some("no-option") => {
+                let options: Vec<String> = r["options"]
+                    .as_array()
+                    .map(|a| {
+                        a.iter()
+                            .filter_map(Value::as_str)
+                            .map(|o| format!("\"{o}\""))
+                            .collect()
+                    })
+                    .unwrap_or_default();
+                Err(BackendError::rejected(
+                    "COMMAND_FAILED",
+                    format!(
+                        "the select has no option with that label or value; its options: {}",
+                        options.join(", ")
+                    ),
+                )
+                .with_hint("fill a select with one of its options' labels (or values)"))
+            }
+            Some("disabled") => Err(BackendError::rejected(
+                "COMMAND_FAILED",
+                format!(
+                    "the option \"{}\" (or its select) is disabled",
+                    r["option"].as_str().unwrap_or("")
+                ),
+            )),
+            Some(_) => Err(BackendError::rejected(
+                "COMMAND_FAILED",
+                format!("the element at ({}, {}) is not editable", at.x, at.y),
+            )
+            .with_hint("fill targets a text field or a select; use click for buttons")),
+        }
+    }
+
+    /// `Control+A`, as a keyboard gives it: the field's whole content is selected, so the next
+    /// text replaces it.
+    async fn select_all(&mut self) -> BackendResult<()> {
+        let fail = |e: PageError| e.into_backend("cannot press a key");
+        let control = |kind| KeyEvent {
+            kind,
+            key: "Control",
+            code: "ControlLeft",
+            modifiers: if kind == "keyUp" { 0 } else { CTRL },
+            windows_virtual_key_code: 17,
+            text: None,
+            commands: &[],
+        };
+        let a = |kind| KeyEvent {
+            kind,
+            key: "a",
+            code: "KeyA",
+            modifiers: CTRL,
+            windows_virtual_key_code: 65,
+            text: None,
+            commands: if kind == "keyUp" { &[] } else { &["selectAll"] },
+        };
+        self.call(&control("rawKeyDown")).await.map_err(fail)?;
+        self.call(&a("rawKeyDown")).await.map_err(fail)?;
+        self.call(&a("keyUp")).await.map_err(fail)?;
+        self.call(&control("keyUp")).await.map_err(fail)?;
         Ok(())
     }
 
-    /// Inserts text at the focus (all at once, or one character per `delay_ms`).
+    /// Types text at the focus, one key press per character (a line break presses Enter), with
+    /// `delay_ms` between characters.
     pub(super) async fn insert_text(&mut self, text: &str, delay_ms: u64) -> BackendResult<()> {
-        if delay_ms == 0 {
-            return self
-                .call(&protocol::InsertText { text })
-                .await
-                .map(|_| ())
-                .map_err(|e| e.into_backend("cannot type"));
-        }
         let mut buf = [0u8; 4];
-        for c in text.chars() {
-            self.call(&protocol::InsertText {
-                text: c.encode_utf8(&mut buf),
-            })
-            .await
-            .map_err(|e| e.into_backend("cannot type"))?;
-            tokio::time::sleep(std::time::Duration::from_millis(delay_ms)).await;
+        for (i, c) in text.chars().enumerate() {
+            if i > 0 && delay_ms > 0 {
+                tokio::time::sleep(std::time::Duration::from_millis(delay_ms)).await;
+            }
+            if c == '\n' || c == '\r' {
+                self.key("Enter").await?;
+                continue;
+            }
+            let ch: &str = c.encode_utf8(&mut buf);
+            let code = key_code(c);
+            let vk = if c.is_ascii_alphanumeric() {
+                c.to_ascii_uppercase() as u32
+            } else if c == ' ' {
+                32
+            } else {
+                0
+            };
+            let down = KeyEvent {
+                kind: "keyDown",
+                key: ch,
+                code: &code,
+                modifiers: 0,
+                windows_virtual_key_code: vk,
+                text: Some(ch),
+                commands: &[],
+            };
+            match self.call(&down).await {
+                Ok(_) => {}
+                Err(PageError::Dialog) => return Ok(()),
+                Err(e) => return Err(e.into_backend("cannot type")),
+            }
+            let up = KeyEvent {
+                kind: "keyUp",
+                text: None,
+                ..down
+            };
+            match self.call(&up).await {
+                Ok(_) | Err(PageError::Dialog) => {}
+                Err(e) => return Err(e.into_backend("cannot type")),
+            }
         }
         Ok(())
     }
@@ -402,5 +543,16 @@ impl Live {
             Ok(_) | Err(PageError::Dialog) => Ok(()),
             Err(e) => Err(e.into_backend("cannot press a key")),
         }
+    }
+}
+
+/// The physical key (`KeyboardEvent.code`) of a character on a US keyboard, empty for the
+/// characters it has no key for.
+fn key_code(c: char) -> String {
+    match c {
+        'a'..='z' | 'A'..='Z' => format!("Key{}", c.to_ascii_uppercase()),
+        '0'..='9' => format!("Digit{c}"),
+        ' ' => "Space".into(),
+        _ => String::new(),
     }
 }

@@ -245,9 +245,36 @@ impl Web {
         self.url = None;
     }
 
+    /// The element a `fill` at `at` means: the deepest text field or select under the point
+    /// (the centre of a list box is over one of its options), else [`Self::element_at`].
+    fn field_at(&self, at: crate::tree::Point) -> Option<&Element> {
+        self.elements
+            .iter()
+            .filter(|e| {
+                (e.editable || e.choice == Some(ax::Choice::Select)) && e.rect.contains(at)
+            })
+            .max_by_key(|e| e.depth)
+            .or_else(|| self.element_at(at))
+    }
+
     /// The deepest element of the last capture under `at`, preferring ones a user acts on.
     fn element_at(&self, at: crate::tree::Point) -> Option<&Element> {
-        let under = || self.elements.iter().filter(|e| e.rect.contains(at));
+        // A closed drop-down's option rows are drawn nowhere: only a point aimed at a row's
+        // centre (a selector's or ref's) means the row; any other point is the page's.
+        let row = self.elements.iter().find(|e| {
+            e.choice == Some(ax::Choice::Row) && {
+                let c = e.rect.center();
+                (c.x - at.x).abs() < 0.01 && (c.y - at.y).abs() < 0.01
+            }
+        });
+        if row.is_some() {
+            return row;
+        }
+        let under = || {
+            self.elements
+                .iter()
+                .filter(|e| e.choice != Some(ax::Choice::Row) && e.rect.contains(at))
+        };
         under()
             .filter(|e| e.hittable)
             .max_by_key(|e| e.depth)

@@ -157,6 +157,8 @@ impl Backend for Web {
                 app: self.url.clone(),
             });
         }
+        // A document still loading (a navigation the page started) is captured once loaded.
+        live.document_loaded(super::DOCUMENT_LOAD_BOUND).await;
         // Three calls in flight at once: the tree, the layout and the viewport.
         let ax_rx = live.send(&protocol::GetFullAxTree {});
         let dom_rx = live.send(&protocol::CaptureSnapshot {
@@ -315,6 +317,8 @@ impl Backend for Web {
     async fn scroll(&mut self, direction: Direction, amount: Option<f64>) -> BackendResult<()> {
         let viewport = self.viewport;
         let live = self.page_for_input(None)?;
+        // A document still loading (a navigation the page started) has no layout to measure.
+        live.document_loaded(super::DOCUMENT_LOAD_BOUND).await;
         // The region is looked up now, not in the last capture: the page may have changed.
         let region = match live.eval(super::input::LARGEST_SCROLLER).await? {
             Value::Array(v) if v.len() == 4 => Rect {

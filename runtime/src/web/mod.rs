@@ -93,6 +93,8 @@ struct Live {
     network_changed: Instant,
     /// Which `file:` requests of the page are let through.
     urls: UrlPolicy,
+    /// The document ([`Live::document_loaded`]: its `performance.timeOrigin`) already waited for.
+    settled_document: Option<f64>,
     /// Dropped last: the connection closes before the browser is killed. `None` in a shared
     /// browser ([`LaunchConfig::shared`]), which outlives the page: closing the connection
     /// disposes the page's browser context (created to be disposed on detach).
@@ -211,6 +213,7 @@ impl Web {
                 in_flight: Default::default(),
                 network_changed: Instant::now(),
                 urls: self.config.urls.clone(),
+                settled_document: None,
                 browser,
             });
         }
@@ -321,6 +324,41 @@ async fn open_context(ws_url: &str) -> BackendResult<(Cdp, String)> {
         .await
         .map_err(|e| fail("cannot create a browser context", e))?;
     Ok((cdp, context.browser_context_id))
+}
+
+/// How long a capture or a scroll waits at most for the page's document to finish loading.
+const DOCUMENT_LOAD_BOUND: Duration = Duration::from_secs(5);
+
+impl Live {
+    /// Waits (at most `bound`) until the page's document has loaded (`readyState` complete). A
+    /// navigation the page starts itself (a redirect after sign-in, `location.href = …`) is
+    /// waited for by no step, and a wait for an element can see the new document's first
+    /// elements while its stylesheets and scripts are still on their way: a scroll measured then
+    /// sizes its wheel turn to a container that has no layout yet (or wheels one that cannot
+    /// scroll yet), and a capture then says an element is hidden (no height) that the styled
+    /// page shows.
+    pub(super) async fn document_loaded(&mut self, bound: Duration) {
+        // Once per document (its time origin tells it from the next one): a page whose load
+        // never ends (a stream, a slow image) costs the bound once, not at every capture.
+        const READY: &str = "[document.readyState === 'complete', performance.timeOrigin]";
+        let start = Instant::now();
+        loop {
+            // A page that cannot answer (a dialog): the action says what follows.
+            let Ok(Value::Array(ready)) = self.eval(READY).await else {
+                return;
+            };
+            let document = ready.get(1).and_then(Value::as_f64);
+            if ready.first() == Some(&Value::Bool(true))
+                || (document.is_some() && document == self.settled_document)
+                || start.elapsed() >= bound
+                || crate::interrupt::requested().is_some()
+            {
+                self.settled_document = document;
+                return;
+            }
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+    }
 }
 
 impl Live {

@@ -1233,11 +1233,16 @@ fn record(
                 (Some(Evidence::Single(e)), Some(Verification::PreDispatch)) => Some(e),
                 _ => None,
             };
-            if let (Some(e), true) = (acted, is_ref || current.is_some()) {
+            // A selector holding a `${NAME}` stays as typed: a rewrite from the element's terms
+            // could spell the value it stands for.
+            let placeholder = ad_grammar::placeholder::has_dollar_brace(typed);
+            if let (Some(e), true, false) = (acted, is_ref || current.is_some(), placeholder) {
                 let policy = crate::select::Policy::for_step(step, &step.positional_values());
                 match evidence::writable_target(snap, node, e, policy, current.as_deref()) {
                     evidence::Written::Keep => {}
-                    evidence::Written::Selector(s) => replacement = Some(s),
+                    // Never a parameterized literal in the script (ADR 0017).
+                    evidence::Written::Selector(s) if echo.redact(&s) == s => replacement = Some(s),
+                    evidence::Written::Selector(_) => {}
                     evidence::Written::Unresolvable(m) => note = Some(m),
                 }
             }

@@ -519,7 +519,7 @@ fn the_report_reads_in_chromium() {
             .await;
         assert_eq!(divergence["kind"], "identity-mismatch", "{divergence}");
         assert_eq!(divergence["visible"], true);
-        assert_eq!(divergence["differs"], json!(["id", "role"]));
+        assert_eq!(divergence["differs"], json!(["id", "role", "ancestry[0]"]));
         assert!(divergence["refs"].as_u64().unwrap() > 3, "{divergence}");
         assert_eq!(divergence["suggestions"][0], "id=\"login.submit\"");
         assert!(

@@ -1,7 +1,9 @@
-//! What a failed web run reports (the binary, spawned, on fixture pages of tests/web/ served on
+//! What a web run reports (the binary, spawned, on fixture pages of tests/web/ served on
 //! 127.0.0.1): the divergence report offers only what the backend can do (no `--from` resume on
-//! the web, where the browser ends with the run; the sim still offers it). Needs Chromium: the
-//! tests fail, never skip, saying what to install.
+//! the web, where the browser ends with the run; the sim still offers it); the HTML report shows
+//! the screen at the failing step, the changed identity field as a highlighted row and the
+//! renamed element ranked by the other evidence; `--json` has per-step timings. Needs Chromium:
+//! the tests fail, never skip, saying what to install.
 
 mod common;
 
@@ -15,7 +17,7 @@ use serde_json::Value;
 /// "Done" (tests/web/renamed-filter.html): a selector miss.
 const RENAMED: &str = "context platform=web\n\
 open \"${BASE}/renamed-filter.html\"\n\
-# agent-device:target-v1 {\"role\":\"link\",\"label\":\"Completed\",\"ancestry\":[{\"role\":\"navigation\",\"label\":\"Filters\"}],\"sibling\":4,\"viewportOrder\":2,\"verification\":\"verified\"}\n\
+# agent-device:target-v1 {\"role\":\"link\",\"label\":\"Completed\",\"ancestry\":[{\"role\":\"navigation\",\"label\":\"Filters\"}],\"sibling\":4,\"viewportOrder\":0,\"verification\":\"verified\"}\n\
 click \"label=\\\"Completed\\\"\"\n\
 close\n";
 
@@ -162,5 +164,58 @@ close\n";
         assert_eq!(s["deviceMs"], e["device_ms"]);
         assert_eq!(s["line"], e["line"]);
     }
+    let _ = std::fs::remove_dir_all(&art);
+}
+
+/// The filter recorded as "Completed" is now "Done": the HTML report shows the screen at the
+/// failing step, compares the record with the element the other evidence points at (the label
+/// row highlighted) and suggests it first; the terminal report suggests it too.
+#[test]
+fn the_html_report_shows_the_failure_screen_and_the_renamed_element() {
+    let art = scratch("html");
+    let report = art.join("report");
+    let (o, _server) = run_web(&art, RENAMED, &["--report-html", report.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+    let out = text(&o);
+    assert!(
+        out.contains("Suggestions:\n  - [evidence] \"Done\" role=\"link\" label=\"Done\" (label changed; same role, ancestry, sibling, viewportOrder)"),
+        "{out}"
+    );
+    let page = std::fs::read_to_string(report.join("scripts/001-flow.html")).unwrap();
+    // The screenshot taken at the failure, copied beside the page and shown at step 2's row.
+    let shot = "files/001-flow/attempt-1/failure-step-002.png";
+    let png = std::fs::read(report.join(shot)).expect("the failure screenshot is copied");
+    assert!(png.starts_with(b"\x89PNG"), "a PNG");
+    let row = &page[page.find("id=\"step-2-1\"").expect("step 2's row")..];
+    let row = &row[..row.find("</tr>").unwrap()];
+    assert!(row.contains(&format!("<img src=\"../{shot}\"")), "{row}");
+    // The identity table compares the record with the renamed element; its label row differs.
+    let identity = &page[page
+        .find("<table class=\"identity\">")
+        .expect("the identity table")..];
+    let identity = &identity[..identity.find("</table>").unwrap()];
+    assert!(
+        identity.contains("closest on screen <code>@e"),
+        "{identity}"
+    );
+    assert!(
+        identity.contains("<tr class=\"differs\" data-field=\"label\"><th>label</th><td>Completed</td><td>Done</td></tr>"),
+        "{identity}"
+    );
+    assert!(
+        identity.contains(
+            "<tr class=\"same\" data-field=\"role\"><th>role</th><td>link</td><td>link</td></tr>"
+        ),
+        "{identity}"
+    );
+    let suggestions = &page[page
+        .find("<ol class=\"suggestions\">")
+        .expect("suggestions")..];
+    let first = &suggestions[..suggestions.find("</li>").unwrap()];
+    assert!(
+        first.contains("data-basis=\"evidence\"") && first.contains("&quot;Done&quot;"),
+        "{first}"
+    );
+    assert!(!page.contains("--plan-digest"), "no resume on the web");
     let _ = std::fs::remove_dir_all(&art);
 }

@@ -350,6 +350,11 @@ pub trait Backend: Send {
     fn resumes_at_step(&self) -> bool {
         false
     }
+    /// Does a failed step's report get a screenshot of the screen (`<run>/failure-step-NNN.png`)?
+    /// A replayed fixture serves only the calls it recorded, so neither it nor a recording asks.
+    fn screenshot_on_failure(&self) -> bool {
+        true
+    }
     /// The run's current redaction of injected values, given before each capture and action:
     /// a recorded fixture redacts (and a replay compares) with exactly what the journal uses.
     fn use_redactor(&mut self, _redactor: &crate::vars::Redactor) {}

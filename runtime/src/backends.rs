@@ -397,6 +397,9 @@ impl Backend for AnyBackend {
     fn resumes_at_step(&self) -> bool {
         delegate!(self, b => b.resumes_at_step())
     }
+    fn screenshot_on_failure(&self) -> bool {
+        delegate!(self, b => b.screenshot_on_failure())
+    }
     fn use_redactor(&mut self, redactor: &crate::vars::Redactor) {
         delegate!(self, b => b.use_redactor(redactor))
     }

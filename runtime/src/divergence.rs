@@ -229,8 +229,129 @@ fn basis_rank(b: &str) -> u8 {
     }
 }
 
+/// An element that may be the recorded one under a changed name (or id): the recorded evidence
+/// fields it shares and the identity fields that differ.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Likeness {
+    /// Index in the snapshot.
+    pub node: usize,
+    /// Evidence fields that agree: `id`, `role`, `ancestry`, `sibling`, `viewportOrder`,
+    /// `position` (its centre inside the recorded rect), in that order.
+    pub agrees: Vec<&'static str>,
+    /// Identity fields that differ: `id`, `role`, `label`.
+    pub differs: Vec<&'static str>,
+}
+
+/// How many evidence candidates a report lists.
+pub const EVIDENCE_CANDIDATES: usize = 3;
+
+/// The elements of `s` that could be the recorded target once its label (or id) changed — a
+/// filter renamed from "Completed" to "Done" — ranked by the other evidence fields: the id, the
+/// role, the ancestry, the position among siblings, the order among elements of the same
+/// identity, and where it was on screen. A candidate shares the recorded role or id and at least
+/// one structural field (id, ancestry or sibling position); weights put an id first, then the
+/// ancestry, then role and sibling, then the order and the rect; ties go to the element nearest
+/// the recorded rect, then document order. `exclude` (the element a binding refused) is never a
+/// candidate. The divergence report's suggestions, and through them the terminal and HTML
+/// renderings, use this one ranking.
+pub fn rank_by_evidence(s: &Snapshot, e: &TargetEvidence, exclude: Option<usize>) -> Vec<Likeness> {
+    let rect_centre = e
+        .rect
+        .as_deref()
+        .map(|r| (r.x + r.width / 2.0, r.y + r.height / 2.0));
+    let mut ranked: Vec<(u32, f64, Likeness)> = Vec::new();
+    for n in &s.nodes {
+        if Some(n.index) == exclude {
+            continue;
+        }
+        let id = identity(n);
+        let mut agrees = Vec::new();
+        let mut score = 0;
+        let id_same = e.id.is_some() && id.id.as_deref() == e.id.as_deref();
+        if id_same {
+            agrees.push("id");
+            score += 16;
+        }
+        let role_same = id.role == e.role;
+        if role_same {
+            agrees.push("role");
+            score += 4;
+        }
+        if !id_same && !role_same {
+            continue;
+        }
+        let (chain, broken) = ancestry(s, n, e.ancestry.len());
+        let ancestry_same = !e.ancestry.is_empty()
+            && !broken
+            && chain.len() >= e.ancestry.len()
+            && e.ancestry
+                .iter()
+                .zip(&chain)
+                .all(|(r, o)| o.role == r.role && (r.label.is_none() || o.label == r.label));
+        if ancestry_same {
+            agrees.push("ancestry");
+            score += 8;
+        }
+        let sibling_same = s.sibling_index(n) == e.sibling;
+        if sibling_same {
+            agrees.push("sibling");
+            score += 4;
+        }
+        if !(id_same || ancestry_same || sibling_same) {
+            continue;
+        }
+        // The order among the elements that carry its own identity, as it was recorded among
+        // the recorded identity's.
+        let peers: Vec<&FlatNode> = s.nodes.iter().filter(|o| identity(o) == id).collect();
+        if peers.iter().position(|o| o.index == n.index) == Some(e.viewport_order as usize) {
+            agrees.push("viewportOrder");
+            score += 1;
+        }
+        let distance = match (rect_centre, n.rect) {
+            (Some((x, y)), Some(r)) => {
+                let c = r.center();
+                if e.rect.as_deref().is_some_and(|rr| {
+                    c.x >= rr.x && c.x <= rr.x + rr.width && c.y >= rr.y && c.y <= rr.y + rr.height
+                }) {
+                    agrees.push("position");
+                    score += 2;
+                }
+                ((c.x - x).powi(2) + (c.y - y).powi(2)).sqrt()
+            }
+            _ => f64::MAX,
+        };
+        let mut differs = Vec::new();
+        if e.id.is_some() && id.id.as_deref() != e.id.as_deref() {
+            differs.push("id");
+        }
+        if !role_same {
+            differs.push("role");
+        }
+        if id.label.as_deref() != e.label.as_deref() {
+            differs.push("label");
+        }
+        ranked.push((
+            score,
+            distance,
+            Likeness {
+                node: n.index,
+                agrees,
+                differs,
+            },
+        ));
+    }
+    ranked.sort_by(|a, b| {
+        b.0.cmp(&a.0)
+            .then(a.1.total_cmp(&b.1))
+            .then(a.2.node.cmp(&b.2.node))
+    });
+    ranked.into_iter().map(|r| r.2).collect()
+}
+
 /// Ranked suggestions: more identity components first, then the recorded scroll region, then
-/// document order (ADR 0012). The element a binding failure refused is never suggested.
+/// document order (ADR 0012); then the elements the other evidence fields point at when the
+/// recorded identity is gone ([`rank_by_evidence`], basis `evidence`). The element a binding
+/// failure refused is never suggested.
 fn suggestions(input: &Input, s: &Snapshot, scope: &Scope) -> Vec<Suggestion> {
     let refused = input.binding.and_then(|b| b.observed);
     let mut found: Vec<(u8, u8, usize, Suggestion)> = Vec::new();
@@ -263,7 +384,10 @@ fn suggestions(input: &Input, s: &Snapshot, scope: &Scope) -> Vec<Suggestion> {
             basis: b.into(),
             reference: n.reference.clone(),
             role: clip_plain(&display_role(n)),
+            id: None,
             label: display_label(n).map(|l| clip(scope, &l)),
+            agrees: Vec::new(),
+            differs: Vec::new(),
         };
         match found.iter_mut().find(|f| f.2 == w) {
             Some(f) if basis_rank(b) < f.0 => *f = (basis_rank(b), region_rank, w, m),
@@ -272,7 +396,30 @@ fn suggestions(input: &Input, s: &Snapshot, scope: &Scope) -> Vec<Suggestion> {
         }
     }
     found.sort_by_key(|f| (f.0, f.1, f.2));
-    found.into_iter().map(|f| f.3).collect()
+    let same_screen = input.binding_snapshot.is_some_and(|b| std::ptr::eq(b, s));
+    let listed: Vec<usize> = found.iter().map(|f| f.2).collect();
+    let mut out: Vec<Suggestion> = found.into_iter().map(|f| f.3).collect();
+    if let Some(e) = input.evidence {
+        let exclude = refused.filter(|_| same_screen);
+        for l in rank_by_evidence(s, e, exclude)
+            .into_iter()
+            .filter(|l| !listed.contains(&l.node))
+            .take(EVIDENCE_CANDIDATES)
+        {
+            let n = &s.nodes[l.node];
+            out.push(Suggestion {
+                selector: clip(scope, &crate::select::selector_for(s, n)),
+                basis: "evidence".into(),
+                reference: n.reference.clone(),
+                role: clip_plain(&display_role(n)),
+                id: identity(n).id.map(|i| clip(scope, &i)),
+                label: display_label(n).map(|l| clip(scope, &l)),
+                agrees: l.agrees.iter().map(|a| a.to_string()).collect(),
+                differs: l.differs.iter().map(|d| d.to_string()).collect(),
+            });
+        }
+    }
+    out
 }
 
 /// Builds the full (uncapped) report.
@@ -497,6 +644,124 @@ mod tests {
         assert_eq!(written, Some(big));
         let kept = cap(&capped_small(), "default", &mut |_| panic!("within budget"));
         assert_eq!(kept.suggestions.len(), 0);
+    }
+
+    /// The to-do page of tests/web/renamed-filter.html: a heading, a list, the filters in a
+    /// navigation (text between the links), a footer link.
+    fn filters(done_label: &str) -> Snapshot {
+        let link = |id: Option<&str>, label: &str, x: f64| {
+            serde_json::json!({"type": "link", "id": id, "label": label, "hittable": true,
+                "rect": {"x": x, "y": 138.0, "width": 40.0, "height": 17.0}})
+        };
+        let text = serde_json::json!({"type": "text"});
+        let root: Vec<crate::tree::Node> = serde_json::from_value(serde_json::json!([
+            {"type": "heading", "label": "todos"},
+            {"type": "navigation", "label": "Filters", "children": [
+                link(Some("filter-all"), "All", 24.0), text, link(None, "Active", 57.0),
+                text, link(None, done_label, 117.0)
+            ]},
+            {"type": "contentinfo", "children": [link(None, "Help", 24.0)]}
+        ]))
+        .unwrap();
+        Snapshot::flatten(
+            &root,
+            crate::tree::Rect {
+                x: 0.0,
+                y: 0.0,
+                width: 1280.0,
+                height: 713.0,
+            },
+        )
+    }
+
+    /// The evidence recorded when the third filter was labelled "Completed".
+    fn completed() -> TargetEvidence {
+        ad_grammar::annotation::parse_target(r#"{"role":"link","label":"Completed","ancestry":[{"role":"navigation","label":"Filters"}],"sibling":4,"viewportOrder":0,"rect":{"x":117,"y":138,"width":70,"height":17},"verification":"verified"}"#).unwrap()
+    }
+
+    fn label_of(s: &Snapshot, l: &Likeness) -> String {
+        s.nodes[l.node].label.clone().unwrap_or_default()
+    }
+
+    #[test]
+    fn a_renamed_element_ranks_first_by_the_other_evidence_fields() {
+        let s = filters("Done");
+        let ranked = rank_by_evidence(&s, &completed(), None);
+        let labels: Vec<String> = ranked.iter().map(|l| label_of(&s, l)).collect();
+        // "Done" shares role, ancestry, sibling, order and place; "All" and "Active" only the
+        // role, the ancestry and the order ("Active" is nearer the recorded rect); "Help" (another
+        // container, another position) is no candidate, nor is anything of another role.
+        assert_eq!(labels, ["Done", "Active", "All"]);
+        assert_eq!(
+            ranked[0].agrees,
+            ["role", "ancestry", "sibling", "viewportOrder", "position"]
+        );
+        assert_eq!(ranked[0].differs, ["label"]);
+        assert_eq!(ranked[1].agrees, ["role", "ancestry", "viewportOrder"]);
+    }
+
+    #[test]
+    fn an_id_outranks_every_other_field_and_the_refused_element_is_never_ranked() {
+        let s = filters("Done");
+        let mut e = completed();
+        e.id = Some("filter-all".into());
+        let ranked = rank_by_evidence(&s, &e, None);
+        assert_eq!(label_of(&s, &ranked[0]), "All");
+        assert_eq!(ranked[0].differs, ["label"]);
+        // "Done" no longer has the recorded id: that differs too.
+        assert_eq!(ranked[1].differs, ["id", "label"]);
+        let all = ranked[0].node;
+        let without = rank_by_evidence(&s, &e, Some(all));
+        assert!(without.iter().all(|l| l.node != all));
+    }
+
+    #[test]
+    fn the_report_suggests_the_renamed_element_for_a_selector_miss() {
+        let s = filters("Done");
+        let e = completed();
+        let binding = BindingFailure {
+            kind: DivergenceKind::SelectorMiss,
+            cause_code: "SELECTOR_MISS",
+            cause_message: "gone".into(),
+            match_count: Some(0),
+            observed: None,
+            candidates: Vec::new(),
+            mismatches: Vec::new(),
+        };
+        let input = Input {
+            kind: DivergenceKind::SelectorMiss,
+            step: 2,
+            path: "f.ad".into(),
+            line: 4,
+            action: "click".into(),
+            cause_code: "SELECTOR_MISS".into(),
+            cause_message: "gone".into(),
+            cause_hint: None,
+            screen: ScreenEvidence::Available {
+                snapshot: &s,
+                generation: 1,
+            },
+            evidence: Some(&e),
+            binding: Some(&binding),
+            binding_snapshot: Some(&s),
+            selector: Some("label=\"Completed\"".into()),
+            policy: Policy {
+                require_rect: true,
+                require_unique: true,
+                disambiguate: true,
+            },
+            total_steps: 3,
+            plan_digest: "d".into(),
+            session_exists: true,
+            resumable: true,
+        };
+        let d = build(&input, &Scope::default());
+        let first = &d.suggestions[0];
+        assert_eq!(first.basis, "evidence");
+        assert_eq!(first.label.as_deref(), Some("Done"));
+        assert_eq!(first.differs, ["label"]);
+        assert_eq!(first.selector, "role=\"link\" label=\"Done\"");
+        assert_eq!(d.suggestions.len(), EVIDENCE_CANDIDATES);
     }
 
     fn capped_small() -> DivergenceReport {

@@ -1,7 +1,7 @@
 //! The divergence report for people: agent-device's text rendering of a replay divergence, with
 //! resume commands spelled for `ad`.
 
-use ad_runtime::records::divergence::{RepairHint, Resume, Screen};
+use ad_runtime::records::divergence::{RepairHint, Resume, Screen, Suggestion};
 use ad_runtime::records::{DivergenceKind, DivergenceReport, NodeRef};
 
 fn resume_line(cmd: &str, from: usize, digest: &str) -> String {
@@ -47,6 +47,22 @@ pub fn guidance(hint: RepairHint, resume: &Resume, cmd: &str) -> String {
         RepairHint::Caution => two_way("something already matches the recorded selector; a blind re-press may repeat the mistake."),
         RepairHint::Manual => two_way("no safe automated repair could be proven; inspect the screen and repair by hand."),
     }
+}
+
+/// What an `evidence` suggestion (a renamed element, ranked by
+/// `ad_runtime::divergence::rank_by_evidence`) shares with the record and what changed.
+pub fn evidence_note(s: &Suggestion) -> String {
+    if s.differs.is_empty() && s.agrees.is_empty() {
+        return String::new();
+    }
+    let mut parts = Vec::new();
+    if !s.differs.is_empty() {
+        parts.push(format!("{} changed", s.differs.join(", ")));
+    }
+    if !s.agrees.is_empty() {
+        parts.push(format!("same {}", s.agrees.join(", ")));
+    }
+    format!(" ({})", parts.join("; "))
 }
 
 fn describe_ref(r: &NodeRef) -> String {
@@ -157,7 +173,12 @@ pub fn render(d: &DivergenceReport, resume_command: &str) -> String {
                 .as_deref()
                 .map(|l| format!(" \"{l}\""))
                 .unwrap_or_default();
-            lines.push(format!("  - [{}]{label} {}", s.basis, s.selector));
+            lines.push(format!(
+                "  - [{}]{label} {}{}",
+                s.basis,
+                s.selector,
+                evidence_note(s)
+            ));
         }
     } else if d.suggestion_count > 0 {
         lines.push(format!(
@@ -213,6 +234,28 @@ Screen: unavailable (omitted-for-size). see the file
 Suggestions: 2 available (omitted at this report level; rerun with --json for the full report).
 Full report written to run/divergence-full.json."
         );
+    }
+
+    #[test]
+    fn a_renamed_element_is_suggested_with_what_changed() {
+        let d = report(serde_json::json!({
+            "version": 1, "kind": "selector-miss",
+            "step": {"index": 2, "source": {"path": "f.ad", "line": 4}},
+            "action": "click", "cause": {"code": "SELECTOR_MISS", "message": "m"},
+            "screen": {"state": "unavailable", "reason": "capture-failed", "hint": ""},
+            "suggestions": [{"selector": "role=\"link\" label=\"Done\"", "basis": "evidence",
+                "ref": "e11", "role": "link", "label": "Done",
+                "agrees": ["role", "ancestry", "sibling"], "differs": ["label"]}],
+            "suggestionCount": 1,
+            "resume": {"allowed": false, "from": 2, "planDigest": "abc"},
+            "repairHint": "manual"
+        }));
+        let text = render(&d, "ad run f.ad");
+        assert!(
+            text.contains("Suggestions:\n  - [evidence] \"Done\" role=\"link\" label=\"Done\" (label changed; same role, ancestry, sibling)"),
+            "{text}"
+        );
+        assert!(!text.contains("--from"), "{text}");
     }
 
     #[test]

@@ -172,6 +172,7 @@ tr.differs td{background:#fff1cc;font-weight:600}
 .resume{display:block;background:#1d2128;color:#e6edf3;padding:8px 10px;border-radius:4px;margin:4px 0}
 .muted{color:#6b7280}
 figure{margin:6px 0}figure img{max-width:360px;border:1px solid #d9dde3}
+figure.failure-shot img{border:2px solid #e3a3a3}figcaption{color:#6b7280;font-size:12px}
 ";
 
 fn page(title: &str, heading: &str, nav: &str, body: &str) -> String {
@@ -365,6 +366,8 @@ struct StepView {
     observations: Vec<(Phase, String, String, Option<String>)>,
     calls: Vec<(String, Option<Outcome>, Option<String>)>,
     divergence: Option<DivergenceReport>,
+    /// The screenshot taken at the failure (relative to the run folder).
+    failure_shot: Option<String>,
 }
 
 fn steps_of(events: &[JournalEvent]) -> BTreeMap<usize, StepView> {
@@ -428,6 +431,7 @@ fn steps_of(events: &[JournalEvent]) -> BTreeMap<usize, StepView> {
                 v.line = d.line;
                 v.state = "failed";
                 v.divergence = Some(d.report.clone());
+                v.failure_shot = d.screenshot.clone();
             }
             Event::RunStart(_) | Event::RunEnd(_) => {}
         }
@@ -561,12 +565,11 @@ fn attempt_section(
                     .unwrap_or_default()
             );
         }
-        if let Some(d) = &v.divergence {
+        if v.divergence.is_some() {
             let _ = write!(
                 result,
                 " <a href=\"#divergence-step-{index}\">divergence report</a>"
             );
-            divergences.push((*index, d));
         }
         let mut shots = String::new();
         if let (Some(dir), Some(StepResult::Screenshot { path: Some(p), .. })) =
@@ -579,6 +582,20 @@ fn attempt_section(
                     "<figure><a href=\"../{0}\"><img src=\"../{0}\" alt=\"screenshot of step {index}\"></a></figure>",
                     esc(&dest)
                 );
+                copies.insert(dest, dir.join(&rel));
+            }
+        }
+        // The screen at the failure, shown at the failing step and in its divergence section.
+        let mut failure_figure = None;
+        if let (Some(dir), Some(p)) = (&records.run_dir, &v.failure_shot) {
+            if let Some(rel) = inside_run(dir, p) {
+                let dest = format!("{assets}/{}", rel.display());
+                let figure = format!(
+                    "<figure class=\"failure-shot\"><a href=\"../{0}\"><img src=\"../{0}\" alt=\"the screen when step {index} failed\"></a><figcaption>the screen when the step failed</figcaption></figure>",
+                    esc(&dest)
+                );
+                shots.push_str(&figure);
+                failure_figure = Some(figure);
                 copies.insert(dest, dir.join(&rel));
             }
         }
@@ -600,6 +617,9 @@ fn attempt_section(
                     .unwrap_or_default()
             );
             copies.insert(dest, dir.join(&rel));
+        }
+        if let Some(d) = &v.divergence {
+            divergences.push((*index, d, failure_figure));
         }
         let _ = writeln!(
             body,
@@ -626,8 +646,8 @@ fn attempt_section(
         );
     }
     let resume_command = format!("ad run {}", script.report.path);
-    for (index, d) in divergences {
-        divergence_section(body, index, d, &resume_command);
+    for (index, d, figure) in divergences {
+        divergence_section(body, index, d, figure.as_deref(), &resume_command);
     }
     body.push_str("</section>\n");
 }
@@ -753,7 +773,37 @@ fn identity_rows(recorded: &Identity, observed: Option<&Identity>) -> String {
     out
 }
 
-fn divergence_section(body: &mut String, index: usize, d: &DivergenceReport, resume_command: &str) {
+/// The mismatches beyond id, role and label (`ancestry[0]: recorded=form/Sign in observed=other`)
+/// as highlighted rows of the identity table (id, role and label have rows of their own).
+fn mismatch_rows(mismatches: &[String]) -> String {
+    let mut out = String::new();
+    for m in mismatches {
+        let (field, rest) = m.split_once(": ").unwrap_or((m.as_str(), ""));
+        if matches!(field, "id" | "role" | "label") {
+            continue;
+        }
+        let (recorded, observed) = rest
+            .strip_prefix("recorded=")
+            .and_then(|r| r.split_once(" observed="))
+            .unwrap_or((rest, ""));
+        let _ = writeln!(
+            out,
+            "<tr class=\"differs\" data-field=\"{0}\"><th>{0}</th><td>{1}</td><td>{2}</td></tr>",
+            esc(field),
+            esc(recorded),
+            esc(observed)
+        );
+    }
+    out
+}
+
+fn divergence_section(
+    body: &mut String,
+    index: usize,
+    d: &DivergenceReport,
+    figure: Option<&str>,
+    resume_command: &str,
+) {
     let _ = writeln!(
         body,
         "<section class=\"divergence\" id=\"divergence-step-{index}\" data-kind=\"{}\">\n<h3>Divergence at step {index} — {}</h3>",
@@ -772,22 +822,42 @@ fn divergence_section(body: &mut String, index: usize, d: &DivergenceReport, res
     if let Some(h) = &d.cause.hint {
         let _ = writeln!(body, "<p class=\"muted\">{}</p>", esc(h));
     }
+    if let Some(f) = figure {
+        body.push_str(f);
+        body.push('\n');
+    }
     if let Some(tb) = &d.target_binding {
+        // Nothing matched: the element the other evidence fields point at (a renamed one) is
+        // compared instead, so what changed is the highlighted row.
+        let closest = d
+            .suggestions
+            .iter()
+            .find(|s| s.basis == "evidence")
+            .filter(|_| tb.observed.is_none());
+        let closest_identity = closest.map(|s| Identity {
+            id: s.id.clone(),
+            role: s.role.clone(),
+            label: s.label.clone(),
+        });
+        let column = match closest {
+            Some(s) => format!(
+                "closest on screen <code>@{}</code> <span class=\"muted\">(same {})</span>",
+                esc(&s.reference),
+                esc(&s.agrees.join(", "))
+            ),
+            None => "on screen".into(),
+        };
+        // Every differing field is a highlighted row: id, role and label, then the others
+        // (ancestry) the mismatches name.
         let _ = writeln!(
             body,
-            "<h4>Identity{}</h4>\n<table class=\"identity\"><thead><tr><th></th><th>recorded</th><th>on screen</th></tr></thead><tbody>\n{}</tbody></table>",
+            "<h4>Identity{}</h4>\n<table class=\"identity\"><thead><tr><th></th><th>recorded</th><th>{column}</th></tr></thead><tbody>\n{}{}</tbody></table>",
             tb.match_count
                 .map(|c| format!(" ({c} match{})", if c == 1 { "" } else { "es" }))
                 .unwrap_or_default(),
-            identity_rows(&tb.recorded, tb.observed.as_ref())
+            identity_rows(&tb.recorded, tb.observed.as_ref().or(closest_identity.as_ref())),
+            mismatch_rows(&tb.mismatches)
         );
-        if !tb.mismatches.is_empty() {
-            body.push_str("<ul class=\"mismatches\">\n");
-            for m in &tb.mismatches {
-                let _ = writeln!(body, "<li><code>{}</code></li>", esc(m));
-            }
-            body.push_str("</ul>\n");
-        }
         if !tb.candidates.is_empty() {
             body.push_str("<p>Elements sharing the recorded identity:</p><table><tbody>\n");
             for c in &tb.candidates {
@@ -830,7 +900,7 @@ fn divergence_section(body: &mut String, index: usize, d: &DivergenceReport, res
         for s in &d.suggestions {
             let _ = writeln!(
                 body,
-                "<li><code>{}</code> <span class=\"muted\">[{}] @{} {}{}</span></li>",
+                "<li data-basis=\"{1}\"><code>{0}</code> <span class=\"muted\">[{1}] @{2} {3}{4}{5}</span></li>",
                 esc(&s.selector),
                 esc(&s.basis),
                 esc(&s.reference),
@@ -838,7 +908,8 @@ fn divergence_section(body: &mut String, index: usize, d: &DivergenceReport, res
                 s.label
                     .as_deref()
                     .map(|l| format!(" \"{}\"", esc(l)))
-                    .unwrap_or_default()
+                    .unwrap_or_default(),
+                esc(&super::divergence::evidence_note(s))
             );
         }
         body.push_str("</ol>\n");

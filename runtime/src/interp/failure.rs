@@ -218,10 +218,22 @@ impl<B: Backend> Exec<'_, B> {
             std::fs::write(&path, serde_json::to_vec_pretty(full).ok()?).ok()?;
             Some(path.display().to_string())
         });
+        // The screen at the failure, beside the journal, for the HTML report to show at the step.
+        let screenshot = match &dir {
+            Some(d) if self.backend.screenshot_on_failure() => {
+                let name = format!("failure-step-{index:03}.png");
+                match self.backend.screenshot().await {
+                    Ok(png) if std::fs::write(d.join(&name), &png).is_ok() => Some(name),
+                    _ => None,
+                }
+            }
+            _ => None,
+        };
         let _ = self.journal.append(Event::Divergence(DivergenceEvent {
             step: index,
             line,
             report: report.clone(),
+            screenshot,
         }));
         let mut details = fail.details;
         details.replay_path = Some(opts.script_path.clone());

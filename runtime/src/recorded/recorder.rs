@@ -461,6 +461,10 @@ impl<B: Backend> Backend for Recorder<B> {
     fn resumes_at_step(&self) -> bool {
         self.inner.resumes_at_step()
     }
+    /// The replay of this recording would not ask for it.
+    fn screenshot_on_failure(&self) -> bool {
+        false
+    }
     fn use_redactor(&mut self, redactor: &Redactor) {
         if self.redactor != *redactor {
             self.redactor = redactor.clone();

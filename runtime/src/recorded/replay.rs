@@ -576,6 +576,10 @@ impl Backend for Replay {
     fn location(&self) -> Value {
         self.location.clone()
     }
+    /// The recording has no such call to serve.
+    fn screenshot_on_failure(&self) -> bool {
+        false
+    }
     fn use_redactor(&mut self, redactor: &Redactor) {
         if self.redactor != *redactor {
             self.values = markers(redactor);

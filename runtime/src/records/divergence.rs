@@ -134,13 +134,26 @@ pub enum Screen {
 #[serde(deny_unknown_fields)]
 pub struct Suggestion {
     pub selector: String,
-    /// Which identity components the selector uses: `id`, `role-label`, `label` or `other`.
+    /// Which identity components the selector uses: `id`, `role-label`, `label` or `other`; or
+    /// `evidence`: the recorded identity is gone and the other evidence fields (`agrees`) point
+    /// at this element, whose `differs` fields changed (a renamed element).
     pub basis: String,
     #[serde(rename = "ref")]
     pub reference: String,
     pub role: String,
+    /// The element's id (evidence suggestions).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub id: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub label: Option<String>,
+    /// Evidence fields this element shares with the record (`id`, `role`, `ancestry`,
+    /// `sibling`, `viewportOrder`, `position`), for `evidence` suggestions.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub agrees: Vec<String>,
+    /// Identity fields that differ from the record (`id`, `role`, `label`), for `evidence`
+    /// suggestions.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub differs: Vec<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]

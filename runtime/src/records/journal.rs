@@ -463,6 +463,10 @@ pub struct DivergenceEvent {
     pub step: usize,
     pub line: usize,
     pub report: DivergenceReport,
+    /// The screen at the failure, relative to the run folder (`failure-step-004.png`); absent
+    /// when the backend took none (a replayed fixture) or could not.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub screenshot: Option<String>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]

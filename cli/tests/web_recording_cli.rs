@@ -219,3 +219,39 @@ fn a_nameless_checkbox_is_recorded_by_role_and_row_and_replays_with_a_row_added_
     assert!(o.status.success(), "{}", text(&o));
     finish(&dir);
 }
+
+#[test]
+fn a_replayed_selector_holding_a_placeholder_is_recorded_as_typed() {
+    require_chromium();
+    let dir = scratch("placeholder");
+    let server = FixtureServer::start(&fixture_dir());
+    let url = server.url("recorder_facets.html");
+    ok(
+        &dir,
+        &["open", &url, "--save-script=facets.ad", "--offline"],
+    );
+    // Replayed into the armed recording with an injected value: on the screen the selector's
+    // recorded form (`${NAME}`) matches nothing, and the element's own terms spell the value.
+    std::fs::write(
+        dir.join("steps.ad"),
+        "click \"label=\\\"${NAME}\\\"\"\nwait \"label=\\\"${NAME}\\\"\"\n",
+    )
+    .unwrap();
+    ok(&dir, &["replay", "steps.ad", "-e", "NAME=Tickets"]);
+    ok(&dir, &["save-script"]);
+    ok(&dir, &["close"]);
+    let published = std::fs::read_to_string(dir.join("facets.ad")).unwrap();
+    assert!(
+        published
+            .lines()
+            .any(|l| l == "click \"label=\\\"${NAME}\\\"\""),
+        "{published}"
+    );
+    assert!(
+        !published
+            .lines()
+            .any(|l| l.starts_with("click ") && l.contains("Tickets")),
+        "{published}"
+    );
+    finish(&dir);
+}

@@ -276,6 +276,15 @@ pub trait Backend: Send {
     fn now_ms(&self) -> u64;
     /// Lets device time pass (a poll interval, a `wait 500`).
     fn sleep(&mut self, ms: u64) -> impl Future<Output = ()> + Send;
+    /// The pause between two looks at the screen while waiting for it: at most `ms`, less when
+    /// the device can tell its screen may have changed (the web backend hears the page's own
+    /// events); true when it returned for a change. By default a plain [`Backend::sleep`].
+    fn poll_wait(&mut self, ms: u64) -> impl Future<Output = bool> + Send {
+        async move {
+            self.sleep(ms).await;
+            false
+        }
+    }
 
     fn launch(
         &mut self,

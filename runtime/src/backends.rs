@@ -337,6 +337,9 @@ impl Backend for AnyBackend {
     async fn sleep(&mut self, ms: u64) {
         delegate!(self, b => b.sleep(ms).await)
     }
+    async fn poll_wait(&mut self, ms: u64) -> bool {
+        delegate!(self, b => b.poll_wait(ms).await)
+    }
     async fn launch(&mut self, app: &str, options: &LaunchOptions) -> BackendResult<()> {
         delegate!(self, b => b.launch(app, options).await)
     }

@@ -118,10 +118,17 @@ fn serve(stream: TcpStream, root: &Path, seen: &Mutex<Vec<String>>) {
         }
         None => ("404 Not Found", "text/plain", b"not found".to_vec()),
     };
+    // `no-store` keeps a page out of the browser's back/forward cache; the `bfcache-*` pages
+    // are there to be restored from it.
+    let store = if clean.starts_with("bfcache-") {
+        ""
+    } else {
+        "Cache-Control: no-store\r\n"
+    };
     let mut out = stream;
     let _ = write!(
         out,
-        "HTTP/1.1 {status}\r\nContent-Type: {kind}\r\nContent-Length: {}\r\nCache-Control: no-store\r\nConnection: close\r\n\r\n",
+        "HTTP/1.1 {status}\r\nContent-Type: {kind}\r\nContent-Length: {}\r\n{store}Connection: close\r\n\r\n",
         body.len()
     );
     let _ = out.write_all(&body);

@@ -175,6 +175,19 @@ impl<B: Backend> Exec<'_, B> {
         }
     }
 
+    /// A pause between two looks at the screen in a wait: ends early when the device reports
+    /// that the screen may have changed ([`Backend::poll_wait`]).
+    pub(super) async fn poll_nap(&mut self, ms: u64) -> Result<(), Fail> {
+        if let Some(stop) = Self::stop_requested() {
+            return Err(stop);
+        }
+        self.backend.poll_wait(ms).await;
+        match Self::stop_requested() {
+            Some(stop) => Err(stop),
+            None => Ok(()),
+        }
+    }
+
     /// The failure of a step a stop request (Ctrl-C, SIGTERM) ended while it waited.
     fn stop_requested() -> Option<Fail> {
         let signal = crate::interrupt::requested()?;

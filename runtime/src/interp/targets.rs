@@ -213,7 +213,7 @@ impl<B: Backend> Exec<'_, B> {
                 return Ok(self.resolved_from(&snap, w, &r, "unannotated"));
             }
             let nap = POLL_INTERVAL_MS.min(budget - waited);
-            self.nap(nap).await?;
+            self.poll_nap(nap).await?;
         }
     }
 

@@ -134,7 +134,8 @@ impl<B: Backend> Exec<'_, B> {
                         f.details.first_match = Some(node_ref(&snap.nodes[r.matched[0]]));
                         return Err(f);
                     }
-                    self.nap(POLL_INTERVAL_MS.min(timeout - waited_ms)).await?;
+                    self.poll_nap(POLL_INTERVAL_MS.min(timeout - waited_ms))
+                        .await?;
                 }
             }
             WaitForm::Selector {
@@ -224,7 +225,8 @@ impl<B: Backend> Exec<'_, B> {
                         }
                         return Err(f);
                     }
-                    self.nap(POLL_INTERVAL_MS.min(timeout - waited_ms)).await?;
+                    self.poll_nap(POLL_INTERVAL_MS.min(timeout - waited_ms))
+                        .await?;
                 }
             }
             WaitForm::Invalid { reason, message } => {
@@ -259,7 +261,8 @@ impl<B: Backend> Exec<'_, B> {
                 )
                 .reason("wait_target_absent"));
             }
-            self.nap(POLL_INTERVAL_MS.min(timeout - waited_ms)).await?;
+            self.poll_nap(POLL_INTERVAL_MS.min(timeout - waited_ms))
+                .await?;
         }
     }
 }

@@ -104,6 +104,16 @@ impl Backend for Web {
         }
     }
 
+    async fn poll_wait(&mut self, ms: u64) -> bool {
+        match self.live.as_mut() {
+            Some(live) => live.wait_for_change(Duration::from_millis(ms)).await,
+            None => {
+                self.sleep(ms).await;
+                false
+            }
+        }
+    }
+
     async fn launch(&mut self, app: &str, options: &LaunchOptions) -> BackendResult<()> {
         let url = options.url.clone().unwrap_or_else(|| app.to_string());
         if !is_url(&url) {
@@ -123,7 +133,7 @@ impl Backend for Web {
             self.shut_down();
         }
         let live = self.ensure_live().await?;
-        live.navigate(&url).await?;
+        self.arrival = Some(live.navigate(&url).await?);
         self.url = Some(url);
         self.elements.clear();
         Ok(())
@@ -159,6 +169,8 @@ impl Backend for Web {
         }
         // A document still loading (a navigation the page started) is captured once loaded.
         live.document_loaded(super::DOCUMENT_LOAD_BOUND).await;
+        // What changes from now on may be missing from this capture: the next wait looks again.
+        live.changed = false;
         // Three calls in flight at once: the tree, the layout and the viewport.
         let ax_rx = live.send(&protocol::GetFullAxTree {});
         let dom_rx = live.send(&protocol::CaptureSnapshot {
@@ -386,15 +398,8 @@ impl Backend for Web {
                     return Ok(());
                 }
                 let entry = &history.entries[history.current_index - 1];
-                let url = entry.url.clone();
-                live.lifecycle.clear();
-                live.call(&protocol::NavigateToHistoryEntry { entry_id: entry.id })
-                    .await
-                    .map_err(|e| e.into_backend("cannot go back"))?;
-                // The previous page may come from the back-forward cache without a load event.
-                let _ = live
-                    .wait_lifecycle("", "load", Duration::from_millis(2_000))
-                    .await;
+                let (url, id) = (entry.url.clone(), entry.id);
+                self.arrival = Some(live.go_to_history_entry(id).await?);
                 self.url = Some(url);
                 self.elements.clear();
                 Ok(())

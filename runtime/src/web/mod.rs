@@ -15,6 +15,7 @@
 
 pub mod ax;
 pub mod cdp;
+mod changes;
 mod device;
 mod input;
 pub mod launcher;
@@ -40,6 +41,8 @@ const LOAD_TIMEOUT: Duration = Duration::from_secs(30);
 const NETWORK_QUIET_BOUND: Duration = Duration::from_millis(1_000);
 /// The network is quiet when no request has been in flight for this long.
 const NETWORK_QUIET: Duration = Duration::from_millis(100);
+/// After the page reports a change, how long a wait lets it finish rendering before capturing.
+const CHANGE_SETTLE: Duration = Duration::from_millis(16);
 
 /// A JavaScript dialog the page is showing (`alert`, `confirm`, `prompt`, `beforeunload`).
 #[derive(Debug, Clone, PartialEq)]
@@ -80,14 +83,54 @@ impl PageError {
     }
 }
 
+/// How a navigation of the page's main frame ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Arrival {
+    /// A new document committed and reached its load event.
+    Loaded,
+    /// The document came back from the back/forward cache: it commits, but never loads again.
+    Restored,
+    /// The history entry belongs to the same document (`#fragment`, `pushState`).
+    SameDocument,
+    /// A dialog opened before the page finished; the script handles it next.
+    Dialog,
+}
+
+impl Arrival {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Arrival::Loaded => "load",
+            Arrival::Restored => "back-forward-cache",
+            Arrival::SameDocument => "same-document",
+            Arrival::Dialog => "dialog",
+        }
+    }
+}
+
+/// A navigation of the main frame the browser announced.
+#[derive(Debug, Clone, PartialEq)]
+enum Committed {
+    /// `Page.frameNavigated`: the loader of the new document, and whether the document was
+    /// restored from the back/forward cache (`type: BackForwardCacheRestore`).
+    Document { loader: String, restored: bool },
+    /// `Page.navigatedWithinDocument`.
+    SameDocument,
+}
+
 /// A running browser with one page attached.
 struct Live {
     cdp: Cdp,
     session: String,
+    /// The page's main frame (a page target's id is its main frame's).
+    main_frame: String,
     events: mpsc::UnboundedReceiver<Event>,
     dialog: Option<Dialog>,
     /// Lifecycle events seen for the current navigation: (loader id, name).
     lifecycle: Vec<(String, String)>,
+    /// Main-frame navigations seen since the current one started.
+    committed: Vec<Committed>,
+    /// The page may have changed since the last capture started ([`changes`]).
+    changed: bool,
     /// Requests the page has in flight, and when the last one started or ended.
     in_flight: std::collections::HashSet<String>,
     network_changed: Instant,
@@ -110,6 +153,8 @@ pub struct Web {
     elements: Vec<Element>,
     viewport: Rect,
     url: Option<String>,
+    /// How the last `open` or `back` ended (tests and benches read it).
+    arrival: Option<Arrival>,
 }
 
 impl Web {
@@ -127,7 +172,14 @@ impl Web {
                 height: h as f64,
             },
             url: None,
+            arrival: None,
         }
+    }
+
+    /// How the last `open` or `back` ended: a `back` to a page in the back/forward cache ends
+    /// on its restore, which has no load event.
+    pub fn last_arrival(&self) -> Option<Arrival> {
+        self.arrival
     }
 
     /// The browser's process id while one runs (tests prove it is reaped).
@@ -204,12 +256,18 @@ impl Web {
             urls::intercept(&cdp, &session, &self.config.urls)
                 .await
                 .map_err(|e| fail("Fetch.enable", e))?;
+            changes::install(&cdp, &session)
+                .await
+                .map_err(|e| fail("cannot watch the page for changes", e))?;
             self.live = Some(Live {
                 cdp,
                 session,
+                main_frame: target.target_id,
                 events,
                 dialog: None,
                 lifecycle: Vec::new(),
+                committed: Vec::new(),
+                changed: false,
                 in_flight: Default::default(),
                 network_changed: Instant::now(),
                 urls: self.config.urls.clone(),
@@ -253,9 +311,7 @@ impl Web {
     fn field_at(&self, at: crate::tree::Point) -> Option<&Element> {
         self.elements
             .iter()
-            .filter(|e| {
-                (e.editable || e.choice == Some(ax::Choice::Select)) && e.rect.contains(at)
-            })
+            .filter(|e| (e.editable || e.choice == Some(ax::Choice::Select)) && e.rect.contains(at))
             .max_by_key(|e| e.depth)
             .or_else(|| self.element_at(at))
     }
@@ -363,6 +419,13 @@ impl Live {
 
 impl Live {
     fn on_event(&mut self, ev: Event) {
+        self.handle(&ev);
+        if changes::is_change(&ev, self.in_flight.is_empty()) {
+            self.changed = true;
+        }
+    }
+
+    fn handle(&mut self, ev: &Event) {
         match ev.method.as_str() {
             "Page.javascriptDialogOpening" => {
                 self.dialog = Some(Dialog {
@@ -406,8 +469,61 @@ impl Live {
                 };
                 self.lifecycle.push((s("loaderId"), s("name")));
             }
+            "Page.frameNavigated" => {
+                let frame = ev.params.get("frame").unwrap_or(&Value::Null);
+                let main = frame.get("parentId").is_none()
+                    || frame.get("id").and_then(Value::as_str) == Some(&self.main_frame);
+                if main {
+                    self.committed.push(Committed::Document {
+                        loader: frame
+                            .get("loaderId")
+                            .and_then(Value::as_str)
+                            .unwrap_or("")
+                            .to_string(),
+                        restored: ev.params.get("type").and_then(Value::as_str)
+                            == Some("BackForwardCacheRestore"),
+                    });
+                }
+            }
+            "Page.navigatedWithinDocument"
+                if ev.params.get("frameId").and_then(Value::as_str) == Some(&self.main_frame) =>
+            {
+                self.committed.push(Committed::SameDocument);
+            }
             _ => {}
         }
+    }
+
+    /// Waits at most `bound` for the page to change ([`changes`]): true when it did (then a
+    /// frame's time more, so one render's mutations are seen together), false when the time
+    /// ran out, a stop was requested or the browser went away.
+    async fn wait_for_change(&mut self, bound: Duration) -> bool {
+        let end = Instant::now() + bound;
+        self.pump();
+        while !self.changed {
+            let left = end.saturating_duration_since(Instant::now());
+            if left.is_zero() || crate::interrupt::requested().is_some() {
+                return false;
+            }
+            // In slices, so Ctrl-C ends a long wait at once.
+            match tokio::time::timeout(left.min(Duration::from_millis(100)), self.events.recv())
+                .await
+            {
+                Ok(Some(ev)) => self.on_event(ev),
+                Ok(None) => return false,
+                Err(_) => {}
+            }
+        }
+        let settle = Instant::now() + CHANGE_SETTLE;
+        while let Ok(Some(ev)) = tokio::time::timeout(
+            settle.saturating_duration_since(Instant::now()),
+            self.events.recv(),
+        )
+        .await
+        {
+            self.on_event(ev);
+        }
+        true
     }
 
     /// Handles the events that arrived so far.
@@ -489,9 +605,10 @@ impl Live {
 
     /// Navigates and waits for the load event, then (within a bound) for the network to go
     /// quiet.
-    async fn navigate(&mut self, url: &str) -> BackendResult<()> {
+    async fn navigate(&mut self, url: &str) -> BackendResult<Arrival> {
         self.pump();
         self.lifecycle.clear();
+        self.committed.clear();
         let nav = self
             .call(&protocol::Navigate { url })
             .await
@@ -507,11 +624,47 @@ impl Live {
         }
         let Some(loader) = nav.loader_id else {
             // A same-document navigation (`#fragment`): nothing loads.
-            return Ok(());
+            return Ok(Arrival::SameDocument);
         };
-        self.wait_lifecycle(&loader, "load", LOAD_TIMEOUT).await?;
+        let arrival = self
+            .wait_until("load", LOAD_TIMEOUT, |live| {
+                live.lifecycle
+                    .iter()
+                    .any(|(l, n)| n == "load" && *l == loader)
+                    .then_some(Arrival::Loaded)
+            })
+            .await?;
         self.wait_network_quiet(NETWORK_QUIET_BOUND).await;
-        Ok(())
+        Ok(arrival)
+    }
+
+    /// Goes to the history entry `entry_id` and waits for the main frame to arrive there, by
+    /// whichever comes first: a same-document navigation, a restore from the back/forward
+    /// cache (which never fires load), or a new document's load event.
+    async fn go_to_history_entry(&mut self, entry_id: i64) -> BackendResult<Arrival> {
+        self.pump();
+        self.lifecycle.clear();
+        self.committed.clear();
+        self.call(&protocol::NavigateToHistoryEntry { entry_id })
+            .await
+            .map_err(|e| e.into_backend("cannot go back"))?;
+        let arrival = self
+            .wait_until("load", LOAD_TIMEOUT, |live| {
+                live.committed.iter().find_map(|c| match c {
+                    Committed::SameDocument => Some(Arrival::SameDocument),
+                    Committed::Document { restored: true, .. } => Some(Arrival::Restored),
+                    Committed::Document { loader, .. } => live
+                        .lifecycle
+                        .iter()
+                        .any(|(l, n)| n == "load" && l == loader)
+                        .then_some(Arrival::Loaded),
+                })
+            })
+            .await?;
+        if arrival == Arrival::Loaded {
+            self.wait_network_quiet(NETWORK_QUIET_BOUND).await;
+        }
+        Ok(arrival)
     }
 
     /// Waits (at most `bound`) until no request has been in flight for [`NETWORK_QUIET`]; a
@@ -538,33 +691,30 @@ impl Live {
         }
     }
 
-    /// Waits for the lifecycle event `name` of the navigation `loader` (any loader when empty).
-    async fn wait_lifecycle(
+    /// Handles the page's events until `arrived` says the navigation ended (or a dialog blocks
+    /// the page); past `bound`, fails saying the page did not reach `what`.
+    async fn wait_until(
         &mut self,
-        loader: &str,
-        name: &str,
+        what: &str,
         bound: Duration,
-    ) -> BackendResult<()> {
+        arrived: impl Fn(&Live) -> Option<Arrival>,
+    ) -> BackendResult<Arrival> {
         let start = Instant::now();
         loop {
             self.pump();
-            if self
-                .lifecycle
-                .iter()
-                .any(|(l, n)| n == name && (loader.is_empty() || l == loader))
-            {
-                return Ok(());
+            if let Some(a) = arrived(self) {
+                return Ok(a);
             }
             if self.dialog.is_some() {
                 // A dialog during load blocks the page; the script handles it next.
-                return Ok(());
+                return Ok(Arrival::Dialog);
             }
             let left = bound.saturating_sub(start.elapsed());
             if left.is_zero() {
                 return Err(BackendError::rejected(
                     "COMMAND_FAILED",
                     format!(
-                        "the page did not reach `{name}` within {} ms",
+                        "the page did not reach `{what}` within {} ms",
                         bound.as_millis()
                     ),
                 ));

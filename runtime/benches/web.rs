@@ -9,7 +9,12 @@
 //! - per-step overhead `ad` adds on top of the browser's own latency: each step's `wall_ms`
 //!   from the journal minus the time spent inside the backend's calls (CDP round trips and the
 //!   browser's work), measured by a wrapper around the backend;
-//! - the 7-step login script alone (the figure to set beside agent-device's own web replay).
+//! - the 7-step login script alone (the figure to set beside agent-device's own web replay);
+//! - two journeys of the shapes real apps have, to set beside a Playwright run of the same
+//!   steps (docs/web.md quotes both): a table page of about 1,400 accessibility nodes whose
+//!   rows link to a detail page and back (the page returns from the back/forward cache), and a
+//!   list app (a to-do list: add items with Enter, complete one, wait for the counter); with
+//!   the median time of `back` and of one capture of the table page.
 
 use std::path::Path;
 use std::time::{Duration, Instant};
@@ -50,6 +55,9 @@ impl Backend for Timed {
     async fn sleep(&mut self, ms: u64) {
         // A poll interval is waiting, not overhead.
         timed!(self, self.inner.sleep(ms).await)
+    }
+    async fn poll_wait(&mut self, ms: u64) -> bool {
+        timed!(self, self.inner.poll_wait(ms).await)
     }
     async fn launch(&mut self, app: &str, o: &LaunchOptions) -> BackendResult<()> {
         timed!(self, self.inner.launch(app, o).await)
@@ -151,8 +159,41 @@ is \"visible\" \"label=\\\"Welcome, Demo\\\"\"
 close
 ";
 
+/// The table journey (tests/web/bfcache-table.html, ~1,400 accessibility nodes).
+const TABLE: &str = "open \"${URL}\"
+wait \"id=\\\"row-37\\\"\" 5000
+click \"id=\\\"row-37\\\"\"
+wait \"id=\\\"detail-title\\\"\" 5000
+back
+wait \"id=\\\"row-64\\\"\" 5000
+click \"id=\\\"row-64\\\"\"
+wait \"id=\\\"detail-title\\\"\" 5000
+back
+is \"visible\" \"id=\\\"row-64\\\"\"
+close
+";
+
+/// The list-app journey (tests/web/todo.html).
+const TODO: &str = "open \"${URL}\"
+fill \"id=\\\"new-todo\\\"\" \"Buy milk\"
+keyboard \"enter\"
+wait text \"1 item left\" 5000
+fill \"id=\\\"new-todo\\\"\" \"Walk the dog\"
+keyboard \"enter\"
+wait text \"2 items left\" 5000
+fill \"id=\\\"new-todo\\\"\" \"Read a book\"
+keyboard \"enter\"
+wait text \"3 items left\" 5000
+click \"id=\\\"toggle-2\\\"\"
+wait text \"2 items left\" 5000
+is \"visible\" \"label=\\\"Walk the dog\\\"\"
+close
+";
+
 struct Measured {
     steps: usize,
+    /// Each step's command and journal wall time.
+    step_ms: Vec<(String, f64)>,
     wall: Duration,
     first: Duration,
     inside: Duration,
@@ -191,16 +232,33 @@ fn measure(text: &str, url: &str, artifacts: &Path) -> Measured {
     assert!(result.error.is_none(), "{:#?}", result.error);
     let dir = journal.dir().expect("a run folder").to_path_buf();
     drop(journal);
-    let journal_ms: f64 = std::fs::read_to_string(dir.join("events.jsonl"))
+    let rows: Vec<Value> = std::fs::read_to_string(dir.join("events.jsonl"))
         .unwrap()
         .lines()
         .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+        .collect();
+    let journal_ms: f64 = rows
+        .iter()
         .filter(|v| v["event"] == "step_end")
         .filter_map(|v| v["wall_ms"].as_f64())
         .sum();
+    let commands: Vec<String> = rows
+        .iter()
+        .filter(|v| v["event"] == "step_start")
+        .map(|v| v["command"].as_str().unwrap_or("").to_string())
+        .collect();
+    let step_ms = commands
+        .into_iter()
+        .zip(
+            rows.iter()
+                .filter(|v| v["event"] == "step_end")
+                .map(|v| v["wall_ms"].as_f64().unwrap_or(0.0)),
+        )
+        .collect();
     let _ = &Quiet;
     Measured {
         steps: analysis.steps().len(),
+        step_ms,
         wall,
         first: progress.first.unwrap_or_default(),
         inside: backend.inside,
@@ -245,5 +303,75 @@ fn main() {
         "7-step login script: {:.2} s wall (median of 3), browser launch included",
         w[1]
     );
+    journey(
+        "table page (~1,400 nodes) with back navigation",
+        TABLE,
+        &server.url("bfcache-table.html"),
+        &artifacts,
+    );
+    journey("list app", TODO, &server.url("todo.html"), &artifacts);
+    println!(
+        "  one capture of the table page: {:.1} ms (median of 15)",
+        capture_ms(&server.url("bfcache-table.html"))
+    );
     let _ = std::fs::remove_dir_all(&artifacts);
+}
+
+fn median(mut v: Vec<f64>) -> f64 {
+    v.sort_by(f64::total_cmp);
+    v[v.len() / 2]
+}
+
+/// A journey's whole time (browser launch included, as a Playwright script's process) and its
+/// `back` steps', median of 5 runs.
+fn journey(name: &str, text: &str, url: &str, artifacts: &Path) {
+    let runs: Vec<Measured> = (0..5).map(|_| measure(text, url, artifacts)).collect();
+    let wall = median(runs.iter().map(|m| m.wall.as_secs_f64()).collect());
+    println!(
+        "{name}, {} steps: {wall:.2} s wall (median of 5, browser launch included)",
+        runs[0].steps
+    );
+    let backs: Vec<f64> = runs
+        .iter()
+        .flat_map(|m| {
+            m.step_ms
+                .iter()
+                .filter(|(c, _)| c == "back")
+                .map(|(_, ms)| *ms)
+        })
+        .collect();
+    if !backs.is_empty() {
+        println!(
+            "  back: {:.1} ms (median of {})",
+            median(backs.clone()),
+            backs.len()
+        );
+    }
+}
+
+/// One capture of the page at `url` (the accessibility tree, the layout and the viewport).
+fn capture_ms(url: &str) -> f64 {
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    let mut web = Web::new(LaunchConfig {
+        offline: true,
+        ..LaunchConfig::default()
+    });
+    rt.block_on(async {
+        let options = LaunchOptions {
+            url: Some(url.to_string()),
+            ..LaunchOptions::default()
+        };
+        web.launch(url, &options).await.expect("the page opens");
+        let mut times = Vec::new();
+        for _ in 0..15 {
+            let t = Instant::now();
+            let c = web.capture().await.expect("a capture");
+            times.push(t.elapsed().as_secs_f64() * 1000.0);
+            assert!(!c.roots.is_empty());
+        }
+        median(times)
+    })
 }

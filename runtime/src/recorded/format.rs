@@ -65,6 +65,10 @@ pub struct SessionHeader {
     /// `startClock`).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub reads: Vec<u64>,
+    /// Whether the recorded backend can resume a run at a later step: a replay reports the
+    /// divergence's resume as the recorded run did (omitted when it cannot).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub resumes_at_step: bool,
 }
 
 /// One backend call of a session log.

@@ -149,6 +149,7 @@ impl<B: Backend> Recorder<B> {
             platform: inner.platform().to_string(),
             start_clock,
             reads: Vec::new(),
+            resumes_at_step: inner.resumes_at_step(),
         };
         Recorder {
             inner,

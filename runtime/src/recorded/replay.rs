@@ -580,6 +580,10 @@ impl Backend for Replay {
     fn screenshot_on_failure(&self) -> bool {
         false
     }
+    /// As the recorded backend could: the replay's divergence report is the recorded run's.
+    fn resumes_at_step(&self) -> bool {
+        self.log().is_ok_and(|log| log.header.resumes_at_step)
+    }
     fn use_redactor(&mut self, redactor: &Redactor) {
         if self.redactor != *redactor {
             self.values = markers(redactor);

@@ -275,7 +275,13 @@ fn resume_inside_a_composition_checks_the_expanded_digest() {
             &art,
         ];
         args.extend_from_slice(extra);
-        run_in(&dir, &args, None)
+        // A state folder of its own: the session the divergence leaves live is resumed below,
+        // and the other tests of this process run scripts under the same session name.
+        common::ad(&dir)
+            .args(&args)
+            .env("AD_STATE_DIR", dir.join("state"))
+            .output()
+            .expect("ad runs")
     };
     let failed = run(&[]);
     assert_eq!(exit_code(&failed), 1, "{}", stderr(&failed));

@@ -12,29 +12,18 @@ use ad_tests::web_fixture::{
 };
 use serde_json::Value;
 
+mod common;
+
+use common::{isolated_ad as ad, output_text as text};
+
+fn scratch(name: &str) -> PathBuf {
+    common::session_scratch(&format!("ses-{name}"))
+}
+
 const SECRET: &str = "hunter2";
 
 fn repo() -> PathBuf {
     ad_tests::repo_dir()
-}
-
-fn scratch(name: &str) -> PathBuf {
-    let dir = ad_tests::scratch_dir(&format!("ad-ses-{name}"));
-    std::fs::create_dir_all(dir.join("tmp")).unwrap();
-    dir
-}
-
-/// `ad` in `dir`, its state (daemon, journals) and temp files inside it.
-fn ad(dir: &Path) -> Command {
-    let mut c = Command::new(env!("CARGO_BIN_EXE_ad"));
-    c.current_dir(dir)
-        .env("NO_COLOR", "1")
-        .env("AD_STATE_DIR", dir.join("state"))
-        .env("AD_SESSION_IDLE_MS", "1500")
-        .env("TMPDIR", dir.join("tmp"))
-        .env_remove("AD_VAR_PASSWORD")
-        .stdin(Stdio::null());
-    c
 }
 
 fn session(dir: &Path, words: &[&str]) -> Value {
@@ -58,14 +47,6 @@ fn ok(dir: &Path, words: &[&str]) -> Value {
     let v = session(dir, words);
     assert_eq!(v["ok"], true, "{words:?}: {v:#}");
     v
-}
-
-fn text(o: &Output) -> String {
-    format!(
-        "{}{}",
-        String::from_utf8_lossy(&o.stdout),
-        String::from_utf8_lossy(&o.stderr)
-    )
 }
 
 /// The script passes `ad check --profile handoff` and `ad fmt --check`, and agent-device

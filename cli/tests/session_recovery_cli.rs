@@ -4,38 +4,20 @@
 //! both recoveries: fix the recording and retry, or a plain `open` to abort, then `close`.
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+use std::process::Command;
 
 use serde_json::Value;
 
-fn repo() -> PathBuf {
-    ad_tests::repo_dir()
-}
+mod common;
+
+use common::{isolated_ad as ad, output_text as text};
 
 fn scratch(name: &str) -> PathBuf {
-    let dir = ad_tests::scratch_dir(&format!("ad-recovery-{name}"));
-    std::fs::create_dir_all(dir.join("tmp")).unwrap();
-    dir
+    common::session_scratch(&format!("recovery-{name}"))
 }
 
-/// `ad` in `dir`, its state (daemon, journals) and temp files inside it.
-fn ad(dir: &Path) -> Command {
-    let mut c = Command::new(env!("CARGO_BIN_EXE_ad"));
-    c.current_dir(dir)
-        .env("NO_COLOR", "1")
-        .env("AD_STATE_DIR", dir.join("state"))
-        .env("AD_SESSION_IDLE_MS", "1500")
-        .env("TMPDIR", dir.join("tmp"))
-        .stdin(Stdio::null());
-    c
-}
-
-fn text(o: &Output) -> String {
-    format!(
-        "{}{}",
-        String::from_utf8_lossy(&o.stdout),
-        String::from_utf8_lossy(&o.stderr)
-    )
+fn repo() -> PathBuf {
+    ad_tests::repo_dir()
 }
 
 fn session(dir: &Path, words: &[&str]) -> Value {

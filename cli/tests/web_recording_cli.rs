@@ -7,37 +7,17 @@
 //! Needs Chromium (fails, never skips, saying to install it).
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+use std::process::Output;
 
 use ad_tests::web_fixture::{assert_no_browser_left, fixture_dir, require_chromium, FixtureServer};
 use serde_json::Value;
 
+mod common;
+
+use common::{isolated_ad as ad, output_text as text};
+
 fn scratch(name: &str) -> PathBuf {
-    let dir = ad_tests::scratch_dir(&format!("ad-webrec-{name}"));
-    std::fs::create_dir_all(dir.join("tmp")).unwrap();
-    dir
-}
-
-/// `ad` in `dir`, its state (daemon, journals) and temp files (the browser profile) inside it.
-fn ad(dir: &Path) -> Command {
-    let mut c = Command::new(env!("CARGO_BIN_EXE_ad"));
-    c.current_dir(dir)
-        .env("NO_COLOR", "1")
-        .env("AD_STATE_DIR", dir.join("state"))
-        .env("AD_SESSION_IDLE_MS", "1500")
-        .env("HOME", dir)
-        .env("XDG_STATE_HOME", dir.join("xdg"))
-        .env("TMPDIR", dir.join("tmp"))
-        .stdin(Stdio::null());
-    c
-}
-
-fn text(o: &Output) -> String {
-    format!(
-        "{}{}",
-        String::from_utf8_lossy(&o.stdout),
-        String::from_utf8_lossy(&o.stderr)
-    )
+    common::session_scratch(&format!("webrec-{name}"))
 }
 
 fn session(dir: &Path, words: &[&str]) -> Value {

@@ -111,3 +111,40 @@ pub fn json_diagnostics(out: &Output) -> Vec<serde_json::Value> {
 pub fn scratch_dir(name: &str) -> PathBuf {
     ad_tests::scratch_dir(&format!("ad-cli-{name}"))
 }
+
+/// A scratch folder for a test that starts session daemons, holding the `tmp/` its runs use.
+pub fn session_scratch(name: &str) -> PathBuf {
+    let dir = scratch_dir(name);
+    std::fs::create_dir_all(dir.join("tmp")).expect("the scratch temp folder can be created");
+    dir
+}
+
+/// `ad` in `dir` with everything a session keeps inside it: its state (daemon, journals), home,
+/// XDG state and temp files (browser profiles). A daemon without sessions exits after 1.5 s, and
+/// no injected value (`AD_VAR_*`) of the caller's environment reaches it.
+pub fn isolated_ad(dir: &Path) -> Command {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_ad"));
+    c.current_dir(dir)
+        .env("NO_COLOR", "1")
+        .env("AD_STATE_DIR", dir.join("state"))
+        .env("AD_SESSION_IDLE_MS", "1500")
+        .env("HOME", dir)
+        .env("XDG_STATE_HOME", dir.join("xdg"))
+        .env("TMPDIR", dir.join("tmp"))
+        .stdin(Stdio::null());
+    for (key, _) in std::env::vars_os() {
+        if key.to_string_lossy().starts_with("AD_VAR_") {
+            c.env_remove(key);
+        }
+    }
+    c
+}
+
+/// A command's standard output, then its standard error, for messages.
+pub fn output_text(o: &Output) -> String {
+    format!(
+        "{}{}",
+        String::from_utf8_lossy(&o.stdout),
+        String::from_utf8_lossy(&o.stderr)
+    )
+}

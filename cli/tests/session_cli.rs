@@ -14,7 +14,7 @@ use serde_json::Value;
 
 mod common;
 
-use common::{isolated_ad as ad, output_text as text};
+use common::{assert_publishable, isolated_ad as ad, output_text as text};
 
 fn scratch(name: &str) -> PathBuf {
     common::session_scratch(&format!("ses-{name}"))
@@ -47,25 +47,6 @@ fn ok(dir: &Path, words: &[&str]) -> Value {
     let v = session(dir, words);
     assert_eq!(v["ok"], true, "{words:?}: {v:#}");
     v
-}
-
-/// The script passes `ad check --profile handoff` and `ad fmt --check`, and agent-device
-/// 0.21.5's parser accepts it.
-fn assert_publishable(dir: &Path, script: &Path) {
-    let o = ad(dir)
-        .args(["check", "--profile", "handoff"])
-        .arg(script)
-        .output()
-        .unwrap();
-    assert!(o.status.success(), "ad check: {}", text(&o));
-    let o = ad(dir)
-        .args(["fmt", "--check"])
-        .arg(script)
-        .output()
-        .unwrap();
-    assert!(o.status.success(), "ad fmt --check: {}", text(&o));
-    let oracle = ad_tests::run_oracle_one(script);
-    assert_eq!(oracle["ok"], true, "agent-device rejects it: {oracle}");
 }
 
 /// No file under `dir` (scripts, temp files, journals, run folders, the daemon's log) holds

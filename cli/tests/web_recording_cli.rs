@@ -14,7 +14,7 @@ use serde_json::Value;
 
 mod common;
 
-use common::{isolated_ad as ad, output_text as text};
+use common::{assert_publishable, isolated_ad as ad, output_text as text};
 
 fn scratch(name: &str) -> PathBuf {
     common::session_scratch(&format!("webrec-{name}"))
@@ -48,24 +48,6 @@ fn nth_ref(dir: &Path, role: &str, label: Option<&str>, nth: usize) -> String {
         .get(nth)
         .unwrap_or_else(|| panic!("no {role} #{nth} labelled {label:?}: {snap:#}"));
     format!("@{}", n["ref"].as_str().unwrap())
-}
-
-/// `ad check --profile handoff`, `ad fmt --check` and agent-device's parser accept the script.
-fn assert_publishable(dir: &Path, script: &Path) {
-    let o = ad(dir)
-        .args(["check", "--profile", "handoff"])
-        .arg(script)
-        .output()
-        .unwrap();
-    assert!(o.status.success(), "ad check: {}", text(&o));
-    let o = ad(dir)
-        .args(["fmt", "--check"])
-        .arg(script)
-        .output()
-        .unwrap();
-    assert!(o.status.success(), "ad fmt --check: {}", text(&o));
-    let oracle = ad_tests::run_oracle_one(script);
-    assert_eq!(oracle["ok"], true, "agent-device rejects it: {oracle}");
 }
 
 /// `ad run --backend web` of `script` (close-less: the run hands its page over to session

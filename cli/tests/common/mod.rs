@@ -148,3 +148,22 @@ pub fn output_text(o: &Output) -> String {
         String::from_utf8_lossy(&o.stderr)
     )
 }
+
+/// A published script passes `ad check --profile handoff` and `ad fmt --check` (run as
+/// [`isolated_ad`] in `dir`), and agent-device 0.21.5's parser accepts it.
+pub fn assert_publishable(dir: &Path, script: &Path) {
+    let o = isolated_ad(dir)
+        .args(["check", "--profile", "handoff"])
+        .arg(script)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "ad check: {}", output_text(&o));
+    let o = isolated_ad(dir)
+        .args(["fmt", "--check"])
+        .arg(script)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "ad fmt --check: {}", output_text(&o));
+    let oracle = ad_tests::run_oracle_one(script);
+    assert_eq!(oracle["ok"], true, "agent-device rejects it: {oracle}");
+}

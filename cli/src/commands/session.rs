@@ -147,14 +147,59 @@ pub fn run(args: SessionArgs) -> i32 {
             "{}",
             serde_json::to_string_pretty(&response).unwrap_or_default()
         );
+    } else if !response.findings.is_empty() {
+        render_findings(&response);
     } else {
         render(&response);
     }
     if response.ok {
         0
+    } else if !response.findings.is_empty() {
+        // What `ad check` reports on the line: nothing was sent, as `ad run` refuses a script.
+        2
     } else {
         1
     }
+}
+
+/// A command refused as `ad check` refuses its line: each diagnostic as `ad check` renders it
+/// (code, message, label, help) on the line the readers read, then what happened.
+fn render_findings(r: &Response) {
+    use std::io::{IsTerminal, Write};
+    let line = r.line.clone().unwrap_or_default();
+    let diagnostics = r
+        .findings
+        .iter()
+        .filter_map(|f| {
+            let code = ad_grammar::codes::get(&f.code)?;
+            let end = f.end.min(line.len());
+            let start = f.start.min(end);
+            let span = ad_grammar::Span::new(start, end);
+            let mut d = ad_grammar::Diagnostic::new(code.id, f.message.clone(), span);
+            if let Some(l) = &f.label {
+                d = d.with_label(l.clone());
+            }
+            if let Some(h) = &f.help {
+                d = d.with_help(h.clone());
+            }
+            Some(d)
+        })
+        .collect();
+    let file = crate::render::CheckedFile::new(
+        format!("ad session {}", r.command),
+        line.clone(),
+        diagnostics,
+    );
+    let colour = std::io::stderr().is_terminal() && std::env::var_os("NO_COLOR").is_none();
+    let mut out = Vec::new();
+    for d in &file.diagnostics {
+        crate::render::human::render(&file, d, colour, &mut out);
+    }
+    let _ = std::io::stderr().write_all(&out);
+    eprintln!(
+        "error[{}]: the step was not sent (nothing was run or recorded): `ad check` reports the same on a script holding this line",
+        crate::render::escape_controls(r.code.as_deref().unwrap_or("FAILED"))
+    );
 }
 
 /// The answer for people. Its words name paths and quote script lines and device text:

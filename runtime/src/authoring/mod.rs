@@ -111,6 +111,13 @@ pub struct Response {
     /// `snapshot`: the captured nodes with their refs (redacted like every record).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub nodes: Option<Value>,
+    /// A script command refused as `ad check` would refuse its line: the line as the readers
+    /// read it (the command's words, quoted as the writer quotes them) ...
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub line: Option<String>,
+    /// ... and each error on it (code, message, label, help, place in `line`). Nothing was sent.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub findings: Vec<publish::LineFinding>,
     /// The daemon's own time on this request, in ms.
     #[serde(default)]
     pub daemon_ms: f64,
@@ -314,6 +321,8 @@ fn refused(req: &Request, command: &str, r: Refusal) -> Response {
         command: command.into(),
         code: Some(r.code),
         message: Some(r.message),
+        line: r.line,
+        findings: r.findings,
         ..Response::default()
     }
 }
@@ -588,11 +597,16 @@ impl Sessions {
     /// The errors publication would report on `step` were it recorded next in `session` (its
     /// recording so far, when armed, is the context).
     fn check_step(session: Option<&Session>, step: &Step) -> Result<(), Refusal> {
+        Self::check_line(session, &ad_compiler::format::write_step(step))
+    }
+
+    /// The same on a command line as typed.
+    fn check_line(session: Option<&Session>, line: &str) -> Result<(), Refusal> {
         let header = session.map(|s| header_of(&s.backend)).unwrap_or_default();
         let recorded = session
             .filter(|s| s.lifecycle.records())
             .map_or(&[][..], |s| s.recorded.as_slice());
-        publish::check_step(&header, recorded, &ad_compiler::format::write_step(step))
+        publish::check_step(&header, recorded, line)
     }
 
     /// Any script command (`open`, `press`, `fill`, `wait`, …), on the named session.
@@ -604,7 +618,17 @@ impl Sessions {
     ) -> Response {
         let command = w.words[0].clone();
         let fail = |r: Refusal| refused(req, &command, r);
-        let mut step = match lower_line(&line_of(&w.words, w.literal_from)) {
+        // The line goes through the readers and rules a script line goes through, first: a
+        // step `ad check` reports is refused with its diagnostics, whatever the session's state,
+        // before anything reaches the device. A `--record-as` fill is checked once its text is
+        // the placeholder (below), so the literal is never quoted back.
+        let typed = line_of(&w.words, w.literal_from);
+        if w.record_as.is_none() {
+            if let Err(r) = Self::check_line(slot.as_ref(), &typed) {
+                return fail(r);
+            }
+        }
+        let mut step = match lower_line(&typed) {
             Ok(s) => s,
             Err(r) => return fail(r),
         };
@@ -657,7 +681,11 @@ impl Sessions {
                 ));
             };
             w.words[j] = format!("${{{name}}}");
-            step = match lower_line(&line_of(&w.words, w.literal_from)) {
+            let typed = line_of(&w.words, w.literal_from);
+            if let Err(r) = Self::check_line(slot.as_ref(), &typed) {
+                return fail(r);
+            }
+            step = match lower_line(&typed) {
                 Ok(s) => s,
                 Err(r) => return fail(r),
             };

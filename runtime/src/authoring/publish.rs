@@ -23,10 +23,14 @@ pub struct Recorded {
 }
 
 /// A refused request: a code, what is wrong and how to recover.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct Refusal {
     pub code: String,
     pub message: String,
+    /// A script command `ad check` would report: the line as the readers read it, and each
+    /// error on it (what the client renders as `ad check` does; exit 2).
+    pub line: Option<String>,
+    pub findings: Vec<LineFinding>,
 }
 
 impl Refusal {
@@ -34,8 +38,25 @@ impl Refusal {
         Refusal {
             code: code.into(),
             message: message.into(),
+            ..Refusal::default()
         }
     }
+}
+
+/// One error `ad check` reports on a session command's line: its code, message, label and help
+/// as `ad check` words them, placed by byte offsets in the line's text.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct LineFinding {
+    pub code: String,
+    pub message: String,
+    /// The primary span, in bytes of the line.
+    pub start: usize,
+    pub end: usize,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub label: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub help: Option<String>,
 }
 
 /// The script text: the context header, then each action with its annotation.
@@ -109,6 +130,8 @@ pub fn check_text(text: &str, profile: ProfileChoice) -> Result<(), Refusal> {
     };
     Err(Refusal {
         code: first.code.to_string(),
+        line: None,
+        findings: Vec::new(),
         message: format!(
             // ADR 0016: a refused publication leaves the recording ARMED; its first way out is
             // to fix the recording and retry (the caller adds the other: abort, then close).
@@ -126,11 +149,13 @@ pub fn check_text(text: &str, profile: ProfileChoice) -> Result<(), Refusal> {
 
 /// The errors close-time publication (`ad check`, flow profile) would report on `line` were it
 /// recorded after `actions`: a step that fails here can never be published (nor, for a refused
-/// value such as AD118, dispatched by agent-device), so a session refuses it before dispatch
-/// rather than record a journey that no `close` can write. Only the step's own line counts:
-/// what later steps can still fix (a missing guard) is publication's business, and so are its
-/// `@ref`s: a live session's refs come from its own snapshots (the recorder writes a target's as
-/// a selector), so the ref-frame findings of a script that has none are not the step's.
+/// value such as AD118 or a missing argument such as AD119, dispatched by agent-device), so a
+/// session refuses it before dispatch rather than record a journey that no `close` can write.
+/// The readers' own rejections (the grammar, agent-device's reader) are among them, with their
+/// codes. Only the step's own line counts: what later steps can still fix (a missing guard) is
+/// publication's business, and so are its `@ref`s: a live session's refs come from its own
+/// snapshots (the recorder writes a target's as a selector), so the ref-frame findings of a
+/// script that has none are not the step's. The refusal carries each finding placed in `line`.
 pub fn check_step(header: &str, actions: &[Recorded], line: &str) -> Result<(), Refusal> {
     let before = script_text(header, actions, false);
     let text = format!("{before}{line}\nclose\n");
@@ -158,12 +183,31 @@ pub fn check_step(header: &str, actions: &[Recorded], line: &str) -> Result<(), 
             .unwrap_or_default();
         format!("{}: {}{help}", d.code, d.message)
     };
+    let findings = errors
+        .iter()
+        .map(|d| {
+            let at = d.primary_span();
+            let primary = d.labels.iter().find(|l| l.primary);
+            LineFinding {
+                code: d.code.to_string(),
+                message: d.message.to_string(),
+                start: at.start() - span.start,
+                end: at.end().min(span.end).max(at.start()) - span.start,
+                label: primary
+                    .map(|l| l.message.to_string())
+                    .filter(|m| !m.is_empty()),
+                help: d.help.as_deref().map(str::to_string),
+            }
+        })
+        .collect();
     Err(Refusal {
         code: first.code.to_string(),
         message: format!(
             "the step was not sent (nothing was run or recorded): {}; `ad check` reports the same on a script holding it",
             errors.iter().map(describe).collect::<Vec<_>>().join("; ")
         ),
+        line: Some(line.to_string()),
+        findings,
     })
 }
 

@@ -232,18 +232,49 @@ impl Drop for OwnedDaemon {
     }
 }
 
-/// Does any process of the group still exist?
+/// Does any process of the group still run? A zombie does not: the guard is reaped by `ad`, but
+/// the daemon and the apps it launched are orphaned when the guard dies and wait for PID 1 to
+/// reap them, which some inits do only every few seconds (`kill(-pgid, 0)` still finds them
+/// then, and `ad` used to wait up to 3 s at every exit for a group that was already dead).
 fn group_alive(pgid: i32) -> bool {
     #[cfg(unix)]
-    unsafe {
-        // SAFETY: signal 0 only checks for existence.
-        libc::kill(-pgid, 0) == 0
-    }
+    // SAFETY: signal 0 only checks for existence.
+    let exists = unsafe { libc::kill(-pgid, 0) } == 0;
     #[cfg(not(unix))]
-    {
-        let _ = pgid;
-        false
+    let exists = false;
+    #[cfg(target_os = "linux")]
+    if exists {
+        if let Some(running) = group_runs_on_linux(pgid) {
+            return running;
+        }
     }
+    exists
+}
+
+/// Whether a process of group `pgid` that is not a zombie is listed in `/proc`; `None` when
+/// `/proc` cannot be read.
+#[cfg(target_os = "linux")]
+fn group_runs_on_linux(pgid: i32) -> Option<bool> {
+    let entries = std::fs::read_dir("/proc").ok()?;
+    Some(entries.flatten().any(|e| {
+        e.file_name()
+            .to_str()
+            .is_some_and(|n| n.parse::<u32>().is_ok())
+            && std::fs::read_to_string(e.path().join("stat"))
+                .is_ok_and(|stat| running_member(&stat, pgid))
+    }))
+}
+
+/// A `/proc/<pid>/stat` line of a process in group `pgid` that is not a zombie (nor dead).
+fn running_member(stat: &str, pgid: i32) -> bool {
+    // After the command name (which may hold spaces and parentheses): state, ppid, pgrp.
+    let Some((_, rest)) = stat.rsplit_once(')') else {
+        return false;
+    };
+    let mut fields = rest.split_whitespace();
+    let state = fields.next().unwrap_or("Z");
+    let pgrp = fields.nth(1).and_then(|g| g.parse::<i32>().ok());
+    pgrp == Some(pgid) && !matches!(state, "Z" | "X" | "x")
 }
 
 /// The child gets a process group of its own and SIGTERM when `ad` dies.
@@ -361,6 +392,52 @@ mod tests {
         write(&dir, r#"{"port": 4100}"#);
         assert!(DaemonInfo::read(&dir).is_none());
         let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn a_stat_line_is_a_running_member_of_its_group_unless_a_zombie() {
+        let stat = |state: &str, pgrp: i32| {
+            format!("4242 (node (daemon) x) {state} 1 {pgrp} {pgrp} 0 -1 4194560 0 0")
+        };
+        assert!(running_member(&stat("S", 77), 77));
+        assert!(running_member(&stat("R", 77), 77));
+        assert!(!running_member(&stat("S", 78), 77));
+        assert!(!running_member(&stat("Z", 77), 77));
+        assert!(!running_member(&stat("X", 77), 77));
+        assert!(!running_member("garbage", 77));
+    }
+
+    /// A group whose processes were killed but not yet reaped (orphans waiting for PID 1) is
+    /// stopped: `ad` does not wait for its init to reap them.
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn a_group_of_zombies_is_not_alive_and_a_running_one_is() {
+        use std::os::unix::process::CommandExt;
+        let mut child = Command::new("sleep")
+            .arg("30")
+            .process_group(0)
+            .spawn()
+            .unwrap();
+        let pgid = child.id() as i32;
+        assert!(group_alive(pgid));
+        // SAFETY: a signal to the child this test spawned.
+        unsafe {
+            libc::kill(pgid, libc::SIGKILL);
+        }
+        // Not reaped yet: a zombie, which kill(-pgid, 0) still finds.
+        let end = Instant::now() + Duration::from_secs(10);
+        while group_alive(pgid) {
+            assert!(Instant::now() < end, "a killed group stayed alive");
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        // SAFETY: signal 0 only checks for existence.
+        assert_eq!(
+            unsafe { libc::kill(-pgid, 0) },
+            0,
+            "the zombie is still there"
+        );
+        child.wait().unwrap();
+        assert!(!group_alive(pgid));
     }
 
     #[test]

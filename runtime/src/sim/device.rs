@@ -150,11 +150,8 @@ impl Backend for Sim {
     }
 
     async fn tap(&mut self, at: Point, options: &TapOptions) -> BackendResult<()> {
-        let n = if options.double_tap {
-            2
-        } else {
-            options.count.max(1)
-        };
+        // `--double-tap` doubles each of the `--count` taps, as the web backend does.
+        let n = options.count.max(1) * if options.double_tap { 2 } else { 1 };
         for i in 0..n {
             if i > 0 && options.interval_ms > 0 {
                 self.sleep(options.interval_ms).await;

@@ -78,6 +78,17 @@ fn commands_show_forms_and_flags_from_the_registry() {
         .join("\n");
     assert!(click.contains("--double-tap"), "{click}");
     assert!(listing.contains("`ad commands NAME`"), "{listing}");
+    // Every summary starts in one column, however long the command's name.
+    let columns: std::collections::BTreeSet<usize> = listing
+        .lines()
+        .take_while(|l| !l.is_empty())
+        .filter(|l| !l.starts_with(' '))
+        .map(|l| {
+            let name = l.split(' ').next().unwrap_or_default().len();
+            name + l[name..].chars().take_while(|c| *c == ' ').count()
+        })
+        .collect();
+    assert_eq!(columns.len(), 1, "summary columns {columns:?}:\n{listing}");
     insta::assert_snapshot!("commands_listing", listing);
 
     for name in ["click", "snapshot", "fill"] {

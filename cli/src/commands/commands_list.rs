@@ -59,15 +59,21 @@ pub fn listing(all: bool) -> String {
         .filter(|c| all || c.is_usable_in_scripts())
         .collect();
     rows.sort_by_key(|c| c.name);
+    // The name column fits the longest name shown (`trigger-app-event` is wider than most).
+    let w = rows
+        .iter()
+        .map(|c| c.name.chars().count())
+        .max()
+        .unwrap_or(0);
     let mut out = String::new();
     for c in rows {
-        out.push_str(&format!("{:<16} {}{}\n", c.name, c.summary, note(c)));
+        out.push_str(&format!("{:<w$} {}{}\n", c.name, c.summary, note(c)));
         if !c.signature.is_empty() {
-            out.push_str(&format!("{:<16}   {} {}\n", "", c.name, c.signature));
+            out.push_str(&format!("{:<w$}   {} {}\n", "", c.name, c.signature));
         }
         if !c.flags.is_empty() {
             let names: Vec<&str> = c.flags.iter().map(|f| f.name).collect();
-            out.push_str(&format!("{:<16}   flags: {}\n", "", names.join(" ")));
+            out.push_str(&format!("{:<w$}   flags: {}\n", "", names.join(" ")));
         }
     }
     out.push_str("\n`ad commands NAME` shows one command's forms and what each flag does.\n");

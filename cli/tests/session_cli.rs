@@ -952,7 +952,8 @@ fn files_the_daemon_writes_for_a_run_get_the_umask_of_its_ad_run() {
 }
 
 /// Issue 29: `ad session screenshot shot.png` writes the PNG to that path, relative to the
-/// folder the command was typed in (an absolute path as given), on the sim and on the web.
+/// folder the command was typed in (an absolute path as given; none: `screenshot-<ms>.png` there),
+/// on the sim and on the web.
 #[test]
 fn a_session_screenshot_writes_the_png_to_the_path_typed() {
     require_chromium();
@@ -991,6 +992,29 @@ fn a_session_screenshot_writes_the_png_to_the_path_typed() {
             &["--session", name, "screenshot", absolute.to_str().unwrap()],
         );
         png(&absolute);
+        // Bare, as agent-device's client does: `screenshot-<epoch ms>.png` where it was typed.
+        let bare = dir.join(format!("{name}-bare"));
+        std::fs::create_dir_all(&bare).unwrap();
+        let o = ad(&dir)
+            .current_dir(&bare)
+            .args(["session", "--session", name, "screenshot", "--json"])
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{}", text(&o));
+        let v: Value = serde_json::from_slice(&o.stdout).unwrap();
+        let written = v["result"]["path"].as_str().unwrap_or_default();
+        let file = Path::new(written);
+        assert_eq!(file.parent(), Some(bare.as_path()), "{v:#}");
+        let file_name = file.file_name().unwrap().to_str().unwrap();
+        assert!(
+            file_name.starts_with("screenshot-")
+                && file_name.ends_with(".png")
+                && file_name["screenshot-".len()..file_name.len() - 4]
+                    .chars()
+                    .all(|c| c.is_ascii_digit()),
+            "{v:#}"
+        );
+        assert_eq!(v["result"]["bytes"], png(file), "{v:#}");
         ok(&dir, &["--session", name, "close"]);
     }
     assert_daemon_exits(&dir);

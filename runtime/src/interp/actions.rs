@@ -531,7 +531,17 @@ impl<B: Backend> Exec<'_, B> {
             (None, None, Some((dir, _))) => {
                 dir.join(format!("screenshot-{:03}.png", self.screenshots))
             }
-            // Nowhere to write (a live session's bare screenshot): the size only.
+            // Typed bare in a live session: agent-device's client names the file
+            // `screenshot-<epoch ms>.png` in the folder the command was typed in.
+            (None, Some(live), None) => {
+                let ms = std::time::SystemTime::now()
+                    .duration_since(std::time::UNIX_EPOCH)
+                    .map(|d| d.as_millis())
+                    .unwrap_or_default();
+                live.dir.join(format!("screenshot-{ms}.png"))
+            }
+            // Nowhere to write (a bare screenshot of a script replayed in a live session): the
+            // size only.
             _ => {
                 return Ok(Some(StepResult::Screenshot {
                     path: None,

@@ -25,14 +25,25 @@ pub fn ad(dir: &Path) -> Command {
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_ad"));
     cmd.current_dir(dir)
         .env("NO_COLOR", "1")
-        // Live sessions of `ad run` go to a folder of this test process, never the user's.
-        .env(
-            "AD_STATE_DIR",
-            Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("ad-state-{}", std::process::id())),
-        )
+        // Live sessions of `ad run` go to a folder of this test process and working folder,
+        // never the user's: tests of one process that run in different folders cannot end each
+        // other's sessions (two tests both leaving a session named "default" once raced).
+        .env("AD_STATE_DIR", state_dir_for(dir))
         .env_remove("CLICOLOR_FORCE")
         .env_remove("FORCE_COLOR");
     cmd
+}
+
+/// The session state folder [`ad`] gives runs in `dir`: one per test process and working folder.
+fn state_dir_for(dir: &Path) -> PathBuf {
+    use std::hash::{Hash, Hasher};
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    dir.hash(&mut h);
+    Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!(
+        "ad-state-{}-{:08x}",
+        std::process::id(),
+        h.finish() as u32
+    ))
 }
 
 /// Runs `ad args…` in `dir`, with `stdin` piped in when given.

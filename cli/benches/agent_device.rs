@@ -7,7 +7,15 @@
 //! - Per suite: the same scripts by `agent-device test` and by `ad test --backend agent-device`,
 //!   both on one attached daemon, side by side in one run; and `ad test` with no daemon running.
 //!
-//! `cargo bench -p ad-cli --bench agent_device` (`AD_BENCH_RUNS`, default 3).
+//! - Whole process (issue 31): a 30-step journey by `ad run --backend agent-device` and by
+//!   `agent-device replay`, alternating, each starting (and stopping) a daemon of its own as a
+//!   user's first run does: both medians, and each tool's time outside the steps (`ad`'s from
+//!   its journal: the wall minus the steps' `wall_ms`; agent-device's from the duration its
+//!   replay reports, to 0.1 s).
+//!
+//! `cargo bench -p ad-cli --bench agent_device` (`AD_BENCH_RUNS`, default 3; the whole-process
+//! case runs at least 5 times). `cargo bench -p ad-cli --bench agent_device -- startup` runs the
+//! whole-process case alone.
 //!
 //! `agent-device test` gets explicit paths: its glob expansion needs Node 22 (`fs.globSync`),
 //! and the machine's Node is 20.
@@ -83,12 +91,146 @@ fn step_walls(run_dir: &Path) -> Vec<(usize, f64)> {
         .collect()
 }
 
+/// A 30-step journey through every page of the app, ending with `close`.
+const JOURNEY: &str = r#"context platform=linux
+open ad-gtk-login
+fill "label=Username" "alice"
+fill "label=Password" "secret"
+click "label=\"Remember me\""
+click "label=\"Sign In\""
+wait "label=\"Welcome, alice\"" 8000
+click "label=Bananas"
+wait "label=\"Chosen: Bananas\"" 5000
+click "label=Cherries"
+wait "label=\"Chosen: Cherries\"" 5000
+click "label=Dates"
+wait "label=\"Chosen: Dates\"" 5000
+click "label=Delete"
+wait "label=\"Delete Dates?\"" 5000
+click "label=Cancel"
+wait "label=\"Kept Dates\"" 5000
+click "label=Apples"
+wait "label=\"Chosen: Apples\"" 5000
+click "label=\"Sign Out\""
+wait "label=\"Signed out\"" 5000
+fill "label=Username" "bob"
+fill "label=Password" "pw"
+click "label=\"Sign In\""
+wait "label=\"Welcome, bob\"" 8000
+click "label=Elderberries"
+wait "label=\"Chosen: Elderberries\"" 5000
+click "label=Bananas"
+wait "label=\"Chosen: Bananas\"" 5000
+click "label=Cherries"
+close
+"#;
+
+/// `agent-device replay`'s own duration of its steps ("Replayed 30 steps in 8.4s"), in ms.
+fn replay_ms(stdout: &[u8]) -> Option<f64> {
+    let text = String::from_utf8_lossy(stdout);
+    let secs = text.split(" in ").nth(1)?.split('s').next()?;
+    secs.trim().parse::<f64>().ok().map(|s| s * 1000.0)
+}
+
+/// The same journey, whole process, by `ad run` and by `agent-device replay`, alternating; each
+/// starts a daemon of its own in an empty state dir and stops it (nothing is attached).
+fn whole_process(d: &mut Desktop, runs: usize) {
+    let script = d.script("journey.ad", JOURNEY);
+    let script = script.to_str().unwrap().to_string();
+    let attached_state = d.state_dir();
+    let (mut ad_walls, mut ad_outside) = (Vec::new(), Vec::new());
+    let (mut adv_walls, mut adv_outside) = (Vec::new(), Vec::new());
+    for i in 0..runs {
+        for ours in [i % 2 == 0, i % 2 != 0] {
+            let state = d.dir.join(format!("whole-{i}-{ours}"));
+            std::fs::create_dir_all(&state).unwrap();
+            d.set_env("AGENT_DEVICE_STATE_DIR", state.to_str().unwrap());
+            let t = Instant::now();
+            let out = if ours {
+                d.ad(&[
+                    "run",
+                    &script,
+                    "--backend",
+                    "agent-device",
+                    "--json",
+                    "-q",
+                    "--session",
+                    &format!("whole-{i}"),
+                ])
+            } else {
+                d.agent_device(&["replay", &script, "--platform", "linux"])
+            };
+            let wall = t.elapsed().as_secs_f64() * 1000.0;
+            let tool = if ours {
+                "ad run"
+            } else {
+                "agent-device replay"
+            };
+            assert!(
+                out.status.success(),
+                "{tool} failed:\n{}{}",
+                String::from_utf8_lossy(&out.stdout),
+                String::from_utf8_lossy(&out.stderr)
+            );
+            if ours {
+                let r = json(&out);
+                let steps: f64 = step_walls(&d.dir.join(r["runDir"].as_str().unwrap()))
+                    .iter()
+                    .map(|(_, ms)| ms)
+                    .sum();
+                ad_walls.push(wall);
+                ad_outside.push(wall - steps);
+            } else {
+                adv_walls.push(wall);
+                adv_outside.extend(replay_ms(&out.stdout).map(|ms| wall - ms));
+            }
+            // agent-device's `close` leaves the app running; ad's run ends it.
+            d.kill_app();
+        }
+    }
+    d.set_env("AGENT_DEVICE_STATE_DIR", attached_state.to_str().unwrap());
+    let s = |v: &[f64]| {
+        v.iter()
+            .map(|x| format!("{:.2}", x / 1000.0))
+            .collect::<Vec<_>>()
+            .join(" ")
+    };
+    let (ad, adv) = (median(ad_walls.clone()), median(adv_walls.clone()));
+    println!(
+        "whole process, {}-step journey, {runs} alternating runs each, a daemon started per run:",
+        JOURNEY
+            .lines()
+            .filter(|l| !l.starts_with("context"))
+            .count()
+    );
+    println!(
+        "  ad run --backend agent-device: median {:.2} s (runs {}), outside the steps median {:.2} s (runs {})",
+        ad / 1000.0,
+        s(&ad_walls),
+        median(ad_outside.clone()) / 1000.0,
+        s(&ad_outside)
+    );
+    println!(
+        "  agent-device replay:           median {:.2} s (runs {}), outside the steps median {:.2} s (runs {})",
+        adv / 1000.0,
+        s(&adv_walls),
+        median(adv_outside.clone()) / 1000.0,
+        s(&adv_outside)
+    );
+    println!("  ad / agent-device: {:.2}x", ad / adv);
+}
+
 fn main() {
     let runs: usize = std::env::var("AD_BENCH_RUNS")
         .ok()
         .and_then(|s| s.parse().ok())
         .unwrap_or(3);
+    let only_startup = std::env::args().any(|a| a == "startup");
     let mut d = Desktop::start("bench");
+    whole_process(&mut d, runs.max(5));
+    if only_startup {
+        return;
+    }
     d.start_daemon();
     let script = d.script("bench.ad", SCRIPT);
     let script = script.to_str().unwrap();

@@ -14,7 +14,11 @@
 //!   steps (docs/web.md quotes both): a table page of about 1,400 accessibility nodes whose
 //!   rows link to a detail page and back (the page returns from the back/forward cache), and a
 //!   list app (a to-do list: add items with Enter, complete one, wait for the counter); with
-//!   the median time of `back` and of one capture of the table page.
+//!   the median time of `back` and of one capture of the table page (read from the browser, not
+//!   answered by the capture before it).
+//!
+//! `-- once-table` / `-- once-todo` runs that journey once and prints its wall time (ms), to
+//! alternate process by process with another tool's run of the same steps.
 
 use std::path::Path;
 use std::time::{Duration, Instant};
@@ -31,6 +35,8 @@ use serde_json::Value;
 struct Timed {
     inner: Web,
     inside: Duration,
+    /// Captures the interpreter asked for.
+    captures: u64,
 }
 
 macro_rules! timed {
@@ -66,6 +72,7 @@ impl Backend for Timed {
         timed!(self, self.inner.close(app).await)
     }
     async fn capture(&mut self) -> BackendResult<Capture> {
+        self.captures += 1;
         timed!(self, self.inner.capture().await)
     }
     async fn tap(&mut self, at: Point, o: &TapOptions) -> BackendResult<()> {
@@ -198,6 +205,8 @@ struct Measured {
     first: Duration,
     inside: Duration,
     journal_ms: f64,
+    /// Captures asked for, and read from the browser (the others reused the one before).
+    captures: (u64, u64),
 }
 
 fn measure(text: &str, url: &str, artifacts: &Path) -> Measured {
@@ -225,6 +234,7 @@ fn measure(text: &str, url: &str, artifacts: &Path) -> Measured {
             ..LaunchConfig::default()
         }),
         inside: Duration::ZERO,
+        captures: 0,
     };
     let mut progress = FirstStep { start, first: None };
     let result = rt.block_on(run(&plan, &mut backend, &mut journal, &mut progress, &opts));
@@ -263,6 +273,7 @@ fn measure(text: &str, url: &str, artifacts: &Path) -> Measured {
         first: progress.first.unwrap_or_default(),
         inside: backend.inside,
         journal_ms,
+        captures: (backend.captures, backend.inner.captures_taken()),
     }
 }
 
@@ -271,6 +282,31 @@ fn main() {
     let server = FixtureServer::start(&fixture_dir());
     let url = server.url("login.html");
     let artifacts = std::env::temp_dir().join(format!("ad-web-bench-{}", std::process::id()));
+    // `-- once-table` / `-- once-todo`: that journey once, its wall time in ms on one line (to
+    // alternate with another tool's run of the same steps, process by process).
+    if let Some(which) = std::env::args().find_map(|a| a.strip_prefix("once-").map(String::from)) {
+        let (text, page) = match which.as_str() {
+            "table" => (TABLE, "bfcache-table.html"),
+            "todo" => (TODO, "todo.html"),
+            other => panic!("no journey {other:?} (once-table, once-todo)"),
+        };
+        let m = measure(text, &server.url(page), &artifacts);
+        println!("{:.0}", m.wall.as_secs_f64() * 1000.0);
+        // Where the time went, step by step (the journal's wall_ms), on stderr.
+        let steps: Vec<String> = m
+            .step_ms
+            .iter()
+            .map(|(c, ms)| format!("{c} {ms:.0}"))
+            .collect();
+        eprintln!(
+            "{} (captures: {} asked for, {} read)",
+            steps.join(", "),
+            m.captures.0,
+            m.captures.1
+        );
+        let _ = std::fs::remove_dir_all(&artifacts);
+        return;
+    }
     let fifty = fifty_steps();
     // One warm-up run (page cache of the binary), then the measured runs.
     let _ = measure(SEVEN, &url, &artifacts);
@@ -310,9 +346,9 @@ fn main() {
         &artifacts,
     );
     journey("list app", TODO, &server.url("todo.html"), &artifacts);
+    let (wall, cpu) = capture_ms(&server.url("bfcache-table.html"));
     println!(
-        "  one capture of the table page: {:.1} ms (median of 15)",
-        capture_ms(&server.url("bfcache-table.html"))
+        "  one capture of the table page: {wall:.1} ms (median of 15), {cpu:.1} ms of it ad's own CPU"
     );
     let _ = std::fs::remove_dir_all(&artifacts);
 }
@@ -331,6 +367,8 @@ fn journey(name: &str, text: &str, url: &str, artifacts: &Path) {
         "{name}, {} steps: {wall:.2} s wall (median of 5, browser launch included)",
         runs[0].steps
     );
+    let (asked, read) = runs[0].captures;
+    println!("  captures: {asked} asked for, {read} read from the browser (first run)");
     let backs: Vec<f64> = runs
         .iter()
         .flat_map(|m| {
@@ -349,8 +387,10 @@ fn journey(name: &str, text: &str, url: &str, artifacts: &Path) {
     }
 }
 
-/// One capture of the page at `url` (the accessibility tree, the layout and the viewport).
-fn capture_ms(url: &str) -> f64 {
+/// One capture of the page at `url` (the accessibility tree, the layout and the viewport): its
+/// wall time and the CPU time `ad` spent on it (reading and decoding the answers, mapping the
+/// tree), medians.
+fn capture_ms(url: &str) -> (f64, f64) {
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
@@ -359,6 +399,8 @@ fn capture_ms(url: &str) -> f64 {
         offline: true,
         ..LaunchConfig::default()
     });
+    // Every capture read from the browser (none answered by the one before).
+    web.reuse_captures_within(Duration::ZERO);
     rt.block_on(async {
         let options = LaunchOptions {
             url: Some(url.to_string()),
@@ -366,12 +408,24 @@ fn capture_ms(url: &str) -> f64 {
         };
         web.launch(url, &options).await.expect("the page opens");
         let mut times = Vec::new();
+        let mut cpu = Vec::new();
         for _ in 0..15 {
             let t = Instant::now();
+            let c0 = thread_cpu_ms();
             let c = web.capture().await.expect("a capture");
             times.push(t.elapsed().as_secs_f64() * 1000.0);
+            cpu.push(thread_cpu_ms() - c0);
             assert!(!c.roots.is_empty());
         }
-        median(times)
+        (median(times), median(cpu))
     })
+}
+
+/// The CPU time this thread has used (ms): the runtime is single-threaded, so the connection's
+/// reading and every decoding of a capture are in it, and the browser's own work is not.
+fn thread_cpu_ms() -> f64 {
+    std::fs::read_to_string("/proc/thread-self/schedstat")
+        .ok()
+        .and_then(|s| s.split_whitespace().next()?.parse::<f64>().ok())
+        .map_or(0.0, |ns| ns / 1e6)
 }

@@ -1,6 +1,12 @@
 //! A minimal Chrome DevTools Protocol client over the browser's websocket: typed commands
 //! ([`super::protocol::Command`]), responses matched by id, events routed by session id, and a
 //! timeout on every call.
+//!
+//! An answer is kept as the text the browser sent ([`Answer`]) and decoded once, straight into
+//! the command's typed result: a capture's accessibility tree is most of a megabyte of JSON,
+//! and building a generic `Value` of it, copying its `result` out and converting that into the
+//! typed nodes cost more than the rest of the capture's own work. Routing reads only the
+//! envelope (`id`, `method`, `sessionId`, `error`); an event's small `params` become a `Value`.
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -8,6 +14,8 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use futures_util::{SinkExt, StreamExt};
+use serde::de::DeserializeOwned;
+use serde::Deserialize;
 use serde_json::{json, Value};
 use tokio::sync::{mpsc, oneshot};
 use tokio::task::JoinHandle;
@@ -51,7 +59,61 @@ pub struct Event {
     pub params: Value,
 }
 
-type Reply = Result<Value, CallError>;
+/// A call's answer: the browser's whole message, its `result` decoded on demand.
+#[derive(Debug)]
+pub struct Answer(tokio_tungstenite::tungstenite::Utf8Bytes);
+
+/// The `result` of an answer, the rest of the message skipped.
+#[derive(Deserialize)]
+struct ResultOf<T> {
+    result: Option<T>,
+}
+
+impl Answer {
+    /// The `result` decoded into `T` (an answer without one reads as `{}`).
+    pub fn decode<T: DeserializeOwned>(&self) -> serde_json::Result<T> {
+        match serde_json::from_str::<ResultOf<T>>(self.0.as_str())?.result {
+            Some(r) => Ok(r),
+            None => serde_json::from_str("{}"),
+        }
+    }
+
+    /// The `result` as a generic value.
+    pub fn value(&self) -> Value {
+        self.decode::<Value>().unwrap_or(Value::Null)
+    }
+}
+
+type Reply = Result<Answer, CallError>;
+
+/// What routing reads of a message: which call it answers (or which event it is), for which
+/// session, and its error. `result` and `params` are skipped without being built.
+#[derive(Deserialize)]
+struct Envelope<'a> {
+    #[serde(default)]
+    id: Option<u64>,
+    #[serde(default, borrow)]
+    method: Option<std::borrow::Cow<'a, str>>,
+    #[serde(default, borrow, rename = "sessionId")]
+    session_id: Option<std::borrow::Cow<'a, str>>,
+    #[serde(default)]
+    error: Option<ProtocolError>,
+}
+
+#[derive(Deserialize)]
+struct ProtocolError {
+    #[serde(default)]
+    code: i64,
+    #[serde(default)]
+    message: Option<String>,
+}
+
+/// An event's parameters.
+#[derive(Deserialize)]
+struct Params {
+    #[serde(default)]
+    params: Value,
+}
 
 #[derive(Default)]
 struct Router {
@@ -95,10 +157,7 @@ impl Cdp {
                     Message::Close(_) => break,
                     _ => continue,
                 };
-                let Ok(v) = serde_json::from_str::<Value>(text.as_str()) else {
-                    continue;
-                };
-                route(&r, v);
+                route(&r, text);
             }
             let mut router = r.lock().expect("router lock");
             router.closed = true;
@@ -163,6 +222,19 @@ impl Cdp {
         method: &str,
         params: Value,
         timeout: Duration,
+    ) -> Result<Value, CallError> {
+        self.answer(session, method, params, timeout)
+            .await
+            .map(|a| a.value())
+    }
+
+    /// Calls `method` and waits (at most `timeout`) for its answer.
+    async fn answer(
+        &self,
+        session: Option<&str>,
+        method: &str,
+        params: Value,
+        timeout: Duration,
     ) -> Reply {
         let rx = self.send_raw(session, method, params);
         match tokio::time::timeout(timeout, rx).await {
@@ -191,8 +263,8 @@ impl Cdp {
         timeout: Duration,
     ) -> Result<C::Response, CallError> {
         let params = serde_json::to_value(command).unwrap_or(Value::Null);
-        let v = self.call_raw(session, C::METHOD, params, timeout).await?;
-        serde_json::from_value(v).map_err(|e| CallError::Decode {
+        let answer = self.answer(session, C::METHOD, params, timeout).await?;
+        answer.decode().map_err(|e| CallError::Decode {
             method: C::METHOD.to_string(),
             message: e.to_string(),
         })
@@ -207,33 +279,36 @@ impl Drop for Cdp {
     }
 }
 
-fn route(router: &Mutex<Router>, v: Value) {
-    let mut router = router.lock().expect("router lock");
-    if let Some(id) = v.get("id").and_then(Value::as_u64) {
+fn route(router: &Mutex<Router>, text: tokio_tungstenite::tungstenite::Utf8Bytes) {
+    let Ok(envelope) = serde_json::from_str::<Envelope>(text.as_str()) else {
+        return;
+    };
+    if let Some(id) = envelope.id {
+        let mut router = router.lock().expect("router lock");
         if let Some(tx) = router.pending.remove(&id) {
-            let reply = match v.get("error") {
+            let reply = match envelope.error {
                 Some(e) => Err(CallError::Protocol {
-                    code: e.get("code").and_then(Value::as_i64).unwrap_or(0),
-                    message: e
-                        .get("message")
-                        .and_then(Value::as_str)
-                        .unwrap_or("error")
-                        .to_string(),
+                    code: e.code,
+                    message: e.message.unwrap_or_else(|| "error".into()),
                 }),
-                None => Ok(v.get("result").cloned().unwrap_or(Value::Null)),
+                None => Ok(Answer(text.clone())),
             };
             let _ = tx.send(reply);
         }
         return;
     }
-    let Some(method) = v.get("method").and_then(Value::as_str) else {
+    let Some(method) = envelope.method else {
         return;
     };
-    let session = v.get("sessionId").and_then(Value::as_str).unwrap_or("");
+    let session = envelope.session_id.as_deref().unwrap_or("");
+    let router = router.lock().expect("router lock");
     if let Some(tx) = router.sessions.get(session) {
+        let params = serde_json::from_str::<Params>(text.as_str())
+            .map(|p| p.params)
+            .unwrap_or(Value::Null);
         let _ = tx.send(Event {
-            method: method.to_string(),
-            params: v.get("params").cloned().unwrap_or(Value::Null),
+            method: method.into_owned(),
+            params,
         });
     }
 }

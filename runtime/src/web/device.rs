@@ -93,6 +93,7 @@ impl Backend for Web {
     }
 
     async fn sleep(&mut self, ms: u64) {
+        self.forget_capture();
         // Wall-clock time, in slices, so Ctrl-C stops a long `wait 60000` at once.
         let end = std::time::Instant::now() + Duration::from_millis(ms);
         while crate::interrupt::requested().is_none() {
@@ -105,6 +106,7 @@ impl Backend for Web {
     }
 
     async fn poll_wait(&mut self, ms: u64) -> bool {
+        self.forget_capture();
         match self.live.as_mut() {
             Some(live) => live.wait_for_change(Duration::from_millis(ms)).await,
             None => {
@@ -115,6 +117,7 @@ impl Backend for Web {
     }
 
     async fn launch(&mut self, app: &str, options: &LaunchOptions) -> BackendResult<()> {
+        self.forget_capture();
         let url = options.url.clone().unwrap_or_else(|| app.to_string());
         if !is_url(&url) {
             return Err(BackendError::rejected(
@@ -158,8 +161,12 @@ impl Backend for Web {
                 app: None,
             });
         };
+        // Events the connection has read but not handed over yet are handled first: one that
+        // says the page changed makes this capture a fresh one.
+        tokio::task::yield_now().await;
         live.pump();
         if let Some(d) = live.dialog.clone() {
+            self.kept = None;
             self.elements.clear();
             return Ok(Capture {
                 roots: self.dialog_tree(&d.message, &d.kind),
@@ -167,6 +174,17 @@ impl Backend for Web {
                 app: self.url.clone(),
             });
         }
+        // Nothing acted on the page, no pause, no change reported, moments ago: the page is
+        // the one the last capture read (its elements are still the backend's).
+        let within = self.reuse_within;
+        if let Some((_, kept)) = self
+            .kept
+            .as_ref()
+            .filter(|(at, _)| !live.changed && at.elapsed() < within)
+        {
+            return Ok(kept.clone());
+        }
+        self.kept = None;
         // A document still loading (a navigation the page started) is captured once loaded.
         live.document_loaded(super::DOCUMENT_LOAD_BOUND).await;
         // What changes from now on may be missing from this capture: the next wait looks again.
@@ -201,14 +219,17 @@ impl Backend for Web {
                 Err(e) => return Err(e.into_backend("cannot capture the page")),
             }
         }
-        let vp = results.pop().unwrap_or(Value::Null);
-        let dom = results.pop().unwrap_or(Value::Null);
-        let tree = results.pop().unwrap_or(Value::Null);
-        let tree = Live::decode::<protocol::GetFullAxTree>(tree)
+        let (Some(vp), Some(dom), Some(tree)) = (results.pop(), results.pop(), results.pop())
+        else {
+            return Err(BackendError::Transport {
+                message: "cannot capture the page: an answer is missing".into(),
+            });
+        };
+        let tree = Live::decode::<protocol::GetFullAxTree>(&tree)
             .map_err(|e| e.into_backend("cannot read the accessibility tree"))?;
-        let dom = Live::decode::<protocol::CaptureSnapshot>(dom)
+        let dom = Live::decode::<protocol::CaptureSnapshot>(&dom)
             .map_err(|e| e.into_backend("cannot read the page layout"))?;
-        if let Ok(m) = Live::decode::<protocol::GetLayoutMetrics>(vp) {
+        if let Ok(m) = Live::decode::<protocol::GetLayoutMetrics>(&vp) {
             self.viewport = Rect {
                 x: 0.0,
                 y: 0.0,
@@ -223,17 +244,22 @@ impl Backend for Web {
         {
             self.url = Some(url.clone());
         }
+        let answered = std::time::Instant::now();
+        self.captures_taken += 1;
         let facts = ax::dom_facts(&dom);
         let (roots, elements) = ax::map_tree(&tree.nodes, &facts);
         self.elements = elements;
-        Ok(Capture {
+        let capture = Capture {
             roots,
             viewport: self.viewport,
             app: self.url.clone(),
-        })
+        };
+        self.kept = Some((answered, capture.clone()));
+        Ok(capture)
     }
 
     async fn tap(&mut self, at: Point, options: &TapOptions) -> BackendResult<()> {
+        self.forget_capture();
         let el = self.element_at(at).cloned();
         let button = match options.button.as_str() {
             "secondary" | "right" => "right",
@@ -265,6 +291,7 @@ impl Backend for Web {
     }
 
     async fn long_press(&mut self, at: Point, duration_ms: u64) -> BackendResult<()> {
+        self.forget_capture();
         let el = self.element_at(at).cloned();
         let live = self.page_for_input(Some(at))?;
         let p = match &el {
@@ -275,6 +302,7 @@ impl Backend for Web {
     }
 
     async fn hover(&mut self, at: Point) -> BackendResult<()> {
+        self.forget_capture();
         let el = self.element_at(at).cloned();
         let live = self.page_for_input(Some(at))?;
         match &el {
@@ -284,6 +312,7 @@ impl Backend for Web {
     }
 
     async fn focus(&mut self, at: Point) -> BackendResult<()> {
+        self.forget_capture();
         let el = self.element_at(at).cloned();
         let live = self.page_for_input(Some(at))?;
         let Some(el) = el else {
@@ -302,6 +331,7 @@ impl Backend for Web {
     }
 
     async fn fill(&mut self, at: Point, text: &str, delay_ms: u64) -> BackendResult<()> {
+        self.forget_capture();
         let el = self.field_at(at).cloned();
         let live = self.page_for_input(Some(at))?;
         let Some(el) = el.filter(|e| e.editable || e.choice.is_some()) else {
@@ -315,6 +345,7 @@ impl Backend for Web {
     }
 
     async fn type_text(&mut self, text: &str, delay_ms: u64) -> BackendResult<()> {
+        self.forget_capture();
         let live = self.page_for_input(None)?;
         if live.eval(super::input::FOCUS_EDITABLE).await? != Value::Bool(true) {
             return Err(BackendError::rejected(
@@ -327,6 +358,7 @@ impl Backend for Web {
     }
 
     async fn scroll(&mut self, direction: Direction, amount: Option<f64>) -> BackendResult<()> {
+        self.forget_capture();
         let viewport = self.viewport;
         let live = self.page_for_input(None)?;
         // A document still loading (a navigation the page started) has no layout to measure.
@@ -355,6 +387,7 @@ impl Backend for Web {
     }
 
     async fn gesture(&mut self, plan: &GesturePlan) -> BackendResult<()> {
+        self.forget_capture();
         if plan.pointers.len() != 1 {
             return Err(unsupported(&format!("gesture {}", plan.kind.word())));
         }
@@ -376,6 +409,7 @@ impl Backend for Web {
     }
 
     async fn press_key(&mut self, key: SystemKey) -> BackendResult<()> {
+        self.forget_capture();
         match key {
             SystemKey::Back => {
                 let live = self.live()?;
@@ -410,6 +444,7 @@ impl Backend for Web {
     }
 
     async fn keyboard(&mut self, action: KeyboardAction) -> BackendResult<KeyboardState> {
+        self.forget_capture();
         let live = self.page_for_input(None)?;
         let editing = live.eval(super::input::FOCUS_EDITABLE).await? == Value::Bool(true);
         match action {
@@ -438,6 +473,7 @@ impl Backend for Web {
     }
 
     async fn alert(&mut self, action: AlertAction) -> BackendResult<Option<AlertInfo>> {
+        self.forget_capture();
         let live = self.live()?;
         live.pump();
         let Some(d) = live.dialog.clone() else {

@@ -30,7 +30,7 @@ use tokio::sync::{mpsc, oneshot};
 use crate::backend::{BackendError, BackendResult};
 use crate::tree::Rect;
 use ax::Element;
-use cdp::{CallError, Cdp, Event};
+use cdp::{Answer, CallError, Cdp, Event};
 pub use launcher::{LaunchConfig, INSTALL_HINT};
 use protocol::Command;
 pub use urls::UrlPolicy;
@@ -43,6 +43,11 @@ const NETWORK_QUIET_BOUND: Duration = Duration::from_millis(1_000);
 const NETWORK_QUIET: Duration = Duration::from_millis(100);
 /// After the page reports a change, how long a wait lets it finish rendering before capturing.
 const CHANGE_SETTLE: Duration = Duration::from_millis(16);
+/// How old a capture may be and still answer the next one, when neither the page reported a
+/// change nor the backend did anything since it was taken ([`Web::kept`]). Far below a wait's
+/// 300 ms poll, and a pause (`sleep`, `poll_wait`) forgets the capture anyway, so a wait always
+/// looks again.
+const REUSE_WITHIN: Duration = Duration::from_millis(100);
 
 /// A JavaScript dialog the page is showing (`alert`, `confirm`, `prompt`, `beforeunload`).
 #[derive(Debug, Clone, PartialEq)]
@@ -155,6 +160,17 @@ pub struct Web {
     url: Option<String>,
     /// How the last `open` or `back` ended (tests and benches read it).
     arrival: Option<Arrival>,
+    /// The last capture and when its answers arrived, while it may answer the next capture: a
+    /// step that resolves its target right after a wait found it (`wait` then `click` on the
+    /// same element) gets the page the wait just read instead of capturing it again. Any call
+    /// that acts on the page, navigates or pauses forgets it ([`Web::forget_capture`]); a change
+    /// the page reports (its DOM, a navigation, a dialog, the network going idle: [`changes`])
+    /// and age ([`REUSE_WITHIN`]) make the next capture a fresh one.
+    kept: Option<(Instant, crate::backend::Capture)>,
+    /// Captures read from the browser (a reused one is not counted; tests read it).
+    captures_taken: u64,
+    /// [`REUSE_WITHIN`] unless a test says otherwise.
+    reuse_within: Duration,
 }
 
 impl Web {
@@ -173,7 +189,27 @@ impl Web {
             },
             url: None,
             arrival: None,
+            kept: None,
+            captures_taken: 0,
+            reuse_within: REUSE_WITHIN,
         }
+    }
+
+    /// How old a capture may be and still answer the next one (when nothing happened since it
+    /// was taken); tests lengthen it so that only what the backend saw decides.
+    pub fn reuse_captures_within(&mut self, window: Duration) {
+        self.reuse_within = window;
+    }
+
+    /// How many captures were read from the browser so far (a capture answered by the previous
+    /// one while the page cannot have changed is not one).
+    pub fn captures_taken(&self) -> u64 {
+        self.captures_taken
+    }
+
+    /// The next capture reads the page again.
+    fn forget_capture(&mut self) {
+        self.kept = None;
     }
 
     /// How the last `open` or `back` ended: a `back` to a page in the back/forward cache ends
@@ -301,6 +337,7 @@ impl Web {
     /// Kills the browser (and its profile) if one runs; in a shared browser, closes the page's
     /// connection, which disposes its browser context (the browser stays for the next run).
     fn shut_down(&mut self) {
+        self.forget_capture();
         self.live = None;
         self.elements.clear();
         self.url = None;
@@ -537,10 +574,10 @@ impl Live {
     /// as soon as a dialog opens (the page answers nothing until it is handled).
     async fn wait_reply(
         &mut self,
-        rx: oneshot::Receiver<Result<Value, CallError>>,
+        rx: oneshot::Receiver<Result<Answer, CallError>>,
         method: &str,
         stop_on_dialog: bool,
-    ) -> Result<Value, PageError> {
+    ) -> Result<Answer, PageError> {
         let deadline = tokio::time::sleep(cdp::CALL_TIMEOUT);
         tokio::pin!(deadline);
         tokio::pin!(rx);
@@ -572,13 +609,13 @@ impl Live {
     }
 
     /// Sends a typed call to the page; its answer comes from [`Live::wait_reply`].
-    fn send<C: Command>(&self, command: &C) -> oneshot::Receiver<Result<Value, CallError>> {
+    fn send<C: Command>(&self, command: &C) -> oneshot::Receiver<Result<Answer, CallError>> {
         let params = serde_json::to_value(command).unwrap_or(Value::Null);
         self.cdp.send_raw(Some(&self.session), C::METHOD, params)
     }
 
-    fn decode<C: Command>(v: Value) -> Result<C::Response, PageError> {
-        serde_json::from_value(v).map_err(|e| {
+    fn decode<C: Command>(answer: &Answer) -> Result<C::Response, PageError> {
+        answer.decode().map_err(|e| {
             PageError::Call(CallError::Decode {
                 method: C::METHOD.to_string(),
                 message: e.to_string(),
@@ -589,8 +626,8 @@ impl Live {
     /// A typed call to the page that gives up when a dialog opens.
     async fn call<C: Command>(&mut self, command: &C) -> Result<C::Response, PageError> {
         let rx = self.send(command);
-        let v = self.wait_reply(rx, C::METHOD, true).await?;
-        Self::decode::<C>(v)
+        let answer = self.wait_reply(rx, C::METHOD, true).await?;
+        Self::decode::<C>(&answer)
     }
 
     /// A call the browser answers while a dialog is open (answering the dialog).
@@ -599,8 +636,8 @@ impl Live {
         command: &C,
     ) -> Result<C::Response, PageError> {
         let rx = self.send(command);
-        let v = self.wait_reply(rx, C::METHOD, false).await?;
-        Self::decode::<C>(v)
+        let answer = self.wait_reply(rx, C::METHOD, false).await?;
+        Self::decode::<C>(&answer)
     }
 
     /// Navigates and waits for the load event, then (within a bound) for the network to go

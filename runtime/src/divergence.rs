@@ -94,8 +94,21 @@ fn clip_plain(s: &str) -> String {
     truncate(s, FIELD_BYTES)
 }
 
-/// The refs a divergence screen shows (and so issues, as a partial frame).
-pub fn issued_refs(s: &Snapshot) -> std::collections::BTreeSet<String> {
+/// How many refs a divergence screen lists (and so issues, as a partial frame).
+pub const SCREEN_REFS: usize = 20;
+
+/// Is the element shown: visible (hittable or a non-empty rect) with its centre on the screen?
+fn shown(s: &Snapshot, n: &FlatNode) -> bool {
+    crate::select::is_visible(n) && s.on_screen(n)
+}
+
+/// The actionable elements of a divergence screen (labelled or hittable; hittable ones when none
+/// is labelled), in the order a report lists them: what is shown first, hidden ones last; within
+/// each, nearest the target's recorded place: the most of its recorded ancestry shared (the
+/// container it sat in), then the distance from its recorded rect, then document order. Without
+/// evidence, shown ones first in document order. A menu's hidden items no longer push the keypad
+/// that held the key out of the list (issue 31).
+pub fn screen_order<'s>(s: &'s Snapshot, evidence: Option<&TargetEvidence>) -> Vec<&'s FlatNode> {
     let mut picked: Vec<&FlatNode> = s
         .nodes
         .iter()
@@ -104,31 +117,70 @@ pub fn issued_refs(s: &Snapshot) -> std::collections::BTreeSet<String> {
     if picked.is_empty() {
         picked = s.nodes.iter().filter(|n| n.hittable).collect();
     }
-    picked
+    let centre = evidence
+        .and_then(|e| e.rect.as_deref())
+        .map(|r| (r.x + r.width / 2.0, r.y + r.height / 2.0));
+    let shared = |n: &FlatNode| -> usize {
+        let Some(e) = evidence.filter(|e| !e.ancestry.is_empty()) else {
+            return 0;
+        };
+        let (chain, _) = ancestry(s, n, e.ancestry.len());
+        e.ancestry
+            .iter()
+            .zip(&chain)
+            .take_while(|(r, o)| o.role == r.role && (r.label.is_none() || o.label == r.label))
+            .count()
+    };
+    let distance = |n: &FlatNode| -> f64 {
+        match (centre, n.rect) {
+            (Some((x, y)), Some(r)) if !r.is_empty() => {
+                let c = r.center();
+                ((c.x - x).powi(2) + (c.y - y).powi(2)).sqrt()
+            }
+            _ => f64::MAX,
+        }
+    };
+    let mut keyed: Vec<(bool, usize, f64, &FlatNode)> = picked
+        .into_iter()
+        .map(|n| (!shown(s, n), shared(n), distance(n), n))
+        .collect();
+    keyed.sort_by(|a, b| {
+        a.0.cmp(&b.0)
+            .then(b.1.cmp(&a.1))
+            .then(a.2.total_cmp(&b.2))
+            .then(a.3.index.cmp(&b.3.index))
+    });
+    keyed.into_iter().map(|k| k.3).collect()
+}
+
+/// The refs a divergence screen shows (and so issues, as a partial frame): the first
+/// [`SCREEN_REFS`] of [`screen_order`].
+pub fn issued_refs(
+    s: &Snapshot,
+    evidence: Option<&TargetEvidence>,
+) -> std::collections::BTreeSet<String> {
+    screen_order(s, evidence)
         .iter()
-        .take(20)
+        .take(SCREEN_REFS)
         .map(|n| n.reference.clone())
         .collect()
 }
 
-/// Actionable refs (labelled or hittable), at most 20.
-fn screen_refs(s: &Snapshot, scope: &Scope) -> (Vec<NodeRef>, bool) {
-    let mut picked: Vec<&FlatNode> = s
-        .nodes
-        .iter()
-        .filter(|n| n.hittable || display_label(n).is_some())
-        .collect();
-    if picked.is_empty() {
-        picked = s.nodes.iter().filter(|n| n.hittable).collect();
-    }
-    let truncated = picked.len() > 20;
+/// The listed refs, and how many actionable ones were left out.
+fn screen_refs(
+    s: &Snapshot,
+    evidence: Option<&TargetEvidence>,
+    scope: &Scope,
+) -> (Vec<NodeRef>, usize) {
+    let ordered = screen_order(s, evidence);
+    let omitted = ordered.len().saturating_sub(SCREEN_REFS);
     (
-        picked
+        ordered
             .iter()
-            .take(20)
+            .take(SCREEN_REFS)
             .map(|n| ref_entry(n, scope))
             .collect(),
-        truncated,
+        omitted,
     )
 }
 
@@ -433,11 +485,12 @@ pub fn build(input: &Input, scope: &Scope) -> DivergenceReport {
             snapshot,
             generation,
         } => {
-            let (refs, truncated) = screen_refs(snapshot, scope);
+            let (refs, omitted) = screen_refs(snapshot, input.evidence, scope);
             Screen::Available {
                 refs_generation: *generation,
                 refs,
-                truncated: truncated.then_some(true),
+                truncated: (omitted > 0).then_some(true),
+                omitted: (omitted > 0).then_some(omitted),
             }
         }
         ScreenEvidence::Unavailable { reason, hint } => Screen::Unavailable {
@@ -541,10 +594,14 @@ pub fn cap(
     };
     let mut d = full.clone();
     if let Screen::Available {
-        refs, truncated, ..
+        refs,
+        truncated,
+        omitted,
+        ..
     } = &mut d.screen
     {
         if refs.len() > max_refs {
+            *omitted = Some(omitted.unwrap_or(0) + refs.len() - max_refs);
             refs.truncate(max_refs);
             *truncated = Some(true);
         }
@@ -615,6 +672,7 @@ mod tests {
                     })
                     .collect(),
                 truncated: None,
+                omitted: None,
             },
             suggestions: vec![],
             suggestion_count: 0,

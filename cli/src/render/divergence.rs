@@ -143,6 +143,7 @@ pub fn render(d: &DivergenceReport, resume_command: &str) -> String {
         Screen::Available {
             refs_generation,
             refs,
+            omitted,
             ..
         } => {
             lines.push(format!(
@@ -152,8 +153,10 @@ pub fn render(d: &DivergenceReport, resume_command: &str) -> String {
             for r in refs.iter().take(8) {
                 lines.push(describe_ref(r));
             }
-            if refs.len() > 8 {
-                lines.push(format!("  ... {} more", refs.len() - 8));
+            // Shown ones first, nearest the target's recorded place; hidden ones last.
+            let more = refs.len().saturating_sub(8) + omitted.unwrap_or(0);
+            if more > 0 {
+                lines.push(format!("  … and {more} more"));
             }
         }
         Screen::Unavailable { reason, hint } => {
@@ -282,7 +285,7 @@ Full report written to run/divergence-full.json."
             "{text}"
         );
         assert!(
-            text.contains("  ... 1 more\nSuggestions:\n  - [id] \"A\" id=\"a\""),
+            text.contains("  … and 1 more\nSuggestions:\n  - [id] \"A\" id=\"a\""),
             "{text}"
         );
     }

@@ -872,13 +872,18 @@ fn divergence_section(
             refs_generation,
             refs,
             truncated,
+            omitted,
         } => {
+            let cut = match omitted {
+                Some(n) => format!(", … and {n} more"),
+                None if *truncated == Some(true) => ", truncated".to_string(),
+                None => String::new(),
+            };
             let _ = writeln!(
                 body,
-                "<h4>Screen ({} ref{}, refsGeneration {refs_generation}{})</h4>\n<table class=\"screen\"><thead><tr><th>ref</th><th>role</th><th>id</th><th>label</th></tr></thead><tbody>",
+                "<h4>Screen ({} ref{}, refsGeneration {refs_generation}{cut})</h4>\n<table class=\"screen\"><thead><tr><th>ref</th><th>role</th><th>id</th><th>label</th></tr></thead><tbody>",
                 refs.len(),
                 if refs.len() == 1 { "" } else { "s" },
-                if *truncated == Some(true) { ", truncated" } else { "" }
             );
             for r in refs {
                 body.push_str(&ref_row(r));

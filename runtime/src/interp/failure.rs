@@ -141,7 +141,10 @@ impl<B: Backend> Exec<'_, B> {
         let generation = match &post {
             Ok(tree) => self.frames.activate(
                 tree.clone(),
-                FrameScope::Issued(divergence::issued_refs(tree)),
+                FrameScope::Issued(divergence::issued_refs(
+                    tree,
+                    step.target_evidence.as_deref(),
+                )),
             ),
             Err(_) => self.frames.current().map(|f| f.generation).unwrap_or(0),
         };

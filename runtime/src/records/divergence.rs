@@ -118,10 +118,15 @@ pub enum Screen {
     Available {
         /// The generation of the partial ref frame the screen published.
         refs_generation: u64,
-        /// Labelled or hittable elements, at most 20 (8 at `--level digest`).
+        /// Labelled or hittable elements, at most 20 (8 at `--level digest`): the shown ones
+        /// first, nearest the target's recorded place (its ancestry, then its rect), hidden
+        /// ones last (`runtime::divergence::screen_order`).
         refs: Vec<NodeRef>,
         #[serde(default, skip_serializing_if = "Option::is_none")]
         truncated: Option<bool>,
+        /// How many actionable elements were left out of `refs` (present when `truncated`).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        omitted: Option<usize>,
     },
     Unavailable {
         /// `capture-failed`, `omitted-for-size`.

@@ -317,9 +317,28 @@ pub fn unavailable_result(
     RunResult::unavailable(problem, plan.steps.len(), &options.session, digest)
 }
 
-/// A missing or broken app model: the sim has nothing to run (a set-up error).
-fn model_problem(e: crate::sim::ModelError) -> SetupProblem {
-    SetupProblem::new(BackendKind::Sim.name(), e.0, Some(crate::sim::MODEL_HINT))
+/// A missing or broken app model: the sim has nothing to run (a set-up error). A script whose
+/// header names a platform a real device serves is told which `--backend` to pass.
+fn model_problem(e: crate::sim::ModelError, plan: &Plan<'_>) -> SetupProblem {
+    match platform_tooling(plan) {
+        Some((platform, tooling)) => {
+            let lacks = match tooling {
+                Ok(()) => String::new(),
+                Err(needs) => {
+                    format!(" (agent-device needs {needs} for it, which this machine lacks)")
+                }
+            };
+            SetupProblem::new(
+                BackendKind::Sim.name(),
+                e.0,
+                Some(&format!(
+                    "the script's header says `context platform={platform}`: pass --backend agent-device to run it on a real device{lacks} where one is reachable (or on a remote daemon: AGENT_DEVICE_DAEMON_BASE_URL), or {}",
+                    crate::sim::MODEL_HINT
+                )),
+            )
+        }
+        None => SetupProblem::new(BackendKind::Sim.name(), e.0, Some(crate::sim::MODEL_HINT)),
+    }
 }
 
 /// The backend a script runs on: `--backend`, else the script's `context platform=web`, else the
@@ -333,11 +352,66 @@ pub fn backend_kind(
         (None, None) => backends::project_default(script).map_err(SetupError)?,
         (_, d) => d,
     };
-    Ok(BackendKind::choose(
-        config.backend,
-        plan.metadata,
-        project_default,
-    ))
+    let kind = BackendKind::choose(config.backend, plan.metadata, project_default);
+    if config.backend.is_some() || project_default.is_some() || kind != BackendKind::Sim {
+        return Ok(kind);
+    }
+    header_backend(plan, script, config)
+}
+
+/// The backend a script's header chooses when nothing else did: a `context platform=` the sim
+/// cannot serve (no app model for the app it opens) goes to the real device through
+/// agent-device when this machine has that platform's tooling; otherwise it stays on the sim,
+/// whose missing model is then a set-up error naming the `--backend` to pass
+/// ([`model_problem`]).
+fn header_backend(
+    plan: &Plan<'_>,
+    script: &Path,
+    config: &SessionConfig,
+) -> Result<BackendKind, SetupError> {
+    let resolver = ModelResolver::for_script(script, config.app_model.clone());
+    if platform_tooling(plan).is_some_and(|(_, t)| t.is_ok())
+        && preflight_models(&resolver, plan).is_err()
+    {
+        return Ok(BackendKind::AgentDevice);
+    }
+    Ok(BackendKind::Sim)
+}
+
+/// The header's platform when only a real device serves it without an app model, and whether
+/// this machine has what agent-device needs to drive it (`Err`: what it lacks).
+fn platform_tooling<'a>(plan: &'a Plan<'a>) -> Option<(&'a str, Result<(), &'static str>)> {
+    let platform = plan.metadata.platform.as_ref()?.value.as_str();
+    let tooling = match platform {
+        "linux" => cfg!(target_os = "linux")
+            .then_some(())
+            .ok_or("a Linux desktop"),
+        "macos" | "ios" | "apple" => cfg!(target_os = "macos")
+            .then_some(())
+            .ok_or("a Mac with Xcode"),
+        "android" => on_path("adb")
+            .then_some(())
+            .ok_or("the Android platform tools (adb on PATH)"),
+        _ => return None,
+    };
+    Some((platform, tooling))
+}
+
+/// Is `program` an executable file in one of `PATH`'s folders?
+fn on_path(program: &str) -> bool {
+    std::env::var_os("PATH").is_some_and(|path| {
+        std::env::split_paths(&path).any(|dir| {
+            let f = dir.join(program);
+            #[cfg(unix)]
+            {
+                use std::os::unix::fs::PermissionsExt;
+                f.metadata()
+                    .is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+            }
+            #[cfg(not(unix))]
+            f.is_file()
+        })
+    })
 }
 
 /// Does the run leave its session live when it ends well (a close-less handoff script, or
@@ -471,7 +545,7 @@ pub async fn run_live(
     if kind == BackendKind::Sim {
         // A missing or broken app model is a set-up error of the sim, found before the first
         // step (exit 2), not a divergence halfway through the run.
-        preflight_models(&resolver, plan).map_err(model_problem)?;
+        preflight_models(&resolver, plan).map_err(|e| model_problem(e, plan))?;
     } else if options.from.is_some_and(|f| f > 1) && !kind.device_keeps_sessions() {
         return Err(SetupError(format!(
             "the {kind} backend cannot resume at a later step: its session ends with the run; run the whole script again, without --from"

@@ -12,7 +12,9 @@ pub struct BackendArgs {
     /// agent-device (a real device through the agent-device daemon: $AGENT_DEVICE_STATE_DIR's
     /// daemon, a remote one at $AGENT_DEVICE_DAEMON_BASE_URL, else one `ad` starts and stops).
     /// recorded:DIR replays a fixture written by --record-fixture DIR, offline (docs/recorded.md).
-    /// Default: web for `context platform=web` scripts, else `[run] backend` of ad.toml, else sim.
+    /// Default: web for `context platform=web` scripts, else `[run] backend` of ad.toml, else
+    /// agent-device for a `context platform=` linux, macos, ios or android script the sim has no
+    /// app model for (when this machine can drive that platform: docs/run.md), else sim.
     #[arg(long, value_name = "BACKEND", value_parser = BackendParser)]
     pub backend: Option<String>,
     /// Record the run's backend calls, observations and device clock as a fixture in DIR, for

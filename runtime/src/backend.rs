@@ -10,7 +10,7 @@ use serde::Serialize;
 use serde_json::Value;
 
 pub use crate::records::SetupProblem;
-use crate::tree::{Node, Point, Rect};
+use crate::tree::{Node, Point, Rect, Snapshot};
 
 /// A gesture plan's kind ([`GesturePlan::kind`]) is the registry's.
 pub use ad_compiler::registry::GestureKind;
@@ -367,6 +367,32 @@ pub trait Backend: Send {
     /// The run's current redaction of injected values, given before each capture and action:
     /// a recorded fixture redacts (and a replay compares) with exactly what the journal uses.
     fn use_redactor(&mut self, _redactor: &crate::vars::Redactor) {}
+    /// Where an action on element `node` of `tree` (resolved and verified) touches it, or why
+    /// the device would not act on it: `target` is the step's target as written (`@e4`, a
+    /// selector), `action` its command word. By default the centre of its frame; the
+    /// agent-device bridge applies agent-device's own rules ([`crate::agent_device::touch`]).
+    fn touch_point(
+        &self,
+        tree: &Snapshot,
+        node: usize,
+        _target: &str,
+        _action: &str,
+    ) -> Result<Point, TouchRefusal> {
+        Ok(tree.nodes[node]
+            .rect
+            .map(|r| r.center())
+            .unwrap_or(Point { x: 0.0, y: 0.0 }))
+    }
+}
+
+/// A device's refusal to act on an element (agent-device's `COMMAND_FAILED`): its message, its
+/// hint, a reason word, and the nodes (of the same capture) that stand in the way.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TouchRefusal {
+    pub message: String,
+    pub hint: String,
+    pub reason: &'static str,
+    pub competitors: Vec<usize>,
 }
 
 /// A [`GesturePlan`]'s kind in records: the registry's word for it.

@@ -406,6 +406,15 @@ impl Backend for AnyBackend {
     fn use_redactor(&mut self, redactor: &crate::vars::Redactor) {
         delegate!(self, b => b.use_redactor(redactor))
     }
+    fn touch_point(
+        &self,
+        tree: &crate::tree::Snapshot,
+        node: usize,
+        target: &str,
+        action: &str,
+    ) -> Result<Point, crate::backend::TouchRefusal> {
+        delegate!(self, b => b.touch_point(tree, node, target, action))
+    }
 }
 
 /// One row of `ad doctor`: a backend, whether it is usable here, and what is missing.

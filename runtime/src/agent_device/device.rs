@@ -1,7 +1,9 @@
 //! [`AgentDevice`]: the [`Backend`] that forwards device-level requests to the agent-device
 //! daemon. Element actions arrive as the point of the element the interpreter resolved and
 //! verified; the bridge never hands agent-device a selector to resolve again (that would bypass
-//! `ad`'s identity verification).
+//! `ad`'s identity verification). That point is the one agent-device itself would touch, and an
+//! element agent-device would refuse to act on is refused here, before anything is sent
+//! ([`Backend::touch_point`], [`super::touch`]).
 //!
 //! The backend owns its daemon connection: it connects at [`AgentDevice::connect`] (or its first
 //! request), and a daemon it started dies with it (dropped, or `ad` killed: see
@@ -33,6 +35,10 @@ pub struct AgentDevice {
     opened_pids: Vec<u32>,
     /// [`AgentDevice::release`] ran: nothing is left to end on drop.
     released: bool,
+    /// The last capture's node facts the tree model does not keep, with its node types (to
+    /// know a tree is that capture).
+    last_extras: Vec<super::touch::NodeExtra>,
+    last_kinds: Vec<String>,
 }
 
 /// A connected daemon: the client, and the daemon itself when `ad` started it (dropping it stops
@@ -228,6 +234,8 @@ impl AgentDevice {
             opened: Vec::new(),
             opened_pids: Vec::new(),
             released: false,
+            last_extras: Vec::new(),
+            last_kinds: Vec::new(),
         }
     }
 
@@ -562,6 +570,8 @@ impl Backend for AgentDevice {
     async fn capture(&mut self) -> BackendResult<Capture> {
         let data = self.send("snapshot", Vec::new(), Map::new(), None).await?;
         let c = nodes::capture(&data);
+        self.last_extras = nodes::extras(&data);
+        self.last_kinds = nodes::kinds(&c);
         for (app, pid) in nodes::app_pids(&data) {
             if self.opened.contains(&app) && !self.opened_pids.contains(&pid) {
                 self.opened_pids.push(pid);
@@ -810,6 +820,25 @@ impl Backend for AgentDevice {
     /// The daemon keeps the device's session for `--from`.
     fn resumes_at_step(&self) -> bool {
         true
+    }
+
+    /// agent-device's touch point for the element, or its refusal (with the node facts of the
+    /// capture when `tree` is the last one).
+    fn touch_point(
+        &self,
+        tree: &crate::tree::Snapshot,
+        node: usize,
+        target: &str,
+        action: &str,
+    ) -> Result<Point, crate::backend::TouchRefusal> {
+        let same = tree.nodes.len() == self.last_kinds.len()
+            && tree
+                .nodes
+                .iter()
+                .zip(&self.last_kinds)
+                .all(|(n, k)| n.kind == *k);
+        let extras = if same { &self.last_extras[..] } else { &[] };
+        super::touch::touch_point(tree, node, extras, target, action, &self.platform)
     }
 }
 

@@ -14,6 +14,7 @@
 //! - [`nodes`]: snapshot nodes to the interpreter's tree model;
 //! - [`device`]: the [`crate::Backend`] implementation (actions at points `ad` resolved), which
 //!   owns its daemon connection and is made by [`crate::backends::create`] like every backend;
+//! - [`touch`]: agent-device's touch-point rules (where it taps an element, when it refuses);
 //! - [`doctor`]: the `ad doctor` row;
 //! - [`run`]: what the bridge needs ([`BridgeSetup`]) and how it reaches a daemon (attach or
 //!   start), and the daemon an `ad test` suite shares.
@@ -26,6 +27,7 @@ pub mod http;
 pub mod install;
 pub mod nodes;
 pub mod run;
+pub mod touch;
 
 pub use device::AgentDevice;
 pub use run::{shared_daemon, BridgeConfig, BridgeSetup};

@@ -4,6 +4,7 @@
 
 use serde_json::Value;
 
+use super::touch::NodeExtra;
 use crate::backend::Capture;
 use crate::tree::{normalize_type, Node, Rect};
 
@@ -64,15 +65,16 @@ fn node(v: &Value) -> Node {
     }
 }
 
-/// The snapshot response's `data` as a capture. The viewport is the first window's rect (the
-/// frame agent-device measures taps against), else the first rect, else empty.
-pub fn capture(data: &Value) -> Capture {
-    let raw: &[Value] = data
-        .get("nodes")
+fn raw_nodes(data: &Value) -> &[Value] {
+    data.get("nodes")
         .and_then(Value::as_array)
         .map(Vec::as_slice)
-        .unwrap_or(&[]);
-    // Children lists by position; a parent always precedes its children in document order.
+        .unwrap_or(&[])
+}
+
+/// The roots and children lists (by position) of the daemon's flat nodes; a parent always
+/// precedes its children in document order.
+fn forest(raw: &[Value]) -> (Vec<usize>, Vec<Vec<usize>>) {
     let mut children: Vec<Vec<usize>> = vec![Vec::new(); raw.len()];
     let mut roots = Vec::new();
     let position_of = |index: u64| {
@@ -90,6 +92,14 @@ pub fn capture(data: &Value) -> Capture {
             None => roots.push(i),
         }
     }
+    (roots, children)
+}
+
+/// The snapshot response's `data` as a capture. The viewport is the first window's rect (the
+/// frame agent-device measures taps against), else the first rect, else empty.
+pub fn capture(data: &Value) -> Capture {
+    let raw = raw_nodes(data);
+    let (roots, children) = forest(raw);
     fn build(i: usize, raw: &[Value], children: &[Vec<usize>]) -> Node {
         let mut n = node(&raw[i]);
         n.children = children[i]
@@ -110,6 +120,45 @@ pub fn capture(data: &Value) -> Capture {
         viewport,
         app,
     }
+}
+
+/// What the capture's nodes carry beyond the interpreter's [`Node`] (role, subrole, whether
+/// agent-device marks them blocked), in the order the capture flattens to: agent-device's
+/// touch-point rules read them ([`super::touch`]).
+pub fn extras(data: &Value) -> Vec<NodeExtra> {
+    let raw = raw_nodes(data);
+    let (roots, children) = forest(raw);
+    let mut out = Vec::with_capacity(raw.len());
+    fn walk(i: usize, raw: &[Value], children: &[Vec<usize>], out: &mut Vec<NodeExtra>) {
+        let v = &raw[i];
+        out.push(NodeExtra {
+            role: text(v, "role"),
+            subrole: text(v, "subrole"),
+            blocked: v.get("interactionBlocked").is_some_and(|b| !b.is_null()),
+        });
+        for &c in &children[i] {
+            walk(c, raw, children, out);
+        }
+    }
+    for &r in &roots {
+        walk(r, raw, &children, &mut out);
+    }
+    out
+}
+
+/// The node types of a capture, in the order it flattens to (what [`extras`] belongs to).
+pub fn kinds(c: &Capture) -> Vec<String> {
+    let mut out = Vec::new();
+    fn walk(n: &Node, out: &mut Vec<String>) {
+        out.push(n.kind.clone());
+        for c in &n.children {
+            walk(c, out);
+        }
+    }
+    for r in &c.roots {
+        walk(r, &mut out);
+    }
+    out
 }
 
 /// The `(appName, pid)` pairs a snapshot names (AT-SPI and macOS nodes carry them), so an app

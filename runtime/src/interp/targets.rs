@@ -92,12 +92,52 @@ impl<B: Backend> Exec<'_, B> {
             step.spec
                 .is_some_and(|s| s.verification == Verification::PreDispatch)
         });
-        if t.starts_with('@') {
-            return self.ref_target(step, &t, evidence).await;
+        let mut r = if t.starts_with('@') {
+            self.ref_target(step, &t, evidence).await?
+        } else {
+            let policy = policy_for(step, p);
+            self.selector_target(step, &t, policy, evidence, appear)
+                .await?
+        };
+        match self.refused_touch(step, &t, &mut r) {
+            Some(f) => Err(f),
+            None => Ok(r),
         }
-        let policy = policy_for(step, p);
-        self.selector_target(step, &t, policy, evidence, appear)
-            .await
+    }
+
+    /// Sets the point the device touches the resolved element at (agent-device's own rules on
+    /// the bridge); its refusal is this step's failure, before anything is sent.
+    fn refused_touch(&self, step: &Step<'_>, t: &str, r: &mut Resolved) -> Option<Fail> {
+        let (Some(tree), Some(idx)) = (&r.tree, r.node) else {
+            return None;
+        };
+        match self.backend.touch_point(tree, idx, t, step.command()) {
+            Ok(p) => {
+                r.point = p;
+                None
+            }
+            Err(refusal) => {
+                let mut f = Fail::new("COMMAND_FAILED", refusal.message)
+                    .hint(refusal.hint)
+                    .reason(refusal.reason);
+                if t.starts_with('@') {
+                    f.details.reference = Some(t.to_string());
+                } else {
+                    f.details.selector = Some(t.to_string());
+                }
+                if !refusal.competitors.is_empty() {
+                    f.details.candidates = Some(
+                        refusal
+                            .competitors
+                            .iter()
+                            .take(5)
+                            .filter_map(|&i| tree.nodes.get(i).map(node_ref))
+                            .collect(),
+                    );
+                }
+                Some(f)
+            }
+        }
     }
 
     pub(super) async fn ref_target(

@@ -472,6 +472,15 @@ impl<B: Backend> Backend for Recorder<B> {
         }
         self.inner.use_redactor(redactor);
     }
+    fn touch_point(
+        &self,
+        tree: &crate::tree::Snapshot,
+        node: usize,
+        target: &str,
+        action: &str,
+    ) -> Result<Point, crate::backend::TouchRefusal> {
+        self.inner.touch_point(tree, node, target, action)
+    }
 }
 
 /// A unit enum's serde name (`app-switcher`, `accept`).

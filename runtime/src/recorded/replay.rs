@@ -592,6 +592,30 @@ impl Backend for Replay {
             self.captures.clear();
         }
     }
+    /// A recording of the agent-device bridge touches elements as the bridge did (its rules
+    /// without the node facts a recording does not keep: role, subrole, blocked).
+    fn touch_point(
+        &self,
+        tree: &crate::tree::Snapshot,
+        node: usize,
+        target: &str,
+        action: &str,
+    ) -> Result<Point, crate::backend::TouchRefusal> {
+        if self.name() == "agent-device" {
+            return crate::agent_device::touch::touch_point(
+                tree,
+                node,
+                &[],
+                target,
+                action,
+                self.platform(),
+            );
+        }
+        Ok(tree.nodes[node]
+            .rect
+            .map(|r| r.center())
+            .unwrap_or(Point { x: 0.0, y: 0.0 }))
+    }
 }
 
 /// What each `<var:NAME>` marker of a redactor stands for.

@@ -155,10 +155,15 @@ fn a_swapped_role_is_an_identity_mismatch_and_the_app_is_released() {
     let div = &r["error"]["details"]["divergence"];
     assert_eq!(div["kind"], "identity-mismatch", "{r:#}");
     assert_eq!(r["error"]["details"]["step"], 2);
+    // The report offers a resume, so ad's session daemon keeps the app (and the agent-device
+    // daemon the run started) for it until the session is closed (agent_device_resume.rs).
     let app = d.app_pid(Duration::ZERO).expect("the app ran");
+    assert!(alive(app), "the app a resume needs ended with the failed run");
+    let closed = d.ad(&["session", "close", "--json"]);
+    assert_eq!(json(&closed)["ok"], true, "{}", stderr(&closed));
     assert!(
         gone_within(app, Duration::from_secs(5)),
-        "the app outlived a failed run"
+        "the app outlived the failed run's closed session"
     );
 }
 
@@ -350,7 +355,9 @@ fn kill_9_of_ad_takes_its_daemon_and_app_with_it() {
         .spawn()
         .unwrap();
     let app = d.app_pid(Duration::from_secs(30)).expect("the app started");
-    let daemon = owned_daemon_pid(child.id()).expect("ad started a daemon");
+    // (The run, and the daemon it started, are in ad's session daemon, which ends them when
+    // its client goes.)
+    let daemon = owned_daemon_of(&d).expect("ad started a daemon");
     assert!(alive(daemon) && alive(app));
     child.kill().unwrap();
     let _ = child.wait();
@@ -382,7 +389,7 @@ fn ctrl_c_stops_the_run_and_releases_the_daemon_and_app() {
         .spawn()
         .unwrap();
     let app = d.app_pid(Duration::from_secs(30)).expect("the app started");
-    let daemon = owned_daemon_pid(child.id()).expect("ad started a daemon");
+    let daemon = owned_daemon_of(&d).expect("ad started a daemon");
     // SAFETY: a signal to the child this test spawned.
     unsafe {
         libc::kill(child.id() as i32, libc::SIGINT);

@@ -359,6 +359,11 @@ pub trait Backend: Send {
     fn resumes_at_step(&self) -> bool {
         false
     }
+    /// Why a later run cannot continue this run at a step, when [`Backend::resumes_at_step`]
+    /// says it cannot: the divergence report's `resume.reason` (agent-device's own field).
+    fn resume_refusal(&self) -> String {
+        format!("the {} backend's session ends with the run", self.name())
+    }
     /// Does a failed step's report get a screenshot of the screen (`<run>/failure-step-NNN.png`)?
     /// A replayed fixture serves only the calls it recorded, so neither it nor a recording asks.
     fn screenshot_on_failure(&self) -> bool {

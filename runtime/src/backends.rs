@@ -100,6 +100,25 @@ impl BackendKind {
     }
 }
 
+/// `words` as one shell command line: each word as it is when it is plain, else in single
+/// quotes (how resume commands are printed, so they can be pasted and run verbatim).
+pub fn command_line<S: AsRef<str>>(words: &[S]) -> String {
+    words
+        .iter()
+        .map(|w| shell_word(w.as_ref()))
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+fn shell_word(w: &str) -> String {
+    let plain = |c: char| c.is_ascii_alphanumeric() || "_-./:=@%+,".contains(c);
+    if !w.is_empty() && w.chars().all(plain) {
+        w.to_string()
+    } else {
+        format!("'{}'", w.replace('\'', "'\\''"))
+    }
+}
+
 impl std::fmt::Display for BackendKind {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(self.name())
@@ -399,6 +418,9 @@ impl Backend for AnyBackend {
     }
     fn resumes_at_step(&self) -> bool {
         delegate!(self, b => b.resumes_at_step())
+    }
+    fn resume_refusal(&self) -> String {
+        delegate!(self, b => b.resume_refusal())
     }
     fn screenshot_on_failure(&self) -> bool {
         delegate!(self, b => b.screenshot_on_failure())

@@ -73,6 +73,8 @@ pub struct Input<'a> {
     /// Whether the backend lets a later run continue at a step (`--from`,
     /// [`crate::backend::Backend::resumes_at_step`]); without it the report offers no resume.
     pub resumable: bool,
+    /// Why it does not, when it does not (`resume.reason`).
+    pub resume_refusal: Option<String>,
 }
 
 fn ref_entry(n: &FlatNode, scope: &Scope) -> NodeRef {
@@ -515,6 +517,16 @@ pub fn build(input: &Input, scope: &Scope) -> DivergenceReport {
             && matches!(hint, RepairHint::Caution | RepairHint::Manual)
             && (input.session_exists || n < input.total_steps))
             .then_some(n + 1),
+        // agent-device requires a reason whenever the resume is refused.
+        reason: (!input.resumable).then(|| {
+            clip(
+                scope,
+                input
+                    .resume_refusal
+                    .as_deref()
+                    .unwrap_or("the session ends with the run"),
+            )
+        }),
     };
     let target_binding = match (input.binding, input.evidence) {
         (Some(b), Some(e)) => {
@@ -681,6 +693,7 @@ mod tests {
                 from: 1,
                 plan_digest: "d".into(),
                 alternate_from: None,
+                reason: None,
             },
             repair_hint: RepairHint::Manual,
             target_binding: None,
@@ -812,6 +825,7 @@ mod tests {
             plan_digest: "d".into(),
             session_exists: true,
             resumable: true,
+            resume_refusal: None,
         };
         let d = build(&input, &Scope::default());
         let first = &d.suggestions[0];

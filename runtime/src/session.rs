@@ -541,6 +541,21 @@ pub async fn run_live(
     config: &SessionConfig,
     progress: &mut dyn Progress,
 ) -> Result<LiveRun, StartError> {
+    run_live_on(plan, script, kind, options, config, progress, None).await
+}
+
+/// [`run_live`], on `kept` when given: the live backend an earlier run left (a resume continuing
+/// on the agent-device bridge ad's session daemon kept), already connected.
+pub async fn run_live_on(
+    plan: &Plan<'_>,
+    script: &Path,
+    kind: BackendKind,
+    options: &RunOptions,
+    config: &SessionConfig,
+    progress: &mut dyn Progress,
+    kept: Option<backends::AnyBackend>,
+) -> Result<LiveRun, StartError> {
+    let resumed = kept.is_some();
     let resolver = ModelResolver::for_script(script, config.app_model.clone());
     if kind == BackendKind::Sim {
         // A missing or broken app model is a set-up error of the sim, found before the first
@@ -579,24 +594,28 @@ pub async fn run_live(
         )
         .into());
     }
-    let mut backend = backends::create(
-        kind,
-        BackendSetup {
-            models: resolver,
-            // The web shows local files of the script's own folder only (docs/web.md).
-            web: crate::web::LaunchConfig {
-                urls: config.web.urls.for_script(script),
-                ..config.web.clone()
+    let created = match kept {
+        Some(backend) => Ok(backend),
+        None => backends::create(
+            kind,
+            BackendSetup {
+                models: resolver,
+                // The web shows local files of the script's own folder only (docs/web.md).
+                web: crate::web::LaunchConfig {
+                    urls: config.web.urls.for_script(script),
+                    ..config.web.clone()
+                },
+                agent_device: crate::agent_device::BridgeSetup::for_plan(
+                    &config.agent_device,
+                    plan,
+                    options,
+                ),
+                recorded,
+                injected: injected.clone(),
             },
-            agent_device: crate::agent_device::BridgeSetup::for_plan(
-                &config.agent_device,
-                plan,
-                options,
-            ),
-            recorded,
-            injected: injected.clone(),
-        },
-    )?;
+        ),
+    };
+    let mut backend = created?;
     let persist = config.persist_session && kind.resumes_sessions();
     let saved = session_file(&config.state_dir, &options.session);
     if persist && options.from.is_some() {
@@ -624,7 +643,9 @@ pub async fn run_live(
         })?;
         sim.restore(state).map_err(|e| SetupError(e.0))?;
     }
-    backend.connect().await?;
+    if !resumed {
+        backend.connect().await?;
+    }
     let (mut journal, run_dir, opts) = open_journal(config, options)?;
     if kind == BackendKind::Recorded {
         journal = journal.without_intent_sync();

@@ -49,6 +49,9 @@ pub struct SuiteOptions {
     /// The folder the scripts were found in: `--record-fixture DIR` and `--backend recorded:DIR`
     /// use one subfolder of DIR per script, named by its path relative to this folder.
     pub suite_root: Option<PathBuf>,
+    /// The options that chose the suite's backend and device, as `ad run` arguments (quoted for
+    /// a shell): a divergence report's resume command is `ad run SCRIPT` with them.
+    pub run_options: String,
 }
 
 /// A script's fixture subfolder name: its path relative to the suite root (else as shown,
@@ -225,7 +228,13 @@ fn run_case(
         shard: opts.shard.map(|(i, c)| (i - 1, c)),
         timeout_ms: timeout,
         level: opts.level.clone(),
-        resume_command: format!("ad run {}", case.display),
+        resume_command: [
+            crate::backends::command_line(&["ad", "run", case.display.as_str()]),
+            opts.run_options.clone(),
+        ]
+        .join(" ")
+        .trim_end()
+        .to_string(),
         sources: case.sources.clone(),
         ..RunOptions::default()
     };

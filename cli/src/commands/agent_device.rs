@@ -35,6 +35,25 @@ pub struct DeviceArgs {
 }
 
 impl DeviceArgs {
+    /// The flags given, as command-line arguments again (resume commands).
+    pub fn cli_args(&self) -> Vec<String> {
+        let mut args = Vec::new();
+        for (flag, value) in [
+            ("--device", &self.device),
+            ("--udid", &self.udid),
+            ("--serial", &self.serial),
+            ("--tenant", &self.tenant),
+            ("--run-id", &self.run_id),
+            ("--lease-id", &self.lease_id),
+            ("--lease-backend", &self.lease_backend),
+        ] {
+            if let Some(v) = value {
+                args.extend([flag.to_string(), v.clone()]);
+            }
+        }
+        args
+    }
+
     pub fn bridge(&self) -> BridgeConfig {
         BridgeConfig {
             device: self.device.clone(),

@@ -46,6 +46,34 @@ impl BackendArgs {
         self.backend.as_deref() == Some(BackendKind::AgentDevice.name())
     }
 
+    /// These options as command-line arguments again, for `kind`, the backend the run chose
+    /// (`None`: whatever the script and project choose): `--backend`, and the web backend's
+    /// browser settings. Resume and re-run commands are spelled from them
+    /// ([`resume_command`]). `--record-fixture` and `--overwrite` are left out: a resume must
+    /// not write over the fixture its first run recorded.
+    pub fn cli_args(&self, kind: Option<BackendKind>) -> Vec<String> {
+        let mut args = Vec::new();
+        let backend = match (&self.backend, kind) {
+            (Some(b), _) => Some(b.clone()),
+            // The sim is the default; any other backend is named, whatever chose it.
+            (None, Some(k)) if k != BackendKind::Sim => Some(k.name().to_string()),
+            _ => None,
+        };
+        if let Some(b) = backend {
+            args.extend(["--backend".to_string(), b]);
+        }
+        if let Some(browser) = &self.browser {
+            args.extend(["--browser".to_string(), browser.display().to_string()]);
+        }
+        if self.offline {
+            args.push("--offline".into());
+        }
+        if self.allow_local_urls {
+            args.push("--allow-local-urls".into());
+        }
+        args
+    }
+
     /// Checks, before anything runs, the folders the run writes into: the fixture folder and
     /// `report_html` (`ad_runtime::output_dir::prepare`). `Err` is the message to print.
     pub fn prepare_outputs(&self, report_html: Option<&Path>) -> Result<(), String> {
@@ -123,5 +151,45 @@ impl clap::builder::TypedValueParser for BackendParser {
                 .filter(|k| **k != BackendKind::Recorded)
                 .map(|k| clap::builder::PossibleValue::new(k.name())),
         ))
+    }
+}
+
+/// The options of one run that chose its backend, its device and what it resumes, for the
+/// command a divergence report prints.
+pub struct RunChoice<'a> {
+    pub backend: &'a BackendArgs,
+    pub devices: &'a super::agent_device::DeviceArgs,
+    /// The backend the run chose (`None`: left to the script and project, as in `ad test`).
+    pub kind: Option<BackendKind>,
+    pub app: Option<&'a Path>,
+    /// `--session` (left out when it is the default one).
+    pub session: Option<&'a str>,
+    pub platform: Option<&'a str>,
+    pub target: Option<&'a str>,
+}
+
+impl RunChoice<'_> {
+    /// `ad run FILE` and every option that chose the backend and device, quoted for a shell:
+    /// the re-run command, which resume commands extend with `--from N --plan-digest SHA`.
+    /// Injected values (`-e`) are never part of it.
+    pub fn resume_command(&self, file: &str) -> String {
+        let mut words: Vec<String> = vec!["ad".into(), "run".into(), file.into()];
+        words.extend(self.backend.cli_args(self.kind));
+        if self.kind.is_none_or(|k| k == BackendKind::AgentDevice) {
+            words.extend(self.devices.cli_args());
+        }
+        if let Some(app) = self.app {
+            words.extend(["--app".to_string(), app.display().to_string()]);
+        }
+        for (flag, value) in [
+            ("--platform", self.platform),
+            ("--target", self.target),
+            ("--session", self.session.filter(|s| *s != "default")),
+        ] {
+            if let Some(v) = value {
+                words.extend([flag.to_string(), v.to_string()]);
+            }
+        }
+        ad_runtime::backends::command_line(&words)
     }
 }

@@ -321,7 +321,7 @@ pub fn run(args: RunArgs) -> i32 {
         steps: analysis.steps(),
         metadata: analysis.metadata(),
     };
-    let options = RunOptions {
+    let mut options = RunOptions {
         script_path: source.name.clone(),
         cli_env,
         shell_env,
@@ -332,7 +332,6 @@ pub fn run(args: RunArgs) -> i32 {
         platform: args.platform.clone(),
         target: args.target.clone(),
         level: args.level.word().into(),
-        resume_command: format!("ad run {}", source.name),
         device: args.devices.device.clone(),
         sources: expanded
             .as_ref()
@@ -375,7 +374,25 @@ pub fn run(args: RunArgs) -> i32 {
         Ok(k) => k,
         Err(e) => return crate::usage_error(&e.0),
     };
-    let in_daemon = ad_runtime::session::is_handoff(&plan, &options);
+    // A divergence report's resume (and re-run) command chooses this backend and device again.
+    options.resume_command = super::backend_args::RunChoice {
+        backend: &args.backend,
+        devices: &args.devices,
+        kind: Some(kind),
+        app: args.app.as_deref(),
+        session: Some(&args.session),
+        platform: args.platform.as_deref(),
+        target: args.target.as_deref(),
+    }
+    .resume_command(&source.name);
+    // An agent-device run that would start its own agent-device daemon runs there too: that
+    // daemon ends with the process that started it, so when the run diverges the session
+    // daemon keeps its bridge (the daemon, the device session, the app) for the resume the
+    // report offers. (A daemon `ad` attaches to keeps the device session itself.)
+    let in_daemon = ad_runtime::session::is_handoff(&plan, &options)
+        || (kind == ad_runtime::backends::BackendKind::AgentDevice
+            && !args.keep_session
+            && session.agent_device.starts_own_daemon());
     let mut ran = None;
     if in_daemon {
         let abs = |p: &Path| std::path::absolute(p).unwrap_or_else(|_| p.to_path_buf());
@@ -558,6 +575,9 @@ pub fn run(args: RunArgs) -> i32 {
                     );
                 }
                 let _ = writeln!(err);
+                for w in &r.warnings {
+                    let _ = writeln!(err, "warning: {}", crate::render::escape_controls(w));
+                }
                 let _ = writeln!(
                     err,
                     "failed: {} — {} of {} step(s) replayed; journal {journal}",

@@ -432,6 +432,21 @@ fn test_paths(args: &TestArgs, paths: &[PathBuf]) -> (i32, String) {
         // --backend agent-device: one daemon for the suite (above).
         agent_device: bridge,
         suite_root: suite_root(&args.paths),
+        // `ad run SCRIPT` with these is what a divergence report offers (`ad run FILE` spells
+        // them; the leading `ad run FILE` is dropped, each script names itself).
+        run_options: super::backend_args::RunChoice {
+            backend: &args.backend,
+            devices: &args.devices,
+            kind: None,
+            app: args.app.as_deref(),
+            session: None,
+            platform: None,
+            target: None,
+        }
+        .resume_command("FILE")
+        .trim_start_matches("ad run FILE")
+        .trim()
+        .to_string(),
     };
     let colour = std::io::stdout().is_terminal();
     let texts: std::collections::HashMap<&str, &Case> =

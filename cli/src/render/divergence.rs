@@ -11,8 +11,15 @@ fn resume_line(cmd: &str, from: usize, digest: &str) -> String {
 /// What to do next, by repair hint, with the resume commands that apply.
 pub fn guidance(hint: RepairHint, resume: &Resume, cmd: &str) -> String {
     let digest = &resume.plan_digest;
-    let not_resumable =
-        "This step cannot currently be resumed automatically — run a fresh full replay instead.";
+    // agent-device's words, with the reason and the fresh replay spelled for `ad`.
+    let not_resumable = &match &resume.reason {
+        Some(reason) => format!(
+            "This step cannot currently be resumed automatically ({reason}) — run a fresh full replay instead: `{cmd}`."
+        ),
+        None => format!(
+            "This step cannot currently be resumed automatically — run a fresh full replay instead: `{cmd}`."
+        ),
+    };
     let two_way = |lead: &str| {
         if !resume.allowed {
             return format!("{lead} {not_resumable}");

@@ -321,6 +321,24 @@ impl AgentDevice {
         self.link.as_ref().is_some_and(|l| l.owned.is_some())
     }
 
+    /// Why a later `--from` would not find this run's agent-device session, if it would not.
+    fn resume_blocker(&self) -> Option<&'static str> {
+        if self.setup.config.kept_for_resume {
+            return None;
+        }
+        if self.setup.config.release_session {
+            return Some("ad ends each run's agent-device session and the apps it opened when the run ends (`ad test`); `ad run` of the script keeps them after a divergence");
+        }
+        let link = self.link.as_ref()?;
+        if link.owned.is_some() {
+            return Some("the agent-device daemon ad started for this run stopped with it");
+        }
+        if link.lease.as_ref().is_some_and(|l| l.allocated) {
+            return Some("the lease ad allocated for this run was released with it (a resume needs a lease you hold: --lease-id)");
+        }
+        None
+    }
+
     /// The connected client (connecting first when needed).
     async fn client(&mut self) -> BackendResult<&Client> {
         if self.link.is_none() {
@@ -817,9 +835,17 @@ impl Backend for AgentDevice {
         json!({"app": self.app, "platform": self.platform})
     }
 
-    /// The daemon keeps the device's session for `--from`.
+    /// A later `--from` finds the device's session where this run leaves it: ad's session
+    /// daemon keeps the bridge (`kept_for_resume`), or an agent-device daemon `ad` did not start
+    /// keeps the session (no lease `ad` allocated, no release asked for).
     fn resumes_at_step(&self) -> bool {
-        true
+        self.resume_blocker().is_none()
+    }
+
+    fn resume_refusal(&self) -> String {
+        self.resume_blocker()
+            .unwrap_or("the agent-device session ends with the run")
+            .into()
     }
 
     /// agent-device's touch point for the element, or its refusal (with the node facts of the

@@ -31,6 +31,10 @@ pub struct BridgeConfig {
     /// is released (`ad test`: the next script needs the device; authoring sessions, handoff runs
     /// included once the session daemon holds them; `ad run` leaves them for `--from`).
     pub release_session: bool,
+    /// ad's session daemon keeps this run's bridge (its daemon and session) as a live session
+    /// when the run diverges, for a `--from` resume (until `ad session close` or its reap).
+    #[serde(skip)]
+    pub kept_for_resume: bool,
     /// A remote farm's scope (agent-device's `--tenant`, `--run-id`, `--lease-id`,
     /// `--lease-backend`; else `AGENT_DEVICE_TENANT`, `AGENT_DEVICE_RUN_ID`,
     /// `AGENT_DEVICE_LEASE_ID`, `AGENT_DEVICE_LEASE_BACKEND`). A tenant makes the requests
@@ -70,6 +74,17 @@ impl BridgeConfig {
             state_dir: Some(std::path::absolute(&state_dir).unwrap_or(state_dir)),
             ..self.clone()
         }
+    }
+
+    /// Would a run with this config start an agent-device daemon of its own (no remote daemon
+    /// named, none recorded in the state dir)? Such a daemon ends with the process that started
+    /// it, so `ad run` runs it in ad's session daemon, which keeps it for a resume.
+    pub fn starts_own_daemon(&self) -> bool {
+        let state_dir = self
+            .state_dir
+            .clone()
+            .unwrap_or_else(|| daemon::default_state_dir(&self.env));
+        matches!(self.remote(), Ok(None)) && DaemonInfo::read(&state_dir).is_none()
     }
 
     /// An agent-device environment variable, from the bridge's environment.

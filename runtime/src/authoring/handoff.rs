@@ -179,6 +179,8 @@ impl Sessions {
             recorded: req.recorded.clone(),
             agent_device: crate::agent_device::BridgeConfig {
                 env: req.env.clone(),
+                // A diverged run's bridge stays here for its resume (below).
+                kept_for_resume: true,
                 ..req.agent_device.clone().unwrap_or_default()
             },
             ..SessionConfig::default()
@@ -190,10 +192,33 @@ impl Sessions {
             if !self.is_current(&name, &slot) {
                 continue;
             }
+            // A resume (`--from N`) on agent-device continues on the bridge a diverged run (or a
+            // handoff) left live under this name: its daemon and device session, as they are.
+            let kept = match current.take() {
+                Some(s)
+                    if kind == BackendKind::AgentDevice
+                        && s.backend.kind() == BackendKind::AgentDevice
+                        && session::resumes_mid_plan(&plan, &req.options) =>
+                {
+                    Some(self.fixtures.borrow_mut().finish(&name, s.backend))
+                }
+                other => {
+                    *current = other;
+                    None
+                }
+            };
             let replaced = current.is_some();
             self.end(&name, &mut current).await;
-            let live =
-                session::run_live(&plan, &req.script, kind, &req.options, &config, progress).await;
+            let live = session::run_live_on(
+                &plan,
+                &req.script,
+                kind,
+                &req.options,
+                &config,
+                progress,
+                kept,
+            )
+            .await;
             let mut live = match live {
                 Ok(l) => l,
                 Err(session::StartError::Refused(e)) => {
@@ -216,7 +241,23 @@ impl Sessions {
                 ));
             }
             let result = &live.outcome.result;
-            if result.ok && result.session_active {
+            // A run that diverged (or was interrupted) where its report offers a resume keeps
+            // its agent-device bridge (the daemon it started, the device session) live here, so
+            // the resume finds them; the session's close or reap ends them.
+            let kept_for_resume = kind == BackendKind::AgentDevice
+                && result
+                    .error
+                    .as_ref()
+                    .and_then(|e| e.divergence())
+                    .is_some_and(|d| d.resume.allowed);
+            if kept_for_resume {
+                live.outcome.result.session_active = true;
+                live.outcome.result.warnings.push(format!(
+                    "the agent-device session is kept live for the resume in ad's session daemon: end it with `ad session close --session {name}` (it is also ended when unused for an hour, AD_SESSION_REAP_MS, or by the next run of session \"{name}\")"
+                ));
+            }
+            let result = &live.outcome.result;
+            if (result.ok && result.session_active) || kept_for_resume {
                 let stale = session::session_file(&self.state_dir, &name);
                 if stale.is_file() {
                     let _ = std::fs::remove_file(stale);
@@ -250,10 +291,21 @@ impl Sessions {
             }
             live.persist(&config, &req.options);
             let mut outcome = live.outcome;
+
             // As a one-shot run: what is left on a device that outlives `ad` is ended unless a
             // `--from` may resume it.
             if live.backend.release().await {
                 outcome.result.session_active = false;
+                // Ctrl-C ended the agent-device daemon the run started (as it would in `ad
+                // run`): the hint says so instead of offering a resume.
+                if let Some(e) = (outcome.result.error.as_mut())
+                    .filter(|e| kind == BackendKind::AgentDevice && e.is_interrupted())
+                {
+                    e.hint = Some(
+                        "this run's agent-device session ended with it: run the whole script again"
+                            .into(),
+                    );
+                }
             }
             async move { drop(live.backend) }.await;
             self.settle(&name, &slot, &current);

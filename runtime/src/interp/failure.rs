@@ -202,6 +202,7 @@ impl<B: Backend> Exec<'_, B> {
             plan_digest: digest.to_string(),
             session_exists: true,
             resumable: self.backend.resumes_at_step(),
+            resume_refusal: Some(self.backend.resume_refusal()),
         };
         let mut full = divergence::build(&input, &self.scope);
         // A step of a composition names its fragment line and call sites, not only the plan's.
@@ -251,6 +252,7 @@ impl<B: Backend> Exec<'_, B> {
                 reason: Some("redaction-failed".into()),
                 ..ErrorDetails::default()
             });
+        details.resume_command = resume_command(opts, &report.resume);
         details.divergence = Some(report);
         RunError {
             code: fail.code,
@@ -262,4 +264,25 @@ impl<B: Backend> Exec<'_, B> {
             details,
         }
     }
+}
+
+/// What the report offers to run next, spelled in full (the script and every option that chose
+/// its backend and device): `--from N --plan-digest SHA` when the resume is allowed, else the
+/// fresh full replay that works.
+pub(super) fn resume_command(
+    opts: &RunOptions,
+    resume: &crate::records::divergence::Resume,
+) -> Option<String> {
+    let cmd = opts.resume_command.trim();
+    if cmd.is_empty() {
+        return None;
+    }
+    Some(if resume.allowed {
+        format!(
+            "{cmd} --from {} --plan-digest {}",
+            resume.from, resume.plan_digest
+        )
+    } else {
+        cmd.to_string()
+    })
 }

@@ -462,6 +462,9 @@ impl<B: Backend> Backend for Recorder<B> {
     fn resumes_at_step(&self) -> bool {
         self.inner.resumes_at_step()
     }
+    fn resume_refusal(&self) -> String {
+        self.inner.resume_refusal()
+    }
     /// The replay of this recording would not ask for it.
     fn screenshot_on_failure(&self) -> bool {
         false

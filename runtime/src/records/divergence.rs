@@ -172,6 +172,10 @@ pub struct Resume {
     /// `--from` for when the step's intent was performed by hand.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub alternate_from: Option<usize>,
+    /// Why the resume is refused (present exactly when `allowed` is false, as agent-device
+    /// requires).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]

@@ -135,6 +135,11 @@ pub struct ErrorDetails {
     pub first_match: Option<NodeRef>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub timeout_ms: Option<u64>,
+    /// The command that resumes a diverged run (`ad run FILE <the options that chose its
+    /// backend and device> --from N --plan-digest SHA`), or, when `divergence.resume.allowed`
+    /// is false, the command that runs it again from the start.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub resume_command: Option<String>,
     /// The script, step index, command and (redacted) positionals of a diverged step.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub replay_path: Option<String>,

@@ -117,7 +117,8 @@ fn a_sim_divergence_still_offers_the_resume() {
     assert_eq!(o.status.code(), Some(1), "{}", text(&o));
     let out = text(&o);
     assert!(
-        out.contains("`ad run tests/fixtures/report/diverges.ad --from 4 --plan-digest "),
+        // The command chooses the same app model again (never the injected values).
+        out.contains("`ad run tests/fixtures/report/diverges.ad --app examples/apps/shop.json --from 4 --plan-digest "),
         "{out}"
     );
     let _ = std::fs::remove_dir_all(&art);

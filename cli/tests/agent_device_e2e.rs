@@ -291,9 +291,11 @@ fn a_linux_run_without_a_display_is_a_set_up_error() {
     assert!(d.app_pid(Duration::ZERO).is_none(), "no app was opened");
 }
 
-/// agent-device's own `TOOL_MISSING` (here: `python3` without the AT-SPI bindings, so its
-/// snapshot cannot run) is what the desktop lacks, not what the script did: a set-up error with
-/// agent-device's words, exit 2, no divergence report and no resume line.
+/// agent-device's own `TOOL_MISSING` met at a step (here: `python3` without the AT-SPI bindings
+/// for its snapshot script, while `ad`'s own check before step 1, a `python3 -c`, passes; a
+/// python3 that fails that check is agent_device_prereqs.rs's) is what the desktop lacks, not
+/// what the script did: a set-up error with agent-device's words, exit 2, no divergence report
+/// and no resume line.
 #[test]
 fn platform_tooling_agent_device_reports_missing_is_a_set_up_error() {
     let mut d = Desktop::start("tool-missing");
@@ -302,7 +304,7 @@ fn platform_tooling_agent_device_reports_missing_is_a_set_up_error() {
     let python = shim.join("python3");
     std::fs::write(
         &python,
-        "#!/bin/sh\necho \"ModuleNotFoundError: No module named 'gi'\" >&2\nexit 1\n",
+        "#!/bin/sh\nif [ \"$1\" = -c ]; then exec /usr/bin/python3 \"$@\"; fi\necho \"ModuleNotFoundError: No module named 'gi'\" >&2\nexit 1\n",
     )
     .unwrap();
     {

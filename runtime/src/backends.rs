@@ -482,19 +482,26 @@ pub fn doctor(setup: &BackendSetup) -> Vec<DoctorRow> {
                 if let (true, Some(hint)) = (row.ok, &row.hint) {
                     notes.push(hint.clone());
                 }
+                // What the Linux platform lacks, in the words a run that needs it says.
+                let mut missing: Vec<String> = row
+                    .linux_missing
+                    .iter()
+                    .map(|m| format!("linux: {}", m.line()))
+                    .collect();
+                if !row.ok {
+                    missing.insert(
+                        0,
+                        row.hint
+                            .unwrap_or_else(|| "agent-device is not usable here".into()),
+                    );
+                }
                 DoctorRow {
                     backend: kind,
-                    usable: row.ok,
+                    usable: missing.is_empty(),
                     version: row.version,
                     executable: None,
                     notes,
-                    missing: if row.ok {
-                        Vec::new()
-                    } else {
-                        vec![row
-                            .hint
-                            .unwrap_or_else(|| "agent-device is not usable here".into())]
-                    },
+                    missing,
                 }
             }
             BackendKind::Recorded => DoctorRow {

@@ -18,6 +18,7 @@ use serde_json::{json, Map, Value};
 use super::client::{Client, Endpoint, LeaseOp, LeaseRequest};
 use super::daemon::OwnedDaemon;
 use super::nodes;
+use super::prereqs;
 use super::run::{connect_to, BridgeSetup, TenantScope};
 use crate::backend::*;
 use crate::tree::Point;
@@ -349,26 +350,37 @@ impl AgentDevice {
 
     /// [`AgentDevice::connect`], a failure being what the environment lacks (agent-device not
     /// installed, a daemon that cannot start or does not answer): a set-up error, in the words
-    /// `ad doctor` uses (both come from the same connection code).
+    /// `ad doctor` uses (both come from the same connection code). A Linux run also checks what
+    /// the platform needs in the environment the local daemon runs in ([`prereqs`]), while the
+    /// daemon starts, so a missing one is reported before the first step.
     pub async fn start(&mut self) -> Result<(), SetupProblem> {
-        self.connect()
-            .await
-            .map_err(|problem| SetupProblem::new("agent-device", problem, None))?;
-        // A daemon started here runs in this environment: on Linux it drives a desktop, which
-        // it cannot reach without a display (it would fail at the first capture instead).
-        let display = |k: &str| self.setup.config.env.var(k).filter(|v| !v.is_empty());
-        if self.owns_daemon()
-            && self.setup.platform.as_deref() == Some("linux")
-            && display("DISPLAY").is_none()
-            && display("WAYLAND_DISPLAY").is_none()
-        {
-            // Stops the daemon it started.
-            self.link = None;
-            return Err(SetupProblem::new(
-                "agent-device",
-                "no display: DISPLAY and WAYLAND_DISPLAY are unset, and the Linux platform drives a desktop session",
-                Some("run inside the desktop session, or a virtual one: `xvfb-run -a dbus-run-session -- ad run …`"),
-            ));
+        let linux = self.setup.platform.as_deref() == Some("linux")
+            && self.setup.config.remote().is_ok_and(|r| r.is_none());
+        let env = self.setup.config.env.clone();
+        let (connected, mine) = tokio::join!(self.connect(), async {
+            match linux {
+                true => prereqs::linux(&env).await,
+                false => Vec::new(),
+            }
+        });
+        connected.map_err(|problem| SetupProblem::new("agent-device", problem, None))?;
+        if !linux {
+            return Ok(());
+        }
+        // A daemon this run started runs in its environment; one it attached to, in its own.
+        let missing = match self.owns_daemon() {
+            true => mine,
+            false => match prereqs::attached_daemon_env(&self.setup.state_dir()) {
+                Some(theirs) => prereqs::linux(&theirs).await,
+                None => Vec::new(),
+            },
+        };
+        if let Some(problem) = prereqs::setup_problem(&missing) {
+            // Stops a daemon it started; ends a lease it took.
+            if let Some(link) = self.link.take() {
+                end_link(link, false, Vec::new()).await;
+            }
+            return Err(problem);
         }
         Ok(())
     }
@@ -459,7 +471,8 @@ impl AgentDevice {
 }
 
 /// agent-device's `TOOL_MISSING` (the platform's tooling is not installed: AT-SPI bindings,
-/// xdotool, a screenshot tool, …) is what the environment lacks, not what the script did.
+/// xdotool, a screenshot tool, …) and `DEVICE_IN_USE` (another session holds the device) are
+/// what the environment lacks, not what the script did.
 fn tooling_is_setup(e: BackendError) -> BackendError {
     match e {
         BackendError::Rejected {
@@ -469,7 +482,33 @@ fn tooling_is_setup(e: BackendError) -> BackendError {
         } if code == "TOOL_MISSING" => {
             BackendError::unavailable("agent-device", message, hint.as_deref())
         }
+        BackendError::Rejected { code, message, .. } if code == "DEVICE_IN_USE" => {
+            BackendError::Unavailable(device_held(&message))
+        }
         other => other,
+    }
+}
+
+/// A `DEVICE_IN_USE` in `ad`'s terms: agent-device's hint names its own `--session` flag, which
+/// is not `ad`'s, and a resume would meet the same holder.
+fn device_held(message: &str) -> SetupProblem {
+    let holder = message
+        .split_once("session \"")
+        .and_then(|(_, rest)| rest.split_once('"'))
+        .map(|(name, _)| name)
+        .filter(|name| !name.is_empty());
+    let elsewhere = "or run on another device (`--device NAME`, `--serial SERIAL`, `--udid UDID`)";
+    match holder {
+        Some(name) => SetupProblem::new(
+            "agent-device",
+            format!("the device is held by another agent-device session, \"{name}\" (agent-device: {message})"),
+            Some(&format!("end that session first: `ad session close --session {name}` when it is an ad session, `agent-device close --session {name}` when the agent-device CLI opened it; {elsewhere}")),
+        ),
+        None => SetupProblem::new(
+            "agent-device",
+            format!("the device is not free (agent-device: {message})"),
+            Some(&format!("wait until whoever holds it is done, {elsewhere}")),
+        ),
     }
 }
 
@@ -888,4 +927,49 @@ fn screenshot_artifact(data: &Value) -> Option<String> {
         .get("artifactId")?
         .as_str()
         .map(str::to_string)
+}
+
+#[cfg(test)]
+mod held_tests {
+    use super::*;
+
+    #[test]
+    fn device_in_use_names_the_holder_in_ads_terms_and_never_agent_devices_flag() {
+        for (message, holder) in [
+            ("Device is already in use by session \"other\".", "other"),
+            (
+                "Linux device local is owned by session \"cwd:1a2b:default\" in workspace \"/w\".",
+                "cwd:1a2b:default",
+            ),
+        ] {
+            let e = tooling_is_setup(BackendError::Rejected {
+                code: "DEVICE_IN_USE".into(),
+                message: message.into(),
+                hint: Some("To reuse this device, rerun the command with --session other.".into()),
+            });
+            let BackendError::Unavailable(p) = e else {
+                panic!("not a set-up error: {e:?}");
+            };
+            assert!(
+                p.problem.starts_with(&format!(
+                    "the device is held by another agent-device session, \"{holder}\""
+                )),
+                "{p:?}"
+            );
+            let fix = p.fix.unwrap();
+            assert!(
+                fix.contains(&format!("`ad session close --session {holder}`")),
+                "{fix}"
+            );
+            assert!(!fix.contains("rerun"), "{fix}");
+        }
+        let e = tooling_is_setup(BackendError::Rejected {
+            code: "DEVICE_IN_USE".into(),
+            message: "Device is already leased".into(),
+            hint: None,
+        });
+        assert!(
+            matches!(e, BackendError::Unavailable(p) if p.problem == "the device is not free (agent-device: Device is already leased)")
+        );
+    }
 }

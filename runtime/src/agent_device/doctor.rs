@@ -1,6 +1,8 @@
 //! The `ad doctor` row for the bridge: is agent-device installed (which version), does a daemon
 //! answer (remote, or in the state dir), and which platforms its devices cover. When no daemon
-//! runs, a temporary one is started to list devices and stopped again.
+//! runs, a temporary one is started to list devices and stopped again. When the daemon lists the
+//! Linux desktop, what that platform needs ([`super::prereqs`]) is checked in the environment
+//! the daemon runs in.
 
 use std::path::Path;
 use std::time::Duration;
@@ -9,6 +11,7 @@ use serde::Serialize;
 use serde_json::{Map, Value};
 
 use super::client::Client;
+use super::prereqs::{self, Missing};
 use super::run::connect_to;
 use super::{daemon, install};
 
@@ -26,6 +29,10 @@ pub struct DoctorRow {
     /// What to do when something is missing.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub hint: Option<String>,
+    /// What the Linux platform lacks in the daemon's environment (empty: nothing, or not
+    /// checked: no Linux device, a remote daemon, a daemon whose environment cannot be read).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub linux_missing: Vec<Missing>,
 }
 
 impl DoctorRow {
@@ -59,6 +66,7 @@ pub fn check(state_dir: &Path) -> DoctorRow {
             daemon: "not checked".into(),
             platforms: Vec::new(),
             hint: Some("cannot start the async runtime".into()),
+            linux_missing: Vec::new(),
         };
     };
     // A remote daemon (AGENT_DEVICE_DAEMON_BASE_URL) is the whole question when one is set:
@@ -72,6 +80,7 @@ pub fn check(state_dir: &Path) -> DoctorRow {
                 daemon: "remote (AGENT_DEVICE_DAEMON_BASE_URL), not usable as set".into(),
                 platforms: Vec::new(),
                 hint: Some(why),
+                linux_missing: Vec::new(),
             }
         }
     };
@@ -123,6 +132,17 @@ pub fn check(state_dir: &Path) -> DoctorRow {
                     ),
                     _ => format!("devices: {}", e.message()),
                 });
+                // The environment the daemon's Linux platform runs its tools in.
+                let linux_env = match (&conn.owned, remote_set) {
+                    _ if !platforms.iter().any(|p| p == "linux") => None,
+                    (Some(_), _) => Some(env.clone()),
+                    (None, false) => prereqs::attached_daemon_env(state_dir),
+                    (None, true) => None,
+                };
+                let linux_missing = match linux_env {
+                    Some(env) => prereqs::linux(&env).await,
+                    None => Vec::new(),
+                };
                 drop(conn);
                 DoctorRow {
                     ok: !refused,
@@ -130,6 +150,7 @@ pub fn check(state_dir: &Path) -> DoctorRow {
                     daemon,
                     platforms,
                     hint,
+                    linux_missing,
                 }
             }
             // The remote daemon's own failure, not a local installation it does not need.
@@ -139,6 +160,7 @@ pub fn check(state_dir: &Path) -> DoctorRow {
                 daemon: "remote, unreachable".into(),
                 platforms: Vec::new(),
                 hint: Some(e),
+                linux_missing: Vec::new(),
             },
             Err(e) => DoctorRow {
                 ok: false,
@@ -146,6 +168,7 @@ pub fn check(state_dir: &Path) -> DoctorRow {
                 daemon: "unreachable".into(),
                 platforms: Vec::new(),
                 hint: Some(installed.err().unwrap_or(e)),
+                linux_missing: Vec::new(),
             },
         }
     })

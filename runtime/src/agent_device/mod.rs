@@ -16,6 +16,8 @@
 //!   owns its daemon connection and is made by [`crate::backends::create`] like every backend;
 //! - [`touch`]: agent-device's touch-point rules (where it taps an element, when it refuses);
 //! - [`doctor`]: the `ad doctor` row;
+//! - [`prereqs`]: what the Linux platform needs (display, input tool, `python3` with the AT-SPI
+//!   bindings, the accessibility bus), checked before a run's first step and by `ad doctor`;
 //! - [`run`]: what the bridge needs ([`BridgeSetup`]) and how it reaches a daemon (attach or
 //!   start), and the daemon an `ad test` suite shares.
 
@@ -26,6 +28,7 @@ pub mod doctor;
 pub mod http;
 pub mod install;
 pub mod nodes;
+pub mod prereqs;
 pub mod run;
 pub mod touch;
 

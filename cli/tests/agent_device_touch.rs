@@ -148,6 +148,22 @@ fn a_second_click_on_an_open_menu_title_is_refused_at_that_step_as_agent_device_
         out.contains("covered_by_interactive_descendants"),
         "ad names agent-device's reason: {out}"
     );
+    // A drag's ends are touched by the same rule in agent-device (on the platforms where it
+    // drags: on Linux it refuses every `gesture drag`, which ad plays as a pan): ad refuses a
+    // drag from the open title at that step too.
+    let drag = TITLE_TWICE.replace(
+        "click \"label=File\"\nclose",
+        "gesture drag \"label=File\" \"label=Help\"\nclose",
+    );
+    assert!(drag.contains("gesture drag"), "{drag}");
+    let ad = run(&d, "ad", "drag.ad", &drag);
+    let (step, code, message, _) = ad.failure();
+    assert_eq!(
+        (step, code, message),
+        (3.into(), "COMMAND_FAILED".into(), reason.into()),
+        "{:#}",
+        ad.answer
+    );
 }
 
 const OPEN_ITEM: &str = r#"context platform=linux

@@ -339,7 +339,11 @@ impl<B: Backend> Exec<'_, B> {
             }
         });
         if t.starts_with('@') {
-            return self.ref_target(step, t, evidence).await;
+            let mut r = self.ref_target(step, t, evidence).await?;
+            return match self.refused_touch("drag", t, &mut r) {
+                Some(f) => Err(f),
+                None => Ok(r),
+            };
         }
         if let Some((x, y)) = t.split_once(',').and_then(|(a, b)| {
             Some((
@@ -356,8 +360,14 @@ impl<B: Backend> Exec<'_, B> {
                 verification: None,
             });
         }
-        self.selector_target(step, t, Policy::ACT, evidence, true)
-            .await
+        let mut r = self
+            .selector_target(step, t, Policy::ACT, evidence, true)
+            .await?;
+        // Each endpoint is touched where agent-device's own drag would touch it.
+        match self.refused_touch("drag", t, &mut r) {
+            Some(f) => Err(f),
+            None => Ok(r),
+        }
     }
 
     pub(super) async fn keyboard(

@@ -99,19 +99,19 @@ impl<B: Backend> Exec<'_, B> {
             self.selector_target(step, &t, policy, evidence, appear)
                 .await?
         };
-        match self.refused_touch(step, &t, &mut r) {
+        match self.refused_touch(step.command(), &t, &mut r) {
             Some(f) => Err(f),
             None => Ok(r),
         }
     }
 
-    /// Sets the point the device touches the resolved element at (agent-device's own rules on
-    /// the bridge); its refusal is this step's failure, before anything is sent.
-    fn refused_touch(&self, step: &Step<'_>, t: &str, r: &mut Resolved) -> Option<Fail> {
+    /// Sets the point the device touches the resolved element at for `action` (agent-device's
+    /// own rules on the bridge); its refusal is this step's failure, before anything is sent.
+    pub(super) fn refused_touch(&self, action: &str, t: &str, r: &mut Resolved) -> Option<Fail> {
         let (Some(tree), Some(idx)) = (&r.tree, r.node) else {
             return None;
         };
-        match self.backend.touch_point(tree, idx, t, step.command()) {
+        match self.backend.touch_point(tree, idx, t, action) {
             Ok(p) => {
                 r.point = p;
                 None

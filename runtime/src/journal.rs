@@ -8,7 +8,8 @@
 //! - an `action_attempt` is written and fsync'd *before* the backend is called; if that fails the
 //!   action is not dispatched;
 //! - the first observation after an attempt carries `after_attempt_id`; an attempt still waiting
-//!   for one at the end is listed in `run.json` (`awaiting_observation_after_attempt`);
+//!   for one at the end is listed in `run.json` (`awaiting_observation_after_attempt`), except
+//!   an accepted `close`, which leaves nothing to observe;
 //! - nothing grows in memory with the number of steps (events stream to disk).
 
 use std::fs::{File, OpenOptions};
@@ -245,6 +246,12 @@ impl Journal {
 
     pub fn pending_attempt(&self) -> Option<&str> {
         self.pending_attempt.as_deref()
+    }
+
+    /// The pending attempt awaits no observation: the device accepted an action that leaves
+    /// nothing to capture (a `close` ended the app), so its outcome is its result.
+    pub fn settle_attempt(&mut self) {
+        self.pending_attempt = None;
     }
 
     pub fn failure(&self) -> Option<&str> {

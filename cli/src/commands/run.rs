@@ -185,13 +185,18 @@ impl Progress for StderrProgress {
         } else {
             String::new()
         };
+        // What a passing read read (`get text`), redacted as the journal has it.
+        let read = match (&end.note, end.status) {
+            (Some(n), "ok") => format!(" → {}", shorten(&crate::render::escape_controls(n), 80)),
+            _ => String::new(),
+        };
         let mut e = std::io::stderr().lock();
         if self.tty {
             let _ = write!(e, "\r\x1b[K");
         }
         let _ = writeln!(
             e,
-            "  {mark} {}/{}  line {:<4} {}  ({:.1} ms{device})",
+            "  {mark} {}/{}  line {:<4} {}  ({:.1} ms{device}){read}",
             s.index,
             s.total,
             s.line,
@@ -484,8 +489,15 @@ pub fn run(args: RunArgs) -> i32 {
                 // A live session is in the session daemon (or kept in a file for `--from`).
                 if r.session_active && (in_daemon || outcome.session_file.is_some()) {
                     let loc = &r.location;
-                    let screen = loc.get("screen").and_then(|s| s.as_str()).unwrap_or("?");
-                    let app = loc.get("app").and_then(|s| s.as_str()).unwrap_or("no app");
+                    let named = |k: &str| loc.get(k).and_then(|s| s.as_str());
+                    // Only what the backend knows: the sim's screen, else the window title the
+                    // last capture showed (agent-device's desktop), else nothing.
+                    let place = match (named("screen"), named("window")) {
+                        (Some(s), _) => format!(" on screen \"{s}\""),
+                        (None, Some(w)) => format!(" in window \"{w}\""),
+                        (None, None) => String::new(),
+                    };
+                    let app = named("app").unwrap_or("no app");
                     let kept = outcome
                         .session_file
                         .as_ref()
@@ -493,9 +505,13 @@ pub fn run(args: RunArgs) -> i32 {
                         .unwrap_or_else(|| {
                             format!("; continue it with `ad session --session {} …`", r.session)
                         });
+                    // The window title and the app come from the device: escaped.
                     println!(
-                        "session \"{}\" is still active: {app} on screen \"{screen}\"{kept}",
-                        r.session
+                        "{}",
+                        crate::render::escape_controls(&format!(
+                            "session \"{}\" is still active: {app}{place}{kept}",
+                            r.session
+                        ))
                     );
                 }
             }

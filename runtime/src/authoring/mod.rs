@@ -815,7 +815,25 @@ impl Sessions {
         }
         let header = header_of(&s.backend);
         let text = publish::script_text(&header, &s.recorded, false);
-        if let Err(r) = publish::check_handoff(&s.recorded, &text) {
+        if let Err(mut r) = publish::check_handoff(&s.recorded, &text) {
+            // No guard that qualifies: name the ones the screen offers now.
+            if [
+                ad_grammar::codes::MISSING_DESTINATION_GUARD,
+                ad_grammar::codes::GUARD_NOT_QUALIFIED,
+            ]
+            .contains(&r.code.as_str())
+            {
+                let waits: Vec<String> = guard_candidates(s)
+                    .iter()
+                    .map(|sel| session_command(&req.session, &format!("wait {}", shell_word(sel))))
+                    .collect();
+                if !waits.is_empty() {
+                    r.message.push_str(&format!(
+                        "; landmarks on the screen now that would qualify: {}",
+                        waits.join(", ")
+                    ));
+                }
+            }
             return fail(r);
         }
         let Lifecycle::Armed {
@@ -1307,6 +1325,43 @@ fn session_command(session: &str, words: &str) -> String {
     } else {
         format!("`ad session --session {} {words}`", shell_word(session))
     }
+}
+
+/// Selectors of up to three elements on the session's screen that a destination guard may wait
+/// on (ADR 0016): shown, with an id or a label that echoes no `--record-as` value (ADR 0017);
+/// headings, windows and other titled containers before the rest, each in document order.
+fn guard_candidates(s: &Session) -> Vec<String> {
+    let Some(snap) = s.live.last_capture() else {
+        return Vec::new();
+    };
+    let echoes = |l: &str| s.echo.iter().any(|(_, v)| l.contains(v.as_str()));
+    let named = |n: &&crate::tree::FlatNode| {
+        let id = n.id.as_deref().is_some_and(|i| !i.trim().is_empty());
+        let label = n
+            .label
+            .as_deref()
+            .is_some_and(|l| !l.trim().is_empty() && !echoes(l));
+        (id || label) && !n.label.as_deref().is_some_and(echoes)
+    };
+    let landmark = |n: &crate::tree::FlatNode| {
+        matches!(
+            crate::tree::normalize_type(&n.kind).as_str(),
+            "heading" | "window" | "navigationbar" | "dialog" | "toolbar" | "tabbar" | "menubar"
+        )
+    };
+    let mut picked: Vec<&crate::tree::FlatNode> = snap
+        .nodes
+        .iter()
+        .filter(|n| crate::select::is_visible(n) && snap.on_screen(n))
+        .filter(|n| crate::tree::normalize_type(&n.kind) != "application")
+        .filter(named)
+        .collect();
+    picked.sort_by_key(|n| (!landmark(n), n.index));
+    picked
+        .into_iter()
+        .take(3)
+        .map(|n| crate::select::selector_for(snap, n))
+        .collect()
 }
 
 /// The app of a recording's open, as a shell word (`<app>` when there is none).

@@ -119,13 +119,17 @@ pub fn check_text(text: &str, profile: ProfileChoice) -> Result<(), Refusal> {
         return Ok(());
     };
     let index = ad_grammar::LineIndex::new(text);
-    let describe = |d: &ad_grammar::Diagnostic| {
+    // A help two findings share (AD703 and AD704 name the same guard) is said once.
+    let mut said: Vec<String> = Vec::new();
+    let mut describe = |d: &ad_grammar::Diagnostic| {
         let line = index.line_of(d.primary_span().start()) + 1;
-        let help = d
-            .help
-            .as_deref()
-            .map(|h| format!(" ({})", h.lines().next().unwrap_or("")))
-            .unwrap_or_default();
+        let help = match d.help.as_deref().map(|h| h.lines().next().unwrap_or("")) {
+            Some(h) if !said.iter().any(|s| s == h) => {
+                said.push(h.to_string());
+                format!(" ({h})")
+            }
+            _ => String::new(),
+        };
         format!("{}: line {line}: {}{help}", d.code, d.message)
     };
     Err(Refusal {

@@ -29,6 +29,8 @@ impl<B: Backend> Exec<'_, B> {
                     b.close(app.as_deref()).await
                 })
                 .await?;
+                // The app is gone: an accepted close is done, with no screen left to observe.
+                self.journal.settle_attempt();
                 Ok(None)
             }
             StepAction::Tap => self.click(step, &p, &flags).await,

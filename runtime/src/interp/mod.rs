@@ -35,7 +35,8 @@ use crate::backend::Backend;
 use crate::frame::Frames;
 use crate::journal::Journal;
 use crate::records::journal::{
-    Event, RunStart, StepEnd as StepEndEvent, StepSkipped, StepStart, StepStatus, VariableNames,
+    Event, RunStart, StepEnd as StepEndEvent, StepResult, StepSkipped, StepStart, StepStatus,
+    VariableNames,
 };
 use crate::select::Selector;
 use crate::tree::Snapshot;
@@ -115,6 +116,41 @@ pub struct StepEnd {
 pub trait Progress {
     fn step_start(&mut self, _step: &StepInfo) {}
     fn step_end(&mut self, _step: &StepInfo, _end: &StepEnd) {}
+}
+
+/// What a passing step read, for the progress line: the text of `get text` (and of `find … get
+/// text`), from the step's result as the journal records it, so redacted as it is.
+pub fn read_note(result: &StepResult) -> Option<String> {
+    let text = match result {
+        StepResult::Read {
+            text: Some(text), ..
+        }
+        | StepResult::Find {
+            text: Some(text), ..
+        } => text,
+        _ => return None,
+    };
+    Some(format!("read {}", ad_grammar::json::quote(text)))
+}
+
+/// A location without a screen name (agent-device's desktop, the web) gets `window`: the title
+/// of the first window the last capture showed (a labelled `window` node), when there is one.
+fn name_window(location: &mut Value, last: Option<&Snapshot>) {
+    let (Value::Object(loc), Some(last)) = (location, last) else {
+        return;
+    };
+    if loc.contains_key("screen") {
+        return;
+    }
+    let title = last
+        .nodes
+        .iter()
+        .find(|n| crate::tree::normalize_type(&n.kind) == "window")
+        .and_then(|n| n.label.clone())
+        .filter(|l| !l.trim().is_empty());
+    if let Some(title) = title {
+        loc.insert("window".into(), Value::String(title));
+    }
 }
 
 /// A progress reporter that says nothing.
@@ -418,6 +454,8 @@ pub async fn run<B: Backend>(
                 result.replayed += 1;
                 // A result the redaction cannot keep well-formed is left out, never unredacted.
                 end.result = details.and_then(|d| ex.scope.redacted(d));
+                // What a read read, as the journal has it (redacted).
+                let note = end.result.as_ref().and_then(read_note);
                 let _ = ex.journal.append(Event::StepEnd(end));
                 progress.step_end(
                     &info,
@@ -425,7 +463,7 @@ pub async fn run<B: Backend>(
                         status: "ok",
                         wall_ms,
                         device_ms,
-                        note: None,
+                        note,
                     },
                 );
                 if Some(step.line()) == terminal_close {
@@ -457,6 +495,7 @@ pub async fn run<B: Backend>(
     result.ok = result.error.is_none();
     result.session_active = !closed;
     result.location = ex.backend.location();
+    name_window(&mut result.location, ex.last.as_deref());
     // The app id or URL the device shows may hold an injected value (`open "${BASE}/…"`).
     ex.scope.redact_value(&mut result.location);
     result.device_ms = ex.backend.now_ms().saturating_sub(start_device);
@@ -625,4 +664,59 @@ fn finish_early(
     let summary = result.summary(script, backend);
     let _ = journal.finish(result.run_end(), summary);
     result
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::tree::{Node, Rect};
+
+    fn capture(nodes: Value) -> Snapshot {
+        let root: Vec<Node> = serde_json::from_value(nodes).expect("nodes");
+        Snapshot::flatten(
+            &root,
+            Rect {
+                x: 0.0,
+                y: 0.0,
+                width: 800.0,
+                height: 600.0,
+            },
+        )
+    }
+
+    #[test]
+    fn a_location_without_a_screen_names_the_window_the_last_capture_showed() {
+        let window = serde_json::json!({"type": "Window", "label": "Calculator — galculator"});
+        let app = serde_json::json!({"type": "Application", "label": "galc", "children": [window]});
+        let desktop = capture(serde_json::json!([app]));
+        let mut loc = serde_json::json!({"app": "galculator", "platform": "linux"});
+        name_window(&mut loc, Some(&desktop));
+        assert_eq!(loc["window"], "Calculator — galculator");
+        // The sim names its screen: that stays what the location says.
+        let mut sim = serde_json::json!({"app": "com.example.shop", "screen": "profile"});
+        name_window(&mut sim, Some(&desktop));
+        assert!(sim.get("window").is_none());
+        // No titled window (the web's tree has none), no capture, no location: nothing added.
+        let untitled = capture(serde_json::json!([{"type": "Window", "label": " "}]));
+        let mut web = serde_json::json!({"app": "https://x.test/", "url": "https://x.test/"});
+        name_window(&mut web, Some(&untitled));
+        name_window(&mut web, None);
+        let page = serde_json::json!({"app": "https://x.test/", "url": "https://x.test/"});
+        assert_eq!(web, page);
+        let mut none = Value::Null;
+        name_window(&mut none, Some(&desktop));
+        assert_eq!(none, Value::Null);
+    }
+
+    #[test]
+    fn a_read_note_quotes_the_recorded_text() {
+        let read: StepResult = serde_json::from_value(serde_json::json!({
+            "target": {"ref": "e1", "role": "statictext"}, "text": "42 \"x\""
+        }))
+        .expect("a read");
+        assert_eq!(read_note(&read).as_deref(), Some("read \"42 \\\"x\\\"\""));
+        let waited: StepResult =
+            serde_json::from_value(serde_json::json!({"waitedMs": 3})).expect("a wait");
+        assert_eq!(read_note(&waited), None);
+    }
 }

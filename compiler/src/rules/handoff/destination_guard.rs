@@ -37,16 +37,24 @@ pub(super) fn check(cx: &Context, note: Note, out: &mut Vec<Diagnostic>) {
     if !qualifying {
         for (step, problem) in &near_misses {
             out.push(note(
-                Diagnostic::new(codes::GUARD_NOT_QUALIFIED, format!("this wait is not a destination guard: {problem}"), step.line_span(cx.file()))
-                    .with_help("record a selector wait on a labeled or id-bearing landmark after the last mutating step (its target-v1 annotation must be \"verified\")"),
+                Diagnostic::new(
+                    codes::GUARD_NOT_QUALIFIED,
+                    format!("this wait is not a destination guard: {problem}"),
+                    step.line_span(cx.file()),
+                )
+                .with_help(GUARD_HELP),
             ));
         }
         let at = last_mutation
             .map(|i| cx.steps[i].line_span(cx.file()))
             .unwrap_or(cx.steps[0].line_span(cx.file()));
-        let mut d = Diagnostic::new(codes::MISSING_DESTINATION_GUARD, "no destination guard after the last mutating step", at)
-            .with_label("after this step the script must prove it reached the destination")
-            .with_help("record a selector wait on a labeled or id-bearing landmark after the last mutating step: `wait \"id=\\\"…\\\"\"` with a verified target-v1 annotation");
+        let mut d = Diagnostic::new(
+            codes::MISSING_DESTINATION_GUARD,
+            "no destination guard after the last mutating step",
+            at,
+        )
+        .with_label("after this step the script must prove it reached the destination")
+        .with_help(GUARD_HELP);
         if let Some(fix) = guard_fix(cx, last_mutation) {
             d = d.with_fix(fix.0, fix.1);
         }
@@ -54,12 +62,18 @@ pub(super) fn check(cx: &Context, note: Note, out: &mut Vec<Diagnostic>) {
     }
 }
 
+/// The guard that qualifies, and why (ADR 0016's #1349 amendment, ADR 0017): its first line is
+/// what a refused `ad session save-script` quotes.
+const GUARD_HELP: &str = "after the last mutating step, record a selector wait on a labelled or id-bearing landmark of the destination screen (a heading, a titled window, a labelled button: `wait \"role=\\\"heading\\\" label=\\\"Home\\\"\"`), recorded `verified`: replay proves where the script ended by that id or label, which an unlabelled element (a display known only by its role) or a label echoing a `${VAR}` value cannot do (ADR 0016, ADR 0017)";
+
 /// Why a `wait` does not qualify as a destination guard (None: it does).
 fn guard_problem(cx: &Context, step: &Step) -> Option<&'static str> {
     match cx.wait_form(step).unwrap_or(WaitForm::Empty) {
         WaitForm::Selector { .. } => {}
         WaitForm::Sleep { .. } => return Some("a duration wait proves nothing about the screen"),
-        WaitForm::Text { .. } => return Some("`wait text` is not a portable selector"),
+        WaitForm::Text { .. } => {
+            return Some("`wait text` is not a portable selector (it matches any element showing the text, and a display's text is data)")
+        }
         WaitForm::Stable { .. } => {
             return Some("`wait stable` may follow the guard but is not one")
         }
@@ -72,13 +86,13 @@ fn guard_problem(cx: &Context, step: &Step) -> Option<&'static str> {
         }
     }
     let Some(e) = &step.target_evidence else {
-        return Some("it has no target-v1 annotation to verify the landmark's identity");
+        return Some("it has no target-v1 annotation to verify the landmark's identity (the recorder writes none for an element with neither id nor label, such as an unlabelled display, nor for a label echoing a `--record-as` value)");
     };
     if e.verification != VerificationState::Verified {
         return Some("its target-v1 annotation is \"unverifiable\"");
     }
     if e.id.is_none() && e.label.is_none() {
-        return Some("its landmark has neither id nor label");
+        return Some("its landmark has neither id nor label (an unlabelled element, such as a display, is known only by its role, which any element of that role matches)");
     }
     if e.label.as_deref().is_some_and(has_dollar_brace) {
         return Some("its landmark label echoes a `${VAR}` value");

@@ -573,7 +573,7 @@ _ad() {
             return 0
             ;;
         ad__subcmd__run)
-            opts="-e -q -h -V --env --from --plan-digest --keep-session --backend --record-fixture --overwrite --browser --offline --allow-local-urls --device --udid --serial --tenant --run-id --lease-id --lease-backend --app --json --artifacts-dir --session --platform --target --level --force --quiet --report-html --max-file-size --help --version"
+            opts="-e -q -h -V --env --from --plan-digest --keep-session --save-script --backend --record-fixture --overwrite --browser --offline --allow-local-urls --device --udid --serial --tenant --run-id --lease-id --lease-backend --app --json --artifacts-dir --session --platform --target --level --force --quiet --report-html --max-file-size --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -592,6 +592,10 @@ _ad() {
                     return 0
                     ;;
                 --plan-digest)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --save-script)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

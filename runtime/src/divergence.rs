@@ -527,6 +527,8 @@ pub fn build(input: &Input, scope: &Scope) -> DivergenceReport {
                     .unwrap_or("the session ends with the run"),
             )
         }),
+        // Set by a repair-armed run that holds its session (authoring::repair).
+        repair_session_held: None,
     };
     let target_binding = match (input.binding, input.evidence) {
         (Some(b), Some(e)) => {
@@ -694,6 +696,7 @@ mod tests {
                 plan_digest: "d".into(),
                 alternate_from: None,
                 reason: None,
+                repair_session_held: None,
             },
             repair_hint: RepairHint::Manual,
             target_binding: None,

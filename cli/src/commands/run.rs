@@ -6,7 +6,7 @@ use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
 
 use ad_grammar::Severity;
-use ad_runtime::authoring::handoff::RunRequest;
+use ad_runtime::authoring::handoff::{RunRequest, SaveScript};
 use ad_runtime::gate::{self, Refusal};
 use ad_runtime::interp::{Plan, Progress, RunOptions, StepEnd, StepInfo};
 use ad_runtime::session::{run_script, ScriptOutcome, SessionConfig};
@@ -66,6 +66,12 @@ pub struct RunArgs {
     /// Skip the script's terminal `close` and leave the session live.
     #[arg(long)]
     keep_session: bool,
+    /// Arm a repair transaction (docs/repair.md): every step is recorded with its evidence, a
+    /// divergence holds the session live in ad's session daemon for `ad session …` and `--from`,
+    /// and `ad session close` commits PATH (default: <basename>.healed.ad beside the script;
+    /// --overwrite lets it replace an existing file, never the script).
+    #[arg(long, value_name = "PATH", num_args = 0..=1, require_equals = true)]
+    save_script: Option<Option<PathBuf>>,
     #[command(flatten)]
     backend: super::backend_args::BackendArgs,
     #[command(flatten)]
@@ -394,7 +400,11 @@ pub fn run(args: RunArgs) -> i32 {
     // daemon ends with the process that started it, so when the run diverges the session
     // daemon keeps its bridge (the daemon, the device session, the app) for the resume the
     // report offers. (A daemon `ad` attaches to keeps the device session itself.)
-    let in_daemon = ad_runtime::session::is_handoff(&plan, &options)
+    // A repair-armed run, or one of a session holding a repair, runs in the daemon too.
+    let repairing = args.save_script.is_some()
+        || ad_runtime::authoring::repair::routes_to_daemon(&session.state_dir, &args.session);
+    let in_daemon = repairing
+        || ad_runtime::session::is_handoff(&plan, &options)
         || (kind == ad_runtime::backends::BackendKind::AgentDevice
             && !args.keep_session
             && session.agent_device.starts_own_daemon());
@@ -419,6 +429,11 @@ pub fn run(args: RunArgs) -> i32 {
             // The daemon's own environment is whichever `ad` started it: the run reads and
             // starts its browser or agent-device in this one, and writes under this umask.
             env: ad_runtime::environment::Environment::capture(),
+            save_script: args.save_script.as_ref().map(|p| SaveScript {
+                path: p.as_deref().map(abs),
+                // --overwrite: the healed script may replace an existing file (never the script).
+                overwrite: args.backend.overwrite,
+            }),
         };
         match super::session::run_in_daemon(request, progress) {
             Err(e) | Ok(Some(Err(e))) => return crate::usage_error(&e),
@@ -429,6 +444,11 @@ pub fn run(args: RunArgs) -> i32 {
                     session_file: reply.session_file,
                     backend: kind,
                 })
+            }
+            Ok(None) if repairing => {
+                return crate::usage_error(
+                    "no session daemon could be started, and a repair (--save-script) is held there",
+                )
             }
             Ok(None) => eprintln!(
                 "warning: no session daemon could be started: the run's live session ends with it (the sim's is kept for --from)"

@@ -53,6 +53,21 @@ pub struct RunRequest {
     /// daemon's own. It crosses only the daemon's private socket and is written nowhere.
     #[serde(default)]
     pub env: Environment,
+    /// `--save-script[=PATH]`: the run is repair-armed (docs/repair.md).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub save_script: Option<SaveScript>,
+}
+
+/// A run's `--save-script[=PATH]` (with `--overwrite`).
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SaveScript {
+    /// PATH, absolute (default: `<basename>.healed.ad` beside the script).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub path: Option<PathBuf>,
+    /// `--overwrite`: the healed script may replace an existing file (never the script).
+    #[serde(default)]
+    pub overwrite: bool,
 }
 
 /// What the run produced (the live session, if any, is in the daemon).
@@ -192,6 +207,14 @@ impl Sessions {
             if !self.is_current(&name, &slot) {
                 continue;
             }
+            // A repair-armed run, or one that continues a held repair (docs/repair.md).
+            if self.is_repair_run(&req, &current) {
+                let reply = self
+                    .repair_run(&req, &plan, kind, &config, progress, &mut current)
+                    .await;
+                self.settle(&name, &slot, &current);
+                return reply;
+            }
             // A resume (`--from N`) on agent-device continues on the bridge a diverged run (or a
             // handoff) left live under this name: its daemon and device session, as they are.
             let kept = match current.take() {
@@ -281,6 +304,7 @@ impl Sessions {
                     lifecycle: Lifecycle::NeverArmed,
                     recorded: Vec::new(),
                     echo: Vec::new(),
+                    repair: None,
                 });
                 self.settle(&name, &slot, &current);
                 return Ok(RunReply {
@@ -320,7 +344,7 @@ impl Sessions {
 
 /// The handed-over session's variables: the built-ins and the run's injected values, so what
 /// later commands capture stays redacted as the run's journal was (`<var:NAME>`).
-fn run_scope(options: &RunOptions, plan: &Plan<'_>) -> Scope {
+pub(super) fn run_scope(options: &RunOptions, plan: &Plan<'_>) -> Scope {
     let builtins = interp::builtin_values(options, plan.metadata);
     Scope::new(&builtins, &[], &options.shell_env, &options.cli_env)
         .unwrap_or_else(|_| Sessions::base_scope(&options.session))

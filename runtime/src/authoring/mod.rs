@@ -23,6 +23,7 @@ pub mod evidence;
 pub mod handoff;
 pub mod lifecycle;
 pub mod publish;
+pub mod repair;
 
 use std::cell::RefCell;
 use std::collections::BTreeMap;
@@ -135,6 +136,8 @@ struct Session {
     /// The `--record-as` pairs later evidence is scanned for (registration order; empty and
     /// whitespace-only literals stay fill-scoped and are not here).
     echo: Vec<(String, String)>,
+    /// The repair transaction a repair-armed run left here (docs/repair.md).
+    repair: Option<repair::Transaction>,
 }
 
 impl Session {
@@ -142,7 +145,10 @@ impl Session {
         SessionInfo {
             name: name.to_string(),
             backend: self.backend.kind().name().into(),
-            lifecycle: self.lifecycle.name().into(),
+            lifecycle: match &self.repair {
+                Some(t) => t.status.name().into(),
+                None => self.lifecycle.name().into(),
+            },
             recorded_actions: self.recorded.len(),
         }
     }
@@ -184,6 +190,8 @@ struct Words {
     record_as: Option<String>,
     force: bool,
     no_record: bool,
+    /// `--record`: a read (`snapshot`, `get`, `is`, `find`) enters a repair's healed script.
+    record: bool,
     app: Option<String>,
     backend: Option<String>,
     /// `--platform` (with `--backend agent-device`): the device platform agent-device drives.
@@ -228,6 +236,7 @@ fn split_words(raw: &[String]) -> Result<Words, Refusal> {
             }
             "--force" => w.force = true,
             "--no-record" => w.no_record = true,
+            "--record" => w.record = true,
             "--app" => w.app = Some(value(&mut it, "--app")?),
             "--backend" => w.backend = Some(value(&mut it, "--backend")?),
             "--platform" => w.platform = Some(value(&mut it, "--platform")?),
@@ -523,6 +532,7 @@ impl Sessions {
             lifecycle: Lifecycle::NeverArmed,
             recorded: Vec::new(),
             echo: Vec::new(),
+            repair: None,
         }
     }
 
@@ -604,7 +614,7 @@ impl Sessions {
     fn check_line(session: Option<&Session>, line: &str) -> Result<(), Refusal> {
         let header = session.map(|s| header_of(&s.backend)).unwrap_or_default();
         let recorded = session
-            .filter(|s| s.lifecycle.records())
+            .filter(|s| s.records())
             .map_or(&[][..], |s| s.recorded.as_slice());
         publish::check_step(&header, recorded, line)
     }
@@ -643,6 +653,18 @@ impl Sessions {
         if !exists && action != Some(Action::Open) {
             return fail(Refusal::new("NO_SESSION", format!("no live session \"{}\"; start one with `ad session open <app> [--save-script[=PATH]]`", req.session)));
         }
+        if w.record && w.no_record {
+            return fail(Refusal::new(
+                "INVALID_ARGS",
+                "--record cannot be combined with --no-record",
+            ));
+        }
+        if w.record && !repair::out_of_band_read(&step) {
+            return fail(Refusal::new(
+                "INVALID_ARGS",
+                "--record is supported only by snapshot, get, is and find (the reads a repair leaves out of the healed script by default)",
+            ));
+        }
         // `--record-as` (ADR 0017): checked before any app work.
         let mut record_as: Option<(String, String)> = None;
         if let Some(name) = &w.record_as {
@@ -658,7 +680,7 @@ impl Sessions {
             if name.trim() != name || !is_var_name(name) || name.starts_with("AD_") {
                 return fail(Refusal::new("INVALID_ARGS", format!("--record-as {name:?} is not a variable name: use [A-Z_][A-Z0-9_]* and not AD_* (reserved for built-ins)")));
             }
-            if !slot.as_ref().is_some_and(|s| s.lifecycle.records()) {
+            if !slot.as_ref().is_some_and(|s| s.records()) {
                 return fail(Refusal::new("NOT_ARMED", "--record-as needs an armed recording: start the session with `ad session open <app> --save-script[=PATH]` (an unrecorded fill's text is not written anywhere anyway)"));
             }
             let text_at = if step.positional(0).is_some_and(ad_grammar::text::is_numeric)
@@ -764,7 +786,9 @@ impl Sessions {
                 warnings.push("a second open aborted the recording: it can no longer be published (a fresh session is required to author another script)".to_string());
             }
         }
-        if s.lifecycle.records() && !w.no_record && recordable(&step) {
+        // A repair records its out-of-band reads only with `--record` (spec §18).
+        let oob = s.repair.is_some() && repair::out_of_band_read(&step) && !w.record;
+        if s.records() && !w.no_record && !oob && recordable(&step) {
             let echo = s.echo_redactor();
             let exact = record_as.as_ref().map(|(k, v)| (k.as_str(), v.as_str()));
             let recorded = record(
@@ -810,6 +834,10 @@ impl Sessions {
         let Some(s) = slot.as_mut() else {
             return fail(Refusal::new("NO_SESSION", format!("no live session \"{}\" to publish; author one with `ad session open <app> --save-script[=PATH]`", req.session)));
         };
+        if s.repair.is_some() {
+            // ADR 0016: the transaction is left as it is.
+            return fail(Refusal::new("COMMAND_FAILED", "This session has an active .ad repair transaction and cannot use ordinary active-session publication; finish it through `ad run FILE --from <n> --plan-digest <sha256>` and `ad session close` (which commits the healed script once a run reached the end, else aborts the repair)"));
+        }
         if let Some((code, msg)) = s.lifecycle.publication_refusal() {
             return fail(Refusal::new(code, msg));
         }
@@ -872,6 +900,11 @@ impl Sessions {
                 format!("no live session \"{}\" to close", req.session),
             ));
         };
+        if s.repair.is_some() {
+            return self
+                .repair_close(req, &w.save_script, w.force, slot)
+                .await;
+        }
         let mut path = None;
         if w.save_script.is_some() && !s.lifecycle.records() {
             let (_, why) = s.lifecycle.publication_refusal().unwrap_or_default();
@@ -1121,7 +1154,12 @@ impl Sessions {
             .into_iter()
             .collect();
         for (name, slot) in slots {
-            self.end(&name, &mut *slot.session.lock().await).await;
+            let mut session = slot.session.lock().await;
+            // A repair is finalized first: committed when complete, else a tombstone.
+            if let Some(s) = session.as_ref() {
+                self.finalize_repair(&name, s);
+            }
+            self.end(&name, &mut session).await;
         }
     }
 

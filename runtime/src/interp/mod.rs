@@ -86,6 +86,10 @@ pub struct RunOptions {
     pub output_dir: Option<std::path::PathBuf>,
     /// A composition's expanded plan: the source of each 0-based plan line (journal, failures).
     pub sources: Vec<Option<crate::records::journal::StepSource>>,
+    /// The run is repair-armed (`ad run --save-script`, docs/repair.md): the terminal `close`
+    /// is skipped (the session stays live for the commit), as agent-device skips it.
+    #[serde(default)]
+    pub repair_armed: bool,
 }
 
 /// A compiled script.
@@ -116,6 +120,9 @@ pub struct StepEnd {
 pub trait Progress {
     fn step_start(&mut self, _step: &StepInfo) {}
     fn step_end(&mut self, _step: &StepInfo, _end: &StepEnd) {}
+    /// A step of [`run`] that passed, with the elements it resolved (each on the capture it
+    /// used): a repair-armed run records it from them (`authoring::repair`).
+    fn step_passed(&mut self, _step: &Step<'_>, _resolved: &[(Arc<Snapshot>, usize)]) {}
 }
 
 /// What a passing step read, for the progress line: the text of `get text` (and of `find … get
@@ -382,6 +389,21 @@ pub async fn run<B: Backend>(
                 .append(skipped("replay steps are never dispatched"));
             continue;
         }
+        if opts.repair_armed && Some(step.line()) == terminal_close {
+            let _ = ex.journal.append(skipped(
+                "terminal close skipped: the run is repair-armed (the session stays live for the commit)",
+            ));
+            progress.step_end(
+                &info,
+                &StepEnd {
+                    status: "skipped",
+                    wall_ms: 0.0,
+                    device_ms: 0,
+                    note: Some("repair-armed".into()),
+                },
+            );
+            continue;
+        }
         if opts.keep_session && Some(step.line()) == terminal_close {
             let _ = ex
                 .journal
@@ -436,6 +458,7 @@ pub async fn run<B: Backend>(
             action: label.clone(),
             source: opts.sources.get(step.line()).cloned().flatten(),
         }));
+        ex.resolved.clear();
         let outcome = ex.step(step, &opts.script_path).await;
         let wall_ms = t0.elapsed().as_secs_f64() * 1000.0;
         let device_ms = ex.backend.now_ms().saturating_sub(d0);
@@ -457,6 +480,7 @@ pub async fn run<B: Backend>(
                 // What a read read, as the journal has it (redacted).
                 let note = end.result.as_ref().and_then(read_note);
                 let _ = ex.journal.append(Event::StepEnd(end));
+                progress.step_passed(step, &ex.resolved);
                 progress.step_end(
                     &info,
                     &StepEnd {

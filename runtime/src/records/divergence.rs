@@ -176,6 +176,11 @@ pub struct Resume {
     /// requires).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reason: Option<String>,
+    /// `true` when a repair-armed run (`ad run --save-script`, docs/repair.md) holds the
+    /// session live in ad's session daemon for the repair (agent-device's
+    /// `resume.repairSessionHeld`); absent otherwise.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub repair_session_held: Option<bool>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]

@@ -1,0 +1,381 @@
+//! Repair-armed runs on the sim (docs/repair.md): a script recorded against the Shop app, whose
+//! sign-in button is then relabelled "Log in", is repaired with `ad run --save-script`, an `ad
+//! session` action and a `--from` resume, and `ad session close` commits the healed script
+//! beside it; every refusal is made before any write or step.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+use std::process::Output;
+
+use common::{isolated_ad, output_text, session_scratch};
+use serde_json::Value;
+
+/// `ad args…` in `dir`, isolated; a daemon left holding a session by a failed test stops after
+/// a minute unused.
+fn ad(dir: &Path, args: &[&str]) -> Output {
+    isolated_ad(dir)
+        .env("AD_SESSION_REAP_MS", "60000")
+        .args(args)
+        .output()
+        .expect("ad runs")
+}
+
+fn ok(dir: &Path, args: &[&str]) -> Output {
+    let o = ad(dir, args);
+    assert!(o.status.success(), "ad {args:?}: {}", output_text(&o));
+    o
+}
+
+fn code(o: &Output) -> i32 {
+    o.status.code().expect("ad exits normally")
+}
+
+/// Sets the label of the model element `id` (anywhere in the model).
+fn relabel(model: &mut Value, id: &str, label: &str) -> bool {
+    match model {
+        Value::Object(m) => {
+            if m.get("id").and_then(Value::as_str) == Some(id) {
+                m.insert("label".into(), Value::String(label.into()));
+                return true;
+            }
+            m.values_mut().any(|v| relabel(v, id, label))
+        }
+        Value::Array(a) => a.iter_mut().any(|v| relabel(v, id, label)),
+        _ => false,
+    }
+}
+
+/// A scratch project with the Shop model and `login.ad` recorded on it (with evidence) through
+/// an authoring session; then the model's sign-in button is relabelled "Log in".
+fn project(name: &str) -> (PathBuf, PathBuf) {
+    let dir = session_scratch(name);
+    std::fs::create_dir_all(dir.join("apps")).unwrap();
+    let model = common::repo_root().join("examples/apps/shop.json");
+    std::fs::copy(&model, dir.join("apps/shop.json")).unwrap();
+    ok(
+        &dir,
+        &[
+            "session",
+            "open",
+            "com.example.shop",
+            "--relaunch",
+            "--save-script=login.ad",
+        ],
+    );
+    ok(
+        &dir,
+        &["session", "fill", r#"id="login.email""#, "demo@example.com"],
+    );
+    ok(
+        &dir,
+        &["session", "fill", r#"id="login.password""#, "hunter2"],
+    );
+    ok(
+        &dir,
+        &["session", "click", r#"role="button" label="Sign in""#],
+    );
+    ok(&dir, &["session", "wait", r#"id="home.title""#]);
+    ok(&dir, &["session", "close"]);
+    let script = dir.join("login.ad");
+    let text = std::fs::read_to_string(&script).unwrap();
+    assert!(
+        text.contains(r#"click "role=\"button\" label=\"Sign in\"""#) && text.ends_with("close\n"),
+        "{text}"
+    );
+    // The app changed under the script.
+    let mut m: Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("apps/shop.json")).unwrap())
+            .unwrap();
+    assert!(relabel(&mut m, "login.submit", "Log in"));
+    std::fs::write(dir.join("apps/shop.json"), m.to_string()).unwrap();
+    (dir, script)
+}
+
+fn json_of(o: &Output) -> Value {
+    serde_json::from_slice(&o.stdout)
+        .unwrap_or_else(|e| panic!("no JSON ({e}): {}", output_text(o)))
+}
+
+/// The session list's line for `default`, or None.
+fn listed(dir: &Path) -> Option<String> {
+    let o = ok(dir, &["session", "list"]);
+    String::from_utf8_lossy(&o.stdout)
+        .lines()
+        .find(|l| l.starts_with("default\t"))
+        .map(str::to_string)
+}
+
+/// The healed script passes `ad check`, `ad fmt --check` and agent-device 0.21.5's reader.
+fn assert_valid_script(dir: &Path, script: &Path) {
+    let s = script.to_str().unwrap();
+    ok(dir, &["check", s]);
+    ok(dir, &["fmt", "--check", s]);
+    let oracle = ad_tests::run_oracle_one(script);
+    assert_eq!(oracle["ok"], true, "agent-device rejects it: {oracle}");
+}
+
+#[test]
+fn a_relabelled_button_is_repaired_from_the_failing_step_and_committed_beside_the_script() {
+    let (dir, script) = project("repair-relabel");
+    let original = std::fs::read_to_string(&script).unwrap();
+
+    // Arm: the run diverges at the click, and the session is held for the repair.
+    let o = ad(&dir, &["run", "login.ad", "--save-script", "--json"]);
+    assert_eq!(code(&o), 1, "{}", output_text(&o));
+    let r = json_of(&o);
+    let d = &r["error"]["details"]["divergence"];
+    assert_eq!(d["kind"], "selector-miss", "{r}");
+    assert_eq!(d["step"]["index"], 4, "{r}");
+    assert_eq!(d["repairHint"], "record-and-heal", "{r}");
+    assert_eq!(d["resume"]["from"], 5, "{r}");
+    assert_eq!(d["resume"]["repairSessionHeld"], true, "{r}");
+    assert_eq!(r["sessionActive"], true, "{r}");
+    let digest = d["resume"]["planDigest"].as_str().unwrap().to_string();
+    let line = listed(&dir).expect("the session is held");
+    assert!(
+        line.contains("repair-armed") && line.contains("3 recorded action(s)"),
+        "{line}"
+    );
+
+    // Refusals while it is held, each before any step or write.
+    let o = ad(&dir, &["run", "login.ad"]);
+    assert_eq!(code(&o), 2, "{}", output_text(&o));
+    assert!(
+        output_text(&o).contains("active --save-script repair run"),
+        "{}",
+        output_text(&o)
+    );
+    let o = ad(
+        &dir,
+        &["run", "login.ad", "--from", "5", "--plan-digest", &digest],
+    );
+    assert_eq!(code(&o), 2, "{}", output_text(&o));
+    assert!(
+        output_text(&o).contains("no corrective action was recorded"),
+        "{}",
+        output_text(&o)
+    );
+    let o = ad(&dir, &["session", "save-script"]);
+    assert_eq!(code(&o), 1, "{}", output_text(&o));
+    assert!(
+        output_text(&o).contains("active .ad repair transaction"),
+        "{}",
+        output_text(&o)
+    );
+    // Inspection is not recorded; the corrective click is.
+    ok(&dir, &["session", "snapshot", "-i"]);
+    ok(&dir, &["session", "get", "text", r#"id="login.submit""#]);
+    assert!(listed(&dir).unwrap().contains("3 recorded action(s)"));
+    ok(
+        &dir,
+        &["session", "click", r#"role="button" label="Log in""#],
+    );
+    assert!(listed(&dir).unwrap().contains("4 recorded action(s)"));
+
+    // Continue the same transaction: the rest of the script passes; the repair is complete.
+    let o = ok(
+        &dir,
+        &[
+            "run",
+            "login.ad",
+            "--from",
+            "5",
+            "--plan-digest",
+            &digest,
+            "--json",
+        ],
+    );
+    let r = json_of(&o);
+    assert_eq!(r["ok"], true, "{r}");
+    assert!(
+        r["warnings"].to_string().contains("the repair is complete"),
+        "{r}"
+    );
+    assert!(listed(&dir).unwrap().contains("repair-complete"));
+
+    // Commit.
+    let o = ok(&dir, &["session", "close"]);
+    let healed = dir.join("login.healed.ad");
+    assert!(
+        output_text(&o).contains(&healed.display().to_string()),
+        "{}",
+        output_text(&o)
+    );
+    assert_eq!(listed(&dir), None, "the commit ends the session");
+    assert_eq!(std::fs::read_to_string(&script).unwrap(), original);
+    let text = std::fs::read_to_string(&healed).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(
+        lines.last(),
+        Some(&"# agent-device:heal-complete"),
+        "{text}"
+    );
+    assert_eq!(lines[lines.len() - 2], "close", "{text}");
+    assert!(text.starts_with("context platform=ios device="), "{text}");
+    let click = lines
+        .iter()
+        .position(|l| l.starts_with("click "))
+        .expect("the corrective click");
+    assert_eq!(
+        lines[click], r#"click "role=\"button\" label=\"Log in\"""#,
+        "{text}"
+    );
+    assert!(
+        lines[click - 1].starts_with("# agent-device:target-v1 ")
+            && lines[click - 1].contains(r#""label":"Log in""#),
+        "{text}"
+    );
+    assert!(!text.contains(r#"label=\"Sign in\"""#), "{text}");
+    assert!(text.contains(r#"wait "id=\"home.title\"""#), "{text}");
+    assert_eq!(text.matches("open ").count(), 1, "{text}");
+    assert_valid_script(&dir, &healed);
+
+    // The healed script replays to the end on the changed app.
+    let o = ok(&dir, &["run", "login.healed.ad"]);
+    assert!(
+        output_text(&o).contains("ok: login.healed.ad"),
+        "{}",
+        output_text(&o)
+    );
+}
+
+#[test]
+fn the_empty_tail_resume_completes_a_repair_whose_last_step_diverged() {
+    let (dir, script) = project("repair-tail");
+    // The same journey, ending at the click (no destination wait, no close).
+    let text = std::fs::read_to_string(&script).unwrap();
+    let end = text.find("click ").unwrap();
+    let end = end + text[end..].find('\n').unwrap() + 1;
+    std::fs::write(dir.join("tail.ad"), &text[..end]).unwrap();
+    // A close-less script with evidence is a handoff to `ad check`, which would want a
+    // destination guard: this one is a test flow.
+    std::fs::write(dir.join("ad.toml"), "[check]\nprofile = \"flow\"\n").unwrap();
+
+    let o = ad(&dir, &["run", "tail.ad", "--save-script", "--json"]);
+    assert_eq!(code(&o), 1, "{}", output_text(&o));
+    let r = json_of(&o);
+    let d = &r["error"]["details"]["divergence"];
+    assert_eq!(d["step"]["index"], 4, "{r}");
+    assert_eq!(d["repairHint"], "record-and-heal", "{r}");
+    assert_eq!(d["resume"]["from"], 5, "the empty tail: actions + 1: {r}");
+    let digest = d["resume"]["planDigest"].as_str().unwrap().to_string();
+
+    // Only the watermark's N = actions + 1 is in range, and only after a corrective action.
+    let o = ad(
+        &dir,
+        &["run", "tail.ad", "--from", "6", "--plan-digest", &digest],
+    );
+    assert_eq!(code(&o), 2, "{}", output_text(&o));
+    assert!(
+        output_text(&o).contains("--from 6 is out of range for a 4-step plan"),
+        "{}",
+        output_text(&o)
+    );
+    let o = ad(
+        &dir,
+        &["run", "tail.ad", "--from", "5", "--plan-digest", &digest],
+    );
+    assert_eq!(code(&o), 2, "{}", output_text(&o));
+    assert!(
+        output_text(&o).contains("no corrective action"),
+        "{}",
+        output_text(&o)
+    );
+
+    ok(
+        &dir,
+        &["session", "click", r#"role="button" label="Log in""#],
+    );
+    let o = ok(
+        &dir,
+        &[
+            "run",
+            "tail.ad",
+            "--from",
+            "5",
+            "--plan-digest",
+            &digest,
+            "--json",
+        ],
+    );
+    let r = json_of(&o);
+    assert_eq!(
+        (r["ok"].clone(), r["replayed"].clone()),
+        (Value::Bool(true), 0.into()),
+        "{r}"
+    );
+    ok(&dir, &["session", "close"]);
+    let healed = dir.join("tail.healed.ad");
+    let text = std::fs::read_to_string(&healed).unwrap();
+    let actions: Vec<&str> = text
+        .lines()
+        .filter(|l| !l.starts_with('#') && !l.starts_with("context "))
+        .map(|l| l.split(' ').next().unwrap())
+        .collect();
+    assert_eq!(
+        actions,
+        ["open", "fill", "fill", "click", "close"],
+        "{text}"
+    );
+    assert!(
+        text.ends_with("close\n# agent-device:heal-complete\n"),
+        "{text}"
+    );
+    assert_valid_script(&dir, &healed);
+    ok(&dir, &["run", "tail.healed.ad"]);
+}
+
+#[test]
+fn targets_are_refused_before_any_step_and_an_incomplete_repair_is_aborted_by_close() {
+    let (dir, script) = project("repair-refusals");
+    let original = std::fs::read_to_string(&script).unwrap();
+
+    // Never over the original, whatever --overwrite says.
+    let o = ad(
+        &dir,
+        &["run", "login.ad", "--save-script=login.ad", "--overwrite"],
+    );
+    assert_eq!(code(&o), 2, "{}", output_text(&o));
+    assert!(
+        output_text(&o).contains("cannot replace the script it repairs"),
+        "{}",
+        output_text(&o)
+    );
+    assert_eq!(std::fs::read_to_string(&script).unwrap(), original);
+    assert_eq!(listed(&dir), None, "nothing ran, nothing is held");
+
+    // An existing target is refused unless --overwrite; its bytes stay.
+    let healed = dir.join("login.healed.ad");
+    std::fs::write(&healed, "keep me\n").unwrap();
+    let o = ad(&dir, &["run", "login.ad", "--save-script"]);
+    assert_eq!(code(&o), 2, "{}", output_text(&o));
+    assert!(
+        output_text(&o).contains("A file already exists at")
+            && output_text(&o).contains("--overwrite"),
+        "{}",
+        output_text(&o)
+    );
+    assert_eq!(std::fs::read_to_string(&healed).unwrap(), "keep me\n");
+    assert_eq!(listed(&dir), None);
+    assert!(
+        !dir.join("ad-artifacts").exists(),
+        "no step ran: no run folder"
+    );
+
+    // Armed with --overwrite, the run diverges; closing before the repair is complete aborts
+    // it: the session ends and nothing is written.
+    let o = ad(&dir, &["run", "login.ad", "--save-script", "--overwrite"]);
+    assert_eq!(code(&o), 1, "{}", output_text(&o));
+    assert!(listed(&dir).is_some());
+    let o = ad(&dir, &["session", "close", "--save-script"]);
+    assert_eq!(code(&o), 1, "{}", output_text(&o));
+    assert!(
+        output_text(&o).contains("The repair was aborted and no script was written"),
+        "{}",
+        output_text(&o)
+    );
+    assert_eq!(listed(&dir), None);
+    assert_eq!(std::fs::read_to_string(&healed).unwrap(), "keep me\n");
+    assert_eq!(std::fs::read_to_string(&script).unwrap(), original);
+}

@@ -184,22 +184,25 @@ impl View<'_> {
         self.extra(i).is_some_and(|e| e.blocked)
     }
 
+    /// The node's ancestors, nearest first (a flattened capture's parents precede their
+    /// children).
     fn ancestors(&self, i: usize) -> impl Iterator<Item = usize> + '_ {
-        let mut seen = vec![false; self.nodes.len()];
         let mut at = i;
         std::iter::from_fn(move || {
-            let p = self.nodes.get(at)?.parent_index?;
-            if p >= self.nodes.len() || seen[p] {
-                return None;
-            }
-            seen[p] = true;
+            let p = self.nodes.get(at)?.parent_index.filter(|&p| p < at)?;
             at = p;
             Some(p)
         })
     }
 
-    fn descends_from(&self, i: usize, ancestor: usize) -> bool {
-        self.ancestors(i).any(|a| a == ancestor)
+    /// The node's descendants: the nodes after it, in document order, until one as shallow.
+    fn descendants(&self, i: usize) -> std::ops::Range<usize> {
+        let depth = self.nodes[i].depth;
+        let end = self.nodes[i + 1..]
+            .iter()
+            .position(|n| n.depth <= depth)
+            .map_or(self.nodes.len(), |k| i + 1 + k);
+        i + 1..end
     }
 
     fn root_frames(&self) -> Vec<Rect> {
@@ -341,8 +344,9 @@ pub fn touch_point(
         return Err(invalid(&label, target));
     };
     let c = centre(&r);
-    let competitors: Vec<(usize, Rect)> = (0..tree.nodes.len())
-        .filter(|&d| d != i && view.descends_from(d, i) && view.interactive(d))
+    let competitors: Vec<(usize, Rect)> = view
+        .descendants(i)
+        .filter(|&d| view.interactive(d))
         .filter_map(|d| {
             let dr = frame(tree.nodes[d].rect.as_ref())?;
             if same_frame(&dr, &r) {
@@ -496,7 +500,8 @@ fn misplaced_popup_item(view: &View<'_>, i: usize) -> Option<usize> {
     let title = view.ancestors(i).find(|&a| is_menu(a))?;
     let t = solid(view.nodes[title].rect.as_ref())?;
     // The title's own open items (its descendants that are not inside a nested menu).
-    let items: Vec<usize> = (0..view.nodes.len())
+    let items: Vec<usize> = view
+        .descendants(title)
         .filter(|&d| view.ancestors(d).find(|&a| is_menu(a)) == Some(title))
         .collect();
     items

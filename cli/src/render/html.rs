@@ -430,7 +430,7 @@ fn steps_of(events: &[JournalEvent]) -> BTreeMap<usize, StepView> {
                 let v = steps.entry(d.step).or_default();
                 v.line = d.line;
                 v.state = "failed";
-                v.divergence = Some(d.report.clone());
+                v.divergence = Some((*d.report).clone());
                 v.failure_shot = d.screenshot.clone();
             }
             Event::RunStart(_) | Event::RunEnd(_) => {}

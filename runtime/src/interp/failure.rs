@@ -236,7 +236,7 @@ impl<B: Backend> Exec<'_, B> {
         let _ = self.journal.append(Event::Divergence(DivergenceEvent {
             step: index,
             line,
-            report: report.clone(),
+            report: Box::new(report.clone()),
             screenshot,
         }));
         let mut details = fail.details;

@@ -462,7 +462,8 @@ pub struct StepError {
 pub struct DivergenceEvent {
     pub step: usize,
     pub line: usize,
-    pub report: DivergenceReport,
+    /// Boxed: the largest event by far, and the rarest.
+    pub report: Box<DivergenceReport>,
     /// The screen at the failure, relative to the run folder (`failure-step-004.png`); absent
     /// when the backend took none (a replayed fixture) or could not.
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -166,6 +166,7 @@ fn diverge(d: &Desktop, session: &str) -> (String, i32) {
         run["error"]["divergence"]["resume"]["allowed"], true,
         "{run:#}"
     );
+    assert_eq!(run["error"]["resume_command"], command.as_str(), "{run:#}");
     let app = d
         .app_pid(Duration::from_secs(5))
         .expect("the run opened the app");

@@ -239,6 +239,7 @@ impl RunResult {
                 step: e.step,
                 line: e.line,
                 divergence: e.divergence().cloned(),
+                resume_command: e.details.resume_command.clone(),
             }),
             schema_version: 0,
             run_id: String::new(),

@@ -61,4 +61,9 @@ pub struct SummaryError {
     pub line: Option<usize>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub divergence: Option<DivergenceReport>,
+    /// The command the divergence report offers: the resume (`ad run FILE <the options that
+    /// chose the backend and device> --from N --plan-digest SHA`), or the full re-run when the
+    /// resume is refused.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub resume_command: Option<String>,
 }

@@ -379,3 +379,159 @@ fn targets_are_refused_before_any_step_and_an_incomplete_repair_is_aborted_by_cl
     assert_eq!(std::fs::read_to_string(&healed).unwrap(), "keep me\n");
     assert_eq!(std::fs::read_to_string(&script).unwrap(), original);
 }
+
+/// Waits (at most a minute, polling) for `path` to exist: the daemon's idle exit is its reap.
+fn appears(path: &Path) -> bool {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    while std::time::Instant::now() < deadline {
+        if path.exists() {
+            return true;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+    false
+}
+
+#[test]
+fn the_daemons_reap_leaves_a_tombstone_for_an_incomplete_repair_and_commits_a_complete_one() {
+    let (dir, _) = project("repair-reap");
+    // A state folder of its own, so the run starts a daemon that reaps after 4 s unused.
+    let state = dir.join("reaping");
+    let run = |args: &[&str]| {
+        isolated_ad(&dir)
+            .env("AD_STATE_DIR", &state)
+            .env("AD_SESSION_REAP_MS", "4000")
+            .args(args)
+            .output()
+            .expect("ad runs")
+    };
+    let o = run(&["run", "login.ad", "--save-script", "--json"]);
+    assert_eq!(code(&o), 1, "{}", output_text(&o));
+    let r = json_of(&o);
+    let digest = r["planDigest"].as_str().unwrap().to_string();
+    let tombstone = state.join("repairs/default.tombstone.json");
+    assert!(appears(&tombstone), "the reap wrote no tombstone");
+    let o = run(&["run", "login.ad", "--from", "5", "--plan-digest", &digest]);
+    assert_eq!(code(&o), 2, "{}", output_text(&o));
+    let text = output_text(&o);
+    assert!(
+        text.contains("REPAIR_SESSION_EXPIRED")
+            && text.contains("was reaped before it was finalized")
+            && text.contains("--save-script"),
+        "{text}"
+    );
+    assert!(!dir.join("login.healed.ad").exists());
+
+    // Armed again (the tombstone is cleared), repaired and completed, then left unused: the
+    // reap commits the healed script.
+    let o = run(&["run", "login.ad", "--save-script"]);
+    assert_eq!(code(&o), 1, "{}", output_text(&o));
+    assert!(
+        !tombstone.exists(),
+        "a new --save-script run clears the tombstone"
+    );
+    let o = run(&["session", "click", r#"role="button" label="Log in""#]);
+    assert!(o.status.success(), "{}", output_text(&o));
+    let o = run(&["run", "login.ad", "--from", "5", "--plan-digest", &digest]);
+    assert!(o.status.success(), "{}", output_text(&o));
+    let healed = dir.join("login.healed.ad");
+    assert!(appears(&healed), "the reap committed nothing");
+    let text = std::fs::read_to_string(&healed).unwrap();
+    assert!(
+        text.ends_with("close\n# agent-device:heal-complete\n"),
+        "{text}"
+    );
+    assert!(text.contains(r#"label=\"Log in\""#), "{text}");
+    assert!(
+        !tombstone.exists(),
+        "a committed repair leaves no tombstone"
+    );
+    assert_valid_script(&dir, &healed);
+}
+
+#[test]
+fn a_read_enters_the_heal_only_with_record_and_an_ordinary_recording_is_never_re_armed() {
+    let (dir, _) = project("repair-record");
+    // An armed authoring recording is not taken over by a repair.
+    ok(
+        &dir,
+        &[
+            "session",
+            "open",
+            "com.example.shop",
+            "--save-script=other.ad",
+        ],
+    );
+    let o = ad(&dir, &["run", "login.ad", "--save-script"]);
+    assert_eq!(code(&o), 2, "{}", output_text(&o));
+    assert!(
+        output_text(&o)
+            .contains("cannot re-arm an ordinary recording in terminal/active state armed"),
+        "{}",
+        output_text(&o)
+    );
+    assert!(listed(&dir).unwrap().contains("recording armed"));
+    ok(&dir, &["session", "close"]);
+
+    let o = ad(&dir, &["run", "login.ad", "--save-script", "--json"]);
+    assert_eq!(code(&o), 1, "{}", output_text(&o));
+    let digest = json_of(&o)["planDigest"].as_str().unwrap().to_string();
+    let o = ad(
+        &dir,
+        &["session", "click", r#"id="login.submit""#, "--record"],
+    );
+    assert_eq!(code(&o), 1, "{}", output_text(&o));
+    assert!(
+        output_text(&o).contains("--record is supported only by"),
+        "{}",
+        output_text(&o)
+    );
+    let o = ad(
+        &dir,
+        &[
+            "session",
+            "is",
+            "visible",
+            r#"id="login.submit""#,
+            "--record",
+            "--no-record",
+        ],
+    );
+    assert_eq!(code(&o), 1, "{}", output_text(&o));
+    assert!(listed(&dir).unwrap().contains("3 recorded action(s)"));
+    ok(&dir, &["session", "is", "visible", r#"id="login.submit""#]);
+    assert!(listed(&dir).unwrap().contains("3 recorded action(s)"));
+    ok(
+        &dir,
+        &[
+            "session",
+            "is",
+            "visible",
+            r#"id="login.submit""#,
+            "--record",
+        ],
+    );
+    ok(&dir, &["session", "click", r#"id="login.submit""#]);
+    assert!(listed(&dir).unwrap().contains("5 recorded action(s)"));
+    ok(
+        &dir,
+        &["run", "login.ad", "--from", "5", "--plan-digest", &digest],
+    );
+    ok(&dir, &["session", "close"]);
+    let text = std::fs::read_to_string(dir.join("login.healed.ad")).unwrap();
+    let actions: Vec<&str> = text
+        .lines()
+        .filter(|l| !l.starts_with('#') && !l.starts_with("context "))
+        .collect();
+    assert_eq!(
+        actions[3..],
+        [
+            r#"is "visible" "id=\"login.submit\"""#,
+            r#"click "id=\"login.submit\"""#,
+            r#"wait "id=\"home.title\"""#,
+            "close"
+        ],
+        "{text}"
+    );
+    assert_valid_script(&dir, &dir.join("login.healed.ad"));
+}

@@ -535,3 +535,70 @@ fn a_read_enters_the_heal_only_with_record_and_an_ordinary_recording_is_never_re
     );
     assert_valid_script(&dir, &dir.join("login.healed.ad"));
 }
+
+#[test]
+fn record_as_parameterizes_a_repair_fill_and_a_resume_without_a_live_session_is_refused() {
+    let (dir, _) = project("repair-record-as");
+    // Arming at a resume needs the session the resume continues.
+    let o = ad(
+        &dir,
+        &[
+            "run",
+            "login.ad",
+            "--from",
+            "2",
+            "--plan-digest",
+            "x",
+            "--save-script",
+        ],
+    );
+    assert_eq!(code(&o), 2, "{}", output_text(&o));
+    assert!(
+        output_text(&o).contains("SESSION_NOT_FOUND")
+            && output_text(&o).contains("no live session \"default\""),
+        "{}",
+        output_text(&o)
+    );
+    assert_eq!(listed(&dir), None);
+
+    let o = ad(&dir, &["run", "login.ad", "--save-script", "--json"]);
+    assert_eq!(code(&o), 1, "{}", output_text(&o));
+    let digest = json_of(&o)["planDigest"].as_str().unwrap().to_string();
+    let o = ok(
+        &dir,
+        &[
+            "session",
+            "fill",
+            r#"id="login.password""#,
+            "s3cret-Value",
+            "--record-as",
+            "PASSWORD",
+        ],
+    );
+    assert!(
+        !output_text(&o).contains("s3cret-Value"),
+        "{}",
+        output_text(&o)
+    );
+    ok(
+        &dir,
+        &["session", "fill", r#"id="login.password""#, "hunter2"],
+    );
+    ok(
+        &dir,
+        &["session", "click", r#"role="button" label="Log in""#],
+    );
+    ok(
+        &dir,
+        &["run", "login.ad", "--from", "5", "--plan-digest", &digest],
+    );
+    ok(&dir, &["session", "close"]);
+    let text = std::fs::read_to_string(dir.join("login.healed.ad")).unwrap();
+    assert!(
+        text.contains(r#"fill "id=\"login.password\"" "${PASSWORD}""#),
+        "{text}"
+    );
+    assert!(!text.contains("s3cret-Value"), "{text}");
+    assert_valid_script(&dir, &dir.join("login.healed.ad"));
+    ok(&dir, &["run", "login.healed.ad", "-e", "PASSWORD=anything"]);
+}

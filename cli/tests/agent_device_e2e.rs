@@ -158,7 +158,10 @@ fn a_swapped_role_is_an_identity_mismatch_and_the_app_is_released() {
     // The report offers a resume, so ad's session daemon keeps the app (and the agent-device
     // daemon the run started) for it until the session is closed (agent_device_resume.rs).
     let app = d.app_pid(Duration::ZERO).expect("the app ran");
-    assert!(alive(app), "the app a resume needs ended with the failed run");
+    assert!(
+        alive(app),
+        "the app a resume needs ended with the failed run"
+    );
     let closed = d.ad(&["session", "close", "--json"]);
     assert_eq!(json(&closed)["ok"], true, "{}", stderr(&closed));
     assert!(

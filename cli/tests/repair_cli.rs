@@ -367,6 +367,14 @@ fn targets_are_refused_before_any_step_and_an_incomplete_repair_is_aborted_by_cl
     // it: the session ends and nothing is written.
     let o = ad(&dir, &["run", "login.ad", "--save-script", "--overwrite"]);
     assert_eq!(code(&o), 1, "{}", output_text(&o));
+    // The report says the session is held and what the heal leaves out.
+    let report = output_text(&o);
+    assert!(
+        report.contains("Repair hint: record-and-heal")
+            && report.contains("excluded from the healed script by default")
+            && report.contains("is held live in ad's session daemon"),
+        "{report}"
+    );
     assert!(listed(&dir).is_some());
     let o = ad(&dir, &["session", "close", "--save-script"]);
     assert_eq!(code(&o), 1, "{}", output_text(&o));

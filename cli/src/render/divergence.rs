@@ -36,7 +36,7 @@ pub fn guidance(hint: RepairHint, resume: &Resume, cmd: &str) -> String {
             None => format!("{lead} {first}."),
         }
     };
-    match hint {
+    let text = match hint {
         RepairHint::RecordAndHeal if resume.allowed => format!(
             "perform this step by hand on the device (the recorded container is on screen), then {}.",
             resume_line(cmd, resume.from, digest)
@@ -53,6 +53,13 @@ pub fn guidance(hint: RepairHint, resume: &Resume, cmd: &str) -> String {
         }
         RepairHint::Caution => two_way("something already matches the recorded selector; a blind re-press may repeat the mistake."),
         RepairHint::Manual => two_way("no safe automated repair could be proven; inspect the screen and repair by hand."),
+    };
+    // A repair-armed run holds its session (docs/repair.md): agent-device's note on what the
+    // heal records.
+    if resume.repair_session_held == Some(true) {
+        format!("{text} Read-only inspection while armed (`ad session snapshot -i`, `get`, `find`, `is`) is excluded from the healed script by default — no --no-record needed. If the step you are repairing is itself a read, add --record to that command so it lands in the heal.")
+    } else {
+        text
     }
 }
 

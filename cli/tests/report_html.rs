@@ -181,7 +181,7 @@ fn ad_run_writes_the_same_report_for_one_script() {
     );
     let page = std::fs::read_to_string(report.join("scripts/001-diverges.html")).unwrap();
     assert!(
-        page.contains("<code class=\"resume\">ad run tests/fixtures/report/diverges.ad --from 4 --plan-digest "),
+        page.contains("<code class=\"resume\">ad run tests/fixtures/report/diverges.ad --app examples/apps/shop.json --from 4 --plan-digest "),
         "{page}"
     );
     let _ = std::fs::remove_dir_all(&scratch);
@@ -526,7 +526,7 @@ fn the_report_reads_in_chromium() {
             divergence["resume"]
                 .as_str()
                 .unwrap()
-                .starts_with("ad run tests/fixtures/report/diverges.ad --from 4 --plan-digest "),
+                .starts_with("ad run tests/fixtures/report/diverges.ad --app examples/apps/shop.json --from 4 --plan-digest "),
             "{divergence}"
         );
         assert_eq!(divergence["failedRow"], "4");

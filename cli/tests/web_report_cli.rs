@@ -218,5 +218,9 @@ fn the_html_report_shows_the_failure_screen_and_the_renamed_element() {
         "{first}"
     );
     assert!(!page.contains("--plan-digest"), "no resume on the web");
+    // The re-run it offers instead chooses the web backend again, as the terminal's does.
+    let next = &page[page.find("<h4>Next</h4>").expect("the next step")..];
+    let next = &next[..next.find("</p>").unwrap()];
+    assert!(next.contains("--backend web"), "{next}");
     let _ = std::fs::remove_dir_all(&art);
 }

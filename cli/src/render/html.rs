@@ -645,11 +645,33 @@ fn attempt_section(
             attempt.total
         );
     }
-    let resume_command = format!("ad run {}", script.report.path);
+    // The command the run itself offered (with the options that chose its backend and
+    // device), without the `--from … --plan-digest …` the section adds; a run folder from
+    // before it was recorded gets the bare `ad run FILE`.
+    let recorded = records
+        .summary
+        .as_ref()
+        .and_then(|s| s.error.as_ref())
+        .and_then(|e| e.resume_command.as_deref());
     for (index, d, figure) in divergences {
+        let resume_command = base_command(recorded, &d.resume)
+            .unwrap_or_else(|| format!("ad run {}", script.report.path));
         divergence_section(body, index, d, figure.as_deref(), &resume_command);
     }
     body.push_str("</section>\n");
+}
+
+/// A run's offered command without the resume suffix it carries when the resume is allowed.
+fn base_command(
+    offered: Option<&str>,
+    resume: &ad_runtime::records::divergence::Resume,
+) -> Option<String> {
+    let offered = offered?;
+    if !resume.allowed {
+        return Some(offered.to_string());
+    }
+    let suffix = format!(" --from {} --plan-digest {}", resume.from, resume.plan_digest);
+    offered.strip_suffix(&suffix).map(str::to_string)
 }
 
 fn phase_word(p: Phase) -> &'static str {

@@ -610,3 +610,82 @@ fn record_as_parameterizes_a_repair_fill_and_a_resume_without_a_live_session_is_
     assert_valid_script(&dir, &dir.join("login.healed.ad"));
     ok(&dir, &["run", "login.healed.ad", "-e", "PASSWORD=anything"]);
 }
+
+const PAGE: &str = r#"<!doctype html>
+<html><head><title>Shop</title></head>
+<body><main>
+<form aria-label="Sign in" onsubmit="return false">
+<button id="go" type="button" onclick="document.getElementById('done').hidden = false">Sign in</button>
+</form>
+<h1 id="done" hidden>Welcome</h1>
+</main></body></html>
+"#;
+
+#[test]
+fn a_relabelled_web_button_is_repaired_on_the_page_the_daemon_holds() {
+    ad_tests::web_fixture::require_chromium();
+    let dir = session_scratch("repair-web");
+    std::fs::write(dir.join("page.html"), PAGE).unwrap();
+    let server = ad_tests::web_fixture::FixtureServer::start(&dir);
+    let url = server.url("page.html");
+    ok(
+        &dir,
+        &[
+            "session",
+            "open",
+            &url,
+            "--save-script=page.ad",
+            "--offline",
+        ],
+    );
+    ok(
+        &dir,
+        &["session", "click", r#"role="button" label="Sign in""#],
+    );
+    ok(
+        &dir,
+        &["session", "wait", r#"role="heading" label="Welcome""#],
+    );
+    ok(&dir, &["session", "close"]);
+    std::fs::write(
+        dir.join("page.html"),
+        PAGE.replace(">Sign in</button>", ">Log in</button>"),
+    )
+    .unwrap();
+
+    let web = ["--backend", "web", "--offline"];
+    let run = |extra: &[&str]| {
+        let mut args = vec!["run", "page.ad"];
+        args.extend_from_slice(&web);
+        args.extend_from_slice(extra);
+        ad(&dir, &args)
+    };
+    let o = run(&["--save-script", "--json"]);
+    assert_eq!(code(&o), 1, "{}", output_text(&o));
+    let r = json_of(&o);
+    let d = &r["error"]["details"]["divergence"];
+    assert_eq!(d["repairHint"], "record-and-heal", "{r}");
+    assert_eq!(d["resume"]["allowed"], true, "a held page resumes: {r}");
+    assert_eq!(d["resume"]["repairSessionHeld"], true, "{r}");
+    let from = d["resume"]["from"].to_string();
+    let digest = d["resume"]["planDigest"].as_str().unwrap().to_string();
+    ok(
+        &dir,
+        &["session", "click", r#"role="button" label="Log in""#],
+    );
+    let o = run(&["--from", &from, "--plan-digest", &digest]);
+    assert!(o.status.success(), "{}", output_text(&o));
+    ok(&dir, &["session", "close"]);
+    let healed = dir.join("page.healed.ad");
+    let text = std::fs::read_to_string(&healed).unwrap();
+    assert!(
+        text.contains(r#"label=\"Log in\""#)
+            && text.ends_with("close\n# agent-device:heal-complete\n"),
+        "{text}"
+    );
+    assert_valid_script(&dir, &healed);
+    let mut args = vec!["run", "page.healed.ad"];
+    args.extend_from_slice(&web);
+    ok(&dir, &args);
+    ad_tests::web_fixture::assert_no_browser_left(&dir);
+}

@@ -561,7 +561,7 @@ pub async fn run_live_on(
         // A missing or broken app model is a set-up error of the sim, found before the first
         // step (exit 2), not a divergence halfway through the run.
         preflight_models(&resolver, plan).map_err(|e| model_problem(e, plan))?;
-    } else if options.from.is_some_and(|f| f > 1) && !kind.device_keeps_sessions() {
+    } else if options.from.is_some_and(|f| f > 1) && !kind.device_keeps_sessions() && !resumed {
         return Err(SetupError(format!(
             "the {kind} backend cannot resume at a later step: its session ends with the run; run the whole script again, without --from"
         ))

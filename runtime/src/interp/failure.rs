@@ -201,7 +201,9 @@ impl<B: Backend> Exec<'_, B> {
             total_steps: plan.steps.len(),
             plan_digest: digest.to_string(),
             session_exists: true,
-            resumable: self.backend.resumes_at_step(),
+            // A repair-armed run's session is held in the daemon whatever the backend
+            // (docs/repair.md): its resume is offered.
+            resumable: self.backend.resumes_at_step() || opts.repair_armed,
             resume_refusal: Some(self.backend.resume_refusal()),
         };
         let mut full = divergence::build(&input, &self.scope);

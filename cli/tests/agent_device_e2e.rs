@@ -362,7 +362,7 @@ fn kill_9_of_ad_takes_its_daemon_and_app_with_it() {
     let app = d.app_pid(Duration::from_secs(30)).expect("the app started");
     // (The run, and the daemon it started, are in ad's session daemon, which ends them when
     // its client goes.)
-    let daemon = owned_daemon_of(&d).expect("ad started a daemon");
+    let daemon = d.owned_daemon().expect("ad started a daemon");
     assert!(alive(daemon) && alive(app));
     child.kill().unwrap();
     let _ = child.wait();
@@ -394,7 +394,7 @@ fn ctrl_c_stops_the_run_and_releases_the_daemon_and_app() {
         .spawn()
         .unwrap();
     let app = d.app_pid(Duration::from_secs(30)).expect("the app started");
-    let daemon = owned_daemon_of(&d).expect("ad started a daemon");
+    let daemon = d.owned_daemon().expect("ad started a daemon");
     // SAFETY: a signal to the child this test spawned.
     unsafe {
         libc::kill(child.id() as i32, libc::SIGINT);
@@ -1180,34 +1180,6 @@ fn handoff_run(d: &Desktop, extra: &[&str], env: &[(&str, &str)]) -> (std::proce
     (run, app)
 }
 
-/// The agent-device daemon a process with this desktop's environment started (found by its
-/// state dir, which `ad` makes under the temp dir, and this desktop's device-claims folder).
-fn owned_daemon_of(d: &Desktop) -> Option<i32> {
-    let claims = format!(
-        "AGENT_DEVICE_CLAIMS_DIR={}",
-        d.dir.join("device-claims").display()
-    );
-    std::fs::read_dir(std::env::temp_dir())
-        .ok()?
-        .flatten()
-        .filter(|e| {
-            e.file_name()
-                .to_string_lossy()
-                .starts_with("ad-agent-device-")
-        })
-        .find_map(|e| {
-            let v: Value =
-                serde_json::from_str(&std::fs::read_to_string(e.path().join("daemon.json")).ok()?)
-                    .ok()?;
-            let pid = v["pid"].as_i64()? as i32;
-            let environ = std::fs::read(format!("/proc/{pid}/environ")).ok()?;
-            environ
-                .split(|b| *b == 0)
-                .any(|kv| kv == claims.as_bytes())
-                .then_some(pid)
-        })
-}
-
 /// Continues a handed-over session with `ad session …` and closes it; the outputs for leak checks.
 fn continue_and_close(d: &Desktop, app: i32) -> Vec<std::process::Output> {
     let mut outputs = continue_session(d, app);
@@ -1297,7 +1269,9 @@ fn a_handoff_run_keeps_the_agent_device_daemon_it_started_until_the_session_clos
     let mut d = Desktop::start("handoff-owned");
     d.set_env("AD_SESSION_IDLE_MS", "5000");
     let (run, app) = handoff_run(&d, &[], &[]);
-    let daemon = owned_daemon_of(&d).expect("the run started an agent-device daemon");
+    let daemon = d
+        .owned_daemon()
+        .expect("the run started an agent-device daemon");
     assert!(alive(daemon), "the daemon ended with `ad run`");
     let mut outputs = continue_and_close(&d, app);
     assert!(
@@ -1335,7 +1309,9 @@ fn a_handoff_run_gets_its_display_though_the_session_daemon_started_outside_the_
         .unwrap();
     assert!(started.status.success(), "{}", stderr(&started));
     let (run, app) = handoff_run(&d, &["--platform", "linux"], &[]);
-    let daemon = owned_daemon_of(&d).expect("the run started an agent-device daemon");
+    let daemon = d
+        .owned_daemon()
+        .expect("the run started an agent-device daemon");
     let display = d
         .ad_command(&[])
         .get_envs()

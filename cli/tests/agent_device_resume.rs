@@ -10,6 +10,7 @@
 //! to install (scripts/test-all.sh installs them).
 
 mod agent_device_support;
+mod common;
 
 use std::process::Output;
 use std::time::Duration;
@@ -48,34 +49,6 @@ fn desktop(name: &str) -> Desktop {
     d
 }
 
-/// The agent-device daemon `ad` started for this desktop (its own state dir under the temp
-/// dir, found by this desktop's device-claims folder in its environment).
-fn owned_daemon_of(d: &Desktop) -> Option<i32> {
-    let claims = format!(
-        "AGENT_DEVICE_CLAIMS_DIR={}",
-        d.dir.join("device-claims").display()
-    );
-    std::fs::read_dir(std::env::temp_dir())
-        .ok()?
-        .flatten()
-        .filter(|e| {
-            e.file_name()
-                .to_string_lossy()
-                .starts_with("ad-agent-device-")
-        })
-        .find_map(|e| {
-            let v: Value =
-                serde_json::from_str(&std::fs::read_to_string(e.path().join("daemon.json")).ok()?)
-                    .ok()?;
-            let pid = v["pid"].as_i64()? as i32;
-            let environ = std::fs::read(format!("/proc/{pid}/environ")).ok()?;
-            environ
-                .split(|b| *b == 0)
-                .any(|kv| kv == claims.as_bytes())
-                .then_some(pid)
-        })
-}
-
 /// Waits until ad's session daemon for this desktop has stopped (its socket is removed when
 /// it ends); false if it is still there after `within`.
 fn session_daemon_stops(d: &Desktop, within: Duration) -> bool {
@@ -88,34 +61,6 @@ fn session_daemon_stops(d: &Desktop, within: Duration) -> bool {
         std::thread::sleep(Duration::from_millis(100));
     }
     !sock.exists()
-}
-
-/// A printed command split as a shell splits it (plain and single-quoted words), without `ad`.
-fn words(command: &str) -> Vec<String> {
-    let mut out = Vec::new();
-    let mut word = String::new();
-    let (mut quoted, mut any) = (false, false);
-    for c in command.chars() {
-        match c {
-            '\'' => {
-                quoted = !quoted;
-                any = true;
-            }
-            ' ' if !quoted => {
-                if any || !word.is_empty() {
-                    out.push(std::mem::take(&mut word));
-                }
-                any = false;
-            }
-            c => word.push(c),
-        }
-    }
-    if any || !word.is_empty() {
-        out.push(word);
-    }
-    assert_eq!(out.first().map(String::as_str), Some("ad"), "{command}");
-    out.remove(0);
-    out
 }
 
 /// The first run, as a user types it: it diverges at the wait (step 5) and prints the resume.
@@ -141,7 +86,7 @@ fn diverge(d: &Desktop, session: &str) -> (String, i32) {
         .find(|s| s.starts_with("ad run ") && s.contains("--from 5"))
         .unwrap_or_else(|| panic!("no resume command at step 5:\n{out}"))
         .to_string();
-    let argv = words(&command);
+    let argv = common::command_words(&command);
     for pair in [
         ["--backend", "agent-device"],
         ["--platform", "linux"],
@@ -178,7 +123,9 @@ fn the_printed_resume_command_run_verbatim_resumes_and_passes_then_nothing_is_le
     let d = desktop("resume-verbatim");
     let (command, app) = diverge(&d, "calc");
     // What the resume needs is still there: the agent-device daemon `ad` started, and the app.
-    let daemon = owned_daemon_of(&d).expect("the run started an agent-device daemon");
+    let daemon = d
+        .owned_daemon()
+        .expect("the run started an agent-device daemon");
     assert!(
         alive(daemon),
         "the agent-device daemon ended with the failed run"
@@ -186,7 +133,7 @@ fn the_printed_resume_command_run_verbatim_resumes_and_passes_then_nothing_is_le
     assert!(alive(app), "the app ended with the failed run");
     // The cause goes away: the welcome screen shows after its 3 s.
     std::thread::sleep(Duration::from_secs(3));
-    let argv = words(&command);
+    let argv = common::command_words(&command);
     let resumed = d.ad(&argv.iter().map(String::as_str).collect::<Vec<_>>());
     let out = text(&resumed);
     assert_eq!(resumed.status.code(), Some(0), "{out}");
@@ -208,7 +155,9 @@ fn the_printed_resume_command_run_verbatim_resumes_and_passes_then_nothing_is_le
 fn a_kept_session_ends_with_ad_session_close() {
     let d = desktop("resume-closed");
     let (_, app) = diverge(&d, "kept");
-    let daemon = owned_daemon_of(&d).expect("the run started an agent-device daemon");
+    let daemon = d
+        .owned_daemon()
+        .expect("the run started an agent-device daemon");
     let list = json(&d.ad(&["session", "list", "--json"]));
     assert!(list.to_string().contains("\"kept\""), "{list:#}");
     let closed = d.ad(&["session", "close", "--session", "kept", "--json"]);
@@ -234,7 +183,9 @@ fn a_kept_session_nobody_resumes_is_reaped_with_everything_it_holds() {
     // reap time (here its idle time, 3 s), and then stops.
     d.set_env("AD_SESSION_REAP_MS", "1000");
     let (_, app) = diverge(&d, "unattended");
-    let daemon = owned_daemon_of(&d).expect("the run started an agent-device daemon");
+    let daemon = d
+        .owned_daemon()
+        .expect("the run started an agent-device daemon");
     assert!(
         gone_within(daemon, Duration::from_secs(30)),
         "the agent-device daemon outlived the reap"

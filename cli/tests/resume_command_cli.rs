@@ -47,35 +47,6 @@ fn json(o: &Output) -> Value {
     serde_json::from_slice(&o.stdout).unwrap_or_else(|e| panic!("not JSON ({e}):\n{}", text(o)))
 }
 
-/// A printed command split as a POSIX shell splits it (plain words and single-quoted ones, as
-/// `ad` quotes them), without its leading `ad`.
-fn words(command: &str) -> Vec<String> {
-    let mut out = Vec::new();
-    let mut word = String::new();
-    let (mut quoted, mut any) = (false, false);
-    for c in command.chars() {
-        match c {
-            '\'' => {
-                quoted = !quoted;
-                any = true;
-            }
-            ' ' if !quoted => {
-                if any || !word.is_empty() {
-                    out.push(std::mem::take(&mut word));
-                }
-                any = false;
-            }
-            c => word.push(c),
-        }
-    }
-    if any || !word.is_empty() {
-        out.push(word);
-    }
-    assert_eq!(out.first().map(String::as_str), Some("ad"), "{command}");
-    out.remove(0);
-    out
-}
-
 /// The commands the terminal report quotes in backticks.
 fn quoted_commands(report: &str) -> Vec<String> {
     report
@@ -128,7 +99,7 @@ fn a_sim_resume_command_carries_the_backend_app_and_session_and_resumes_verbatim
     // Verbatim (with the value the script's own `env` supplies): it resumes at step 4 on the
     // session the divergence left, where the same impostor is refused again — a resumed run's
     // divergence (exit 1), not a refusal (exit 2).
-    let argv = words(command);
+    let argv = common::command_words(command);
     let resumed = run(&dir, &argv.iter().map(String::as_str).collect::<Vec<_>>());
     assert_eq!(resumed.status.code(), Some(1), "{}", text(&resumed));
     assert!(
@@ -161,7 +132,7 @@ fn a_recorded_replay_offers_its_resume_with_the_recorded_backend() {
     let replay = run(&dir, &["run", RESHUFFLED, "--backend", &backend, "--json"]);
     let r = json(&replay);
     let command = r["error"]["details"]["resumeCommand"].as_str().unwrap();
-    let argv = words(command);
+    let argv = common::command_words(command);
     let at = argv.iter().position(|w| w == "--backend").expect(command);
     assert_eq!(argv[at + 1], backend, "{command}");
     assert!(
@@ -221,7 +192,7 @@ fn a_web_report_refuses_the_resume_with_its_reason_and_offers_the_rerun_with_its
     assert_eq!(printed[0], command);
     // The header chose the web backend; the command names it, with the option that shaped it,
     // and no injected value.
-    let argv = words(command);
+    let argv = common::command_words(command);
     assert_eq!(
         argv[2..],
         ["--backend", "web", "--offline", "--session", "resume-web"],

@@ -269,6 +269,33 @@ impl Desktop {
     }
 
     /// Kills the app (agent-device's `close` leaves it running) and forgets its PID.
+    /// The agent-device daemon `ad` started for this desktop (its own state dir under the temp
+    /// dir, found by this desktop's device-claims folder in its environment).
+    pub fn owned_daemon(&self) -> Option<i32> {
+        let claims = format!(
+            "AGENT_DEVICE_CLAIMS_DIR={}",
+            self.dir.join("device-claims").display()
+        );
+        std::fs::read_dir(std::env::temp_dir())
+            .ok()?
+            .flatten()
+            .filter(|e| {
+                e.file_name()
+                    .to_string_lossy()
+                    .starts_with("ad-agent-device-")
+            })
+            .find_map(|e| {
+                let daemon = std::fs::read_to_string(e.path().join("daemon.json")).ok()?;
+                let v: Value = serde_json::from_str(&daemon).ok()?;
+                let pid = v["pid"].as_i64()? as i32;
+                let environ = std::fs::read(format!("/proc/{pid}/environ")).ok()?;
+                environ
+                    .split(|b| *b == 0)
+                    .any(|kv| kv == claims.as_bytes())
+                    .then_some(pid)
+            })
+    }
+
     pub fn kill_app(&self) {
         if let Some(pid) = self.app_pid(Duration::ZERO) {
             // SAFETY: a plain kill of the test app's PID.

@@ -178,3 +178,32 @@ pub fn assert_publishable(dir: &Path, script: &Path) {
     let oracle = ad_tests::run_oracle_one(script);
     assert_eq!(oracle["ok"], true, "agent-device rejects it: {oracle}");
 }
+
+/// A printed command split as a POSIX shell splits it (plain words and single-quoted ones, as
+/// `ad` quotes them), without its leading `ad`.
+pub fn command_words(command: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut word = String::new();
+    let (mut quoted, mut any) = (false, false);
+    for c in command.chars() {
+        match c {
+            '\'' => {
+                quoted = !quoted;
+                any = true;
+            }
+            ' ' if !quoted => {
+                if any || !word.is_empty() {
+                    out.push(std::mem::take(&mut word));
+                }
+                any = false;
+            }
+            c => word.push(c),
+        }
+    }
+    if any || !word.is_empty() {
+        out.push(word);
+    }
+    assert_eq!(out.first().map(String::as_str), Some("ad"), "{command}");
+    out.remove(0);
+    out
+}

@@ -283,10 +283,17 @@ fn the_empty_tail_resume_completes_a_repair_whose_last_step_diverged() {
         output_text(&o)
     );
 
-    ok(
-        &dir,
-        &["session", "click", r#"role="button" label="Log in""#],
-    );
+    // The divergence's refs are a partial frame (pinned `@eN~sG`, which the line reader
+    // strips): the corrective action takes a ref from a complete snapshot.
+    let snap = json_of(&ok(&dir, &["session", "snapshot", "-i", "--json"]));
+    let button = snap["nodes"]
+        .as_array()
+        .expect("nodes")
+        .iter()
+        .find(|n| n["label"] == "Log in")
+        .unwrap_or_else(|| panic!("no Log in: {snap}"));
+    let at = format!("@{}", button["ref"].as_str().unwrap());
+    ok(&dir, &["session", "click", &at]);
     let o = ok(
         &dir,
         &[

@@ -624,8 +624,15 @@ impl Sessions {
         let mut warnings = Vec::new();
         let resuming = opts.from.is_some();
         let old = current.take();
-        let (kept, journal, env, recorded, echo) = match old {
-            Some(s) if resuming => (Some(s.backend), s.journal, s.env, s.recorded, s.echo),
+        let (kept, journal, env, recorded, echo, old_live) = match old {
+            Some(s) if resuming => (
+                Some(s.backend),
+                s.journal,
+                s.env,
+                s.recorded,
+                s.echo,
+                Some(s.live),
+            ),
             other => {
                 if other.is_some() {
                     warnings.push(format!("the live session \"{name}\" this run replaced was ended (a run starts cold; pass --session NAME to keep both)"));
@@ -638,16 +645,27 @@ impl Sessions {
                     req.env.clone(),
                     Vec::new(),
                     Vec::new(),
+                    None,
                 )
             }
         };
         let mut recorded = recorded;
+        // The held session continues from `live` (the session's own, when no step ran; a fresh
+        // one after a run), its `--record-as` literals still protected.
         let hold = |backend: crate::backends::AnyBackend,
                     recorded: Vec<Recorded>,
-                    tx: Transaction| Session {
+                    tx: Transaction,
+                    live: Option<LiveState>| Session {
             backend,
             env: env.clone(),
-            live: LiveState::new(name, super::handoff::run_scope(opts, plan)),
+            live: {
+                let mut live = live
+                    .unwrap_or_else(|| LiveState::new(name, super::handoff::run_scope(opts, plan)));
+                for (k, v) in &echo {
+                    live.scope.protect_literal(k, v);
+                }
+                live
+            },
             journal,
             lifecycle: Lifecycle::NeverArmed,
             recorded,
@@ -661,7 +679,7 @@ impl Sessions {
             tx.mark_complete_if_armed();
             let location = backend.location();
             warnings.push(complete_note(&tx, name));
-            *current = Some(hold(backend, recorded, tx));
+            *current = Some(hold(backend, recorded, tx, old_live));
             mark_held(&self.state_dir, name);
             return Ok(RunReply {
                 result: RunResult {
@@ -726,7 +744,7 @@ impl Sessions {
         } else if result.error.as_ref().is_some_and(|e| e.preflight) && !resuming {
             // Refused before its first step: nothing was armed.
             result.warnings.append(&mut warnings);
-            let mut gone = Some(hold(live.backend, recorded, tx));
+            let mut gone = Some(hold(live.backend, recorded, tx, None));
             self.end(name, &mut gone).await;
             return Ok(RunReply {
                 result: live.outcome.result,
@@ -754,7 +772,7 @@ impl Sessions {
         result.session_active = true;
         result.warnings.append(&mut warnings);
         live.backend.release_session_at_end();
-        *current = Some(hold(live.backend, recorded, tx));
+        *current = Some(hold(live.backend, recorded, tx, None));
         mark_held(&self.state_dir, name);
         Ok(RunReply {
             result: live.outcome.result,

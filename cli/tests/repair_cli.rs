@@ -156,6 +156,13 @@ fn a_relabelled_button_is_repaired_from_the_failing_step_and_committed_beside_th
         "{}",
         output_text(&o)
     );
+    let o = ad(&dir, &["session", "replay", "login.ad"]);
+    assert_eq!(code(&o), 1, "{}", output_text(&o));
+    assert!(
+        output_text(&o).contains("active --save-script repair run"),
+        "{}",
+        output_text(&o)
+    );
     let o = ad(&dir, &["session", "save-script"]);
     assert_eq!(code(&o), 1, "{}", output_text(&o));
     assert!(

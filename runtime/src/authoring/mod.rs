@@ -971,6 +971,14 @@ impl Sessions {
                 "replay needs a script: `ad session replay FILE`",
             ));
         };
+        // A repair session continues only through `ad run FILE --from` (agent-device refuses a
+        // fresh replay on it), and nothing else is replayed into its transaction.
+        if slot.as_ref().is_some_and(|s| s.repair.is_some()) {
+            return fail(Refusal::new(
+                "INVALID_ARGS",
+                repair::active_repair_refusal(file, &req.session),
+            ));
+        }
         let path = resolve_path(&req.cwd, file);
         // Read (checked and capped as `ad run` reads a script) and analysed off the daemon's
         // thread.

@@ -437,7 +437,7 @@ pub fn routes_to_daemon(state_dir: &Path, session: &str) -> bool {
 }
 
 /// The refusal of a fresh (`--from`-less) run while a transaction is held.
-fn active_repair_refusal(script: &str, session_name: &str) -> String {
+pub(super) fn active_repair_refusal(script: &str, session_name: &str) -> String {
     let flag = if session_name == "default" {
         String::new()
     } else {

@@ -49,7 +49,9 @@ fn a_guard_on_an_unlabelled_display_is_refused_naming_the_landmarks_that_qualify
     assert!(m.contains("AD704: line 5: this wait is not a destination guard: it has no target-v1 annotation to verify the landmark's identity (the recorder writes none for an element with neither id nor label, such as an unlabelled display"), "{m}");
     // ... which guard would (said once for both findings), and why ...
     assert!(
-        m.contains("record a selector wait on a labelled or id-bearing landmark of the destination screen"),
+        m.contains(
+            "record a selector wait on a labelled or id-bearing landmark of the destination screen"
+        ),
         "{m}"
     );
     assert!(

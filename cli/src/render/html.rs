@@ -670,7 +670,10 @@ fn base_command(
     if !resume.allowed {
         return Some(offered.to_string());
     }
-    let suffix = format!(" --from {} --plan-digest {}", resume.from, resume.plan_digest);
+    let suffix = format!(
+        " --from {} --plan-digest {}",
+        resume.from, resume.plan_digest
+    );
     offered.strip_suffix(&suffix).map(str::to_string)
 }
 

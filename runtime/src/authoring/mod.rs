@@ -901,9 +901,7 @@ impl Sessions {
             ));
         };
         if s.repair.is_some() {
-            return self
-                .repair_close(req, &w.save_script, w.force, slot)
-                .await;
+            return self.repair_close(req, &w.save_script, w.force, slot).await;
         }
         let mut path = None;
         if w.save_script.is_some() && !s.lifecycle.records() {

@@ -218,9 +218,9 @@ is visible "label=Server"
 close
 "#;
 
-/// The known limit: `is visible` needs one element (agent-device's fail-closed read), and a
-/// field named like the label above it is two; `is exists` takes any. Naming the role (the
-/// documented workaround) passes in both.
+/// The known limit: `is visible` needs one element (agent-device's fail-closed read, which `ad`
+/// reads alike), and a field named like the label above it is two; `is exists` takes any.
+/// Naming the role (the documented workaround) passes in both.
 #[test]
 fn is_visible_on_a_field_named_like_its_label_fails_in_agent_device_and_the_role_settles_it() {
     let mut d = Desktop::start("touch-visible");
@@ -235,6 +235,11 @@ fn is_visible_on_a_field_named_like_its_label_fails_in_agent_device_and_the_role
         replay.answer
     );
     assert_eq!(message, "Selector did not match: label=Server");
+    // ad reads `is` as agent-device does: the same step fails with the same message.
+    let ad = run(&d, "ad", "visible.ad", SERVER_VISIBLE);
+    assert!(!ad.passed(), "{:#}", ad.answer);
+    let (ad_step, _, ad_message, _) = ad.failure();
+    assert_eq!((ad_step, ad_message), (step, message), "{:#}", ad.answer);
 
     let fixed = SERVER_VISIBLE.replace(
         r#"is visible "label=Server""#,

@@ -47,9 +47,9 @@ impl Policy {
     };
 
     /// The step's selector policy, from its targeting in the registry: acting commands need one
-    /// element, `get text`/`is` read text, other reads take any match. `p` are its interpolated
-    /// words. (The replay's and the recorder's: what a recording writes must resolve as replay
-    /// resolves it.)
+    /// element, `get text` reads text, `is` reads one element (any for `exists`/`absent`), other
+    /// reads take any match. `p` are its interpolated words. (The replay's and the recorder's:
+    /// what a recording writes must resolve as replay resolves it.)
     pub fn for_step(step: &ad_compiler::Step<'_>, p: &[String]) -> Policy {
         use ad_compiler::registry::{step_action, GetOp, StepAction, Targeting};
         let Some(spec) = step.spec else {
@@ -64,7 +64,16 @@ impl Policy {
                 Policy::READ_TEXT
             }
             Targeting::ElementAfterSubcommand => Policy::READ_UNIQUE,
-            Targeting::Predicate => Policy::READ_TEXT,
+            // `is exists` / `is absent` take any match; every other predicate reads one element
+            // and fails closed, as agent-device's `is` does (its readUnique policy).
+            Targeting::Predicate => match ad_compiler::shape::is_form(p) {
+                ad_compiler::shape::IsForm::Check {
+                    predicate:
+                        ad_compiler::shape::Predicate::Exists | ad_compiler::shape::Predicate::Absent,
+                    ..
+                } => Policy::ANY,
+                _ => Policy::READ_UNIQUE,
+            },
             _ => Policy::ANY,
         }
     }

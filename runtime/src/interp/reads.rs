@@ -31,12 +31,27 @@ impl<B: Backend> Exec<'_, B> {
             .selector(&selector)
             .map_err(|m| Fail::new("INVALID_ARGS", m))?;
         let snap = self.observe(Phase::Assert).await?;
+        // agent-device: `exists` takes any match and `absent` none; every other predicate reads
+        // one element and fails closed (no tiebreak) when the selector does not single one out,
+        // before identity or the predicate is looked at ("Selector did not match: SEL").
         let any = matches!(predicate, Predicate::Exists | Predicate::Absent);
         let r = resolve(
             &snap,
             &sel,
-            if any { Policy::ANY } else { Policy::READ_TEXT },
+            if any {
+                Policy::ANY
+            } else {
+                Policy::READ_UNIQUE
+            },
         );
+        if !any && r.winner.is_none() {
+            return Err(Fail::new(
+                "COMMAND_FAILED",
+                format!("Selector did not match: {selector}"),
+            )
+            .hint("Selector text/label values match exactly (quote multi-word values: text=\"Sign in\"). Add a snapshot step to see current elements, or wait for the element first.")
+            .reason("selector_not_found"));
+        }
         let evidence = step.target_evidence.as_deref().filter(|_| {
             !any && step
                 .spec
@@ -61,14 +76,6 @@ impl<B: Backend> Exec<'_, B> {
         let pass = match predicate {
             Predicate::Exists => !r.matched.is_empty(),
             Predicate::Absent => r.matched.is_empty(),
-            _ if node.is_none() => {
-                if predicate == Predicate::Hidden && r.matched.is_empty() {
-                    true
-                } else {
-                    let (_, msg, _) = r.failure(Policy::READ_TEXT);
-                    return Err(fail(msg));
-                }
-            }
             Predicate::Visible => node.is_some_and(|n| select::is_visible(n) && snap.on_screen(n)),
             Predicate::Hidden => {
                 node.is_some_and(|n| !(select::is_visible(n) && snap.on_screen(n)))

@@ -32,6 +32,7 @@ Register-ArgumentCompleter -Native -CommandName 'ad' -ScriptBlock {
             [CompletionResult]::new('parse', 'parse', [CompletionResultType]::ParameterValue, 'Print how a script parses: agent-device''s view (default) or ad''s syntax tree')
             [CompletionResult]::new('lsp', 'lsp', [CompletionResultType]::ParameterValue, 'Run the language server on stdin/stdout (diagnostics, completion, hover, formatting, …) for editors: see docs/editors.md')
             [CompletionResult]::new('run', 'run', [CompletionResultType]::ParameterValue, 'Run a script on a device backend (the embedded simulated device by default; headless Chromium, a real device through agent-device, or a recorded fixture with `--backend`): live progress, a divergence report when a step fails, a crash-safe run journal. Exit 0 passed, 1 failed, 2 usage/static errors')
+            [CompletionResult]::new('heal', 'heal', [CompletionResultType]::ParameterValue, 'Propose a repair of a script the app changed under, proven before you review it: at each divergence, the report''s suggestions are tried as the step''s selector (its evidence captured again) until a fresh run of the whole changed script passes. Prints the diff; `--write` commits <basename>.healed.ad. Exit 0 healed or passed, 1 a step needs a human')
             [CompletionResult]::new('test', 'test', [CompletionResultType]::ParameterValue, 'Run a suite of scripts: static check first, platform filter, shards, retries (flaky passes reported), parallel jobs, JUnit/JSON reports. Exit 0 all passed, 1 any failed')
             [CompletionResult]::new('doctor', 'doctor', [CompletionResultType]::ParameterValue, 'Each device backend, whether it is usable here, and what is missing otherwise (`--json` for tools)')
             [CompletionResult]::new('session', 'session', [CompletionResultType]::ParameterValue, 'Live sessions held by a local daemon: run script commands one at a time, author a journey (`open --save-script`, actions, a landmark `wait`) and publish it with `save-script`; `list`, `close`, `replay FILE`. `--session NAME`, `--json`')
@@ -143,6 +144,37 @@ Register-ArgumentCompleter -Native -CommandName 'ad' -ScriptBlock {
             [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
             break
         }
+        'ad;heal' {
+            [CompletionResult]::new('-e', '-e', [CompletionResultType]::ParameterName, 'Set a script variable (repeatable); overrides AD_VAR_* and `env` directives. Never shown')
+            [CompletionResult]::new('--env', '--env', [CompletionResultType]::ParameterName, 'Set a script variable (repeatable); overrides AD_VAR_* and `env` directives. Never shown')
+            [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Where --write commits the healed script')
+            [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Where --write commits the healed script')
+            [CompletionResult]::new('--backend', '--backend', [CompletionResultType]::ParameterName, 'Device backend: sim (the embedded simulated device), web (headless Chromium) or agent-device (a real device through the agent-device daemon: $AGENT_DEVICE_STATE_DIR''s daemon, a remote one at $AGENT_DEVICE_DAEMON_BASE_URL, else one `ad` starts and stops). recorded:DIR replays a fixture written by --record-fixture DIR, offline (docs/recorded.md). Default: web for `context platform=web` scripts, else `[run] backend` of ad.toml, else agent-device for a `context platform=` linux, macos, ios or android script the sim has no app model for (when this machine can drive that platform: docs/run.md), else sim')
+            [CompletionResult]::new('--record-fixture', '--record-fixture', [CompletionResultType]::ParameterName, 'Record the run''s backend calls, observations and device clock as a fixture in DIR, for `--backend recorded:DIR` (`ad test`: one subfolder per script)')
+            [CompletionResult]::new('--browser', '--browser', [CompletionResultType]::ParameterName, 'The browser the web backend drives (default: $CHROME_PATH, else /usr/bin/chromium)')
+            [CompletionResult]::new('--device', '--device', [CompletionResultType]::ParameterName, 'With --backend agent-device: the device, by name (agent-device''s --device)')
+            [CompletionResult]::new('--udid', '--udid', [CompletionResultType]::ParameterName, 'With --backend agent-device: the iOS device or simulator UDID')
+            [CompletionResult]::new('--serial', '--serial', [CompletionResultType]::ParameterName, 'With --backend agent-device: the Android device serial')
+            [CompletionResult]::new('--tenant', '--tenant', [CompletionResultType]::ParameterName, 'With --backend agent-device: the remote farm tenant; requests become tenant-isolated and run under a lease (env AGENT_DEVICE_TENANT)')
+            [CompletionResult]::new('--run-id', '--run-id', [CompletionResultType]::ParameterName, 'With --tenant: the run the lease belongs to (default: one per ad process; env AGENT_DEVICE_RUN_ID)')
+            [CompletionResult]::new('--lease-id', '--lease-id', [CompletionResultType]::ParameterName, 'With --tenant: a lease you hold (ad neither renews nor releases it), else ad allocates, renews and releases one (env AGENT_DEVICE_LEASE_ID)')
+            [CompletionResult]::new('--lease-backend', '--lease-backend', [CompletionResultType]::ParameterName, 'With --tenant: agent-device''s lease backend, e.g. ios-simulator (env AGENT_DEVICE_LEASE_BACKEND; default: the daemon''s)')
+            [CompletionResult]::new('--app', '--app', [CompletionResultType]::ParameterName, 'The simulator''s app model (as `ad run --app`)')
+            [CompletionResult]::new('--artifacts-dir', '--artifacts-dir', [CompletionResultType]::ParameterName, 'Where the proving runs'' folders are written')
+            [CompletionResult]::new('--session', '--session', [CompletionResultType]::ParameterName, 'Session name the runs use (AD_SESSION)')
+            [CompletionResult]::new('--platform', '--platform', [CompletionResultType]::ParameterName, 'Platform for AD_PLATFORM (default: the context header)')
+            [CompletionResult]::new('--target', '--target', [CompletionResultType]::ParameterName, 'Target for AD_TARGET (default: the context header)')
+            [CompletionResult]::new('--max-file-size', '--max-file-size', [CompletionResultType]::ParameterName, 'Read at most this many bytes from one script; a larger file is refused with AD006 (default: agent-device''s own limit, 2097152; or `[input] max-file-size` in ad.toml; at most 4294967295)')
+            [CompletionResult]::new('--write', '--write', [CompletionResultType]::ParameterName, 'Commit the proven change as the healed script (default <basename>.healed.ad beside the script; never the script itself; an existing file only with --overwrite)')
+            [CompletionResult]::new('--overwrite', '--overwrite', [CompletionResultType]::ParameterName, 'Let --record-fixture and --report-html write into a folder that holds files ad did not write: those it writes over are replaced, nothing else is removed (without it such a folder is refused before anything runs; links inside it are refused either way)')
+            [CompletionResult]::new('--offline', '--offline', [CompletionResultType]::ParameterName, 'Web backend: every host name but 127.0.0.1 fails to resolve, so nothing leaves the machine (the browser''s own background traffic is always off)')
+            [CompletionResult]::new('--allow-local-urls', '--allow-local-urls', [CompletionResultType]::ParameterName, 'Web backend: let the browser show local files outside the script''s folder (`file:`) and its own pages (`view-source:`, `chrome:`, `about:version`, …). Without it they are refused, since what a page shows is copied into the run''s observations and reports')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
         'ad;test' {
             [CompletionResult]::new('-e', '-e', [CompletionResultType]::ParameterName, 'Set a script variable for every script (repeatable)')
             [CompletionResult]::new('--env', '--env', [CompletionResultType]::ParameterName, 'Set a script variable for every script (repeatable)')
@@ -238,6 +270,7 @@ Register-ArgumentCompleter -Native -CommandName 'ad' -ScriptBlock {
             [CompletionResult]::new('parse', 'parse', [CompletionResultType]::ParameterValue, 'Print how a script parses: agent-device''s view (default) or ad''s syntax tree')
             [CompletionResult]::new('lsp', 'lsp', [CompletionResultType]::ParameterValue, 'Run the language server on stdin/stdout (diagnostics, completion, hover, formatting, …) for editors: see docs/editors.md')
             [CompletionResult]::new('run', 'run', [CompletionResultType]::ParameterValue, 'Run a script on a device backend (the embedded simulated device by default; headless Chromium, a real device through agent-device, or a recorded fixture with `--backend`): live progress, a divergence report when a step fails, a crash-safe run journal. Exit 0 passed, 1 failed, 2 usage/static errors')
+            [CompletionResult]::new('heal', 'heal', [CompletionResultType]::ParameterValue, 'Propose a repair of a script the app changed under, proven before you review it: at each divergence, the report''s suggestions are tried as the step''s selector (its evidence captured again) until a fresh run of the whole changed script passes. Prints the diff; `--write` commits <basename>.healed.ad. Exit 0 healed or passed, 1 a step needs a human')
             [CompletionResult]::new('test', 'test', [CompletionResultType]::ParameterValue, 'Run a suite of scripts: static check first, platform filter, shards, retries (flaky passes reported), parallel jobs, JUnit/JSON reports. Exit 0 all passed, 1 any failed')
             [CompletionResult]::new('doctor', 'doctor', [CompletionResultType]::ParameterValue, 'Each device backend, whether it is usable here, and what is missing otherwise (`--json` for tools)')
             [CompletionResult]::new('session', 'session', [CompletionResultType]::ParameterValue, 'Live sessions held by a local daemon: run script commands one at a time, author a journey (`open --save-script`, actions, a landmark `wait`) and publish it with `save-script`; `list`, `close`, `replay FILE`. `--session NAME`, `--json`')
@@ -267,6 +300,9 @@ Register-ArgumentCompleter -Native -CommandName 'ad' -ScriptBlock {
             break
         }
         'ad;help;run' {
+            break
+        }
+        'ad;help;heal' {
             break
         }
         'ad;help;test' {

@@ -37,6 +37,9 @@ _ad() {
             ad,fmt)
                 cmd="ad__subcmd__fmt"
                 ;;
+            ad,heal)
+                cmd="ad__subcmd__heal"
+                ;;
             ad,help)
                 cmd="ad__subcmd__help"
                 ;;
@@ -82,6 +85,9 @@ _ad() {
             ad__subcmd__help,fmt)
                 cmd="ad__subcmd__help__subcmd__fmt"
                 ;;
+            ad__subcmd__help,heal)
+                cmd="ad__subcmd__help__subcmd__heal"
+                ;;
             ad__subcmd__help,help)
                 cmd="ad__subcmd__help__subcmd__help"
                 ;;
@@ -113,7 +119,7 @@ _ad() {
 
     case "${cmd}" in
         ad)
-            opts="-h -V --help --version check fmt commands explain parse lsp run test doctor session build init completions man help"
+            opts="-h -V --help --version check fmt commands explain parse lsp run heal test doctor session build init completions man help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -268,8 +274,102 @@ _ad() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        ad__subcmd__heal)
+            opts="-e -o -h -V --env --write --output --backend --record-fixture --overwrite --browser --offline --allow-local-urls --device --udid --serial --tenant --run-id --lease-id --lease-backend --app --artifacts-dir --session --platform --target --max-file-size --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --env)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -e)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --output)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -o)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --backend)
+                    COMPREPLY=($(compgen -W "sim web agent-device" -- "${cur}"))
+                    return 0
+                    ;;
+                --record-fixture)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --browser)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --device)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --udid)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --serial)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --tenant)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --run-id)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --lease-id)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --lease-backend)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --app)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --artifacts-dir)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --session)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --platform)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --target)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-file-size)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         ad__subcmd__help)
-            opts="check fmt commands explain parse lsp run test doctor session build init completions man help"
+            opts="check fmt commands explain parse lsp run heal test doctor session build init completions man help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -367,6 +467,20 @@ _ad() {
             return 0
             ;;
         ad__subcmd__help__subcmd__fmt)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        ad__subcmd__help__subcmd__heal)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )

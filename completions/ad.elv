@@ -29,6 +29,7 @@ set edit:completion:arg-completer[ad] = {|@words|
             cand parse 'Print how a script parses: agent-device''s view (default) or ad''s syntax tree'
             cand lsp 'Run the language server on stdin/stdout (diagnostics, completion, hover, formatting, …) for editors: see docs/editors.md'
             cand run 'Run a script on a device backend (the embedded simulated device by default; headless Chromium, a real device through agent-device, or a recorded fixture with `--backend`): live progress, a divergence report when a step fails, a crash-safe run journal. Exit 0 passed, 1 failed, 2 usage/static errors'
+            cand heal 'Propose a repair of a script the app changed under, proven before you review it: at each divergence, the report''s suggestions are tried as the step''s selector (its evidence captured again) until a fresh run of the whole changed script passes. Prints the diff; `--write` commits <basename>.healed.ad. Exit 0 healed or passed, 1 a step needs a human'
             cand test 'Run a suite of scripts: static check first, platform filter, shards, retries (flaky passes reported), parallel jobs, JUnit/JSON reports. Exit 0 all passed, 1 any failed'
             cand doctor 'Each device backend, whether it is usable here, and what is missing otherwise (`--json` for tools)'
             cand session 'Live sessions held by a local daemon: run script commands one at a time, author a journey (`open --save-script`, actions, a landmark `wait`) and publish it with `save-script`; `list`, `close`, `replay FILE`. `--session NAME`, `--json`'
@@ -132,6 +133,36 @@ set edit:completion:arg-completer[ad] = {|@words|
             cand -V 'Print version'
             cand --version 'Print version'
         }
+        &'ad;heal'= {
+            cand -e 'Set a script variable (repeatable); overrides AD_VAR_* and `env` directives. Never shown'
+            cand --env 'Set a script variable (repeatable); overrides AD_VAR_* and `env` directives. Never shown'
+            cand -o 'Where --write commits the healed script'
+            cand --output 'Where --write commits the healed script'
+            cand --backend 'Device backend: sim (the embedded simulated device), web (headless Chromium) or agent-device (a real device through the agent-device daemon: $AGENT_DEVICE_STATE_DIR''s daemon, a remote one at $AGENT_DEVICE_DAEMON_BASE_URL, else one `ad` starts and stops). recorded:DIR replays a fixture written by --record-fixture DIR, offline (docs/recorded.md). Default: web for `context platform=web` scripts, else `[run] backend` of ad.toml, else agent-device for a `context platform=` linux, macos, ios or android script the sim has no app model for (when this machine can drive that platform: docs/run.md), else sim'
+            cand --record-fixture 'Record the run''s backend calls, observations and device clock as a fixture in DIR, for `--backend recorded:DIR` (`ad test`: one subfolder per script)'
+            cand --browser 'The browser the web backend drives (default: $CHROME_PATH, else /usr/bin/chromium)'
+            cand --device 'With --backend agent-device: the device, by name (agent-device''s --device)'
+            cand --udid 'With --backend agent-device: the iOS device or simulator UDID'
+            cand --serial 'With --backend agent-device: the Android device serial'
+            cand --tenant 'With --backend agent-device: the remote farm tenant; requests become tenant-isolated and run under a lease (env AGENT_DEVICE_TENANT)'
+            cand --run-id 'With --tenant: the run the lease belongs to (default: one per ad process; env AGENT_DEVICE_RUN_ID)'
+            cand --lease-id 'With --tenant: a lease you hold (ad neither renews nor releases it), else ad allocates, renews and releases one (env AGENT_DEVICE_LEASE_ID)'
+            cand --lease-backend 'With --tenant: agent-device''s lease backend, e.g. ios-simulator (env AGENT_DEVICE_LEASE_BACKEND; default: the daemon''s)'
+            cand --app 'The simulator''s app model (as `ad run --app`)'
+            cand --artifacts-dir 'Where the proving runs'' folders are written'
+            cand --session 'Session name the runs use (AD_SESSION)'
+            cand --platform 'Platform for AD_PLATFORM (default: the context header)'
+            cand --target 'Target for AD_TARGET (default: the context header)'
+            cand --max-file-size 'Read at most this many bytes from one script; a larger file is refused with AD006 (default: agent-device''s own limit, 2097152; or `[input] max-file-size` in ad.toml; at most 4294967295)'
+            cand --write 'Commit the proven change as the healed script (default <basename>.healed.ad beside the script; never the script itself; an existing file only with --overwrite)'
+            cand --overwrite 'Let --record-fixture and --report-html write into a folder that holds files ad did not write: those it writes over are replaced, nothing else is removed (without it such a folder is refused before anything runs; links inside it are refused either way)'
+            cand --offline 'Web backend: every host name but 127.0.0.1 fails to resolve, so nothing leaves the machine (the browser''s own background traffic is always off)'
+            cand --allow-local-urls 'Web backend: let the browser show local files outside the script''s folder (`file:`) and its own pages (`view-source:`, `chrome:`, `about:version`, …). Without it they are refused, since what a page shows is copied into the run''s observations and reports'
+            cand -h 'Print help'
+            cand --help 'Print help'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
         &'ad;test'= {
             cand -e 'Set a script variable for every script (repeatable)'
             cand --env 'Set a script variable for every script (repeatable)'
@@ -220,6 +251,7 @@ set edit:completion:arg-completer[ad] = {|@words|
             cand parse 'Print how a script parses: agent-device''s view (default) or ad''s syntax tree'
             cand lsp 'Run the language server on stdin/stdout (diagnostics, completion, hover, formatting, …) for editors: see docs/editors.md'
             cand run 'Run a script on a device backend (the embedded simulated device by default; headless Chromium, a real device through agent-device, or a recorded fixture with `--backend`): live progress, a divergence report when a step fails, a crash-safe run journal. Exit 0 passed, 1 failed, 2 usage/static errors'
+            cand heal 'Propose a repair of a script the app changed under, proven before you review it: at each divergence, the report''s suggestions are tried as the step''s selector (its evidence captured again) until a fresh run of the whole changed script passes. Prints the diff; `--write` commits <basename>.healed.ad. Exit 0 healed or passed, 1 a step needs a human'
             cand test 'Run a suite of scripts: static check first, platform filter, shards, retries (flaky passes reported), parallel jobs, JUnit/JSON reports. Exit 0 all passed, 1 any failed'
             cand doctor 'Each device backend, whether it is usable here, and what is missing otherwise (`--json` for tools)'
             cand session 'Live sessions held by a local daemon: run script commands one at a time, author a journey (`open --save-script`, actions, a landmark `wait`) and publish it with `save-script`; `list`, `close`, `replay FILE`. `--session NAME`, `--json`'
@@ -242,6 +274,8 @@ set edit:completion:arg-completer[ad] = {|@words|
         &'ad;help;lsp'= {
         }
         &'ad;help;run'= {
+        }
+        &'ad;help;heal'= {
         }
         &'ad;help;test'= {
         }

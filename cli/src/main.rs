@@ -19,6 +19,7 @@ mod commands {
     pub mod explain;
     pub mod fmt;
     pub mod golden;
+    pub mod heal;
     pub mod init;
     pub mod lsp;
     pub mod man;
@@ -74,6 +75,11 @@ enum Command {
     /// progress, a divergence report when a step fails, a crash-safe run journal. Exit 0 passed, 1
     /// failed, 2 usage/static errors.
     Run(commands::run::RunArgs),
+    /// Propose a repair of a script the app changed under, proven before you review it: at each
+    /// divergence, the report's suggestions are tried as the step's selector (its evidence
+    /// captured again) until a fresh run of the whole changed script passes. Prints the diff;
+    /// `--write` commits <basename>.healed.ad. Exit 0 healed or passed, 1 a step needs a human.
+    Heal(commands::heal::HealArgs),
     /// Run a suite of scripts: static check first, platform filter, shards, retries (flaky
     /// passes reported), parallel jobs, JUnit/JSON reports. Exit 0 all passed, 1 any failed.
     Test(commands::test::TestArgs),
@@ -163,6 +169,7 @@ fn main() {
         Command::Parse(args) => commands::parse::run(args),
         Command::Lsp(args) => commands::lsp::run(args),
         Command::Run(args) => commands::run::run(args),
+        Command::Heal(args) => commands::heal::run(args),
         Command::Test(args) => commands::test::run(args),
         Command::Doctor(args) => commands::doctor::run(args),
         Command::Session(args) => commands::session::run(args),

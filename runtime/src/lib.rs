@@ -36,6 +36,7 @@ pub mod divergence;
 pub mod environment;
 pub mod frame;
 pub mod gate;
+pub mod heal;
 pub mod identity;
 pub mod interp;
 pub mod interrupt;

@@ -1,0 +1,367 @@
+//! `ad heal FILE`: run a script and, at each divergence, propose a selector and evidence change
+//! of the diverging step that a fresh run of the whole changed script proves (docs/repair.md,
+//! "Heal proposals"). Writes nothing unless `--write`.
+
+use std::path::{Path, PathBuf};
+
+use ad_runtime::heal::{self, Outcome, Proposal, Request};
+use ad_runtime::interp::RunOptions;
+use ad_runtime::session::SessionConfig;
+use ad_runtime::vars::{self, Redactor};
+use clap::Args;
+
+use crate::files;
+
+pub const HEAL_AFTER_HELP: &str = "\
+How it works: the script runs; at a divergence, each suggestion of its divergence report (the
+ranked selectors, and for a renamed element the candidate that carries the other recorded
+evidence fields) becomes the diverging step's selector, and the element it acts on is captured
+again as the step's `target-v1` evidence, as the recorder writes it. A candidate is kept only
+when a fresh run of the whole changed script passes (or reaches a later divergence, which is
+then healed the same way). Only the step's selector and annotation lines change.
+
+A step no candidate proves changed its intent (a removed field, a new screen, a new required
+step): it needs a human, who repairs it from that step with the repair-armed command printed
+(`ad run FILE --save-script`, then `ad session …`, docs/repair.md).
+
+Examples:
+  ad heal flows/login.ad                        propose and prove a change; print the diff (writes nothing)
+  ad heal flows/login.ad --write                also commit it as flows/login.healed.ad
+  ad heal flows/login.ad --write -o fixed.ad    commit it to another path (--overwrite replaces a file)
+  ad heal login.ad -e PASSWORD=hunter2          injected values are never shown nor written
+
+The healed script ends with `# agent-device:heal-complete`, as a repair transaction commits it;
+it is never written over the script. Review it, then promote it over the original yourself.
+
+Exit codes: 0 the script passed, or every divergence got a proven proposal; 1 a step needs a
+human; 2 usage, I/O or static errors, or a backend that could not start.";
+
+#[derive(Args)]
+#[command(after_help = HEAL_AFTER_HELP)]
+pub struct HealArgs {
+    /// The script to heal.
+    file: PathBuf,
+    /// Set a script variable (repeatable); overrides AD_VAR_* and `env` directives. Never shown.
+    #[arg(short = 'e', long = "env", value_name = "KEY=VALUE")]
+    env: Vec<String>,
+    /// Commit the proven change as the healed script (default <basename>.healed.ad beside the
+    /// script; never the script itself; an existing file only with --overwrite).
+    #[arg(long)]
+    write: bool,
+    /// Where --write commits the healed script.
+    #[arg(short = 'o', long = "output", value_name = "PATH", requires = "write")]
+    output: Option<PathBuf>,
+    #[command(flatten)]
+    backend: super::backend_args::BackendArgs,
+    #[command(flatten)]
+    devices: super::agent_device::DeviceArgs,
+    /// The simulator's app model (as `ad run --app`).
+    #[arg(long, value_name = "MODEL")]
+    app: Option<PathBuf>,
+    /// Where the proving runs' folders are written.
+    #[arg(long, value_name = "DIR", default_value = "ad-artifacts")]
+    artifacts_dir: PathBuf,
+    /// Session name the runs use (AD_SESSION).
+    #[arg(long, value_name = "NAME", default_value = "default")]
+    session: String,
+    /// Platform for AD_PLATFORM (default: the context header).
+    #[arg(long)]
+    platform: Option<String>,
+    /// Target for AD_TARGET (default: the context header).
+    #[arg(long)]
+    target: Option<String>,
+    #[command(flatten)]
+    input: files::InputArgs,
+}
+
+pub fn run(args: HealArgs) -> i32 {
+    if args.backend.record_fixture.is_some() {
+        return crate::usage_error(
+            "ad heal records no fixture (its runs are probes): record the failing run with `ad run --record-fixture DIR`",
+        );
+    }
+    let source = match files::read(&args.file, &args.input) {
+        Ok(s) => s,
+        Err(e) => return crate::usage_error(&e.0),
+    };
+    if super::compose::is_composed(&source.text) {
+        return crate::usage_error(&format!(
+            "{}: ad heal works on plain scripts: heal the flattened script (`ad build {} -o flat.ad`), or the fragment's own script",
+            source.name, source.name
+        ));
+    }
+    let cli_env = match vars::parse_cli_entries(&args.env) {
+        Ok(v) => v,
+        Err(e) => return crate::usage_error(&e),
+    };
+    let shell_env = vars::shell_imports(std::env::vars());
+    let analysis = match ad_runtime::gate::analyze(&args.file, &source.name, &source.text, false) {
+        Ok(a) => a,
+        Err(refusal) => return super::run::print_refusal(&source.name, &source.text, &refusal),
+    };
+    let options = RunOptions {
+        script_path: source.name.clone(),
+        cli_env: cli_env.clone(),
+        shell_env: shell_env.clone(),
+        session: args.session.clone(),
+        platform: args.platform.clone(),
+        target: args.target.clone(),
+        level: "full".into(),
+        device: args.devices.device.clone(),
+        ..RunOptions::default()
+    };
+    if let Err(refusal) = ad_runtime::gate::missing_variables(&analysis, &source.name, &options) {
+        return super::run::print_refusal(&source.name, &source.text, &refusal);
+    }
+    let state_dir = match ad_runtime::session::default_state_dir() {
+        Ok(d) => d,
+        Err(e) => return crate::usage_error(&e.0),
+    };
+    let mut config = SessionConfig {
+        app_model: args.app.clone(),
+        artifacts_root: args.artifacts_dir.clone(),
+        persist_session: false,
+        state_dir,
+        no_journal: false,
+        ..SessionConfig::default()
+    };
+    args.backend.apply(&mut config);
+    config.agent_device = args.devices.bridge();
+    let plan = ad_runtime::interp::Plan {
+        steps: analysis.steps(),
+        metadata: analysis.metadata(),
+    };
+    let kind = match ad_runtime::session::backend_kind(&plan, &args.file, &config) {
+        Ok(k) => k,
+        Err(e) => return crate::usage_error(&e.0),
+    };
+    let target = args
+        .output
+        .clone()
+        .unwrap_or_else(|| ad_runtime::authoring::repair::healed_sibling(&args.file));
+    if args.write {
+        if same_file(&target, &args.file) {
+            return crate::usage_error(&format!(
+                "the healed script cannot replace the script it heals ({}); give another -o PATH (the default is {} beside it)",
+                args.file.display(),
+                ad_runtime::authoring::repair::healed_sibling(&args.file).display()
+            ));
+        }
+        if let Err(r) =
+            ad_runtime::authoring::publish::check_target(&target, args.backend.overwrite)
+        {
+            return crate::usage_error(&format!(
+                "{} (pass --overwrite to replace it): nothing was run",
+                r.message
+                    .replace("; pass --force to replace it, or give another path", "")
+            ));
+        }
+    }
+    let repair_command = super::backend_args::RunChoice {
+        backend: &args.backend,
+        devices: &args.devices,
+        kind: Some(kind),
+        app: args.app.as_deref(),
+        session: Some(&args.session),
+        platform: args.platform.as_deref(),
+        target: args.target.as_deref(),
+    }
+    .resume_command(&source.name)
+        + " --save-script";
+    // Injected values are shown as <var:NAME> wherever a device's text is echoed.
+    let redactor = Redactor::new(
+        shell_env
+            .iter()
+            .chain(&cli_env)
+            .map(|(k, v)| (k.as_str(), v.as_str())),
+    );
+    ad_runtime::interrupt::install();
+    let request = Request {
+        script: &args.file,
+        text: source.text.clone(),
+        options,
+        config,
+    };
+    let mut quiet = ad_runtime::interp::Quiet;
+    let outcome = match heal::heal(&request, &mut quiet) {
+        Ok(o) => o,
+        Err(heal::Refused(m)) => return crate::usage_error(&redactor.redact(&m)),
+    };
+    let mut out = String::new();
+    render(
+        &mut out,
+        &source.name,
+        kind.name(),
+        &outcome,
+        &repair_command,
+    );
+    let needs_human = outcome.human.is_some();
+    if args.write && !outcome.proposals.is_empty() {
+        if needs_human {
+            out.push_str(
+                "nothing written: a step needs a human, so the healed script would not pass\n",
+            );
+        } else {
+            let text = heal::healed_file_text(&outcome.healed);
+            let name = target.display().to_string();
+            if let Err(r) = ad_runtime::gate::analyze(&target, &name, &text, false) {
+                print!("{}", redactor.redact(&out));
+                return crate::usage_error(&format!(
+                    "the healed script was not written: {}",
+                    r.summary
+                ));
+            }
+            if let Err(r) = ad_runtime::authoring::publish::publish_atomically(
+                &target,
+                &text,
+                args.backend.overwrite,
+            ) {
+                print!("{}", redactor.redact(&out));
+                return crate::usage_error(&format!(
+                    "{}: {}",
+                    r.code,
+                    r.message
+                        .replace("pass --force", "pass --overwrite")
+                        .replace(
+                            " and run the request (save-script or close) again: the recording is still armed",
+                            " and run ad heal again"
+                        )
+                ));
+            }
+            out.push_str(&format!(
+                "wrote {name}: review it, then promote it over {} yourself\n",
+                source.name
+            ));
+        }
+    } else if !outcome.proposals.is_empty() && !needs_human {
+        out.push_str(&format!(
+            "nothing written: pass --write to commit it as {}\n",
+            target.display()
+        ));
+    }
+    print!("{}", redactor.redact(&out));
+    if needs_human {
+        1
+    } else {
+        0
+    }
+}
+
+fn same_file(a: &Path, b: &Path) -> bool {
+    let canon = |p: &Path| {
+        std::fs::canonicalize(p)
+            .or_else(|_| std::path::absolute(p))
+            .unwrap_or_else(|_| p.to_path_buf())
+    };
+    canon(a) == canon(b)
+}
+
+fn esc(s: &str) -> String {
+    crate::render::escape_controls(s).into_owned()
+}
+
+fn proposal_lines(out: &mut String, i: usize, p: &Proposal, backend: &str) {
+    out.push_str(&format!(
+        "proposal {i}: step {} (line {}) diverged ({}, {}): {} → {}\n",
+        p.step,
+        p.line,
+        p.divergence_kind,
+        p.cause_code,
+        esc(&p.old_selector),
+        esc(&p.new_selector)
+    ));
+    out.push_str(&format!(
+        "  from: suggestion {} of the divergence report (basis {})\n",
+        p.rank, p.basis
+    ));
+    if !p.matched.is_empty() || !p.changed.is_empty() {
+        out.push_str(&format!(
+            "  evidence matched: {}\n",
+            if p.matched.is_empty() {
+                "none".to_string()
+            } else {
+                p.matched.join(", ")
+            }
+        ));
+        for c in &p.changed {
+            out.push_str(&format!(
+                "  evidence changed: {}: {} → {}\n",
+                c.field,
+                esc(&c.was),
+                esc(&c.now)
+            ));
+        }
+    }
+    for (sel, why) in &p.rejected {
+        out.push_str(&format!("  not kept: {}: {}\n", esc(sel), esc(why)));
+    }
+    let journal = p
+        .proof
+        .run_dir
+        .as_ref()
+        .map(|d| format!("; journal {}", d.display()))
+        .unwrap_or_default();
+    let verdict = match (p.proof.passed, p.proof.later) {
+        (true, _) => "passed".to_string(),
+        (false, Some(s)) => format!("got past it and diverged at step {s} (healed next)"),
+        (false, None) => "got past it".to_string(),
+    };
+    out.push_str(&format!(
+        "  proven by: a fresh run of the whole changed script on {backend}: {verdict}, {} of {} step(s) replayed in {:.0} ms{journal}\n",
+        p.proof.replayed, p.proof.total, p.proof.wall_ms
+    ));
+}
+
+fn render(out: &mut String, name: &str, backend: &str, o: &Outcome, repair_command: &str) {
+    if o.passed_as_is {
+        out.push_str(&format!(
+            "ok: {name} passed on {backend}: nothing to heal\n"
+        ));
+        return;
+    }
+    for (i, p) in o.proposals.iter().enumerate() {
+        proposal_lines(out, i + 1, p, backend);
+    }
+    if !o.proposals.is_empty() {
+        let diff = similar::TextDiff::from_lines(&o.original, &o.healed);
+        out.push('\n');
+        out.push_str(
+            &diff
+                .unified_diff()
+                .context_radius(2)
+                .header(name, &format!("{name} (healed)"))
+                .to_string(),
+        );
+        out.push('\n');
+    }
+    if let Some(h) = &o.human {
+        out.push_str(&format!(
+            "needs a human: record-and-heal — step {} (line {}) `{}`: {}: {}\n",
+            h.step,
+            h.line,
+            esc(&h.action),
+            h.cause_code,
+            esc(&h.message)
+        ));
+        if h.tried.is_empty() {
+            out.push_str("  no candidate to try\n");
+        }
+        for (sel, why) in &h.tried {
+            if sel.is_empty() {
+                out.push_str(&format!("  {}\n", esc(why)));
+            } else {
+                out.push_str(&format!("  tried {}: {}\n", esc(sel), esc(why)));
+            }
+        }
+        out.push_str(
+            "  no selector change makes the script pass: the step's intent changed (a removed field or screen, a new required step).\n  Repair it from that step: run the repair-armed command, fix the screen or perform the step with `ad session …`, resume with `ad run FILE --from N --plan-digest D`, and `ad session close` commits the healed script (docs/repair.md):\n",
+        );
+        out.push_str(&format!("    {repair_command}\n"));
+    } else if !o.proposals.is_empty() {
+        out.push_str(&format!(
+            "healed: {} proven proposal(s) for {name} in {} run(s)\n",
+            o.proposals.len(),
+            o.runs
+        ));
+    }
+}

@@ -1,0 +1,249 @@
+//! `ad heal` on the sim (docs/repair.md, "Heal proposals"): a script recorded against the Shop
+//! app, whose sign-in button is then relabelled or whose password field is removed, is healed
+//! by a proposal proven by a fresh run of the whole changed script, or reported as needing a
+//! human with the repair-armed command; nothing is written without `--write`, and an injected
+//! value is never shown nor written.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+use std::process::Output;
+
+use common::{isolated_ad, output_text, session_scratch};
+use serde_json::Value;
+
+fn ad(dir: &Path, args: &[&str]) -> Output {
+    isolated_ad(dir)
+        .env("AD_SESSION_REAP_MS", "60000")
+        .args(args)
+        .output()
+        .expect("ad runs")
+}
+
+fn ok(dir: &Path, args: &[&str]) -> Output {
+    let o = ad(dir, args);
+    assert!(o.status.success(), "ad {args:?}: {}", output_text(&o));
+    o
+}
+
+fn code(o: &Output) -> i32 {
+    o.status.code().expect("ad exits normally")
+}
+
+/// Applies `edit` to the model element `id` (anywhere in the model); `None` removes it.
+fn edit(model: &mut Value, id: &str, label: Option<&str>) -> bool {
+    match model {
+        Value::Object(m) => {
+            if m.get("id").and_then(Value::as_str) == Some(id) {
+                if let Some(l) = label {
+                    m.insert("label".into(), Value::String(l.into()));
+                }
+                return true;
+            }
+            m.values_mut().any(|v| edit(v, id, label))
+        }
+        Value::Array(a) => {
+            if label.is_none() {
+                let before = a.len();
+                a.retain(|v| v.get("id").and_then(Value::as_str) != Some(id));
+                if a.len() < before {
+                    return true;
+                }
+            }
+            a.iter_mut().any(|v| edit(v, id, label))
+        }
+        _ => false,
+    }
+}
+
+/// A scratch project with the Shop model and `login.ad` recorded on it (with evidence) through
+/// an authoring session; then the model's element `id` is relabelled (or removed: `None`).
+fn project(name: &str, id: &str, label: Option<&str>) -> (PathBuf, PathBuf) {
+    let dir = session_scratch(name);
+    std::fs::create_dir_all(dir.join("apps")).unwrap();
+    let model = common::repo_root().join("examples/apps/shop.json");
+    std::fs::copy(&model, dir.join("apps/shop.json")).unwrap();
+    ok(
+        &dir,
+        &[
+            "session",
+            "open",
+            "com.example.shop",
+            "--relaunch",
+            "--save-script=login.ad",
+        ],
+    );
+    ok(
+        &dir,
+        &["session", "fill", r#"id="login.email""#, "demo@example.com"],
+    );
+    ok(
+        &dir,
+        &["session", "fill", r#"id="login.password""#, "hunter2"],
+    );
+    ok(
+        &dir,
+        &["session", "click", r#"role="button" label="Sign in""#],
+    );
+    ok(&dir, &["session", "wait", r#"id="home.title""#]);
+    ok(&dir, &["session", "close"]);
+    let script = dir.join("login.ad");
+    assert!(ok(&dir, &["run", "login.ad"]).status.success());
+    let mut m: Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("apps/shop.json")).unwrap())
+            .unwrap();
+    assert!(edit(&mut m, id, label));
+    std::fs::write(dir.join("apps/shop.json"), m.to_string()).unwrap();
+    (dir, script)
+}
+
+/// The changed lines of a unified diff (without its headers).
+fn changed_lines(out: &str) -> Vec<&str> {
+    out.lines()
+        .filter(|l| {
+            (l.starts_with('-') || l.starts_with('+'))
+                && !l.starts_with("---")
+                && !l.starts_with("+++")
+        })
+        .collect()
+}
+
+#[test]
+fn a_relabelled_button_gets_a_proposal_proven_by_a_run_and_nothing_is_written() {
+    let (dir, script) = project("heal-relabel", "login.submit", Some("Log in"));
+    let original = std::fs::read_to_string(&script).unwrap();
+    let o = ad(&dir, &["heal", "login.ad"]);
+    let out = output_text(&o);
+    assert_eq!(code(&o), 0, "{out}");
+    assert!(out.contains("proposal 1: step 4 (line "), "{out}");
+    assert!(out.contains("selector-miss"), "{out}");
+    assert!(
+        out.contains(r#"evidence changed: label: "Sign in" → "Log in""#),
+        "{out}"
+    );
+    assert!(
+        out.contains("evidence matched: id, role, ancestry"),
+        "{out}"
+    );
+    assert!(
+        out.contains("proven by: a fresh run of the whole changed script on sim: passed, 6 of 6 step(s) replayed"),
+        "{out}"
+    );
+    // Only the click's selector and its annotation change.
+    let changed = changed_lines(&out);
+    assert_eq!(changed.len(), 4, "{out}");
+    for l in &changed {
+        assert!(
+            l[1..].starts_with("# agent-device:target-v1 ") || l[1..].starts_with("click "),
+            "{l}\n{out}"
+        );
+    }
+    assert!(
+        changed
+            .iter()
+            .any(|l| l.starts_with("+#") && l.contains(r#""label":"Log in""#)),
+        "{out}"
+    );
+    assert!(out.contains("nothing written: pass --write"), "{out}");
+    assert!(!dir.join("login.healed.ad").exists());
+    assert_eq!(std::fs::read_to_string(&script).unwrap(), original);
+}
+
+#[test]
+fn write_commits_a_healed_script_that_checks_formats_reads_and_replays() {
+    let (dir, script) = project("heal-write", "login.submit", Some("Log in"));
+    let original = std::fs::read_to_string(&script).unwrap();
+    // Never over the script itself.
+    let o = ad(&dir, &["heal", "login.ad", "--write", "-o", "login.ad"]);
+    assert_eq!(code(&o), 2, "{}", output_text(&o));
+    assert!(
+        output_text(&o).contains("cannot replace the script it heals"),
+        "{}",
+        output_text(&o)
+    );
+    let o = ok(&dir, &["heal", "login.ad", "--write"]);
+    let healed = dir.join("login.healed.ad");
+    assert!(
+        output_text(&o).contains("wrote login.healed.ad"),
+        "{}",
+        output_text(&o)
+    );
+    assert_eq!(std::fs::read_to_string(&script).unwrap(), original);
+    let text = std::fs::read_to_string(&healed).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(
+        lines.last(),
+        Some(&"# agent-device:heal-complete"),
+        "{text}"
+    );
+    assert_eq!(lines[lines.len() - 2], "close", "{text}");
+    assert_eq!(lines.len(), original.lines().count() + 1, "{text}");
+    assert!(!text.contains(r#"label=\"Sign in\"""#), "{text}");
+    let s = healed.to_str().unwrap();
+    ok(&dir, &["check", s]);
+    ok(&dir, &["fmt", "--check", s]);
+    let oracle = ad_tests::run_oracle_one(&healed);
+    assert_eq!(oracle["ok"], true, "agent-device rejects it: {oracle}");
+    let o = ok(&dir, &["run", "login.healed.ad"]);
+    assert!(
+        output_text(&o).contains("ok: login.healed.ad"),
+        "{}",
+        output_text(&o)
+    );
+    // An existing healed script is refused before anything runs, unless --overwrite.
+    let o = ad(&dir, &["heal", "login.ad", "--write"]);
+    assert_eq!(code(&o), 2, "{}", output_text(&o));
+    assert!(
+        output_text(&o).contains("--overwrite"),
+        "{}",
+        output_text(&o)
+    );
+    ok(&dir, &["heal", "login.ad", "--write", "--overwrite"]);
+    assert_eq!(std::fs::read_to_string(&healed).unwrap(), text);
+}
+
+#[test]
+fn a_removed_field_needs_a_human_with_the_repair_armed_command() {
+    let (dir, _) = project("heal-removed", "login.password", None);
+    let o = ad(&dir, &["heal", "login.ad", "--write"]);
+    let out = output_text(&o);
+    assert_eq!(code(&o), 1, "{out}");
+    assert!(
+        out.contains("needs a human: record-and-heal — step 3 (line "),
+        "{out}"
+    );
+    assert!(out.contains("    ad run login.ad --save-script\n"), "{out}");
+    assert!(!out.contains("proposal 1"), "{out}");
+    assert!(!dir.join("login.healed.ad").exists());
+}
+
+#[test]
+fn an_injected_value_is_never_shown_nor_written() {
+    let (dir, script) = project("heal-secret", "login.submit", Some("Log in"));
+    let text = std::fs::read_to_string(&script).unwrap();
+    assert!(text.contains(" \"hunter2\"\n"), "{text}");
+    std::fs::write(&script, text.replace(" \"hunter2\"\n", " \"${PASSWORD}\"\n")).unwrap();
+    let o = ad(
+        &dir,
+        &["heal", "login.ad", "-e", "PASSWORD=hunter2", "--write"],
+    );
+    let out = output_text(&o);
+    assert_eq!(code(&o), 0, "{out}");
+    assert!(!out.contains("hunter2"), "{out}");
+    // The diff's context keeps the placeholder as written.
+    assert!(
+        out.contains(r#" fill "id=\"login.password\"" "${PASSWORD}""#),
+        "{out}"
+    );
+    let healed = std::fs::read_to_string(dir.join("login.healed.ad")).unwrap();
+    assert!(!healed.contains("hunter2"), "{healed}");
+    assert!(healed.contains("${PASSWORD}"), "{healed}");
+    // The same from the environment.
+    let o = isolated_ad(&dir)
+        .env("AD_VAR_PASSWORD", "hunter2")
+        .args(["heal", "login.ad"])
+        .output()
+        .unwrap();
+    assert_eq!(code(&o), 0, "{}", output_text(&o));
+    assert!(!output_text(&o).contains("hunter2"), "{}", output_text(&o));
+}

@@ -1,0 +1,603 @@
+//! Heal proposals (`ad heal`, issue 32): a script that diverges is run again with each of its
+//! divergence report's ranked suggestions as the diverging step's selector, and the element the
+//! new selector acts on re-captured as its `target-v1` evidence the way the recorder writes it
+//! ([`crate::authoring::evidence::capture`]); a candidate is kept only when a fresh run of the
+//! whole changed script passes (or diverges at a later step, which is then healed in turn). A
+//! step no candidate proves needs a human (a removed field, a new screen): a repair-armed run.
+//!
+//! Backend-agnostic: every run is an ordinary [`crate::session::run_script`] on the backend the
+//! configuration chooses, each with its fresh session. Nothing here writes the script.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use ad_compiler::registry::{Targeting, Verification};
+use ad_compiler::shape::{is_form, wait_form, IsForm, WaitForm};
+use ad_compiler::Step;
+use ad_grammar::annotation::{Evidence, TargetEvidence};
+use ad_grammar::printer::{format_arg, print_annotation};
+use ad_grammar::AnnotationKind;
+
+use crate::authoring::evidence::{self, Mode};
+use crate::interp::{Plan, Progress, RunOptions, RunResult, StepEnd, StepInfo};
+use crate::records::DivergenceReport;
+use crate::session::{run_script, SessionConfig, SetupError};
+use crate::tree::Snapshot;
+use crate::vars::Redactor;
+
+/// What to heal, and how each run is made.
+pub struct Request<'a> {
+    /// The script's path: its backend and app model are chosen from it, as `ad run` chooses.
+    pub script: &'a Path,
+    /// Its text (the runs use the changed text, never the file).
+    pub text: String,
+    /// The run options every run starts from (`-e`, `AD_VAR_*`, session, platform, target).
+    pub options: RunOptions,
+    pub config: SessionConfig,
+}
+
+/// One evidence field compared between the recorded and the re-captured evidence.
+#[derive(Debug, Clone, PartialEq)]
+pub struct FieldChange {
+    pub field: &'static str,
+    pub was: String,
+    pub now: String,
+}
+
+/// The run that proved a proposal.
+#[derive(Debug, Clone)]
+pub struct Proof {
+    pub replayed: usize,
+    pub total: usize,
+    /// The run passed; else it diverged at `later` (healed next).
+    pub passed: bool,
+    pub later: Option<usize>,
+    pub run_dir: Option<PathBuf>,
+    pub wall_ms: f64,
+}
+
+/// A proven change of one diverging step.
+#[derive(Debug, Clone)]
+pub struct Proposal {
+    /// 1-based plan index and source line of the diverging step.
+    pub step: usize,
+    pub line: usize,
+    pub divergence_kind: String,
+    pub cause_code: String,
+    /// The selector as written, and the one proposed.
+    pub old_selector: String,
+    pub new_selector: String,
+    /// The suggestion's basis (`id`, `role-label`, `label`, `evidence`) and its rank (1-based).
+    pub basis: String,
+    pub rank: usize,
+    /// Evidence fields that stayed and that changed.
+    pub matched: Vec<&'static str>,
+    pub changed: Vec<FieldChange>,
+    pub proof: Proof,
+    /// Candidates tried before this one, each with why it was not kept.
+    pub rejected: Vec<(String, String)>,
+}
+
+/// A step no candidate could prove.
+#[derive(Debug, Clone)]
+pub struct Human {
+    pub step: usize,
+    pub line: usize,
+    pub action: String,
+    pub cause_code: String,
+    pub message: String,
+    pub repair_hint: String,
+    /// Each candidate tried, with why it was not kept.
+    pub tried: Vec<(String, String)>,
+}
+
+/// The result of healing.
+#[derive(Debug, Clone)]
+pub struct Outcome {
+    pub original: String,
+    /// The script with every proven proposal applied (the original when there is none).
+    pub healed: String,
+    pub proposals: Vec<Proposal>,
+    pub human: Option<Human>,
+    /// How many runs it took.
+    pub runs: usize,
+    /// The first run's result passed: nothing to heal.
+    pub passed_as_is: bool,
+}
+
+/// A static refusal of the changed text (it does not analyze cleanly): a usage error.
+#[derive(Debug)]
+pub struct Refused(pub String);
+
+impl From<SetupError> for Refused {
+    fn from(e: SetupError) -> Refused {
+        Refused(e.0)
+    }
+}
+
+/// Forwards progress and keeps the elements the step on `line` (0-based) resolved.
+struct Capture<'p> {
+    inner: &'p mut dyn Progress,
+    line: Option<usize>,
+    got: Option<(Arc<Snapshot>, usize)>,
+}
+
+impl Progress for Capture<'_> {
+    fn step_start(&mut self, s: &StepInfo) {
+        self.inner.step_start(s);
+    }
+    fn step_end(&mut self, s: &StepInfo, e: &StepEnd) {
+        self.inner.step_end(s, e);
+    }
+    fn step_passed(&mut self, step: &Step<'_>, resolved: &[(Arc<Snapshot>, usize)]) {
+        if Some(step.line()) == self.line {
+            self.got = resolved.last().cloned();
+        }
+    }
+}
+
+/// A run's result, its folder, and the element the captured step acted on.
+type Ran = (RunResult, Option<PathBuf>, Option<(Arc<Snapshot>, usize)>);
+
+/// One run of `text`; with `capture_line`, the element the step there acted on.
+fn run_text(
+    req: &Request,
+    text: &str,
+    journal: bool,
+    capture_line: Option<usize>,
+    progress: &mut dyn Progress,
+) -> Result<Ran, Refused> {
+    let display = req.options.script_path.clone();
+    let analysis = crate::gate::analyze(req.script, &display, text, false)
+        .map_err(|r| Refused(format!("the changed script is refused: {}", r.summary)))?;
+    let plan = Plan {
+        steps: analysis.steps(),
+        metadata: analysis.metadata(),
+    };
+    let mut config = req.config.clone();
+    config.no_journal = !journal;
+    config.persist_session = false;
+    config.record_fixture = None;
+    let mut options = req.options.clone();
+    options.level = "full".into();
+    options.from = None;
+    options.plan_digest = None;
+    options.keep_session = false;
+    options.repair_armed = false;
+    let mut cap = Capture {
+        inner: progress,
+        line: capture_line,
+        got: None,
+    };
+    let outcome = run_script(&plan, req.script, &options, &config, &mut cap)?;
+    Ok((outcome.result, outcome.run_dir, cap.got))
+}
+
+/// Where the diverging step's selector is written: its positional index and the source span
+/// (bytes) of that argument, the annotation line above it (0-based), and how the element's
+/// evidence is captured.
+struct Site {
+    span: std::ops::Range<usize>,
+    written: String,
+    annotation_line: Option<usize>,
+    line: usize,
+    mode: Option<Mode>,
+    evidence: Option<Arc<TargetEvidence>>,
+}
+
+fn site_of(text: &str, line: usize) -> Option<Site> {
+    let analysis = ad_compiler::analyze(text);
+    let step = analysis.steps().iter().find(|s| s.line() + 1 == line)?;
+    let raw = step.positional_values();
+    let spec = step.spec?;
+    let written = match spec.targeting {
+        Targeting::Element => raw.first().cloned(),
+        Targeting::ElementAfterSubcommand => raw.get(1).cloned(),
+        Targeting::WaitTarget => match wait_form(&raw) {
+            WaitForm::Selector { selector, .. } => Some(selector),
+            _ => None,
+        },
+        Targeting::Predicate => match is_form(&raw) {
+            IsForm::Check { selector, .. } => Some(selector),
+            _ => None,
+        },
+        _ => None,
+    }
+    .filter(|s| !s.starts_with('@') && !ad_grammar::text::is_numeric(s))?;
+    let at = raw.iter().position(|r| *r == written)?;
+    let arg = step.positionals.get(at)?;
+    let span = step.arg_span(analysis.file(), arg);
+    let mode = match spec.verification {
+        Verification::PreDispatch => Some(Mode::Action),
+        Verification::PostResolution => Some(Mode::Landmark),
+        _ => None,
+    };
+    Some(Site {
+        span: span.start()..span.end(),
+        written,
+        annotation_line: step.annotation_line(),
+        line: step.line(),
+        mode,
+        evidence: step.target_evidence.clone(),
+    })
+}
+
+/// `text` with the selector at `site` replaced by `selector` and the step's annotation replaced
+/// by `annotation` (none: removed).
+fn change(text: &str, site: &Site, selector: &str, annotation: Option<&str>) -> String {
+    let mut t = String::with_capacity(text.len() + 512);
+    t.push_str(&text[..site.span.start]);
+    t.push_str(&format_arg(selector));
+    t.push_str(&text[site.span.end..]);
+    let mut lines: Vec<String> = t.split_inclusive('\n').map(str::to_string).collect();
+    let mut step_line = site.line;
+    if let Some(a) = site.annotation_line {
+        if a < lines.len() {
+            lines.remove(a);
+            if a < step_line {
+                step_line -= 1;
+            }
+        }
+    }
+    if let Some(a) = annotation {
+        lines.insert(step_line.min(lines.len()), format!("{a}\n"));
+    }
+    lines.concat()
+}
+
+/// The evidence fields that stayed and those that changed, recorded → re-captured.
+fn compare(
+    old: Option<&TargetEvidence>,
+    new: &TargetEvidence,
+) -> (Vec<&'static str>, Vec<FieldChange>) {
+    let Some(old) = old else {
+        return (Vec::new(), Vec::new());
+    };
+    let show = |v: Option<&str>| {
+        v.map(ad_grammar::json::quote)
+            .unwrap_or_else(|| "none".into())
+    };
+    let json = |v: serde_json::Result<String>| v.unwrap_or_default();
+    let fields: [(&'static str, String, String); 8] = [
+        ("id", show(old.id.as_deref()), show(new.id.as_deref())),
+        (
+            "role",
+            show(Some(old.role.as_str())),
+            show(Some(new.role.as_str())),
+        ),
+        (
+            "label",
+            show(old.label.as_deref()),
+            show(new.label.as_deref()),
+        ),
+        (
+            "ancestry",
+            json(serde_json::to_string(&old.ancestry)),
+            json(serde_json::to_string(&new.ancestry)),
+        ),
+        ("sibling", old.sibling.to_string(), new.sibling.to_string()),
+        (
+            "viewportOrder",
+            old.viewport_order.to_string(),
+            new.viewport_order.to_string(),
+        ),
+        (
+            "scrollRegion",
+            json(serde_json::to_string(&old.scroll_region)),
+            json(serde_json::to_string(&new.scroll_region)),
+        ),
+        (
+            "rect",
+            json(serde_json::to_string(&old.rect)),
+            json(serde_json::to_string(&new.rect)),
+        ),
+    ];
+    let mut matched = Vec::new();
+    let mut changed = Vec::new();
+    for (field, was, now) in fields {
+        if was == now {
+            matched.push(field);
+        } else {
+            changed.push(FieldChange { field, was, now });
+        }
+    }
+    (matched, changed)
+}
+
+fn failed_step(r: &RunResult) -> Option<usize> {
+    r.error.as_ref().and_then(|e| {
+        e.divergence()
+            .map(|d| d.step.index)
+            .or(e.step)
+            .or(Some(r.replayed + 1))
+    })
+}
+
+/// Heals `req`'s script: runs it, and at each divergence tries the report's suggestions until
+/// one is proven by a fresh run of the whole changed script. `progress` sees every run.
+pub fn heal(req: &Request, progress: &mut dyn Progress) -> Result<Outcome, Refused> {
+    // Injected values become `${NAME}` in re-captured evidence, as a repair-armed run writes.
+    let protect = Redactor::placeholders(
+        req.options
+            .shell_env
+            .iter()
+            .chain(&req.options.cli_env)
+            .filter(|(_, v)| !v.trim().is_empty())
+            .map(|(k, v)| (k.as_str(), v.as_str())),
+    );
+    let mut out = Outcome {
+        original: req.text.clone(),
+        healed: req.text.clone(),
+        proposals: Vec::new(),
+        human: None,
+        runs: 0,
+        passed_as_is: false,
+    };
+    let (result, _, _) = run_text(req, &req.text, false, None, &mut *progress)?;
+    out.runs += 1;
+    // A backend that could not start, or a run refused before its first step: no divergence.
+    if let Some(e) = result
+        .error
+        .as_ref()
+        .filter(|e| e.setup().is_some() || e.preflight)
+    {
+        return Err(Refused(format!("{}: {}", e.code, e.message)));
+    }
+    out.passed_as_is = result.error.is_none();
+    let mut search = Search {
+        req,
+        protect: &protect,
+        progress,
+        runs: out.runs,
+    };
+    match search.solve(&req.text, &result)? {
+        Ok((proposals, healed)) => {
+            out.proposals = proposals;
+            out.healed = healed;
+        }
+        Err(h) => out.human = Some(h),
+    }
+    out.runs = search.runs;
+    Ok(out)
+}
+
+/// At most this many runs are spent on one script.
+pub const RUN_BUDGET: usize = 64;
+
+struct Search<'a, 'p> {
+    req: &'a Request<'a>,
+    protect: &'a Redactor,
+    progress: &'p mut dyn Progress,
+    runs: usize,
+}
+
+type Solved = Result<(Vec<Proposal>, String), Human>;
+
+impl Search<'_, '_> {
+    /// Heals `text`, whose run gave `result`: nothing when it passed; else the first suggestion
+    /// of its divergence whose changed script is proven, the later divergences it reaches healed
+    /// the same way (depth first). A candidate is kept only when the chain ends in a passing run.
+    fn solve(&mut self, text: &str, result: &RunResult) -> Result<Solved, Refused> {
+        let Some(err) = result.error.as_ref() else {
+            return Ok(Ok((Vec::new(), text.to_string())));
+        };
+        let Some(d) = err.divergence() else {
+            return Ok(Err(Human {
+                step: failed_step(result).unwrap_or(0),
+                line: err.line.unwrap_or(0),
+                action: String::new(),
+                cause_code: err.public_code().to_string(),
+                message: err.message.clone(),
+                repair_hint: "manual".into(),
+                tried: Vec::new(),
+            }));
+        };
+        self.heal_step(text, d)
+    }
+
+    fn run(&mut self, text: &str, journal: bool, capture: Option<usize>) -> Result<Ran, Refused> {
+        self.runs += 1;
+        run_text(self.req, text, journal, capture, &mut *self.progress)
+    }
+
+    /// Tries each suggestion of `d` on `text`: a probe run with the new selector (and no
+    /// annotation) captures the element it acts on; its evidence goes into the annotation; the
+    /// proof run of the whole changed script must pass, or diverge later at a step healed in
+    /// turn.
+    fn heal_step(&mut self, text: &str, d: &DivergenceReport) -> Result<Solved, Refused> {
+        let n = d.step.index;
+        let mut tried: Vec<(String, String)> = Vec::new();
+        let Some(site) = site_of(text, d.step.source.line) else {
+            tried.push((
+                String::new(),
+                "the step has no selector a proposal could change".into(),
+            ));
+            return Ok(Err(human(d, tried)));
+        };
+        let kind = serde_json::to_value(d.kind)
+            .ok()
+            .and_then(|v| v.as_str().map(str::to_string))
+            .unwrap_or_default();
+        let mut seen: Vec<&str> = Vec::new();
+        for (rank, s) in d.suggestions.iter().enumerate() {
+            let cand = s.selector.as_str();
+            if seen.contains(&cand) {
+                continue;
+            }
+            seen.push(cand);
+            let mut reject = |why: String| tried.push((cand.to_string(), why));
+            if cand == site.written {
+                reject("it is the selector the step already has".into());
+                continue;
+            }
+            // A report's value redacted as `<var:NAME>` (or cut) is no selector to write.
+            if cand.contains("<var:") || cand.contains("…<truncated>") {
+                reject("it holds an injected or cut value".into());
+                continue;
+            }
+            if crate::select::Selector::parse(cand).is_err() {
+                reject("it does not parse as a selector".into());
+                continue;
+            }
+            if self.runs + 2 > RUN_BUDGET {
+                reject(format!("not tried: the run budget ({RUN_BUDGET}) is spent"));
+                continue;
+            }
+            // Probe: the new selector, no annotation; capture what it acts on.
+            let probe = change(text, &site, cand, None);
+            let probe_line =
+                site.line - usize::from(site.annotation_line.is_some_and(|a| a < site.line));
+            let (r, _, got) = match self.run(&probe, false, Some(probe_line)) {
+                Ok(x) => x,
+                Err(Refused(m)) => {
+                    reject(m);
+                    continue;
+                }
+            };
+            if failed_step(&r).is_some_and(|f| f <= n) {
+                reject(format!(
+                    "the step still fails with it ({})",
+                    r.error.as_ref().map(|e| e.public_code()).unwrap_or("")
+                ));
+                continue;
+            }
+            let new_evidence = match (site.mode, got) {
+                (Some(mode), Some((snap, node))) => {
+                    evidence::capture(&snap, node, mode, self.protect, None)
+                }
+                _ => None,
+            };
+            let annotation = new_evidence.as_ref().map(|e| {
+                print_annotation(
+                    AnnotationKind::Target,
+                    &Evidence::Single(Arc::new(e.clone())),
+                )
+            });
+            if site.evidence.is_some() && annotation.is_none() {
+                reject("no evidence could be captured for the element it acts on".into());
+                continue;
+            }
+            let changed = change(text, &site, cand, annotation.as_deref());
+            let (proof, run_dir, _) = match self.run(&changed, true, None) {
+                Ok(x) => x,
+                Err(Refused(m)) => {
+                    reject(m);
+                    continue;
+                }
+            };
+            let later = failed_step(&proof);
+            if later.is_some_and(|f| f <= n) {
+                reject(format!(
+                    "the proof run failed at step {} ({})",
+                    later.unwrap_or(0),
+                    proof.error.as_ref().map(|e| e.public_code()).unwrap_or("")
+                ));
+                continue;
+            }
+            let rest = match self.solve(&changed, &proof)? {
+                Ok(rest) => rest,
+                Err(h) => {
+                    reject(format!(
+                        "it gets the run past the step, but step {} (line {}) then fails ({}) and no change of that step makes the script pass",
+                        h.step, h.line, h.cause_code
+                    ));
+                    continue;
+                }
+            };
+            let (matched, fields) = match &new_evidence {
+                Some(e) => compare(site.evidence.as_deref(), e),
+                None => (Vec::new(), Vec::new()),
+            };
+            let proposal = Proposal {
+                step: n,
+                line: d.step.source.line,
+                divergence_kind: kind,
+                cause_code: d.cause.code.clone(),
+                old_selector: site.written.clone(),
+                new_selector: cand.to_string(),
+                basis: s.basis.clone(),
+                rank: rank + 1,
+                matched,
+                changed: fields,
+                proof: Proof {
+                    replayed: proof.replayed,
+                    total: proof.total,
+                    passed: proof.error.is_none(),
+                    later,
+                    run_dir,
+                    wall_ms: proof.wall_ms,
+                },
+                rejected: tried,
+            };
+            let (mut proposals, healed) = (vec![proposal], rest.1);
+            proposals.extend(rest.0);
+            return Ok(Ok((proposals, healed)));
+        }
+        if d.suggestions.is_empty() {
+            tried.push((
+                String::new(),
+                "the divergence report has no suggestion: nothing on the screen looks like the recorded element".into(),
+            ));
+        }
+        Ok(Err(human(d, tried)))
+    }
+}
+
+fn human(d: &DivergenceReport, tried: Vec<(String, String)>) -> Human {
+    Human {
+        step: d.step.index,
+        line: d.step.source.line,
+        action: d.action.clone(),
+        cause_code: d.cause.code.clone(),
+        message: d.cause.message.clone(),
+        repair_hint: serde_json::to_value(d.repair_hint)
+            .ok()
+            .and_then(|v| v.as_str().map(str::to_string))
+            .unwrap_or_default(),
+        tried,
+    }
+}
+
+/// The healed script as a repair transaction commits it: the script, then
+/// `# agent-device:heal-complete` last.
+pub fn healed_file_text(healed: &str) -> String {
+    let mut t = healed.to_string();
+    if !t.ends_with('\n') {
+        t.push('\n');
+    }
+    t.push_str(crate::authoring::repair::HEAL_COMPLETE);
+    t.push('\n');
+    t
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const SCRIPT: &str = "context platform=ios\nopen com.example.shop --relaunch\n# agent-device:target-v1 {\"id\":\"login.submit\",\"role\":\"button\",\"label\":\"Sign in\",\"sibling\":2,\"viewportOrder\":0,\"verification\":\"verified\"}\nclick \"role=\\\"button\\\" label=\\\"Sign in\\\"\"\nclose\n";
+
+    #[test]
+    fn a_change_swaps_the_selector_and_the_annotation_only() {
+        let site = site_of(SCRIPT, 4).expect("the click's selector");
+        assert_eq!(site.written, "role=\"button\" label=\"Sign in\"");
+        assert_eq!(site.annotation_line, Some(2));
+        let changed = change(
+            SCRIPT,
+            &site,
+            "id=\"login.submit\"",
+            Some("# agent-device:target-v1 {}"),
+        );
+        let lines: Vec<&str> = changed.lines().collect();
+        assert_eq!(lines[2], "# agent-device:target-v1 {}");
+        assert_eq!(lines[3], "click \"id=\\\"login.submit\\\"\"");
+        assert_eq!(lines.len(), 5);
+        let removed = change(SCRIPT, &site, "id=\"x\"", None);
+        assert_eq!(removed.lines().count(), 4);
+        assert!(!removed.contains("target-v1"));
+    }
+
+    #[test]
+    fn the_healed_file_ends_with_heal_complete() {
+        assert!(healed_file_text("close").ends_with("close\n# agent-device:heal-complete\n"));
+    }
+}

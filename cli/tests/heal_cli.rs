@@ -59,6 +59,15 @@ fn edit(model: &mut Value, id: &str, label: Option<&str>) -> bool {
 /// A scratch project with the Shop model and `login.ad` recorded on it (with evidence) through
 /// an authoring session; then the model's element `id` is relabelled (or removed: `None`).
 fn project(name: &str, id: &str, label: Option<&str>) -> (PathBuf, PathBuf) {
+    project_with(name, &[], &[(id, label)])
+}
+
+/// [`project`] with `more` session actions recorded after the sign-in, and every edit applied.
+fn project_with(
+    name: &str,
+    more: &[&[&str]],
+    edits: &[(&str, Option<&str>)],
+) -> (PathBuf, PathBuf) {
     let dir = session_scratch(name);
     std::fs::create_dir_all(dir.join("apps")).unwrap();
     let model = common::repo_root().join("examples/apps/shop.json");
@@ -86,13 +95,20 @@ fn project(name: &str, id: &str, label: Option<&str>) -> (PathBuf, PathBuf) {
         &["session", "click", r#"role="button" label="Sign in""#],
     );
     ok(&dir, &["session", "wait", r#"id="home.title""#]);
+    for action in more {
+        let mut args = vec!["session"];
+        args.extend_from_slice(action);
+        ok(&dir, &args);
+    }
     ok(&dir, &["session", "close"]);
     let script = dir.join("login.ad");
     assert!(ok(&dir, &["run", "login.ad"]).status.success());
     let mut m: Value =
         serde_json::from_str(&std::fs::read_to_string(dir.join("apps/shop.json")).unwrap())
             .unwrap();
-    assert!(edit(&mut m, id, label));
+    for (id, label) in edits {
+        assert!(edit(&mut m, id, *label), "{id}");
+    }
     std::fs::write(dir.join("apps/shop.json"), m.to_string()).unwrap();
     (dir, script)
 }
@@ -222,7 +238,11 @@ fn an_injected_value_is_never_shown_nor_written() {
     let (dir, script) = project("heal-secret", "login.submit", Some("Log in"));
     let text = std::fs::read_to_string(&script).unwrap();
     assert!(text.contains(" \"hunter2\"\n"), "{text}");
-    std::fs::write(&script, text.replace(" \"hunter2\"\n", " \"${PASSWORD}\"\n")).unwrap();
+    std::fs::write(
+        &script,
+        text.replace(" \"hunter2\"\n", " \"${PASSWORD}\"\n"),
+    )
+    .unwrap();
     let o = ad(
         &dir,
         &["heal", "login.ad", "-e", "PASSWORD=hunter2", "--write"],
@@ -246,4 +266,71 @@ fn an_injected_value_is_never_shown_nor_written() {
         .unwrap();
     assert_eq!(code(&o), 0, "{}", output_text(&o));
     assert!(!output_text(&o).contains("hunter2"), "{}", output_text(&o));
+}
+
+#[test]
+fn two_divergences_are_healed_in_turn_and_the_chain_is_proven_by_a_passing_run() {
+    let (dir, script) = project_with(
+        "heal-chain",
+        &[
+            &["click", r#"role="button" label="Catalog""#],
+            &["wait", r#"id="catalog.title""#],
+        ],
+        &[
+            ("login.submit", Some("Log in")),
+            ("tab.catalog", Some("Browse")),
+        ],
+    );
+    let original = std::fs::read_to_string(&script).unwrap();
+    let o = ad(&dir, &["heal", "login.ad", "--write"]);
+    let out = output_text(&o);
+    assert_eq!(code(&o), 0, "{out}");
+    assert!(out.contains("proposal 1: step 4 "), "{out}");
+    assert!(
+        out.contains("got past it and diverged at step 6 (healed next)"),
+        "{out}"
+    );
+    assert!(out.contains("proposal 2: step 6 "), "{out}");
+    assert!(
+        out.contains(r#"evidence changed: label: "Catalog" → "Browse""#),
+        "{out}"
+    );
+    assert!(out.contains("healed: 2 proven proposal(s)"), "{out}");
+    assert_eq!(changed_lines(&out).len(), 8, "{out}");
+    assert_eq!(std::fs::read_to_string(&script).unwrap(), original);
+    let healed = dir.join("login.healed.ad");
+    let o = ok(&dir, &["run", "login.healed.ad"]);
+    assert!(
+        output_text(&o).contains("ok: login.healed.ad"),
+        "{}",
+        output_text(&o)
+    );
+    let oracle = ad_tests::run_oracle_one(&healed);
+    assert_eq!(oracle["ok"], true, "agent-device rejects it: {oracle}");
+}
+
+#[test]
+fn a_passing_script_has_nothing_to_heal_and_usage_or_static_errors_exit_2() {
+    let dir = session_scratch("heal-usage");
+    ad_tests::copy_example_models(&dir);
+    std::fs::write(
+        dir.join("ok.ad"),
+        "context platform=ios\nopen com.example.shop --relaunch\nwait \"id=\\\"login.email\\\"\"\nclose\n",
+    )
+    .unwrap();
+    let o = ok(&dir, &["heal", "ok.ad", "--write"]);
+    assert!(
+        output_text(&o).contains("ok: ok.ad passed on sim: nothing to heal"),
+        "{}",
+        output_text(&o)
+    );
+    assert!(!dir.join("ok.healed.ad").exists());
+    // A static error: nothing runs.
+    std::fs::write(dir.join("bad.ad"), "open com.example.shop\nscrol down\n").unwrap();
+    let o = ad(&dir, &["heal", "bad.ad"]);
+    assert_eq!(code(&o), 2, "{}", output_text(&o));
+    // -o without --write.
+    let o = ad(&dir, &["heal", "ok.ad", "-o", "x.ad"]);
+    assert_eq!(code(&o), 2, "{}", output_text(&o));
+    assert!(!dir.join("x.ad").exists());
 }

@@ -334,3 +334,86 @@ fn a_passing_script_has_nothing_to_heal_and_usage_or_static_errors_exit_2() {
     assert_eq!(code(&o), 2, "{}", output_text(&o));
     assert!(!dir.join("x.ad").exists());
 }
+
+const PAGE: &str = r#"<!doctype html>
+<html><head><title>Shop</title></head>
+<body><main>
+<form aria-label="Sign in" onsubmit="return false">
+<button id="go" type="button" onclick="document.getElementById('done').hidden = false">Sign in</button>
+</form>
+<h1 id="done" hidden>Welcome</h1>
+</main></body></html>
+"#;
+
+#[test]
+fn a_relabelled_web_button_is_healed_on_the_web_backend() {
+    ad_tests::web_fixture::require_chromium();
+    let dir = session_scratch("heal-web");
+    std::fs::write(dir.join("page.html"), PAGE).unwrap();
+    let server = ad_tests::web_fixture::FixtureServer::start(&dir);
+    let url = server.url("page.html");
+    ok(
+        &dir,
+        &[
+            "session",
+            "open",
+            &url,
+            "--save-script=page.ad",
+            "--offline",
+        ],
+    );
+    ok(
+        &dir,
+        &["session", "click", r#"role="button" label="Sign in""#],
+    );
+    ok(
+        &dir,
+        &["session", "wait", r#"role="heading" label="Welcome""#],
+    );
+    ok(&dir, &["session", "close"]);
+    std::fs::write(
+        dir.join("page.html"),
+        PAGE.replace(">Sign in</button>", ">Log in</button>"),
+    )
+    .unwrap();
+    let o = ad(
+        &dir,
+        &[
+            "heal",
+            "page.ad",
+            "--backend",
+            "web",
+            "--offline",
+            "--write",
+        ],
+    );
+    let out = output_text(&o);
+    assert_eq!(code(&o), 0, "{out}");
+    assert!(out.contains("proposal 1: step 2 "), "{out}");
+    assert!(
+        out.contains("proven by: a fresh run of the whole changed script on web: passed"),
+        "{out}"
+    );
+    assert!(
+        out.contains(r#"evidence changed: label: "Sign in" → "Log in""#),
+        "{out}"
+    );
+    let healed = dir.join("page.healed.ad");
+    let text = std::fs::read_to_string(&healed).unwrap();
+    assert!(
+        text.ends_with("close\n# agent-device:heal-complete\n"),
+        "{text}"
+    );
+    let s = healed.to_str().unwrap();
+    ok(&dir, &["check", s]);
+    ok(&dir, &["fmt", "--check", s]);
+    let o = ok(
+        &dir,
+        &["run", "page.healed.ad", "--backend", "web", "--offline"],
+    );
+    assert!(
+        output_text(&o).contains("ok: page.healed.ad"),
+        "{}",
+        output_text(&o)
+    );
+}

@@ -218,12 +218,19 @@ impl<B: Backend> Exec<'_, B> {
         } else {
             opts.level.as_str()
         };
-        let report = divergence::cap(&full, level, &mut |full| {
+        let mut report = divergence::cap(&full, level, &mut |full| {
             let d = dir.as_ref()?;
             let path = d.join("divergence-full.json");
             std::fs::write(&path, serde_json::to_vec_pretty(full).ok()?).ok()?;
             Some(path.display().to_string())
         });
+        // A repair-armed run's divergence holds its session in ad's session daemon (the
+        // transaction is armed for the whole run): the report says so in the journal and
+        // run.json as in the reply, as agent-device marks the report it returns
+        // (`markSessionHeldIfArmed`, after the full report's artifact was written).
+        if opts.repair_armed {
+            report.resume.repair_session_held = Some(true);
+        }
         // The screen at the failure, beside the journal, for the HTML report to show at the step.
         let screenshot = match &dir {
             Some(d) if self.backend.screenshot_on_failure() => {

@@ -30,13 +30,20 @@ fn code(o: &Output) -> i32 {
     o.status.code().expect("ad exits normally")
 }
 
-/// Applies `edit` to the model element `id` (anywhere in the model); `None` removes it.
+/// Relabels the model element `id` (anywhere in the model); `Some("id:NEW")` changes its id
+/// instead, `None` removes it.
 fn edit(model: &mut Value, id: &str, label: Option<&str>) -> bool {
     match model {
         Value::Object(m) => {
             if m.get("id").and_then(Value::as_str) == Some(id) {
-                if let Some(l) = label {
-                    m.insert("label".into(), Value::String(l.into()));
+                match label.map(|l| l.strip_prefix("id:").ok_or(l)) {
+                    Some(Ok(new_id)) => {
+                        m.insert("id".into(), Value::String(new_id.into()));
+                    }
+                    Some(Err(l)) => {
+                        m.insert("label".into(), Value::String(l.into()));
+                    }
+                    None => {}
                 }
                 return true;
             }
@@ -416,4 +423,33 @@ fn a_relabelled_web_button_is_healed_on_the_web_backend() {
         "{}",
         output_text(&o)
     );
+}
+
+#[test]
+fn a_changed_id_refreshes_the_annotation_and_no_impostor_is_proposed() {
+    // The button keeps its label and place; only its id changed: the click's selector still finds
+    // it, identity verification refuses it (IDENTITY_MISMATCH), and the report's first
+    // suggestion is the promo banner's "Sign in" link, which must not be proposed.
+    let (dir, script) = project("heal-id", "login.submit", Some("id:login.go"));
+    let original = std::fs::read_to_string(&script).unwrap();
+    let o = ad(&dir, &["heal", "login.ad"]);
+    let out = output_text(&o);
+    assert_eq!(code(&o), 0, "{out}");
+    assert!(
+        out.contains(r#"(identity-mismatch, IDENTITY_MISMATCH): role="button" label="Sign in" kept, its annotation refreshed"#),
+        "{out}"
+    );
+    assert!(
+        out.contains(r#"evidence changed: id: "login.submit" → "login.go""#),
+        "{out}"
+    );
+    assert!(
+        out.contains(r#"not kept: id="promo.signin": it acts on another kind of element"#),
+        "{out}"
+    );
+    assert!(!out.contains("+click"), "{out}");
+    let changed = changed_lines(&out);
+    assert_eq!(changed.len(), 2, "{out}");
+    assert!(changed[1].contains(r#""id":"login.go""#), "{out}");
+    assert_eq!(std::fs::read_to_string(&script).unwrap(), original);
 }

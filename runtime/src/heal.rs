@@ -304,6 +304,27 @@ fn compare(
     (matched, changed)
 }
 
+/// Why the element `new` describes is not the recorded one renamed, re-identified or moved but
+/// another element (a proposal keeps the step's intent): its role changed, or both its id and
+/// its label did (a recorded field that stayed is what ties it to the record).
+fn another_element(old: &TargetEvidence, new: &TargetEvidence) -> Option<String> {
+    if old.role != new.role {
+        return Some(format!(
+            "it acts on another kind of element ({} where a {} was recorded): the step's intent would change",
+            new.role, old.role
+        ));
+    }
+    let id_kept = old.id.is_some() && old.id == new.id;
+    let label_kept = old.label.is_some() && old.label == new.label;
+    if !id_kept && !label_kept && (old.id.is_some() || old.label.is_some()) {
+        return Some(
+            "it acts on another element: neither the recorded id nor the recorded label stayed"
+                .into(),
+        );
+    }
+    None
+}
+
 fn failed_step(r: &RunResult) -> Option<usize> {
     r.error.as_ref().and_then(|e| {
         e.divergence()
@@ -418,15 +439,28 @@ impl Search<'_, '_> {
             .ok()
             .and_then(|v| v.as_str().map(str::to_string))
             .unwrap_or_default();
-        let mut seen: Vec<&str> = Vec::new();
-        for (rank, s) in d.suggestions.iter().enumerate() {
-            let cand = s.selector.as_str();
-            if seen.contains(&cand) {
+        // The report's suggestions in its order; for an identity mismatch, last, the element the
+        // step's own selector found, its evidence refreshed (an id changed under a kept label):
+        // the continuity rule below and the proof run decide, as for any candidate.
+        let mut candidates: Vec<(String, String)> = d
+            .suggestions
+            .iter()
+            .map(|s| (s.selector.clone(), s.basis.clone()))
+            .collect();
+        let refresh =
+            d.kind == crate::records::DivergenceKind::IdentityMismatch && site.evidence.is_some();
+        if refresh {
+            candidates.push((site.written.clone(), "evidence-refresh".into()));
+        }
+        let mut seen: Vec<String> = Vec::new();
+        for (rank, (cand, basis)) in candidates.iter().enumerate() {
+            let cand = cand.as_str();
+            if seen.iter().any(|s| s == cand) {
                 continue;
             }
-            seen.push(cand);
+            seen.push(cand.to_string());
             let mut reject = |why: String| tried.push((cand.to_string(), why));
-            if cand == site.written {
+            if cand == site.written && basis != "evidence-refresh" {
                 reject("it is the selector the step already has".into());
                 continue;
             }
@@ -477,6 +511,12 @@ impl Search<'_, '_> {
                 reject("no evidence could be captured for the element it acts on".into());
                 continue;
             }
+            if let (Some(old), Some(new)) = (site.evidence.as_deref(), new_evidence.as_ref()) {
+                if let Some(why) = another_element(old, new) {
+                    reject(why);
+                    continue;
+                }
+            }
             let changed = change(text, &site, cand, annotation.as_deref());
             let (proof, run_dir, _) = match self.run(&changed, true, None) {
                 Ok(x) => x,
@@ -515,7 +555,7 @@ impl Search<'_, '_> {
                 cause_code: d.cause.code.clone(),
                 old_selector: site.written.clone(),
                 new_selector: cand.to_string(),
-                basis: s.basis.clone(),
+                basis: basis.clone(),
                 rank: rank + 1,
                 matched,
                 changed: fields,
@@ -594,6 +634,38 @@ mod tests {
         let removed = change(SCRIPT, &site, "id=\"x\"", None);
         assert_eq!(removed.lines().count(), 4);
         assert!(!removed.contains("target-v1"));
+    }
+
+    #[test]
+    fn a_candidate_of_another_role_or_with_neither_id_nor_label_kept_is_another_element() {
+        let e = |j: &str| ad_grammar::annotation::parse_target(j).unwrap();
+        let old = e(
+            r#"{"id":"login.submit","role":"button","label":"Sign in","sibling":2,"viewportOrder":0,"verification":"verified"}"#,
+        );
+        let relabelled = e(
+            r#"{"id":"login.submit","role":"button","label":"Log in","sibling":2,"viewportOrder":0,"verification":"verified"}"#,
+        );
+        let reidentified = e(
+            r#"{"id":"login.go","role":"button","label":"Sign in","sibling":2,"viewportOrder":0,"verification":"verified"}"#,
+        );
+        let link = e(
+            r#"{"id":"promo.signin","role":"link","label":"Sign in","sibling":1,"viewportOrder":0,"verification":"verified"}"#,
+        );
+        let other = e(
+            r#"{"id":"cancel","role":"button","label":"Cancel","sibling":2,"viewportOrder":0,"verification":"verified"}"#,
+        );
+        assert_eq!(another_element(&old, &relabelled), None);
+        assert_eq!(another_element(&old, &reidentified), None);
+        assert!(another_element(&old, &link)
+            .unwrap()
+            .contains("another kind of element"));
+        assert!(another_element(&old, &other)
+            .unwrap()
+            .contains("neither the recorded id"));
+        let (matched, changed) = compare(Some(&old), &relabelled);
+        assert_eq!(changed.len(), 1);
+        assert_eq!(changed[0].field, "label");
+        assert!(matched.contains(&"id") && matched.contains(&"role"));
     }
 
     #[test]

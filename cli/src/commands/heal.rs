@@ -261,19 +261,24 @@ fn esc(s: &str) -> String {
 }
 
 fn proposal_lines(out: &mut String, i: usize, p: &Proposal, backend: &str) {
+    let refresh = p.basis == "evidence-refresh";
+    let change = if refresh {
+        format!("{} kept, its annotation refreshed", esc(&p.old_selector))
+    } else {
+        format!("{} → {}", esc(&p.old_selector), esc(&p.new_selector))
+    };
     out.push_str(&format!(
-        "proposal {i}: step {} (line {}) diverged ({}, {}): {} → {}\n",
-        p.step,
-        p.line,
-        p.divergence_kind,
-        p.cause_code,
-        esc(&p.old_selector),
-        esc(&p.new_selector)
+        "proposal {i}: step {} (line {}) diverged ({}, {}): {change}\n",
+        p.step, p.line, p.divergence_kind, p.cause_code,
     ));
-    out.push_str(&format!(
-        "  from: suggestion {} of the divergence report (basis {})\n",
-        p.rank, p.basis
-    ));
+    if refresh {
+        out.push_str("  from: the element the step's own selector found, which identity verification refused (its evidence is captured again)\n");
+    } else {
+        out.push_str(&format!(
+            "  from: suggestion {} of the divergence report (basis {})\n",
+            p.rank, p.basis
+        ));
+    }
     if !p.matched.is_empty() || !p.changed.is_empty() {
         out.push_str(&format!(
             "  evidence matched: {}\n",

@@ -492,6 +492,9 @@ pub struct LiveRun {
     /// `--record-fixture DIR`: the folder and the recording written there, which the session
     /// daemon continues when it keeps the live session.
     pub recording: Option<(PathBuf, crate::recorded::SharedRecording)>,
+    /// The run's ref frames at its end (a divergence's partial frame included): a session the
+    /// daemon holds after the run continues with them (a held repair).
+    pub frames: crate::frame::Frames,
 }
 
 impl LiveRun {
@@ -658,7 +661,8 @@ pub async fn run_live_on(
         let redactor = crate::recorded::redactor(&injected);
         backend = backend.recorded_into(&options.session, redactor, shared.clone());
     }
-    let mut result = interp::run(plan, &mut backend, &mut journal, progress, &opts).await;
+    let (mut result, frames) =
+        interp::run_keeping_frames(plan, &mut backend, &mut journal, progress, &opts).await;
     if let Some((dir, recording)) = &recording {
         backend = backend.finish_recording();
         let written = recording
@@ -700,6 +704,7 @@ pub async fn run_live_on(
         },
         backend,
         recording,
+        frames,
     })
 }
 

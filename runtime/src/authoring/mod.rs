@@ -748,6 +748,14 @@ impl Sessions {
             dir: req.cwd.clone(),
             typed: true,
         });
+        // A pinned ref typed here (`click @e5~s3`) is admitted with its pin, as agent-device's
+        // CLI sends it (the line reader strips it from the step).
+        s.live.typed_pins = w
+            .words
+            .iter()
+            .filter(|t| t.starts_with('@') && crate::frame::RefToken::parse(t).pin.is_some())
+            .cloned()
+            .collect();
         let outcome = interp::run_live_step(
             &mut s.live,
             &mut s.backend,
@@ -1338,7 +1346,12 @@ fn record(
             }
             if let Some(new) = replacement {
                 let mut words = words.to_vec();
-                if let Some(j) = words.iter().position(|x| x == typed) {
+                // A typed pinned ref (`@e5~s3`) is the step's ref without its pin.
+                let unpinned = |x: &str| {
+                    x.starts_with('@')
+                        && format!("@{}", crate::frame::RefToken::parse(x).body) == typed
+                };
+                if let Some(j) = words.iter().position(|x| x == typed || unpinned(x)) {
                     words[j] = new;
                     let mut literal_from = literal_from;
                     if is_ref && step.ref_label().is_some() && j + 1 < words.len() {

@@ -772,7 +772,11 @@ impl Sessions {
         result.session_active = true;
         result.warnings.append(&mut warnings);
         live.backend.release_session_at_end();
-        *current = Some(hold(live.backend, recorded, tx, None));
+        // The held session continues with the run's ref frames: the divergence report's
+        // `screen.refs`, pinned to `refsGeneration` (`@eN~sG`), are usable by `ad session`.
+        let state =
+            LiveState::new(name, super::handoff::run_scope(opts, plan)).with_frames(live.frames);
+        *current = Some(hold(live.backend, recorded, tx, Some(state)));
         mark_held(&self.state_dir, name);
         Ok(RunReply {
             result: live.outcome.result,

@@ -186,6 +186,9 @@ struct Exec<'b, B: Backend> {
     /// the landmark a wait matched), for authoring sessions that capture target evidence at
     /// action time.
     resolved: Vec<(Arc<Snapshot>, usize)>,
+    /// The pinned refs (`@eN~sG`) typed on a live session's command: the line reader strips
+    /// the pin, and the ref is admitted with it (ADR 0014), as agent-device's CLI sends it.
+    typed_pins: Vec<String>,
 }
 
 fn seed_for(session: &str) -> u64 {
@@ -268,6 +271,20 @@ pub async fn run<B: Backend>(
     progress: &mut dyn Progress,
     opts: &RunOptions,
 ) -> RunResult {
+    run_keeping_frames(plan, backend, journal, progress, opts)
+        .await
+        .0
+}
+
+/// [`run`], and the run's ref frames at its end (a divergence's partial frame included), for a
+/// session that lives on after the run (a held repair: its `ad session` commands use them).
+pub async fn run_keeping_frames<B: Backend>(
+    plan: &Plan<'_>,
+    backend: &mut B,
+    journal: &mut Journal,
+    progress: &mut dyn Progress,
+    opts: &RunOptions,
+) -> (RunResult, Frames) {
     let wall = Instant::now();
     let digest = plan_digest(
         plan.steps,
@@ -324,7 +341,10 @@ pub async fn run<B: Backend>(
         Err(e) => {
             let _ = journal.append(run_start(result.from));
             result.error = Some(*e);
-            return finish_early(result, journal, wall, &opts.script_path, backend.name());
+            return (
+                finish_early(result, journal, wall, &opts.script_path, backend.name()),
+                Frames::new(seed_for(&opts.session)),
+            );
         }
     };
     result.from = from;
@@ -334,7 +354,10 @@ pub async fn run<B: Backend>(
         Err(e) => {
             let _ = journal.append(run_start(from));
             result.error = Some(RunError::preflight(e, None));
-            return finish_early(result, journal, wall, &opts.script_path, backend.name());
+            return (
+                finish_early(result, journal, wall, &opts.script_path, backend.name()),
+                Frames::new(seed_for(&opts.session)),
+            );
         }
     };
     let terminal_close = ad_compiler::profile::terminal_close(plan.steps).map(|s| s.line());
@@ -356,6 +379,7 @@ pub async fn run<B: Backend>(
         screenshots: 0,
         selectors: std::collections::HashMap::new(),
         resolved: Vec::new(),
+        typed_pins: Vec::new(),
     };
     let mut closed = false;
     for (i, step) in plan.steps.iter().enumerate().skip(from - 1) {
@@ -527,7 +551,7 @@ pub async fn run<B: Backend>(
     result.wall_ms = wall.elapsed().as_secs_f64() * 1000.0;
     let summary = result.summary(&opts.script_path, ex.backend.name());
     let _ = ex.journal.finish(result.run_end(), summary);
-    result
+    (result, ex.frames)
 }
 
 /// What a live session keeps between its commands (authoring sessions): the variables, the
@@ -540,6 +564,8 @@ pub struct LiveState {
     selectors: std::collections::HashMap<String, Arc<Selector>>,
     /// Where the next step writes the file a path names (`None`: it writes none).
     pub files: Option<LiveFiles>,
+    /// The pinned refs (`@eN~sG`) typed on the next step's command (see `Exec::typed_pins`).
+    pub typed_pins: Vec<String>,
 }
 
 /// Where a live session's step writes the file a path names (a screenshot's): the folder of the
@@ -563,7 +589,15 @@ impl LiveState {
             step_no: 0,
             selectors: std::collections::HashMap::new(),
             files: None,
+            typed_pins: Vec::new(),
         }
+    }
+
+    /// The session continues with a run's ref frames (a held repair after its run: the
+    /// divergence report's refs, pinned to their generation, stay usable).
+    pub fn with_frames(mut self, frames: Frames) -> LiveState {
+        self.frames = frames;
+        self
     }
 
     /// What a live `snapshot` shows, with its refs: the tree its ref frame holds (scoped, or
@@ -624,6 +658,7 @@ pub async fn run_live_step<B: Backend>(
         screenshots: 0,
         selectors: std::mem::take(&mut state.selectors),
         resolved: Vec::new(),
+        typed_pins: std::mem::take(&mut state.typed_pins),
     };
     let _ = ex.journal.append(Event::StepStart(StepStart {
         step: index,

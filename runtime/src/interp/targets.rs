@@ -146,6 +146,14 @@ impl<B: Backend> Exec<'_, B> {
         t: &str,
         evidence: Option<&TargetEvidence>,
     ) -> Result<Resolved, Fail> {
+        // A pinned ref typed on a live session's command is admitted with its pin (the line
+        // reader stripped it from the step).
+        let body = crate::frame::RefToken::parse(t).body;
+        let pinned = self
+            .typed_pins
+            .iter()
+            .find(|p| crate::frame::RefToken::parse(p).body == body && p.as_str() != t);
+        let t = pinned.map(String::as_str).unwrap_or(t);
         let (tree, idx) = match self.frames.admit_mutation(t) {
             Ok(x) => x,
             Err(r) => {

@@ -33,8 +33,11 @@ Examples:
 The healed script ends with `# agent-device:heal-complete`, as a repair transaction commits it;
 it is never written over the script. Review it, then promote it over the original yourself.
 
+Each proving run writes its journal into --artifacts-dir, as `ad run` does; nothing else is
+written without --write.
+
 Exit codes: 0 the script passed, or every divergence got a proven proposal; 1 a step needs a
-human; 2 usage, I/O or static errors, or a backend that could not start.";
+human; 2 usage, I/O or static errors, or a backend that could not start; 130 interrupted.";
 
 #[derive(Args)]
 #[command(after_help = HEAL_AFTER_HELP)]
@@ -183,7 +186,16 @@ pub fn run(args: HealArgs) -> i32 {
         config,
     };
     let mut quiet = ad_runtime::interp::Quiet;
-    let outcome = match heal::heal(&request, &mut quiet) {
+    let outcome = heal::heal(&request, &mut quiet);
+    // Ctrl-C / SIGTERM stop the run under way at its next step: no proposal is trusted then.
+    if ad_runtime::interrupt::requested().is_some() {
+        eprintln!(
+            "interrupted: {}: nothing was proposed or written",
+            source.name
+        );
+        return 130;
+    }
+    let outcome = match outcome {
         Ok(o) => o,
         Err(heal::Refused(m)) => return crate::usage_error(&redactor.redact(&m)),
     };

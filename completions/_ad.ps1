@@ -188,6 +188,7 @@ Register-ArgumentCompleter -Native -CommandName 'ad' -ScriptBlock {
             [CompletionResult]::new('--artifacts-dir', '--artifacts-dir', [CompletionResultType]::ParameterName, 'Where run folders are written')
             [CompletionResult]::new('--report-junit', '--report-junit', [CompletionResultType]::ParameterName, 'Write a JUnit XML report (one testcase per script)')
             [CompletionResult]::new('--report-json', '--report-json', [CompletionResultType]::ParameterName, 'Write a JSON report')
+            [CompletionResult]::new('--heal-proposals', '--heal-proposals', [CompletionResultType]::ParameterName, 'For each script that failed, write DIR/<script>.diff: the change `ad heal` proposes and proves by a fresh run of the whole changed script (none when a step needs a human, whose repair-armed command is printed instead). Listed after the result line (docs/repair.md)')
             [CompletionResult]::new('--report-html', '--report-html', [CompletionResultType]::ParameterName, 'Write a static HTML report into DIR (index.html, a page per script, the screenshots and observations it shows): open DIR/index.html from a CI artifact download. See docs/run.md')
             [CompletionResult]::new('--debounce', '--debounce', [CompletionResultType]::ParameterName, 'With --watch: how long a file must stay unchanged before it is re-run')
             [CompletionResult]::new('--device', '--device', [CompletionResultType]::ParameterName, 'With --backend agent-device: the device, by name (agent-device''s --device)')

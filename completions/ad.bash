@@ -807,7 +807,7 @@ _ad() {
             return 0
             ;;
         ad__subcmd__test)
-            opts="-e -j -h -V --env --platform --timeout --retries --fail-fast --jobs --shard --app --artifacts-dir --report-junit --report-json --report-html --watch --debounce --device --udid --serial --tenant --run-id --lease-id --lease-backend --backend --record-fixture --overwrite --browser --offline --allow-local-urls --golden --update-golden --max-file-size --help --version"
+            opts="-e -j -h -V --env --platform --timeout --retries --fail-fast --jobs --shard --app --artifacts-dir --report-junit --report-json --heal-proposals --report-html --watch --debounce --device --udid --serial --tenant --run-id --lease-id --lease-backend --backend --record-fixture --overwrite --browser --offline --allow-local-urls --golden --update-golden --max-file-size --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -858,6 +858,10 @@ _ad() {
                     return 0
                     ;;
                 --report-json)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --heal-proposals)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

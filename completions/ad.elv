@@ -176,6 +176,7 @@ set edit:completion:arg-completer[ad] = {|@words|
             cand --artifacts-dir 'Where run folders are written'
             cand --report-junit 'Write a JUnit XML report (one testcase per script)'
             cand --report-json 'Write a JSON report'
+            cand --heal-proposals 'For each script that failed, write DIR/<script>.diff: the change `ad heal` proposes and proves by a fresh run of the whole changed script (none when a step needs a human, whose repair-armed command is printed instead). Listed after the result line (docs/repair.md)'
             cand --report-html 'Write a static HTML report into DIR (index.html, a page per script, the screenshots and observations it shows): open DIR/index.html from a CI artifact download. See docs/run.md'
             cand --debounce 'With --watch: how long a file must stay unchanged before it is re-run'
             cand --device 'With --backend agent-device: the device, by name (agent-device''s --device)'

@@ -152,6 +152,7 @@ complete -c ad -n "__fish_ad_using_subcommand test" -l app -d 'The simulator\'s 
 complete -c ad -n "__fish_ad_using_subcommand test" -l artifacts-dir -d 'Where run folders are written' -r -F
 complete -c ad -n "__fish_ad_using_subcommand test" -l report-junit -d 'Write a JUnit XML report (one testcase per script)' -r -F
 complete -c ad -n "__fish_ad_using_subcommand test" -l report-json -d 'Write a JSON report' -r -F
+complete -c ad -n "__fish_ad_using_subcommand test" -l heal-proposals -d 'For each script that failed, write DIR/<script>.diff: the change `ad heal` proposes and proves by a fresh run of the whole changed script (none when a step needs a human, whose repair-armed command is printed instead). Listed after the result line (docs/repair.md)' -r -F
 complete -c ad -n "__fish_ad_using_subcommand test" -l report-html -d 'Write a static HTML report into DIR (index.html, a page per script, the screenshots and observations it shows): open DIR/index.html from a CI artifact download. See docs/run.md' -r -F
 complete -c ad -n "__fish_ad_using_subcommand test" -l debounce -d 'With --watch: how long a file must stay unchanged before it is re-run' -r
 complete -c ad -n "__fish_ad_using_subcommand test" -l device -d 'With --backend agent-device: the device, by name (agent-device\'s --device)' -r

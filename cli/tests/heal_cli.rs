@@ -453,3 +453,29 @@ fn a_changed_id_refreshes_the_annotation_and_no_impostor_is_proposed() {
     assert!(changed[1].contains(r#""id":"login.go""#), "{out}");
     assert_eq!(std::fs::read_to_string(&script).unwrap(), original);
 }
+
+#[test]
+fn ad_test_writes_one_proven_proposal_per_failed_script_with_heal_proposals() {
+    let (dir, script) = project("heal-suite", "login.submit", Some("Log in"));
+    std::fs::create_dir_all(dir.join("flows")).unwrap();
+    std::fs::rename(&script, dir.join("flows/login.ad")).unwrap();
+    let o = ad(&dir, &["test", "flows", "--heal-proposals", "proposals"]);
+    let out = output_text(&o);
+    // The suite's verdict is unchanged: it failed.
+    assert_eq!(code(&o), 1, "{out}");
+    let diff = dir.join("proposals/flows/login.ad.diff");
+    assert!(
+        out.contains(
+            "heal proposal: proposals/flows/login.ad.diff (1 proven change(s) for flows/login.ad)"
+        ),
+        "{out}"
+    );
+    let text = std::fs::read_to_string(&diff).unwrap();
+    assert!(text.starts_with("--- flows/login.ad\n"), "{text}");
+    assert!(
+        text.contains("\n+click \"id=\\\"login.submit\\\"\"\n"),
+        "{text}"
+    );
+    assert_eq!(changed_lines(&text).len(), 4, "{text}");
+    assert!(!dir.join("flows/login.healed.ad").exists());
+}

@@ -268,6 +268,15 @@ fn same_file(a: &Path, b: &Path) -> bool {
     canon(a) == canon(b)
 }
 
+/// The proposals as a unified diff of the script (only selector and annotation lines change).
+pub fn unified_diff(name: &str, o: &Outcome) -> String {
+    similar::TextDiff::from_lines(&o.original, &o.healed)
+        .unified_diff()
+        .context_radius(2)
+        .header(name, &format!("{name} (healed)"))
+        .to_string()
+}
+
 fn esc(s: &str) -> String {
     crate::render::escape_controls(s).into_owned()
 }
@@ -340,15 +349,8 @@ fn render(out: &mut String, name: &str, backend: &str, o: &Outcome, repair_comma
         proposal_lines(out, i + 1, p, backend);
     }
     if !o.proposals.is_empty() {
-        let diff = similar::TextDiff::from_lines(&o.original, &o.healed);
         out.push('\n');
-        out.push_str(
-            &diff
-                .unified_diff()
-                .context_radius(2)
-                .header(name, &format!("{name} (healed)"))
-                .to_string(),
-        );
+        out.push_str(&unified_diff(name, o));
         out.push('\n');
     }
     if let Some(h) = &o.human {

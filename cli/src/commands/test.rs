@@ -1,7 +1,7 @@
 //! `ad test PATHS…`: run a suite of scripts on the simulator and report (human, JUnit, JSON).
 
 use std::io::{IsTerminal, Write};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use ad_compiler::compose::ScriptKind;
 use ad_runtime::session::SessionConfig;
@@ -83,6 +83,11 @@ pub struct TestArgs {
     /// Write a JSON report.
     #[arg(long, value_name = "FILE")]
     report_json: Option<PathBuf>,
+    /// For each script that failed, write DIR/<script>.diff: the change `ad heal` proposes and
+    /// proves by a fresh run of the whole changed script (none when a step needs a human, whose
+    /// repair-armed command is printed instead). Listed after the result line (docs/repair.md).
+    #[arg(long, value_name = "DIR")]
+    heal_proposals: Option<PathBuf>,
     /// Write a static HTML report into DIR (index.html, a page per script, the screenshots and
     /// observations it shows): open DIR/index.html from a CI artifact download. See docs/run.md.
     #[arg(long, value_name = "DIR")]
@@ -524,6 +529,9 @@ fn test_paths(args: &TestArgs, paths: &[PathBuf]) -> (i32, String) {
         parts.join(", "),
         summary.wall_ms / 1000.0
     );
+    if let Some(dir) = &args.heal_proposals {
+        heal_proposals(dir, &summary, &cases, &opts);
+    }
     // Every report is attempted; a failed write is reported after the verdict, never instead of it.
     let record = suite::report(&summary);
     let mut reports = Vec::new();
@@ -575,6 +583,94 @@ fn test_paths(args: &TestArgs, paths: &[PathBuf]) -> (i32, String) {
         1
     };
     (code, verdict)
+}
+
+/// `--heal-proposals DIR`: `ad heal` on each failed script (plain scripts only: a composition's
+/// plan lines are its expansion's), one `.diff` per script that got proven proposals.
+fn heal_proposals(dir: &Path, summary: &suite::Summary, cases: &[Case], opts: &SuiteOptions) {
+    use ad_runtime::heal;
+    let redactor = vars::Redactor::new(
+        opts.shell_env
+            .iter()
+            .chain(&opts.cli_env)
+            .map(|(k, v)| (k.as_str(), v.as_str())),
+    );
+    for r in summary
+        .results
+        .iter()
+        .filter(|r| r.status == Status::Failed)
+    {
+        let Some(case) = cases.iter().find(|c| c.display == r.display) else {
+            continue;
+        };
+        if !case.sources.is_empty() {
+            println!(
+                "heal: {}: a composition is not healed (heal its fragments' scripts)",
+                case.display
+            );
+            continue;
+        }
+        let mut config = opts.session.clone();
+        if let Some(b) = &opts.agent_device {
+            config.agent_device = b.clone();
+        }
+        let request = heal::Request {
+            script: &case.path,
+            text: case.text.clone(),
+            options: ad_runtime::interp::RunOptions {
+                script_path: case.display.clone(),
+                cli_env: opts.cli_env.clone(),
+                shell_env: opts.shell_env.clone(),
+                session: "heal".into(),
+                level: "full".into(),
+                ..Default::default()
+            },
+            config,
+        };
+        let outcome = match heal::heal(&request, &mut ad_runtime::interp::Quiet) {
+            Ok(o) => o,
+            Err(heal::Refused(m)) => {
+                println!("heal: {}: {}", case.display, redactor.redact(&m));
+                continue;
+            }
+        };
+        if let Some(h) = &outcome.human {
+            println!(
+                "heal: {}: step {} (line {}) needs a human: record-and-heal (`ad run {} --save-script`)",
+                case.display, h.step, h.line, case.display
+            );
+            continue;
+        }
+        if outcome.proposals.is_empty() {
+            continue;
+        }
+        // DIR/<script as shown>.diff, kept inside DIR.
+        let relative: PathBuf = Path::new(&case.display)
+            .components()
+            .filter_map(|c| match c {
+                std::path::Component::Normal(n) => Some(n),
+                _ => None,
+            })
+            .collect();
+        let target = dir.join(format!("{}.diff", relative.display()));
+        let diff = redactor.redact(&super::heal::unified_diff(&case.display, &outcome));
+        let written = target
+            .parent()
+            .map_or(Ok(()), std::fs::create_dir_all)
+            .and_then(|_| crate::atomic_write(&target, diff.as_bytes()));
+        match written {
+            Ok(()) => println!(
+                "heal proposal: {} ({} proven change(s) for {})",
+                target.display(),
+                outcome.proposals.len(),
+                case.display
+            ),
+            Err(e) => eprintln!(
+                "error: cannot write the heal proposal {}: {e}",
+                target.display()
+            ),
+        }
+    }
 }
 
 #[cfg(test)]

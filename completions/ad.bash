@@ -275,7 +275,7 @@ _ad() {
             return 0
             ;;
         ad__subcmd__heal)
-            opts="-e -o -h -V --env --write --output --backend --record-fixture --overwrite --browser --offline --allow-local-urls --device --udid --serial --tenant --run-id --lease-id --lease-backend --app --artifacts-dir --session --platform --target --max-file-size --help --version"
+            opts="-e -o -h -V --env --write --output --backend --browser --offline --allow-local-urls --device --udid --serial --tenant --run-id --lease-id --lease-backend --app --artifacts-dir --session --platform --target --max-file-size --record-fixture --overwrite --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -299,10 +299,6 @@ _ad() {
                     ;;
                 --backend)
                     COMPREPLY=($(compgen -W "sim web agent-device" -- "${cur}"))
-                    return 0
-                    ;;
-                --record-fixture)
-                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 --browser)
@@ -358,6 +354,10 @@ _ad() {
                     return 0
                     ;;
                 --max-file-size)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --record-fixture)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

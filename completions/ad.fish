@@ -121,7 +121,6 @@ complete -c ad -n "__fish_ad_using_subcommand heal" -s o -l output -d 'Where --w
 complete -c ad -n "__fish_ad_using_subcommand heal" -l backend -d 'Device backend: sim (the embedded simulated device), web (headless Chromium) or agent-device (a real device through the agent-device daemon: $AGENT_DEVICE_STATE_DIR\'s daemon, a remote one at $AGENT_DEVICE_DAEMON_BASE_URL, else one `ad` starts and stops). recorded:DIR replays a fixture written by --record-fixture DIR, offline (docs/recorded.md). Default: web for `context platform=web` scripts, else `[run] backend` of ad.toml, else agent-device for a `context platform=` linux, macos, ios or android script the sim has no app model for (when this machine can drive that platform: docs/run.md), else sim' -r -f -a "sim\t''
 web\t''
 agent-device\t''"
-complete -c ad -n "__fish_ad_using_subcommand heal" -l record-fixture -d 'Record the run\'s backend calls, observations and device clock as a fixture in DIR, for `--backend recorded:DIR` (`ad test`: one subfolder per script)' -r -F
 complete -c ad -n "__fish_ad_using_subcommand heal" -l browser -d 'The browser the web backend drives (default: $CHROME_PATH, else /usr/bin/chromium)' -r -F
 complete -c ad -n "__fish_ad_using_subcommand heal" -l device -d 'With --backend agent-device: the device, by name (agent-device\'s --device)' -r
 complete -c ad -n "__fish_ad_using_subcommand heal" -l udid -d 'With --backend agent-device: the iOS device or simulator UDID' -r
@@ -136,10 +135,11 @@ complete -c ad -n "__fish_ad_using_subcommand heal" -l session -d 'Session name 
 complete -c ad -n "__fish_ad_using_subcommand heal" -l platform -d 'Platform for AD_PLATFORM (default: the context header)' -r
 complete -c ad -n "__fish_ad_using_subcommand heal" -l target -d 'Target for AD_TARGET (default: the context header)' -r
 complete -c ad -n "__fish_ad_using_subcommand heal" -l max-file-size -d 'Read at most this many bytes from one script; a larger file is refused with AD006 (default: agent-device\'s own limit, 2097152; or `[input] max-file-size` in ad.toml; at most 4294967295)' -r
+complete -c ad -n "__fish_ad_using_subcommand heal" -l record-fixture -d 'Record the run\'s backend calls, observations and device clock as a fixture in DIR, for `--backend recorded:DIR` (`ad test`: one subfolder per script)' -r -F
 complete -c ad -n "__fish_ad_using_subcommand heal" -l write -d 'Commit the proven change as the healed script (default <basename>.healed.ad beside the script; never the script itself; an existing file only with --overwrite)'
-complete -c ad -n "__fish_ad_using_subcommand heal" -l overwrite -d 'Let --record-fixture and --report-html write into a folder that holds files ad did not write: those it writes over are replaced, nothing else is removed (without it such a folder is refused before anything runs; links inside it are refused either way)'
 complete -c ad -n "__fish_ad_using_subcommand heal" -l offline -d 'Web backend: every host name but 127.0.0.1 fails to resolve, so nothing leaves the machine (the browser\'s own background traffic is always off)'
 complete -c ad -n "__fish_ad_using_subcommand heal" -l allow-local-urls -d 'Web backend: let the browser show local files outside the script\'s folder (`file:`) and its own pages (`view-source:`, `chrome:`, `about:version`, …). Without it they are refused, since what a page shows is copied into the run\'s observations and reports'
+complete -c ad -n "__fish_ad_using_subcommand heal" -l overwrite -d 'With --write: replace an existing file at the healed script\'s path (never the script itself)'
 complete -c ad -n "__fish_ad_using_subcommand heal" -s h -l help -d 'Print help'
 complete -c ad -n "__fish_ad_using_subcommand heal" -s V -l version -d 'Print version'
 complete -c ad -n "__fish_ad_using_subcommand test" -s e -l env -d 'Set a script variable for every script (repeatable)' -r

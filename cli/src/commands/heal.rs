@@ -18,7 +18,10 @@ ranked selectors, and for a renamed element the candidate that carries the other
 evidence fields) becomes the diverging step's selector, and the element it acts on is captured
 again as the step's `target-v1` evidence, as the recorder writes it. A candidate is kept only
 when a fresh run of the whole changed script passes (or reaches a later divergence, which is
-then healed the same way). Only the step's selector and annotation lines change.
+then healed the same way). Only the step's selector and annotation lines change. For an identity
+mismatch, the element the step's own selector found is tried last, its annotation refreshed (an
+id changed under a kept label). A candidate must keep the step's intent: its element has the
+recorded role and keeps the recorded id or label, else it is another element, never proposed.
 
 A step no candidate proves changed its intent (a removed field, a new screen, a new required
 step): it needs a human, who repairs it from that step with the repair-armed command printed
@@ -41,6 +44,8 @@ human; 2 usage, I/O or static errors, or a backend that could not start; 130 int
 
 #[derive(Args)]
 #[command(after_help = HEAL_AFTER_HELP)]
+#[command(mut_arg("record_fixture", |a| a.hide(true)))]
+#[command(mut_arg("overwrite", |a| a.help("With --write: replace an existing file at the healed script's path (never the script itself)")))]
 pub struct HealArgs {
     /// The script to heal.
     file: PathBuf,

@@ -180,24 +180,16 @@ fn a_relabelled_button_is_repaired_from_the_failing_step_and_committed_beside_th
     );
     assert!(listed(&dir).unwrap().contains("4 recorded action(s)"));
 
-    // Continue the same transaction: the rest of the script passes; the repair is complete.
+    // Continue the same transaction: the rest of the script passes; the repair is complete,
+    // and the passing run's text output says how to commit it.
     let o = ok(
         &dir,
-        &[
-            "run",
-            "login.ad",
-            "--from",
-            "5",
-            "--plan-digest",
-            &digest,
-            "--json",
-        ],
+        &["run", "login.ad", "--from", "5", "--plan-digest", &digest],
     );
-    let r = json_of(&o);
-    assert_eq!(r["ok"], true, "{r}");
+    let out = output_text(&o);
     assert!(
-        r["warnings"].to_string().contains("the repair is complete"),
-        "{r}"
+        out.contains("ok: login.ad") && out.contains("warning: the repair is complete"),
+        "{out}"
     );
     assert!(listed(&dir).unwrap().contains("repair-complete"));
 

@@ -506,6 +506,11 @@ pub fn run(args: RunArgs) -> i32 {
                     "ok: {} — {} step(s) replayed in {:.0} ms ({device}); journal {journal}",
                     source.name, r.replayed, r.wall_ms
                 );
+                // What a passing run still has to say (a completed repair waits for `ad session
+                // close` to commit it), as a failing run's warnings are printed.
+                for w in &r.warnings {
+                    eprintln!("warning: {}", crate::render::escape_controls(w));
+                }
                 // A live session is in the session daemon (or kept in a file for `--from`).
                 if r.session_active && (in_daemon || outcome.session_file.is_some()) {
                     let loc = &r.location;

@@ -459,7 +459,17 @@ fn ad_test_writes_one_proven_proposal_per_failed_script_with_heal_proposals() {
     let (dir, script) = project("heal-suite", "login.submit", Some("Log in"));
     std::fs::create_dir_all(dir.join("flows")).unwrap();
     std::fs::rename(&script, dir.join("flows/login.ad")).unwrap();
-    let o = ad(&dir, &["test", "flows", "--heal-proposals", "proposals"]);
+    let o = ad(
+        &dir,
+        &[
+            "test",
+            "flows",
+            "--heal-proposals",
+            "proposals",
+            "--report-junit",
+            "junit.xml",
+        ],
+    );
     let out = output_text(&o);
     // The suite's verdict is unchanged: it failed.
     assert_eq!(code(&o), 1, "{out}");
@@ -478,4 +488,10 @@ fn ad_test_writes_one_proven_proposal_per_failed_script_with_heal_proposals() {
     );
     assert_eq!(changed_lines(&text).len(), 4, "{text}");
     assert!(!dir.join("flows/login.healed.ad").exists());
+    // The JUnit report names it on the failed testcase.
+    let junit = std::fs::read_to_string(dir.join("junit.xml")).unwrap();
+    assert!(
+        junit.contains(r#"<property name="healProposal" value="proposals/flows/login.ad.diff"/>"#),
+        "{junit}"
+    );
 }

@@ -529,14 +529,18 @@ fn test_paths(args: &TestArgs, paths: &[PathBuf]) -> (i32, String) {
         parts.join(", "),
         summary.wall_ms / 1000.0
     );
-    if let Some(dir) = &args.heal_proposals {
-        heal_proposals(dir, &summary, &cases, &opts);
-    }
+    let proposals = match &args.heal_proposals {
+        Some(dir) => heal_proposals(dir, &summary, &cases, &opts),
+        None => Default::default(),
+    };
     // Every report is attempted; a failed write is reported after the verdict, never instead of it.
     let record = suite::report(&summary);
     let mut reports = Vec::new();
     if let Some(p) = &args.report_junit {
-        reports.push((p.clone(), crate::render::junit::junit(&record).into_bytes()));
+        reports.push((
+            p.clone(),
+            crate::render::junit::junit_with(&record, &proposals).into_bytes(),
+        ));
     }
     if let Some(p) = &args.report_json {
         let text = serde_json::to_string_pretty(&record).unwrap_or_default() + "\n";
@@ -586,8 +590,15 @@ fn test_paths(args: &TestArgs, paths: &[PathBuf]) -> (i32, String) {
 }
 
 /// `--heal-proposals DIR`: `ad heal` on each failed script (plain scripts only: a composition's
-/// plan lines are its expansion's), one `.diff` per script that got proven proposals.
-fn heal_proposals(dir: &Path, summary: &suite::Summary, cases: &[Case], opts: &SuiteOptions) {
+/// plan lines are its expansion's), one `.diff` per script that got proven proposals; returns
+/// each written file by the script's path as shown (for the JUnit report).
+fn heal_proposals(
+    dir: &Path,
+    summary: &suite::Summary,
+    cases: &[Case],
+    opts: &SuiteOptions,
+) -> std::collections::BTreeMap<String, String> {
+    let mut written_files = std::collections::BTreeMap::new();
     use ad_runtime::heal;
     let redactor = vars::Redactor::new(
         opts.shell_env
@@ -659,18 +670,22 @@ fn heal_proposals(dir: &Path, summary: &suite::Summary, cases: &[Case], opts: &S
             .map_or(Ok(()), std::fs::create_dir_all)
             .and_then(|_| crate::atomic_write(&target, diff.as_bytes()));
         match written {
-            Ok(()) => println!(
-                "heal proposal: {} ({} proven change(s) for {})",
-                target.display(),
-                outcome.proposals.len(),
-                case.display
-            ),
+            Ok(()) => {
+                println!(
+                    "heal proposal: {} ({} proven change(s) for {})",
+                    target.display(),
+                    outcome.proposals.len(),
+                    case.display
+                );
+                written_files.insert(case.display.clone(), target.display().to_string());
+            }
             Err(e) => eprintln!(
                 "error: cannot write the heal proposal {}: {e}",
                 target.display()
             ),
         }
     }
+    written_files
 }
 
 #[cfg(test)]

@@ -74,7 +74,7 @@ fn failure_text(a: &Attempt) -> String {
     s
 }
 
-fn testcase(r: &ScriptReport, out: &mut String) {
+fn testcase(r: &ScriptReport, heal: Option<&str>, out: &mut String) {
     let name = xml_escape(&r.path);
     out.push_str(&format!(
         "    <testcase name=\"{name}\" classname=\"{}\" file=\"{name}\" time=\"{}\"",
@@ -82,15 +82,24 @@ fn testcase(r: &ScriptReport, out: &mut String) {
         secs(r.wall_ms)
     ));
     let mut body = String::new();
-    if r.status == Status::Flaky || r.attempts.len() > 1 {
+    if r.status == Status::Flaky || r.attempts.len() > 1 || heal.is_some() {
         body.push_str("      <properties>\n");
+        // `ad test --heal-proposals DIR`: the proven proposal written for this script.
+        if let Some(p) = heal {
+            body.push_str(&format!(
+                "        <property name=\"healProposal\" value=\"{}\"/>\n",
+                xml_escape(p)
+            ));
+        }
         if r.status == Status::Flaky {
             body.push_str("        <property name=\"flaky\" value=\"true\"/>\n");
         }
-        body.push_str(&format!(
-            "        <property name=\"attempts\" value=\"{}\"/>\n",
-            r.attempts.len()
-        ));
+        if r.status == Status::Flaky || r.attempts.len() > 1 {
+            body.push_str(&format!(
+                "        <property name=\"attempts\" value=\"{}\"/>\n",
+                r.attempts.len()
+            ));
+        }
         body.push_str("      </properties>\n");
     }
     match r.status {
@@ -173,8 +182,15 @@ fn testcase(r: &ScriptReport, out: &mut String) {
     }
 }
 
-/// The whole JUnit document.
-pub fn junit(s: &SuiteReport) -> String {
+/// The whole JUnit document, without heal proposals.
+#[cfg(test)]
+fn junit(s: &SuiteReport) -> String {
+    junit_with(s, &std::collections::BTreeMap::new())
+}
+
+/// The whole JUnit document, with the heal proposal written for a script (`ad test --heal-proposals`, keyed by
+/// its path as shown) as a `healProposal` property of its testcase.
+pub fn junit_with(s: &SuiteReport, heal: &std::collections::BTreeMap<String, String>) -> String {
     let tests = s.summary.total;
     let failures = s.summary.failed;
     let errors = s.summary.invalid + s.summary.errors;
@@ -188,7 +204,7 @@ pub fn junit(s: &SuiteReport) -> String {
         "  <testsuite name=\"ad test\" tests=\"{tests}\" failures=\"{failures}\" errors=\"{errors}\" skipped=\"{skipped}\" time=\"{time}\">\n"
     ));
     for r in &s.scripts {
-        testcase(r, &mut out);
+        testcase(r, heal.get(&r.path).map(String::as_str), &mut out);
     }
     out.push_str("  </testsuite>\n</testsuites>\n");
     out

@@ -35,7 +35,10 @@ fn outcome(line: &str) -> Option<(String, String)> {
     ran.result.error.map(|e| {
         let v = serde_json::to_value(&e).expect("the error serializes");
         (
-            v["details"]["reason"].as_str().unwrap_or_default().to_string(),
+            v["details"]["reason"]
+                .as_str()
+                .unwrap_or_default()
+                .to_string(),
             v["message"].as_str().unwrap_or_default().to_string(),
         )
     })

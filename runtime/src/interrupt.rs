@@ -63,13 +63,21 @@ pub fn request(signal: &str) {
 pub fn install() {
     static ONCE: std::sync::Once = std::sync::Once::new();
     ONCE.call_once(|| {
-        let _ = std::thread::Builder::new()
+        // Returns once the handlers are registered: a signal that arrives as soon as the run
+        // starts (a Ctrl-C while the browser launches, on a loaded machine) is the run's to
+        // handle, never the default action that kills the process without its journal.
+        let (ready, registered) = std::sync::mpsc::channel();
+        if std::thread::Builder::new()
             .name("ad-signals".into())
-            .spawn(listen);
+            .spawn(move || listen(ready))
+            .is_ok()
+        {
+            let _ = registered.recv_timeout(std::time::Duration::from_secs(5));
+        }
     });
 }
 
-fn listen() {
+fn listen(ready: std::sync::mpsc::Sender<()>) {
     let Ok(rt) = tokio::runtime::Builder::new_current_thread()
         .enable_io()
         .build()
@@ -78,15 +86,19 @@ fn listen() {
     };
     rt.block_on(async {
         #[cfg(unix)]
-        let mut term = match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())
-        {
-            Ok(s) => s,
-            Err(_) => return,
+        let (mut int, mut term) = {
+            use tokio::signal::unix::{signal, SignalKind};
+            // Creating the streams installs the handlers.
+            match (signal(SignalKind::interrupt()), signal(SignalKind::terminate())) {
+                (Ok(i), Ok(t)) => (i, t),
+                _ => return,
+            }
         };
+        let _ = ready.send(());
         loop {
             #[cfg(unix)]
             let which = tokio::select! {
-                _ = tokio::signal::ctrl_c() => SIGINT,
+                _ = int.recv() => SIGINT,
                 _ = term.recv() => SIGTERM,
             };
             #[cfg(not(unix))]

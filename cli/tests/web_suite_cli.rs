@@ -307,7 +307,7 @@ fn a_scroll_right_after_a_page_started_navigation_waits_for_the_styled_page() {
     let script = art.join("suite/scroll.ad");
     std::fs::write(
         &script,
-        "context platform=web\nopen \"${URL}\"\nclick \"id=\\\"go\\\"\"\nwait \"id=\\\"list-title\\\"\" 5000\nis \"visible\" \"id=\\\"list\\\"\"\nscroll \"down\" 0.8\nwait \"label=\\\"Item 11\\\" visible\" 1000\nis \"hidden\" \"label=\\\"Item 2\\\"\"\nclose\n",
+        "context platform=web\nopen \"${URL}\"\nclick \"id=\\\"go\\\"\"\nwait \"id=\\\"list-title\\\"\" 5000\nis \"visible\" \"id=\\\"list\\\"\"\nscroll \"down\" 0.8\nwait \"label=\\\"Item 11\\\" visible\" 1000\nis \"absent\" \"label=\\\"Item 2\\\"\"\nclose\n",
     )
     .unwrap();
     let o = Command::new(env!("CARGO_BIN_EXE_ad"))

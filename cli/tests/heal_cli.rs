@@ -6,118 +6,20 @@
 
 mod common;
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::Output;
 
+use common::shop::{ad, ok, recorded_login};
 use common::{isolated_ad, output_text, session_scratch};
-use serde_json::Value;
-
-fn ad(dir: &Path, args: &[&str]) -> Output {
-    isolated_ad(dir)
-        .env("AD_SESSION_REAP_MS", "60000")
-        .args(args)
-        .output()
-        .expect("ad runs")
-}
-
-fn ok(dir: &Path, args: &[&str]) -> Output {
-    let o = ad(dir, args);
-    assert!(o.status.success(), "ad {args:?}: {}", output_text(&o));
-    o
-}
 
 fn code(o: &Output) -> i32 {
     o.status.code().expect("ad exits normally")
 }
 
-/// Relabels the model element `id` (anywhere in the model); `Some("id:NEW")` changes its id
-/// instead, `None` removes it.
-fn edit(model: &mut Value, id: &str, label: Option<&str>) -> bool {
-    match model {
-        Value::Object(m) => {
-            if m.get("id").and_then(Value::as_str) == Some(id) {
-                match label.map(|l| l.strip_prefix("id:").ok_or(l)) {
-                    Some(Ok(new_id)) => {
-                        m.insert("id".into(), Value::String(new_id.into()));
-                    }
-                    Some(Err(l)) => {
-                        m.insert("label".into(), Value::String(l.into()));
-                    }
-                    None => {}
-                }
-                return true;
-            }
-            m.values_mut().any(|v| edit(v, id, label))
-        }
-        Value::Array(a) => {
-            if label.is_none() {
-                let before = a.len();
-                a.retain(|v| v.get("id").and_then(Value::as_str) != Some(id));
-                if a.len() < before {
-                    return true;
-                }
-            }
-            a.iter_mut().any(|v| edit(v, id, label))
-        }
-        _ => false,
-    }
-}
-
 /// A scratch project with the Shop model and `login.ad` recorded on it (with evidence) through
 /// an authoring session; then the model's element `id` is relabelled (or removed: `None`).
 fn project(name: &str, id: &str, label: Option<&str>) -> (PathBuf, PathBuf) {
-    project_with(name, &[], &[(id, label)])
-}
-
-/// [`project`] with `more` session actions recorded after the sign-in, and every edit applied.
-fn project_with(
-    name: &str,
-    more: &[&[&str]],
-    edits: &[(&str, Option<&str>)],
-) -> (PathBuf, PathBuf) {
-    let dir = session_scratch(name);
-    std::fs::create_dir_all(dir.join("apps")).unwrap();
-    let model = common::repo_root().join("examples/apps/shop.json");
-    std::fs::copy(&model, dir.join("apps/shop.json")).unwrap();
-    ok(
-        &dir,
-        &[
-            "session",
-            "open",
-            "com.example.shop",
-            "--relaunch",
-            "--save-script=login.ad",
-        ],
-    );
-    ok(
-        &dir,
-        &["session", "fill", r#"id="login.email""#, "demo@example.com"],
-    );
-    ok(
-        &dir,
-        &["session", "fill", r#"id="login.password""#, "hunter2"],
-    );
-    ok(
-        &dir,
-        &["session", "click", r#"role="button" label="Sign in""#],
-    );
-    ok(&dir, &["session", "wait", r#"id="home.title""#]);
-    for action in more {
-        let mut args = vec!["session"];
-        args.extend_from_slice(action);
-        ok(&dir, &args);
-    }
-    ok(&dir, &["session", "close"]);
-    let script = dir.join("login.ad");
-    assert!(ok(&dir, &["run", "login.ad"]).status.success());
-    let mut m: Value =
-        serde_json::from_str(&std::fs::read_to_string(dir.join("apps/shop.json")).unwrap())
-            .unwrap();
-    for (id, label) in edits {
-        assert!(edit(&mut m, id, *label), "{id}");
-    }
-    std::fs::write(dir.join("apps/shop.json"), m.to_string()).unwrap();
-    (dir, script)
+    recorded_login(name, &[], &[(id, label)])
 }
 
 /// The changed lines of a unified diff (without its headers).
@@ -277,7 +179,7 @@ fn an_injected_value_is_never_shown_nor_written() {
 
 #[test]
 fn two_divergences_are_healed_in_turn_and_the_chain_is_proven_by_a_passing_run() {
-    let (dir, script) = project_with(
+    let (dir, script) = recorded_login(
         "heal-chain",
         &[
             &["click", r#"role="button" label="Catalog""#],

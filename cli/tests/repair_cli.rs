@@ -8,87 +8,23 @@ mod common;
 use std::path::{Path, PathBuf};
 use std::process::Output;
 
+use common::shop::{ad, ok, recorded_login};
 use common::{isolated_ad, output_text, session_scratch};
 use serde_json::Value;
-
-/// `ad args…` in `dir`, isolated; a daemon left holding a session by a failed test stops after
-/// a minute unused.
-fn ad(dir: &Path, args: &[&str]) -> Output {
-    isolated_ad(dir)
-        .env("AD_SESSION_REAP_MS", "60000")
-        .args(args)
-        .output()
-        .expect("ad runs")
-}
-
-fn ok(dir: &Path, args: &[&str]) -> Output {
-    let o = ad(dir, args);
-    assert!(o.status.success(), "ad {args:?}: {}", output_text(&o));
-    o
-}
 
 fn code(o: &Output) -> i32 {
     o.status.code().expect("ad exits normally")
 }
 
-/// Sets the label of the model element `id` (anywhere in the model).
-fn relabel(model: &mut Value, id: &str, label: &str) -> bool {
-    match model {
-        Value::Object(m) => {
-            if m.get("id").and_then(Value::as_str) == Some(id) {
-                m.insert("label".into(), Value::String(label.into()));
-                return true;
-            }
-            m.values_mut().any(|v| relabel(v, id, label))
-        }
-        Value::Array(a) => a.iter_mut().any(|v| relabel(v, id, label)),
-        _ => false,
-    }
-}
-
 /// A scratch project with the Shop model and `login.ad` recorded on it (with evidence) through
 /// an authoring session; then the model's sign-in button is relabelled "Log in".
 fn project(name: &str) -> (PathBuf, PathBuf) {
-    let dir = session_scratch(name);
-    std::fs::create_dir_all(dir.join("apps")).unwrap();
-    let model = common::repo_root().join("examples/apps/shop.json");
-    std::fs::copy(&model, dir.join("apps/shop.json")).unwrap();
-    ok(
-        &dir,
-        &[
-            "session",
-            "open",
-            "com.example.shop",
-            "--relaunch",
-            "--save-script=login.ad",
-        ],
-    );
-    ok(
-        &dir,
-        &["session", "fill", r#"id="login.email""#, "demo@example.com"],
-    );
-    ok(
-        &dir,
-        &["session", "fill", r#"id="login.password""#, "hunter2"],
-    );
-    ok(
-        &dir,
-        &["session", "click", r#"role="button" label="Sign in""#],
-    );
-    ok(&dir, &["session", "wait", r#"id="home.title""#]);
-    ok(&dir, &["session", "close"]);
-    let script = dir.join("login.ad");
+    let (dir, script) = recorded_login(name, &[], &[("login.submit", Some("Log in"))]);
     let text = std::fs::read_to_string(&script).unwrap();
     assert!(
         text.contains(r#"click "role=\"button\" label=\"Sign in\"""#) && text.ends_with("close\n"),
         "{text}"
     );
-    // The app changed under the script.
-    let mut m: Value =
-        serde_json::from_str(&std::fs::read_to_string(dir.join("apps/shop.json")).unwrap())
-            .unwrap();
-    assert!(relabel(&mut m, "login.submit", "Log in"));
-    std::fs::write(dir.join("apps/shop.json"), m.to_string()).unwrap();
     (dir, script)
 }
 

@@ -8,79 +8,15 @@
 mod common;
 
 use std::path::{Path, PathBuf};
-use std::process::Output;
 
-use common::{isolated_ad, output_text, session_scratch};
+use common::output_text;
+use common::shop::{ad, ok, recorded_login};
 use serde_json::Value;
-
-fn ad(dir: &Path, args: &[&str]) -> Output {
-    isolated_ad(dir)
-        .env("AD_SESSION_REAP_MS", "60000")
-        .args(args)
-        .output()
-        .expect("ad runs")
-}
-
-fn ok(dir: &Path, args: &[&str]) -> Output {
-    let o = ad(dir, args);
-    assert!(o.status.success(), "ad {args:?}: {}", output_text(&o));
-    o
-}
-
-fn relabel(model: &mut Value, id: &str, label: &str) -> bool {
-    match model {
-        Value::Object(m) => {
-            if m.get("id").and_then(Value::as_str) == Some(id) {
-                m.insert("label".into(), Value::String(label.into()));
-                return true;
-            }
-            m.values_mut().any(|v| relabel(v, id, label))
-        }
-        Value::Array(a) => a.iter_mut().any(|v| relabel(v, id, label)),
-        _ => false,
-    }
-}
 
 /// A scratch project with `login.ad` recorded on the Shop model, then its sign-in button
 /// relabelled "Log in".
 fn project(name: &str) -> PathBuf {
-    let dir = session_scratch(name);
-    std::fs::create_dir_all(dir.join("apps")).unwrap();
-    std::fs::copy(
-        common::repo_root().join("examples/apps/shop.json"),
-        dir.join("apps/shop.json"),
-    )
-    .unwrap();
-    ok(
-        &dir,
-        &[
-            "session",
-            "open",
-            "com.example.shop",
-            "--relaunch",
-            "--save-script=login.ad",
-        ],
-    );
-    ok(
-        &dir,
-        &["session", "fill", r#"id="login.email""#, "demo@example.com"],
-    );
-    ok(
-        &dir,
-        &["session", "fill", r#"id="login.password""#, "hunter2"],
-    );
-    ok(
-        &dir,
-        &["session", "click", r#"role="button" label="Sign in""#],
-    );
-    ok(&dir, &["session", "wait", r#"id="home.title""#]);
-    ok(&dir, &["session", "close"]);
-    let mut m: Value =
-        serde_json::from_str(&std::fs::read_to_string(dir.join("apps/shop.json")).unwrap())
-            .unwrap();
-    assert!(relabel(&mut m, "login.submit", "Log in"));
-    std::fs::write(dir.join("apps/shop.json"), m.to_string()).unwrap();
-    dir
+    recorded_login(name, &[], &[("login.submit", Some("Log in"))]).0
 }
 
 /// The session list's line for `default`.

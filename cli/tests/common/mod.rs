@@ -2,6 +2,8 @@
 //! scratch folders. The conformance data sets come from `ad_tests`.
 #![allow(dead_code)] // each test crate uses a different subset
 
+pub mod shop;
+
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};

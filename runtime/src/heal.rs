@@ -693,7 +693,8 @@ impl Search<'_, '_> {
             // its target on the recorded screen, which is what can be proven here.
             let resolved_offline =
                 self.offline && got.is_some() && ran_out(&r).is_some_and(|(f, _, _)| f == n);
-            if resolved_offline {
+            // Offline, nothing can confirm which of several matches a device would settle on.
+            if self.offline {
                 if let Some(why) = got.as_ref().and_then(|(snap, _)| not_unique(snap, cand)) {
                     reject(why);
                     continue;
@@ -965,6 +966,27 @@ mod tests {
         assert!(o.proven_to_the_end() && o.recording_end().is_none());
         o.proposals = vec![proposal(Scope::Device)];
         assert!(o.proven_to_the_end());
+    }
+
+    #[test]
+    fn offline_a_selector_must_single_out_one_element_of_the_recorded_screen() {
+        let roots: Vec<crate::tree::Node> = serde_json::from_str(
+            r#"[{"type":"Application","label":"Shop","rect":{"x":0,"y":0,"width":390,"height":844},"children":[
+                {"type":"NavigationBar","label":"Home","rect":{"x":0,"y":47,"width":390,"height":44}},
+                {"type":"statictext","id":"home.heading","label":"Home","rect":{"x":0,"y":91,"width":390,"height":44}}]}]"#,
+        )
+        .unwrap();
+        let viewport = crate::tree::Rect {
+            x: 0.0,
+            y: 0.0,
+            width: 390.0,
+            height: 844.0,
+        };
+        let snap = Snapshot::flatten(&roots, viewport);
+        assert_eq!(not_unique(&snap, r#"id="home.heading""#), None);
+        assert!(not_unique(&snap, r#"label="Home""#)
+            .unwrap()
+            .contains("matches 2 elements of the recorded screen"));
     }
 
     #[test]

@@ -157,7 +157,6 @@ set edit:completion:arg-completer[ad] = {|@words|
             cand --write 'Commit the proven change as the healed script (default <basename>.healed.ad beside the script; never the script itself; an existing file only with --overwrite)'
             cand --offline 'Web backend: every host name but 127.0.0.1 fails to resolve, so nothing leaves the machine (the browser''s own background traffic is always off)'
             cand --allow-local-urls 'Web backend: let the browser show local files outside the script''s folder (`file:`) and its own pages (`view-source:`, `chrome:`, `about:version`, …). Without it they are refused, since what a page shows is copied into the run''s observations and reports'
-            cand --json 'Print the heal record (JSON, docs/schemas/heal-record.schema.json) on stdout instead of the report, which goes to stderr'
             cand --overwrite 'With --write: replace an existing file at the healed script''s path (never the script itself)'
             cand -h 'Print help'
             cand --help 'Print help'

@@ -139,7 +139,6 @@ complete -c ad -n "__fish_ad_using_subcommand heal" -l record-fixture -d 'Record
 complete -c ad -n "__fish_ad_using_subcommand heal" -l write -d 'Commit the proven change as the healed script (default <basename>.healed.ad beside the script; never the script itself; an existing file only with --overwrite)'
 complete -c ad -n "__fish_ad_using_subcommand heal" -l offline -d 'Web backend: every host name but 127.0.0.1 fails to resolve, so nothing leaves the machine (the browser\'s own background traffic is always off)'
 complete -c ad -n "__fish_ad_using_subcommand heal" -l allow-local-urls -d 'Web backend: let the browser show local files outside the script\'s folder (`file:`) and its own pages (`view-source:`, `chrome:`, `about:version`, …). Without it they are refused, since what a page shows is copied into the run\'s observations and reports'
-complete -c ad -n "__fish_ad_using_subcommand heal" -l json -d 'Print the heal record (JSON, docs/schemas/heal-record.schema.json) on stdout instead of the report, which goes to stderr'
 complete -c ad -n "__fish_ad_using_subcommand heal" -l overwrite -d 'With --write: replace an existing file at the healed script\'s path (never the script itself)'
 complete -c ad -n "__fish_ad_using_subcommand heal" -s h -l help -d 'Print help'
 complete -c ad -n "__fish_ad_using_subcommand heal" -s V -l version -d 'Print version'

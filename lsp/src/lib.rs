@@ -22,7 +22,6 @@ mod formatting;
 mod hover;
 pub mod lines;
 mod navigation;
-pub mod runs;
 mod semantic;
 pub mod server;
 mod signature;

@@ -26,8 +26,6 @@ pub struct DocEntry {
     pub rejected: Option<String>,
     /// The ```ad blocks, in order: the example, then the fix.
     pub blocks: Vec<String>,
-    /// The ```yaml blocks (Maestro flow codes), in order: the example, then the fix.
-    pub yaml: Vec<String>,
     /// Extra `ad check` arguments, from a `<!-- check-args: … -->` line in the section.
     pub args: Vec<String>,
 }
@@ -35,17 +33,12 @@ pub struct DocEntry {
 fn parse_entries(docs: &str) -> Vec<DocEntry> {
     let mut entries: Vec<DocEntry> = Vec::new();
     let mut block: Option<String> = None;
-    let mut yaml = false;
     for line in docs.lines() {
         if let Some(b) = block.as_mut() {
             if line.trim_start() == "```" {
                 let text = block.take().unwrap_or_default();
                 if let Some(e) = entries.last_mut() {
-                    if yaml {
-                        e.yaml.push(text);
-                    } else {
-                        e.blocks.push(text);
-                    }
+                    e.blocks.push(text);
                 }
             } else {
                 b.push_str(line);
@@ -78,8 +71,7 @@ fn parse_entries(docs: &str) -> Vec<DocEntry> {
             if let Some(e) = entries.last_mut() {
                 e.args = rest.split_whitespace().map(str::to_string).collect();
             }
-        } else if line.trim_start() == "```ad" || line.trim_start() == "```yaml" {
-            yaml = line.trim_start() == "```yaml";
+        } else if line.trim_start() == "```ad" {
             block = Some(String::new());
         }
     }

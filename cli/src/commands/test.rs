@@ -539,14 +539,7 @@ fn test_paths(args: &TestArgs, paths: &[PathBuf]) -> (i32, String) {
     if let Some(p) = &args.report_junit {
         reports.push((
             p.clone(),
-            crate::render::junit::junit_with(
-                &record,
-                &proposals
-                    .iter()
-                    .filter_map(|(k, l)| Some((k.clone(), l.diff.as_ref()?.display().to_string())))
-                    .collect(),
-            )
-            .into_bytes(),
+            crate::render::junit::junit_with(&record, &proposals).into_bytes(),
         ));
     }
     if let Some(p) = &args.report_json {
@@ -564,8 +557,7 @@ fn test_paths(args: &TestArgs, paths: &[PathBuf]) -> (i32, String) {
             .map(|c| (c.display.clone(), c.text.clone()))
             .collect();
         let scripts = crate::render::html::load(&record, &texts);
-        let report = crate::render::html::build_with_heal("ad test", &record, &scripts, &proposals);
-        if let Err(e) = report.write(dir) {
+        if let Err(e) = crate::render::html::build("ad test", &record, &scripts).write(dir) {
             write_failures.push(format!("{}: {e}", dir.display()));
         }
     }
@@ -605,8 +597,8 @@ fn heal_proposals(
     summary: &suite::Summary,
     cases: &[Case],
     opts: &SuiteOptions,
-) -> std::collections::BTreeMap<String, crate::render::html::HealListing> {
-    let mut listings = std::collections::BTreeMap::new();
+) -> std::collections::BTreeMap<String, String> {
+    let mut written_files = std::collections::BTreeMap::new();
     use ad_runtime::heal;
     let redactor = vars::Redactor::new(
         opts.shell_env
@@ -653,30 +645,10 @@ fn heal_proposals(
                 continue;
             }
         };
-        let repair_command = format!("ad run {} --save-script", case.display);
-        let record = super::heal::record(&case.display, &outcome, &repair_command, &redactor);
-        // Where `ad heal` keeps it: the editor offers the proposal from there.
-        let record_path =
-            ad_runtime::records::heal::record_path(&opts.session.artifacts_root, &case.display);
-        let json = serde_json::to_string_pretty(&record).unwrap_or_default() + "\n";
-        if let Err(e) = record_path
-            .parent()
-            .map_or(Ok(()), std::fs::create_dir_all)
-            .and_then(|_| crate::atomic_write(&record_path, json.as_bytes()))
-        {
-            eprintln!(
-                "warning: cannot write the heal record {}: {e}",
-                record_path.display()
-            );
-        }
         if let Some(h) = &outcome.human {
             println!(
-                "heal: {}: step {} (line {}) needs a human: record-and-heal (`{repair_command}`)",
-                case.display, h.step, h.line
-            );
-            listings.insert(
-                case.display.clone(),
-                crate::render::html::HealListing { record, diff: None },
+                "heal: {}: step {} (line {}) needs a human: record-and-heal (`ad run {} --save-script`)",
+                case.display, h.step, h.line, case.display
             );
             continue;
         }
@@ -705,13 +677,7 @@ fn heal_proposals(
                     outcome.proposals.len(),
                     case.display
                 );
-                listings.insert(
-                    case.display.clone(),
-                    crate::render::html::HealListing {
-                        record,
-                        diff: Some(target.clone()),
-                    },
-                );
+                written_files.insert(case.display.clone(), target.display().to_string());
             }
             Err(e) => eprintln!(
                 "error: cannot write the heal proposal {}: {e}",
@@ -719,7 +685,7 @@ fn heal_proposals(
             ),
         }
     }
-    listings
+    written_files
 }
 
 #[cfg(test)]

@@ -275,7 +275,7 @@ _ad() {
             return 0
             ;;
         ad__subcmd__heal)
-            opts="-e -o -h -V --env --write --output --backend --browser --offline --allow-local-urls --device --udid --serial --tenant --run-id --lease-id --lease-backend --app --artifacts-dir --session --platform --target --max-file-size --record-fixture --overwrite --help --version"
+            opts="-e -o -h -V --env --write --output --backend --browser --offline --allow-local-urls --device --udid --serial --tenant --run-id --lease-id --lease-backend --app --artifacts-dir --session --platform --target --json --max-file-size --record-fixture --overwrite --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0

@@ -98,7 +98,7 @@ complete -c ad -n "__fish_ad_using_subcommand run" -l run-id -d 'With --tenant: 
 complete -c ad -n "__fish_ad_using_subcommand run" -l lease-id -d 'With --tenant: a lease you hold (ad neither renews nor releases it), else ad allocates, renews and releases one (env AGENT_DEVICE_LEASE_ID)' -r
 complete -c ad -n "__fish_ad_using_subcommand run" -l lease-backend -d 'With --tenant: agent-device\'s lease backend, e.g. ios-simulator (env AGENT_DEVICE_LEASE_BACKEND; default: the daemon\'s)' -r
 complete -c ad -n "__fish_ad_using_subcommand run" -l app -d 'The simulator\'s app model: a JSON file, or a model name found in an apps/ folder (default: the model whose "app" is the id the script opens, in apps/ beside the script or above it, or examples/apps)' -r -F
-complete -c ad -n "__fish_ad_using_subcommand run" -l artifacts-dir -d 'Where run folders are written' -r -F
+complete -c ad -n "__fish_ad_using_subcommand run" -l artifacts-dir -d 'Where run folders are written [default: `[run] artifacts-dir` of ad.toml, else ad-artifacts]' -r -F
 complete -c ad -n "__fish_ad_using_subcommand run" -l session -d 'Session name (AD_SESSION); a session a run leaves live is kept, for `--from`, in the per-user state folder ($AD_STATE_DIR, else $XDG_STATE_HOME/ad or ~/.local/state/ad), owner-only, secure fields masked' -r
 complete -c ad -n "__fish_ad_using_subcommand run" -l platform -d 'Platform for the plan digest and AD_PLATFORM (default: the context header)' -r
 complete -c ad -n "__fish_ad_using_subcommand run" -l target -d 'Target for the plan digest and AD_TARGET (default: the context header)' -r
@@ -130,7 +130,7 @@ complete -c ad -n "__fish_ad_using_subcommand heal" -l run-id -d 'With --tenant:
 complete -c ad -n "__fish_ad_using_subcommand heal" -l lease-id -d 'With --tenant: a lease you hold (ad neither renews nor releases it), else ad allocates, renews and releases one (env AGENT_DEVICE_LEASE_ID)' -r
 complete -c ad -n "__fish_ad_using_subcommand heal" -l lease-backend -d 'With --tenant: agent-device\'s lease backend, e.g. ios-simulator (env AGENT_DEVICE_LEASE_BACKEND; default: the daemon\'s)' -r
 complete -c ad -n "__fish_ad_using_subcommand heal" -l app -d 'The simulator\'s app model (as `ad run --app`)' -r -F
-complete -c ad -n "__fish_ad_using_subcommand heal" -l artifacts-dir -d 'Where the proving runs\' folders are written' -r -F
+complete -c ad -n "__fish_ad_using_subcommand heal" -l artifacts-dir -d 'Where the proving runs\' folders and the heal record are written [default: `[run] artifacts-dir` of ad.toml, else ad-artifacts]' -r -F
 complete -c ad -n "__fish_ad_using_subcommand heal" -l session -d 'Session name the runs use (AD_SESSION)' -r
 complete -c ad -n "__fish_ad_using_subcommand heal" -l platform -d 'Platform for AD_PLATFORM (default: the context header)' -r
 complete -c ad -n "__fish_ad_using_subcommand heal" -l target -d 'Target for AD_TARGET (default: the context header)' -r
@@ -139,6 +139,7 @@ complete -c ad -n "__fish_ad_using_subcommand heal" -l record-fixture -d 'Record
 complete -c ad -n "__fish_ad_using_subcommand heal" -l write -d 'Commit the proven change as the healed script (default <basename>.healed.ad beside the script; never the script itself; an existing file only with --overwrite)'
 complete -c ad -n "__fish_ad_using_subcommand heal" -l offline -d 'Web backend: every host name but 127.0.0.1 fails to resolve, so nothing leaves the machine (the browser\'s own background traffic is always off)'
 complete -c ad -n "__fish_ad_using_subcommand heal" -l allow-local-urls -d 'Web backend: let the browser show local files outside the script\'s folder (`file:`) and its own pages (`view-source:`, `chrome:`, `about:version`, …). Without it they are refused, since what a page shows is copied into the run\'s observations and reports'
+complete -c ad -n "__fish_ad_using_subcommand heal" -l json -d 'Print the heal record (JSON, docs/schemas/heal-record.schema.json) on stdout instead of the report, which goes to stderr'
 complete -c ad -n "__fish_ad_using_subcommand heal" -l overwrite -d 'With --write: replace an existing file at the healed script\'s path (never the script itself)'
 complete -c ad -n "__fish_ad_using_subcommand heal" -s h -l help -d 'Print help'
 complete -c ad -n "__fish_ad_using_subcommand heal" -s V -l version -d 'Print version'
@@ -149,7 +150,7 @@ complete -c ad -n "__fish_ad_using_subcommand test" -l retries -d 'Retries per f
 complete -c ad -n "__fish_ad_using_subcommand test" -s j -l jobs -d 'Scripts run in parallel, each in its own session' -r
 complete -c ad -n "__fish_ad_using_subcommand test" -l shard -d 'Run only this part of the suite: INDEX/COUNT, 1-based (`--shard 2/4`)' -r
 complete -c ad -n "__fish_ad_using_subcommand test" -l app -d 'The simulator\'s app model (default: found by app id; see `ad run --help`)' -r -F
-complete -c ad -n "__fish_ad_using_subcommand test" -l artifacts-dir -d 'Where run folders are written' -r -F
+complete -c ad -n "__fish_ad_using_subcommand test" -l artifacts-dir -d 'Where run folders are written [default: `[run] artifacts-dir` of the ad.toml that applies to the first path, else ad-artifacts]' -r -F
 complete -c ad -n "__fish_ad_using_subcommand test" -l report-junit -d 'Write a JUnit XML report (one testcase per script)' -r -F
 complete -c ad -n "__fish_ad_using_subcommand test" -l report-json -d 'Write a JSON report' -r -F
 complete -c ad -n "__fish_ad_using_subcommand test" -l heal-proposals -d 'For each script that failed, write DIR/<script>.diff: the change `ad heal` proposes and proves by a fresh run of the whole changed script (none when a step needs a human, whose repair-armed command is printed instead). Listed after the result line (docs/repair.md)' -r -F

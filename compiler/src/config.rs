@@ -17,6 +17,7 @@
 //!
 //! [run]
 //! backend = "web"           # the default backend of `ad run` / `ad test` (sim | web)
+//! artifacts-dir = "build/ad-artifacts"  # the default --artifacts-dir (relative to this file)
 //! ```
 //!
 //! The file is looked up beside the script and in every parent folder up to the repository
@@ -26,6 +27,10 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use ad_grammar::{Diagnostic, Severity, Span};
+
+/// The run folders' parent when neither `--artifacts-dir` nor `[run] artifacts-dir` names one
+/// (relative to where `ad` runs).
+pub const DEFAULT_ARTIFACTS_DIR: &str = "ad-artifacts";
 
 /// Which contract a script is checked against (issue: handoff vs flow).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -99,6 +104,9 @@ pub struct Config {
     /// `[run] backend`: the project's default backend, as written (the runtime knows the
     /// backends and refuses an unknown name before the run).
     pub run_backend: Option<String>,
+    /// `[run] artifacts-dir`: the default `--artifacts-dir` of `ad run`, `ad heal` and `ad test`,
+    /// resolved against the `ad.toml`'s folder (the language server reads the records there).
+    pub run_artifacts_dir: Option<PathBuf>,
     /// Where it was read from.
     pub source: Option<PathBuf>,
 }
@@ -226,9 +234,13 @@ impl Config {
                             ("backend", toml::Value::String(b)) => {
                                 config.run_backend = Some(b.clone());
                             }
+                            ("artifacts-dir", toml::Value::String(d)) if !d.is_empty() => {
+                                let base = source.and_then(Path::parent).unwrap_or(Path::new(""));
+                                config.run_artifacts_dir = Some(base.join(d));
+                            }
                             _ => {
                                 return Err(ConfigError(format!(
-                                    "{name}: unknown setting run.{k} (known: backend = \"sim\" or \"web\")"
+                                    "{name}: unknown setting run.{k} (known: backend = \"sim\" or \"web\", artifacts-dir = \"PATH\")"
                                 )))
                             }
                         }
@@ -379,6 +391,16 @@ mod tests {
             Some("web")
         );
         assert!(Config::parse("[run]\nbrowser = \"x\"\n", None).is_err());
+        assert_eq!(
+            Config::parse(
+                "[run]\nartifacts-dir = \"build/art\"\n",
+                Some(Path::new("/p/ad.toml"))
+            )
+            .unwrap()
+            .run_artifacts_dir,
+            Some(PathBuf::from("/p/build/art"))
+        );
+        assert!(Config::parse("[run]\nartifacts-dir = 3\n", None).is_err());
         assert!(Config::parse("[profiles]\n\"a/**\" = \"x\"\n", None).is_err());
         assert!(Config::parse("[profiles]\n\"/abs/**\" = \"flow\"\n", None).is_err());
     }

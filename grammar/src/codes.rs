@@ -29,6 +29,10 @@ pub const RUN_GATE: u8 = 8;
 /// fragments it includes: never by the analysis of one file alone. Fixtures are folders under
 /// `tests/fixtures/compose/`.
 pub const COMPOSITION: u8 = 16;
+/// Reported by the Maestro flow checker (`ad_maestro`, `ad check --maestro`) on YAML flows, never
+/// on `.ad` scripts. Fixtures are `tests/fixtures/maestro/ADxxx-<slug>.yaml`; docs examples are
+/// ```yaml blocks.
+pub const MAESTRO: u8 = 32;
 
 /// The file documenting every code, one `### ADxxx — title` entry each.
 pub const DOCS: &str = "docs/diagnostics.md";
@@ -57,6 +61,9 @@ impl Code {
     }
     pub fn composition(&self) -> bool {
         self.flags & COMPOSITION != 0
+    }
+    pub fn maestro(&self) -> bool {
+        self.flags & MAESTRO != 0
     }
     /// The entry's anchor in [`DOCS`], e.g. `ad101`.
     pub fn anchor(&self) -> String {
@@ -237,6 +244,40 @@ codes! {
     /// A `composition-v1`, `fragment-v1` or `include` line of the checked file: agent-device
     /// 0.21.5 refuses each at dispatch (an unknown command); `ad build` writes the plain script.
     COMPOSITION_LINE_REFUSED = "AD811", Info, Never, [COMPOSITION], "composition line agent-device 0.21.5 refuses at dispatch";
+    /// YAML agent-device's YAML library refuses (syntax, tabs, repeated keys).
+    MAESTRO_YAML_INVALID = "AD901", Error, Always, [MAESTRO], "Maestro flow is not valid YAML";
+    /// Not a command list with at most one config document before it.
+    MAESTRO_FLOW_SHAPE = "AD902", Error, Always, [MAESTRO], "Maestro flow is not a command list";
+    /// A command agent-device's Maestro engine does not have.
+    MAESTRO_UNSUPPORTED_COMMAND = "AD903", Error, Always, [MAESTRO], "Maestro command not supported by agent-device";
+    /// A field (or selector field) the command does not take, or one given twice.
+    MAESTRO_UNSUPPORTED_FIELD = "AD904", Error, Always, [MAESTRO], "Maestro field not supported by agent-device";
+    /// A value of the wrong YAML type (a map where a string is read, a number for text, …).
+    MAESTRO_WRONG_TYPE = "AD905", Error, Always, [MAESTRO], "Maestro value of the wrong type";
+    /// A count, index or duration that is not a number in range.
+    MAESTRO_INVALID_NUMBER = "AD906", Error, Always, [MAESTRO], "Maestro number out of range";
+    /// A required field missing, fields that exclude each other, or options on a bare command.
+    MAESTRO_FIELDS_CONFLICT = "AD907", Error, Always, [MAESTRO], "Maestro command fields missing or in conflict";
+    /// `repeat.while`.
+    MAESTRO_REPEAT_WHILE = "AD908", Error, Always, [MAESTRO], "Maestro repeat.while is not supported";
+    /// A `pressKey` name other than back, enter, return and home.
+    MAESTRO_PRESS_KEY = "AD909", Error, Always, [MAESTRO], "Maestro pressKey name not supported";
+    /// A selector with no selector value, or a point combined with a selector.
+    MAESTRO_SELECTOR = "AD910", Error, Always, [MAESTRO], "malformed Maestro selector";
+    /// Coordinates that are neither absolute nor whole percentages.
+    MAESTRO_COORDINATES = "AD911", Error, Always, [MAESTRO], "Maestro coordinates not readable";
+    /// A JavaScript expression where agent-device reads only a literal or a bare `${VAR}`.
+    MAESTRO_EXPRESSION = "AD912", Error, Always, [MAESTRO], "Maestro expression where a literal is read";
+    /// A direction or platform name agent-device does not know.
+    MAESTRO_ENUM = "AD913", Error, Always, [MAESTRO], "Maestro direction or platform not supported";
+    /// A `runFlow` file that does not exist: the run fails when it plans the flow.
+    MAESTRO_RUNFLOW_MISSING = "AD920", Error, Never, [MAESTRO], "runFlow file not found";
+    /// A `${VAR}` that no env, output or built-in supplies: the step fails unless the run passes it.
+    MAESTRO_UNDEFINED_VARIABLE = "AD921", Warning, Never, [MAESTRO], "Maestro variable nobody supplies";
+    /// A `runScript` file that does not exist: the step fails when it runs.
+    MAESTRO_SCRIPT_MISSING = "AD922", Error, Never, [MAESTRO], "runScript file not found";
+    /// A `${…}` that is not a variable lookup: the step fails when it runs.
+    MAESTRO_INTERPOLATION = "AD923", Error, Never, [MAESTRO], "Maestro interpolation agent-device cannot resolve";
 }
 
 #[cfg(test)]

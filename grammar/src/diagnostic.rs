@@ -97,6 +97,8 @@ pub enum Reader {
     Daemon,
     /// The agent-device CLI, which reads the file and caps its size before sending it.
     Client,
+    /// The Maestro flow reader (`replay FLOW.yaml --maestro`), before the first step.
+    Maestro,
 }
 
 /// agent-device's own error for a parity diagnostic, with the order in which its reader would

@@ -78,6 +78,9 @@ pub fn code_actions(snap: &Snapshot, params: CodeActionParams) -> Option<Vec<Cod
             }));
         }
     }
+    if wants(&params, &CodeActionKind::QUICKFIX) {
+        out.extend(heal_action(snap, range).map(CodeActionOrCommand::CodeAction));
+    }
     let fixable = analysis
         .diagnostics
         .iter()
@@ -99,4 +102,38 @@ pub fn code_actions(snap: &Snapshot, params: CodeActionParams) -> Option<Vec<Cod
         }
     }
     Some(out)
+}
+
+/// The proven heal proposal `ad heal` recorded for exactly this text (docs/editors.md), offered
+/// on the lines it changes: its line edits applied give the healed script.
+fn heal_action(snap: &Snapshot, range: Span) -> Option<CodeAction> {
+    let doc = &snap.doc;
+    let record = crate::runs::heal_for(doc)?;
+    let line_of = |offset: usize| doc.text[..offset.min(doc.text.len())].matches('\n').count() + 1;
+    let (first, last) = (line_of(range.start()), line_of(range.end()));
+    if !crate::runs::touched_lines(record)
+        .iter()
+        .any(|&(a, b)| a <= last && first < b)
+    {
+        return None;
+    }
+    let edits = crate::runs::text_edits(doc, record)?;
+    let changes: Vec<String> = record
+        .proposals
+        .iter()
+        .map(|p| format!("step {}: {} → {}", p.step, p.old_selector, p.new_selector))
+        .collect();
+    let diagnostics = crate::runs::diagnostics(doc);
+    Some(CodeAction {
+        title: format!(
+            "Apply the proven heal proposal{} ({})",
+            if changes.len() == 1 { "" } else { "s" },
+            changes.join("; ")
+        ),
+        kind: Some(CodeActionKind::QUICKFIX),
+        diagnostics: (!diagnostics.is_empty()).then_some(diagnostics),
+        edit: Some(edit(snap, edits)),
+        is_preferred: Some(true),
+        ..Default::default()
+    })
 }

@@ -122,7 +122,13 @@ pub fn publish(doc: &Document) -> Vec<lsp_types::Diagnostic> {
             .collect();
     }
     match doc.analysis() {
-        Ok(a) => a.diagnostics.iter().map(|d| convert(doc, d)).collect(),
+        Ok(a) => a
+            .diagnostics
+            .iter()
+            .map(|d| convert(doc, d))
+            // The last run of this plan, when it diverged (from the artifacts folder).
+            .chain(crate::runs::diagnostics(doc))
+            .collect(),
         Err(NoAnalysis::TooLarge) => Vec::new(),
         Err(NoAnalysis::Crashed) => vec![lsp_types::Diagnostic {
             range: lsp_types::Range::default(),

@@ -34,6 +34,8 @@ pub struct Document {
     pub path: Option<PathBuf>,
     /// The other open buffers, by path: a composition reads its fragments from them first.
     pub buffers: Arc<std::collections::BTreeMap<PathBuf, String>>,
+    /// The script's last runs and heal records in the artifacts folder (read on open and save).
+    pub runs: Arc<crate::runs::Found>,
     analysis: OnceLock<Result<Arc<Analysis>, NoAnalysis>>,
     composition: OnceLock<Option<Arc<ad_compiler::compose::Composition>>>,
 }
@@ -55,6 +57,7 @@ impl Document {
             config,
             path,
             buffers: Arc::default(),
+            runs: Arc::default(),
             analysis: OnceLock::new(),
             composition: OnceLock::new(),
         }
@@ -88,6 +91,7 @@ impl Document {
             self.path.clone(),
         );
         d.buffers = self.buffers.clone();
+        d.runs = self.runs.clone();
         d
     }
 
@@ -101,6 +105,7 @@ impl Document {
             config,
             path: self.path.clone(),
             buffers: self.buffers.clone(),
+            runs: self.runs.clone(),
             analysis: OnceLock::new(),
             composition: OnceLock::new(),
         }
@@ -114,6 +119,23 @@ impl Document {
         let mut d = self.with_config(self.config.clone());
         d.buffers = buffers;
         d
+    }
+
+    /// The same version with the records read from the artifacts folder again (its analysis is
+    /// kept: the text did not change).
+    pub fn with_runs(&self, runs: Arc<crate::runs::Found>) -> Document {
+        Document {
+            uri: self.uri.clone(),
+            version: self.version,
+            text: self.text.clone(),
+            lines: self.lines.clone(),
+            config: self.config.clone(),
+            path: self.path.clone(),
+            buffers: self.buffers.clone(),
+            runs,
+            analysis: self.analysis.clone(),
+            composition: self.composition.clone(),
+        }
     }
 
     /// The composition this document is (a `composition-v1` parent or a `fragment-v1` file,

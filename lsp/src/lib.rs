@@ -22,6 +22,7 @@ mod formatting;
 mod hover;
 pub mod lines;
 mod navigation;
+pub mod runs;
 mod semantic;
 pub mod server;
 mod signature;

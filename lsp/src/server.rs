@@ -130,7 +130,21 @@ pub fn run(connection: Connection) -> i32 {
             _ => {}
         }
     };
+    let root = workspace_root(&params);
+    // `initializationOptions.artifactsDir`: the `--artifacts-dir` the project's runs use
+    // (relative to the workspace root).
+    let artifacts_dir = params
+        .initialization_options
+        .as_ref()
+        .and_then(|o| o.get("artifactsDir"))
+        .and_then(Value::as_str)
+        .map(|d| match &root {
+            Some(r) => r.join(d),
+            None => PathBuf::from(d),
+        });
     let mut server = Server {
+        root,
+        artifacts_dir,
         caps: Arc::new(ClientCaps::from_params(&params)),
         sender,
         docs: HashMap::new(),
@@ -154,7 +168,23 @@ pub fn run(connection: Connection) -> i32 {
     }
 }
 
+/// The workspace's folder: the first workspace folder, else `rootUri`.
+#[allow(deprecated)] // `root_uri`: older clients send only that
+fn workspace_root(params: &InitializeParams) -> Option<PathBuf> {
+    params
+        .workspace_folders
+        .as_ref()
+        .and_then(|f| f.first())
+        .map(|f| &f.uri)
+        .or(params.root_uri.as_ref())
+        .and_then(file_path)
+}
+
 struct Server {
+    /// The workspace's folder, and the artifacts folder the client named (if any): where the
+    /// scripts' run and heal records are looked for.
+    root: Option<PathBuf>,
+    artifacts_dir: Option<PathBuf>,
     sender: Sender<Message>,
     caps: Arc<ClientCaps>,
     docs: HashMap<Uri, Arc<Document>>,
@@ -441,7 +471,7 @@ impl Server {
                 let doc = p.text_document;
                 let path = file_path(&doc.uri);
                 let config = self.config_for(path.as_deref());
-                let d = Document::new(
+                let mut d = Document::new(
                     doc.uri.clone(),
                     doc.version,
                     doc.text,
@@ -449,6 +479,7 @@ impl Server {
                     config,
                     path,
                 );
+                d.runs = self.runs_for(&d);
                 self.docs.insert(doc.uri.clone(), Arc::new(d));
                 self.mark_dirty(doc.uri);
             }
@@ -484,8 +515,10 @@ impl Server {
                 } else if let Some(old) = self.docs.get(&uri).cloned() {
                     // ad.toml may have changed since the document was opened.
                     let config = self.config_for(old.path.as_deref());
-                    self.docs
-                        .insert(uri.clone(), Arc::new(old.with_config(config)));
+                    let mut d = old.with_config(config);
+                    // A run or a heal may have happened since: read their records again.
+                    d.runs = self.runs_for(&d);
+                    self.docs.insert(uri.clone(), Arc::new(d));
                     self.mark_dirty(uri);
                 }
             }
@@ -511,6 +544,13 @@ impl Server {
                     .any(|c| c.uri.as_str().ends_with("/ad.toml"))
                 {
                     self.reload_configs();
+                }
+                // A run or a heal wrote its record: the open scripts read theirs again.
+                if p.changes.iter().any(|c| {
+                    let u = c.uri.as_str();
+                    u.ends_with("/run.json") || (u.contains("/heal/") && u.ends_with(".json"))
+                }) {
+                    self.refresh_runs();
                 }
                 // A fragment changed on disk: its open parents re-read it.
                 if p.changes.iter().any(|c| c.uri.as_str().ends_with(".ad")) {
@@ -593,6 +633,29 @@ impl Server {
         }
     }
 
+    /// The records of `doc`'s script in the artifacts folders (none for an unsaved buffer).
+    fn runs_for(&self, doc: &Document) -> Arc<crate::runs::Found> {
+        let Some(path) = doc.path.as_deref() else {
+            return Arc::default();
+        };
+        let dirs = crate::runs::artifacts_dirs(
+            path,
+            self.artifacts_dir.as_deref(),
+            &doc.config,
+            self.root.as_deref(),
+        );
+        Arc::new(crate::runs::read(path, &dirs))
+    }
+
+    fn refresh_runs(&mut self) {
+        let docs: Vec<Arc<Document>> = self.docs.values().cloned().collect();
+        for d in docs {
+            let runs = self.runs_for(&d);
+            self.docs.insert(d.uri.clone(), Arc::new(d.with_runs(runs)));
+            self.mark_dirty(d.uri.clone());
+        }
+    }
+
     fn reload_configs(&mut self) {
         let docs: Vec<Arc<Document>> = self.docs.values().cloned().collect();
         for d in docs {
@@ -620,6 +683,15 @@ impl Server {
                         // Fragments a composition includes, changed outside the editor.
                         FileSystemWatcher {
                             glob_pattern: GlobPattern::String("**/*.ad".into()),
+                            kind: None,
+                        },
+                        // A run's summary and a heal record (docs/editors.md).
+                        FileSystemWatcher {
+                            glob_pattern: GlobPattern::String("**/run.json".into()),
+                            kind: None,
+                        },
+                        FileSystemWatcher {
+                            glob_pattern: GlobPattern::String("**/heal/**/*.json".into()),
                             kind: None,
                         },
                     ],
@@ -722,6 +794,8 @@ mod tests {
         let (server_side, client_side) = Connection::memory();
         let caps = Arc::new(ClientCaps::default());
         let mut server = Server {
+            root: None,
+            artifacts_dir: None,
             sender: server_side.sender.clone(),
             caps: caps.clone(),
             docs: HashMap::new(),

@@ -7,6 +7,17 @@
 //!
 //! Backend-agnostic: every run is an ordinary [`crate::session::run_script`] on the backend the
 //! configuration chooses, each with its fresh session. Nothing here writes the script.
+//!
+//! Offline, on a recording of the failing run (`--backend recorded:DIR`), the runs replay it
+//! with an open tail ([`crate::recorded::ReplaySource::with_open_tail`]): what the recording
+//! knows is proven, and where it runs out ([`crate::recorded::replay::EXHAUSTED`]) the proof
+//! says so ([`Scope::Recording`]). Proven on the recording means: the changed script replays
+//! every step before the diverging one exactly as recorded; the step's new selector resolves to
+//! one element of the screen the recorded step saw (exactly one match), whose re-captured
+//! evidence keeps the step's intent and verifies there; and every later step the recording
+//! still answers passes (reads of the screen after a healed read). The app's answer to an
+//! action the recorded run never made is not known: the steps from there on are not replayed.
+//! A recording the script's earlier steps contradict is refused ([`Refused`]).
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -54,6 +65,59 @@ pub struct Proof {
     pub later: Option<usize>,
     pub run_dir: Option<PathBuf>,
     pub wall_ms: f64,
+    /// What the run could prove: the whole script on a device, or a recording's part of it.
+    pub scope: Scope,
+}
+
+/// How far a proof reaches.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Scope {
+    /// A run on a device (the sim, the web, the agent-device bridge): the app answered every
+    /// step the run replayed.
+    Device,
+    /// A replay of a recording of the failing run (the module doc says what it proves).
+    Recording {
+        /// Steps 1..=`replayed_to` passed on the recording.
+        replayed_to: usize,
+        /// Where the recording ran out; none when the changed script passed to its end on it.
+        ends_at: Option<RecordingEnd>,
+    },
+}
+
+/// The step at which a proof on a recording stopped: the recording holds no answer to one of
+/// its calls (an action the recorded run never made, or a screen past its last moment).
+#[derive(Debug, Clone, PartialEq)]
+pub struct RecordingEnd {
+    /// 1-based plan index and source line.
+    pub step: usize,
+    pub line: usize,
+    /// The replay's message: the call the recording holds no answer to. (At the diverging step
+    /// itself, its target resolved and its evidence verified on the recorded screen first.)
+    pub reason: String,
+}
+
+impl Proof {
+    /// The proof reached the end of the script (on a device, or on the recording).
+    pub fn reaches_the_end(&self) -> bool {
+        !matches!(
+            self.scope,
+            Scope::Recording {
+                ends_at: Some(_),
+                ..
+            }
+        )
+    }
+}
+
+/// The recording an offline heal replays.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Recording {
+    /// The fixture folder (`--backend recorded:DIR`).
+    pub fixture: PathBuf,
+    /// The backend and platform it was recorded on: where the rest is proven
+    /// (`ad heal FILE --backend <backend>`).
+    pub backend: String,
+    pub platform: String,
 }
 
 /// A proven change of one diverging step.
@@ -103,6 +167,27 @@ pub struct Outcome {
     pub runs: usize,
     /// The first run's result passed: nothing to heal.
     pub passed_as_is: bool,
+    /// Offline: the recording every run replayed (each proof's [`Proof::scope`] says how far).
+    pub recording: Option<Recording>,
+}
+
+impl Outcome {
+    /// Every proposal's proof reached the end of the script: what `--write` needs, as a repair
+    /// transaction commits only a complete repair. False when a proof on a recording stopped
+    /// where the recording ran out (prove it on a device first).
+    pub fn proven_to_the_end(&self) -> bool {
+        self.human.is_none() && self.proposals.iter().all(|p| p.proof.reaches_the_end())
+    }
+
+    /// The proof that stopped where the recording ran out, if one did.
+    pub fn recording_end(&self) -> Option<(&Proposal, &RecordingEnd)> {
+        self.proposals.iter().find_map(|p| match &p.proof.scope {
+            Scope::Recording {
+                ends_at: Some(e), ..
+            } => Some((p, e)),
+            _ => None,
+        })
+    }
 }
 
 /// A static refusal of the changed text (it does not analyze cleanly): a usage error.
@@ -115,7 +200,8 @@ impl From<SetupError> for Refused {
     }
 }
 
-/// Forwards progress and keeps the elements the step on `line` (0-based) resolved.
+/// Forwards progress and keeps the elements the step on `line` (0-based) resolved (whether it
+/// then passed or failed: offline, a step whose action the recording never saw resolved first).
 struct Capture<'p> {
     inner: &'p mut dyn Progress,
     line: Option<usize>,
@@ -130,6 +216,11 @@ impl Progress for Capture<'_> {
         self.inner.step_end(s, e);
     }
     fn step_passed(&mut self, step: &Step<'_>, resolved: &[(Arc<Snapshot>, usize)]) {
+        if Some(step.line()) == self.line {
+            self.got = resolved.last().cloned();
+        }
+    }
+    fn step_failed(&mut self, step: &Step<'_>, resolved: &[(Arc<Snapshot>, usize)]) {
         if Some(step.line()) == self.line {
             self.got = resolved.last().cloned();
         }
@@ -325,6 +416,43 @@ fn another_element(old: &TargetEvidence, new: &TargetEvidence) -> Option<String>
     None
 }
 
+/// The replay code of a run's failure (the divergence's cause), when the run failed on a
+/// recording's terms: [`crate::recorded::replay::DIVERGED`], `EXHAUSTED`, `UNRECORDED_SESSION`.
+fn replay_code(r: &RunResult) -> Option<&str> {
+    use crate::recorded::replay::{DIVERGED, EXHAUSTED, UNRECORDED_SESSION};
+    let e = r.error.as_ref()?;
+    let code = e
+        .divergence()
+        .map(|d| d.cause.code.as_str())
+        .unwrap_or(e.code.as_str());
+    [DIVERGED, EXHAUSTED, UNRECORDED_SESSION]
+        .into_iter()
+        .find(|c| *c == code)
+}
+
+/// The step at which a run on a recording ran out (its failure is `EXHAUSTED`).
+fn ran_out(r: &RunResult) -> Option<(usize, usize, String)> {
+    if replay_code(r) != Some(crate::recorded::replay::EXHAUSTED) {
+        return None;
+    }
+    let e = r.error.as_ref()?;
+    Some((failed_step(r)?, e.line.unwrap_or(0), cause_message(e)))
+}
+
+/// A run error's cause as the backend said it, whole (a divergence report's copy may be cut).
+fn cause_message(e: &crate::interp::RunError) -> String {
+    let m = e.message.as_str();
+    e.divergence()
+        .and_then(|d| {
+            m.strip_prefix(&format!(
+                "Replay failed at step {} ({}): ",
+                d.step.index, d.action
+            ))
+        })
+        .unwrap_or(m)
+        .to_string()
+}
+
 fn failed_step(r: &RunResult) -> Option<usize> {
     r.error.as_ref().and_then(|e| {
         e.divergence()
@@ -337,6 +465,16 @@ fn failed_step(r: &RunResult) -> Option<usize> {
 /// Heals `req`'s script: runs it, and at each divergence tries the report's suggestions until
 /// one is proven by a fresh run of the whole changed script. `progress` sees every run.
 pub fn heal(req: &Request, progress: &mut dyn Progress) -> Result<Outcome, Refused> {
+    let recording = offline(req)?;
+    let mut config = req.config.clone();
+    config.replay_open_tail = recording.is_some();
+    let owned = Request {
+        script: req.script,
+        text: req.text.clone(),
+        options: req.options.clone(),
+        config,
+    };
+    let req = &owned;
     // Injected values become `${NAME}` in re-captured evidence, as a repair-armed run writes.
     let protect = Redactor::placeholders(
         req.options
@@ -353,9 +491,13 @@ pub fn heal(req: &Request, progress: &mut dyn Progress) -> Result<Outcome, Refus
         human: None,
         runs: 0,
         passed_as_is: false,
+        recording: recording.clone(),
     };
     let (result, _, _) = run_text(req, &req.text, false, None, &mut *progress)?;
     out.runs += 1;
+    if let Some(rec) = &recording {
+        belongs(req, rec, &result)?;
+    }
     // A backend that could not start, or a run refused before its first step: no divergence.
     if let Some(e) = result
         .error
@@ -370,6 +512,7 @@ pub fn heal(req: &Request, progress: &mut dyn Progress) -> Result<Outcome, Refus
         protect: &protect,
         progress,
         runs: out.runs,
+        offline: recording.is_some(),
     };
     match search.solve(&req.text, &result)? {
         Ok((proposals, healed)) => {
@@ -390,6 +533,64 @@ struct Search<'a, 'p> {
     protect: &'a Redactor,
     progress: &'p mut dyn Progress,
     runs: usize,
+    /// The runs replay a recording with an open tail.
+    offline: bool,
+}
+
+/// The recording the runs replay, when the backend is `recorded:DIR`.
+fn offline(req: &Request) -> Result<Option<Recording>, Refused> {
+    let display = req.options.script_path.clone();
+    let analysis = crate::gate::analyze(req.script, &display, &req.text, false)
+        .map_err(|r| Refused(format!("the script is refused: {}", r.summary)))?;
+    let plan = Plan {
+        steps: analysis.steps(),
+        metadata: analysis.metadata(),
+    };
+    let kind = crate::session::backend_kind(&plan, req.script, &req.config)?;
+    let (crate::backends::BackendKind::Recorded, Some(dir)) = (kind, &req.config.recorded) else {
+        return Ok(None);
+    };
+    // Only the manifest here: a folder that is no fixture is the first run's set-up error.
+    let manifest = crate::recorded::replay::read_manifest(dir).ok();
+    Ok(Some(Recording {
+        fixture: dir.clone(),
+        backend: manifest
+            .as_ref()
+            .map_or_else(String::new, |m| m.backend.clone()),
+        platform: manifest.map_or_else(String::new, |m| m.platform),
+    }))
+}
+
+/// A recording is of this script's failing run when the script's first run replays it: a run
+/// the recording contradicts (an earlier step differs, another script's recording), or that
+/// runs past it before failing, is refused, naming the step and the recorded call.
+fn belongs(req: &Request, rec: &Recording, first: &RunResult) -> Result<(), Refused> {
+    use crate::recorded::replay::{DIVERGED, EXHAUSTED};
+    let Some(code) = replay_code(first) else {
+        return Ok(());
+    };
+    let e = first
+        .error
+        .as_ref()
+        .expect("a replay code comes from an error");
+    let message = cause_message(e);
+    let step = failed_step(first).unwrap_or(0);
+    let line = e.line.unwrap_or(0);
+    let script = &req.options.script_path;
+    let dir = rec.fixture.display();
+    let why = match code {
+        DIVERGED => format!("step {step} (line {line}) contradicts it"),
+        EXHAUSTED => format!("step {step} (line {line}) goes past its end before the script fails"),
+        _ => format!("step {step} (line {line}) opens a session it does not hold"),
+    };
+    let on = if rec.backend.is_empty() || rec.backend == "recorded" {
+        String::new()
+    } else {
+        format!(" --backend {}", rec.backend)
+    };
+    Err(Refused(format!(
+        "the recording {dir} is not of {script}'s failing run: {why}: {message}. Record the failing run on a device (`ad run {script}{on} --record-fixture {dir}`), then heal from it"
+    )))
 }
 
 type Solved = Result<(Vec<Proposal>, String), Human>;
@@ -488,7 +689,18 @@ impl Search<'_, '_> {
                     continue;
                 }
             };
-            if failed_step(&r).is_some_and(|f| f <= n) {
+            // Offline, the step's action may be one the recording never saw: it still resolved
+            // its target on the recorded screen, which is what can be proven here.
+            let resolved_offline =
+                self.offline && got.is_some() && ran_out(&r).is_some_and(|(f, _, _)| f == n);
+            // Offline, nothing can confirm which of several matches a device would settle on.
+            if self.offline {
+                if let Some(why) = got.as_ref().and_then(|(snap, _)| not_unique(snap, cand)) {
+                    reject(why);
+                    continue;
+                }
+            }
+            if !resolved_offline && failed_step(&r).is_some_and(|f| f <= n) {
                 reject(format!(
                     "the step still fails with it ({})",
                     r.error.as_ref().map(|e| e.public_code()).unwrap_or("")
@@ -518,7 +730,8 @@ impl Search<'_, '_> {
                 }
             }
             let changed = change(text, &site, cand, annotation.as_deref());
-            let (proof, run_dir, _) = match self.run(&changed, true, None) {
+            let proof_line = probe_line + usize::from(annotation.is_some());
+            let (proof, run_dir, proof_got) = match self.run(&changed, true, Some(proof_line)) {
                 Ok(x) => x,
                 Err(Refused(m)) => {
                     reject(m);
@@ -526,7 +739,13 @@ impl Search<'_, '_> {
                 }
             };
             let later = failed_step(&proof);
-            if later.is_some_and(|f| f <= n) {
+            // Offline: where the recording ran out (at the step, after its target resolved and
+            // its new evidence verified on the recorded screen; or at a later step).
+            let end = ran_out(&proof)
+                .filter(|_| self.offline)
+                .filter(|(f, _, _)| *f > n || (*f == n && proof_got.is_some()))
+                .map(|(step, line, reason)| RecordingEnd { step, line, reason });
+            if end.is_none() && later.is_some_and(|f| f <= n) {
                 reject(format!(
                     "the proof run failed at step {} ({})",
                     later.unwrap_or(0),
@@ -534,15 +753,28 @@ impl Search<'_, '_> {
                 ));
                 continue;
             }
-            let rest = match self.solve(&changed, &proof)? {
-                Ok(rest) => rest,
-                Err(h) => {
-                    reject(format!(
-                        "it gets the run past the step, but step {} (line {}) then fails ({}) and no change of that step makes the script pass",
-                        h.step, h.line, h.cause_code
-                    ));
-                    continue;
+            let rest = if end.is_some() {
+                // Nothing past it is known: the proposal is proven as far as the recording goes.
+                (Vec::new(), changed.clone())
+            } else {
+                match self.solve(&changed, &proof)? {
+                    Ok(rest) => rest,
+                    Err(h) => {
+                        reject(format!(
+                            "it gets the run past the step, but step {} (line {}) then fails ({}) and no change of that step makes the script pass",
+                            h.step, h.line, h.cause_code
+                        ));
+                        continue;
+                    }
                 }
+            };
+            let scope = if self.offline {
+                Scope::Recording {
+                    replayed_to: proof.replayed,
+                    ends_at: end.clone(),
+                }
+            } else {
+                Scope::Device
             };
             let (matched, fields) = match &new_evidence {
                 Some(e) => compare(site.evidence.as_deref(), e),
@@ -563,9 +795,11 @@ impl Search<'_, '_> {
                     replayed: proof.replayed,
                     total: proof.total,
                     passed: proof.error.is_none(),
-                    later,
+                    // A recording's end is no divergence to heal next.
+                    later: later.filter(|_| end.is_none()),
                     run_dir,
                     wall_ms: proof.wall_ms,
+                    scope,
                 },
                 rejected: tried,
             };
@@ -581,6 +815,19 @@ impl Search<'_, '_> {
         }
         Ok(Err(human(d, tried)))
     }
+}
+
+/// Offline, why `selector` does not single out one element of the recorded screen `snap`
+/// (nothing on the device can confirm which one a tiebreak would act on).
+fn not_unique(snap: &Snapshot, selector: &str) -> Option<String> {
+    let sel = crate::select::Selector::parse(selector).ok()?;
+    let r = crate::select::resolve(snap, &sel, crate::select::Policy::ANY);
+    (r.matched.len() != 1).then(|| {
+        format!(
+            "it matches {} elements of the recorded screen: offline, only a selector that singles out one element is proven",
+            r.matched.len()
+        )
+    })
 }
 
 fn human(d: &DivergenceReport, tried: Vec<(String, String)>) -> Human {
@@ -666,6 +913,80 @@ mod tests {
         assert_eq!(changed.len(), 1);
         assert_eq!(changed[0].field, "label");
         assert!(matched.contains(&"id") && matched.contains(&"role"));
+    }
+
+    #[test]
+    fn a_proof_that_ends_where_the_recording_ends_is_not_proven_to_the_end() {
+        let proof = |scope: Scope| Proof {
+            replayed: 3,
+            total: 6,
+            passed: false,
+            later: None,
+            run_dir: None,
+            wall_ms: 1.0,
+            scope,
+        };
+        let proposal = |scope: Scope| Proposal {
+            step: 4,
+            line: 8,
+            divergence_kind: "selector-miss".into(),
+            cause_code: "SELECTOR_MISS".into(),
+            old_selector: "label=\"Sign in\"".into(),
+            new_selector: "id=\"login.submit\"".into(),
+            basis: "id".into(),
+            rank: 1,
+            matched: vec!["id"],
+            changed: Vec::new(),
+            proof: proof(scope),
+            rejected: Vec::new(),
+        };
+        let end = RecordingEnd {
+            step: 4,
+            line: 8,
+            reason: "holds no answer to {\"kind\":\"tap\"}".into(),
+        };
+        let mut o = Outcome {
+            original: SCRIPT.into(),
+            healed: SCRIPT.into(),
+            proposals: vec![proposal(Scope::Recording {
+                replayed_to: 3,
+                ends_at: Some(end.clone()),
+            })],
+            human: None,
+            runs: 3,
+            passed_as_is: false,
+            recording: None,
+        };
+        assert!(!o.proven_to_the_end());
+        assert_eq!(o.recording_end().map(|(p, e)| (p.step, e)), Some((4, &end)));
+        o.proposals = vec![proposal(Scope::Recording {
+            replayed_to: 6,
+            ends_at: None,
+        })];
+        assert!(o.proven_to_the_end() && o.recording_end().is_none());
+        o.proposals = vec![proposal(Scope::Device)];
+        assert!(o.proven_to_the_end());
+    }
+
+    #[test]
+    fn offline_a_selector_must_single_out_one_element_of_the_recorded_screen() {
+        let roots: Vec<crate::tree::Node> = serde_json::from_str(
+            r#"[{"type":"Application","label":"Shop","rect":{"x":0,"y":0,"width":390,"height":844},"children":[
+                {"type":"NavigationBar","label":"Home","rect":{"x":0,"y":47,"width":390,"height":44}},
+                {"type":"statictext","id":"home.heading","label":"Home","rect":{"x":0,"y":91,"width":390,"height":44}}]}]"#,
+        )
+        .unwrap();
+        let viewport = crate::tree::Rect {
+            x: 0.0,
+            y: 0.0,
+            width: 390.0,
+            height: 844.0,
+        };
+        let snap = Snapshot::flatten(&roots, viewport);
+        assert_eq!(not_unique(&snap, r#"id="home.heading""#), None);
+        assert!(not_unique(&snap, r#"label="Home""#)
+            .unwrap()
+            .contains("matches 2 elements of the recorded screen"));
     }
 
     #[test]

@@ -42,6 +42,9 @@ pub struct SessionConfig {
     pub record_fixture: Option<PathBuf>,
     /// `--backend recorded:DIR`: the fixture folder to replay.
     pub recorded: Option<PathBuf>,
+    /// Replay `recorded` with an open tail (`ad heal` on a recording of a failing run:
+    /// [`crate::recorded::ReplaySource::with_open_tail`]).
+    pub replay_open_tail: bool,
 }
 
 /// What running a script produced.
@@ -580,13 +583,18 @@ pub async fn run_live_on(
         crate::recorded::injected_values(&file_env, &options.shell_env, &options.cli_env);
     let recorded = match (kind, &config.recorded) {
         (BackendKind::Recorded, Some(dir)) => {
-            Some(crate::recorded::ReplaySource::open(dir).map_err(|e| {
+            let source = crate::recorded::ReplaySource::open(dir).map_err(|e| {
                 SetupProblem::new(
                     BackendKind::Recorded.name(),
                     e,
                     Some(crate::recorded::FIXTURE_HINT),
                 )
-            })?)
+            })?;
+            Some(if config.replay_open_tail {
+                source.with_open_tail()
+            } else {
+                source
+            })
         }
         _ => None,
     };

@@ -26,6 +26,8 @@ pub struct DocEntry {
     pub rejected: Option<String>,
     /// The ```ad blocks, in order: the example, then the fix.
     pub blocks: Vec<String>,
+    /// The ```yaml blocks (Maestro flow codes), in order: the example, then the fix.
+    pub yaml: Vec<String>,
     /// Extra `ad check` arguments, from a `<!-- check-args: … -->` line in the section.
     pub args: Vec<String>,
 }
@@ -33,12 +35,17 @@ pub struct DocEntry {
 fn parse_entries(docs: &str) -> Vec<DocEntry> {
     let mut entries: Vec<DocEntry> = Vec::new();
     let mut block: Option<String> = None;
+    let mut yaml = false;
     for line in docs.lines() {
         if let Some(b) = block.as_mut() {
             if line.trim_start() == "```" {
                 let text = block.take().unwrap_or_default();
                 if let Some(e) = entries.last_mut() {
-                    e.blocks.push(text);
+                    if yaml {
+                        e.yaml.push(text);
+                    } else {
+                        e.blocks.push(text);
+                    }
                 }
             } else {
                 b.push_str(line);
@@ -71,7 +78,8 @@ fn parse_entries(docs: &str) -> Vec<DocEntry> {
             if let Some(e) = entries.last_mut() {
                 e.args = rest.split_whitespace().map(str::to_string).collect();
             }
-        } else if line.trim_start() == "```ad" {
+        } else if line.trim_start() == "```ad" || line.trim_start() == "```yaml" {
+            yaml = line.trim_start() == "```yaml";
             block = Some(String::new());
         }
     }

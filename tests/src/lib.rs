@@ -19,6 +19,7 @@ pub mod diagnostics_docs;
 pub mod fuzz;
 pub mod gen;
 pub mod lsp_client;
+pub mod maestro;
 pub mod minimize;
 pub mod web_fixture;
 

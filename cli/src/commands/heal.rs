@@ -36,8 +36,10 @@ Examples:
 The healed script ends with `# agent-device:heal-complete`, as a repair transaction commits it;
 it is never written over the script. Review it, then promote it over the original yourself.
 
-Each proving run writes its journal into --artifacts-dir, as `ad run` does; nothing else is
-written without --write.
+Each proving run writes its journal into --artifacts-dir, as `ad run` does, and the heal record
+(the proposals with the line edits that apply them, or the step that needs a human) is kept in
+--artifacts-dir/heal/<script>.json, where the language server offers it as a quick fix;
+--json prints that record on stdout. Nothing else is written without --write.
 
 Exit codes: 0 the script passed, or every divergence got a proven proposal; 1 a step needs a
 human; 2 usage, I/O or static errors, or a backend that could not start; 130 interrupted.";
@@ -66,9 +68,10 @@ pub struct HealArgs {
     /// The simulator's app model (as `ad run --app`).
     #[arg(long, value_name = "MODEL")]
     app: Option<PathBuf>,
-    /// Where the proving runs' folders are written.
-    #[arg(long, value_name = "DIR", default_value = "ad-artifacts")]
-    artifacts_dir: PathBuf,
+    /// Where the proving runs' folders and the heal record are written [default: `[run]
+    /// artifacts-dir` of ad.toml, else ad-artifacts].
+    #[arg(long, value_name = "DIR")]
+    artifacts_dir: Option<PathBuf>,
     /// Session name the runs use (AD_SESSION).
     #[arg(long, value_name = "NAME", default_value = "default")]
     session: String,
@@ -78,6 +81,10 @@ pub struct HealArgs {
     /// Target for AD_TARGET (default: the context header).
     #[arg(long)]
     target: Option<String>,
+    /// Print the heal record (JSON, docs/schemas/heal-record.schema.json) on stdout instead of
+    /// the report, which goes to stderr.
+    #[arg(long)]
+    json: bool,
     #[command(flatten)]
     input: files::InputArgs,
 }
@@ -125,9 +132,10 @@ pub fn run(args: HealArgs) -> i32 {
         Ok(d) => d,
         Err(e) => return crate::usage_error(&e.0),
     };
+    let artifacts_dir = super::run::artifacts_dir(args.artifacts_dir.as_deref(), &args.file);
     let mut config = SessionConfig {
         app_model: args.app.clone(),
-        artifacts_root: args.artifacts_dir.clone(),
+        artifacts_root: artifacts_dir.clone(),
         persist_session: false,
         state_dir,
         no_journal: false,
@@ -204,6 +212,20 @@ pub fn run(args: HealArgs) -> i32 {
         Ok(o) => o,
         Err(heal::Refused(m)) => return crate::usage_error(&redactor.redact(&m)),
     };
+    // The machine-readable record: printed with --json, always kept where the editor reads it.
+    let record = record(&source.name, &outcome, &repair_command, &redactor);
+    let record_json = serde_json::to_string_pretty(&record).unwrap_or_default() + "\n";
+    let record_path = ad_runtime::records::heal::record_path(&artifacts_dir, &source.name);
+    if let Err(e) = record_path
+        .parent()
+        .map_or(Ok(()), std::fs::create_dir_all)
+        .and_then(|_| crate::atomic_write(&record_path, record_json.as_bytes()))
+    {
+        eprintln!(
+            "warning: cannot write the heal record {}: {e}",
+            record_path.display()
+        );
+    }
     let mut out = String::new();
     render(
         &mut out,
@@ -222,7 +244,7 @@ pub fn run(args: HealArgs) -> i32 {
             let text = heal::healed_file_text(&outcome.healed);
             let name = target.display().to_string();
             if let Err(r) = ad_runtime::gate::analyze(&target, &name, &text, false) {
-                print!("{}", redactor.redact(&out));
+                eprint!("{}", redactor.redact(&out));
                 return crate::usage_error(&format!(
                     "the healed script was not written: {}",
                     r.summary
@@ -233,7 +255,7 @@ pub fn run(args: HealArgs) -> i32 {
                 &text,
                 args.backend.overwrite,
             ) {
-                print!("{}", redactor.redact(&out));
+                eprint!("{}", redactor.redact(&out));
                 return crate::usage_error(&format!(
                     "{}: {}",
                     r.code,
@@ -256,7 +278,12 @@ pub fn run(args: HealArgs) -> i32 {
             target.display()
         ));
     }
-    print!("{}", redactor.redact(&out));
+    if args.json {
+        eprint!("{}", redactor.redact(&out));
+        print!("{record_json}");
+    } else {
+        print!("{}", redactor.redact(&out));
+    }
     if needs_human {
         1
     } else {
@@ -280,6 +307,172 @@ pub fn unified_diff(name: &str, o: &Outcome) -> String {
         .context_radius(2)
         .header(name, &format!("{name} (healed)"))
         .to_string()
+}
+
+/// The heal record of `outcome` (docs/schemas/heal-record.schema.json): every text in it goes
+/// through the run's redactor, as the printed report does.
+pub fn record(
+    name: &str,
+    o: &Outcome,
+    repair_command: &str,
+    redactor: &Redactor,
+) -> ad_runtime::records::HealRecord {
+    use ad_runtime::records::heal::{
+        HealCandidate, HealFieldChange, HealHuman, HealProof, HealProposal, HealRecord, HealVerdict,
+    };
+    let r = |s: &str| redactor.redact(s);
+    let candidates = |v: &[(String, String)]| -> Vec<HealCandidate> {
+        v.iter()
+            .map(|(selector, reason)| HealCandidate {
+                selector: r(selector),
+                reason: r(reason),
+            })
+            .collect()
+    };
+    // Each edit belongs to the proposal whose step line it covers, or is nearest to (the
+    // annotation line above it).
+    let edits: Vec<(usize, ad_runtime::records::heal::LineEdit)> =
+        line_edits(&o.original, &o.healed)
+            .into_iter()
+            .map(|e| {
+                let last = e.end.max(e.start + 1) - 1;
+                let distance = |line: usize| {
+                    if line < e.start {
+                        e.start - line
+                    } else {
+                        line.saturating_sub(last)
+                    }
+                };
+                let owner = (0..o.proposals.len())
+                    .min_by_key(|&i| distance(o.proposals[i].line))
+                    .unwrap_or(0);
+                (owner, e)
+            })
+            .collect();
+    let proposals: Vec<HealProposal> = o
+        .proposals
+        .iter()
+        .enumerate()
+        .map(|(i, p)| {
+            let mine: Vec<_> = edits
+                .iter()
+                .filter(|(owner, _)| *owner == i)
+                .map(|(_, e)| e.clone())
+                .collect();
+            HealProposal {
+                step: p.step,
+                line: p.line,
+                divergence_kind: p.divergence_kind.clone(),
+                cause_code: p.cause_code.clone(),
+                old_selector: r(&p.old_selector),
+                new_selector: r(&p.new_selector),
+                basis: p.basis.clone(),
+                rank: p.rank,
+                matched: p.matched.iter().map(|m| m.to_string()).collect(),
+                changed: p
+                    .changed
+                    .iter()
+                    .map(|c| HealFieldChange {
+                        field: c.field.to_string(),
+                        was: r(&c.was),
+                        now: r(&c.now),
+                    })
+                    .collect(),
+                proof: HealProof {
+                    replayed: p.proof.replayed,
+                    total: p.proof.total,
+                    passed: p.proof.passed,
+                    later: p.proof.later,
+                    run_dir: p.proof.run_dir.as_ref().map(|d| d.display().to_string()),
+                    wall_ms: p.proof.wall_ms,
+                },
+                rejected: candidates(&p.rejected),
+                edits: mine
+                    .into_iter()
+                    .map(|mut e| {
+                        e.text = r(&e.text);
+                        e
+                    })
+                    .collect(),
+            }
+        })
+        .collect();
+    let human = o.human.as_ref().map(|h| HealHuman {
+        step: h.step,
+        line: h.line,
+        action: r(&h.action),
+        cause_code: h.cause_code.clone(),
+        message: r(&h.message),
+        repair_hint: h.repair_hint.clone(),
+        repair_command: repair_command.to_string(),
+        tried: candidates(&h.tried),
+    });
+    let verdict = if o.passed_as_is {
+        HealVerdict::Passed
+    } else if human.is_some() {
+        HealVerdict::NeedsHuman
+    } else {
+        HealVerdict::Proposed
+    };
+    HealRecord {
+        schema_version: 1,
+        script: name.to_string(),
+        script_sha256: ad_runtime::records::heal::text_sha256(&o.original),
+        verdict,
+        runs: o.runs,
+        diff: if proposals.is_empty() {
+            String::new()
+        } else {
+            r(&unified_diff(name, o))
+        },
+        proposals,
+        human,
+    }
+}
+
+/// The line edits that turn `original` into `healed`: each run of changed lines, as 1-based
+/// lines of `original` and their replacement.
+fn line_edits(original: &str, healed: &str) -> Vec<ad_runtime::records::heal::LineEdit> {
+    use similar::DiffOp;
+    let new_lines: Vec<&str> = healed.split_inclusive('\n').collect();
+    let mut out: Vec<ad_runtime::records::heal::LineEdit> = Vec::new();
+    for op in similar::TextDiff::from_lines(original, healed).ops() {
+        let (old, new) = match *op {
+            DiffOp::Equal { .. } => continue,
+            DiffOp::Delete {
+                old_index,
+                old_len,
+                new_index,
+            } => (old_index..old_index + old_len, new_index..new_index),
+            DiffOp::Insert {
+                old_index,
+                new_index,
+                new_len,
+            } => (old_index..old_index, new_index..new_index + new_len),
+            DiffOp::Replace {
+                old_index,
+                old_len,
+                new_index,
+                new_len,
+            } => (
+                old_index..old_index + old_len,
+                new_index..new_index + new_len,
+            ),
+        };
+        let text: String = new_lines[new.clone()].concat();
+        // Adjacent changes are one edit.
+        if let Some(last) = out.last_mut().filter(|l| l.end == old.start + 1) {
+            last.end = old.end + 1;
+            last.text.push_str(&text);
+            continue;
+        }
+        out.push(ad_runtime::records::heal::LineEdit {
+            start: old.start + 1,
+            end: old.end + 1,
+            text,
+        });
+    }
+    out
 }
 
 fn esc(s: &str) -> String {

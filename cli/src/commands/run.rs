@@ -84,9 +84,10 @@ pub struct RunArgs {
     /// Print the structured result (JSON) on stdout instead of the summary.
     #[arg(long)]
     json: bool,
-    /// Where run folders are written.
-    #[arg(long, value_name = "DIR", default_value = "ad-artifacts")]
-    artifacts_dir: PathBuf,
+    /// Where run folders are written [default: `[run] artifacts-dir` of ad.toml, else
+    /// ad-artifacts].
+    #[arg(long, value_name = "DIR")]
+    artifacts_dir: Option<PathBuf>,
     /// Session name (AD_SESSION); a session a run leaves live is kept, for `--from`, in the
     /// per-user state folder ($AD_STATE_DIR, else $XDG_STATE_HOME/ad or ~/.local/state/ad),
     /// owner-only, secure fields masked.
@@ -359,7 +360,7 @@ pub fn run(args: RunArgs) -> i32 {
     };
     let mut session = SessionConfig {
         app_model: args.app.clone(),
-        artifacts_root: args.artifacts_dir.clone(),
+        artifacts_root: artifacts_dir(args.artifacts_dir.as_deref(), &args.file),
         persist_session: true,
         state_dir,
         no_journal: false,
@@ -694,4 +695,15 @@ fn write_html_report(
     let texts = [(name.to_string(), text.to_string())].into_iter().collect();
     let scripts = crate::render::html::load(&suite, &texts);
     crate::render::html::build("ad run", &suite, &scripts).write(dir)
+}
+
+/// The folder run folders go into: `--artifacts-dir`, else `[run] artifacts-dir` of the
+/// `ad.toml` that applies to `near` (a script or a suite's folder), else `ad-artifacts`.
+pub fn artifacts_dir(given: Option<&std::path::Path>, near: &std::path::Path) -> PathBuf {
+    given.map(PathBuf::from).unwrap_or_else(|| {
+        ad_compiler::config::Config::discover(near)
+            .ok()
+            .and_then(|c| c.run_artifacts_dir)
+            .unwrap_or_else(|| PathBuf::from(ad_compiler::config::DEFAULT_ARTIFACTS_DIR))
+    })
 }

@@ -74,9 +74,10 @@ pub struct TestArgs {
     /// The simulator's app model (default: found by app id; see `ad run --help`).
     #[arg(long, value_name = "MODEL")]
     app: Option<PathBuf>,
-    /// Where run folders are written.
-    #[arg(long, value_name = "DIR", default_value = "ad-artifacts")]
-    artifacts_dir: PathBuf,
+    /// Where run folders are written [default: `[run] artifacts-dir` of the ad.toml that
+    /// applies to the first path, else ad-artifacts].
+    #[arg(long, value_name = "DIR")]
+    artifacts_dir: Option<PathBuf>,
     /// Write a JUnit XML report (one testcase per script).
     #[arg(long, value_name = "FILE")]
     report_junit: Option<PathBuf>,
@@ -421,7 +422,10 @@ fn test_paths(args: &TestArgs, paths: &[PathBuf]) -> (i32, String) {
         session: {
             let mut session = SessionConfig {
                 app_model: args.app.clone(),
-                artifacts_root: args.artifacts_dir.clone(),
+                artifacts_root: super::run::artifacts_dir(
+                    args.artifacts_dir.as_deref(),
+                    args.paths.first().map_or(Path::new("."), PathBuf::as_path),
+                ),
                 persist_session: false,
                 // Nothing is kept there (persist_session is off): a missing one is no error.
                 state_dir: ad_runtime::session::default_state_dir().unwrap_or_default(),
@@ -539,7 +543,14 @@ fn test_paths(args: &TestArgs, paths: &[PathBuf]) -> (i32, String) {
     if let Some(p) = &args.report_junit {
         reports.push((
             p.clone(),
-            crate::render::junit::junit_with(&record, &proposals).into_bytes(),
+            crate::render::junit::junit_with(
+                &record,
+                &proposals
+                    .iter()
+                    .filter_map(|(k, l)| Some((k.clone(), l.diff.as_ref()?.display().to_string())))
+                    .collect(),
+            )
+            .into_bytes(),
         ));
     }
     if let Some(p) = &args.report_json {
@@ -548,7 +559,7 @@ fn test_paths(args: &TestArgs, paths: &[PathBuf]) -> (i32, String) {
     }
     let golden_failed = golden.as_ref().and_then(|g| {
         let root = opts.suite_root.as_deref();
-        super::golden::finish(g, &summary, &args.artifacts_dir, root).err()
+        super::golden::finish(g, &summary, &opts.session.artifacts_root, root).err()
     });
     let mut write_failures = write_reports(&reports);
     if let Some(dir) = &args.report_html {
@@ -557,7 +568,8 @@ fn test_paths(args: &TestArgs, paths: &[PathBuf]) -> (i32, String) {
             .map(|c| (c.display.clone(), c.text.clone()))
             .collect();
         let scripts = crate::render::html::load(&record, &texts);
-        if let Err(e) = crate::render::html::build("ad test", &record, &scripts).write(dir) {
+        let report = crate::render::html::build_with_heal("ad test", &record, &scripts, &proposals);
+        if let Err(e) = report.write(dir) {
             write_failures.push(format!("{}: {e}", dir.display()));
         }
     }
@@ -597,8 +609,8 @@ fn heal_proposals(
     summary: &suite::Summary,
     cases: &[Case],
     opts: &SuiteOptions,
-) -> std::collections::BTreeMap<String, String> {
-    let mut written_files = std::collections::BTreeMap::new();
+) -> std::collections::BTreeMap<String, crate::render::html::HealListing> {
+    let mut listings = std::collections::BTreeMap::new();
     use ad_runtime::heal;
     let redactor = vars::Redactor::new(
         opts.shell_env
@@ -645,10 +657,30 @@ fn heal_proposals(
                 continue;
             }
         };
+        let repair_command = format!("ad run {} --save-script", case.display);
+        let record = super::heal::record(&case.display, &outcome, &repair_command, &redactor);
+        // Where `ad heal` keeps it: the editor offers the proposal from there.
+        let record_path =
+            ad_runtime::records::heal::record_path(&opts.session.artifacts_root, &case.display);
+        let json = serde_json::to_string_pretty(&record).unwrap_or_default() + "\n";
+        if let Err(e) = record_path
+            .parent()
+            .map_or(Ok(()), std::fs::create_dir_all)
+            .and_then(|_| crate::atomic_write(&record_path, json.as_bytes()))
+        {
+            eprintln!(
+                "warning: cannot write the heal record {}: {e}",
+                record_path.display()
+            );
+        }
         if let Some(h) = &outcome.human {
             println!(
-                "heal: {}: step {} (line {}) needs a human: record-and-heal (`ad run {} --save-script`)",
-                case.display, h.step, h.line, case.display
+                "heal: {}: step {} (line {}) needs a human: record-and-heal (`{repair_command}`)",
+                case.display, h.step, h.line
+            );
+            listings.insert(
+                case.display.clone(),
+                crate::render::html::HealListing { record, diff: None },
             );
             continue;
         }
@@ -677,7 +709,13 @@ fn heal_proposals(
                     outcome.proposals.len(),
                     case.display
                 );
-                written_files.insert(case.display.clone(), target.display().to_string());
+                listings.insert(
+                    case.display.clone(),
+                    crate::render::html::HealListing {
+                        record,
+                        diff: Some(target.clone()),
+                    },
+                );
             }
             Err(e) => eprintln!(
                 "error: cannot write the heal proposal {}: {e}",
@@ -685,7 +723,7 @@ fn heal_proposals(
             ),
         }
     }
-    written_files
+    listings
 }
 
 #[cfg(test)]

@@ -103,18 +103,39 @@ impl Report {
     }
 }
 
+/// A failed script's heal (`ad test --heal-proposals DIR`): its record, and the `.diff` written
+/// for its proven proposals (none when a step needs a human).
+pub struct HealListing {
+    pub record: ad_runtime::records::HealRecord,
+    pub diff: Option<PathBuf>,
+}
+
 /// Builds the report: the summary page and one page per script.
 pub fn build(title: &str, suite: &SuiteReport, scripts: &[ScriptRun]) -> Report {
+    build_with_heal(title, suite, scripts, &BTreeMap::new())
+}
+
+/// [`build`], with the heal proposals of the failed scripts (keyed by the script's path as
+/// shown) listed on the summary page; each `.diff` is copied into the report (`heal/`), so the
+/// folder stays whole when it is published alone.
+pub fn build_with_heal(
+    title: &str,
+    suite: &SuiteReport,
+    scripts: &[ScriptRun],
+    heal: &BTreeMap<String, HealListing>,
+) -> Report {
     let mut report = Report::default();
     let slugs: Vec<String> = scripts
         .iter()
         .enumerate()
         .map(|(i, s)| slug(i, &s.report.path))
         .collect();
-    report.pages.insert(
-        "index.html".into(),
-        index_page(title, suite, scripts, &slugs),
-    );
+    let mut index = index_page(title, suite, scripts, &slugs);
+    if !heal.is_empty() {
+        let section = heal_section(scripts, &slugs, heal, &mut report.copies);
+        index = index.replacen("</main>", &format!("{section}</main>"), 1);
+    }
+    report.pages.insert("index.html".into(), index);
     for (script, slug) in scripts.iter().zip(&slugs) {
         let page = script_page(title, script, slug, &mut report.copies);
         report.pages.insert(format!("scripts/{slug}.html"), page);
@@ -258,6 +279,102 @@ fn index_page(title: &str, suite: &SuiteReport, scripts: &[ScriptRun], slugs: &[
     }
     body.push_str("</tbody>\n</table>\n");
     page(title, title, "", &body)
+}
+
+/// The "Heal proposals" section: per failed script, its proven changes with a link to the copied
+/// `.diff`, or the step that needs a human with the repair-armed command.
+fn heal_section(
+    scripts: &[ScriptRun],
+    slugs: &[String],
+    heal: &BTreeMap<String, HealListing>,
+    copies: &mut BTreeMap<String, PathBuf>,
+) -> String {
+    let mut body = String::from("<section id=\"heal\">\n<h2>Heal proposals</h2>\n");
+    for (script, slug) in scripts.iter().zip(slugs) {
+        let Some(h) = heal.get(&script.report.path) else {
+            continue;
+        };
+        let _ = write!(
+            body,
+            "<div class=\"heal\" data-script=\"{}\">\n<h3><a href=\"scripts/{slug}.html\">{}</a></h3>\n",
+            esc(&script.report.path),
+            esc(&script.report.path)
+        );
+        if let Some(diff) = &h.diff {
+            let rel = format!("heal/{slug}.diff");
+            copies.insert(rel.clone(), diff.clone());
+            let _ = writeln!(
+                body,
+                "<p>{} proven change{}: <a class=\"diff\" href=\"{rel}\">{}</a></p>",
+                h.record.proposals.len(),
+                if h.record.proposals.len() == 1 {
+                    ""
+                } else {
+                    "s"
+                },
+                esc(&diff.display().to_string())
+            );
+        }
+        if !h.record.proposals.is_empty() {
+            body.push_str("<ul>\n");
+        }
+        for p in &h.record.proposals {
+            let change = if p.basis == "evidence-refresh" {
+                format!(
+                    "<code>{}</code> kept, its annotation refreshed",
+                    esc(&p.old_selector)
+                )
+            } else {
+                format!(
+                    "<code>{}</code> → <code>{}</code>",
+                    esc(&p.old_selector),
+                    esc(&p.new_selector)
+                )
+            };
+            let changed: Vec<String> = p
+                .changed
+                .iter()
+                .map(|c| format!("{}: {} → {}", esc(&c.field), esc(&c.was), esc(&c.now)))
+                .collect();
+            let verdict = if p.proof.passed {
+                "passed".to_string()
+            } else {
+                "got past it".to_string()
+            };
+            let _ = writeln!(
+                body,
+                "<li class=\"proposal\">step {} (line {}, {}): {change}{}; proven by a fresh run: {verdict}, {} of {} steps</li>",
+                p.step,
+                p.line,
+                esc(&p.divergence_kind),
+                if changed.is_empty() {
+                    String::new()
+                } else {
+                    format!(" <span class=\"muted\">(changed: {})</span>", changed.join(", "))
+                },
+                p.proof.replayed,
+                p.proof.total
+            );
+        }
+        if !h.record.proposals.is_empty() {
+            body.push_str("</ul>\n");
+        }
+        if let Some(n) = &h.record.human {
+            let _ = writeln!(
+                body,
+                "<p class=\"needs-human\">step {} (line {}) needs a human: {}: {}: {}</p>\n<code class=\"resume\">{}</code>",
+                n.step,
+                n.line,
+                esc(&n.repair_hint),
+                esc(&n.cause_code),
+                esc(&n.message),
+                esc(&n.repair_command)
+            );
+        }
+        body.push_str("</div>\n");
+    }
+    body.push_str("</section>\n");
+    body
 }
 
 /// The one line that says what went wrong with a script (empty when nothing did).

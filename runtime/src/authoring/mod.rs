@@ -489,8 +489,9 @@ impl Sessions {
                 .await;
             self.settle(&req.session, &slot, &session);
             resp.session_active = session.is_some();
+            // A repair session says its transaction's state, as `ad session list` does.
             if resp.lifecycle.is_none() {
-                resp.lifecycle = session.as_ref().map(|s| s.lifecycle.name().to_string());
+                resp.lifecycle = session.as_ref().map(|s| s.info(&req.session).lifecycle);
             }
             return resp;
         }

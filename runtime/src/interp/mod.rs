@@ -123,6 +123,9 @@ pub trait Progress {
     /// A step of [`run`] that passed, with the elements it resolved (each on the capture it
     /// used): a repair-armed run records it from them (`authoring::repair`).
     fn step_passed(&mut self, _step: &Step<'_>, _resolved: &[(Arc<Snapshot>, usize)]) {}
+    /// A step that failed, with the elements it had resolved before it failed (`ad heal` on a
+    /// recording: a step whose action the recording never saw still resolved its target).
+    fn step_failed(&mut self, _step: &Step<'_>, _resolved: &[(Arc<Snapshot>, usize)]) {}
 }
 
 /// What a passing step read, for the progress line: the text of `get text` (and of `find … get
@@ -523,6 +526,7 @@ pub async fn run_keeping_frames<B: Backend>(
                 end.code = Some(fail.code.clone());
                 end.kind = Some(fail.kind);
                 let _ = ex.journal.append(Event::StepEnd(end));
+                progress.step_failed(step, &ex.resolved);
                 progress.step_end(
                     &info,
                     &StepEnd {

@@ -172,6 +172,13 @@ pub enum Call {
 }
 
 impl Call {
+    /// A call that only looks at the device or lets time pass (a capture, a screenshot, a
+    /// sleep): it never changes what the app shows, so a recording that makes only such calls
+    /// after a point holds no answer of the app to anything done after that point.
+    pub fn only_observes(&self) -> bool {
+        matches!(self, Call::Capture | Call::Screenshot | Call::Sleep { .. })
+    }
+
     /// One line for messages: the kind and its arguments as JSON.
     pub fn describe(&self) -> String {
         serde_json::to_string(self).unwrap_or_default()

@@ -4,8 +4,16 @@
 //! log by first-call order (the first live session to reach its backend claims the log with the
 //! lowest first-call number, the next new one the next) and advances its own cursor. A call that
 //! is not the session's next recorded call (compared after the same redaction) fails as a replay
-//! divergence naming the expected call and the one that came; the device clock is the recorded
-//! one, reading by reading.
+//! divergence naming the expected call and the one that came ([`DIVERGED`]: the run contradicts
+//! the recording); a call after the session's last recorded call fails as [`EXHAUSTED`] (the
+//! recording ran out). The device clock is the recorded one, reading by reading.
+//!
+//! With an open tail ([`ReplaySource::with_open_tail`], `ad heal` on a recording of a failing
+//! run) the end of a recording is where the recorded run last acted: a run that leaves the
+//! recording where the recording only observes (the failing step's polls) is not contradicting
+//! it. From there the replay answers what the recording knows, the screens the app showed after
+//! that last action, by device time, and lets time pass; anything else (an action the recorded
+//! run never made, a screen past the recording's last moment) is [`EXHAUSTED`].
 
 use std::cell::{Cell, OnceCell};
 use std::collections::{BTreeMap, HashMap};
@@ -22,8 +30,12 @@ use crate::journal::sha256_hex;
 use crate::tree::Point;
 use crate::vars::Redactor;
 
-/// The code of a step that did not match the recording.
+/// The code of a step that did not match the recording: the run contradicts it.
 pub const DIVERGED: &str = "REPLAY_DIVERGED";
+/// The code of a call the recording holds no answer to: the recording ran out (a call after the
+/// session's last recorded call; with an open tail, an action after the recorded run's last one,
+/// or a screen past the recording's last moment). Not a contradiction of the recording.
+pub const EXHAUSTED: &str = "REPLAY_EXHAUSTED";
 /// The code of a live session the recording has no log for.
 pub const UNRECORDED_SESSION: &str = "REPLAY_UNRECORDED_SESSION";
 
@@ -127,6 +139,22 @@ impl Fixture {
     }
 }
 
+/// A fixture folder's manifest alone (what it was recorded on), read as [`Fixture::load`] reads it.
+pub fn read_manifest(dir: &Path) -> Result<Manifest, String> {
+    let bytes = input_file::read(
+        &dir.join("manifest.json"),
+        FIXTURE_FILE_MAX_BYTES,
+        Accept::RegularFile,
+    )
+    .map_err(|e| format!("{}/manifest.json: cannot read it: {e}", dir.display()))?;
+    serde_json::from_slice(&bytes).map_err(|e| {
+        format!(
+            "{}/manifest.json: not a fixture manifest: {e}",
+            dir.display()
+        )
+    })
+}
+
 /// The most bytes read from one file of a fixture: the largest script `ad` reads (a session
 /// log of a long run, a screenshot are far below it).
 pub const FIXTURE_FILE_MAX_BYTES: u64 = ad_grammar::Span::MAX_SOURCE as u64;
@@ -149,6 +177,8 @@ impl Fixture {
 pub struct ReplaySource {
     fixture: Arc<Fixture>,
     claimed: Arc<Mutex<usize>>,
+    /// See [`ReplaySource::with_open_tail`].
+    open_tail: bool,
 }
 
 impl ReplaySource {
@@ -156,7 +186,17 @@ impl ReplaySource {
         Ok(ReplaySource {
             fixture: Arc::new(Fixture::load(dir)?),
             claimed: Arc::new(Mutex::new(0)),
+            open_tail: false,
         })
+    }
+
+    /// Its sessions end where their recorded run last acted (the module doc): a run that leaves
+    /// a recording where it only observes sees the screens recorded after that last action, by
+    /// device time; an action it never saw is [`EXHAUSTED`], never a contradiction. For proofs on
+    /// a recording of a failing run (`ad heal --backend recorded:DIR`), not for `ad run`.
+    pub fn with_open_tail(mut self) -> ReplaySource {
+        self.open_tail = true;
+        self
     }
 
     pub fn fixture(&self) -> &Fixture {
@@ -181,6 +221,7 @@ impl ReplaySource {
             last_capture: None,
             captures: HashMap::new(),
             location: Value::Null,
+            left_at: None,
         }
     }
 
@@ -266,6 +307,9 @@ pub struct Replay {
     /// Parsed captures by hash (a script re-reads the same screens).
     captures: HashMap<String, Capture>,
     location: Value,
+    /// With an open tail: the recorded call at which the run left the recording, after which
+    /// the recorded run only observed (calls are then answered by [`Replay::serve_tail`]).
+    left_at: Option<usize>,
 }
 
 impl Replay {
@@ -303,7 +347,7 @@ impl Replay {
             .len()
             .checked_sub(self.cursor)
             .filter(|n| *n > 0)?;
-        if self.failure.is_some() {
+        if self.failure.is_some() || self.left_at.is_some() {
             return None;
         }
         Some(format!(
@@ -318,9 +362,27 @@ impl Replay {
             "the script or ad no longer does what the recording in {} did: check the change, or record the fixture again with --record-fixture",
             self.source.fixture.dir.display()
         ));
+        self.fail(e)
+    }
+
+    /// The recording holds no answer to the call: it ran out, nothing was contradicted.
+    fn exhausted(&mut self, message: String) -> BackendError {
+        let e = BackendError::rejected(EXHAUSTED, message).with_hint(format!(
+            "the recording in {} ends here: run on a device to go further (or record a longer run with --record-fixture)",
+            self.source.fixture.dir.display()
+        ));
+        self.fail(e)
+    }
+
+    fn fail(&mut self, e: BackendError) -> BackendError {
         self.failure = Some(e.clone());
         self.failure_reported = true;
         e
+    }
+
+    /// Whether the run has left the recording (open tail): see [`Replay::serve_tail`].
+    pub fn left_recording_at(&self) -> Option<usize> {
+        self.left_at
     }
 
     /// The session's next recorded call, if `live` is it.
@@ -334,25 +396,44 @@ impl Replay {
             Err(m) => return Err(BackendError::rejected(UNRECORDED_SESSION, m.clone())),
         };
         let live = live_redacted(&self.redactor, &live);
-        let Some(rec) = log.calls.get(self.cursor) else {
-            let m = format!(
-                "the recording of {} ended after {} call(s), but the run made another: {}",
-                self.session_name(),
-                log.calls.len(),
-                live.describe()
-            );
-            return Err(self.diverge(m));
-        };
-        if rec.call != live {
-            let m = format!(
+        if self.left_at.is_some() {
+            return self.serve_tail(&log, live);
+        }
+        let next = log.calls.get(self.cursor).filter(|r| r.call == live);
+        let Some(rec) = next else {
+            // The run leaves the recording here. It contradicts it when the recorded run acted
+            // again from here on; else (open tail) the recording only observed from here.
+            let acts_again = log.calls[self.cursor..]
+                .iter()
+                .find(|c| !c.call.only_observes());
+            if self.source.open_tail && acts_again.is_none() {
+                self.left_at = Some(self.cursor);
+                return self.serve_tail(&log, live);
+            }
+            let Some(rec) = log.calls.get(self.cursor) else {
+                let m = format!(
+                    "the recording of {} ended after {} call(s), but the run made another: {}",
+                    self.session_name(),
+                    log.calls.len(),
+                    live.describe()
+                );
+                return Err(self.exhausted(m));
+            };
+            let mut m = format!(
                 "expected recorded call {} of {}: {}; got {}",
                 rec.n,
                 self.session_name(),
                 rec.call.describe(),
                 live.describe()
             );
+            if let Some(a) = acts_again.filter(|_| self.source.open_tail) {
+                m.push_str(&format!(
+                    " (the recorded run acts again at call {}: this run contradicts it)",
+                    a.n
+                ));
+            }
             return Err(self.diverge(m));
-        }
+        };
         self.cursor += 1;
         self.read_index.set(0);
         self.clock.set(rec.clock);
@@ -362,6 +443,72 @@ impl Replay {
             self.location = l;
         }
         Ok(rec.clone())
+    }
+
+    /// A call after the run left the recording where the recorded run only observed (open
+    /// tail): time passes; a capture or a screenshot shows the last one the recording took after
+    /// its last action at or before this device time; anything else (an action, a screen past
+    /// the recording's last moment) is [`EXHAUSTED`].
+    fn serve_tail(&mut self, log: &LoadedLog, live: Call) -> Result<CallRecord, BackendError> {
+        let now = self.clock.get();
+        let end = log.calls.last().map_or(log.header.start_clock, |c| c.clock);
+        let settled = log
+            .calls
+            .iter()
+            .rposition(|c| !c.call.only_observes())
+            .map_or(0, |i| i + 1);
+        let answer = |call: Call, clock: u64| CallRecord {
+            n: 0,
+            call,
+            result: CallResult::Ok(Value::Null),
+            clock,
+            reads_after: Vec::new(),
+            location: None,
+        };
+        match live {
+            Call::Sleep { ms } => {
+                let t = now.saturating_add(ms);
+                self.clock.set(t);
+                return Ok(answer(live, t));
+            }
+            Call::Capture | Call::Screenshot if now <= end => {
+                let seen = log.calls[settled..].iter().rev().find(|c| {
+                    c.call == live && c.clock <= now && matches!(c.result, CallResult::Ok(_))
+                });
+                if let Some(rec) = seen {
+                    return Ok(CallRecord {
+                        clock: now,
+                        ..rec.clone()
+                    });
+                }
+            }
+            _ => {}
+        }
+        let m = if live.only_observes() {
+            format!(
+                "the recording of {} ends at device time {end} ms: it holds no {} at {now} ms, after its last action",
+                self.session_name(),
+                live.describe()
+            )
+        } else {
+            let last = settled
+                .checked_sub(1)
+                .and_then(|i| log.calls.get(i))
+                .map(|c| {
+                    let kind = serde_json::to_value(&c.call)
+                        .ok()
+                        .and_then(|v| v["kind"].as_str().map(str::to_string))
+                        .unwrap_or_default();
+                    format!("its call {}, a {kind}", c.n)
+                })
+                .unwrap_or_else(|| "its start".into());
+            format!(
+                "the recording of {} holds no answer to {}: the recorded run did not act after {last}, so how the app answers this is known only on a device",
+                self.session_name(),
+                live.describe()
+            )
+        };
+        Err(self.exhausted(m))
     }
 
     /// The recorded result as the call's value.
@@ -436,7 +583,7 @@ impl Backend for Replay {
         if self.log().is_err() {
             return 0;
         }
-        if self.failure.is_none() {
+        if self.failure.is_none() && self.left_at.is_none() {
             let i = self.read_index.get();
             if let Some(&t) = self.reads().get(i) {
                 self.read_index.set(i + 1);
@@ -630,6 +777,180 @@ fn markers(redactor: &Redactor) -> BTreeMap<String, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A fixture of a failing run: it launches, looks, fills (its last action), then only
+    /// observes (a step polling for an element that never came: capture, sleep, capture).
+    fn failing_run(dir: &Path) {
+        let obs = br#"{"roots":[],"viewport":{"x":0.0,"y":0.0,"width":390.0,"height":844.0}}"#;
+        let sha = sha256_hex(obs);
+        std::fs::create_dir_all(dir.join("observations")).unwrap();
+        std::fs::write(dir.join(observation_path(&sha, false)), obs).unwrap();
+        let capture = |n: u64, clock: u64| {
+            format!(
+                r#"{{"n":{n},"call":{{"kind":"capture"}},"result":{{"ok":{{"observation":"{sha}"}}}},"clock":{clock}}}"#
+            )
+        };
+        let lines = [
+            r#"{"fixtureVersion":1,"session":"default","firstCall":1,"createdAt":"2026-01-01T00:00:00.000Z","backend":"sim","platform":"ios","startClock":0}"#.to_string(),
+            r#"{"n":1,"call":{"kind":"launch","app":"com.example.shop","relaunch":true},"result":{"ok":null},"clock":0}"#.to_string(),
+            capture(2, 0),
+            r#"{"n":3,"call":{"kind":"fill","at":{"x":1.0,"y":2.0},"text":"hi","delayMs":0},"result":{"ok":null},"clock":0}"#.to_string(),
+            capture(4, 0),
+            r#"{"n":5,"call":{"kind":"sleep","ms":300},"result":{"ok":null},"clock":300}"#.to_string(),
+            capture(6, 300),
+        ];
+        std::fs::write(dir.join("session-1.jsonl"), lines.join("\n") + "\n").unwrap();
+        std::fs::write(
+            dir.join("manifest.json"),
+            r#"{"fixtureVersion":1,"backend":"sim","platform":"ios","sessions":[{"file":"session-1.jsonl","session":"default","firstCall":1,"calls":6}]}"#,
+        )
+        .unwrap();
+    }
+
+    fn block_on<F: std::future::Future>(f: F) -> F::Output {
+        tokio::runtime::Builder::new_current_thread()
+            .build()
+            .unwrap()
+            .block_on(f)
+    }
+
+    fn code(r: BackendResult<impl Sized>) -> String {
+        match r {
+            Ok(_) => "ok".into(),
+            Err(e) => e.code().to_string(),
+        }
+    }
+
+    const TAP: TapOptions = TapOptions {
+        count: 1,
+        interval_ms: 0,
+        hold_ms: 0,
+        double_tap: false,
+        button: String::new(),
+    };
+
+    /// Up to the recorded run's last action, on an open tail too.
+    async fn prefix(r: &mut Replay) {
+        let launch = LaunchOptions {
+            relaunch: true,
+            ..LaunchOptions::default()
+        };
+        assert_eq!(code(r.launch("com.example.shop", &launch).await), "ok");
+        assert_eq!(code(r.capture().await), "ok");
+        let at = Point { x: 1.0, y: 2.0 };
+        assert_eq!(code(r.fill(at, "hi", 0).await), "ok");
+    }
+
+    #[test]
+    fn a_call_past_the_recording_is_exhausted_and_a_call_against_it_diverged() {
+        let tmp = tempfile::tempdir().unwrap();
+        failing_run(tmp.path());
+        let source = ReplaySource::open(tmp.path()).unwrap();
+        // Past the last recorded call: the recording ran out.
+        let mut r = source.backend(&[]);
+        block_on(async {
+            prefix(&mut r).await;
+            assert_eq!(code(r.capture().await), "ok");
+            r.sleep(300).await;
+            assert_eq!(code(r.capture().await), "ok");
+            let e = r.tap(Point { x: 5.0, y: 5.0 }, &TAP).await.unwrap_err();
+            assert_eq!(e.code(), EXHAUSTED);
+            assert!(
+                e.message().contains("ended after 6 call(s)"),
+                "{}",
+                e.message()
+            );
+        });
+        // Another call where one is recorded: a contradiction, even where the recording only
+        // observes from there on (an ordinary replay compares every call).
+        let source = ReplaySource::open(tmp.path()).unwrap();
+        let mut r = source.backend(&[]);
+        block_on(async {
+            prefix(&mut r).await;
+            let e = r.tap(Point { x: 5.0, y: 5.0 }, &TAP).await.unwrap_err();
+            assert_eq!(e.code(), DIVERGED);
+            assert!(
+                e.message().contains("expected recorded call 4"),
+                "{}",
+                e.message()
+            );
+        });
+        // Where the recorded run acts again (its fill), another call contradicts it.
+        let source = ReplaySource::open(tmp.path()).unwrap();
+        let mut r = source.backend(&[]);
+        block_on(async {
+            let launch = LaunchOptions {
+                relaunch: true,
+                ..LaunchOptions::default()
+            };
+            r.launch("com.example.shop", &launch).await.unwrap();
+            r.capture().await.unwrap();
+            let e = r
+                .fill(Point { x: 1.0, y: 2.0 }, "bye", 0)
+                .await
+                .unwrap_err();
+            assert_eq!(e.code(), DIVERGED);
+        });
+    }
+
+    #[test]
+    fn an_open_tail_answers_what_the_recording_saw_and_nothing_it_did_not() {
+        let tmp = tempfile::tempdir().unwrap();
+        failing_run(tmp.path());
+        // Before the recorded run's last action, leaving the recording contradicts it.
+        let source = ReplaySource::open(tmp.path()).unwrap().with_open_tail();
+        let mut r = source.backend(&[]);
+        block_on(async {
+            let launch = LaunchOptions {
+                relaunch: true,
+                ..LaunchOptions::default()
+            };
+            r.launch("com.example.shop", &launch).await.unwrap();
+            let e = r.tap(Point { x: 5.0, y: 5.0 }, &TAP).await.unwrap_err();
+            assert_eq!(e.code(), DIVERGED);
+            assert!(
+                e.message().contains("acts again at call 3"),
+                "{}",
+                e.message()
+            );
+        });
+        // After it, an action the recorded run never made is past what it knows.
+        let source = ReplaySource::open(tmp.path()).unwrap().with_open_tail();
+        let mut r = source.backend(&[]);
+        block_on(async {
+            prefix(&mut r).await;
+            assert_eq!(code(r.capture().await), "ok");
+            let e = r.tap(Point { x: 5.0, y: 5.0 }, &TAP).await.unwrap_err();
+            assert_eq!(e.code(), EXHAUSTED);
+            assert!(
+                e.message().contains("did not act after its call 3, a fill"),
+                "{}",
+                e.message()
+            );
+            assert_eq!(r.left_recording_at(), Some(4));
+        });
+        // Reads after it see the recorded screens by device time, until the recording's end.
+        let source = ReplaySource::open(tmp.path()).unwrap().with_open_tail();
+        let mut r = source.backend(&[]);
+        block_on(async {
+            prefix(&mut r).await;
+            r.sleep(100).await;
+            assert_eq!(r.now_ms(), 100);
+            assert_eq!(code(r.capture().await), "ok");
+            r.sleep(200).await;
+            assert_eq!(code(r.capture().await), "ok");
+            assert_eq!(code(r.capture().await), "ok");
+            r.sleep(1).await;
+            let e = r.capture().await.unwrap_err();
+            assert_eq!(e.code(), EXHAUSTED);
+            assert!(
+                e.message().contains("ends at device time 300 ms"),
+                "{}",
+                e.message()
+            );
+            assert!(r.unreplayed().is_none());
+        });
+    }
 
     #[test]
     fn markers_show_live_values_and_unknown_names_stay() {

@@ -11,9 +11,11 @@
 //! | run summary | `<run>/run.json` | [`RunSummary`] |
 //! | divergence report | `error.details.divergence`, `<run>/divergence-full.json` | [`DivergenceReport`] |
 //! | suite report | `ad test --report-json` | [`SuiteReport`] |
+//! | heal record | `ad heal --json`, `<artifacts>/heal/<script>.json` | [`HealRecord`] |
 
 pub mod common;
 pub mod divergence;
+pub mod heal;
 pub mod journal;
 pub mod result;
 pub mod suite;
@@ -22,6 +24,7 @@ pub mod validate;
 
 pub use common::{NodeRef, Target};
 pub use divergence::{DivergenceKind, DivergenceReport};
+pub use heal::HealRecord;
 pub use journal::{Event, JournalEvent, ObservationFile, StepResult};
 pub use result::{ErrorDetails, ErrorRecord, RunResultRecord, SetupProblem};
 pub use suite::SuiteReport;
@@ -69,6 +72,7 @@ pub fn schemas() -> Vec<(&'static str, schemars::Schema)> {
         ("run-summary", schema::<RunSummary>()),
         ("divergence-report", schema::<DivergenceReport>()),
         ("suite-report", schema::<SuiteReport>()),
+        ("heal-record", schema::<HealRecord>()),
         ("session-response", schema::<crate::authoring::Response>()),
         (
             "recorded-manifest",

@@ -1,0 +1,154 @@
+//! `ad heal` through the agent-device bridge (docs/repair.md, "Heal proposals", issue 32) on the
+//! GTK test app (tests/apps/gtk_login) in a virtual desktop: a script recorded against the app
+//! with `ad session … --backend agent-device`, then the app changed under it;
+//! `ad heal FILE --backend agent-device --platform linux` runs its search on the app. A checkbox
+//! that became a toggle button (the same label under another role, AD_GTK_SWAP) changed the
+//! step's intent: a human repairs it, with the repair-armed command. After the heal's runs no app
+//! and no agent-device daemon is left.
+//!
+//! Needs xvfb, dbus, AT-SPI, python3-gi and agent-device; a missing one fails the test with what
+//! to install (scripts/test-all.sh installs them).
+
+mod agent_device_support;
+mod common;
+
+use std::process::Output;
+use std::time::{Duration, Instant};
+
+use agent_device_support::{gone_within, Desktop};
+
+fn text(o: &Output) -> String {
+    common::output_text(o)
+}
+
+/// `ad args…` in the desktop; it must succeed.
+fn ok(d: &Desktop, args: &[&str]) -> Output {
+    let o = d.ad(args);
+    assert!(o.status.success(), "ad {args:?}:\n{}", text(&o));
+    o
+}
+
+/// The processes this desktop's runs left: the test app and agent-device (its daemon), found by
+/// the desktop's own device-claims folder in their environment (every agent-device process `ad`
+/// starts for this desktop, and the apps they launch, carry it), with their command lines.
+fn leftovers(d: &Desktop) -> Vec<(i32, String)> {
+    let claims = format!(
+        "AGENT_DEVICE_CLAIMS_DIR={}",
+        d.dir.join("device-claims").display()
+    );
+    let mut out = Vec::new();
+    for e in std::fs::read_dir("/proc").unwrap().flatten() {
+        let Some(pid) = e.file_name().to_str().and_then(|s| s.parse::<i32>().ok()) else {
+            continue;
+        };
+        let Ok(environ) = std::fs::read(format!("/proc/{pid}/environ")) else {
+            continue;
+        };
+        if !environ.split(|b| *b == 0).any(|kv| kv == claims.as_bytes()) {
+            continue;
+        }
+        let cmdline = std::fs::read(format!("/proc/{pid}/cmdline"))
+            .map(|c| String::from_utf8_lossy(&c).replace('\0', " "))
+            .unwrap_or_default();
+        if (cmdline.contains("ad-gtk-login") || cmdline.contains("agent-device"))
+            && agent_device_support::alive(pid)
+        {
+            out.push((pid, cmdline));
+        }
+    }
+    out
+}
+
+/// Nothing the runs started is left after `within` (the list of what is, otherwise).
+fn nothing_left(d: &Desktop, within: Duration) -> Result<(), Vec<(i32, String)>> {
+    let end = Instant::now() + within;
+    loop {
+        let left = leftovers(d);
+        if left.is_empty() {
+            return Ok(());
+        }
+        if Instant::now() > end {
+            return Err(left);
+        }
+        std::thread::sleep(Duration::from_millis(200));
+    }
+}
+
+const LINUX: [&str; 4] = ["--backend", "agent-device", "--platform", "linux"];
+
+/// Records `login.ad` against the app as it is (username, password, a click on each of
+/// `clicks`, the welcome screen, close) with `ad session … --backend agent-device`, checks that
+/// the session left nothing running, and returns the script.
+fn record(d: &Desktop, clicks: &[&str]) -> String {
+    let session = |words: &[&str]| {
+        let mut args = vec!["session"];
+        args.extend_from_slice(words);
+        args.extend(["--session", "rec"]);
+        ok(d, &args)
+    };
+    let mut open = vec!["open", "ad-gtk-login"];
+    open.extend(LINUX);
+    open.push("--save-script=login.ad");
+    session(&open);
+    session(&["fill", "label=Username", "alice"]);
+    session(&["fill", "label=Password", "secret"]);
+    for c in clicks {
+        session(&["click", c]);
+    }
+    session(&["wait", r#"label="Welcome, alice""#, "8000"]);
+    let app = d
+        .app_pid(Duration::ZERO)
+        .expect("the session opened the app");
+    // What the leftover check looks for is there while a session holds it.
+    let held = leftovers(d);
+    assert!(
+        held.iter().any(|(pid, _)| *pid == app) && held.len() >= 2,
+        "the app and its agent-device daemon: {held:?}"
+    );
+    session(&["close"]);
+    assert!(gone_within(app, Duration::from_secs(10)));
+    if let Err(left) = nothing_left(d, Duration::from_secs(20)) {
+        panic!("the recording session left {left:?}");
+    }
+    std::fs::read_to_string(d.dir.join("login.ad")).unwrap()
+}
+
+#[test]
+fn a_checkbox_that_became_a_toggle_button_needs_a_human_through_the_bridge_and_nothing_is_left() {
+    let mut d = Desktop::start("heal-intent");
+    d.set_env("AD_SESSION_IDLE_MS", "2000");
+    let original = record(&d, &[r#"label="Remember me""#, r#"label="Sign In""#]);
+    assert!(
+        original.contains(r#""role":"checkbox","label":"Remember me""#),
+        "{original}"
+    );
+    // "Remember me" is now a toggle button: the same label under another role. Acting on it
+    // would change what the step means, whatever a run says: no proposal, a human repairs it.
+    d.set_env("AD_GTK_SWAP", "1");
+    let mut heal = vec!["heal", "login.ad"];
+    heal.extend(LINUX);
+    heal.push("--write");
+    let o = d.ad(&heal);
+    let out = text(&o);
+    assert_eq!(o.status.code(), Some(1), "{out}");
+    assert!(out.contains("needs a human: "), "{out}");
+    assert!(out.contains("step 4 (line "), "{out}");
+    assert!(out.contains("IDENTITY_MISMATCH"), "{out}");
+    assert!(
+        out.contains("another kind of element (button where a checkbox was recorded)"),
+        "{out}"
+    );
+    assert!(
+        out.contains("    ad run login.ad --backend agent-device --platform linux --save-script\n"),
+        "{out}"
+    );
+    assert!(!out.contains("proposal 1"), "{out}");
+    assert!(!d.dir.join("login.healed.ad").exists(), "{out}");
+    assert_eq!(
+        std::fs::read_to_string(d.dir.join("login.ad")).unwrap(),
+        original
+    );
+    if let Err(left) = nothing_left(&d, Duration::from_secs(20)) {
+        panic!("the heal's runs left {left:?}:\n{out}");
+    }
+}

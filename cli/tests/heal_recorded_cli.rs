@@ -1,0 +1,277 @@
+//! `ad heal FILE --backend recorded:DIR` (docs/repair.md, "Offline, from a recorded fixture"): a
+//! script recorded on the Shop sim, the model then edited, and the failing run recorded with
+//! `ad run --record-fixture DIR`. With the model gone (no sim could run it), the heal replays
+//! that recording: a relabelled button gets a proposal proven as far as the recording goes (the
+//! steps before it replay as recorded, the new selector resolves on the recorded screen and its
+//! new evidence verifies there; the tap the recording never saw is where the proof ends), a
+//! removed field needs a human, and a recording that is not of the script's failing run is
+//! refused, naming the step that contradicts it. Nothing is written without `--write`.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+use std::process::Output;
+
+use common::output_text;
+use common::shop::{ad, recorded_login};
+
+fn code(o: &Output) -> i32 {
+    o.status.code().expect("ad exits normally")
+}
+
+/// The Shop project with `login.ad` recorded, the model edited (`id` relabelled, or removed:
+/// `None`), the failing run recorded into `fx/`, then the model deleted: only the recording is
+/// left to heal from.
+fn failing_recording(name: &str, id: &str, change: Option<&str>) -> (PathBuf, PathBuf) {
+    let (dir, script) = recorded_login(name, &[], &[(id, change)]);
+    let o = ad(
+        &dir,
+        &[
+            "run",
+            "login.ad",
+            "--record-fixture",
+            "fx",
+            "--artifacts-dir",
+            "recording",
+        ],
+    );
+    assert_eq!(code(&o), 1, "the edited app fails: {}", output_text(&o));
+    assert!(
+        dir.join("fx/manifest.json").is_file(),
+        "{}",
+        output_text(&o)
+    );
+    std::fs::remove_dir_all(dir.join("apps")).unwrap();
+    // No sim can run the script now: its app model is gone.
+    let o = ad(&dir, &["run", "login.ad", "--artifacts-dir", "no-sim"]);
+    assert_eq!(code(&o), 2, "{}", output_text(&o));
+    (dir, script)
+}
+
+/// The changed lines of a unified diff (without its headers).
+fn changed_lines(out: &str) -> Vec<&str> {
+    out.lines()
+        .filter(|l| {
+            (l.starts_with('-') || l.starts_with('+'))
+                && !l.starts_with("---")
+                && !l.starts_with("+++")
+        })
+        .collect()
+}
+
+/// The journal events of the run folder named after `journal ` in `out`.
+fn journal_of(dir: &Path, out: &str) -> Vec<serde_json::Value> {
+    let run = out
+        .split("journal ")
+        .nth(1)
+        .and_then(|r| r.split_whitespace().next())
+        .unwrap_or_else(|| panic!("no journal folder in:\n{out}"));
+    std::fs::read_to_string(dir.join(run).join("events.jsonl"))
+        .unwrap_or_else(|e| panic!("{run}: {e}\n{out}"))
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
+
+#[test]
+fn a_relabelled_button_is_proposed_from_the_recording_of_the_failing_run() {
+    let (dir, script) = failing_recording("heal-rec-relabel", "login.submit", Some("Log in"));
+    let original = std::fs::read_to_string(&script).unwrap();
+    let fixture: Vec<_> = std::fs::read_dir(dir.join("fx/observations"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    let o = ad(&dir, &["heal", "login.ad", "--backend", "recorded:fx"]);
+    let out = output_text(&o);
+    assert_eq!(code(&o), 0, "{out}");
+    assert!(
+        out.contains(r#"proposal 1: step 4 (line 8) diverged (selector-miss, SELECTOR_MISS): role="button" label="Sign in" → id="login.submit""#),
+        "{out}"
+    );
+    assert!(
+        out.contains(r#"evidence changed: label: "Sign in" → "Log in""#),
+        "{out}"
+    );
+    // What was proven on the recording: steps 1-3 as recorded, then step 4's new selector
+    // resolved on the recorded screen (the relabelled button) and its new evidence verified.
+    assert!(out.contains("3 of 6 step(s) replayed"), "{out}");
+    let events = journal_of(&dir, &out);
+    let step4: Vec<_> = events.iter().filter(|e| e["step"] == 4).collect();
+    let attempt = step4
+        .iter()
+        .find(|e| e["event"] == "action_attempt")
+        .unwrap_or_else(|| panic!("step 4 resolved and tried its tap: {events:#?}"));
+    assert_eq!(attempt["args"]["target"]["label"], "Log in", "{attempt}");
+    assert_eq!(attempt["args"]["target"]["id"], "login.submit", "{attempt}");
+    // What was not: the tap is one the recording never saw, so the proof ends there (the
+    // recording ran out; it was not contradicted).
+    let end = step4
+        .iter()
+        .find(|e| e["event"] == "step_end")
+        .expect("step 4 ended");
+    assert_eq!(end["code"], "REPLAY_EXHAUSTED", "{end}");
+    let divergence = step4
+        .iter()
+        .find(|e| e["event"] == "divergence")
+        .expect("the proof run's report");
+    let cause = divergence["report"]["cause"]["message"].as_str().unwrap();
+    assert!(
+        cause.contains(r#"holds no answer to {"kind":"tap""#),
+        "{divergence}"
+    );
+    assert!(!events.iter().any(|e| e["step"] == 5), "{events:#?}");
+    // Only the click's selector and its annotation change.
+    let changed = changed_lines(&out);
+    assert_eq!(changed.len(), 4, "{out}");
+    assert!(
+        changed.contains(&r#"+click "id=\"login.submit\"""#),
+        "{out}"
+    );
+    assert!(
+        changed
+            .iter()
+            .any(|l| l.starts_with("+#") && l.contains(r#""label":"Log in""#)),
+        "{out}"
+    );
+    // Nothing written: no healed script, the script and the recording as they were.
+    assert!(out.contains("nothing written: pass --write"), "{out}");
+    assert!(!dir.join("login.healed.ad").exists());
+    assert_eq!(std::fs::read_to_string(&script).unwrap(), original);
+    let after: Vec<_> = std::fs::read_dir(dir.join("fx/observations"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    assert_eq!(after.len(), fixture.len());
+}
+
+#[test]
+fn a_removed_field_still_needs_a_human_offline() {
+    let (dir, _) = failing_recording("heal-rec-removed", "login.password", None);
+    let o = ad(
+        &dir,
+        &["heal", "login.ad", "--backend", "recorded:fx", "--write"],
+    );
+    let out = output_text(&o);
+    assert_eq!(code(&o), 1, "{out}");
+    assert!(
+        out.contains("needs a human: record-and-heal — step 3 (line 6)"),
+        "{out}"
+    );
+    assert!(!out.contains("proposal 1"), "{out}");
+    assert!(!dir.join("login.healed.ad").exists());
+}
+
+#[test]
+fn a_recording_that_is_not_of_the_scripts_failing_run_is_refused() {
+    let (dir, script) = failing_recording("heal-rec-foreign", "login.submit", Some("Log in"));
+    let text = std::fs::read_to_string(&script).unwrap();
+    // Its earlier steps differ: another e-mail address is typed at step 2.
+    let other = text.replace("demo@example.com", "someone@example.com");
+    assert_ne!(other, text);
+    std::fs::write(dir.join("other.ad"), &other).unwrap();
+    let o = ad(&dir, &["heal", "other.ad", "--backend", "recorded:fx"]);
+    let out = output_text(&o);
+    assert_eq!(code(&o), 2, "{out}");
+    assert!(
+        out.contains("the recording fx is not of other.ad's failing run: step 2 (line 4) contradicts it: expected recorded call 3"),
+        "{out}"
+    );
+    assert!(out.contains("someone@example.com"), "{out}");
+    assert!(
+        out.contains("`ad run other.ad --backend sim --record-fixture fx`"),
+        "{out}"
+    );
+    assert!(!out.contains("proposal 1"), "{out}");
+    // Another script altogether: it opens the catalog where the recording typed an e-mail.
+    std::fs::write(
+        dir.join("catalog.ad"),
+        "context platform=ios\nopen \"com.example.shop\" --relaunch\nclick \"id=\\\"tab.catalog\\\"\"\nclose\n",
+    )
+    .unwrap();
+    let o = ad(
+        &dir,
+        &["heal", "catalog.ad", "--backend", "recorded:fx", "--write"],
+    );
+    let out = output_text(&o);
+    assert_eq!(code(&o), 2, "{out}");
+    assert!(
+        out.contains(
+            "the recording fx is not of catalog.ad's failing run: step 2 (line 3) contradicts it"
+        ),
+        "{out}"
+    );
+    assert!(
+        out.contains("the recorded run acts again at call 3"),
+        "{out}"
+    );
+    assert!(!dir.join("catalog.healed.ad").exists());
+    assert!(!dir.join("other.healed.ad").exists());
+}
+
+#[test]
+fn a_read_step_is_proven_on_the_screens_the_recording_holds() {
+    // The home title's id changed: the wait after sign-in times out. The two `is` reads after it
+    // look at the screen the recording holds; the closing `close` is where it ends.
+    let (dir, script) = recorded_login(
+        "heal-rec-read",
+        &[],
+        &[("home.title", Some("id:home.heading"))],
+    );
+    let text = std::fs::read_to_string(&script).unwrap().replace(
+        "\nclose\n",
+        "\nis visible \"id=\\\"home.greeting\\\"\"\nclose\n",
+    );
+    assert!(
+        text.contains("\nis visible \"id=\\\"home.greeting\\\"\"\n"),
+        "{text}"
+    );
+    std::fs::write(&script, &text).unwrap();
+    let o = ad(
+        &dir,
+        &[
+            "run",
+            "login.ad",
+            "--record-fixture",
+            "fx",
+            "--artifacts-dir",
+            "recording",
+        ],
+    );
+    assert_eq!(code(&o), 1, "{}", output_text(&o));
+    std::fs::remove_dir_all(dir.join("apps")).unwrap();
+    let o = ad(&dir, &["heal", "login.ad", "--backend", "recorded:fx"]);
+    assert_eq!(code(&o), 0, "{}", output_text(&o));
+    let out = output_text(&o);
+    assert!(
+        out.contains(r#"proposal 1: step 5 (line 10) diverged (selector-miss, SELECTOR_MISS): id="home.title" → id="home.heading""#),
+        "{out}"
+    );
+    // Steps 1-6 passed on the recording (the wait and the read after it on its screens).
+    assert!(out.contains("6 of 7 step(s) replayed"), "{out}");
+    let events = journal_of(&dir, &out);
+    let ended = |step: u64| {
+        events
+            .iter()
+            .find(|e| e["event"] == "step_end" && e["step"] == step)
+            .cloned()
+            .unwrap_or_default()
+    };
+    assert_eq!(ended(6)["status"], "ok", "{events:#?}");
+    assert_eq!(ended(7)["code"], "REPLAY_EXHAUSTED", "{events:#?}");
+    // A read the recorded screen contradicts is a real failure there, not a recording's end.
+    std::fs::write(
+        &script,
+        text.replace(
+            "is visible \"id=\\\"home.greeting\\\"\"",
+            "is visible \"id=\\\"home.nothing\\\"\"",
+        ),
+    )
+    .unwrap();
+    let o = ad(&dir, &["heal", "login.ad", "--backend", "recorded:fx"]);
+    let out = output_text(&o);
+    assert_eq!(code(&o), 1, "{out}");
+    assert!(
+        out.contains(r#"tried id="home.heading": it gets the run past the step, but step 6"#),
+        "{out}"
+    );
+}

@@ -1,0 +1,171 @@
+//! Findings agent-device meets only when it plans or runs a flow its reader accepted: a
+//! `runFlow` file that is missing (AD920, when the plan is made, before the first step), a
+//! `${VAR}` no env, output or built-in supplies (AD921: `-e` or `AD_VAR_*` may still), a
+//! `runScript` file that is missing (AD922) and a `${…}` that is not a variable lookup (AD923),
+//! both when the step runs. None is a rejection of the reader.
+
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+
+use ad_grammar::codes::*;
+use ad_grammar::Diagnostic;
+
+use crate::reader::{is_variable_name, Interpolated};
+use crate::tree::*;
+use crate::yaml::Scalar;
+
+pub fn check(
+    flow: &Flow,
+    strings: &[Interpolated],
+    path: Option<&Path>,
+    is_file: &dyn Fn(&Path) -> bool,
+    out: &mut Vec<Diagnostic>,
+) {
+    let mut supplied: BTreeSet<String> = BTreeSet::new();
+    let mut scripts = false;
+    let mut commands: Vec<&Command> = Vec::new();
+    walk(
+        flow.config
+            .on_flow_start
+            .iter()
+            .chain(&flow.commands)
+            .chain(&flow.config.on_flow_complete),
+        &mut commands,
+    );
+    supplied.extend(flow.config.env.iter().map(|e| e.key.value.clone()));
+    for c in &commands {
+        supplied.extend(c.env.iter().map(|e| e.key.value.clone()));
+        // A script's outputs and an included flow's are not known here.
+        scripts |= matches!(c.kind, CommandKind::RunScript | CommandKind::EvalScript)
+            || matches!(c.include, Some(Include::File(_)));
+    }
+    let base = path.and_then(Path::parent).map(Path::to_path_buf);
+    for c in &commands {
+        let file = match (&c.kind, &c.include) {
+            (CommandKind::RunFlow, Some(Include::File(f))) => {
+                Some((f.value.as_str(), f.span, MAESTRO_RUNFLOW_MISSING))
+            }
+            (CommandKind::RunScript, _) => c
+                .fields
+                .iter()
+                .find(|f| f.path == "runScript" || f.path == "runScript.file")
+                .and_then(|f| match &f.value.value {
+                    Scalar::Str(s) => Some((s.as_str(), f.value.span, MAESTRO_SCRIPT_MISSING)),
+                    _ => None,
+                }),
+            _ => None,
+        };
+        let Some((file, span, code)) = file else {
+            continue;
+        };
+        if file.contains("${") {
+            continue;
+        }
+        let resolved = match &base {
+            _ if Path::new(file).is_absolute() => PathBuf::from(file),
+            Some(dir) => dir.join(file),
+            None => PathBuf::from(file),
+        };
+        if !is_file(&resolved) {
+            let what = if code == MAESTRO_RUNFLOW_MISSING {
+                "runFlow"
+            } else {
+                "runScript"
+            };
+            out.push(
+                Diagnostic::new(code, format!("{what} file `{file}` does not exist"), span)
+                    .with_label("no such file (relative to this flow's folder)")
+                    .with_help(if code == MAESTRO_RUNFLOW_MISSING {
+                        "agent-device refuses the run when it plans the flow, before the first step"
+                    } else {
+                        "agent-device fails this step when it runs it"
+                    }),
+            );
+        }
+    }
+    for s in strings {
+        let mut rest = s.text.as_str();
+        let mut after = String::new();
+        while let Some(at) = rest.find("${") {
+            after.push_str(&rest[..at]);
+            let tail = &rest[at + 2..];
+            match tail.find('}') {
+                Some(end) if is_variable_name(&tail[..end]) => {
+                    let name = &tail[..end];
+                    let known = supplied.contains(name)
+                        || name.starts_with("AD_")
+                        || (scripts && name.starts_with("output."));
+                    if !known {
+                        out.push(
+                            Diagnostic::new(
+                                MAESTRO_UNDEFINED_VARIABLE,
+                                format!("`${{{name}}}` is not defined by this flow"),
+                                s.span,
+                            )
+                            .with_help(format!("define {name} in the flow's env, or pass it to the run (-e {name}=…, AD_VAR_{name}); agent-device fails the step otherwise")),
+                        );
+                    }
+                    after.push('x');
+                    rest = &tail[end + 1..];
+                }
+                _ => {
+                    after.push_str("${");
+                    rest = tail;
+                }
+            }
+        }
+        after.push_str(rest);
+        if let Some(bad) = unsupported_interpolation(&after) {
+            out.push(
+                Diagnostic::new(
+                    MAESTRO_INTERPOLATION,
+                    format!("`{bad}` is not a variable lookup: agent-device fails the step with \"Maestro interpolation \\\"{bad}\\\" is unresolved or unsupported.\""),
+                    s.span,
+                )
+                .with_help("compute the value in a runScript or evalScript and reference ${output.x}"),
+            );
+        }
+    }
+}
+
+/// `\$\{[^{}]*\}` that is not `${maestro.platform == '…'}`.
+fn unsupported_interpolation(s: &str) -> Option<String> {
+    let mut rest = s;
+    while let Some(at) = rest.find("${") {
+        let tail = &rest[at + 2..];
+        let Some(end) = tail.find(['{', '}']) else {
+            return None;
+        };
+        if tail.as_bytes()[end] == b'}' {
+            let whole = format!("${{{}}}", &tail[..end]);
+            if !platform_comparison(&tail[..end]) {
+                return Some(whole);
+            }
+        }
+        rest = &tail[end..];
+    }
+    None
+}
+
+fn platform_comparison(inner: &str) -> bool {
+    let t = inner.trim_start();
+    let Some(t) = t.strip_prefix("maestro.platform") else {
+        return false;
+    };
+    let t = t.trim_start();
+    let Some(t) = t.strip_prefix("==").or_else(|| t.strip_prefix("!=")) else {
+        return false;
+    };
+    let t = t.trim_start();
+    matches!(t.chars().next(), Some('\'' | '"'))
+}
+
+fn walk<'f>(commands: impl Iterator<Item = &'f Command>, out: &mut Vec<&'f Command>) {
+    for c in commands {
+        out.push(c);
+        walk(c.body.iter(), out);
+        if let Some(Include::Commands(inner)) = &c.include {
+            walk(inner.iter(), out);
+        }
+    }
+}

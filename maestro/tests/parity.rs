@@ -1,0 +1,126 @@
+//! `ad check --maestro` against agent-device 0.21.5's own Maestro reader
+//! (`oracle/maestro-parse.mjs`) on every data set: the fixtures per refusal kind, the public
+//! flows and generated flows. On each file both must give the same verdict (accept/refuse), the
+//! same line for the first refusal and, outside YAML syntax errors, the same message.
+
+use std::path::{Path, PathBuf};
+
+use ad_tests::maestro::{fixtures_dir, flow, flows_under, public_dir, run_oracle, MAESTRO_SEED};
+use ad_tests::scratch_dir;
+
+/// Generated flows per run.
+const GENERATED: usize = 400;
+
+struct Tally {
+    files: usize,
+    verdict: usize,
+    line: usize,
+    message: usize,
+    messages_compared: usize,
+    refused: usize,
+}
+
+fn compare(files: &[PathBuf], problems: &mut Vec<String>) -> Tally {
+    let oracle = run_oracle(files);
+    assert_eq!(oracle.len(), files.len());
+    let mut t = Tally {
+        files: files.len(),
+        verdict: 0,
+        line: 0,
+        message: 0,
+        messages_compared: 0,
+        refused: 0,
+    };
+    for (file, theirs) in files.iter().zip(&oracle) {
+        let text = String::from_utf8_lossy(&std::fs::read(file).unwrap()).into_owned();
+        let checked = ad_maestro::check(&text, Some(file), &|p: &Path| p.is_file());
+        let first =
+            ad_maestro::first_rejection(&checked.diagnostics).and_then(|d| d.rejection.as_ref());
+        let ok = theirs["ok"].as_bool().unwrap();
+        if !ok {
+            t.refused += 1;
+        }
+        let name = file.display();
+        if ok != first.is_none() {
+            problems.push(format!(
+                "{name}: agent-device {}, ad {}",
+                if ok { "accepts" } else { "refuses" },
+                first.map_or("accepts".into(), |r| format!("refuses: {}", r.message))
+            ));
+            if !ok {
+                problems.push(format!("  agent-device: {}", theirs["error"]["message"]));
+            }
+            continue;
+        }
+        t.verdict += 1;
+        let Some(ours) = first else {
+            t.line += 1;
+            t.message += 1;
+            continue;
+        };
+        let message = theirs["error"]["message"].as_str().unwrap_or_default();
+        let line = theirs["error"]["line"].as_u64();
+        let our_line = ours
+            .message
+            .rsplit_once("(line ")
+            .and_then(|(_, l)| l.trim_end_matches(')').parse::<u64>().ok());
+        if line == our_line {
+            t.line += 1;
+        } else {
+            problems.push(format!(
+                "{name}: first refusal on line {line:?} for agent-device ({message:?}), {our_line:?} for ad ({:?})",
+                ours.message
+            ));
+        }
+        if !message.starts_with("Invalid Maestro YAML flow:") {
+            t.messages_compared += 1;
+            if message == ours.message {
+                t.message += 1;
+            } else {
+                problems.push(format!(
+                    "{name}: agent-device says {message:?}, ad {:?}",
+                    ours.message
+                ));
+            }
+        }
+    }
+    t
+}
+
+#[test]
+fn every_data_set_gets_agent_devices_verdict_first_line_and_message() {
+    let dir = scratch_dir("maestro-generated");
+    let mut generated = Vec::new();
+    for i in 0..GENERATED {
+        let path = dir.join(format!("flow-{i:03}.yaml"));
+        std::fs::write(&path, flow(MAESTRO_SEED, i)).unwrap();
+        generated.push(path);
+    }
+    let fixtures = flows_under(&fixtures_dir());
+    let public = flows_under(&public_dir());
+    assert!(
+        fixtures.len() >= 13,
+        "the fixtures are missing ({})",
+        fixtures_dir().display()
+    );
+    let mut problems = Vec::new();
+    let mut report = Vec::new();
+    for (name, files) in [
+        ("fixtures", &fixtures),
+        ("public", &public),
+        ("generated", &generated),
+    ] {
+        let t = compare(files, &mut problems);
+        report.push(format!(
+            "{name}: {} files ({} refused by agent-device): verdict {}/{}, first line {}/{}, message {}/{} compared",
+            t.files, t.refused, t.verdict, t.files, t.line, t.files, t.message - (t.files - t.refused), t.messages_compared
+        ));
+    }
+    eprintln!("{}", report.join("\n"));
+    assert!(
+        problems.is_empty(),
+        "{}\n\n{}",
+        problems.join("\n"),
+        report.join("\n")
+    );
+}

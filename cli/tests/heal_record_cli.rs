@@ -9,7 +9,9 @@ mod common;
 use std::path::Path;
 use std::process::Output;
 
-use ad_runtime::records::heal::{apply_line_edits, text_sha256, HealRecord, HealVerdict};
+use ad_runtime::records::heal::{
+    apply_line_edits, text_sha256, HealProofScope, HealRecord, HealVerdict,
+};
 use common::shop::{ad, recorded_login};
 use common::{output_text, repo_root, stderr, stdout};
 use serde_json::Value;
@@ -243,4 +245,46 @@ fn the_html_report_lists_each_failed_scripts_proposal_or_its_needs_human_step() 
     // Each is also kept where the editor reads it.
     assert!(dir.join("ad-artifacts/heal/flows/login.ad.json").is_file());
     assert!(dir.join("ad-artifacts/heal/flows/gone.ad.json").is_file());
+}
+
+#[test]
+fn a_proof_on_a_recording_says_how_far_it_reached() {
+    let (dir, _) = recorded_login(
+        "heal-record-recording",
+        &[],
+        &[("login.submit", Some("Log in"))],
+    );
+    let o = ad(
+        &dir,
+        &[
+            "run",
+            "login.ad",
+            "--record-fixture",
+            "fx",
+            "--artifacts-dir",
+            "recording",
+        ],
+    );
+    assert_eq!(code(&o), 1, "the edited app fails: {}", output_text(&o));
+    std::fs::remove_dir_all(dir.join("apps")).unwrap();
+    let o = ad(
+        &dir,
+        &["heal", "login.ad", "--backend", "recorded:fx", "--json"],
+    );
+    let record = printed_record(&o);
+    assert_eq!(record.verdict, HealVerdict::Proposed, "{}", stderr(&o));
+    let p = &record.proposals[0];
+    assert_eq!(p.new_selector, r#"id="login.submit""#);
+    match &p.proof.scope {
+        HealProofScope::Recording {
+            replayed_to,
+            ends_at: Some(end),
+        } => {
+            assert_eq!((*replayed_to, end.step, end.line), (3, 4, p.line));
+            assert!(end.reason.contains("holds no answer"), "{}", end.reason);
+        }
+        other => panic!("a proof on the recording that ran out at step 4: {other:?}"),
+    }
+    // Not proven to the end: what --write and the editor's quick fix need.
+    assert!(!record.proven_to_the_end());
 }

@@ -212,17 +212,17 @@ pub fn diagnostics(doc: &Document) -> Vec<lsp_types::Diagnostic> {
     }]
 }
 
-/// The heal record of exactly this text with proven proposals, if any.
+/// The heal record of exactly this text whose proposals were proven to the end of the script
+/// (not one a recording could prove only in part), if any.
 pub fn heal_for(doc: &Document) -> Option<&HealRecord> {
     if doc.runs.heals.is_empty() {
         return None;
     }
     let sha = ad_runtime::records::heal::text_sha256(&doc.text);
-    doc.runs.heals.iter().find(|r| {
-        r.script_sha256 == sha
-            && r.verdict == ad_runtime::records::heal::HealVerdict::Proposed
-            && !r.proposals.is_empty()
-    })
+    doc.runs
+        .heals
+        .iter()
+        .find(|r| r.script_sha256 == sha && r.proven_to_the_end() && !r.proposals.is_empty())
 }
 
 /// The record's line edits as text edits of the document.

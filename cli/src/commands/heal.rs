@@ -318,7 +318,8 @@ pub fn record(
     redactor: &Redactor,
 ) -> ad_runtime::records::HealRecord {
     use ad_runtime::records::heal::{
-        HealCandidate, HealFieldChange, HealHuman, HealProof, HealProposal, HealRecord, HealVerdict,
+        HealCandidate, HealFieldChange, HealHuman, HealProof, HealProofScope, HealProposal,
+        HealRecord, HealRecordingEnd, HealVerdict,
     };
     let r = |s: &str| redactor.redact(s);
     let candidates = |v: &[(String, String)]| -> Vec<HealCandidate> {
@@ -385,6 +386,20 @@ pub fn record(
                     later: p.proof.later,
                     run_dir: p.proof.run_dir.as_ref().map(|d| d.display().to_string()),
                     wall_ms: p.proof.wall_ms,
+                    scope: match &p.proof.scope {
+                        heal::Scope::Device => HealProofScope::Device,
+                        heal::Scope::Recording {
+                            replayed_to,
+                            ends_at,
+                        } => HealProofScope::Recording {
+                            replayed_to: *replayed_to,
+                            ends_at: ends_at.as_ref().map(|e| HealRecordingEnd {
+                                step: e.step,
+                                line: e.line,
+                                reason: r(&e.reason),
+                            }),
+                        },
+                    },
                 },
                 rejected: candidates(&p.rejected),
                 edits: mine

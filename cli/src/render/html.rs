@@ -336,10 +336,12 @@ fn heal_section(
                 .iter()
                 .map(|c| format!("{}: {} → {}", esc(&c.field), esc(&c.was), esc(&c.now)))
                 .collect();
-            let verdict = if p.proof.passed {
-                "passed".to_string()
-            } else {
-                "got past it".to_string()
+            let verdict = match (&p.proof.scope, p.proof.passed) {
+                (ad_runtime::records::heal::HealProofScope::Recording { replayed_to, .. }, _) => {
+                    format!("passed on the recording to step {replayed_to}")
+                }
+                (_, true) => "passed".to_string(),
+                (_, false) => "got past it".to_string(),
             };
             let _ = writeln!(
                 body,

@@ -95,6 +95,37 @@ pub struct HealProof {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub run_dir: Option<String>,
     pub wall_ms: f64,
+    /// What the run could prove: the whole script on a device, or a recording's part of it
+    /// (`ad heal --backend recorded:DIR`).
+    pub scope: HealProofScope,
+}
+
+/// How far a proof reaches.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(tag = "kind", rename_all = "kebab-case", deny_unknown_fields)]
+pub enum HealProofScope {
+    /// A run on a device (the sim, the web, the agent-device bridge): the app answered every
+    /// step the run replayed.
+    Device,
+    /// A replay of a recording of the failing run.
+    Recording {
+        /// Steps 1..=`replayed_to` passed on the recording.
+        replayed_to: usize,
+        /// Where the recording ran out; none when the changed script passed to its end on it.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        ends_at: Option<HealRecordingEnd>,
+    },
+}
+
+/// The step at which a proof on a recording stopped: the recording holds no answer to one of
+/// its calls.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct HealRecordingEnd {
+    /// 1-based plan index and source line.
+    pub step: usize,
+    pub line: usize,
+    pub reason: String,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
@@ -136,6 +167,21 @@ pub struct HealHuman {
 }
 
 impl HealRecord {
+    /// Every proposal's proof reached the end of the script (a proof on a recording may stop
+    /// where the recording ran out): what `--write` and the editor's quick fix need.
+    pub fn proven_to_the_end(&self) -> bool {
+        self.verdict == HealVerdict::Proposed
+            && self.proposals.iter().all(|p| {
+                !matches!(
+                    p.proof.scope,
+                    HealProofScope::Recording {
+                        ends_at: Some(_),
+                        ..
+                    }
+                )
+            })
+    }
+
     /// Every proposal's edits, in line order: applied together to the original text they give
     /// the healed text (without `heal-complete`).
     pub fn edits(&self) -> Vec<&LineEdit> {

@@ -54,6 +54,7 @@ Register-ArgumentCompleter -Native -CommandName 'ad' -ScriptBlock {
             [CompletionResult]::new('--fix', '--fix', [CompletionResultType]::ParameterName, 'Apply the available fixes in place, then report what remains')
             [CompletionResult]::new('--parity-only', '--parity-only', [CompletionResultType]::ParameterName, 'Only report diagnostics that agent-device 0.21.5 itself would reject the script for')
             [CompletionResult]::new('--watch', '--watch', [CompletionResultType]::ParameterName, 'Keep checking: after the first report, re-check each script you save (and the compositions that include it), one summary line per cycle, until Ctrl-C')
+            [CompletionResult]::new('--maestro', '--maestro', [CompletionResultType]::ParameterName, 'Read the paths as Maestro YAML flows, as `agent-device replay FLOW.yaml --maestro` does (folders are searched for *.yaml and *.yml): every refusal of agent-device''s Maestro reader, and what would fail when the flow runs (docs/maestro.md)')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')

@@ -159,7 +159,7 @@ _ad() {
             return 0
             ;;
         ad__subcmd__check)
-            opts="-h -V --format --deny-warnings --fix --parity-only --profile --rule --config --watch --debounce --max-file-size --help --version"
+            opts="-h -V --format --deny-warnings --fix --parity-only --profile --rule --config --watch --debounce --maestro --max-file-size --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0

@@ -111,13 +111,19 @@ impl InputError {
 /// Entries of a folder that are not regular files (FIFOs, sockets, devices) are skipped, with
 /// one line on stderr each; a path named explicitly is taken as it is.
 pub fn collect(paths: &[PathBuf]) -> Result<Vec<PathBuf>, InputError> {
+    collect_ext(paths, &["ad"])
+}
+
+/// [`collect`] with folders searched for files of these extensions (`--maestro`: yaml, yml).
+pub fn collect_ext(paths: &[PathBuf], extensions: &[&str]) -> Result<Vec<PathBuf>, InputError> {
     let mut out = Vec::new();
     for p in paths {
         if p.as_os_str() == "-" {
             out.push(p.clone());
         } else if p.is_dir() {
             let before = out.len();
-            walk(p, &mut out).map_err(|e| InputError::new(format!("{}: {e}", p.display())))?;
+            walk(p, extensions, &mut out)
+                .map_err(|e| InputError::new(format!("{}: {e}", p.display())))?;
             out[before..].sort();
         } else if p.exists() {
             out.push(p.clone());
@@ -136,7 +142,7 @@ pub fn skipped_folder(name: &std::ffi::OsStr) -> bool {
     name == "target" || name == "node_modules" || name.to_string_lossy().starts_with('.')
 }
 
-fn walk(dir: &Path, out: &mut Vec<PathBuf>) -> std::io::Result<()> {
+fn walk(dir: &Path, extensions: &[&str], out: &mut Vec<PathBuf>) -> std::io::Result<()> {
     let mut entries: Vec<_> = std::fs::read_dir(dir)?.collect::<Result<_, _>>()?;
     entries.sort_by_key(|e| e.path());
     for entry in entries {
@@ -146,10 +152,10 @@ fn walk(dir: &Path, out: &mut Vec<PathBuf>) -> std::io::Result<()> {
             if skipped_folder(&entry.file_name()) {
                 continue;
             }
-            walk(&path, out)?;
+            walk(&path, extensions, out)?;
         } else if path
             .extension()
-            .is_some_and(|e| e.eq_ignore_ascii_case("ad"))
+            .is_some_and(|e| extensions.iter().any(|x| e.eq_ignore_ascii_case(x)))
         {
             // A symlink counts as what it points to; a dangling one is left for the read to
             // report.

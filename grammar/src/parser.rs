@@ -300,7 +300,7 @@ fn file_level_checks(text: &str, has_nul: bool, binary: bool, diagnostics: &mut 
         diagnostics.push(
             Diagnostic::new(codes::MAESTRO_YAML, "this looks like a Maestro YAML flow saved as `.ad`", Span::new(0, text.find('\n').unwrap_or(text.len())))
                 .with_label("every line below is replayed as an `.ad` step and refused as an unknown command")
-                .with_help("replay the flow as Maestro (save it as `.yaml` and run `agent-device replay FILE.yaml --maestro`), or convert it to `.ad` steps"),
+                .with_help("save the flow as `.yaml` and check it with `ad check --maestro FILE.yaml` (agent-device runs it with `agent-device replay FILE.yaml --maestro`), or convert it to `.ad` steps"),
         );
     }
 }

@@ -47,6 +47,11 @@ pub struct CheckArgs {
     /// With --watch: how long a file must stay unchanged before it is re-checked.
     #[arg(long, value_name = "MS", default_value_t = super::watch::DEFAULT_DEBOUNCE_MS, requires = "watch")]
     debounce: u64,
+    /// Read the paths as Maestro YAML flows, as `agent-device replay FLOW.yaml --maestro` does
+    /// (folders are searched for *.yaml and *.yml): every refusal of agent-device's Maestro
+    /// reader, and what would fail when the flow runs (docs/maestro.md).
+    #[arg(long, conflicts_with_all = ["fix", "watch"])]
+    maestro: bool,
     #[command(flatten)]
     input: files::InputArgs,
 }
@@ -108,14 +113,37 @@ pub fn run(args: CheckArgs) -> i32 {
             }
         });
     }
-    let paths = match files::collect(&args.paths) {
+    let paths = match if args.maestro {
+        files::collect_ext(&args.paths, &["yaml", "yml"])
+    } else {
+        files::collect(&args.paths)
+    } {
         Ok(p) => p,
         Err(e) => return crate::usage_error(&e.0),
     };
     if paths.is_empty() {
-        return crate::usage_error("no .ad scripts found in the given paths");
+        return crate::usage_error(if args.maestro {
+            "no .yaml or .yml flows found in the given paths"
+        } else {
+            "no .ad scripts found in the given paths"
+        });
     }
     check_paths(&args, &paths, true).exit_code
+}
+
+/// A Maestro flow's findings (ad_maestro), with the reading findings (not UTF-8, over
+/// agent-device's size limit) and the configuration's levels applied.
+fn maestro_flow(args: &CheckArgs, source: files::Source, config: &Config) -> CheckedFile {
+    let checked = ad_maestro::check(&source.text, source.path.as_deref(), &|p| p.is_file());
+    let mut diagnostics = checked.diagnostics;
+    diagnostics.extend(source.over_agent_device_limit);
+    diagnostics.extend(source.not_utf8.map(|bad| bad.diagnostic));
+    config.apply(&mut diagnostics);
+    diagnostics.sort_by_key(|d| (d.primary_span().start(), d.primary_span().end()));
+    if args.parity_only {
+        diagnostics.retain(|d| d.is_parity_error());
+    }
+    CheckedFile::new(source.name, source.text, diagnostics)
 }
 
 /// What a check of some scripts found.
@@ -176,6 +204,10 @@ fn check_paths(args: &CheckArgs, paths: &[PathBuf], last_run: bool) -> Counts {
                 continue;
             }
         };
+        if args.maestro {
+            checked.push(maestro_flow(args, source, &config));
+            continue;
+        }
         if let (true, Some(p)) = (super::compose::is_composed(&source.text), &source.path) {
             // A composition or a fragment: its findings are in several files.
             match super::compose::check(

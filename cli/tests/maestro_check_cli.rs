@@ -1,0 +1,75 @@
+//! `ad check --maestro`: Maestro flows through the same renderers as `.ad` scripts (issue 33).
+
+mod common;
+
+use common::{ad, repo_root};
+
+fn fixture(name: &str) -> String {
+    repo_root()
+        .join("tests/fixtures/maestro")
+        .join(name)
+        .to_string_lossy()
+        .into_owned()
+}
+
+#[test]
+fn maestro_flows_report_every_refusal_in_json_with_agent_devices_message() {
+    let dir = common::scratch_dir("maestro-cli");
+    let out = ad(&dir)
+        .args(["check", "--maestro", "--format", "json"])
+        .arg(fixture("AD909-press-key.yaml"))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let all = v.as_array().unwrap();
+    assert_eq!(all.len(), 2, "{v:#}");
+    assert_eq!(all[0]["code"], "AD909");
+    assert_eq!(all[0]["line"], 4);
+    assert_eq!(all[0]["agent_device_rejects"], true);
+    assert_eq!(
+        all[0]["agent_device_message"],
+        "Maestro pressKey \"tab\" is not supported. (line 4)"
+    );
+    assert_eq!(all[1]["line"], 5);
+}
+
+#[test]
+fn a_folder_is_searched_for_yaml_flows_and_sarif_and_human_render_them() {
+    let dir = common::scratch_dir("maestro-cli");
+    std::fs::write(dir.join("ok.yaml"), "appId: a\n---\n- launchApp\n").unwrap();
+    std::fs::write(
+        dir.join("bad.yml"),
+        "- repeat:\n    while: {visible: a}\n    commands: [back]\n",
+    )
+    .unwrap();
+    std::fs::write(dir.join("script.ad"), "open App\n").unwrap();
+    let out = ad(&dir).args(["check", "--maestro", "."]).output().unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{text}");
+    assert!(text.contains("[AD908]"), "{text}");
+    // repeat.while (AD908), and the times it then lacks (AD907).
+    assert!(text.contains("[AD907]"), "{text}");
+    assert!(text.contains("checked 2 files: 2 errors"), "{text}");
+    let out = ad(&dir)
+        .args(["check", "--maestro", "--format", "sarif", "ok.yaml"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    let sarif: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(sarif["runs"][0]["results"].as_array().unwrap().len(), 0);
+}
+
+#[test]
+fn a_yaml_flow_checked_without_the_flag_is_told_about_it() {
+    let dir = common::scratch_dir("maestro-cli");
+    std::fs::write(
+        dir.join("flow.yaml"),
+        "appId: com.example\n---\n- launchApp\n",
+    )
+    .unwrap();
+    let out = ad(&dir).args(["check", "flow.yaml"]).output().unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("AD003"), "{text}");
+    assert!(text.contains("ad check --maestro FILE.yaml"), "{text}");
+}

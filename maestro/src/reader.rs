@@ -8,7 +8,7 @@ use ad_grammar::codes::*;
 use ad_grammar::{Diagnostic, LineIndex, Reader as AdReader, Span};
 
 use crate::tree::*;
-use crate::yaml::{js_number, Document, Node, NodeKind, Scalar};
+use crate::yaml::{Document, Node, NodeKind, Scalar};
 
 /// The selector fields (`X` in the reader).
 const SELECTOR_KEYS: [&str; 12] = [
@@ -761,10 +761,11 @@ impl<'a> Reader<'a> {
             return;
         }
         let direction = get(&entries, "direction");
-        let read = direction.map(|d| self.direction(c, d, "swipe.direction"));
+        if let Some(d) = direction {
+            self.direction(c, d, "swipe.direction");
+        }
         // A direction that was refused is not missing.
         let missing = direction.is_none();
-        let _ = read;
         if let Some(from) = get(&entries, "from") {
             if missing {
                 self.refuse(
@@ -1236,6 +1237,7 @@ impl<'a> Reader<'a> {
             Some(Some(v)) => self.push_field(c, t, v.span, v.value),
             Some(None) => {
                 let rule = number_rule(t);
+                // An empty value: the reader's `lt` refuses it with the number's message.
                 self.refuse(
                     MAESTRO_INVALID_NUMBER,
                     format!(
@@ -1315,7 +1317,7 @@ impl<'a> Reader<'a> {
                         key_node: &pair.key,
                         value: &pair.value,
                     }),
-                NodeKind::Scalar(Scalar::Null) => {
+                NodeKind::Scalar(Scalar::Null | Scalar::Other) => {
                     self.refuse(
                         MAESTRO_WRONG_TYPE,
                         format!("Maestro {t} map keys must be strings."),
@@ -1359,7 +1361,12 @@ impl<'a> Reader<'a> {
     /// `R`: each key once, and only the allowed ones.
     fn allowed(&mut self, entries: &[Entry], t: &str, allowed: &[&str]) {
         for (i, e) in entries.iter().enumerate() {
-            if entries[..i].iter().any(|p| p.key == e.key) {
+            let earlier = entries[..i].iter().find(|p| p.key == e.key);
+            if earlier.is_some_and(|p| p.key_node.scalar() == e.key_node.scalar()) {
+                // The same key twice: the YAML reader's refusal (AD901) already says so.
+                continue;
+            }
+            if earlier.is_some() {
                 self.refuse(
                     MAESTRO_UNSUPPORTED_FIELD,
                     format!("Maestro {t} contains duplicate field \"{}\".", e.key),
@@ -1383,6 +1390,17 @@ impl<'a> Reader<'a> {
                 kind: NodeKind::Scalar(Scalar::Null),
                 ..
             }) => Some(None),
+            Some(Node {
+                kind: NodeKind::Scalar(Scalar::Other),
+                ..
+            }) => {
+                self.refuse(
+                    MAESTRO_WRONG_TYPE,
+                    format!("Maestro {t} contains an unsupported scalar value."),
+                    e,
+                );
+                None
+            }
             Some(Node {
                 kind: NodeKind::Scalar(s),
                 ..
@@ -1551,9 +1569,4 @@ pub fn help(code: &str) -> &'static str {
         MAESTRO_ENUM => "use one of the names the message lists",
         _ => "",
     }
-}
-
-/// A number as the messages print it.
-pub fn number_text(n: f64) -> String {
-    js_number(n)
 }

@@ -133,9 +133,7 @@ fn unsupported_interpolation(s: &str) -> Option<String> {
     let mut rest = s;
     while let Some(at) = rest.find("${") {
         let tail = &rest[at + 2..];
-        let Some(end) = tail.find(['{', '}']) else {
-            return None;
-        };
+        let end = tail.find(['{', '}'])?;
         if tail.as_bytes()[end] == b'}' {
             let whole = format!("${{{}}}", &tail[..end]);
             if !platform_comparison(&tail[..end]) {

@@ -32,6 +32,8 @@ pub struct Pair {
 #[derive(Debug, Clone, PartialEq)]
 pub enum Scalar {
     Null,
+    /// A scalar that is neither null, a boolean, a number nor a string (`!!binary`).
+    Other,
     Bool(bool),
     Number(f64),
     Str(String),
@@ -42,6 +44,7 @@ impl Scalar {
     pub fn js_string(&self) -> String {
         match self {
             Scalar::Null => "null".into(),
+            Scalar::Other => "[object]".into(),
             Scalar::Bool(b) => b.to_string(),
             Scalar::Number(n) => js_number(*n),
             Scalar::Str(s) => s.clone(),
@@ -107,7 +110,7 @@ pub fn parse(text: &str) -> (Vec<Document>, Vec<YamlError>) {
             None => break,
             Some(Ok(e)) => e,
             Some(Err(e)) => {
-                let at = offsets.byte(e.marker().index());
+                let at = where_yaml_says(text, offsets.byte(e.marker().index()), e.info());
                 errors.push(YamlError {
                     span: Span::new(at, at),
                     message: e.info().to_string(),
@@ -193,6 +196,40 @@ pub fn parse(text: &str) -> (Vec<Document>, Vec<YamlError>) {
     (docs, errors)
 }
 
+/// Where agent-device's YAML library places the errors saphyr places elsewhere: an unclosed
+/// quoted scalar at the end of the text, an unclosed flow collection at the first later line
+/// that is not indented more than the line it opened on (not "sufficiently indented").
+fn where_yaml_says(text: &str, at: usize, message: &str) -> usize {
+    if message.contains("quoted scalar")
+        && (message.contains("end of stream") || message.contains("indentation"))
+    {
+        return text.len();
+    }
+    if message.contains("flow sequence") || message.contains("flow mapping") {
+        let mut open_indent = None;
+        let mut offset = 0;
+        for line in text.split_inclusive('\n') {
+            let start = offset;
+            offset += line.len();
+            if start > at {
+                break;
+            }
+            let indent = line.len() - line.trim_start_matches(' ').len();
+            let content = line.trim();
+            if let Some(open) = open_indent {
+                if !content.is_empty() && !content.starts_with('#') && indent <= open {
+                    return start;
+                }
+            } else if content.contains(['[', '{'])
+                && content.matches(['[', '{']).count() > content.matches([']', '}']).count()
+            {
+                open_indent = Some(indent);
+            }
+        }
+    }
+    at
+}
+
 enum Open {
     Seq(usize, Vec<Node>),
     Map(usize, Vec<Pair>, Option<Node>),
@@ -244,6 +281,8 @@ fn resolve(value: &str, style: ScalarStyle, tag: Option<(&str, &str)>) -> Scalar
         if handle == "tag:yaml.org,2002:" || handle == "!!" {
             return match suffix {
                 "null" => Scalar::Null,
+                // A byte array and a date: values agent-device's reader does not take.
+                "binary" | "timestamp" => Scalar::Other,
                 "bool" => plain(value),
                 "int" | "float" => match plain(value) {
                     n @ Scalar::Number(_) => n,

@@ -296,6 +296,15 @@ impl Sessions {
                     }
                     None => live.backend,
                 };
+                // A repair armed at this session's resume is held to the watermark its
+                // divergence stamps, as agent-device's is.
+                let corrective = live
+                    .outcome
+                    .result
+                    .error
+                    .as_ref()
+                    .and_then(|e| e.divergence())
+                    .and_then(|d| super::repair::Watermark::at(d, plan.steps.len(), 0));
                 *current = Some(Session {
                     backend,
                     env: req.env.clone(),
@@ -305,6 +314,8 @@ impl Sessions {
                     recorded: Vec::new(),
                     echo: Vec::new(),
                     repair: None,
+                    actions: 0,
+                    corrective,
                 });
                 self.settle(&name, &slot, &current);
                 return Ok(RunReply {

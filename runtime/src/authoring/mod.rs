@@ -138,6 +138,12 @@ struct Session {
     echo: Vec<(String, String)>,
     /// The repair transaction a repair-armed run left here (docs/repair.md).
     repair: Option<repair::Transaction>,
+    /// The actions performed on the session (every `ad session` command not given
+    /// `--no-record`, recorded or not), as agent-device's session log counts them.
+    actions: usize,
+    /// The corrective-action watermark a plain run's divergence left on this session, which a
+    /// repair armed at its resume is held to (agent-device stamps it on every divergence).
+    corrective: Option<repair::Watermark>,
 }
 
 impl Session {
@@ -534,6 +540,8 @@ impl Sessions {
             recorded: Vec::new(),
             echo: Vec::new(),
             repair: None,
+            actions: 0,
+            corrective: None,
         }
     }
 
@@ -794,6 +802,9 @@ impl Sessions {
                 s.lifecycle = Lifecycle::Aborted;
                 warnings.push("a second open aborted the recording: it can no longer be published (a fresh session is required to author another script)".to_string());
             }
+        }
+        if !w.no_record {
+            s.actions += 1;
         }
         // A repair records its out-of-band reads only with `--record` (spec §18).
         let oob = s.repair.is_some() && repair::out_of_band_read(&step) && !w.record;
@@ -1101,6 +1112,7 @@ impl Sessions {
                 break;
             }
             replayed += 1;
+            s.actions += 1;
             if step.action() == Some(Action::Close) {
                 closed = true;
                 break;

@@ -71,6 +71,26 @@ pub struct Watermark {
     pub actions_at_divergence: usize,
 }
 
+impl Watermark {
+    /// The watermark a divergence stamps (agent-device's `stampCorrectiveWatermark`, on every
+    /// divergence of a session that stays live, repair-armed or not): record-and-heal with a
+    /// resumable report expects its `resume.from`; caution or manual at the plan's last step
+    /// expect `N + 1` (the empty tail); anything else expects nothing. `actions` is the
+    /// session's action count then.
+    pub fn at(report: &DivergenceReport, total: usize, actions: usize) -> Option<Watermark> {
+        let n = report.step.index;
+        let expected = match report.repair_hint {
+            RepairHint::RecordAndHeal if report.resume.allowed => Some(report.resume.from),
+            RepairHint::Caution | RepairHint::Manual if n == total => Some(n + 1),
+            _ => None,
+        };
+        expected.map(|expected_from| Watermark {
+            expected_from,
+            actions_at_divergence: actions,
+        })
+    }
+}
+
 /// One session's repair transaction.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Transaction {
@@ -157,21 +177,9 @@ impl Transaction {
         !matches!(self.status, Status::Committed | Status::Aborted)
     }
 
-    /// Stamps the corrective-action watermark at a divergence (agent-device's
-    /// `stampCorrectiveWatermark`): record-and-heal with a resumable report expects its
-    /// `resume.from`; caution or manual at the plan's last step expect `N + 1` (the empty
-    /// tail); anything else expects nothing.
+    /// Stamps the corrective-action watermark at a divergence ([`Watermark::at`]).
     pub fn stamp(&mut self, report: &DivergenceReport, total: usize, recorded: usize) {
-        let n = report.step.index;
-        let expected = match report.repair_hint {
-            RepairHint::RecordAndHeal if report.resume.allowed => Some(report.resume.from),
-            RepairHint::Caution | RepairHint::Manual if n == total => Some(n + 1),
-            _ => None,
-        };
-        self.pending = expected.map(|expected_from| Watermark {
-            expected_from,
-            actions_at_divergence: recorded,
-        });
+        self.pending = Watermark::at(report, total, recorded);
     }
 
     /// A resume at the watermark's step clears it (after the entry checks passed).
@@ -586,14 +594,21 @@ impl Sessions {
             }
         }
         let recorded_now = current.as_ref().map_or(0, |s| s.recorded.len());
-        let pending = holding.as_ref().and_then(|t| t.pending.clone());
+        // A held transaction's watermark counts recorded actions; a live session a plain run
+        // diverged on (arming at its resume) counts every action since, as agent-device's
+        // session log does.
+        let (pending, actions_now) = match (&holding, current.as_ref()) {
+            (Some(t), _) => (t.pending.clone(), recorded_now),
+            (None, Some(s)) => (s.corrective.clone(), s.actions),
+            (None, None) => (None, 0),
+        };
         let entry = match entry_step(
             opts.from,
             opts.plan_digest.as_deref(),
             &digest,
             total,
             pending.as_ref(),
-            recorded_now,
+            actions_now,
         ) {
             Ok(n) => n,
             Err(m) => return refuse(Refusal::new("INVALID_ARGS", m)),
@@ -671,6 +686,8 @@ impl Sessions {
             recorded,
             echo: echo.clone(),
             repair: Some(tx),
+            actions: 0,
+            corrective: None,
         };
 
         // The empty tail: nothing is left to run; the resume completes the repair.

@@ -257,11 +257,110 @@ fn body(rng: &mut Rng, depth: usize, indent: &str) -> String {
     (0..n).map(|_| command(rng, depth, indent)).collect()
 }
 
-/// The `i`th generated flow of `seed`: an optional config document, then 1–8 commands mixing
-/// what agent-device accepts with what it refuses (a pure function of its arguments).
+const VALID_TEXTS: &[&str] = &[
+    "Login",
+    "\"Sign in\"",
+    "'OK'",
+    "${USER}",
+    "Next.*",
+    "\"123\"",
+];
+
+/// A selector agent-device accepts.
+fn valid_selector(rng: &mut Rng, depth: usize, indent: &str) -> String {
+    match rng.below(if depth > 1 { 2 } else { 6 }) {
+        0 => rng.pick(VALID_TEXTS).to_string(),
+        1 => format!(
+            "\n{indent}  id: {}",
+            rng.pick(&["login_button", "\"submit\""])
+        ),
+        2 => format!(
+            "\n{indent}  text: {}\n{indent}  index: {}",
+            rng.pick(VALID_TEXTS),
+            rng.pick(&["0", "2", "\"1\"", "${N}"])
+        ),
+        3 => format!(
+            "\n{indent}  text: {}\n{indent}  {}: {}",
+            rng.pick(VALID_TEXTS),
+            rng.pick(&[
+                "childOf",
+                "below",
+                "above",
+                "leftOf",
+                "rightOf",
+                "containsChild"
+            ]),
+            valid_selector(rng, depth + 1, &format!("{indent}  "))
+        ),
+        4 => format!(
+            "\n{indent}  containsDescendants:\n{indent}    - {}\n{indent}    - {}",
+            rng.pick(VALID_TEXTS),
+            rng.pick(VALID_TEXTS)
+        ),
+        _ => format!(
+            "\n{indent}  id: {}\n{indent}  enabled: {}\n{indent}  selected: {}",
+            rng.pick(&["row", "\"cell\""]),
+            rng.pick(&["true", "false", "TRUE"]),
+            rng.pick(&["true", "false", "~"])
+        ),
+    }
+}
+
+/// A command agent-device accepts, in one of its shapes.
+fn valid_command(rng: &mut Rng, depth: usize, indent: &str) -> String {
+    let i = indent;
+    let sel = |rng: &mut Rng| valid_selector(rng, 0, &format!("{i}  "));
+    let c = match rng.below(if depth > 1 { 22 } else { 25 }) {
+        0 => rng.pick(&["launchApp", "launchApp: com.example.app", "launchApp: ~"]).to_string(),
+        1 => format!("launchApp:\n{i}    appId: {}\n{i}    clearState: {}\n{i}    arguments:\n{i}      debug: true\n{i}      level: 3", rng.pick(APPS), rng.pick(&["true", "false"])),
+        2 => format!("tapOn: {}", sel(rng)),
+        3 => format!("tapOn:\n{i}    point: {}\n{i}    repeat: {}\n{i}    delay: {}", rng.pick(&["\"50%, 50%\"", "100, 200", "0%,100%"]), rng.pick(&["1", "3", "${N}"]), rng.pick(&["0", "250"])),
+        4 => format!("doubleTapOn: {}", sel(rng)),
+        5 => format!("longPressOn:\n{i}    point: {}\n{i}    label: Hold", rng.pick(&["10, 20", "\" 5 , 7 \""])),
+        6 => format!("inputText: {}", rng.pick(VALID_TEXTS)),
+        7 => format!("inputText:\n{i}    text: {}\n{i}    label: Name", rng.pick(VALID_TEXTS)),
+        8 => format!("eraseText: {}", rng.pick(&["1", "50", "\"3\"", "${N}", "~"])),
+        9 => format!("{}: {}", rng.pick(&["assertVisible", "assertNotVisible"]), sel(rng)),
+        10 => format!("assertTrue: {}", rng.pick(&["${OK}", "true", "0", "\"yes\""])),
+        11 => format!("pressKey: {}", rng.pick(&["Enter", "back", "HOME", "Return"])),
+        12 => rng.pick(&["back", "hideKeyboard", "scroll", "waitForAnimationToEnd", "stopApp", "clearState", "stopApp: com.example.app", "waitForAnimationToEnd: 500"]).to_string(),
+        13 => format!("swipe:\n{i}    direction: {}\n{i}    duration: {}", rng.pick(&["UP", "down", "Left"]), rng.pick(&["400", "0.5", "${N}"])),
+        14 => format!("swipe:\n{i}    start: {}\n{i}    end: {}", rng.pick(&["10%, 90%", "50%,50%"]), rng.pick(&["10%, 10%", "90%, 50%"])),
+        15 => format!("swipe:\n{i}    from: {}\n{i}    direction: RIGHT", valid_selector(rng, 1, &format!("{i}    "))),
+        16 => format!("scrollUntilVisible:\n{i}    element: {}\n{i}    timeout: 5000", valid_selector(rng, 1, &format!("{i}    "))),
+        17 => format!("extendedWaitUntil:\n{i}    {}: {}\n{i}    timeout: {}\n{i}    optional: true", rng.pick(&["visible", "notVisible"]), valid_selector(rng, 1, &format!("{i}    ")), rng.pick(&["1000", "2.5"])),
+        18 => format!("openLink: {}", rng.pick(&["https://example.com", "\"myapp://home\""])),
+        19 => format!("takeScreenshot: {}", rng.pick(&["home", "\"shot-${N}\""])),
+        20 => format!("evalScript: {}", rng.pick(&["${output.x = 1}", "\"${output.n = 2}\""])),
+        21 => format!("runScript:\n{i}    file: {}\n{i}    env:\n{i}      COUNT: 2", rng.pick(&["setup.js", "\"scripts/seed.js\""])),
+        22 => format!("repeat:\n{i}    times: {}\n{i}    commands:\n{}", rng.pick(&["2", "\"3\"", "${N}"]), valid_body(rng, depth + 1, &format!("{i}      "))),
+        23 => format!("retry:\n{i}    maxRetries: {}\n{i}    commands:\n{}", rng.pick(&["0", "2"]), valid_body(rng, depth + 1, &format!("{i}      "))),
+        _ => format!("runFlow:\n{i}    when:\n{i}      {}\n{i}    env:\n{i}      USER: bob\n{i}    commands:\n{}", rng.pick(&["platform: Android", "platform: iOS", "visible: Home", "true: ${OK}", "true: false"]), valid_body(rng, depth + 1, &format!("{i}      "))),
+    };
+    format!("{i}- {c}\n")
+}
+
+fn valid_body(rng: &mut Rng, depth: usize, indent: &str) -> String {
+    let n = rng.range(1, 3);
+    (0..n).map(|_| valid_command(rng, depth, indent)).collect()
+}
+
+/// The `i`th generated flow of `seed`: an optional config document, then 1–8 commands; about a
+/// third of the flows hold only what agent-device accepts, in all its shapes, the others mix in
+/// what it refuses (a pure function of its arguments).
 pub fn flow(seed: u64, i: usize) -> String {
     let mut rng = Rng::new(seed ^ (i as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15));
     let mut out = String::new();
+    if rng.chance(35) {
+        out.push_str(&format!(
+            "appId: {}\nenv:\n  USER: alice\n  N: 2\n  OK: true\n---\n",
+            rng.pick(APPS)
+        ));
+        for _ in 0..rng.range(1, 8) {
+            out.push_str(&valid_command(&mut rng, 0, ""));
+        }
+        return out;
+    }
     match rng.below(4) {
         0 => {}
         1 => out.push_str(&format!("appId: {}\n---\n", rng.pick(APPS))),

@@ -94,7 +94,24 @@ fn a_relabelled_button_is_proposed_from_the_recording_of_the_failing_run() {
     );
     // What was proven on the recording: steps 1-3 as recorded, then step 4's new selector
     // resolved on the recorded screen (the relabelled button) and its new evidence verified.
-    assert!(out.contains("3 of 6 step(s) replayed"), "{out}");
+    assert!(
+        out.contains("proven on the recording fx (recorded on sim): steps 1–3 replayed as recorded, and step 4's new selector resolves to one element of the recorded screen, its new evidence verified there; journal "),
+        "{out}"
+    );
+    assert!(
+        out.contains("  not replayed: the recording ends at step 4 (line 8): "),
+        "{out}"
+    );
+    assert!(
+        out.contains("  prove steps 4–6 on a device: ad heal login.ad --backend sim\n"),
+        "{out}"
+    );
+    assert!(
+        out.contains(
+            "proposed: 1 proposal(s) for login.ad proven on the recording up to step 4 of 6 in "
+        ),
+        "{out}"
+    );
     let events = journal_of(&dir, &out);
     let step4: Vec<_> = events.iter().filter(|e| e["step"] == 4).collect();
     let attempt = step4
@@ -134,7 +151,23 @@ fn a_relabelled_button_is_proposed_from_the_recording_of_the_failing_run() {
         "{out}"
     );
     // Nothing written: no healed script, the script and the recording as they were.
-    assert!(out.contains("nothing written: pass --write"), "{out}");
+    assert!(
+        out.contains("nothing written: prove the rest on a device, then commit it: ad heal login.ad --backend sim --write\n"),
+        "{out}"
+    );
+    assert!(!dir.join("login.healed.ad").exists());
+    assert_eq!(std::fs::read_to_string(&script).unwrap(), original);
+    // --write commits only a proof that reached the end of the script.
+    let o = ad(
+        &dir,
+        &["heal", "login.ad", "--backend", "recorded:fx", "--write"],
+    );
+    let out = output_text(&o);
+    assert_eq!(code(&o), 0, "{out}");
+    assert!(
+        out.contains("nothing written: the proposal is proven on the recording up to step 4 only, and a healed script is committed only when its proof reaches the end; prove the rest on a device: ad heal login.ad --backend sim --write\n"),
+        "{out}"
+    );
     assert!(!dir.join("login.healed.ad").exists());
     assert_eq!(std::fs::read_to_string(&script).unwrap(), original);
     let after: Vec<_> = std::fs::read_dir(dir.join("fx/observations"))
@@ -158,6 +191,11 @@ fn a_removed_field_still_needs_a_human_offline() {
         "{out}"
     );
     assert!(!out.contains("proposal 1"), "{out}");
+    // The repair needs the device the recording was made on, not the recording.
+    assert!(
+        out.contains("    ad run login.ad --backend sim --save-script\n"),
+        "{out}"
+    );
     assert!(!dir.join("login.healed.ad").exists());
 }
 
@@ -247,7 +285,14 @@ fn a_read_step_is_proven_on_the_screens_the_recording_holds() {
         "{out}"
     );
     // Steps 1-6 passed on the recording (the wait and the read after it on its screens).
-    assert!(out.contains("6 of 7 step(s) replayed"), "{out}");
+    assert!(
+        out.contains("proven on the recording fx (recorded on sim): steps 1–6 replayed (step 5 with the new selector, steps 6–6 on the screens the recording holds)"),
+        "{out}"
+    );
+    assert!(
+        out.contains("not replayed: the recording ends at step 7 (line 12)"),
+        "{out}"
+    );
     let events = journal_of(&dir, &out);
     let ended = |step: u64| {
         events
@@ -273,5 +318,37 @@ fn a_read_step_is_proven_on_the_screens_the_recording_holds() {
     assert!(
         out.contains(r#"tried id="home.heading": it gets the run past the step, but step 6"#),
         "{out}"
+    );
+}
+
+#[test]
+fn ad_test_heals_each_failed_script_from_its_own_recording() {
+    let (dir, _) = recorded_login("heal-rec-suite", &[], &[("login.submit", Some("Log in"))]);
+    // The suite's recording: one subfolder per script under fxs/.
+    let o = ad(&dir, &["test", "login.ad", "--record-fixture", "fxs"]);
+    assert_eq!(code(&o), 1, "{}", output_text(&o));
+    std::fs::remove_dir_all(dir.join("apps")).unwrap();
+    let o = ad(
+        &dir,
+        &[
+            "test",
+            "login.ad",
+            "--backend",
+            "recorded:fxs",
+            "--heal-proposals",
+            "proposals",
+        ],
+    );
+    let out = output_text(&o);
+    // The suite's verdict is unchanged; the proposal names how far the recording proved it.
+    assert_eq!(code(&o), 1, "{out}");
+    assert!(
+        out.contains("heal proposal: proposals/login.ad.diff (1 change(s) for login.ad, proven on the recording up to step 4 of 6; prove the rest on a device)"),
+        "{out}"
+    );
+    let diff = std::fs::read_to_string(dir.join("proposals/login.ad.diff")).unwrap();
+    assert!(
+        changed_lines(&diff).contains(&r#"+click "id=\"login.submit\"""#),
+        "{diff}"
     );
 }

@@ -173,7 +173,12 @@ impl RunChoice<'_> {
     /// the re-run command, which resume commands extend with `--from N --plan-digest SHA`.
     /// Injected values (`-e`) are never part of it.
     pub fn resume_command(&self, file: &str) -> String {
-        let mut words: Vec<String> = vec!["ad".into(), "run".into(), file.into()];
+        self.command("run", file)
+    }
+
+    /// `ad VERB FILE` with the options that chose the backend and device.
+    pub fn command(&self, verb: &str, file: &str) -> String {
+        let mut words: Vec<String> = vec!["ad".into(), verb.into(), file.into()];
         words.extend(self.backend.cli_args(self.kind));
         if self.kind.is_none_or(|k| k == BackendKind::AgentDevice) {
             words.extend(self.devices.cli_args());

@@ -212,6 +212,32 @@ pub fn run(args: HealArgs) -> i32 {
         Ok(o) => o,
         Err(heal::Refused(m)) => return crate::usage_error(&redactor.redact(&m)),
     };
+    // Healing from a recording: a repair, and the proof of what the recording never saw, need
+    // the device it was recorded on, so the commands printed name that backend.
+    let device_backend = outcome.recording.as_ref().map(|rec| {
+        let mut backend = args.backend.clone();
+        backend.backend = Some(rec.backend.clone());
+        backend
+    });
+    let device_command = |backend: &super::backend_args::BackendArgs, verb: &str| {
+        super::backend_args::RunChoice {
+            backend,
+            devices: &args.devices,
+            kind: ad_runtime::backends::BackendKind::parse(
+                backend.backend.as_deref().unwrap_or("sim"),
+            ),
+            app: args.app.as_deref(),
+            session: Some(&args.session),
+            platform: args.platform.as_deref(),
+            target: args.target.as_deref(),
+        }
+        .command(verb, &source.name)
+    };
+    let repair_command = match &device_backend {
+        Some(b) => device_command(b, "run") + " --save-script",
+        None => repair_command,
+    };
+    let prove_command = device_backend.as_ref().map(|b| device_command(b, "heal"));
     // The machine-readable record: printed with --json, always kept where the editor reads it.
     let record = record(&source.name, &outcome, &repair_command, &redactor);
     let record_json = serde_json::to_string_pretty(&record).unwrap_or_default() + "\n";
@@ -233,6 +259,7 @@ pub fn run(args: HealArgs) -> i32 {
         kind.name(),
         &outcome,
         &repair_command,
+        prove_command.as_deref(),
     );
     let needs_human = outcome.human.is_some();
     if args.write && !outcome.proposals.is_empty() {
@@ -240,6 +267,14 @@ pub fn run(args: HealArgs) -> i32 {
             out.push_str(
                 "nothing written: a step needs a human, so the healed script would not pass\n",
             );
+        } else if let Some((_, end)) = outcome.recording_end() {
+            // As a repair transaction commits only a complete repair: a proof that stopped where
+            // the recording ran out is not a proof of the healed script.
+            out.push_str(&format!(
+                "nothing written: the proposal is proven on the recording up to step {} only, and a healed script is committed only when its proof reaches the end; prove the rest on a device: {} --write\n",
+                end.step,
+                prove_command.as_deref().unwrap_or("ad heal")
+            ));
         } else {
             let text = heal::healed_file_text(&outcome.healed);
             let name = target.display().to_string();
@@ -272,6 +307,12 @@ pub fn run(args: HealArgs) -> i32 {
                 source.name
             ));
         }
+    } else if let (Some(_), false, Some(prove)) =
+        (outcome.recording_end(), needs_human, &prove_command)
+    {
+        out.push_str(&format!(
+            "nothing written: prove the rest on a device, then commit it: {prove} --write\n"
+        ));
     } else if !outcome.proposals.is_empty() && !needs_human {
         out.push_str(&format!(
             "nothing written: pass --write to commit it as {}\n",
@@ -494,7 +535,14 @@ fn esc(s: &str) -> String {
     crate::render::escape_controls(s).into_owned()
 }
 
-fn proposal_lines(out: &mut String, i: usize, p: &Proposal, backend: &str) {
+fn proposal_lines(
+    out: &mut String,
+    i: usize,
+    p: &Proposal,
+    backend: &str,
+    recording: Option<&heal::Recording>,
+    prove_command: Option<&str>,
+) {
     let refresh = p.basis == "evidence-refresh";
     let change = if refresh {
         format!("{} kept, its annotation refreshed", esc(&p.old_selector))
@@ -545,13 +593,74 @@ fn proposal_lines(out: &mut String, i: usize, p: &Proposal, backend: &str) {
         (false, Some(s)) => format!("got past it and diverged at step {s} (healed next)"),
         (false, None) => "got past it".to_string(),
     };
+    let (replayed_to, ends_at) = match (&p.proof.scope, recording) {
+        (
+            heal::Scope::Recording {
+                replayed_to,
+                ends_at,
+            },
+            Some(rec),
+        ) => (*replayed_to, ends_at.as_ref().map(|e| (e, rec))),
+        _ => {
+            out.push_str(&format!(
+                "  proven by: a fresh run of the whole changed script on {backend}: {verdict}, {} of {} step(s) replayed in {:.0} ms{journal}\n",
+                p.proof.replayed, p.proof.total, p.proof.wall_ms
+            ));
+            return;
+        }
+    };
+    let rec = recording.expect("a recording scope comes with its recording");
+    let on = format!(
+        "proven on the recording {} (recorded on {})",
+        rec.fixture.display(),
+        rec.backend
+    );
+    let Some((end, _)) = ends_at else {
+        out.push_str(&format!(
+            "  {on}: the whole changed script replayed, {replayed_to} of {} step(s), in {:.0} ms{journal}\n",
+            p.proof.total, p.proof.wall_ms
+        ));
+        return;
+    };
+    let before = if p.step <= 1 {
+        "no step before it to replay".to_string()
+    } else {
+        format!("steps 1–{} replayed as recorded", p.step - 1)
+    };
+    if end.step == p.step {
+        out.push_str(&format!(
+            "  {on}: {before}, and step {}'s new selector resolves to one element of the recorded screen, its new evidence verified there{journal}\n",
+            p.step
+        ));
+    } else {
+        out.push_str(&format!(
+            "  {on}: steps 1–{replayed_to} replayed (step {} with the new selector, steps {}–{replayed_to} on the screens the recording holds){journal}\n",
+            p.step,
+            p.step + 1
+        ));
+    }
     out.push_str(&format!(
-        "  proven by: a fresh run of the whole changed script on {backend}: {verdict}, {} of {} step(s) replayed in {:.0} ms{journal}\n",
-        p.proof.replayed, p.proof.total, p.proof.wall_ms
+        "  not replayed: the recording ends at step {} (line {}): {}\n",
+        end.step,
+        end.line,
+        esc(&end.reason)
+    ));
+    out.push_str(&format!(
+        "  prove steps {}–{} on a device: {}\n",
+        end.step,
+        p.proof.total,
+        prove_command.unwrap_or("ad heal")
     ));
 }
 
-fn render(out: &mut String, name: &str, backend: &str, o: &Outcome, repair_command: &str) {
+fn render(
+    out: &mut String,
+    name: &str,
+    backend: &str,
+    o: &Outcome,
+    repair_command: &str,
+    prove_command: Option<&str>,
+) {
     if o.passed_as_is {
         out.push_str(&format!(
             "ok: {name} passed on {backend}: nothing to heal\n"
@@ -559,7 +668,7 @@ fn render(out: &mut String, name: &str, backend: &str, o: &Outcome, repair_comma
         return;
     }
     for (i, p) in o.proposals.iter().enumerate() {
-        proposal_lines(out, i + 1, p, backend);
+        proposal_lines(out, i + 1, p, backend, o.recording.as_ref(), prove_command);
     }
     if !o.proposals.is_empty() {
         out.push('\n');
@@ -589,6 +698,14 @@ fn render(out: &mut String, name: &str, backend: &str, o: &Outcome, repair_comma
             "  no selector change makes the script pass: the step's intent changed (a removed field or screen, a new required step).\n  Repair it from that step: run the repair-armed command, fix the screen or perform the step with `ad session …`, resume with `ad run FILE --from N --plan-digest D`, and `ad session close` commits the healed script (docs/repair.md):\n",
         );
         out.push_str(&format!("    {repair_command}\n"));
+    } else if let Some((_, end)) = o.recording_end() {
+        out.push_str(&format!(
+            "proposed: {} proposal(s) for {name} proven on the recording up to step {} of {} in {} run(s)\n",
+            o.proposals.len(),
+            end.step,
+            o.proposals.last().map_or(0, |p| p.proof.total),
+            o.runs
+        ));
     } else if !o.proposals.is_empty() {
         out.push_str(&format!(
             "healed: {} proven proposal(s) for {name} in {} run(s)\n",

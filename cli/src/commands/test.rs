@@ -637,6 +637,11 @@ fn heal_proposals(
         if let Some(b) = &opts.agent_device {
             config.agent_device = b.clone();
         }
+        // `--backend recorded:DIR` names the suite's fixture root: each script heals from its
+        // own subfolder, as its run replayed it.
+        if let Some(root) = &mut config.recorded {
+            *root = root.join(suite::fixture_subfolder(case, opts.suite_root.as_deref()));
+        }
         let request = heal::Request {
             script: &case.path,
             text: case.text.clone(),
@@ -657,7 +662,23 @@ fn heal_proposals(
                 continue;
             }
         };
-        let repair_command = format!("ad run {} --save-script", case.display);
+        // A repair needs the device: from a recording, the one it was recorded on.
+        let repair_command = match &outcome.recording {
+            Some(rec) => format!(
+                "ad run {} --backend {} --save-script",
+                case.display, rec.backend
+            ),
+            None => format!("ad run {} --save-script", case.display),
+        };
+        let scope = match outcome.recording_end() {
+            Some((_, end)) => format!(
+                "change(s) for {}, proven on the recording up to step {} of {}; prove the rest on a device",
+                case.display,
+                end.step,
+                outcome.proposals.last().map_or(0, |p| p.proof.total)
+            ),
+            None => format!("proven change(s) for {}", case.display),
+        };
         let record = super::heal::record(&case.display, &outcome, &repair_command, &redactor);
         // Where `ad heal` keeps it: the editor offers the proposal from there.
         let record_path =
@@ -704,10 +725,9 @@ fn heal_proposals(
         match written {
             Ok(()) => {
                 println!(
-                    "heal proposal: {} ({} proven change(s) for {})",
+                    "heal proposal: {} ({} {scope})",
                     target.display(),
                     outcome.proposals.len(),
-                    case.display
                 );
                 listings.insert(
                     case.display.clone(),

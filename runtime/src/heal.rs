@@ -407,11 +407,20 @@ fn another_element(old: &TargetEvidence, new: &TargetEvidence) -> Option<String>
     }
     let id_kept = old.id.is_some() && old.id == new.id;
     let label_kept = old.label.is_some() && old.label == new.label;
-    if !id_kept && !label_kept && (old.id.is_some() || old.label.is_some()) {
-        return Some(
-            "it acts on another element: neither the recorded id nor the recorded label stayed"
-                .into(),
-        );
+    // Without a recorded id (AT-SPI widgets, apps without accessibility ids) a relabel keeps
+    // neither field: then where it sits ties it to the record, the fields the identity rules
+    // use (spec §12): the same non-empty ancestry and the same sibling index.
+    let place_kept = old.id.is_none()
+        && !old.ancestry.is_empty()
+        && old.ancestry == new.ancestry
+        && old.sibling == new.sibling;
+    if !id_kept && !label_kept && !place_kept && (old.id.is_some() || old.label.is_some()) {
+        let why = if old.id.is_some() {
+            "neither the recorded id nor the recorded label stayed"
+        } else {
+            "its label changed and so did its place (ancestry or sibling index)"
+        };
+        return Some(format!("it acts on another element: {why}"));
     }
     None
 }
@@ -913,6 +922,32 @@ mod tests {
         assert_eq!(changed.len(), 1);
         assert_eq!(changed[0].field, "label");
         assert!(matched.contains(&"id") && matched.contains(&"role"));
+    }
+
+    #[test]
+    fn without_a_recorded_id_a_relabel_is_the_same_element_only_in_the_same_place() {
+        let e = |j: &str| ad_grammar::annotation::parse_target(j).unwrap();
+        let at = |label: &str, sibling: u64, parent: &str| {
+            e(&format!(
+                r#"{{"role":"button","label":"{label}","ancestry":[{{"role":"frame","label":"Sign in"}},{{"role":"{parent}"}}],"sibling":{sibling},"viewportOrder":0,"verification":"verified"}}"#
+            ))
+        };
+        let old = at("Sign In", 2, "panel");
+        assert_eq!(another_element(&old, &at("Log In", 2, "panel")), None);
+        assert!(another_element(&old, &at("Log In", 3, "panel"))
+            .unwrap()
+            .contains("its place"));
+        assert!(another_element(&old, &at("Log In", 2, "filler"))
+            .unwrap()
+            .contains("its place"));
+        // No ancestry recorded: nothing ties a renamed element to the record.
+        let bare = e(
+            r#"{"role":"button","label":"Sign In","sibling":2,"viewportOrder":0,"verification":"verified"}"#,
+        );
+        let renamed = e(
+            r#"{"role":"button","label":"Log In","sibling":2,"viewportOrder":0,"verification":"verified"}"#,
+        );
+        assert!(another_element(&bare, &renamed).is_some());
     }
 
     #[test]

@@ -121,12 +121,18 @@ fn a_repair_is_armed_at_the_resume_of_a_diverged_run_through_the_bridge() {
         &d,
         &["session", "snapshot", "--no-record", "--session", "fix"],
     );
+    let uncorrected =
+        "--from 5 continues a record-and-heal-shaped repair, but no corrective action was recorded";
     let o = d.ad(&resume);
     assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+    assert!(text(&o).contains(uncorrected), "{}", text(&o));
+    // A plain resume is held to it too, before any step.
+    let o = d.ad(&resume[..resume.len() - 1]);
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+    assert!(text(&o).contains(uncorrected), "{}", text(&o));
     assert!(
-        text(&o).contains("--from 5 continues a record-and-heal-shaped repair, but no corrective action was recorded"),
-        "{}",
-        text(&o)
+        alive(app) && alive(daemon),
+        "a refused resume leaves the session as it was"
     );
     assert!(
         listed(&d, "fix").contains("recording unarmed"),

@@ -215,6 +215,30 @@ impl Sessions {
                 self.settle(&name, &slot, &current);
                 return reply;
             }
+            // A resume at the step a plain run's record-and-heal divergence expects needs an
+            // action performed on the session since (agent-device's `resolveEntryIndex` holds
+            // every `replay --from` to the watermark), checked before any step.
+            let uncorrected = current
+                .as_ref()
+                .zip(req.options.from)
+                .and_then(|(s, n)| super::repair::uncorrected(n, s.corrective.as_ref(), s.actions));
+            if let Some(message) = uncorrected {
+                let digest = ad_compiler::digest::plan_digest(
+                    plan.steps,
+                    plan.metadata,
+                    &ad_compiler::digest::DigestOptions {
+                        platform: req.options.platform.clone(),
+                        target: req.options.target.clone(),
+                    },
+                );
+                self.settle(&name, &slot, &current);
+                return Ok(super::repair::refused(
+                    &digest,
+                    plan.steps.len(),
+                    &name,
+                    super::publish::Refusal::new("INVALID_ARGS", message),
+                ));
+            }
             // A resume (`--from N`) on agent-device continues on the bridge a diverged run (or a
             // handoff) left live under this name: its daemon and device session, as they are.
             let kept = match current.take() {

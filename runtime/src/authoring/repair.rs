@@ -216,15 +216,23 @@ pub fn entry_step(
             "--from {n} is out of range for a {total}-step plan."
         ));
     }
-    if expected && pending.is_some_and(|w| w.actions_at_divergence == recorded) {
-        return Err(format!(
-            "--from {n} continues a record-and-heal-shaped repair, but no corrective action was recorded in this repair segment; perform the correct action with `ad session …` (recorded: no --no-record) — or, if your corrective action was a read (get/is/find/snapshot), re-run it with --record so it lands in the heal — before resuming with --from {n}."
-        ));
+    if let Some(m) = uncorrected(n, pending, recorded) {
+        return Err(m);
     }
     if d != plan_digest {
         return Err("--plan-digest does not match the current plan digest; the script, its includes, or its platform changed since the divergence report was generated. Run a fresh full replay to get a new digest.".into());
     }
     Ok(n)
+}
+
+/// The refusal of a resume at the watermark's step `n` when no action was performed since the
+/// divergence (`actions` is the count the watermark was stamped with), else `None`.
+pub fn uncorrected(n: usize, pending: Option<&Watermark>, actions: usize) -> Option<String> {
+    pending
+        .filter(|w| w.expected_from == n && w.actions_at_divergence == actions)
+        .map(|_| format!(
+            "--from {n} continues a record-and-heal-shaped repair, but no corrective action was recorded in this repair segment; perform the correct action with `ad session …` (recorded: no --no-record) — or, if your corrective action was a read (get/is/find/snapshot), re-run it with --record so it lands in the heal — before resuming with --from {n}."
+        ))
 }
 
 /// Are `a` and `b` the same file (the target naming the script it repairs)?
@@ -493,7 +501,7 @@ impl Progress for Recording<'_> {
 }
 
 /// A run refused before any step (exit 2), as the interpreter's preflight refusals are.
-fn refused(plan_digest: &str, total: usize, session: &str, r: Refusal) -> RunReply {
+pub(super) fn refused(plan_digest: &str, total: usize, session: &str, r: Refusal) -> RunReply {
     RunReply {
         result: RunResult {
             ok: false,

@@ -73,3 +73,47 @@ fn a_yaml_flow_checked_without_the_flag_is_told_about_it() {
     assert!(text.contains("AD003"), "{text}");
     assert!(text.contains("ad check --maestro FILE.yaml"), "{text}");
 }
+
+#[test]
+fn an_included_flow_agent_device_refuses_and_a_cycle_are_reported_at_the_run_flow() {
+    let dir = common::scratch_dir("maestro-cli");
+    std::fs::write(
+        dir.join("main.yaml"),
+        "- launchApp\n- runFlow: sub/login.yaml\n- runFlow: main.yaml\n- runFlow: gone.yaml\n",
+    )
+    .unwrap();
+    std::fs::create_dir_all(dir.join("sub")).unwrap();
+    std::fs::write(dir.join("sub/login.yaml"), "- back\n- pressKey: Tab\n").unwrap();
+    let out = ad(&dir)
+        .args(["check", "--maestro", "--format", "json", "main.yaml"])
+        .output()
+        .unwrap();
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let codes: Vec<(&str, u64, bool)> = v
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| {
+            (
+                d["code"].as_str().unwrap(),
+                d["line"].as_u64().unwrap(),
+                d["agent_device_rejects"].as_bool().unwrap(),
+            )
+        })
+        .collect();
+    // agent-device's reader accepts main.yaml: none of these is its rejection.
+    assert_eq!(
+        codes,
+        [
+            ("AD924", 2, false),
+            ("AD925", 3, false),
+            ("AD920", 4, false)
+        ],
+        "{v:#}"
+    );
+    assert!(v[0]["message"]
+        .as_str()
+        .unwrap()
+        .contains("Maestro pressKey \"tab\" is not supported. (sub/login.yaml:line 2)"));
+    assert_eq!(out.status.code(), Some(1));
+}

@@ -278,6 +278,10 @@ codes! {
     MAESTRO_SCRIPT_MISSING = "AD922", Error, Never, [MAESTRO], "runScript file not found";
     /// A `${…}` that is not a variable lookup: the step fails when it runs.
     MAESTRO_INTERPOLATION = "AD923", Error, Never, [MAESTRO], "Maestro interpolation agent-device cannot resolve";
+    /// A `runFlow` file agent-device refuses (itself or through its own includes): the plan fails.
+    MAESTRO_INCLUDED_FLOW_REFUSED = "AD924", Error, Never, [MAESTRO], "runFlow includes a flow agent-device refuses";
+    /// A `runFlow` that includes a flow already being run: the plan fails.
+    MAESTRO_RUNFLOW_CYCLE = "AD925", Error, Never, [MAESTRO], "runFlow cycle";
 }
 
 #[cfg(test)]

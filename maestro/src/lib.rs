@@ -27,8 +27,19 @@ pub struct Checked {
 }
 
 /// Reads and checks `text`, the flow at `path` (its folder is where `runFlow` and `runScript`
-/// paths start; `is_file` answers whether one exists).
-pub fn check(text: &str, path: Option<&Path>, is_file: &dyn Fn(&Path) -> bool) -> Checked {
+/// paths start; `read` gives the text of a file they name, `None` when there is no such file).
+pub fn check(text: &str, path: Option<&Path>, read: run_checks::Read) -> Checked {
+    let mut active: run_checks::Active = path.map(run_checks::normalize).into_iter().collect();
+    check_within(text, path, read, &mut active)
+}
+
+/// [`check`] of a flow included from the flows in `active`.
+fn check_within(
+    text: &str,
+    path: Option<&Path>,
+    read: run_checks::Read,
+    active: &mut run_checks::Active,
+) -> Checked {
     let index = LineIndex::new(text);
     let mut reader = reader::Reader::new(text, &index);
     let (docs, yaml_errors) = yaml::parse(text);
@@ -39,7 +50,7 @@ pub fn check(text: &str, path: Option<&Path>, is_file: &dyn Fn(&Path) -> bool) -
     let flow = if broken { None } else { reader.flow(&docs) };
     let mut diagnostics = std::mem::take(&mut reader.diagnostics);
     if let Some(flow) = &flow {
-        run_checks::check(flow, &reader.strings, path, is_file, &mut diagnostics);
+        run_checks::check(flow, &reader.strings, path, read, active, &mut diagnostics);
     }
     diagnostics.sort_by_key(|d| (d.primary_span().start(), d.primary_span().end()));
     Checked { flow, diagnostics }

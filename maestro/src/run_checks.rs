@@ -2,7 +2,8 @@
 //! `runFlow` file that is missing (AD920, when the plan is made, before the first step), a
 //! `${VAR}` no env, output or built-in supplies (AD921: `-e` or `AD_VAR_*` may still), a
 //! `runScript` file that is missing (AD922) and a `${…}` that is not a variable lookup (AD923),
-//! both when the step runs. None is a rejection of the reader.
+//! both when the step runs; and, when the plan is made, an included flow agent-device refuses
+//! (AD924) or a `runFlow` cycle (AD925). None is a rejection of the reader of this file.
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -14,11 +15,18 @@ use crate::reader::{is_variable_name, Interpolated};
 use crate::tree::*;
 use crate::yaml::Scalar;
 
+/// How included files are reached: the text of a file, `None` when there is none.
+pub type Read<'r> = &'r dyn Fn(&Path) -> Option<String>;
+
+/// The flows being planned, outermost first (a cycle is a path already in it).
+pub type Active = Vec<PathBuf>;
+
 pub fn check(
     flow: &Flow,
     strings: &[Interpolated],
     path: Option<&Path>,
-    is_file: &dyn Fn(&Path) -> bool,
+    read: Read,
+    active: &mut Active,
     out: &mut Vec<Diagnostic>,
 ) {
     let mut supplied: BTreeSet<String> = BTreeSet::new();
@@ -61,12 +69,31 @@ pub fn check(
         if file.contains("${") {
             continue;
         }
-        let resolved = match &base {
+        let resolved = normalize(&match &base {
             _ if Path::new(file).is_absolute() => PathBuf::from(file),
             Some(dir) => dir.join(file),
             None => PathBuf::from(file),
+        });
+        // agent-device looks for a cycle before it loads the file (`include` reports it).
+        let cycle = code == MAESTRO_RUNFLOW_MISSING && active.contains(&resolved);
+        let text = if cycle {
+            Some(String::new())
+        } else {
+            read(&resolved)
         };
-        if !is_file(&resolved) {
+        if code == MAESTRO_RUNFLOW_MISSING && text.is_some() {
+            include(
+                file,
+                span,
+                &resolved,
+                text.unwrap_or_default(),
+                read,
+                active,
+                out,
+            );
+            continue;
+        }
+        if text.is_none() {
             let what = if code == MAESTRO_RUNFLOW_MISSING {
                 "runFlow"
             } else {
@@ -126,6 +153,89 @@ pub fn check(
             );
         }
     }
+}
+
+/// An included flow, as agent-device's plan reads it: a cycle (AD925) first, or a flow it refuses,
+/// itself or through what it includes (AD924).
+fn include(
+    file: &str,
+    span: ad_grammar::Span,
+    resolved: &Path,
+    text: String,
+    read: Read,
+    active: &mut Active,
+    out: &mut Vec<Diagnostic>,
+) {
+    if active.iter().any(|p| p == resolved) {
+        out.push(
+            Diagnostic::new(
+                MAESTRO_RUNFLOW_CYCLE,
+                format!("runFlow `{file}` includes a flow that is already running"),
+                span,
+            )
+            .with_help(format!(
+                "agent-device refuses the run before the first step: \"Maestro runFlow cycle detected at {}.\"",
+                resolved.display()
+            )),
+        );
+        return;
+    }
+    // Deep nesting is left to agent-device (its plan has no limit either; this bounds ours).
+    if active.len() > 32 {
+        return;
+    }
+    active.push(resolved.to_path_buf());
+    let inner = crate::check_within(&text, Some(resolved), read, active);
+    active.pop();
+    let refused = inner.diagnostics.iter().find(|d| {
+        d.is_parity_error()
+            || [
+                MAESTRO_RUNFLOW_MISSING,
+                MAESTRO_INCLUDED_FLOW_REFUSED,
+                MAESTRO_RUNFLOW_CYCLE,
+            ]
+            .contains(&d.code)
+    });
+    let first = crate::first_rejection(&inner.diagnostics).or(refused);
+    if let Some(d) = first {
+        let what = d
+            .rejection
+            .as_ref()
+            .map_or_else(|| d.message.to_string(), |r| r.message.clone());
+        // agent-device names the included file with the line: `(PATH:line N)`.
+        let what = match what.rfind("(line ") {
+            Some(i) => format!("{}({file}:{}", &what[..i], &what[i + 1..]),
+            None => what,
+        };
+        out.push(
+            Diagnostic::new(
+                MAESTRO_INCLUDED_FLOW_REFUSED,
+                format!("runFlow `{file}` includes a flow agent-device refuses: {what}"),
+                span,
+            )
+            .with_help(format!(
+                "agent-device refuses the run before the first step; check it with `ad check --maestro {}`",
+                resolved.display()
+            )),
+        );
+    }
+}
+
+/// `path.resolve` without the file system: `.` and `..` folded.
+pub(crate) fn normalize(path: &Path) -> PathBuf {
+    let mut out = PathBuf::new();
+    for c in path.components() {
+        match c {
+            std::path::Component::CurDir => {}
+            std::path::Component::ParentDir => {
+                if !out.pop() {
+                    out.push("..");
+                }
+            }
+            other => out.push(other),
+        }
+    }
+    out
 }
 
 /// `\$\{[^{}]*\}` that is not `${maestro.platform == '…'}`.

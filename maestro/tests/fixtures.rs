@@ -12,7 +12,9 @@ use ad_tests::maestro::{fixtures_dir, flows_under};
 
 fn check(path: &Path) -> (String, ad_maestro::Checked) {
     let text = std::fs::read_to_string(path).unwrap();
-    let checked = ad_maestro::check(&text, Some(path), &|p: &Path| p.is_file());
+    let checked = ad_maestro::check(&text, Some(path), &|p: &Path| {
+        std::fs::read_to_string(p).ok()
+    });
     (text, checked)
 }
 
@@ -110,9 +112,12 @@ fn fixture_diagnostics_snapshots() {
 fn docs_examples_report_their_code_and_their_fixes_are_clean() {
     let entries = doc_entries();
     let dir = ad_tests::scratch_dir("maestro-docs");
-    // The AD920/AD922 fixes name files beside the flow.
+    // The AD920/AD922/AD924 fixes name files beside the flow (AD925's example is flow.yaml).
     std::fs::write(dir.join("login.yaml"), "- back\n").unwrap();
     std::fs::write(dir.join("seed.js"), "output.x = 1\n").unwrap();
+    // AD924's example includes a flow agent-device refuses.
+    std::fs::create_dir_all(dir.join("subflows")).unwrap();
+    std::fs::write(dir.join("subflows/refused.yaml"), "- pressKey: Tab\n").unwrap();
     let mut problems = Vec::new();
     for c in maestro_codes() {
         let Some(e) = entries.iter().find(|e| e.code == c.id) else {
@@ -128,7 +133,10 @@ fn docs_examples_report_their_code_and_their_fixes_are_clean() {
             continue;
         };
         let path = dir.join("flow.yaml");
-        let got = ad_maestro::check(example, Some(&path), &|p: &Path| p.is_file()).diagnostics;
+        let got = ad_maestro::check(example, Some(&path), &|p: &Path| {
+            std::fs::read_to_string(p).ok()
+        })
+        .diagnostics;
         if !got.iter().any(|d| d.code == c.id) {
             problems.push(format!(
                 "{}: the example reports {:?}",
@@ -136,7 +144,10 @@ fn docs_examples_report_their_code_and_their_fixes_are_clean() {
                 got.iter().map(|d| d.code).collect::<Vec<_>>()
             ));
         }
-        let got = ad_maestro::check(fix, Some(&path), &|p: &Path| p.is_file()).diagnostics;
+        let got = ad_maestro::check(fix, Some(&path), &|p: &Path| {
+            std::fs::read_to_string(p).ok()
+        })
+        .diagnostics;
         if !got.is_empty() {
             problems.push(format!(
                 "{}: the fix reports {:?}",

@@ -134,7 +134,21 @@ pub fn run(args: CheckArgs) -> i32 {
 /// A Maestro flow's findings (ad_maestro), with the reading findings (not UTF-8, over
 /// agent-device's size limit) and the configuration's levels applied.
 fn maestro_flow(args: &CheckArgs, source: files::Source, config: &Config) -> CheckedFile {
-    let checked = ad_maestro::check(&source.text, source.path.as_deref(), &|p| p.is_file());
+    // The files a flow names (runFlow, runScript): regular files, read through the one capped
+    // reader; one over agent-device's limit reads as empty (agent-device refuses it too).
+    let read = |p: &std::path::Path| {
+        use ad_compiler::input_file::{read, Accept, ReadError};
+        match read(
+            p,
+            ad_grammar::input::AGENT_DEVICE_MAX_BYTES,
+            Accept::RegularFile,
+        ) {
+            Ok(bytes) => Some(String::from_utf8_lossy(&bytes).into_owned()),
+            Err(ReadError::TooLarge { .. }) => Some(String::new()),
+            Err(_) => None,
+        }
+    };
+    let checked = ad_maestro::check(&source.text, source.path.as_deref(), &read);
     let mut diagnostics = checked.diagnostics;
     diagnostics.extend(source.over_agent_device_limit);
     diagnostics.extend(source.not_utf8.map(|bad| bad.diagnostic));

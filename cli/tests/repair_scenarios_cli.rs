@@ -411,12 +411,12 @@ fn a_complete_repair_whose_commit_fails_at_the_reap_answers_repair_commit_failed
         &[],
         &[("login.submit", Some("Log in"))],
     );
-    // A state folder of its own, so the run starts a daemon that reaps after 3 s unused.
+    // A state folder of its own, so the run starts a daemon that reaps after 5 s unused.
     let state = dir.join("reaping");
     let run = |args: &[&str]| {
         isolated_ad(&dir)
             .env("AD_STATE_DIR", &state)
-            .env("AD_SESSION_REAP_MS", "3000")
+            .env("AD_SESSION_REAP_MS", "5000")
             .args(args)
             .output()
             .expect("ad runs")
@@ -424,13 +424,14 @@ fn a_complete_repair_whose_commit_fails_at_the_reap_answers_repair_commit_failed
     let o = run(&["run", "login.ad", "--save-script=fixed.ad", "--json"]);
     assert_eq!(code(&o), 1, "{}", output_text(&o));
     let digest = json_of(&o)["planDigest"].as_str().unwrap().to_string();
+    // Something takes the healed script's path after the arming run checked it (a resume
+    // without --save-script does not check it again).
+    let target = dir.join("fixed.ad");
+    std::fs::create_dir(&target).unwrap();
     let o = run(&["session", "click", r#"role="button" label="Log in""#]);
     assert!(o.status.success(), "{}", output_text(&o));
     let o = run(&["run", "login.ad", "--from", "5", "--plan-digest", &digest]);
     assert!(o.status.success(), "{}", output_text(&o));
-    // Something takes the healed script's path before the reap commits it.
-    let target = dir.join("fixed.ad");
-    std::fs::create_dir(&target).unwrap();
     let tombstone = state.join("repairs/default.tombstone.json");
     assert!(appears(&tombstone), "the failed commit wrote no tombstone");
     let t: Value = serde_json::from_str(&std::fs::read_to_string(&tombstone).unwrap()).unwrap();

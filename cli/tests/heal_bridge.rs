@@ -1,10 +1,13 @@
 //! `ad heal` through the agent-device bridge (docs/repair.md, "Heal proposals", issue 32) on the
 //! GTK test app (tests/apps/gtk_login) in a virtual desktop: a script recorded against the app
 //! with `ad session … --backend agent-device`, then the app changed under it;
-//! `ad heal FILE --backend agent-device --platform linux` runs its search on the app. A checkbox
-//! that became a toggle button (the same label under another role, AD_GTK_SWAP) changed the
-//! step's intent: a human repairs it, with the repair-armed command. After the heal's runs no app
-//! and no agent-device daemon is left.
+//! `ad heal FILE --backend agent-device --platform linux` runs its search on the app. The sign-in
+//! button relabelled (AD_GTK_SIGN_IN_LABEL): the relabel is proposed and proven by a fresh run of
+//! the whole changed script on the app, nothing written; `--write` commits a healed script that
+//! passes `ad check`, `ad fmt --check` and agent-device's reader and replays to the end on the
+//! changed app. A checkbox that became a toggle button (the same label under another role,
+//! AD_GTK_SWAP) changed the step's intent: a human repairs it, with the repair-armed command.
+//! After the heal's runs no app and no agent-device daemon is left.
 //!
 //! Needs xvfb, dbus, AT-SPI, python3-gi and agent-device; a missing one fails the test with what
 //! to install (scripts/test-all.sh installs them).
@@ -12,6 +15,7 @@
 mod agent_device_support;
 mod common;
 
+use std::path::Path;
 use std::process::Output;
 use std::time::{Duration, Instant};
 
@@ -75,6 +79,25 @@ fn nothing_left(d: &Desktop, within: Duration) -> Result<(), Vec<(i32, String)>>
 }
 
 const LINUX: [&str; 4] = ["--backend", "agent-device", "--platform", "linux"];
+
+/// The changed lines of a unified diff (without its headers).
+fn changed_lines(out: &str) -> Vec<&str> {
+    out.lines()
+        .filter(|l| {
+            (l.starts_with('-') || l.starts_with('+'))
+                && !l.starts_with("---")
+                && !l.starts_with("+++")
+        })
+        .collect()
+}
+
+fn assert_valid_script(d: &Desktop, script: &Path) {
+    let s = script.to_str().unwrap();
+    ok(d, &["check", s]);
+    ok(d, &["fmt", "--check", s]);
+    let oracle = ad_tests::run_oracle_one(script);
+    assert_eq!(oracle["ok"], true, "agent-device rejects it: {oracle}");
+}
 
 /// Records `login.ad` against the app as it is (username, password, a click on each of
 /// `clicks`, the welcome screen, close) with `ad session … --backend agent-device`, checks that
@@ -151,4 +174,112 @@ fn a_checkbox_that_became_a_toggle_button_needs_a_human_through_the_bridge_and_n
     if let Err(left) = nothing_left(&d, Duration::from_secs(20)) {
         panic!("the heal's runs left {left:?}:\n{out}");
     }
+}
+
+#[test]
+fn a_relabelled_gtk_button_is_healed_through_the_bridge_and_nothing_is_left_running() {
+    let mut d = Desktop::start("heal");
+    // From here: the desktop is this test's (Desktop::start waits for any other one to end).
+    let started = Instant::now();
+    d.set_env("AD_SESSION_IDLE_MS", "2000");
+
+    // Recorded against the app as it was, with evidence.
+    let original = record(&d, &[r#"label="Sign In""#]);
+    let script = d.dir.join("login.ad");
+    assert!(
+        original.contains(r#"click "label=\"Sign In\"""#) && original.ends_with("close\n"),
+        "{original}"
+    );
+
+    // The app changed under the script.
+    d.set_env("AD_GTK_SIGN_IN_LABEL", "Log In");
+
+    // A proposal, proven by a fresh run of the whole changed script on the app; nothing written.
+    let mut heal = vec!["heal", "login.ad"];
+    heal.extend(LINUX);
+    let t0 = Instant::now();
+    let o = d.ad(&heal);
+    let heal_wall = t0.elapsed();
+    let out = text(&o);
+    assert_eq!(o.status.code(), Some(0), "{out}");
+    assert!(out.contains("proposal 1: step 4 (line "), "{out}");
+    assert!(out.contains("selector-miss"), "{out}");
+    assert!(
+        out.contains(r#"evidence changed: label: "Sign In" → "Log In""#),
+        "{out}"
+    );
+    assert!(
+        out.contains(
+            "proven by: a fresh run of the whole changed script on agent-device: passed, 6 of 6 step(s) replayed"
+        ),
+        "{out}"
+    );
+    let changed = changed_lines(&out);
+    assert_eq!(
+        changed.len(),
+        4,
+        "only the click and its annotation change: {out}"
+    );
+    assert!(
+        changed.contains(&r#"+click "role=\"button\" label=\"Log In\"""#),
+        "the click's new selector: {out}"
+    );
+    assert!(
+        changed
+            .iter()
+            .any(|l| l.starts_with("+# agent-device:target-v1 ")
+                && l.contains(r#""label":"Log In""#)),
+        "{out}"
+    );
+    assert!(out.contains("nothing written: pass --write"), "{out}");
+    assert!(!d.dir.join("login.healed.ad").exists());
+    assert_eq!(std::fs::read_to_string(&script).unwrap(), original);
+    // Every run of the heal ended what it started: each app it opened and each agent-device
+    // daemon.
+    if let Err(left) = nothing_left(&d, Duration::from_secs(20)) {
+        panic!("the heal's runs left {left:?}:\n{out}");
+    }
+
+    // --write commits it beside the script.
+    heal.push("--write");
+    let o = d.ad(&heal);
+    let out = text(&o);
+    assert_eq!(o.status.code(), Some(0), "{out}");
+    assert!(out.contains("wrote login.healed.ad"), "{out}");
+    assert_eq!(std::fs::read_to_string(&script).unwrap(), original);
+    let healed = d.dir.join("login.healed.ad");
+    let healed_text = std::fs::read_to_string(&healed).unwrap();
+    assert!(
+        healed_text.ends_with("close\n# agent-device:heal-complete\n"),
+        "{healed_text}"
+    );
+    assert!(
+        healed_text.contains(r#"click "role=\"button\" label=\"Log In\"""#)
+            && !healed_text.contains(r#"label=\"Sign In\"""#),
+        "{healed_text}"
+    );
+    assert_eq!(
+        healed_text.lines().count(),
+        original.lines().count() + 1,
+        "{healed_text}"
+    );
+    assert_valid_script(&d, &healed);
+    if let Err(left) = nothing_left(&d, Duration::from_secs(20)) {
+        panic!("the heal --write's runs left {left:?}");
+    }
+
+    // The healed script replays to the end on the changed app, and leaves nothing.
+    let mut replay = vec!["run", "login.healed.ad"];
+    replay.extend(LINUX);
+    let o = d.ad(&replay);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+    assert!(text(&o).contains("ok: login.healed.ad"), "{}", text(&o));
+    if let Err(left) = nothing_left(&d, Duration::from_secs(20)) {
+        panic!("the healed script's replay left {left:?}");
+    }
+    eprintln!(
+        "heal_bridge: the heal took {:.1} s; the whole test {:.1} s",
+        heal_wall.as_secs_f64(),
+        started.elapsed().as_secs_f64()
+    );
 }

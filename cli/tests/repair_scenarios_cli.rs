@@ -460,3 +460,72 @@ fn a_complete_repair_whose_commit_fails_at_the_reap_answers_repair_commit_failed
     assert_eq!(code(&o), 1, "{}", output_text(&o));
     assert!(!tombstone.exists(), "a new --save-script run clears it");
 }
+
+#[test]
+fn a_failed_write_at_close_keeps_the_repair_and_the_next_close_commits_it_without_closing_again() {
+    let (dir, script) = recorded_login(
+        "scenario-write-failed",
+        &[],
+        &[("login.submit", Some("Log in"))],
+    );
+    let original = std::fs::read_to_string(&script).unwrap();
+    // The healed script goes into a folder that does not exist yet.
+    let o = ad(
+        &dir,
+        &["run", "login.ad", "--save-script=out/fixed.ad", "--json"],
+    );
+    assert_eq!(code(&o), 1, "{}", output_text(&o));
+    let digest = json_of(&o)["planDigest"].as_str().unwrap().to_string();
+    ok(
+        &dir,
+        &["session", "click", r#"role="button" label="Log in""#],
+    );
+    ok(
+        &dir,
+        &["run", "login.ad", "--from", "5", "--plan-digest", &digest],
+    );
+
+    // The app's close ran, the write failed: the session stays, its close done.
+    let o = ad(&dir, &["session", "close"]);
+    assert_eq!(code(&o), 1, "{}", output_text(&o));
+    let out = output_text(&o);
+    let target = dir.join("out/fixed.ad");
+    assert!(
+        out.contains("PUBLISH_FAILED")
+            && out.contains(&format!(
+                "Failed to write the healed script to {}: could not create a temp file beside",
+                target.display()
+            ))
+            && out.contains("the repair transaction completed but the healed .ad could not be published: check the target path and permissions, then retry `ad session close`"),
+        "{out}"
+    );
+    // Not the authoring session's recovery: nothing here is an armed recording.
+    assert!(!out.contains("the recording is still armed"), "{out}");
+    assert!(
+        listed(&dir).unwrap().contains("repair-close-succeeded"),
+        "{:?}",
+        listed(&dir)
+    );
+
+    // The folder made, the next close only commits.
+    std::fs::create_dir(dir.join("out")).unwrap();
+    let o = ok(&dir, &["session", "close"]);
+    assert!(
+        output_text(&o).contains(&target.display().to_string()),
+        "{}",
+        output_text(&o)
+    );
+    assert_eq!(listed(&dir), None);
+    let text = std::fs::read_to_string(&target).unwrap();
+    assert!(
+        text.ends_with("close\n# agent-device:heal-complete\n"),
+        "{text}"
+    );
+    assert_eq!(
+        text.lines().filter(|l| *l == "close").count(),
+        1,
+        "one close: {text}"
+    );
+    assert_eq!(std::fs::read_to_string(&script).unwrap(), original);
+    assert_valid_script(&dir, &target);
+}

@@ -229,6 +229,10 @@ pub fn check_target(path: &Path, force: bool) -> Result<(), Refusal> {
     Ok(())
 }
 
+/// What a failed write of [`publish_atomically`] tells an authoring session to do; a caller
+/// with another recovery (a repair's commit) replaces it.
+pub const PUBLISH_RECOVERY: &str = "; fix the folder or its permissions (or give another path) and run the request (save-script or close) again: the recording is still armed";
+
 /// Writes `text` to `path`: a temp file in the same folder (0600 until published), then an
 /// exclusive link (refusing an existing target) or, with `force`, an atomic rename over it. The
 /// temp file is removed whatever happens.
@@ -253,10 +257,7 @@ pub fn publish_atomically(path: &Path, text: &str, force: bool) -> Result<(), Re
     let io = |what: &str, e: std::io::Error| {
         Refusal::new(
             "PUBLISH_FAILED",
-            format!(
-                "could not {what} {}: {e}; fix the folder or its permissions (or give another path) and run the request (save-script or close) again: the recording is still armed",
-                path.display()
-            ),
+            format!("could not {what} {}: {e}{PUBLISH_RECOVERY}", path.display()),
         )
     };
     let result = (|| {

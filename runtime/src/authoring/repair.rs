@@ -318,7 +318,9 @@ pub fn commit(tx: &Transaction, text: &str) -> Result<(), Refusal> {
             format!(
                 "Failed to write the healed script to {}: {}; the repair transaction completed but the healed .ad could not be published: check the target path and permissions, then retry `ad session close`",
                 tx.target.display(),
-                r.message
+                // The authoring session's recovery is not this one (agent-device's message is
+                // the cause, then its repair hint).
+                r.message.replace(publish::PUBLISH_RECOVERY, "")
             ),
         )
     })

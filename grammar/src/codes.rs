@@ -282,6 +282,8 @@ codes! {
     MAESTRO_INCLUDED_FLOW_REFUSED = "AD924", Error, Never, [MAESTRO], "runFlow includes a flow agent-device refuses";
     /// A `runFlow` that includes a flow already being run: the plan fails.
     MAESTRO_RUNFLOW_CYCLE = "AD925", Error, Never, [MAESTRO], "runFlow cycle";
+    /// A `runFlow.when.true` expression the plan cannot evaluate: the plan fails.
+    MAESTRO_WHEN_TRUE = "AD926", Error, Never, [MAESTRO], "runFlow.when.true expression agent-device cannot evaluate";
 }
 
 #[cfg(test)]

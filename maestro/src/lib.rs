@@ -8,6 +8,7 @@
 pub mod reader;
 pub mod run_checks;
 pub mod tree;
+pub mod when_true;
 pub mod yaml;
 
 use std::path::Path;

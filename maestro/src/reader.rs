@@ -31,6 +31,9 @@ const SELECTOR_KEYS: [&str; 12] = [
 pub struct Interpolated {
     pub text: String,
     pub span: Span,
+    /// A `runFlow` file path: agent-device resolves it when it plans the run, before the first
+    /// step, not when a step runs.
+    pub planned: bool,
 }
 
 pub struct Reader<'a> {
@@ -791,6 +794,7 @@ impl<'a> Reader<'a> {
     fn run_flow(&mut self, c: &mut Command, e: Option<&Node>, t: &Node) {
         if is_scalar(e) {
             if let Some(s) = self.string(e, "runFlow") {
+                self.mark_planned(s.span);
                 c.include = Some(Include::File(s));
             }
             return;
@@ -813,6 +817,7 @@ impl<'a> Reader<'a> {
             );
         } else if let Some(f) = file {
             if let Some(s) = self.string(Some(f), "runFlow.file") {
+                self.mark_planned(s.span);
                 c.include = Some(Include::File(s));
             }
         } else {
@@ -1471,11 +1476,19 @@ impl<'a> Reader<'a> {
         }
     }
 
+    /// The string just read at `span` is a runFlow path.
+    fn mark_planned(&mut self, span: Span) {
+        if let Some(last) = self.strings.last_mut().filter(|i| i.span == span) {
+            last.planned = true;
+        }
+    }
+
     fn note_string(&mut self, s: &str, span: Span) {
         if self.collect && s.contains("${") {
             self.strings.push(Interpolated {
                 text: s.to_string(),
                 span,
+                planned: false,
             });
         }
     }

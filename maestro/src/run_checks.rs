@@ -110,6 +110,15 @@ pub fn check(
             );
         }
     }
+    for c in &commands {
+        if let Some(Spanned {
+            value: Scalar::Str(expr),
+            span,
+        }) = c.when.as_ref().and_then(|w| w.true_.as_ref())
+        {
+            when_true(expr, *span, out);
+        }
+    }
     for s in strings {
         let mut rest = s.text.as_str();
         let mut after = String::new();
@@ -129,6 +138,7 @@ pub fn check(
                                 format!("`${{{name}}}` is not defined by this flow"),
                                 s.span,
                             )
+                            .with_label(when(s))
                             .with_help(format!("define {name} in the flow's env, or pass it to the run (-e {name}=…, AD_VAR_{name}); agent-device fails the step otherwise")),
                         );
                     }
@@ -149,9 +159,65 @@ pub fn check(
                     format!("`{bad}` is not a variable lookup: agent-device fails the step with \"Maestro interpolation \\\"{bad}\\\" is unresolved or unsupported.\""),
                     s.span,
                 )
+                .with_label(when(s))
                 .with_help("compute the value in a runScript or evalScript and reference ${output.x}"),
             );
         }
+    }
+}
+
+/// A literal `runFlow.when.true`, evaluated when the run is planned (one with a `${VAR}` is
+/// evaluated with the run's values: left alone).
+fn when_true(expr: &str, span: ad_grammar::Span, out: &mut Vec<Diagnostic>) {
+    if has_lookup(expr) {
+        return;
+    }
+    if let Some(bad) = unsupported_interpolation(expr) {
+        out.push(
+            Diagnostic::new(
+                MAESTRO_INTERPOLATION,
+                format!("`{bad}` is not a variable lookup: agent-device's plan fails with \"Maestro interpolation \\\"{bad}\\\" is unresolved or unsupported.\""),
+                span,
+            )
+            .with_label(PLANNED)
+            .with_help("write the condition with maestro.platform comparisons, true and false, or a bare ${VAR}"),
+        );
+    } else if let Some(message) = crate::when_true::refusal(expr) {
+        out.push(
+            Diagnostic::new(
+                MAESTRO_WHEN_TRUE,
+                format!("agent-device's plan cannot evaluate this condition: {message}"),
+                span,
+            )
+            .with_label(PLANNED)
+            .with_help("runFlow.when.true takes maestro.platform == / != 'name', true, false, && , || and parentheses, or a bare ${VAR}"),
+        );
+    }
+}
+
+/// `\$\{[A-Za-z_][A-Za-z0-9_.]*\}` somewhere in `s`.
+fn has_lookup(s: &str) -> bool {
+    let mut rest = s;
+    while let Some(at) = rest.find("${") {
+        let tail = &rest[at + 2..];
+        if let Some(end) = tail.find('}') {
+            if is_variable_name(&tail[..end]) {
+                return true;
+            }
+        }
+        rest = tail;
+    }
+    false
+}
+
+/// The primary label of a run-time finding on `s`: when agent-device meets it.
+pub const PLANNED: &str = "resolved when the run is planned, before the first step";
+
+fn when(s: &Interpolated) -> &'static str {
+    if s.planned {
+        PLANNED
+    } else {
+        "resolved when this step runs"
     }
 }
 

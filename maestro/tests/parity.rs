@@ -1,7 +1,9 @@
 //! `ad check --maestro` against agent-device 0.21.5's own Maestro reader
 //! (`oracle/maestro-parse.mjs`) on every data set: the fixtures per refusal kind, the public
 //! flows and generated flows. On each file both must give the same verdict (accept/refuse), the
-//! same line for the first refusal and, outside YAML syntax errors, the same message.
+//! same line for the first refusal and, outside YAML syntax errors, the same message; and on each
+//! flow the reader accepts, the same verdict on its plan (platform ios, no `-e` values): a
+//! runFlow file missing, refused or in a cycle, or a runFlow path that cannot be resolved.
 
 use std::path::{Path, PathBuf};
 
@@ -18,6 +20,25 @@ struct Tally {
     message: usize,
     messages_compared: usize,
     refused: usize,
+    plans: usize,
+    plans_refused: usize,
+    plan_verdict: usize,
+}
+
+/// Whether ad says agent-device's plan of this flow fails (before the first step).
+fn plan_refused(diagnostics: &[ad_grammar::Diagnostic]) -> bool {
+    use ad_grammar::codes::*;
+    diagnostics.iter().any(|d| {
+        [
+            MAESTRO_RUNFLOW_MISSING,
+            MAESTRO_INCLUDED_FLOW_REFUSED,
+            MAESTRO_RUNFLOW_CYCLE,
+            MAESTRO_WHEN_TRUE,
+        ]
+        .contains(&d.code)
+            || ([MAESTRO_UNDEFINED_VARIABLE, MAESTRO_INTERPOLATION].contains(&d.code)
+                && d.labels[0].message == ad_maestro::run_checks::PLANNED)
+    })
 }
 
 fn compare(files: &[PathBuf], problems: &mut Vec<String>) -> Tally {
@@ -30,6 +51,9 @@ fn compare(files: &[PathBuf], problems: &mut Vec<String>) -> Tally {
         message: 0,
         messages_compared: 0,
         refused: 0,
+        plans: 0,
+        plans_refused: 0,
+        plan_verdict: 0,
     };
     for (file, theirs) in files.iter().zip(&oracle) {
         let text = String::from_utf8_lossy(&std::fs::read(file).unwrap()).into_owned();
@@ -58,6 +82,21 @@ fn compare(files: &[PathBuf], problems: &mut Vec<String>) -> Tally {
         let Some(ours) = first else {
             t.line += 1;
             t.message += 1;
+            let plan_ok = theirs["plan"]["ok"].as_bool().unwrap();
+            t.plans += 1;
+            if !plan_ok {
+                t.plans_refused += 1;
+            }
+            if plan_ok != plan_refused(&checked.diagnostics) {
+                t.plan_verdict += 1;
+            } else {
+                problems.push(format!(
+                    "{name}: agent-device's plan {}, ad says {}: {:?}",
+                    if plan_ok { "is made" } else { "fails" },
+                    if plan_ok { "it fails" } else { "it is made" },
+                    theirs["plan"]["message"]
+                ));
+            }
             continue;
         };
         let message = theirs["error"]["message"].as_str().unwrap_or_default();
@@ -114,8 +153,9 @@ fn every_data_set_gets_agent_devices_verdict_first_line_and_message() {
     ] {
         let t = compare(files, &mut problems);
         report.push(format!(
-            "{name}: {} files ({} refused by agent-device): verdict {}/{}, first line {}/{}, message {}/{} compared",
-            t.files, t.refused, t.verdict, t.files, t.line, t.files, t.message - (t.files - t.refused), t.messages_compared
+            "{name}: {} files ({} refused by agent-device): verdict {}/{}, first line {}/{}, message {}/{} compared; plan verdict {}/{} ({} plans fail)",
+            t.files, t.refused, t.verdict, t.files, t.line, t.files, t.message - (t.files - t.refused), t.messages_compared,
+            t.plan_verdict, t.plans, t.plans_refused
         ));
     }
     eprintln!("{}", report.join("\n"));

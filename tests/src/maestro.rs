@@ -51,13 +51,15 @@ pub fn oracle_script() -> PathBuf {
     crate::oracle_script().with_file_name("maestro-parse.mjs")
 }
 
-/// agent-device's verdict on each file: `{file, ok, error: {message, line}}`.
+/// agent-device's verdict on each file: `{file, ok, error: {message, line}, plan: {ok,
+/// message}}` (the plan, platform ios and no `-e` values, for the flows its reader accepts).
 pub fn run_oracle(files: &[PathBuf]) -> Vec<Value> {
     let script = oracle_script();
     let mut out = Vec::with_capacity(files.len());
     for batch in files.chunks(ORACLE_BATCH) {
         let output = Command::new("node")
             .arg(&script)
+            .arg("--plan")
             .args(batch)
             .output()
             .unwrap_or_else(|e| panic!("cannot run `node` ({e}). {ORACLE_MISSING}"));
@@ -335,7 +337,7 @@ fn valid_command(rng: &mut Rng, depth: usize, indent: &str) -> String {
         21 => format!("runScript:\n{i}    file: {}\n{i}    env:\n{i}      COUNT: 2", rng.pick(&["setup.js", "\"scripts/seed.js\""])),
         22 => format!("repeat:\n{i}    times: {}\n{i}    commands:\n{}", rng.pick(&["2", "\"3\"", "${N}"]), valid_body(rng, depth + 1, &format!("{i}      "))),
         23 => format!("retry:\n{i}    maxRetries: {}\n{i}    commands:\n{}", rng.pick(&["0", "2"]), valid_body(rng, depth + 1, &format!("{i}      "))),
-        _ => format!("runFlow:\n{i}    when:\n{i}      {}\n{i}    env:\n{i}      USER: bob\n{i}    commands:\n{}", rng.pick(&["platform: Android", "platform: iOS", "visible: Home", "true: ${OK}", "true: false"]), valid_body(rng, depth + 1, &format!("{i}      "))),
+        _ => format!("runFlow:\n{i}    when:\n{i}      {}\n{i}    env:\n{i}      USER: bob\n{i}    commands:\n{}", rng.pick(&["platform: Android", "platform: iOS", "visible: Home", "true: ${OK}", "true: false", "true: maestro.platform == 'ios'", "true: \"${maestro.platform != 'android'}\"", "true: maestro.platform = 'ios'", "true: ${0}", "true: (true || false", "true: 'ios'"]), valid_body(rng, depth + 1, &format!("{i}      "))),
     };
     format!("{i}- {c}\n")
 }

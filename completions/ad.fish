@@ -57,7 +57,7 @@ complete -c ad -n "__fish_ad_using_subcommand check" -l deny-warnings -d 'Exit 1
 complete -c ad -n "__fish_ad_using_subcommand check" -l fix -d 'Apply the available fixes in place, then report what remains'
 complete -c ad -n "__fish_ad_using_subcommand check" -l parity-only -d 'Only report diagnostics that agent-device 0.21.5 itself would reject the script for'
 complete -c ad -n "__fish_ad_using_subcommand check" -l watch -d 'Keep checking: after the first report, re-check each script you save (and the compositions that include it), one summary line per cycle, until Ctrl-C'
-complete -c ad -n "__fish_ad_using_subcommand check" -l maestro -d 'Read the paths as Maestro YAML flows, as `agent-device replay FLOW.yaml --maestro` does (folders are searched for *.yaml and *.yml): every refusal of agent-device\'s Maestro reader, and what would fail when the flow runs (docs/maestro.md)'
+complete -c ad -n "__fish_ad_using_subcommand check" -l maestro -d 'Read .yaml and .yml paths as Maestro flows, as `agent-device replay FLOW.yaml --maestro` routes them (folders are searched for *.yaml, *.yml and *.ad; .ad scripts are checked as usual): every refusal of agent-device\'s Maestro reader, and what would fail when the flow is planned or run (docs/maestro.md)'
 complete -c ad -n "__fish_ad_using_subcommand check" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c ad -n "__fish_ad_using_subcommand check" -s V -l version -d 'Print version'
 complete -c ad -n "__fish_ad_using_subcommand fmt" -l max-file-size -d 'Read at most this many bytes from one script; a larger file is refused with AD006 (default: agent-device\'s own limit, 2097152; or `[input] max-file-size` in ad.toml; at most 4294967295)' -r

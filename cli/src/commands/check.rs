@@ -47,9 +47,10 @@ pub struct CheckArgs {
     /// With --watch: how long a file must stay unchanged before it is re-checked.
     #[arg(long, value_name = "MS", default_value_t = super::watch::DEFAULT_DEBOUNCE_MS, requires = "watch")]
     debounce: u64,
-    /// Read the paths as Maestro YAML flows, as `agent-device replay FLOW.yaml --maestro` does
-    /// (folders are searched for *.yaml and *.yml): every refusal of agent-device's Maestro
-    /// reader, and what would fail when the flow runs (docs/maestro.md).
+    /// Read .yaml and .yml paths as Maestro flows, as `agent-device replay FLOW.yaml --maestro`
+    /// routes them (folders are searched for *.yaml, *.yml and *.ad; .ad scripts are checked as
+    /// usual): every refusal of agent-device's Maestro reader, and what would fail when the flow
+    /// is planned or run (docs/maestro.md).
     #[arg(long, conflicts_with_all = ["fix", "watch"])]
     maestro: bool,
     #[command(flatten)]
@@ -114,7 +115,8 @@ pub fn run(args: CheckArgs) -> i32 {
         });
     }
     let paths = match if args.maestro {
-        files::collect_ext(&args.paths, &["yaml", "yml"])
+        // As `agent-device test DIR --maestro` collects: flows and .ad scripts.
+        files::collect_ext(&args.paths, &["yaml", "yml", "ad"])
     } else {
         files::collect(&args.paths)
     } {
@@ -123,12 +125,19 @@ pub fn run(args: CheckArgs) -> i32 {
     };
     if paths.is_empty() {
         return crate::usage_error(if args.maestro {
-            "no .yaml or .yml flows found in the given paths"
+            "no .yaml, .yml or .ad files found in the given paths"
         } else {
             "no .ad scripts found in the given paths"
         });
     }
     check_paths(&args, &paths, true).exit_code
+}
+
+/// agent-device's routing under `--maestro`: a `.yaml`/`.yml` file is a Maestro flow, anything
+/// else (an `.ad` script) is read as usual.
+fn is_flow(path: &std::path::Path) -> bool {
+    path.extension()
+        .is_some_and(|e| e.eq_ignore_ascii_case("yaml") || e.eq_ignore_ascii_case("yml"))
 }
 
 /// A Maestro flow's findings (ad_maestro), with the reading findings (not UTF-8, over
@@ -218,7 +227,7 @@ fn check_paths(args: &CheckArgs, paths: &[PathBuf], last_run: bool) -> Counts {
                 continue;
             }
         };
-        if args.maestro {
+        if args.maestro && is_flow(path) {
             checked.push(maestro_flow(args, source, &config));
             continue;
         }

@@ -76,8 +76,11 @@ fn an_added_screen_is_repaired_by_recording_its_step_and_re_running_the_unchange
     let o = ad(&dir, &["heal", "login.ad", "--write"]);
     let out = output_text(&o);
     assert_eq!(code(&o), 1, "{out}");
-    assert!(out.contains("needs a human: "), "{out}");
-    assert!(out.contains("step 2 (line "), "{out}");
+    // The report's own hint: the step is right, the app is not where it expects.
+    assert!(
+        out.contains("needs a human: state-repair — step 2 (line "),
+        "{out}"
+    );
     assert!(out.contains("    ad run login.ad --save-script\n"), "{out}");
     assert!(!out.contains("proposal 1"), "{out}");
     assert!(!dir.join("login.healed.ad").exists(), "{out}");

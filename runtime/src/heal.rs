@@ -386,6 +386,11 @@ fn compare(
     let mut matched = Vec::new();
     let mut changed = Vec::new();
     for (field, was, now) in fields {
+        // A field neither the record nor the element has matched nothing.
+        let absent = |v: &str| matches!(v, "none" | "null" | "[]");
+        if was == now && absent(&was) {
+            continue;
+        }
         if was == now {
             matched.push(field);
         } else {
@@ -934,6 +939,10 @@ mod tests {
         };
         let old = at("Sign In", 2, "panel");
         assert_eq!(another_element(&old, &at("Log In", 2, "panel")), None);
+        // A field neither side has is not shown as matched.
+        let (matched, _) = compare(Some(&old), &at("Log In", 2, "panel"));
+        assert!(!matched.contains(&"id") && !matched.contains(&"rect"));
+        assert!(matched.contains(&"ancestry") && matched.contains(&"sibling"));
         assert!(another_element(&old, &at("Log In", 3, "panel"))
             .unwrap()
             .contains("its place"));

@@ -677,7 +677,8 @@ fn render(
     }
     if let Some(h) = &o.human {
         out.push_str(&format!(
-            "needs a human: record-and-heal — step {} (line {}) `{}`: {}: {}\n",
+            "needs a human: {} — step {} (line {}) `{}`: {}: {}\n",
+            h.repair_hint,
             h.step,
             h.line,
             esc(&h.action),

@@ -696,8 +696,8 @@ fn heal_proposals(
         }
         if let Some(h) = &outcome.human {
             println!(
-                "heal: {}: step {} (line {}) needs a human: record-and-heal (`{repair_command}`)",
-                case.display, h.step, h.line
+                "heal: {}: step {} (line {}) needs a human: {} (`{repair_command}`)",
+                case.display, h.step, h.line, h.repair_hint
             );
             listings.insert(
                 case.display.clone(),

@@ -7,7 +7,9 @@
 
 use std::path::{Path, PathBuf};
 
-use ad_tests::maestro::{fixtures_dir, flow, flows_under, public_dir, run_oracle, MAESTRO_SEED};
+use ad_tests::maestro::{
+    edge_cases_dir, fixtures_dir, flow, flows_under, public_dir, run_oracle, MAESTRO_SEED,
+};
 use ad_tests::scratch_dir;
 
 /// Generated flows per run.
@@ -138,6 +140,7 @@ fn every_data_set_gets_agent_devices_verdict_first_line_and_message() {
         generated.push(path);
     }
     let fixtures = flows_under(&fixtures_dir());
+    let edge = flows_under(&edge_cases_dir());
     let public = flows_under(&public_dir());
     assert!(
         fixtures.len() >= 13,
@@ -146,8 +149,14 @@ fn every_data_set_gets_agent_devices_verdict_first_line_and_message() {
     );
     let mut problems = Vec::new();
     let mut report = Vec::new();
+    assert!(
+        edge.len() >= 78,
+        "the edge cases are missing ({})",
+        edge_cases_dir().display()
+    );
     for (name, files) in [
         ("fixtures", &fixtures),
+        ("edge cases", &edge),
         ("public", &public),
         ("generated", &generated),
     ] {

@@ -19,6 +19,13 @@ pub fn fixtures_dir() -> PathBuf {
     repo_dir().join("tests/fixtures/maestro")
 }
 
+/// Edge cases of the reader, one shape each (empty values, flow maps, aliases, numbers at
+/// their limits, points, nested selectors, config fields of the wrong type, …): no snapshots,
+/// only agent-device's verdict, line and message to agree with.
+pub fn edge_cases_dir() -> PathBuf {
+    repo_dir().join("tests/fixtures/maestro-edge")
+}
+
 /// Public flows collected from open-source repositories, one folder per repository with its
 /// LICENSE and a SOURCE file naming where the flows come from.
 pub fn public_dir() -> PathBuf {

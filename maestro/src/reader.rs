@@ -333,12 +333,12 @@ impl<'a> Reader<'a> {
                 }
                 for key in ["stopApp", "clearState"] {
                     if let Some(v) = get(&entries, key) {
-                        self.boolean(Some(v), &format!("launchApp.{key}"));
+                        self.bool_field(c, v, &format!("launchApp.{key}"));
                     }
                 }
                 for key in ["arguments", "launchArguments"] {
                     if let Some(v) = get(&entries, key) {
-                        self.launch_arguments(v, &format!("launchApp.{key}"));
+                        self.launch_arguments(c, v, &format!("launchApp.{key}"));
                     }
                 }
             }
@@ -413,7 +413,7 @@ impl<'a> Reader<'a> {
                     ),
                     Some(v) => self.condition(c, Some(v), "assertTrue.condition"),
                 }
-                self.optional(&entries, name);
+                self.optional(c, &entries, name);
                 self.label(c, &entries, name);
             }
             ExtendedWaitUntil => {
@@ -425,7 +425,7 @@ impl<'a> Reader<'a> {
                     name,
                     &["visible", "notVisible", "timeout", "optional", "label"],
                 );
-                self.optional(&entries, name);
+                self.optional(c, &entries, name);
                 self.label(c, &entries, name);
                 let visible = self.wait_selector(&entries, "visible", "extendedWaitUntil.visible");
                 let not_visible =
@@ -472,7 +472,7 @@ impl<'a> Reader<'a> {
                     name,
                     &["element", "direction", "timeout", "optional", "label"],
                 );
-                self.optional(&entries, name);
+                self.optional(c, &entries, name);
                 self.label(c, &entries, name);
                 let element = self.wait_selector(&entries, "element", "scrollUntilVisible.element");
                 match element {
@@ -661,7 +661,7 @@ impl<'a> Reader<'a> {
                     return;
                 }
                 if let Some(v) = get(&entries, "retryTapIfNoChange") {
-                    self.boolean(Some(v), "tapOn.retryTapIfNoChange");
+                    self.bool_field(c, v, "tapOn.retryTapIfNoChange");
                 }
                 if let Some(v) = get(&entries, "repeat") {
                     self.required_number(c, Some(v), "tapOn.repeat");
@@ -669,18 +669,18 @@ impl<'a> Reader<'a> {
                 if let Some(v) = get(&entries, "delay") {
                     self.opt_number(c, Some(v), "tapOn.delay");
                 }
-                self.optional(&entries, name);
+                self.optional(c, &entries, name);
                 self.label(c, &entries, name);
             }
             "doubleTapOn" => {
-                self.optional(&entries, name);
+                self.optional(c, &entries, name);
                 if let Some(v) = get(&entries, "delay") {
                     self.opt_number(c, Some(v), "doubleTapOn.delay");
                 }
                 self.label(c, &entries, name);
             }
             _ => {
-                self.optional(&entries, name);
+                self.optional(c, &entries, name);
                 self.label(c, &entries, name);
             }
         }
@@ -699,7 +699,7 @@ impl<'a> Reader<'a> {
         let mut allowed = SELECTOR_KEYS.to_vec();
         allowed.extend(["optional", "label"]);
         self.allowed(&entries, name, &allowed);
-        self.optional(&entries, name);
+        self.optional(c, &entries, name);
         self.label(c, &entries, name);
         let rest: Vec<&Entry> = entries
             .iter()
@@ -728,7 +728,7 @@ impl<'a> Reader<'a> {
                 "optional",
             ],
         );
-        self.optional(&entries, "swipe");
+        self.optional(c, &entries, "swipe");
         self.label(c, &entries, "swipe");
         if let Some(v) = get(&entries, "duration") {
             self.opt_number(c, Some(v), "swipe.duration");
@@ -1134,32 +1134,38 @@ impl<'a> Reader<'a> {
     }
 
     /// `cn`: launch arguments as a scalar, list or map (its messages have no `Maestro` prefix).
-    fn launch_arguments(&mut self, e: &Node, t: &str) {
+    /// Kept as fields `launchApp.arguments[i]`, `launchApp.arguments.KEY` or `launchApp.arguments`.
+    fn launch_arguments(&mut self, c: &mut Command, e: &Node, t: &str) {
         match &e.kind {
             NodeKind::Seq(items) => {
                 for (i, item) in items.iter().enumerate() {
                     let path = format!("{t}[{i}]");
-                    if let Some(None) = self.scalar(Some(item), &path) {
-                        self.refuse(
+                    match self.scalar(Some(item), &path) {
+                        Some(None) => self.refuse(
                             MAESTRO_WRONG_TYPE,
                             format!("{path} expects a scalar value."),
                             Some(item),
-                        );
+                        ),
+                        Some(Some(v)) => self.push_field(c, &path, item.span, v),
+                        None => {}
                     }
                 }
             }
             NodeKind::Map(_) => {
-                self.env(e, t);
-            }
-            _ => {
-                if let Some(None) = self.scalar(Some(e), t) {
-                    self.refuse(
-                        MAESTRO_WRONG_TYPE,
-                        format!("{t} expects a scalar, list, or map."),
-                        Some(e),
-                    );
+                for entry in self.env(e, t) {
+                    let path = format!("{t}.{}", entry.key.value);
+                    self.push_field(c, &path, entry.value.span, entry.value.value);
                 }
             }
+            _ => match self.scalar(Some(e), t) {
+                Some(None) => self.refuse(
+                    MAESTRO_WRONG_TYPE,
+                    format!("{t} expects a scalar, list, or map."),
+                    Some(e),
+                ),
+                Some(Some(v)) => self.push_field(c, t, e.span, v),
+                None => {}
+            },
         }
     }
 
@@ -1197,9 +1203,16 @@ impl<'a> Reader<'a> {
         }
     }
 
-    fn optional(&mut self, entries: &[Entry], t: &str) {
+    fn optional(&mut self, c: &mut Command, entries: &[Entry], t: &str) {
         if let Some(v) = get(entries, "optional") {
-            self.boolean(Some(v), &format!("{t}.optional"));
+            self.bool_field(c, v, &format!("{t}.optional"));
+        }
+    }
+
+    /// Reads a boolean field with `q` and keeps it in the command.
+    fn bool_field(&mut self, c: &mut Command, v: &Node, path: &str) {
+        if let Some(b) = self.boolean(Some(v), path) {
+            self.push_field(c, path, v.span, Scalar::Bool(b));
         }
     }
 

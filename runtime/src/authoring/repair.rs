@@ -295,23 +295,53 @@ pub fn healed_text(header: &str, recorded: &[Recorded]) -> String {
     text
 }
 
+/// agent-device's writer refusal of a recorded step whose element target is still a session
+/// `@ref` (its `assertPortableRecordedStep` at the write), its code and message: the recorder
+/// keeps a ref when no selector of the element's own terms singles it out (a nameless element
+/// the tiebreak does not pick), and no fresh replay resolves it.
+pub fn unresolved_ref(since: &[Recorded]) -> Option<Refusal> {
+    use ad_compiler::registry::{GestureKind, StepAction};
+    let cause = since.iter().find_map(|r| {
+        let step = super::lower_line(&r.line).ok()?;
+        if step.step_action() == Some(StepAction::Gesture(GestureKind::Drag)) {
+            let at = step
+                .positional_values()
+                .into_iter()
+                .find(|p| p.starts_with('@'))?;
+            return Some(format!(
+                "Cannot write recorded drag endpoint \"{at}\" to a script"
+            ));
+        }
+        let at = step.positional(super::target_at(&step)?)?;
+        at.starts_with('@').then(|| {
+            format!(
+                "Cannot write recorded step \"{} {at}\" to a script",
+                step.command()
+            )
+        })
+    })?;
+    Some(Refusal::new(
+        "COMMAND_FAILED",
+        format!("{cause}: it never resolved to a selector, so the ref would not resolve in a fresh replay session."),
+    ))
+}
+
+/// What `ad session close` adds to [`unresolved_ref`]: the step is in the transaction, so no
+/// retried close commits it; the way on is another repair.
+fn unresolved_ref_recovery(tx: &Transaction) -> String {
+    format!(
+        " Nothing was written and the app was not closed; the repair session stays live, but a retried `ad session close` refuses the same (the step is in the repair's recording): repair again in another session (`ad run {} --save-script --session NAME`) and perform that step on an element the recorder can name (a selector, or a ref to an element with an id or a distinct label); the daemon's idle reap ends this session",
+        tx.source.display()
+    )
+}
+
 /// Commits `text` to the transaction's target: checked as `ad check` checks a flow and against
 /// the target refusals before any file work, then written atomically beside it.
 pub fn commit(tx: &Transaction, text: &str) -> Result<(), Refusal> {
     if let Some(r) = target_refusal(tx) {
         return Err(r);
     }
-    publish::check_text(text, ad_compiler::config::ProfileChoice::Flow).map_err(|r| Refusal {
-        message: format!(
-            "{} (the repair session stays live: `ad session close` retries the commit)",
-            r.message.replacen(
-                "the recording cannot be published",
-                "the healed script cannot be committed",
-                1
-            )
-        ),
-        ..r
-    })?;
+    check_healed(text)?;
     publish::publish_atomically(&tx.target, text, tx.overwrite).map_err(|r| {
         Refusal::new(
             &r.code,
@@ -323,6 +353,26 @@ pub fn commit(tx: &Transaction, text: &str) -> Result<(), Refusal> {
                 r.message.replace(publish::PUBLISH_RECOVERY, "")
             ),
         )
+    })
+}
+
+/// The healed text checked as `ad check` checks a flow (defence in depth: the recorder and the
+/// session's own step checks keep out what it reports), each finding named, with the repair's
+/// recovery rather than an authoring recording's.
+fn check_healed(text: &str) -> Result<(), Refusal> {
+    publish::check_text(text, ad_compiler::config::ProfileChoice::Flow).map_err(|r| {
+        let findings = r
+            .message
+            .strip_prefix("the recording cannot be published: ")
+            .and_then(|m| m.split("; nothing was written").next())
+            .unwrap_or(&r.message)
+            .to_string();
+        Refusal {
+            message: format!(
+                "the healed script cannot be committed: {findings}; nothing was written and the app was not closed (the repair session stays live: `ad session close` retries the commit)"
+            ),
+            ..r
+        }
     })
 }
 
@@ -863,19 +913,14 @@ impl Sessions {
             s.repair = Some(tx);
             return fail(r);
         }
-        if let Err(r) = publish::check_text(&text, ad_compiler::config::ProfileChoice::Flow) {
+        if let Some(mut r) = unresolved_ref(since) {
+            r.message.push_str(&unresolved_ref_recovery(&tx));
             s.repair = Some(tx);
-            return fail(Refusal::new(
-                &r.code,
-                format!(
-                    "{} (the repair session stays live: `ad session close` retries the commit)",
-                    r.message.replacen(
-                        "the recording cannot be published",
-                        "the healed script cannot be committed",
-                        1
-                    )
-                ),
-            ));
+            return fail(r);
+        }
+        if let Err(r) = check_healed(&text) {
+            s.repair = Some(tx);
+            return fail(Refusal::new(&r.code, r.message));
         }
         let mut warnings = Vec::new();
         if tx.status == Status::Complete {
@@ -926,7 +971,11 @@ impl Sessions {
         clear_held(&self.state_dir, name);
         let failure = if tx.committable() {
             let since = s.recorded.get(tx.boundary..).unwrap_or(&[]);
-            match commit(tx, &healed_text(&super::header_of(&s.backend), since)) {
+            let committed = match unresolved_ref(since) {
+                Some(r) => Err(r),
+                None => commit(tx, &healed_text(&super::header_of(&s.backend), since)),
+            };
+            match committed {
                 Ok(()) => return,
                 Err(r) => Some(CommitFailure {
                     code: r.code,
@@ -1184,6 +1233,32 @@ mod tests {
         let e = commit(&other, &bad).unwrap_err();
         assert!(e.message.contains("cannot be committed"), "{}", e.message);
         assert!(!dir.join("bad.ad").exists());
+    }
+
+    #[test]
+    fn a_step_still_on_a_session_ref_is_refused_as_agent_devices_writer_refuses_it() {
+        assert_eq!(
+            unresolved_ref(&[action("open x"), action("click \"id=\\\"a\\\"\"")]),
+            None
+        );
+        let r = unresolved_ref(&[action("open x"), action("click @e4")]).unwrap();
+        assert_eq!(r.code, "COMMAND_FAILED");
+        assert_eq!(r.message, "Cannot write recorded step \"click @e4\" to a script: it never resolved to a selector, so the ref would not resolve in a fresh replay session.");
+        let t = Transaction::arm(Path::new("/f/login.ad"), None, false, 0);
+        assert!(unresolved_ref_recovery(&t)
+            .contains("`ad run /f/login.ad --save-script --session NAME`"));
+        let r = unresolved_ref(&[action("get text @e2")]).unwrap();
+        assert!(
+            r.message
+                .starts_with("Cannot write recorded step \"get @e2\""),
+            "{}",
+            r.message
+        );
+        // A fill's text is not its target.
+        assert_eq!(
+            unresolved_ref(&[action("fill \"id=\\\"a\\\"\" \"@home\"")]),
+            None
+        );
     }
 
     #[test]

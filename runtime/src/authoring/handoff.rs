@@ -15,6 +15,7 @@ use serde::{Deserialize, Serialize};
 
 use super::lifecycle::Lifecycle;
 use super::{Session, Sessions};
+use crate::backend::Backend;
 use crate::backends::BackendKind;
 use crate::environment::Environment;
 use crate::interp::{self, LiveState, Plan, Progress, RunOptions, RunResult, StepEnd, StepInfo};
@@ -215,6 +216,18 @@ impl Sessions {
                 self.settle(&name, &slot, &current);
                 return reply;
             }
+            // The empty tail of a plain run that diverged at its last step (`N = actions + 1`,
+            // which only the divergence's watermark admits, agent-device's `resolveEntryIndex`):
+            // once the step was performed by hand nothing is left to run, so the resume runs no
+            // step and the session stays as it is; its entry checks are the repair's, in order.
+            if let (Some(s), Some(n)) = (current.as_mut(), req.options.from) {
+                let total = plan.steps.len();
+                if n == total + 1 && s.corrective.as_ref().is_some_and(|w| w.expected_from == n) {
+                    let reply = self.empty_tail(&req, &plan, s);
+                    self.settle(&name, &slot, &current);
+                    return Ok(reply);
+                }
+            }
             // A resume at the step a plain run's record-and-heal divergence expects needs an
             // action performed on the session since (agent-device's `resolveEntryIndex` holds
             // every `replay --from` to the watermark), checked before any step.
@@ -373,6 +386,63 @@ impl Sessions {
                 run_dir: outcome.run_dir,
                 session_file: outcome.session_file,
             });
+        }
+    }
+
+    /// A plain `--from N` at the empty tail of the watermark on `s` (N = actions + 1): refused
+    /// as the repair's entry checks refuse (no corrective action since the divergence, another
+    /// digest), else answered with no step run; the watermark is cleared.
+    fn empty_tail(&self, req: &RunRequest, plan: &Plan<'_>, s: &mut Session) -> RunReply {
+        let opts = &req.options;
+        let digest = ad_compiler::digest::plan_digest(
+            plan.steps,
+            plan.metadata,
+            &ad_compiler::digest::DigestOptions {
+                platform: opts.platform.clone(),
+                target: opts.target.clone(),
+            },
+        );
+        let total = plan.steps.len();
+        let entry = super::repair::entry_step(
+            opts.from,
+            opts.plan_digest.as_deref(),
+            &digest,
+            total,
+            s.corrective.as_ref(),
+            s.actions,
+        );
+        let from = match entry {
+            Ok(n) => n,
+            Err(m) => {
+                return super::repair::refused(
+                    &digest,
+                    total,
+                    &opts.session,
+                    super::publish::Refusal::new("INVALID_ARGS", m),
+                )
+            }
+        };
+        s.corrective = None;
+        RunReply {
+            result: RunResult {
+                ok: true,
+                replayed: 0,
+                total,
+                from,
+                session: opts.session.clone(),
+                session_active: true,
+                location: s.backend.location(),
+                plan_digest: digest,
+                error: None,
+                device_ms: 0,
+                wall_ms: 0.0,
+                warnings: vec![format!(
+                    "--from {from} is the empty tail of a {total}-step plan: the step you performed was its last, so no step ran and session \"{}\" stays live",
+                    opts.session
+                )],
+            },
+            run_dir: None,
+            session_file: None,
         }
     }
 }

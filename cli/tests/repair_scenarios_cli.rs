@@ -472,7 +472,9 @@ fn a_failed_write_at_close_keeps_the_repair_and_the_next_close_commits_it_withou
         &[("login.submit", Some("Log in"))],
     );
     let original = std::fs::read_to_string(&script).unwrap();
-    // The healed script goes into a folder that does not exist yet.
+    // The healed script goes into a folder that cannot be made: a file has its name (a missing
+    // folder is made, as agent-device's writer makes it).
+    std::fs::write(dir.join("out"), "not a folder\n").unwrap();
     let o = ad(
         &dir,
         &["run", "login.ad", "--save-script=out/fixed.ad", "--json"],
@@ -494,10 +496,11 @@ fn a_failed_write_at_close_keeps_the_repair_and_the_next_close_commits_it_withou
     let out = output_text(&o);
     let target = dir.join("out/fixed.ad");
     assert!(
-        out.contains("PUBLISH_FAILED")
+        out.contains("COMMAND_FAILED")
             && out.contains(&format!(
-                "Failed to write the healed script to {}: could not create a temp file beside",
-                target.display()
+                "Failed to write the healed script to {}: could not create its folder {}",
+                target.display(),
+                dir.join("out").display()
             ))
             && out.contains("the repair transaction completed but the healed .ad could not be published: check the target path and permissions, then retry `ad session close`"),
         "{out}"
@@ -510,8 +513,8 @@ fn a_failed_write_at_close_keeps_the_repair_and_the_next_close_commits_it_withou
         listed(&dir)
     );
 
-    // The folder made, the next close only commits.
-    std::fs::create_dir(dir.join("out")).unwrap();
+    // The file moved away, the next close only commits (its folder made).
+    std::fs::remove_file(dir.join("out")).unwrap();
     let o = ok(&dir, &["session", "close"]);
     assert!(
         output_text(&o).contains(&target.display().to_string()),

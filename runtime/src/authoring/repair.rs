@@ -258,6 +258,18 @@ fn same_file(a: &Path, b: &Path) -> bool {
     }
 }
 
+/// agent-device's refusal of an existing healed-script target (at the arming run, and at the
+/// write when one appeared since).
+fn target_exists(target: &Path) -> Refusal {
+    Refusal::new(
+        "COMMAND_FAILED",
+        format!(
+            "A file already exists at {}; remove it, pass --save-script=<other-path>, or pass --overwrite to replace it.",
+            target.display()
+        ),
+    )
+}
+
 /// The target refusals made before any step (agent-device checks an existing file when the
 /// run arms; `ad` also refuses the script itself, whatever `--overwrite` says).
 pub fn target_refusal(tx: &Transaction) -> Option<Refusal> {
@@ -275,13 +287,7 @@ pub fn target_refusal(tx: &Transaction) -> Option<Refusal> {
         ));
     }
     if !tx.overwrite && std::fs::symlink_metadata(&tx.target).is_ok() {
-        return Some(Refusal::new(
-            "COMMAND_FAILED",
-            format!(
-                "A file already exists at {}; remove it, pass --save-script=<other-path>, or pass --overwrite to replace it.",
-                tx.target.display()
-            ),
-        ));
+        return Some(target_exists(&tx.target));
     }
     None
 }
@@ -342,17 +348,32 @@ pub fn commit(tx: &Transaction, text: &str) -> Result<(), Refusal> {
         return Err(r);
     }
     check_healed(text)?;
-    publish::publish_atomically(&tx.target, text, tx.overwrite).map_err(|r| {
+    // agent-device's code for every failed write, its message the cause, then its repair hint
+    // (the authoring session's recovery is not this one).
+    let failed = |cause: &str| {
         Refusal::new(
-            &r.code,
+            "COMMAND_FAILED",
             format!(
-                "Failed to write the healed script to {}: {}; the repair transaction completed but the healed .ad could not be published: check the target path and permissions, then retry `ad session close`",
+                "Failed to write the healed script to {}: {cause}; the repair transaction completed but the healed .ad could not be published: check the target path and permissions, then retry `ad session close`",
                 tx.target.display(),
-                // The authoring session's recovery is not this one (agent-device's message is
-                // the cause, then its repair hint).
-                r.message.replace(publish::PUBLISH_RECOVERY, "")
             ),
         )
+    };
+    // As agent-device's writer, the healed script's folder is made when it is missing.
+    if let Some(dir) = tx.target.parent().filter(|d| !d.as_os_str().is_empty()) {
+        std::fs::create_dir_all(dir).map_err(|e| {
+            failed(&format!(
+                "could not create its folder {}: {e}",
+                dir.display()
+            ))
+        })?;
+    }
+    publish::publish_atomically(&tx.target, text, tx.overwrite).map_err(|r| {
+        if r.code == "TARGET_EXISTS" {
+            target_exists(&tx.target)
+        } else {
+            failed(&r.message.replace(publish::PUBLISH_RECOVERY, ""))
+        }
     })
 }
 
@@ -1227,6 +1248,21 @@ mod tests {
         let e = commit(&t, "other").unwrap_err();
         assert_eq!(e.code, "COMMAND_FAILED");
         assert_eq!(std::fs::read_to_string(&t.target).unwrap(), text);
+        // A missing folder is made, as agent-device's writer makes it; a file in its place is
+        // a failed write, nothing written.
+        let deep = Transaction::arm(&source, Some(dir.join("new/deeper/h.ad")), false, 0);
+        commit(&deep, &text).unwrap();
+        assert_eq!(std::fs::read_to_string(&deep.target).unwrap(), text);
+        std::fs::write(dir.join("plain"), "x").unwrap();
+        let blocked = Transaction::arm(&source, Some(dir.join("plain/h.ad")), false, 0);
+        let e = commit(&blocked, &text).unwrap_err();
+        assert_eq!(e.code, "COMMAND_FAILED");
+        assert!(
+            e.message.contains("could not create its folder")
+                && e.message.ends_with("then retry `ad session close`"),
+            "{}",
+            e.message
+        );
         // A text `ad check` refuses is never written.
         let other = Transaction::arm(&source, Some(dir.join("bad.ad")), false, 0);
         let bad = healed_text(header, &[action("click @e3")]);

@@ -11,6 +11,7 @@ pub mod codes;
 pub mod compose;
 pub mod config;
 pub mod digest;
+pub mod export;
 pub mod flags;
 pub mod format;
 pub mod input_file;

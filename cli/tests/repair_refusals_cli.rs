@@ -225,3 +225,72 @@ fn the_same_divergence_repaired_without_a_ref_commits() {
     );
     ok(&dir, &["check", "login.healed.ad"]);
 }
+
+#[test]
+fn a_wait_on_a_session_ref_fails_the_check_at_close_with_the_findings_code_before_the_app_is_closed(
+) {
+    // The real way a repair's text fails `ad check` at the commit: the recorder rewrites the
+    // @ref of an acted element as a selector, but a `wait @ref` is kept as typed, and replay
+    // starts a new session where no ref exists (AD710). agent-device's writer checks only
+    // acted and read steps for refs, so it would commit this script; `ad` refuses it.
+    let (dir, script) = recorded_login(
+        "refusal-check-finding",
+        &[],
+        &[("login.submit", Some("Log in"))],
+    );
+    let original = std::fs::read_to_string(&script).unwrap();
+    let o = common::shop::ad(&dir, &["run", "login.ad", "--save-script", "--json"]);
+    assert_eq!(code(&o), 1, "{}", output_text(&o));
+    let r: Value = serde_json::from_slice(&o.stdout).unwrap();
+    let digest = r["planDigest"].as_str().unwrap().to_string();
+    let o = ok(&dir, &["session", "snapshot", "-i"]);
+    let shown = String::from_utf8_lossy(&o.stdout).to_string();
+    let email = shown
+        .lines()
+        .find(|l| l.contains("id=\"login.email\""))
+        .and_then(|l| l.split(' ').next())
+        .unwrap_or_else(|| panic!("{shown}"))
+        .to_string();
+    // Accepted and recorded (a session's own step check leaves a ref to publication).
+    ok(&dir, &["session", "wait", &email]);
+    ok(
+        &dir,
+        &["session", "click", r#"role="button" label="Log in""#],
+    );
+    ok(
+        &dir,
+        &["run", "login.ad", "--from", "5", "--plan-digest", &digest],
+    );
+    let listed = || {
+        let o = ok(&dir, &["session", "list"]);
+        String::from_utf8_lossy(&o.stdout)
+            .lines()
+            .find(|l| l.starts_with("default\t"))
+            .map(str::to_string)
+    };
+    let complete = listed().unwrap();
+    assert!(complete.contains("repair-complete"), "{complete}");
+
+    let healed = dir.join("login.healed.ad");
+    let refused = |o: &Output| {
+        assert_eq!(code(o), 1, "{}", output_text(o));
+        let out = output_text(o);
+        // The finding's code; its line in the healed script: the header, the open, two fills
+        // with their annotations, then the wait.
+        assert!(
+            out.contains(&format!(
+                "error[AD710]: the healed script cannot be committed: AD710: line 7: `{email}` is used before any `snapshot` issued refs"
+            )) && out.contains("Nothing was written and the app was not closed")
+                && out.contains("a retried `ad session close` refuses the same"),
+            "{out}"
+        );
+        assert_eq!(listed().as_deref(), Some(complete.as_str()));
+        assert!(!healed.exists());
+    };
+    refused(&common::shop::ad(&dir, &["session", "close"]));
+    let o = ok(&dir, &["session", "is", "visible", "id=\"home.title\""]);
+    assert!(o.status.success());
+    refused(&common::shop::ad(&dir, &["session", "close"]));
+    assert_eq!(std::fs::read_to_string(&script).unwrap(), original);
+    // Nothing else ends the transaction but the daemon's reap (a minute unused, in these tests).
+}

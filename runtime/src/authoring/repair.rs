@@ -220,7 +220,7 @@ pub fn entry_step(
         return Err(m);
     }
     if d != plan_digest {
-        return Err("--plan-digest does not match the current plan digest; the script, its includes, or its platform changed since the divergence report was generated. Run a fresh full replay to get a new digest.".into());
+        return Err("--plan-digest does not match the current plan digest; the script, its includes, or its platform-conditioned expansion changed since the divergence report was generated. Run a fresh full replay to get a new digest.".into());
     }
     Ok(n)
 }
@@ -332,9 +332,10 @@ pub fn unresolved_ref(since: &[Recorded]) -> Option<Refusal> {
     ))
 }
 
-/// What `ad session close` adds to [`unresolved_ref`]: the step is in the transaction, so no
-/// retried close commits it; the way on is another repair.
-fn unresolved_ref_recovery(tx: &Transaction) -> String {
+/// What `ad session close` adds to a refusal of the healed text itself ([`unresolved_ref`],
+/// the `ad check` findings): what it names is in the transaction's recording, so no retried
+/// close commits it; the way on is another repair.
+fn uncommittable_recovery(tx: &Transaction) -> String {
     format!(
         " Nothing was written and the app was not closed; the repair session stays live, but a retried `ad session close` refuses the same (the step is in the repair's recording): repair again in another session (`ad run {} --save-script --session NAME`) and perform that step on an element the recorder can name (a selector, or a ref to an element with an id or a distinct label); the daemon's idle reap ends this session",
         tx.source.display()
@@ -377,9 +378,10 @@ pub fn commit(tx: &Transaction, text: &str) -> Result<(), Refusal> {
     })
 }
 
-/// The healed text checked as `ad check` checks a flow (defence in depth: the recorder and the
-/// session's own step checks keep out what it reports), each finding named, with the repair's
-/// recovery rather than an authoring recording's.
+/// The healed text checked as `ad check` checks a flow, each finding named (an authoring
+/// recording's recovery is not a repair's). The session's own step checks keep most of what it
+/// reports out of a recording; what reaches it is a recorded step the writer keeps as typed, such
+/// as a `wait @ref`.
 fn check_healed(text: &str) -> Result<(), Refusal> {
     publish::check_text(text, ad_compiler::config::ProfileChoice::Flow).map_err(|r| {
         let findings = r
@@ -389,9 +391,7 @@ fn check_healed(text: &str) -> Result<(), Refusal> {
             .unwrap_or(&r.message)
             .to_string();
         Refusal {
-            message: format!(
-                "the healed script cannot be committed: {findings}; nothing was written and the app was not closed (the repair session stays live: `ad session close` retries the commit)"
-            ),
+            message: format!("the healed script cannot be committed: {findings}."),
             ..r
         }
     })
@@ -935,11 +935,12 @@ impl Sessions {
             return fail(r);
         }
         if let Some(mut r) = unresolved_ref(since) {
-            r.message.push_str(&unresolved_ref_recovery(&tx));
+            r.message.push_str(&uncommittable_recovery(&tx));
             s.repair = Some(tx);
             return fail(r);
         }
-        if let Err(r) = check_healed(&text) {
+        if let Err(mut r) = check_healed(&text) {
+            r.message.push_str(&uncommittable_recovery(&tx));
             s.repair = Some(tx);
             return fail(Refusal::new(&r.code, r.message));
         }
@@ -1281,7 +1282,7 @@ mod tests {
         assert_eq!(r.code, "COMMAND_FAILED");
         assert_eq!(r.message, "Cannot write recorded step \"click @e4\" to a script: it never resolved to a selector, so the ref would not resolve in a fresh replay session.");
         let t = Transaction::arm(Path::new("/f/login.ad"), None, false, 0);
-        assert!(unresolved_ref_recovery(&t)
+        assert!(uncommittable_recovery(&t)
             .contains("`ad run /f/login.ad --save-script --session NAME`"));
         let r = unresolved_ref(&[action("get text @e2")]).unwrap();
         assert!(

@@ -34,6 +34,9 @@ _ad() {
             ad,explain)
                 cmd="ad__subcmd__explain"
                 ;;
+            ad,export)
+                cmd="ad__subcmd__export"
+                ;;
             ad,fmt)
                 cmd="ad__subcmd__fmt"
                 ;;
@@ -82,6 +85,9 @@ _ad() {
             ad__subcmd__help,explain)
                 cmd="ad__subcmd__help__subcmd__explain"
                 ;;
+            ad__subcmd__help,export)
+                cmd="ad__subcmd__help__subcmd__export"
+                ;;
             ad__subcmd__help,fmt)
                 cmd="ad__subcmd__help__subcmd__fmt"
                 ;;
@@ -119,7 +125,7 @@ _ad() {
 
     case "${cmd}" in
         ad)
-            opts="-h -V --help --version check fmt commands explain parse lsp run heal test doctor session build init completions man help"
+            opts="-h -V --help --version check fmt commands explain parse lsp run heal test doctor session build export init completions man help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -256,6 +262,32 @@ _ad() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        ad__subcmd__export)
+            opts="-o -h -V --maestro --output --max-file-size --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --output)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -o)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-file-size)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         ad__subcmd__fmt)
             opts="-h -V --check --diff --max-file-size --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
@@ -369,7 +401,7 @@ _ad() {
             return 0
             ;;
         ad__subcmd__help)
-            opts="check fmt commands explain parse lsp run heal test doctor session build init completions man help"
+            opts="check fmt commands explain parse lsp run heal test doctor session build export init completions man help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -453,6 +485,20 @@ _ad() {
             return 0
             ;;
         ad__subcmd__help__subcmd__explain)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        ad__subcmd__help__subcmd__export)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )

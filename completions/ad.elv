@@ -34,6 +34,7 @@ set edit:completion:arg-completer[ad] = {|@words|
             cand doctor 'Each device backend, whether it is usable here, and what is missing otherwise (`--json` for tools)'
             cand session 'Live sessions held by a local daemon: run script commands one at a time, author a journey (`open --save-script`, actions, a landmark `wait`) and publish it with `save-script`; `list`, `close`, `replay FILE`. `--session NAME`, `--json`'
             cand build 'Flatten a composition (`composition-v1` with `include`d fragments) into one plain script agent-device 0.21.5 runs: `ad build flow.ad -o dist/flow.ad`'
+            cand export 'Write a script as a Maestro flow, byte for byte what agent-device 0.21.5''s `replay export` writes: `ad export --maestro flow.ad -o flow.yaml`'
             cand init 'Start a project: ad.toml, an example script and app model, and the next commands to run'
             cand completions 'Print a shell completion script (bash, zsh, fish, PowerShell, Elvish)'
             cand man 'Write the man pages (one per command) into a folder; docs/man/ holds them checked in'
@@ -227,6 +228,16 @@ set edit:completion:arg-completer[ad] = {|@words|
             cand -V 'Print version'
             cand --version 'Print version'
         }
+        &'ad;export'= {
+            cand -o 'Write the flow here instead of stdout (`-` for stdout). Missing folders are created and an existing file is replaced, as agent-device''s `--out` does; the script itself is never overwritten. The written path is printed'
+            cand --output 'Write the flow here instead of stdout (`-` for stdout). Missing folders are created and an existing file is replaced, as agent-device''s `--out` does; the script itself is never overwritten. The written path is printed'
+            cand --max-file-size 'Read at most this many bytes from one script; a larger file is refused with AD006 (default: agent-device''s own limit, 2097152; or `[input] max-file-size` in ad.toml; at most 4294967295)'
+            cand --maestro 'Export to Maestro YAML (the only format for now; required)'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
         &'ad;init'= {
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
@@ -259,6 +270,7 @@ set edit:completion:arg-completer[ad] = {|@words|
             cand doctor 'Each device backend, whether it is usable here, and what is missing otherwise (`--json` for tools)'
             cand session 'Live sessions held by a local daemon: run script commands one at a time, author a journey (`open --save-script`, actions, a landmark `wait`) and publish it with `save-script`; `list`, `close`, `replay FILE`. `--session NAME`, `--json`'
             cand build 'Flatten a composition (`composition-v1` with `include`d fragments) into one plain script agent-device 0.21.5 runs: `ad build flow.ad -o dist/flow.ad`'
+            cand export 'Write a script as a Maestro flow, byte for byte what agent-device 0.21.5''s `replay export` writes: `ad export --maestro flow.ad -o flow.yaml`'
             cand init 'Start a project: ad.toml, an example script and app model, and the next commands to run'
             cand completions 'Print a shell completion script (bash, zsh, fish, PowerShell, Elvish)'
             cand man 'Write the man pages (one per command) into a folder; docs/man/ holds them checked in'
@@ -287,6 +299,8 @@ set edit:completion:arg-completer[ad] = {|@words|
         &'ad;help;session'= {
         }
         &'ad;help;build'= {
+        }
+        &'ad;help;export'= {
         }
         &'ad;help;init'= {
         }

@@ -17,6 +17,7 @@ mod commands {
     pub mod compose;
     pub mod doctor;
     pub mod explain;
+    pub mod export;
     pub mod fmt;
     pub mod golden;
     pub mod heal;
@@ -93,6 +94,19 @@ enum Command {
     /// Flatten a composition (`composition-v1` with `include`d fragments) into one plain script
     /// agent-device 0.21.5 runs: `ad build flow.ad -o dist/flow.ad`.
     Build(commands::build::BuildArgs),
+    /// Write a script as a Maestro flow, byte for byte what agent-device 0.21.5's `replay export`
+    /// writes: `ad export --maestro flow.ad -o flow.yaml`.
+    ///
+    /// Each step becomes the Maestro commands agent-device maps it to (open → launchApp or
+    /// openLink, click/press → tapOn, doubleTapOn or longPressOn, longpress, fill → tapOn +
+    /// inputText, type, wait, find text … exists|missing, screenshot, scroll down, coordinate
+    /// swipe, back, home, keyboard dismiss/enter); the first app opened is the flow's `appId`,
+    /// header `env` lines its `env`. What maps only approximately is exported with agent-device's
+    /// warning on stderr (`Warning: line N: …`), e.g. a `label=` selector, which Maestro matches
+    /// as broader text. A step Maestro cannot express (a `@ref`, `snapshot`, `wait absent`, a
+    /// `role=` selector, …) refuses the whole export: every such line is listed, nothing is
+    /// written.
+    Export(commands::export::ExportArgs),
     /// Start a project: ad.toml, an example script and app model, and the next commands to run.
     ///
     /// Writes an ad.toml with every setting at its default, commented out, and, when the folder
@@ -174,6 +188,7 @@ fn main() {
         Command::Doctor(args) => commands::doctor::run(args),
         Command::Session(args) => commands::session::run(args),
         Command::Build(args) => commands::build::run(args),
+        Command::Export(args) => commands::export::run(args),
         Command::Init(args) => commands::init::run(args),
         Command::Completions(args) => commands::completions::run(args, Cli::command()),
         Command::Man(args) => commands::man::run(args, Cli::command()),

@@ -292,10 +292,12 @@ fn text(rng: &mut Rng) -> String {
                 if rng.chance(4) {
                     s.push_str(&"x".repeat(rng.range(20, 90)));
                 } else {
-                    s.push_str(*rng.pick(&words));
+                    let word: &str = rng.pick::<&str>(&words);
+                    s.push_str(word);
                 }
                 if rng.chance(8) {
-                    s.push_str(*rng.pick(&[":", "\"", "'", "\\", " #"]));
+                    let mark: &str = rng.pick::<&str>(&[":", "\"", "'", "\\", " #"]);
+                    s.push_str(mark);
                 }
             }
             s
@@ -365,7 +367,7 @@ fn step(rng: &mut Rng) -> String {
             "open com.example.app {}",
             rng.pick(&["myapp://deep", "https://x.y/z", "Other"])
         ),
-        3 => format!("open com.example.app --relaunch"),
+        3 => "open com.example.app --relaunch".to_string(),
         4 | 5 => {
             let mut flags = String::new();
             for (chance, flag) in [
@@ -439,7 +441,7 @@ fn step(rng: &mut Rng) -> String {
         ),
         14 => format!(
             "screenshot {}",
-            quoted(*rng.pick(&["home.png", "shots/a b.png", "true", "- x.png"]))
+            quoted(rng.pick::<&str>(&["home.png", "shots/a b.png", "true", "- x.png"]))
         ),
         15 => format!("scroll{}", rng.pick(&["", " down", " up"])),
         16 => {

@@ -176,7 +176,7 @@ fn action_text(step: &Step) -> String {
 }
 
 /// A positional as JavaScript tests it: absent and empty are both false.
-fn present<'a>(p: Option<&'a str>) -> Option<&'a str> {
+fn present(p: Option<&str>) -> Option<&str> {
     p.filter(|s| !s.is_empty())
 }
 

@@ -1,0 +1,115 @@
+//! `ad export --maestro FILE.ad [-o OUT]`: the Maestro YAML agent-device 0.21.5's
+//! `replay export FILE.ad [--out OUT]` writes, byte for byte, with its warnings and its
+//! refusals (`ad_compiler::export::maestro`).
+
+use std::path::{Path, PathBuf};
+
+use clap::Args;
+
+use ad_compiler::export::maestro::ExportError;
+
+use crate::files;
+use crate::render::escape_controls;
+
+// The command's help is its doc comment in main.rs.
+#[derive(Args)]
+#[command(
+    after_help = "Examples:\n  ad export --maestro login.ad                  print the flow on stdout\n  ad export --maestro login.ad -o e2e/login.yaml write it (folders are created; an existing file is replaced)\n\nExit codes: 0 exported (warnings may be printed), 1 agent-device refuses the script or a step has no Maestro equivalent (each listed), 2 usage or I/O error."
+)]
+pub struct ExportArgs {
+    /// Export to Maestro YAML (the only format for now; required).
+    #[arg(long, required = true)]
+    maestro: bool,
+    /// The `.ad` script to export.
+    file: PathBuf,
+    /// Write the flow here instead of stdout (`-` for stdout). Missing folders are created and
+    /// an existing file is replaced, as agent-device's `--out` does; the script itself is never
+    /// overwritten. The written path is printed.
+    #[arg(short, long, value_name = "OUT")]
+    output: Option<PathBuf>,
+    #[command(flatten)]
+    input: files::InputArgs,
+}
+
+pub fn run(args: ExportArgs) -> i32 {
+    debug_assert!(args.maestro);
+    let source = match files::read(&args.file, &args.input) {
+        Ok(s) => s,
+        Err(e) => return crate::usage_error(&e.0),
+    };
+    let name = escape_controls(&source.name).into_owned();
+    let analysis = ad_compiler::read(&source.text);
+    // agent-device reads the script before exporting it: what its reader refuses stops here.
+    let refusals: Vec<_> = ad_compiler::export::maestro::reader_refusals(&analysis).collect();
+    if !refusals.is_empty() {
+        for d in refusals {
+            let line = analysis.text()[..d.primary_span().start()]
+                .matches('\n')
+                .count()
+                + 1;
+            eprintln!(
+                "{name}:{line}: error[{}]: {}",
+                d.code,
+                escape_controls(&d.message)
+            );
+        }
+        eprintln!("error: agent-device refuses {name} before exporting it (see `ad check {name}`)");
+        return 1;
+    }
+    let export = match ad_compiler::export::maestro::export(&analysis) {
+        Ok(e) => e,
+        Err(ExportError::Failed { line, message }) => {
+            eprintln!("{name}:{line}: error: {}", escape_controls(&message));
+            return 1;
+        }
+        Err(ExportError::Unsupported(unsupported)) => {
+            eprintln!("error: {}", escape_controls(&unsupported.message()));
+            for n in &unsupported.0 {
+                eprintln!(
+                    "  {name}:{}: {}: {}",
+                    n.line,
+                    escape_controls(&n.action),
+                    escape_controls(&n.message)
+                );
+            }
+            return 1;
+        }
+    };
+    for w in &export.warnings {
+        eprintln!("Warning: line {}: {}", w.line, escape_controls(&w.message));
+    }
+    let out = match args.output.as_deref() {
+        None => None,
+        Some(p) if p.as_os_str() == "-" => None,
+        Some(p) => Some(p),
+    };
+    let Some(out) = out else {
+        print!("{}", export.yaml);
+        return 0;
+    };
+    if is_same_file(out, &args.file) {
+        return crate::usage_error(&format!(
+            "{}: that is the script being exported; choose another output file",
+            out.display()
+        ));
+    }
+    if let Some(dir) = out.parent().filter(|d| !d.as_os_str().is_empty()) {
+        if let Err(e) = std::fs::create_dir_all(dir) {
+            return crate::usage_error(&format!("{}: {e}", dir.display()));
+        }
+    }
+    if let Err(e) = crate::atomic_write(out, export.yaml.as_bytes()) {
+        return crate::usage_error(&format!("{}: {e}", out.display()));
+    }
+    // agent-device prints the absolute path it wrote.
+    let shown = std::path::absolute(out).unwrap_or_else(|_| out.to_path_buf());
+    println!("{}", shown.display());
+    0
+}
+
+fn is_same_file(a: &Path, b: &Path) -> bool {
+    match (std::fs::canonicalize(a), std::fs::canonicalize(b)) {
+        (Ok(a), Ok(b)) => a == b,
+        _ => false,
+    }
+}

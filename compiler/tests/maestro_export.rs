@@ -166,6 +166,7 @@ fn fixtures_export_as_agent_device_does() {
     let t = compare("export fixtures", &files);
     // The fixtures cover both outcomes and warnings.
     assert!(t.exported >= 8 && t.refused_steps >= 3 && t.refused_reader >= 1 && t.warnings >= 10);
+    assert_eq!(t.failed, 1, "object-proto-word.ad makes the exporter throw");
 }
 
 #[test]

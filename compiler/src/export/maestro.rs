@@ -257,9 +257,13 @@ fn map_step(step: &Step, anchors: &mut usize) -> Mapped {
 }
 
 /// A command the exporter's table does not hold. The table is a JavaScript object, so a word
-/// naming one of `Object.prototype`'s methods finds that method instead.
+/// naming one of `Object.prototype`'s members finds that instead: most methods return something
+/// that is neither a mapping nor a refusal (the step is dropped), and `__proto__` is no function
+/// (the exporter throws). The `__define…`/`__lookup…` methods return nothing in a fresh process,
+/// which makes them ordinary refusals.
 fn unknown(command: &str) -> Mapped {
     match command {
+        "__proto__" => Mapped::Failed("C[e.command] is not a function".into()),
         "constructor"
         | "toString"
         | "toLocaleString"

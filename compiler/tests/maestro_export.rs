@@ -16,8 +16,8 @@ use serde_json::{json, Value};
 
 /// The exportable scripts' seed: any case regenerates alone from (seed, index).
 const EXPORT_SEED: u64 = 0x6578_706f;
-const GENERATED_EXPORTABLE: usize = 400;
-const GENERATED_PARITY: usize = 300;
+const GENERATED_EXPORTABLE: usize = 1000;
+const GENERATED_PARITY: usize = 1000;
 
 fn fixtures_dir() -> PathBuf {
     repo_dir().join("tests/fixtures/export")
@@ -174,6 +174,17 @@ fn conformance_and_check_fixtures_export_as_agent_device_does() {
     let mut files = ad_tests::conformance().scripts();
     files.extend(ad_tests::check_fixtures().scripts());
     compare("conformance + check fixtures", &files);
+}
+
+#[test]
+fn public_corpus_exports_as_agent_device_does() {
+    // The optional shared corpus (`ad_tests::corpus`); its absence is said once, or fails when
+    // AD_REQUIRE_SHARED=1.
+    let Some(corpus) = ad_tests::corpus() else {
+        eprintln!("public corpus: not present (shared/corpus), skipped");
+        return;
+    };
+    compare("public corpus", &corpus.scripts());
 }
 
 #[test]

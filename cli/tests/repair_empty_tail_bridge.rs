@@ -56,6 +56,9 @@ const LINUX: [&str; 4] = ["--backend", "agent-device", "--platform", "linux"];
 fn a_plain_resume_at_the_empty_tail_runs_no_step_once_the_last_step_was_performed() {
     let mut d = Desktop::start("repair-empty-tail");
     d.set_env("AD_SESSION_IDLE_MS", "2000");
+    // A failed assertion leaves the held session (and the agent-device daemon it started) to
+    // the session daemon's reap: a minute unused, not the default hour.
+    d.set_env("AD_SESSION_REAP_MS", "60000");
     // Recorded against the app before its sign-in button was relabelled (with evidence); the
     // published flow's terminal close is dropped so that the click is the plan's last step (the
     // profile set to flow: a close-less script with evidence would be checked as a handoff).

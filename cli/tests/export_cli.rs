@@ -239,17 +239,17 @@ fn every_export_fixture_writes_what_agent_device_replay_export_writes() {
                 !ours_path.exists(),
                 "{name}: nothing is written on a refusal"
             );
-            // agent-device's message is our first line, after `error: ` / `Error (INVALID_ARGS): `.
+            // agent-device's message is our first line, after `error: ` for
+            // its `Error (CODE): `.
             let their_first = String::from_utf8_lossy(&theirs.stderr)
                 .lines()
                 .next()
                 .unwrap_or_default()
-                .trim_start_matches("Error (INVALID_ARGS): ")
-                .to_string();
-            if their_first.starts_with("Cannot export") {
-                let our_first = stderr(&ours).lines().next().unwrap_or_default().to_string();
-                assert_eq!(our_first, format!("error: {their_first}"), "{name}");
-            }
+                .split_once("): ")
+                .map(|(_, m)| m.to_string())
+                .unwrap_or_default();
+            let our_first = stderr(&ours).lines().next().unwrap_or_default().to_string();
+            assert_eq!(our_first, format!("error: {their_first}"), "{name}");
         }
         same += 1;
     }

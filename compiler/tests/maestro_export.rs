@@ -9,7 +9,9 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use ad_compiler::export::maestro::{export, reader_refusals, ExportError, ExportNote};
+use ad_compiler::export::maestro::{
+    export, reader_refusal_message, reader_refusals, ExportError, ExportNote,
+};
 use ad_tests::gen::{script, Rng, DEFAULT_SEED};
 use ad_tests::{read_script, repo_dir, scratch_dir};
 use serde_json::{json, Value};
@@ -68,7 +70,8 @@ fn notes(n: &[ExportNote]) -> Value {
 fn ours(text: &str) -> Value {
     let analysis = ad_compiler::read(text);
     if reader_refusals(&analysis).next().is_some() {
-        return json!({ "ok": false, "refusedByReader": true });
+        let message = reader_refusal_message(&analysis);
+        return json!({ "ok": false, "refusedByReader": true, "message": message });
     }
     match export(&analysis) {
         Ok(e) => json!({ "ok": true, "yaml": e.yaml, "warnings": notes(&e.warnings) }),
@@ -89,7 +92,7 @@ fn theirs(v: &Value) -> Value {
         return json!({ "ok": false, "failed": v["error"]["message"] });
     }
     if v["error"].get("unsupported").is_none() {
-        return json!({ "ok": false, "refusedByReader": true });
+        return json!({ "ok": false, "refusedByReader": true, "message": v["error"]["message"] });
     }
     json!({ "ok": false, "error": v["error"] })
 }

@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 
 use clap::Args;
 
-use ad_compiler::export::maestro::ExportError;
+use ad_compiler::export::maestro::{self, ExportError};
 
 use crate::files;
 use crate::render::escape_controls;
@@ -40,26 +40,30 @@ pub fn run(args: ExportArgs) -> i32 {
     let name = escape_controls(&source.name).into_owned();
     let analysis = ad_compiler::read(&source.text);
     // agent-device reads the script before exporting it: what its reader refuses stops here.
-    let refusals: Vec<_> = ad_compiler::export::maestro::reader_refusals(&analysis).collect();
+    let refusals: Vec<_> = maestro::reader_refusals(&analysis).collect();
     if !refusals.is_empty() {
+        // agent-device's own message first, then every refusal `ad check` reports.
+        let first = maestro::reader_refusal_message(&analysis)
+            .unwrap_or_else(|| format!("agent-device refuses {name}"));
+        eprintln!("error: {}", escape_controls(&first));
         for d in refusals {
             let line = analysis.text()[..d.primary_span().start()]
                 .matches('\n')
                 .count()
                 + 1;
             eprintln!(
-                "{name}:{line}: error[{}]: {}",
+                "  {name}:{line}: error[{}]: {}",
                 d.code,
                 escape_controls(&d.message)
             );
         }
-        eprintln!("error: agent-device refuses {name} before exporting it (see `ad check {name}`)");
         return 1;
     }
-    let export = match ad_compiler::export::maestro::export(&analysis) {
+    let export = match maestro::export(&analysis) {
         Ok(e) => e,
         Err(ExportError::Failed { line, message }) => {
-            eprintln!("{name}:{line}: error: {}", escape_controls(&message));
+            eprintln!("error: {}", escape_controls(&message));
+            eprintln!("  {name}:{line}: agent-device's exporter stops at this step");
             return 1;
         }
         Err(ExportError::Unsupported(unsupported)) => {

@@ -78,6 +78,20 @@ pub fn reader_refusals(analysis: &Analysis) -> impl Iterator<Item = &ad_grammar:
         .filter(|d| d.is_parity_error() && d.code != ad_grammar::codes::JSON_PAYLOAD)
 }
 
+/// The error `replay export` stops with on a script its reader refuses, verbatim: it runs the
+/// script parser, then the header reader, and reports the first refusal of the first that fails.
+pub fn reader_refusal_message(analysis: &Analysis) -> Option<String> {
+    [ad_grammar::Reader::Parser, ad_grammar::Reader::Metadata]
+        .into_iter()
+        .find_map(|reader| {
+            reader_refusals(analysis)
+                .filter_map(|d| d.rejection.as_ref())
+                .filter(|r| r.reader == reader)
+                .min_by_key(|r| r.order)
+                .map(|r| r.message.clone())
+        })
+}
+
 /// Exports a script agent-device's reader accepts (check [`reader_refusals`] first).
 pub fn export(analysis: &Analysis) -> Result<MaestroExport, ExportError> {
     let mut config: Vec<(String, Node)> = Vec::new();

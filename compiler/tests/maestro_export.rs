@@ -237,6 +237,38 @@ fn snapshots_of_exported_fixtures() {
     }
 }
 
+#[test]
+fn snapshots_of_refused_fixtures() {
+    for name in [
+        "refuse-refs",
+        "refuse-many",
+        "refuse-open",
+        "reader-rejects",
+        "object-proto-word",
+    ] {
+        let text = read_script(&fixtures_dir().join(format!("{name}.ad")));
+        let analysis = ad_compiler::read(&text);
+        let shown = if let Some(message) = reader_refusal_message(&analysis) {
+            format!("refused by the reader: {message}")
+        } else {
+            match export(&analysis) {
+                Ok(e) => panic!("{name} exports:\n{}", e.yaml),
+                Err(ExportError::Failed { line, message }) => {
+                    format!("the exporter fails at line {line}: {message}")
+                }
+                Err(ExportError::Unsupported(u)) => {
+                    let lines: Vec<String> =
+                        u.0.iter()
+                            .map(|n| format!("line {} ({}): {}", n.line, n.action, n.message))
+                            .collect();
+                    format!("{}\n\n{}", u.message(), lines.join("\n"))
+                }
+            }
+        };
+        insta::assert_snapshot!(format!("refused_{}", name.replace('-', "_")), shown);
+    }
+}
+
 // --- exportable scripts ---------------------------------------------------------------------
 
 /// Text that stresses the YAML writer: quoting, numbers and keywords, indicators, long lines

@@ -132,8 +132,35 @@ fn a_plain_resume_at_the_empty_tail_runs_no_step_once_the_last_step_was_performe
         text(&o)
     );
     assert!(alive(app) && alive(daemon), "a refused resume ends nothing");
-    // Another digest is refused too (the watermark's N is in range, the digest is checked).
+    // Any resume of the live session is checked before anything ends it, with agent-device's
+    // words: beyond the empty tail, and at an earlier step with another digest.
+    let mut beyond = resume.clone();
+    let at = beyond.iter().position(|a| *a == "5").unwrap();
+    beyond[at] = "6";
+    let o = d.ad(&beyond);
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+    assert!(
+        text(&o).contains("--from 6 is out of range for a 4-step plan."),
+        "{}",
+        text(&o)
+    );
     let other = "0".repeat(64);
+    let mut earlier = resume.clone();
+    earlier[at] = "4";
+    let d_at = earlier.iter().position(|a| *a == digest.as_str()).unwrap();
+    earlier[d_at] = &other;
+    let o = d.ad(&earlier);
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+    assert!(
+        text(&o).contains("--plan-digest does not match the current plan digest"),
+        "{}",
+        text(&o)
+    );
+    assert!(
+        alive(app) && alive(daemon) && listed(&d, "fix").contains("recording unarmed"),
+        "a refused resume ends nothing"
+    );
+    // Another digest is refused too (the watermark's N is in range, the digest is checked).
     let mut wrong = resume.clone();
     let at = wrong.iter().position(|a| *a == digest.as_str()).unwrap();
     wrong[at] = &other;

@@ -216,41 +216,17 @@ impl Sessions {
                 self.settle(&name, &slot, &current);
                 return reply;
             }
-            // The empty tail of a plain run that diverged at its last step (`N = actions + 1`,
-            // which only the divergence's watermark admits, agent-device's `resolveEntryIndex`):
-            // once the step was performed by hand nothing is left to run, so the resume runs no
-            // step and the session stays as it is; its entry checks are the repair's, in order.
-            if let (Some(s), Some(n)) = (current.as_mut(), req.options.from) {
-                let total = plan.steps.len();
-                if n == total + 1 && s.corrective.as_ref().is_some_and(|w| w.expected_from == n) {
-                    let reply = self.empty_tail(&req, &plan, s);
+            // A resume (`--from N`) of a session live here is checked as agent-device's
+            // `resolveEntryIndex` checks it, in its order, before anything else: the range (with
+            // the empty tail, `N = actions + 1`, which only the watermark of a divergence at the
+            // plan's last step admits), an action performed since a record-and-heal divergence,
+            // the digest. A refusal ends nothing; the empty tail runs no step and leaves the
+            // session as it is.
+            if let (Some(s), Some(_)) = (current.as_mut(), req.options.from) {
+                if let Some(reply) = self.resume_entry(&req, &plan, s) {
                     self.settle(&name, &slot, &current);
                     return Ok(reply);
                 }
-            }
-            // A resume at the step a plain run's record-and-heal divergence expects needs an
-            // action performed on the session since (agent-device's `resolveEntryIndex` holds
-            // every `replay --from` to the watermark), checked before any step.
-            let uncorrected = current
-                .as_ref()
-                .zip(req.options.from)
-                .and_then(|(s, n)| super::repair::uncorrected(n, s.corrective.as_ref(), s.actions));
-            if let Some(message) = uncorrected {
-                let digest = ad_compiler::digest::plan_digest(
-                    plan.steps,
-                    plan.metadata,
-                    &ad_compiler::digest::DigestOptions {
-                        platform: req.options.platform.clone(),
-                        target: req.options.target.clone(),
-                    },
-                );
-                self.settle(&name, &slot, &current);
-                return Ok(super::repair::refused(
-                    &digest,
-                    plan.steps.len(),
-                    &name,
-                    super::publish::Refusal::new("INVALID_ARGS", message),
-                ));
             }
             // A resume (`--from N`) on agent-device continues on the bridge a diverged run (or a
             // handoff) left live under this name: its daemon and device session, as they are.
@@ -389,10 +365,10 @@ impl Sessions {
         }
     }
 
-    /// A plain `--from N` at the empty tail of the watermark on `s` (N = actions + 1): refused
-    /// as the repair's entry checks refuse (no corrective action since the divergence, another
-    /// digest), else answered with no step run; the watermark is cleared.
-    fn empty_tail(&self, req: &RunRequest, plan: &Plan<'_>, s: &mut Session) -> RunReply {
+    /// The entry checks of a plain `--from N` on the live session `s` (the repair's, in
+    /// agent-device's order): a refusal, or the empty tail's answer with no step run (its
+    /// watermark cleared); `None` when the run goes on from step N.
+    fn resume_entry(&self, req: &RunRequest, plan: &Plan<'_>, s: &mut Session) -> Option<RunReply> {
         let opts = &req.options;
         let digest = ad_compiler::digest::plan_digest(
             plan.steps,
@@ -412,18 +388,19 @@ impl Sessions {
             s.actions,
         );
         let from = match entry {
-            Ok(n) => n,
+            Ok(n) if n == total + 1 => n,
+            Ok(_) => return None,
             Err(m) => {
-                return super::repair::refused(
+                return Some(super::repair::refused(
                     &digest,
                     total,
                     &opts.session,
                     super::publish::Refusal::new("INVALID_ARGS", m),
-                )
+                ))
             }
         };
         s.corrective = None;
-        RunReply {
+        Some(RunReply {
             result: RunResult {
                 ok: true,
                 replayed: 0,
@@ -443,7 +420,7 @@ impl Sessions {
             },
             run_dir: None,
             session_file: None,
-        }
+        })
     }
 }
 

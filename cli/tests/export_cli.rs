@@ -229,10 +229,26 @@ fn every_export_fixture_writes_what_agent_device_replay_export_writes() {
                 std::fs::read(&theirs_path).unwrap(),
                 "{name}: the written files differ"
             );
+            // agent-device's warnings, then ad's own notes.
+            let err = stderr(&ours);
+            let (warnings, notes): (Vec<&str>, Vec<&str>) =
+                err.lines().partition(|l| l.starts_with("Warning: "));
             assert_eq!(
-                stderr(&ours),
+                warnings
+                    .iter()
+                    .map(|l| format!("{l}\n"))
+                    .collect::<String>(),
                 String::from_utf8_lossy(&theirs.stderr),
                 "{name}: the warnings differ"
+            );
+            let aliases = std::fs::read_to_string(&ours_path)
+                .unwrap()
+                .contains(": *a");
+            assert!(notes.iter().all(|l| l.starts_with("note: line ")), "{err}");
+            assert_eq!(
+                !notes.is_empty(),
+                aliases,
+                "{name}: a note for each aliased swipe"
             );
         } else {
             assert!(
@@ -254,4 +270,53 @@ fn every_export_fixture_writes_what_agent_device_replay_export_writes() {
         same += 1;
     }
     eprintln!("{same} fixtures agree with agent-device replay export ({exported} exported)");
+}
+
+/// What the export writes is a flow agent-device's Maestro reader accepts, except the aliases its
+/// exporter writes for `swipe --count N`, which its own reader refuses: `ad check --maestro` says
+/// the same as agent-device's reader of every exported fixture, and `ad export` notes the aliases.
+#[test]
+fn exported_flows_are_read_back_as_agent_devices_maestro_reader_reads_them() {
+    let dir = common::scratch_dir("export-cli-round-trip");
+    let mut flows = Vec::new();
+    for entry in std::fs::read_dir(repo_root().join("tests/fixtures/export")).unwrap() {
+        let f = entry.unwrap().path();
+        if f.extension().is_none_or(|x| x != "ad") {
+            continue;
+        }
+        let flow = dir.join(f.file_stem().unwrap()).with_extension("yaml");
+        let out = ad(&dir)
+            .args(["export", "--maestro"])
+            .arg(&f)
+            .arg("-o")
+            .arg(&flow)
+            .output()
+            .unwrap();
+        if exit_code(&out) == 0 {
+            flows.push(flow);
+        }
+    }
+    flows.sort();
+    assert!(flows.len() >= 12, "{flows:?}");
+    let theirs = ad_tests::maestro::run_oracle(&flows);
+    let mut refused = 0;
+    for (flow, verdict) in flows.iter().zip(&theirs) {
+        let out = ad(&dir)
+            .args(["check", "--maestro", "--parity-only"])
+            .arg(flow)
+            .output()
+            .unwrap();
+        let aliases = std::fs::read_to_string(flow).unwrap().contains(": *a");
+        let accepted = verdict["ok"] == true;
+        assert_eq!(accepted, !aliases, "{}: {verdict}", flow.display());
+        assert_eq!(
+            exit_code(&out) == 0,
+            accepted,
+            "{}: ad check --maestro disagrees with agent-device's reader ({verdict}):\n{}",
+            flow.display(),
+            stdout(&out)
+        );
+        refused += usize::from(!accepted);
+    }
+    assert_eq!(refused, 1, "only the repeated swipes' flow is refused");
 }

@@ -82,6 +82,10 @@ pub fn run(args: ExportArgs) -> i32 {
     for w in &export.warnings {
         eprintln!("Warning: line {}: {}", w.line, escape_controls(&w.message));
     }
+    // ad's own findings come after agent-device's warnings, marked as notes.
+    for n in &export.notes {
+        eprintln!("note: line {}: {}", n.line, escape_controls(&n.message));
+    }
     let out = match args.output.as_deref() {
         None => None,
         Some(p) if p.as_os_str() == "-" => None,

@@ -32,8 +32,16 @@ pub struct ExportNote {
 #[derive(Debug, Clone, PartialEq)]
 pub struct MaestroExport {
     pub yaml: String,
+    /// agent-device's warnings.
     pub warnings: Vec<ExportNote>,
+    /// `ad`'s own findings, which agent-device does not print: steps whose export agent-device's
+    /// Maestro reader refuses (a repeated swipe is written as YAML aliases, and the reader wants
+    /// a map at each), so the flow does not replay as written.
+    pub notes: Vec<ExportNote>,
 }
+
+/// The note on a repeated swipe.
+pub const ALIAS_NOTE: &str = "agent-device's Maestro reader refuses the aliases this swipe --count is written as (`Maestro swipe expects a map.`), so `agent-device replay FLOW.yaml --maestro` stops at them; agent-device's own export writes the same";
 
 /// Why a script is not exported.
 #[derive(Debug, Clone, PartialEq)]
@@ -106,6 +114,7 @@ pub fn export(analysis: &Analysis) -> Result<MaestroExport, ExportError> {
     let mut app_id: Option<String> = None;
     let mut commands = Vec::new();
     let mut warnings = Vec::new();
+    let mut notes = Vec::new();
     let mut unsupported = Vec::new();
     let mut anchors = 0usize;
     for step in analysis.steps() {
@@ -123,6 +132,9 @@ pub fn export(analysis: &Analysis) -> Result<MaestroExport, ExportError> {
             } => {
                 if let Some(app) = app {
                     app_id.get_or_insert(app);
+                }
+                if c.iter().any(has_alias) {
+                    notes.push(note(ALIAS_NOTE.to_string()));
                 }
                 commands.extend(c);
                 warnings.extend(w.into_iter().map(note));
@@ -146,7 +158,18 @@ pub fn export(analysis: &Analysis) -> Result<MaestroExport, ExportError> {
     Ok(MaestroExport {
         yaml: yaml::documents(&docs),
         warnings,
+        notes,
     })
+}
+
+fn has_alias(node: &Node) -> bool {
+    match node {
+        Node::Alias(_) => true,
+        Node::Map(pairs) => pairs.iter().any(|(_, v)| has_alias(v)),
+        Node::Seq(items) => items.iter().any(has_alias),
+        Node::Anchor(_, inner) => has_alias(inner),
+        _ => false,
+    }
 }
 
 enum Mapped {

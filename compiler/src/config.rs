@@ -18,6 +18,9 @@
 //! [run]
 //! backend = "web"           # the default backend of `ad run` / `ad test` (sim | web)
 //! artifacts-dir = "build/ad-artifacts"  # the default --artifacts-dir (relative to this file)
+//!
+//! [maestro]
+//! paths = ["e2e/**/*.yaml"] # .yaml/.yml files the language server checks as Maestro flows
 //! ```
 //!
 //! The file is looked up beside the script and in every parent folder up to the repository
@@ -107,6 +110,10 @@ pub struct Config {
     /// `[run] artifacts-dir`: the default `--artifacts-dir` of `ad run`, `ad heal` and `ad test`,
     /// resolved against the `ad.toml`'s folder (the language server reads the records there).
     pub run_artifacts_dir: Option<PathBuf>,
+    /// `[maestro] paths`: globs (relative to the `ad.toml`'s folder, as `[profiles]`) of the
+    /// `.yaml`/`.yml` files that are Maestro flows; the language server checks only those, so
+    /// other tools' YAML is never flagged.
+    pub maestro_paths: Vec<String>,
     /// Where it was read from.
     pub source: Option<PathBuf>,
 }
@@ -176,8 +183,7 @@ impl Config {
                                 "{name}: profiles.\"{pattern}\" must be auto, flow or handoff"
                             ))
                                 })?;
-                        if pattern.is_empty() || pattern.starts_with('/') || pattern.contains('\\')
-                        {
+                        if !is_relative_pattern(pattern) {
                             return Err(ConfigError(format!(
                                 "{name}: profiles.\"{pattern}\": a pattern is a relative path with `/` separators (e.g. \"handoff/**\")"
                             )));
@@ -246,9 +252,42 @@ impl Config {
                         }
                     }
                 }
+                ("maestro", toml::Value::Table(maestro)) => {
+                    for (k, v) in maestro {
+                        let wrong = || {
+                            ConfigError(format!(
+                                "{name}: maestro.paths must be a list of globs relative to this file's folder (e.g. paths = [\"e2e/**/*.yaml\"])"
+                            ))
+                        };
+                        match (k.as_str(), v) {
+                            ("paths", toml::Value::Array(items)) => {
+                                for item in items {
+                                    let pattern = item.as_str().ok_or_else(wrong)?;
+                                    if !is_relative_pattern(pattern) {
+                                        return Err(ConfigError(format!(
+                                            "{name}: maestro.paths \"{pattern}\": a pattern is a relative path with `/` separators (e.g. \"e2e/**/*.yaml\")"
+                                        )));
+                                    }
+                                    config.maestro_paths.push(pattern.to_string());
+                                }
+                            }
+                            ("paths", _) => return Err(wrong()),
+                            _ => {
+                                return Err(ConfigError(format!(
+                                    "{name}: unknown setting maestro.{k} (known: paths)"
+                                )))
+                            }
+                        }
+                    }
+                }
+                ("maestro", _) => {
+                    return Err(ConfigError(format!(
+                        "{name}: maestro must be a section: [maestro] then paths = [\"e2e/**/*.yaml\"]"
+                    )))
+                }
                 _ => {
                     return Err(ConfigError(format!(
-                        "{name}: unknown section [{key}] (known: [check], [profiles], [rules], [input], [run])"
+                        "{name}: unknown section [{key}] (known: [check], [profiles], [rules], [input], [run], [maestro])"
                     )))
                 }
             }
@@ -337,6 +376,45 @@ impl Config {
     pub fn is_builtin(&self, name: &str) -> bool {
         crate::builtins::is_builtin(name) || self.builtins.iter().any(|b| b == name)
     }
+
+    /// Is `path` a Maestro flow by `[maestro] paths`: a `.yaml`/`.yml` file matching one of its
+    /// globs, relative to the `ad.toml`'s folder.
+    pub fn is_maestro_flow(&self, path: &Path) -> bool {
+        match &self.source {
+            Some(source) if !self.maestro_paths.is_empty() => {
+                let base = source.parent().unwrap_or(Path::new("."));
+                is_yaml(path) && matches_any(&self.maestro_paths, base, path)
+            }
+            _ => false,
+        }
+    }
+}
+
+/// A `.yaml` or `.yml` file: what agent-device reads as a Maestro flow under `--maestro`.
+pub fn is_yaml(path: &Path) -> bool {
+    path.extension()
+        .is_some_and(|e| e.eq_ignore_ascii_case("yaml") || e.eq_ignore_ascii_case("yml"))
+}
+
+/// Does any of `patterns` (the `ad.toml` glob syntax) match `path` relative to `base`? Both
+/// are compared canonicalized when they exist, so links and `..` do not matter.
+pub fn matches_any(patterns: &[String], base: &Path, path: &Path) -> bool {
+    let canonical = |p: &Path| p.canonicalize().unwrap_or_else(|_| p.to_path_buf());
+    let (base, path) = (canonical(base), canonical(path));
+    let Ok(relative) = path.strip_prefix(&base) else {
+        return false;
+    };
+    let relative: Vec<String> = relative
+        .components()
+        .map(|c| c.as_os_str().to_string_lossy().into_owned())
+        .collect();
+    let relative: Vec<&str> = relative.iter().map(String::as_str).collect();
+    patterns.iter().any(|p| glob_matches(p, &relative))
+}
+
+/// A glob of `ad.toml`: relative, with `/` separators.
+fn is_relative_pattern(pattern: &str) -> bool {
+    !(pattern.is_empty() || pattern.starts_with('/') || pattern.contains('\\'))
 }
 
 /// Does a glob match a relative path (its components)? `*` and `?` stay within one component,
@@ -446,6 +524,71 @@ mod tests {
                 );
             }
         }
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn maestro_paths_parse_and_wrong_types_are_refused() {
+        let c = Config::parse(
+            "[maestro]\npaths = [\"e2e/**/*.yaml\", \"flows/*.yml\"]\n",
+            None,
+        )
+        .unwrap();
+        assert_eq!(c.maestro_paths, ["e2e/**/*.yaml", "flows/*.yml"]);
+        for (text, says) in [
+            (
+                "[maestro]\npaths = \"e2e/**\"\n",
+                "maestro.paths must be a list of globs",
+            ),
+            (
+                "[maestro]\npaths = [1]\n",
+                "maestro.paths must be a list of globs",
+            ),
+            (
+                "[maestro]\npaths = [\"/abs/*.yaml\"]\n",
+                "a pattern is a relative path",
+            ),
+            (
+                "[maestro]\nglobs = []\n",
+                "unknown setting maestro.globs (known: paths)",
+            ),
+            ("maestro = 1\n", "maestro must be a section"),
+        ] {
+            let e = Config::parse(text, None).unwrap_err().0;
+            assert!(e.contains(says), "{text:?}: {e}");
+        }
+        let e = Config::parse("[nope]\n", None).unwrap_err().0;
+        assert!(e.contains("[maestro]"), "{e}");
+    }
+
+    #[test]
+    fn maestro_paths_route_yaml_relative_to_the_ad_toml() {
+        let dir = std::env::temp_dir().join(format!("ad-config-maestro-{}", std::process::id()));
+        std::fs::create_dir_all(dir.join("e2e/login")).unwrap();
+        std::fs::create_dir_all(dir.join(".github")).unwrap();
+        std::fs::write(dir.join(".git"), "").unwrap();
+        std::fs::write(
+            dir.join("ad.toml"),
+            "[maestro]\npaths = [\"e2e/**/*.yaml\"]\n",
+        )
+        .unwrap();
+        for (file, want) in [
+            ("e2e/a.yaml", true),
+            ("e2e/login/b.yaml", true),
+            ("e2e/login/c.yml", false),
+            ("e2e/login/d.ad", false),
+            (".github/ci.yaml", false),
+        ] {
+            let path = dir.join(file);
+            std::fs::write(&path, "- back\n").unwrap();
+            let c = Config::discover(&path).unwrap();
+            assert_eq!(c.is_maestro_flow(&path), want, "{file}");
+        }
+        // A `.ad` pattern still routes only YAML.
+        let c = Config::parse("[maestro]\npaths = [\"**\"]\n", Some(&dir.join("ad.toml"))).unwrap();
+        assert!(!c.is_maestro_flow(&dir.join("e2e/login/d.ad")));
+        assert!(c.is_maestro_flow(&dir.join("e2e/login/c.yml")));
+        assert!(!Config::default().is_maestro_flow(&dir.join("e2e/a.yaml")));
         let _ = std::fs::remove_dir_all(&dir);
     }
 

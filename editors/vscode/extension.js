@@ -1,4 +1,7 @@
-// The VS Code side of `ad lsp`: starts the server over stdio for `.ad` documents. Everything
+// The VS Code side of `ad lsp`: starts the server over stdio for `.ad` documents, and for
+// `.yaml`/`.yml` files when Maestro flows are opted in (`ad.maestro.paths` or `ad.maestro.enable`:
+// the server then checks only the YAML routed as flows, by those globs or an ad.toml's
+// `[maestro] paths`, and leaves other YAML alone). Everything
 // else (diagnostics, completion, hover, formatting, quick fixes, semantic tokens) comes from the
 // server; highlighting before the server answers comes from syntaxes/ad.tmLanguage.json.
 "use strict";
@@ -9,6 +12,12 @@ const { LanguageClient, TransportKind } = require("vscode-languageclient/node");
 /** @type {LanguageClient | undefined} */
 let client;
 
+/** Maestro flows are opted in: YAML files go to the server, which routes them. */
+function maestroEnabled() {
+  const config = vscode.workspace.getConfiguration("ad");
+  return config.get("maestro.enable") === true || (config.get("maestro.paths") || []).length > 0;
+}
+
 function createClient() {
   const config = vscode.workspace.getConfiguration("ad");
   const command = config.get("path") || "ad";
@@ -17,12 +26,19 @@ function createClient() {
     args: ["lsp"],
     transport: TransportKind.stdio,
   };
+  const documentSelector = [
+    { scheme: "file", language: "ad" },
+    { scheme: "untitled", language: "ad" },
+  ];
+  if (maestroEnabled()) {
+    documentSelector.push({ scheme: "file", pattern: "**/*.{yaml,yml}" });
+  }
   const clientOptions = {
-    documentSelector: [
-      { scheme: "file", language: "ad" },
-      { scheme: "untitled", language: "ad" },
-    ],
+    documentSelector,
+    // Globs relative to the workspace folder of the YAML files that are Maestro flows.
+    initializationOptions: { maestro: { paths: config.get("maestro.paths") || [] } },
     synchronize: {
+      configurationSection: "ad",
       // ad.toml changes which rules apply: the server re-checks open scripts.
       fileEvents: vscode.workspace.createFileSystemWatcher("**/ad.toml"),
     },
@@ -45,19 +61,27 @@ async function start(context) {
 
 /** @param {vscode.ExtensionContext} context */
 async function activate(context) {
+  // Activated by a YAML file but not opted in: start with the first `.ad` document instead.
+  const wanted = () =>
+    maestroEnabled() || vscode.workspace.textDocuments.some((d) => d.languageId === "ad");
   context.subscriptions.push(
+    vscode.workspace.onDidOpenTextDocument(async (d) => {
+      if (!client && d.languageId === "ad") await start(context);
+    }),
     vscode.commands.registerCommand("ad.restartServer", async () => {
       if (client) await client.stop();
       await start(context);
     }),
     vscode.workspace.onDidChangeConfiguration(async (e) => {
-      if (e.affectsConfiguration("ad.path") && client) {
-        await client.stop();
-        await start(context);
+      // The executable, or which documents go to the server, changed.
+      if (e.affectsConfiguration("ad.path") || e.affectsConfiguration("ad.maestro")) {
+        if (client) await client.stop();
+        client = undefined;
+        if (wanted()) await start(context);
       }
     }),
   );
-  await start(context);
+  if (wanted()) await start(context);
 }
 
 async function deactivate() {

@@ -85,6 +85,9 @@ pub fn convert(doc: &Document, d: &ad_grammar::Diagnostic) -> lsp_types::Diagnos
 
 /// Everything to publish for a document.
 pub fn publish(doc: &Document) -> Vec<lsp_types::Diagnostic> {
+    if doc.kind == crate::document::Kind::Maestro {
+        return crate::maestro::diagnostics(doc);
+    }
     if let (Some(c), Some(path)) = (doc.composition(), doc.path.as_ref()) {
         // A composition's findings in this file, each with the include chain that reached it.
         let path = ad_compiler::compose::normalize(path);
@@ -129,7 +132,7 @@ pub fn publish(doc: &Document) -> Vec<lsp_types::Diagnostic> {
             // The last run of this plan, when it diverged (from the artifacts folder).
             .chain(crate::runs::diagnostics(doc))
             .collect(),
-        Err(NoAnalysis::TooLarge) => Vec::new(),
+        Err(NoAnalysis::TooLarge | NoAnalysis::NotAScript) => Vec::new(),
         Err(NoAnalysis::Crashed) => vec![lsp_types::Diagnostic {
             range: lsp_types::Range::default(),
             severity: Some(DiagnosticSeverity::ERROR),

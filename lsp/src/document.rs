@@ -21,6 +21,19 @@ pub enum NoAnalysis {
     TooLarge,
     /// The analysis panicked (a bug in `ad`); the server keeps running.
     Crashed,
+    /// A Maestro flow or another tool's YAML: not an `.ad` script.
+    NotAScript,
+}
+
+/// How the server reads a document (`maestro::route`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Kind {
+    #[default]
+    Script,
+    /// A `.yaml`/`.yml` file routed as a Maestro flow (client setting or `ad.toml`).
+    Maestro,
+    /// YAML that is not routed: another tool's, the server says nothing about it.
+    Ignored,
 }
 
 #[derive(Debug)]
@@ -36,7 +49,9 @@ pub struct Document {
     pub buffers: Arc<std::collections::BTreeMap<PathBuf, String>>,
     /// The script's last runs and heal records in the artifacts folder (read on open and save).
     pub runs: Arc<crate::runs::Found>,
+    pub kind: Kind,
     analysis: OnceLock<Result<Arc<Analysis>, NoAnalysis>>,
+    maestro: OnceLock<Option<Arc<ad_maestro::Checked>>>,
     composition: OnceLock<Option<Arc<ad_compiler::compose::Composition>>>,
 }
 
@@ -58,7 +73,9 @@ impl Document {
             path,
             buffers: Arc::default(),
             runs: Arc::default(),
+            kind: Kind::Script,
             analysis: OnceLock::new(),
+            maestro: OnceLock::new(),
             composition: OnceLock::new(),
         }
     }
@@ -92,6 +109,7 @@ impl Document {
         );
         d.buffers = self.buffers.clone();
         d.runs = self.runs.clone();
+        d.kind = self.kind;
         d
     }
 
@@ -106,7 +124,9 @@ impl Document {
             path: self.path.clone(),
             buffers: self.buffers.clone(),
             runs: self.runs.clone(),
+            kind: self.kind,
             analysis: OnceLock::new(),
+            maestro: OnceLock::new(),
             composition: OnceLock::new(),
         }
     }
@@ -133,7 +153,9 @@ impl Document {
             path: self.path.clone(),
             buffers: self.buffers.clone(),
             runs,
+            kind: self.kind,
             analysis: self.analysis.clone(),
+            maestro: self.maestro.clone(),
             composition: self.composition.clone(),
         }
     }
@@ -141,6 +163,9 @@ impl Document {
     /// The composition this document is (a `composition-v1` parent or a `fragment-v1` file,
     /// with a path), checked with the files it includes; `None` for plain scripts.
     pub fn composition(&self) -> Option<&ad_compiler::compose::Composition> {
+        if self.kind != Kind::Script {
+            return None;
+        }
         self.composition
             .get_or_init(|| {
                 std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
@@ -157,6 +182,9 @@ impl Document {
     pub fn analysis(&self) -> Result<&Analysis, NoAnalysis> {
         self.analysis
             .get_or_init(|| {
+                if self.kind != Kind::Script {
+                    return Err(NoAnalysis::NotAScript);
+                }
                 if self.text.len() > MAX_ANALYZED_BYTES {
                     return Err(NoAnalysis::TooLarge);
                 }
@@ -169,6 +197,23 @@ impl Document {
             .as_ref()
             .map(|a| a.as_ref())
             .map_err(|e| *e)
+    }
+
+    /// `ad check --maestro`'s check of a routed flow (computed on first use); `None` for
+    /// anything else, a flow over the size limit, or a check that panicked.
+    pub fn maestro(&self) -> Option<&ad_maestro::Checked> {
+        self.maestro
+            .get_or_init(|| {
+                if self.kind != Kind::Maestro || self.text.len() > MAX_ANALYZED_BYTES {
+                    return None;
+                }
+                std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                    crate::maestro::check(self)
+                }))
+                .ok()
+                .map(Arc::new)
+            })
+            .as_deref()
     }
 
     /// The syntax tree (from the analysis).

@@ -9,7 +9,8 @@ use crate::document::{Document, MAX_ANALYZED_BYTES};
 
 /// Edits turning the document into `ad fmt`'s output; `range` limits them to those lines.
 pub fn format(doc: &Document, range: Option<Span>) -> Option<Vec<TextEdit>> {
-    if doc.text.len() > MAX_ANALYZED_BYTES {
+    // A Maestro flow or other YAML is not `ad fmt`'s to format.
+    if doc.text.len() > MAX_ANALYZED_BYTES || doc.kind != crate::document::Kind::Script {
         return None;
     }
     let formatted = ad_compiler::format::format(&doc.text);

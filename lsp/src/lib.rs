@@ -21,6 +21,7 @@ pub mod document;
 mod formatting;
 mod hover;
 pub mod lines;
+mod maestro;
 mod navigation;
 pub mod runs;
 mod semantic;

@@ -34,9 +34,10 @@ use serde::Serialize;
 use serde_json::Value;
 
 use crate::caps::{server_capabilities, ClientCaps};
-use crate::document::{Document, NoAnalysis};
+use crate::document::{Document, Kind, NoAnalysis};
 use crate::{
-    actions, completion, diagnostics, formatting, hover, navigation, semantic, signature, symbols,
+    actions, completion, diagnostics, formatting, hover, maestro, navigation, semantic, signature,
+    symbols,
 };
 
 /// What handlers see: one version of one document and the client's capabilities.
@@ -142,9 +143,15 @@ pub fn run(connection: Connection) -> i32 {
             Some(r) => r.join(d),
             None => PathBuf::from(d),
         });
+    let maestro_paths = params
+        .initialization_options
+        .as_ref()
+        .and_then(maestro::paths_setting)
+        .unwrap_or_default();
     let mut server = Server {
         root,
         artifacts_dir,
+        maestro_paths,
         caps: Arc::new(ClientCaps::from_params(&params)),
         sender,
         docs: HashMap::new(),
@@ -185,6 +192,8 @@ struct Server {
     /// scripts' run and heal records are looked for.
     root: Option<PathBuf>,
     artifacts_dir: Option<PathBuf>,
+    /// The client's `maestro.paths`: globs (relative to `root`) of YAML read as Maestro flows.
+    maestro_paths: Vec<String>,
     sender: Sender<Message>,
     caps: Arc<ClientCaps>,
     docs: HashMap<Uri, Arc<Document>>,
@@ -340,11 +349,23 @@ impl Server {
                 )),
             ),
             Completion::METHOD => self.spawn(req, |s, p| Ok(completion::completion(s, p))),
-            HoverRequest::METHOD => self.spawn(req, |s, p| Ok(hover::hover(s, p))),
+            HoverRequest::METHOD => self.spawn(req, |s, p| {
+                Ok(match s.doc.kind {
+                    Kind::Script => hover::hover(s, p),
+                    Kind::Maestro => maestro::hover(s, p),
+                    Kind::Ignored => None,
+                })
+            }),
             SignatureHelpRequest::METHOD => {
                 self.spawn(req, |s, p| Ok(signature::signature_help(s, p)))
             }
-            GotoDefinition::METHOD => self.spawn(req, |s, p| Ok(navigation::definition(s, p))),
+            GotoDefinition::METHOD => self.spawn(req, |s, p| {
+                Ok(match s.doc.kind {
+                    Kind::Script => navigation::definition(s, p),
+                    Kind::Maestro => maestro::definition(s, p),
+                    Kind::Ignored => None,
+                })
+            }),
             References::METHOD => self.spawn(req, |s, p| Ok(navigation::references(s, p))),
             DocumentHighlightRequest::METHOD => {
                 self.spawn(req, |s, p| Ok(navigation::highlight(s, p)))
@@ -479,6 +500,7 @@ impl Server {
                     config,
                     path,
                 );
+                d.kind = self.route(&d, doc.language_id == "yaml");
                 d.runs = self.runs_for(&d);
                 self.docs.insert(doc.uri.clone(), Arc::new(d));
                 self.mark_dirty(doc.uri);
@@ -516,10 +538,26 @@ impl Server {
                     // ad.toml may have changed since the document was opened.
                     let config = self.config_for(old.path.as_deref());
                     let mut d = old.with_config(config);
+                    d.kind = self.route(&d, d.kind != Kind::Script);
                     // A run or a heal may have happened since: read their records again.
                     d.runs = self.runs_for(&d);
                     self.docs.insert(uri.clone(), Arc::new(d));
-                    self.mark_dirty(uri);
+                    self.mark_dirty(uri.clone());
+                    // A flow another open flow runs (runFlow) may have changed on disk.
+                    if uri.as_str().ends_with(".yaml") || uri.as_str().ends_with(".yml") {
+                        self.reload_configs();
+                    }
+                }
+            }
+            "workspace/didChangeConfiguration" => {
+                // The client's `ad` section: its `maestro.paths` route YAML again.
+                if let Some(paths) = n
+                    .params
+                    .get("settings")
+                    .and_then(|s| maestro::paths_setting(s.get("ad").unwrap_or(s)))
+                {
+                    self.maestro_paths = paths;
+                    self.reload_configs();
                 }
             }
             DidCloseTextDocument::METHOD => {
@@ -633,6 +671,22 @@ impl Server {
         }
     }
 
+    /// How `doc` is read: a `.yaml`/`.yml` file (or a `yaml` buffer) is a Maestro flow when the
+    /// client's `maestro.paths` or its `ad.toml`'s `[maestro] paths` name it, else left alone.
+    fn route(&self, doc: &Document, yaml_buffer: bool) -> Kind {
+        let path = doc.path.as_deref();
+        let yaml = match path {
+            Some(p) => ad_compiler::config::is_yaml(p),
+            None => yaml_buffer,
+        };
+        maestro::route(path, yaml, |p| {
+            doc.config.is_maestro_flow(p)
+                || self.root.as_deref().is_some_and(|root| {
+                    ad_compiler::config::matches_any(&self.maestro_paths, root, p)
+                })
+        })
+    }
+
     /// The records of `doc`'s script in the artifacts folders (none for an unsaved buffer).
     fn runs_for(&self, doc: &Document) -> Arc<crate::runs::Found> {
         let Some(path) = doc.path.as_deref() else {
@@ -660,8 +714,9 @@ impl Server {
         let docs: Vec<Arc<Document>> = self.docs.values().cloned().collect();
         for d in docs {
             let config = self.config_for(d.path.as_deref());
-            self.docs
-                .insert(d.uri.clone(), Arc::new(d.with_config(config)));
+            let mut new = d.with_config(config);
+            new.kind = self.route(&new, d.kind != Kind::Script);
+            self.docs.insert(d.uri.clone(), Arc::new(new));
             self.mark_dirty(d.uri.clone());
         }
     }
@@ -736,7 +791,7 @@ impl Server {
                     MessageType::ERROR,
                     format!("ad: the analysis of {} crashed (a bug in ad)", uri.as_str()),
                 ),
-                Ok(_) => {}
+                Ok(_) | Err(NoAnalysis::NotAScript) => {}
             }
             notify(
                 &self.sender,
@@ -796,6 +851,7 @@ mod tests {
         let mut server = Server {
             root: None,
             artifacts_dir: None,
+            maestro_paths: Vec::new(),
             sender: server_side.sender.clone(),
             caps: caps.clone(),
             docs: HashMap::new(),

@@ -334,7 +334,8 @@ fn platform_comparison(inner: &str) -> bool {
     matches!(t.chars().next(), Some('\'' | '"'))
 }
 
-fn walk<'f>(commands: impl Iterator<Item = &'f Command>, out: &mut Vec<&'f Command>) {
+/// Every command, depth first: `repeat`/`retry` bodies and inline `runFlow` commands too.
+pub fn walk<'f>(commands: impl Iterator<Item = &'f Command>, out: &mut Vec<&'f Command>) {
     for c in commands {
         out.push(c);
         walk(c.body.iter(), out);

@@ -133,6 +133,118 @@ impl CommandKind {
     pub fn from_name(name: &str) -> Option<CommandKind> {
         CommandKind::ALL.into_iter().find(|k| k.name() == name)
     }
+
+    /// What agent-device 0.21.5's Maestro engine does with the command (its `help maestro` and
+    /// its engine), then what `ad` checks of it: the language server's hover.
+    pub fn doc(self) -> (&'static str, &'static str) {
+        use CommandKind::*;
+        match self {
+            LaunchApp => (
+                "Opens the app (`appId`, else the flow's `appId`), as `open APP`: `stopApp: true` relaunches it, `clearState: true` clears its data first, `arguments` become launch arguments.",
+                "Takes `appId`, `stopApp`, `clearState`, `arguments`/`launchArguments`; a flow with no `appId` anywhere has nothing to launch.",
+            ),
+            TapOn => (
+                "Waits for the target (polling until it is there or the step times out) and taps it: a selector (`text`, `id`, `index`, relations `childOf`/`above`/`below`/`leftOf`/`rightOf`/`containsChild`/`containsDescendants`, `enabled`, `selected`) or a point (`x, y` or `x%, y%`). `optional: true` lets a missing target pass; `repeat`, `delay` and `retryTapIfNoChange` are honoured; an outer `label` is metadata, not a selector.",
+                "Checks every selector key, relation and value type, empty selectors (AD910) and points (AD911) as agent-device's reader does.",
+            ),
+            DoubleTapOn => (
+                "Waits for the target and double-taps it (`delay` between the taps). Points are pixels only.",
+                "Refuses percentage points (AD911) and every field the reader refuses.",
+            ),
+            LongPressOn => (
+                "Waits for the target and long-presses it. Points are pixels only.",
+                "Refuses percentage points (AD911) and every field the reader refuses.",
+            ),
+            InputText => (
+                "Types the text into the element that has focus (it does not pick a field: tap it first). `${VAR}` lookups are interpolated.",
+                "The text must be a string: `inputText: 1234` is a number in YAML 1.2 (AD905); unknown `${VAR}`s are AD921.",
+            ),
+            EraseText => (
+                "Deletes characters from the focused field (`charactersToErase`, else the engine's default).",
+                "`charactersToErase` must be a whole number in range (AD906).",
+            ),
+            OpenLink => (
+                "Opens the link (a URL or deep link) on the device.",
+                "The link must be a string.",
+            ),
+            AssertVisible => (
+                "Waits until the selector matches a visible element, failing when the timeout passes.",
+                "Checks the selector as `tapOn`'s.",
+            ),
+            AssertNotVisible => (
+                "Waits until no visible element matches the selector, failing when the timeout passes.",
+                "Checks the selector as `tapOn`'s.",
+            ),
+            AssertTrue => (
+                "Passes when the value is truthy: only literal values and bare `${VAR}` lookups (\"\", \"false\", \"0\", \"null\" and \"undefined\" are falsy, everything else truthy).",
+                "A JavaScript expression is refused (AD912): compute it in a `runScript`/`evalScript` and assert `${output.x}`.",
+            ),
+            ExtendedWaitUntil => (
+                "Waits up to `timeout` ms until `visible` matches (or `notVisible` no longer does).",
+                "Requires exactly one of `visible`/`notVisible` (AD907) and a timeout in range (AD906).",
+            ),
+            TakeScreenshot => (
+                "Saves a screenshot of the device under the given path.",
+                "The path must be a string.",
+            ),
+            Scroll => (
+                "Scrolls the screen down once.",
+                "Takes no options (AD907).",
+            ),
+            ScrollUntilVisible => (
+                "Scrolls (`direction`, default down) until `element` is visible or `timeout` passes.",
+                "Checks `element` as a selector, `direction` (AD913) and the numbers (AD906).",
+            ),
+            Swipe => (
+                "Swipes from `start` to `end` (both pixels or both percentages), in a `direction`, or from a target element.",
+                "Refuses mixed or malformed points (AD911) and unknown directions (AD913).",
+            ),
+            HideKeyboard => (
+                "Dismisses the on-screen keyboard.",
+                "Takes no options (AD907).",
+            ),
+            PressKey => (
+                "Presses a key: only back, enter, return and home.",
+                "Any other key name is refused (AD909).",
+            ),
+            Back => (
+                "Presses the system back button (Android) or navigates back.",
+                "Takes no options (AD907).",
+            ),
+            WaitForAnimationToEnd => (
+                "Waits until the screen stops changing, up to `timeout` ms.",
+                "`timeout` must be a number in range (AD906).",
+            ),
+            StopApp => (
+                "Stops the app (`appId`, else the flow's), as `close APP`.",
+                "The app id must be a string.",
+            ),
+            ClearState => (
+                "Clears the app's data (`appId`, else the flow's).",
+                "The app id must be a string.",
+            ),
+            RunScript => (
+                "Runs a JavaScript file (relative to the flow's folder) with `env`, `http.post`, `json` and `output`; the `output.*` it sets are `${output.x}` for later steps.",
+                "A file that does not exist is AD922 (the step fails when it runs). Go to definition opens the file.",
+            ),
+            EvalScript => (
+                "Evaluates an inline JavaScript expression in the flow's scope; `output.*` it writes are visible to later steps.",
+                "Its text is JavaScript, not interpolated.",
+            ),
+            RunFlow => (
+                "Runs another flow file (relative to this flow's folder) or inline `commands`, with `env`, when its `when` (`platform`, `visible`, `notVisible`, literal `true`) holds. The plan reads every included file before the first step.",
+                "A missing file is AD920, a refused included flow AD924, a cycle AD925, a `when.true` the plan cannot evaluate AD926. Go to definition opens the file.",
+            ),
+            Repeat => (
+                "Runs `commands` `times` times (`times` only).",
+                "`repeat.while` is refused (AD908).",
+            ),
+            Retry => (
+                "Runs `commands` again when they fail, up to `maxRetries` times.",
+                "Checks the body as a flow's commands and the numbers (AD906).",
+            ),
+        }
+    }
 }
 
 /// One command: its kind, where it is, and what agent-device read of it.

@@ -5,6 +5,7 @@
 //! file that is missing, a `${VAR}` nobody supplies, a `${…}` it cannot resolve) have their own
 //! codes, not flagged as rejections. docs/maestro.md says what is read and checked.
 
+pub mod import;
 pub mod reader;
 pub mod run_checks;
 pub mod tree;

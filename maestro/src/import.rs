@@ -1,0 +1,697 @@
+//! `ad import`: a Maestro flow agent-device 0.21.5 accepts, as a `.ad` script with the same
+//! behaviour, or every part that has no `.ad` equivalent, each with its line and why.
+//!
+//! What maps follows agent-device's Maestro engine, not Maestro: its `text` matches an element's
+//! displayed text (label, else value, else identifier) or its identifier, as a regular
+//! expression when it has one; `launchApp` relaunches unless `stopApp: false`; assertions poll
+//! 17 s (`targetLookupTimeoutMs`). Anything whose `.ad` spelling would mean something else
+//! (indexes, relations, `optional`, regular expressions, conditions, loops, scripts) is refused
+//! rather than approximated.
+
+use std::path::{Path, PathBuf};
+
+use ad_grammar::json::quote;
+use ad_grammar::printer::format_arg;
+use ad_grammar::{Diagnostic, LineIndex, Severity};
+
+use crate::run_checks::Read;
+use crate::tree::{Command, CommandKind, Flow, Point, Selector, Target};
+use crate::yaml::{Node, NodeKind, Scalar};
+
+/// agent-device's `targetLookupTimeoutMs`: how long assertVisible/assertNotVisible and an
+/// `extendedWaitUntil` without `timeout` poll.
+pub const LOOKUP_TIMEOUT_MS: u64 = 17_000;
+/// Maestro's `eraseText` default.
+const ERASE_DEFAULT: u64 = 50;
+
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Options {
+    /// Inline `runFlow` files instead of refusing them.
+    pub flatten: bool,
+}
+
+/// One part of a flow with no `.ad` equivalent.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Refusal {
+    /// The flow it is in (an included flow's path when flattening).
+    pub file: PathBuf,
+    /// 1-based.
+    pub line: usize,
+    pub column: usize,
+    /// What is refused (`tapOn.index`, `repeat`, …).
+    pub what: String,
+    pub why: String,
+}
+
+/// The outcome of an import.
+#[derive(Debug)]
+pub enum Imported {
+    /// The `.ad` script.
+    Script(String),
+    /// `ad check --maestro` finds errors in the flow (or a flow it includes): those diagnostics,
+    /// with the text and path they point into.
+    Invalid {
+        file: PathBuf,
+        text: String,
+        diagnostics: Vec<Diagnostic>,
+    },
+    /// Every part with no `.ad` equivalent, in file and line order.
+    Refused(Vec<Refusal>),
+}
+
+/// Imports the flow `text` read from `path` (`read` gives the text of an included flow).
+pub fn import(text: &str, path: &Path, read: Read, options: Options) -> Imported {
+    let mut out = Vec::new();
+    let mut refusals = Vec::new();
+    match import_flow(text, path, read, options, &mut out, &mut refusals, true) {
+        Err(invalid) => invalid,
+        Ok(()) if refusals.is_empty() => Imported::Script(out.join("\n") + "\n"),
+        Ok(()) => {
+            refusals.sort_by(|a, b| (&a.file, a.line, a.column).cmp(&(&b.file, b.line, b.column)));
+            Imported::Refused(refusals)
+        }
+    }
+}
+
+struct Ctx<'a> {
+    file: &'a Path,
+    text: &'a str,
+    index: LineIndex,
+    app_id: Option<String>,
+    read: Read<'a>,
+    options: Options,
+}
+
+fn import_flow(
+    text: &str,
+    path: &Path,
+    read: Read,
+    options: Options,
+    out: &mut Vec<String>,
+    refusals: &mut Vec<Refusal>,
+    root: bool,
+) -> Result<(), Imported> {
+    let checked = crate::check(text, Some(path), read);
+    let errors: Vec<Diagnostic> = checked
+        .diagnostics
+        .iter()
+        .filter(|d| d.severity == Severity::Error)
+        .cloned()
+        .collect();
+    let flow = match checked.flow {
+        Some(flow) if errors.is_empty() => flow,
+        _ => {
+            return Err(Imported::Invalid {
+                file: path.to_path_buf(),
+                text: text.to_string(),
+                diagnostics: errors,
+            })
+        }
+    };
+    let cx = Ctx {
+        file: path,
+        text,
+        index: LineIndex::new(text),
+        app_id: flow.config.app_id.as_ref().map(|a| a.value.clone()),
+        read,
+        options,
+    };
+    header(&cx, &flow, out, refusals, root);
+    for c in flow.config.on_flow_start.iter().chain(&flow.commands) {
+        cx.command(c, out, refusals)?;
+    }
+    if let Some(first) = flow.config.on_flow_complete.first() {
+        cx.refuse(
+            refusals,
+            first.span.start(),
+            "onFlowComplete",
+            "it runs even when the flow fails; a `.ad` script has no step that runs after a failure",
+        );
+    }
+    Ok(())
+}
+
+/// The comment naming the flow and its `env` lines (the root flow's only: an included flow's
+/// `env` is scoped to it, which `.ad` cannot say).
+fn header(cx: &Ctx, flow: &Flow, out: &mut Vec<String>, refusals: &mut Vec<Refusal>, root: bool) {
+    if root {
+        let name = cx
+            .file
+            .file_name()
+            .map_or_else(String::new, |n| n.to_string_lossy().into_owned());
+        out.push(format!(
+            "# Imported from the Maestro flow {name} by `ad import`."
+        ));
+        if let Some(n) = &flow.config.name {
+            out.push(format!("# Flow name: {}", one_line(&n.value)));
+        }
+    }
+    for e in &flow.config.env {
+        if !root {
+            cx.refuse(
+                refusals,
+                e.key.span.start(),
+                "env",
+                "an included flow's env applies only while it runs; `.ad` env lines apply to the whole script",
+            );
+            continue;
+        }
+        let key = &e.key.value;
+        let value = e.value.value.js_string();
+        if !is_env_key(key) {
+            cx.refuse(refusals, e.key.span.start(), &format!("env {key}"), "`.ad` env keys are uppercase letters, digits and underscores, not starting with a digit");
+        } else if key.starts_with("AD_") {
+            cx.refuse(
+                refusals,
+                e.key.span.start(),
+                &format!("env {key}"),
+                "`.ad` reserves AD_* keys for agent-device's built-in variables",
+            );
+        } else if value.contains("${") {
+            cx.refuse(refusals, e.value.span.start(), &format!("env {key}"), "agent-device interpolates a Maestro env value; a `.ad` env value is taken literally");
+        } else {
+            out.push(format!("env {key}={}", env_value(&value)));
+        }
+    }
+}
+
+impl Ctx<'_> {
+    fn refuse(&self, refusals: &mut Vec<Refusal>, offset: usize, what: &str, why: &str) {
+        let (line, column) = self.index.line_col(self.text, offset);
+        refusals.push(Refusal {
+            file: self.file.to_path_buf(),
+            line,
+            column,
+            what: what.to_string(),
+            why: why.to_string(),
+        });
+    }
+
+    fn command(
+        &self,
+        c: &Command,
+        out: &mut Vec<String>,
+        refusals: &mut Vec<Refusal>,
+    ) -> Result<(), Imported> {
+        use CommandKind::*;
+        let name = c.kind.name();
+        let at = c.span.start();
+        let refused_before = refusals.len();
+        // Fields no mapping below reads: refused by name.
+        let mut unread: Vec<&crate::tree::Field> = c
+            .fields
+            .iter()
+            .filter(|f| !f.path.ends_with(".label"))
+            // `optional: false` is what every `.ad` step is.
+            .filter(|f| !(f.path.ends_with(".optional") && f.value.value == Scalar::Bool(false)))
+            .collect();
+        macro_rules! take {
+            ($p:expr) => {
+                take_field(&mut unread, $p)
+            };
+        }
+        let line = match c.kind {
+            LaunchApp => {
+                let app = match take!("launchApp.appId") {
+                    Some(Scalar::Str(s)) => Some(s),
+                    _ => take!("launchApp")
+                        .and_then(str_of)
+                        .or_else(|| self.app_id.clone()),
+                };
+                let stop = take!("launchApp.stopApp");
+                if take!("launchApp.clearState") == Some(Scalar::Bool(true)) {
+                    self.refuse(
+                        refusals,
+                        at,
+                        "launchApp.clearState",
+                        "`.ad` `open` does not clear the app's data",
+                    );
+                }
+                match app {
+                    None => {
+                        self.refuse(refusals, at, name, "no appId: neither the command nor the flow's config names the app to open");
+                        None
+                    }
+                    // agent-device relaunches unless `stopApp: false` (or clearState).
+                    Some(app) if stop == Some(Scalar::Bool(false)) => {
+                        Some(format!("open {}", format_arg(&app)))
+                    }
+                    Some(app) => Some(format!("open {} --relaunch", format_arg(&app))),
+                }
+            }
+            TapOn | DoubleTapOn | LongPressOn => {
+                let target = self.target(c, refusals);
+                let mut flags = String::new();
+                if c.kind == TapOn {
+                    if let Some(n) = take!("tapOn.repeat").and_then(num_of) {
+                        flags += &format!(" --count {n}");
+                    }
+                    if let Some(n) = take!("tapOn.delay").and_then(num_of) {
+                        flags += &format!(" --interval-ms {n}");
+                    }
+                    // false is what `.ad` does anyway.
+                    if take!("tapOn.retryTapIfNoChange") == Some(Scalar::Bool(true)) {
+                        self.refuse(
+                            refusals,
+                            at,
+                            "tapOn.retryTapIfNoChange",
+                            "`.ad` `click` does not tap again when the screen does not change",
+                        );
+                    }
+                }
+                if c.kind == DoubleTapOn {
+                    flags += " --double-tap";
+                }
+                let verb = if c.kind == LongPressOn {
+                    "longpress"
+                } else {
+                    "click"
+                };
+                target.map(|t| format!("{verb} {t}{flags}"))
+            }
+            InputText => take!("inputText")
+                .or_else(|| take!("inputText.text"))
+                .and_then(str_of)
+                .map(|t| format!("type {}", format_arg(&t))),
+            EraseText => {
+                let n = take!("eraseText")
+                    .or_else(|| take!("eraseText.charactersToErase"))
+                    .and_then(num_of)
+                    .unwrap_or(ERASE_DEFAULT);
+                // `.ad` `type` erases one character per backspace (what `ad export` writes back
+                // as eraseText).
+                Some(format!("type {}", quote(&"\u{8}".repeat(n as usize))))
+            }
+            OpenLink => take!("openLink")
+                .or_else(|| take!("openLink.link"))
+                .and_then(str_of)
+                .map(|l| format!("open {}", format_arg(&l))),
+            AssertVisible | AssertNotVisible | ExtendedWaitUntil => {
+                let not = match c.kind {
+                    AssertNotVisible => true,
+                    ExtendedWaitUntil => self.waits_for_absence(c),
+                    _ => false,
+                };
+                let timeout = take!("extendedWaitUntil.timeout")
+                    .and_then(num_of)
+                    .unwrap_or(LOOKUP_TIMEOUT_MS);
+                let sel = match &c.target {
+                    Some(Target::Selector(s)) => self.selector(s, true, refusals),
+                    _ => None,
+                };
+                sel.map(|s| {
+                    let absent = if not { "\"absent\" " } else { "" };
+                    format!("wait {absent}{s} {timeout}")
+                })
+            }
+            TakeScreenshot => take!("takeScreenshot")
+                .or_else(|| take!("takeScreenshot.path"))
+                .and_then(str_of)
+                .map(|p| format!("screenshot {}", format_arg(&p))),
+            Scroll => Some("scroll \"down\"".into()),
+            Swipe => self.swipe(c, &mut unread, refusals),
+            HideKeyboard => Some("keyboard \"dismiss\"".into()),
+            PressKey => match take!("pressKey")
+                .and_then(str_of)
+                .map(|k| k.to_lowercase())
+                .as_deref()
+            {
+                Some("back") => Some("back".into()),
+                Some("home") => Some("home".into()),
+                Some("enter") => Some("keyboard \"enter\"".into()),
+                Some("return") => Some("keyboard \"return\"".into()),
+                _ => None,
+            },
+            Back => Some("back".into()),
+            RunFlow => {
+                self.run_flow(c, out, refusals)?;
+                unread.clear();
+                None
+            }
+            kind => {
+                let why = match kind {
+                    AssertTrue => "a condition: `.ad` has no step that evaluates a value",
+                    Repeat => "a loop: `.ad` has no loops (write the steps out)",
+                    Retry => "a retry: `.ad` has no step that reruns others after a failure",
+                    RunScript | EvalScript => "JavaScript: `.ad` runs no scripts",
+                    ScrollUntilVisible => "scrolls until an element shows: `.ad` has no conditional scroll",
+                    WaitForAnimationToEnd => "agent-device returns when the screen stops changing or at the timeout without failing; `.ad` `wait stable` fails at its timeout and `wait MS` always waits the whole time",
+                    StopApp => "`.ad` has no step that only stops the app (`close` closes agent-device's session)",
+                    ClearState => "`.ad` has no step that clears the app's data",
+                    _ => "no `.ad` equivalent",
+                };
+                self.refuse(refusals, at, name, why);
+                unread.clear();
+                None
+            }
+        };
+        for f in unread {
+            if f.path.ends_with(".optional") {
+                self.refuse(refusals, f.value.span.start(), &f.path, "an optional step is skipped when its target is missing; every `.ad` step fails then");
+                continue;
+            }
+            self.refuse(
+                refusals,
+                f.value.span.start(),
+                &f.path,
+                "this field has no `.ad` equivalent",
+            );
+        }
+        match line {
+            Some(line) => out.push(line),
+            // Never drop a command silently.
+            None if refusals.len() == refused_before && c.kind != RunFlow => self.refuse(
+                refusals,
+                at,
+                name,
+                "`ad import` could not read this command's values",
+            ),
+            None => {}
+        }
+        Ok(())
+    }
+
+    /// Whether an `extendedWaitUntil`'s selector is its `notVisible` (the tree keeps one target
+    /// for both): the key written last before the selector.
+    fn waits_for_absence(&self, c: &Command) -> bool {
+        let Some(Target::Selector(s)) = &c.target else {
+            return false;
+        };
+        let before = &self.text[c.span.start()..s.span.start().max(c.span.start())];
+        before.rfind("notVisible").map(|i| i as isize).unwrap_or(-1)
+            > before.rfind("visible").map(|i| i as isize).unwrap_or(-1)
+    }
+
+    fn target(&self, c: &Command, refusals: &mut Vec<Refusal>) -> Option<String> {
+        match &c.target {
+            Some(Target::Selector(s)) => self.selector(s, false, refusals),
+            Some(Target::Point(p)) => self.point(&p.value, p.span.start(), refusals),
+            None => None,
+        }
+    }
+
+    fn point(&self, p: &Point, at: usize, refusals: &mut Vec<Refusal>) -> Option<String> {
+        if p.percent {
+            self.refuse(
+                refusals,
+                at,
+                "point",
+                "a percentage of the screen: `.ad` points are in pixels",
+            );
+            return None;
+        }
+        Some(format!("{} {}", p.x, p.y))
+    }
+
+    /// A Maestro selector as a `.ad` selector chain, or refusals. `visible` adds the `visible`
+    /// term (assertions and waits look only at what is on screen).
+    fn selector(&self, s: &Selector, visible: bool, refusals: &mut Vec<Refusal>) -> Option<String> {
+        let before = refusals.len();
+        if let Some(i) = &s.index {
+            self.refuse(
+                refusals,
+                i.span.start(),
+                "index",
+                "picks the nth match by position on screen; a `.ad` selector has no index",
+            );
+        }
+        for (rel, r) in &s.relations {
+            self.refuse(
+                refusals,
+                r.span.start(),
+                relation_key(*rel),
+                "finds an element relative to another; `.ad` selectors have no relations",
+            );
+        }
+        if s.optional == Some(true) {
+            self.refuse(refusals, s.span.start(), "optional", "an optional target is skipped when missing; every `.ad` step fails when its target is missing");
+        }
+        let literal = |v: &crate::tree::Spanned<String>, key: &str, refusals: &mut Vec<Refusal>| {
+            let l = literal(&v.value);
+            if l.is_none() {
+                self.refuse(refusals, v.span.start(), key, "agent-device matches it as a regular expression; `.ad` selectors match text exactly (escape the special characters with `\\` to match them literally)");
+            }
+            l
+        };
+        let text = s.text.as_ref().and_then(|t| literal(t, "text", refusals));
+        let id = s.id.as_ref().and_then(|t| literal(t, "id", refusals));
+        if refusals.len() > before {
+            return None;
+        }
+        let mut flags = String::new();
+        for (key, v) in [("enabled", s.enabled), ("selected", s.selected)] {
+            if let Some(b) = v {
+                flags += &format!(" {key}={b}");
+            }
+        }
+        if visible {
+            flags += " visible";
+        }
+        let term = |k: &str, v: &str| format!("{k}={}", quote(v));
+        let id_term = id
+            .as_ref()
+            .map(|i| format!(" {}", term("id", i)))
+            .unwrap_or_default();
+        let alternatives: Vec<String> = match &text {
+            // Maestro text matches the displayed text (`.ad` `text=`) or the identifier.
+            Some(t) => {
+                let mut alts = vec![format!("{}{id_term}", term("text", t))];
+                if id.as_ref().is_none_or(|i| normalize(i) == normalize(t)) {
+                    alts.push(term("id", t));
+                }
+                alts
+            }
+            None => vec![id_term.trim_start().to_string()],
+        };
+        let chain: Vec<String> = alternatives
+            .into_iter()
+            .map(|a| format!("{a}{flags}").trim().to_string())
+            .collect();
+        Some(format_arg(&chain.join(" || ")).into_owned())
+    }
+
+    fn swipe(
+        &self,
+        c: &Command,
+        unread: &mut Vec<&crate::tree::Field>,
+        refusals: &mut Vec<Refusal>,
+    ) -> Option<String> {
+        let at = c.span.start();
+        if take_field(unread, "swipe.direction").is_some() || c.target.is_some() {
+            self.refuse(
+                refusals,
+                at,
+                "swipe",
+                "a direction or element swipe: `.ad` `swipe` takes two points",
+            );
+            return None;
+        }
+        let duration = take_field(unread, "swipe.duration").and_then(num_of);
+        if duration.is_some_and(|d| d != 100) {
+            self.refuse(
+                refusals,
+                at,
+                "swipe.duration",
+                "`.ad` `swipe` has a fixed duration (what `ad export` writes as 100 ms)",
+            );
+        }
+        // The tree keeps no swipe points: read them from the command's YAML.
+        let (docs, _) = crate::yaml::parse(self.text);
+        let item = docs
+            .iter()
+            .filter_map(|d| d.contents.as_ref())
+            .find_map(|n| find_node(n, c.span));
+        let point = |key: &str| -> Option<String> {
+            let NodeKind::Map(pairs) = &item?.kind else {
+                return None;
+            };
+            let NodeKind::Map(fields) = &pairs.first()?.value.kind else {
+                return None;
+            };
+            let v = fields
+                .iter()
+                .find(|p| p.key.scalar() == Some(&Scalar::Str(key.into())))?;
+            v.value.scalar().cloned().and_then(str_of)
+        };
+        let (Some(start), Some(end)) = (point("start"), point("end")) else {
+            return None;
+        };
+        let parse = |s: &str| -> Option<(String, String)> {
+            let (a, b) = s.split_once(',')?;
+            let (a, b) = (a.trim(), b.trim());
+            (a.bytes().all(|c| c.is_ascii_digit()) && b.bytes().all(|c| c.is_ascii_digit()))
+                .then(|| (a.to_string(), b.to_string()))
+        };
+        match (parse(&start), parse(&end)) {
+            (Some((x1, y1)), Some((x2, y2))) if duration.is_none_or(|d| d == 100) => {
+                Some(format!("swipe {x1} {y1} {x2} {y2}"))
+            }
+            (Some(_), Some(_)) => None,
+            _ => {
+                self.refuse(
+                    refusals,
+                    at,
+                    "swipe",
+                    "percentages of the screen: `.ad` points are in pixels",
+                );
+                None
+            }
+        }
+    }
+
+    fn run_flow(
+        &self,
+        c: &Command,
+        out: &mut Vec<String>,
+        refusals: &mut Vec<Refusal>,
+    ) -> Result<(), Imported> {
+        let at = c.span.start();
+        let mut ok = true;
+        if let Some(w) = &c.when {
+            let _ = w;
+            self.refuse(
+                refusals,
+                at,
+                "runFlow.when",
+                "a condition: `.ad` runs every step, it has no conditional steps",
+            );
+            ok = false;
+        }
+        if let Some(e) = c.env.first() {
+            self.refuse(
+                refusals,
+                e.key.span.start(),
+                "runFlow.env",
+                "variables scoped to the included flow; `.ad` env lines apply to the whole script",
+            );
+            ok = false;
+        }
+        match &c.include {
+            Some(crate::tree::Include::Commands(commands)) if ok => {
+                for c in commands {
+                    self.command(c, out, refusals)?;
+                }
+            }
+            Some(crate::tree::Include::File(f)) if ok => {
+                if !self.options.flatten {
+                    self.refuse(refusals, f.span.start(), "runFlow.file", "an included fragment must start with a verified entry guard (a recorded target-v1 annotation) that a Maestro flow does not carry; pass --flatten to inline the flow");
+                    return Ok(());
+                }
+                if f.value.contains("${") {
+                    self.refuse(
+                        refusals,
+                        f.span.start(),
+                        "runFlow.file",
+                        "the path is only known when the flow runs",
+                    );
+                    return Ok(());
+                }
+                let base = self.file.parent().unwrap_or(Path::new(""));
+                let path = base.join(&f.value);
+                // `ad check --maestro` reported a missing file (AD920) already.
+                let Some(text) = (self.read)(&path) else {
+                    return Ok(());
+                };
+                import_flow(&text, &path, self.read, self.options, out, refusals, false)?;
+            }
+            _ => {}
+        }
+        Ok(())
+    }
+}
+
+/// Maestro's text as a literal, when agent-device's regular expression match means exactly
+/// that: no special character but escaped ones (as its own literal reading, `\.` is `.`). One
+/// approximation, documented: an unescaped `.` (which matches any character) is taken as a dot,
+/// as the dotted ids and texts of real flows mean it.
+fn literal(s: &str) -> Option<String> {
+    const SPECIAL: &str = "^$\\.*+?()[]{}|";
+    let mut out = String::new();
+    let mut chars = s.chars();
+    while let Some(c) = chars.next() {
+        if c == '\\' {
+            match chars.next() {
+                Some(n) if SPECIAL.contains(n) => out.push(n),
+                _ => return None,
+            }
+        } else if c != '.' && SPECIAL.contains(c) {
+            return None;
+        } else {
+            out.push(c);
+        }
+    }
+    Some(out)
+}
+
+/// agent-device's selector normalization: trimmed, lowercased, whitespace runs as one space.
+fn normalize(s: &str) -> String {
+    s.split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ")
+        .to_lowercase()
+}
+
+fn relation_key(r: crate::tree::Relation) -> &'static str {
+    use crate::tree::Relation::*;
+    match r {
+        ChildOf => "childOf",
+        Below => "below",
+        Above => "above",
+        LeftOf => "leftOf",
+        RightOf => "rightOf",
+        ContainsChild => "containsChild",
+        ContainsDescendants => "containsDescendants",
+    }
+}
+
+/// The node spanning exactly `span`.
+fn find_node(n: &Node, span: ad_grammar::Span) -> Option<&Node> {
+    if n.span == span {
+        return Some(n);
+    }
+    match &n.kind {
+        NodeKind::Seq(items) => items.iter().find_map(|i| find_node(i, span)),
+        NodeKind::Map(pairs) => pairs.iter().find_map(|p| find_node(&p.value, span)),
+        _ => None,
+    }
+}
+
+fn take_field(unread: &mut Vec<&crate::tree::Field>, path: &str) -> Option<Scalar> {
+    let i = unread.iter().position(|f| f.path == path)?;
+    Some(unread.remove(i).value.value.clone())
+}
+
+fn str_of(s: Scalar) -> Option<String> {
+    match s {
+        Scalar::Str(s) => Some(s),
+        Scalar::Null | Scalar::Other => None,
+        other => Some(other.js_string()),
+    }
+}
+
+fn num_of(s: Scalar) -> Option<u64> {
+    match s {
+        Scalar::Number(n) if n >= 0.0 && n.fract() == 0.0 => Some(n as u64),
+        Scalar::Str(s) => s.trim().parse().ok(),
+        _ => None,
+    }
+}
+
+fn is_env_key(k: &str) -> bool {
+    let mut b = k.bytes();
+    matches!(b.next(), Some(c) if c.is_ascii_uppercase() || c == b'_')
+        && b.all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == b'_')
+}
+
+/// A `.ad` env value: literal unless it needs quoting to survive the line reader.
+fn env_value(v: &str) -> String {
+    if v.is_empty() || v.starts_with('"') || v.trim() != v || v.contains(['\n', '\r']) {
+        quote(v)
+    } else {
+        v.to_string()
+    }
+}
+
+fn one_line(s: &str) -> String {
+    s.split_whitespace().collect::<Vec<_>>().join(" ")
+}

@@ -21,6 +21,7 @@ mod commands {
     pub mod fmt;
     pub mod golden;
     pub mod heal;
+    pub mod import;
     pub mod init;
     pub mod lsp;
     pub mod man;
@@ -107,6 +108,16 @@ enum Command {
     /// `role=` selector, …) refuses the whole export: every such line is listed, nothing is
     /// written.
     Export(commands::export::ExportArgs),
+    /// Turn a Maestro flow agent-device 0.21.5 accepts into a `.ad` script with the same
+    /// behaviour: `ad import e2e/login.yaml -o flows/login.ad`.
+    ///
+    /// Each command becomes the `.ad` step agent-device's engine makes it mean (launchApp →
+    /// open --relaunch, tapOn → click, assertVisible → wait … visible 17000, …); a selector
+    /// becomes a selector chain only where it means the same thing. Everything `.ad` cannot
+    /// express (an index or relation, `optional`, a regular expression, conditions, loops,
+    /// scripts, a `runFlow` file without `--flatten`) refuses the import: every such line is
+    /// listed with why, nothing is written.
+    Import(commands::import::ImportArgs),
     /// Start a project: ad.toml, an example script and app model, and the next commands to run.
     ///
     /// Writes an ad.toml with every setting at its default, commented out, and, when the folder
@@ -189,6 +200,7 @@ fn main() {
         Command::Session(args) => commands::session::run(args),
         Command::Build(args) => commands::build::run(args),
         Command::Export(args) => commands::export::run(args),
+        Command::Import(args) => commands::import::run(args),
         Command::Init(args) => commands::init::run(args),
         Command::Completions(args) => commands::completions::run(args, Cli::command()),
         Command::Man(args) => commands::man::run(args, Cli::command()),

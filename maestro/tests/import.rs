@@ -80,7 +80,8 @@ fn assert_valid_script(name: &str, script: &str) {
     );
     let formatted = ad_compiler::format::format(script);
     assert_eq!(formatted.output, script, "{name}: not ad fmt-formatted");
-    let tmp = ad_tests::scratch_dir("maestro-import").join(name.replace(".yaml", ".ad"));
+    let tmp = ad_tests::scratch_dir("maestro-import")
+        .join(name.replace(".yaml", ".ad").replace('/', "-"));
     std::fs::write(&tmp, script).unwrap();
     let oracle = ad_tests::run_oracle_one(&tmp);
     assert_eq!(
@@ -171,4 +172,13 @@ fn every_fixture_has_a_test() {
             "runflow-file.yaml"
         ]
     );
+}
+
+#[test]
+fn the_flows_cli_tests_run_on_the_sim_import_to_valid_scripts() {
+    for name in ["sim/shop-login.yaml", "sim/shop-login-fails.yaml"] {
+        let out = fixture(name);
+        assert!(out.starts_with("# Imported"), "{name}: {out}");
+        insta::assert_snapshot!(name.replace(['/', '.'], "-"), out);
+    }
 }

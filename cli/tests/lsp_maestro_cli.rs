@@ -335,13 +335,32 @@ fn ad_toml_maestro_paths_route_flows_and_the_client_setting_can_change() {
         Vec::<Value>::new()
     );
 
-    // The client's setting adds a folder; ad.toml's still applies.
+    // Editing ad.toml routes again: b.yaml becomes a flow once saved.
+    write(
+        &root.join("ad.toml"),
+        "[maestro]\npaths = [\"flows/*.yaml\", \"other/*.yaml\"]\n",
+    );
     c.notify(
-        "workspace/didChangeConfiguration",
-        json!({ "settings": { "ad": { "maestro": { "paths": ["other/**"] } } } }),
+        "textDocument/didSave",
+        json!({ "textDocument": { "uri": uri_of(&root.join("ad.toml")) } }),
     );
     let b = c.diagnostics(&uri_of(&root.join("other/b.yaml")));
     assert_eq!(b["diagnostics"][0]["code"], "AD903");
+
+    // The client's setting adds a folder; ad.toml's still applies.
+    write(&root.join("third/c.yaml"), refused);
+    assert_eq!(
+        open_yaml(&mut c, &root.join("third/c.yaml")),
+        Vec::<Value>::new()
+    );
+    c.notify(
+        "workspace/didChangeConfiguration",
+        json!({ "settings": { "ad": { "maestro": { "paths": ["third/**"] } } } }),
+    );
+    let third = c.diagnostics(&uri_of(&root.join("third/c.yaml")));
+    assert_eq!(third["diagnostics"][0]["code"], "AD903");
+    let a = c.diagnostics(&uri_of(&root.join("flows/a.yaml")));
+    assert_eq!(a["diagnostics"][0]["code"], "AD903");
 
     // A wrong type in ad.toml is reported, and routing falls back to the default (none).
     write(

@@ -102,6 +102,16 @@ fn name_span(text: &str, c: &Command) -> Option<Span> {
     Some(Span::new(start, start + name.len()))
 }
 
+/// The span of the word (a YAML key, quoted or not) starting at `at`.
+fn key_span(text: &str, at: usize) -> Option<Span> {
+    let rest = text.get(at..)?;
+    let start = at + usize::from(rest.starts_with(['"', '\'']));
+    let len = text[start..]
+        .find(|c: char| !(c.is_alphanumeric() || c == '_'))
+        .unwrap_or(text.len() - start);
+    (len > 0).then(|| Span::new(start, start + len))
+}
+
 /// The hover text of a command (from the maestro crate's table).
 pub fn command_markdown(kind: CommandKind) -> String {
     let (engine, ad) = kind.doc();
@@ -117,10 +127,33 @@ pub fn hover(snap: &Snapshot, params: HoverParams) -> Option<Hover> {
     let offset = doc
         .lines
         .offset(text, params.text_document_position_params.position);
-    let (kind, span) = commands(doc).into_iter().find_map(|c| {
+    let within = |span: Span| span.start() <= offset && offset <= span.end();
+    let (value, span) = match commands(doc).into_iter().find_map(|c| {
         let span = name_span(text, c)?;
-        (span.start() <= offset && offset <= span.end()).then_some((c.kind, span))
-    })?;
+        within(span).then_some((c.kind, span))
+    }) {
+        Some((kind, span)) => (command_markdown(kind), span),
+        // A command outside the subset is not in the tree: its refusal says what it is.
+        None => doc
+            .maestro()?
+            .diagnostics
+            .iter()
+            .filter(|d| d.code == ad_grammar::codes::MAESTRO_UNSUPPORTED_COMMAND)
+            .filter_map(|d| Some((d, key_span(text, d.primary_span().start())?)))
+            .find(|(_, span)| within(*span))
+            .map(|(d, span)| {
+                (
+                    format!(
+                        "**{}** — not a command of agent-device 0.21.5's Maestro engine\n\n{}\n\n`ad`: {} ({}: agent-device refuses the flow before its first step)",
+                        &text[span.range()],
+                        d.message,
+                        d.help.as_deref().unwrap_or_default(),
+                        d.code
+                    ),
+                    span,
+                )
+            })?,
+    };
     Some(Hover {
         contents: HoverContents::Markup(MarkupContent {
             kind: if snap.caps.markdown {
@@ -128,7 +161,7 @@ pub fn hover(snap: &Snapshot, params: HoverParams) -> Option<Hover> {
             } else {
                 MarkupKind::PlainText
             },
-            value: command_markdown(kind),
+            value,
         }),
         range: Some(doc.lines.range(text, span)),
     })
@@ -317,6 +350,15 @@ mod tests {
             .starts_with("**hideKeyboard**"));
         // The value is not the command.
         assert_eq!(hover_at(&s, 2, 12), None);
+        // A command outside the subset says so, with ad's refusal.
+        let s = flow(
+            "appId: a\n---\n- copyTextFrom:\n    id: price\n",
+            &dir.join("flow.yaml"),
+        );
+        let h = hover_at(&s, 2, 5).expect("hover on an unsupported command");
+        assert!(h.starts_with("**copyTextFrom** — not a command"), "{h}");
+        assert!(h.contains("AD903"), "{h}");
+        assert_eq!(hover_at(&s, 3, 9), None);
         let _ = std::fs::remove_dir_all(&dir);
     }
 

@@ -3,6 +3,8 @@
 //! It adds no understanding of the language of its own: diagnostics are `ad check`'s
 //! (`ad_compiler::analyze_with` with the `ad.toml` that applies), formatting is `ad fmt`'s
 //! printer, completion and hover read the command registry, navigation reads the syntax tree.
+//! Maestro flows routed to it (`maestro.rs`) get `ad check --maestro`'s diagnostics and hover
+//! from the maestro crate's command table; other YAML is left alone.
 //! This crate maps all of that to the protocol: positions, ranges, markdown, edits.
 //!
 //! ```text

@@ -67,9 +67,9 @@ fn refusals_are_all_listed_with_their_lines_and_exit_1() {
     assert_eq!(exit_code(&out), 1);
     let err = stderr(&out);
     assert!(err.starts_with("error: "), "{err}");
-    assert!(err.contains("12 part(s)"), "{err}");
+    assert!(err.contains("13 part(s)"), "{err}");
     assert!(
-        err.contains("refused-control.yaml:16:3: repeat: a loop"),
+        err.contains("refused-control.yaml:16:3: repeat: a loop whose count"),
         "{err}"
     );
     assert!(

@@ -21,6 +21,8 @@ use crate::yaml::{Node, NodeKind, Scalar};
 /// agent-device's `targetLookupTimeoutMs`: how long assertVisible/assertNotVisible and an
 /// `extendedWaitUntil` without `timeout` poll.
 pub const LOOKUP_TIMEOUT_MS: u64 = 17_000;
+/// The most repetitions of a `repeat.times` written out.
+const MAX_UNROLL: u64 = 100;
 /// Maestro's `eraseText` default.
 const ERASE_DEFAULT: u64 = 50;
 
@@ -323,6 +325,22 @@ impl Ctx<'_> {
                 _ => None,
             },
             Back => Some("back".into()),
+            Repeat => {
+                // A literal count is the body written out that many times: the same steps.
+                match take!("repeat.times").and_then(num_of) {
+                    Some(n) if n <= MAX_UNROLL => {
+                        for _ in 0..n {
+                            for b in &c.body {
+                                self.command(b, out, refusals)?;
+                            }
+                        }
+                    }
+                    Some(_) => self.refuse(refusals, at, name, &format!("a loop of more than {MAX_UNROLL} repetitions: `.ad` has no loops, and `ad import` writes out at most {MAX_UNROLL}")),
+                    None => self.refuse(refusals, at, name, "a loop whose count is only known when the flow runs: `.ad` has no loops"),
+                }
+                unread.clear();
+                None
+            }
             RunFlow => {
                 self.run_flow(c, out, refusals)?;
                 unread.clear();
@@ -331,12 +349,11 @@ impl Ctx<'_> {
             kind => {
                 let why = match kind {
                     AssertTrue => "a condition: `.ad` has no step that evaluates a value",
-                    Repeat => "a loop: `.ad` has no loops (write the steps out)",
                     Retry => "a retry: `.ad` has no step that reruns others after a failure",
                     RunScript | EvalScript => "JavaScript: `.ad` runs no scripts",
                     ScrollUntilVisible => "scrolls until an element shows: `.ad` has no conditional scroll",
                     WaitForAnimationToEnd => "agent-device returns when the screen stops changing or at the timeout without failing; `.ad` `wait stable` fails at its timeout and `wait MS` always waits the whole time",
-                    StopApp => "`.ad` has no step that only stops the app (`close` closes agent-device's session)",
+                    StopApp => "`.ad` `close` of the session's app also ends agent-device's session, where stopApp only stops the app and the flow goes on",
                     ClearState => "`.ad` has no step that clears the app's data",
                     _ => "no `.ad` equivalent",
                 };
@@ -360,12 +377,13 @@ impl Ctx<'_> {
         match line {
             Some(line) => out.push(line),
             // Never drop a command silently.
-            None if refusals.len() == refused_before && c.kind != RunFlow => self.refuse(
-                refusals,
-                at,
-                name,
-                "`ad import` could not read this command's values",
-            ),
+            None if refusals.len() == refused_before && !matches!(c.kind, RunFlow | Repeat) => self
+                .refuse(
+                    refusals,
+                    at,
+                    name,
+                    "`ad import` could not read this command's values",
+                ),
             None => {}
         }
         Ok(())

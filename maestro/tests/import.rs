@@ -119,7 +119,7 @@ fn selectors_without_a_ad_equivalent_are_all_refused_with_their_line() {
 #[test]
 fn conditions_loops_and_scripts_are_all_refused_with_their_line() {
     let out = fixture("refused-control.yaml");
-    assert_eq!(out.lines().count(), 12, "{out}");
+    assert_eq!(out.lines().count(), 13, "{out}");
     insta::assert_snapshot!("refused-control", out);
 }
 

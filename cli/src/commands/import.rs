@@ -29,11 +29,13 @@ What maps to what:
   hideKeyboard, pressKey, back     keyboard dismiss, keyboard enter|return, home, back
   runFlow (inline commands)        its steps, in place; a file only with --flatten
   onFlowStart, env                 steps first; env KEY=VALUE lines
+  repeat.times N (N <= 100)        its steps, written out N times
   selector text: T                 \"text=T || id=T\" (agent-device matches displayed text or identifier)
   selector id: I, enabled, selected  id=I, enabled=…, selected=…; x, y points as x y
 
 Refused (every one listed as FLOW:LINE:COLUMN: what: why): index, childOf and the other
-relations, optional, regular expressions, percentage points, runFlow.when, repeat, retry,
+relations, optional, regular expressions, percentage points, runFlow.when, repeat with a
+${…} count or over 100, retry,
 assertTrue, runScript/evalScript, scrollUntilVisible, waitForAnimationToEnd, stopApp,
 clearState, onFlowComplete, env scoped to an included flow, and runFlow files without --flatten
 (a fragment needs a recorded entry guard). A flow `ad check --maestro` refuses is refused with

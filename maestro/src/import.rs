@@ -271,10 +271,18 @@ impl Ctx<'_> {
                 };
                 target.map(|t| format!("{verb} {t}{flags}"))
             }
-            InputText => take!("inputText")
-                .or_else(|| take!("inputText.text"))
-                .and_then(str_of)
-                .map(|t| format!("type {}", format_arg(&t))),
+            InputText => {
+                match take!("inputText")
+                    .or_else(|| take!("inputText.text"))
+                    .and_then(str_of)
+                {
+                    Some(t) if t.is_empty() => {
+                        self.refuse(refusals, at, name, "empty text: `.ad` `type` needs the text to type (AD119); remove the step");
+                        None
+                    }
+                    t => t.map(|t| format!("type {}", format_arg(&t))),
+                }
+            }
             EraseText => {
                 let n = take!("eraseText")
                     .or_else(|| take!("eraseText.charactersToErase"))

@@ -280,6 +280,10 @@ impl Ctx<'_> {
                         self.refuse(refusals, at, name, "empty text: `.ad` `type` needs the text to type (AD119); remove the step");
                         None
                     }
+                    Some(t) if t.starts_with('@') => {
+                        self.refuse(refusals, at, name, "text starting with `@`: `.ad` reads it as an element ref (AD710), not as text to type");
+                        None
+                    }
                     t => t.map(|t| format!("type {}", format_arg(&t))),
                 }
             }
@@ -382,6 +386,10 @@ impl Ctx<'_> {
                 "this field has no `.ad` equivalent",
             );
         }
+        if let Some(bad) = line.as_deref().and_then(non_ad_variable) {
+            self.refuse(refusals, at, &format!("${{{bad}}}"), "`.ad` variables are uppercase letters, digits and underscores (`-e`, AD_VAR_* and env lines define no other), where agent-device's Maestro engine looks up any name (and output.* from scripts)");
+            return Ok(());
+        }
         match line {
             Some(line) => out.push(line),
             // Never drop a command silently.
@@ -453,6 +461,10 @@ impl Ctx<'_> {
             self.refuse(refusals, s.span.start(), "optional", "an optional target is skipped when missing; every `.ad` step fails when its target is missing");
         }
         let literal = |v: &crate::tree::Spanned<String>, key: &str, refusals: &mut Vec<Refusal>| {
+            if v.value.contains("${") {
+                self.refuse(refusals, v.span.start(), key, "a variable in a selector: agent-device matches its value as a regular expression, which is known only when the flow runs; `.ad` selectors match text exactly");
+                return None;
+            }
             let l = literal(&v.value);
             if l.is_none() {
                 self.refuse(refusals, v.span.start(), key, "agent-device matches it as a regular expression; `.ad` selectors match text exactly (escape the special characters with `\\` to match them literally)");
@@ -655,6 +667,22 @@ fn normalize(s: &str) -> String {
         .collect::<Vec<_>>()
         .join(" ")
         .to_lowercase()
+}
+
+/// The first `${NAME}` (or `${NAME:-…}`) of a line whose name no `.ad` variable can have.
+fn non_ad_variable(line: &str) -> Option<String> {
+    let mut rest = line;
+    while let Some(i) = rest.find("${") {
+        let after = &rest[i + 2..];
+        let end = after.find('}')?;
+        let inner = &after[..end];
+        let name = inner.split_once(":-").map_or(inner, |(n, _)| n);
+        if !is_env_key(name) {
+            return Some(name.to_string());
+        }
+        rest = &after[end..];
+    }
+    None
 }
 
 fn relation_key(r: crate::tree::Relation) -> &'static str {

@@ -124,9 +124,9 @@ fn conditions_loops_and_scripts_are_all_refused_with_their_line() {
 }
 
 #[test]
-fn env_keys_and_values_a_ad_env_line_cannot_hold_are_refused() {
+fn env_entries_and_variables_a_ad_script_cannot_hold_are_refused() {
     let out = fixture("refused-env.yaml");
-    assert_eq!(out.lines().count(), 3, "{out}");
+    assert_eq!(out.lines().count(), 6, "{out}");
     insta::assert_snapshot!("refused-env", out);
 }
 

@@ -34,12 +34,12 @@ What maps to what:
   selector id: I, enabled, selected  id=I, enabled=…, selected=…; x, y points as x y
 
 Refused (every one listed as FLOW:LINE:COLUMN: what: why): index, childOf and the other
-relations, optional, regular expressions, percentage points, runFlow.when, repeat with a
-${…} count or over 100, retry,
-assertTrue, runScript/evalScript, scrollUntilVisible, waitForAnimationToEnd, stopApp,
-clearState, onFlowComplete, env scoped to an included flow, and runFlow files without --flatten
-(a fragment needs a recorded entry guard). A flow `ad check --maestro` refuses is refused with
-its diagnostics.
+relations, optional, regular expressions, percentage points, runFlow.when, repeat with a ${…}
+count or over 100, retry, assertTrue, runScript/evalScript, scrollUntilVisible,
+waitForAnimationToEnd, stopApp, clearState, onFlowComplete, env scoped to an included flow,
+${name}s a .ad script cannot define (lowercase, output.*), a ${VAR} in a selector, and runFlow
+files without --flatten (a fragment needs a recorded entry guard). A flow
+`ad check --maestro` refuses is refused with its diagnostics.
 
 Exit codes: 0 imported, 1 the flow is refused (each reason listed, nothing written), 2 usage or I/O error.")]
 pub struct ImportArgs {

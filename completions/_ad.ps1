@@ -38,6 +38,7 @@ Register-ArgumentCompleter -Native -CommandName 'ad' -ScriptBlock {
             [CompletionResult]::new('session', 'session', [CompletionResultType]::ParameterValue, 'Live sessions held by a local daemon: run script commands one at a time, author a journey (`open --save-script`, actions, a landmark `wait`) and publish it with `save-script`; `list`, `close`, `replay FILE`. `--session NAME`, `--json`')
             [CompletionResult]::new('build', 'build', [CompletionResultType]::ParameterValue, 'Flatten a composition (`composition-v1` with `include`d fragments) into one plain script agent-device 0.21.5 runs: `ad build flow.ad -o dist/flow.ad`')
             [CompletionResult]::new('export', 'export', [CompletionResultType]::ParameterValue, 'Write a script as a Maestro flow, byte for byte what agent-device 0.21.5''s `replay export` writes: `ad export --maestro flow.ad -o flow.yaml`')
+            [CompletionResult]::new('import', 'import', [CompletionResultType]::ParameterValue, 'Turn a Maestro flow agent-device 0.21.5 accepts into a `.ad` script with the same behaviour: `ad import e2e/login.yaml -o flows/login.ad`')
             [CompletionResult]::new('init', 'init', [CompletionResultType]::ParameterValue, 'Start a project: ad.toml, an example script and app model, and the next commands to run')
             [CompletionResult]::new('completions', 'completions', [CompletionResultType]::ParameterValue, 'Print a shell completion script (bash, zsh, fish, PowerShell, Elvish)')
             [CompletionResult]::new('man', 'man', [CompletionResultType]::ParameterValue, 'Write the man pages (one per command) into a folder; docs/man/ holds them checked in')
@@ -255,6 +256,17 @@ Register-ArgumentCompleter -Native -CommandName 'ad' -ScriptBlock {
             [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
             break
         }
+        'ad;import' {
+            [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Write the script here instead of stdout (`-` for stdout). Missing folders are created and an existing file is replaced; the flow itself is never overwritten. The written path is printed')
+            [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Write the script here instead of stdout (`-` for stdout). Missing folders are created and an existing file is replaced; the flow itself is never overwritten. The written path is printed')
+            [CompletionResult]::new('--max-file-size', '--max-file-size', [CompletionResultType]::ParameterName, 'Read at most this many bytes from one script; a larger file is refused with AD006 (default: agent-device''s own limit, 2097152; or `[input] max-file-size` in ad.toml; at most 4294967295)')
+            [CompletionResult]::new('--flatten', '--flatten', [CompletionResultType]::ParameterName, 'Inline the flows `runFlow` files name, in place (their own includes too), instead of refusing them')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
         'ad;init' {
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
@@ -291,6 +303,7 @@ Register-ArgumentCompleter -Native -CommandName 'ad' -ScriptBlock {
             [CompletionResult]::new('session', 'session', [CompletionResultType]::ParameterValue, 'Live sessions held by a local daemon: run script commands one at a time, author a journey (`open --save-script`, actions, a landmark `wait`) and publish it with `save-script`; `list`, `close`, `replay FILE`. `--session NAME`, `--json`')
             [CompletionResult]::new('build', 'build', [CompletionResultType]::ParameterValue, 'Flatten a composition (`composition-v1` with `include`d fragments) into one plain script agent-device 0.21.5 runs: `ad build flow.ad -o dist/flow.ad`')
             [CompletionResult]::new('export', 'export', [CompletionResultType]::ParameterValue, 'Write a script as a Maestro flow, byte for byte what agent-device 0.21.5''s `replay export` writes: `ad export --maestro flow.ad -o flow.yaml`')
+            [CompletionResult]::new('import', 'import', [CompletionResultType]::ParameterValue, 'Turn a Maestro flow agent-device 0.21.5 accepts into a `.ad` script with the same behaviour: `ad import e2e/login.yaml -o flows/login.ad`')
             [CompletionResult]::new('init', 'init', [CompletionResultType]::ParameterValue, 'Start a project: ad.toml, an example script and app model, and the next commands to run')
             [CompletionResult]::new('completions', 'completions', [CompletionResultType]::ParameterValue, 'Print a shell completion script (bash, zsh, fish, PowerShell, Elvish)')
             [CompletionResult]::new('man', 'man', [CompletionResultType]::ParameterValue, 'Write the man pages (one per command) into a folder; docs/man/ holds them checked in')
@@ -334,6 +347,9 @@ Register-ArgumentCompleter -Native -CommandName 'ad' -ScriptBlock {
             break
         }
         'ad;help;export' {
+            break
+        }
+        'ad;help;import' {
             break
         }
         'ad;help;init' {

@@ -46,6 +46,9 @@ _ad() {
             ad,help)
                 cmd="ad__subcmd__help"
                 ;;
+            ad,import)
+                cmd="ad__subcmd__import"
+                ;;
             ad,init)
                 cmd="ad__subcmd__init"
                 ;;
@@ -97,6 +100,9 @@ _ad() {
             ad__subcmd__help,help)
                 cmd="ad__subcmd__help__subcmd__help"
                 ;;
+            ad__subcmd__help,import)
+                cmd="ad__subcmd__help__subcmd__import"
+                ;;
             ad__subcmd__help,init)
                 cmd="ad__subcmd__help__subcmd__init"
                 ;;
@@ -125,7 +131,7 @@ _ad() {
 
     case "${cmd}" in
         ad)
-            opts="-h -V --help --version check fmt commands explain parse lsp run heal test doctor session build export init completions man help"
+            opts="-h -V --help --version check fmt commands explain parse lsp run heal test doctor session build export import init completions man help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -401,7 +407,7 @@ _ad() {
             return 0
             ;;
         ad__subcmd__help)
-            opts="check fmt commands explain parse lsp run heal test doctor session build export init completions man help"
+            opts="check fmt commands explain parse lsp run heal test doctor session build export import init completions man help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -554,6 +560,20 @@ _ad() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        ad__subcmd__help__subcmd__import)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         ad__subcmd__help__subcmd__init)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
@@ -645,6 +665,32 @@ _ad() {
                 return 0
             fi
             case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        ad__subcmd__import)
+            opts="-o -h -V --output --flatten --max-file-size --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --output)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -o)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-file-size)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;

@@ -35,6 +35,7 @@ set edit:completion:arg-completer[ad] = {|@words|
             cand session 'Live sessions held by a local daemon: run script commands one at a time, author a journey (`open --save-script`, actions, a landmark `wait`) and publish it with `save-script`; `list`, `close`, `replay FILE`. `--session NAME`, `--json`'
             cand build 'Flatten a composition (`composition-v1` with `include`d fragments) into one plain script agent-device 0.21.5 runs: `ad build flow.ad -o dist/flow.ad`'
             cand export 'Write a script as a Maestro flow, byte for byte what agent-device 0.21.5''s `replay export` writes: `ad export --maestro flow.ad -o flow.yaml`'
+            cand import 'Turn a Maestro flow agent-device 0.21.5 accepts into a `.ad` script with the same behaviour: `ad import e2e/login.yaml -o flows/login.ad`'
             cand init 'Start a project: ad.toml, an example script and app model, and the next commands to run'
             cand completions 'Print a shell completion script (bash, zsh, fish, PowerShell, Elvish)'
             cand man 'Write the man pages (one per command) into a folder; docs/man/ holds them checked in'
@@ -238,6 +239,16 @@ set edit:completion:arg-completer[ad] = {|@words|
             cand -V 'Print version'
             cand --version 'Print version'
         }
+        &'ad;import'= {
+            cand -o 'Write the script here instead of stdout (`-` for stdout). Missing folders are created and an existing file is replaced; the flow itself is never overwritten. The written path is printed'
+            cand --output 'Write the script here instead of stdout (`-` for stdout). Missing folders are created and an existing file is replaced; the flow itself is never overwritten. The written path is printed'
+            cand --max-file-size 'Read at most this many bytes from one script; a larger file is refused with AD006 (default: agent-device''s own limit, 2097152; or `[input] max-file-size` in ad.toml; at most 4294967295)'
+            cand --flatten 'Inline the flows `runFlow` files name, in place (their own includes too), instead of refusing them'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
         &'ad;init'= {
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
@@ -271,6 +282,7 @@ set edit:completion:arg-completer[ad] = {|@words|
             cand session 'Live sessions held by a local daemon: run script commands one at a time, author a journey (`open --save-script`, actions, a landmark `wait`) and publish it with `save-script`; `list`, `close`, `replay FILE`. `--session NAME`, `--json`'
             cand build 'Flatten a composition (`composition-v1` with `include`d fragments) into one plain script agent-device 0.21.5 runs: `ad build flow.ad -o dist/flow.ad`'
             cand export 'Write a script as a Maestro flow, byte for byte what agent-device 0.21.5''s `replay export` writes: `ad export --maestro flow.ad -o flow.yaml`'
+            cand import 'Turn a Maestro flow agent-device 0.21.5 accepts into a `.ad` script with the same behaviour: `ad import e2e/login.yaml -o flows/login.ad`'
             cand init 'Start a project: ad.toml, an example script and app model, and the next commands to run'
             cand completions 'Print a shell completion script (bash, zsh, fish, PowerShell, Elvish)'
             cand man 'Write the man pages (one per command) into a folder; docs/man/ holds them checked in'
@@ -301,6 +313,8 @@ set edit:completion:arg-completer[ad] = {|@words|
         &'ad;help;build'= {
         }
         &'ad;help;export'= {
+        }
+        &'ad;help;import'= {
         }
         &'ad;help;init'= {
         }

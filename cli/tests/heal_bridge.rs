@@ -15,22 +15,12 @@
 mod agent_device_support;
 mod common;
 
-use std::path::Path;
-use std::process::Output;
 use std::time::{Duration, Instant};
 
-use agent_device_support::{gone_within, Desktop};
-
-fn text(o: &Output) -> String {
-    common::output_text(o)
-}
-
-/// `ad args…` in the desktop; it must succeed.
-fn ok(d: &Desktop, args: &[&str]) -> Output {
-    let o = d.ad(args);
-    assert!(o.status.success(), "ad {args:?}:\n{}", text(&o));
-    o
-}
+use agent_device_support::{
+    assert_valid_script, gone_within, ok, record_login, text, Desktop, LINUX,
+};
+use common::changed_lines;
 
 /// The processes this desktop's runs left: the test app and agent-device (its daemon), found by
 /// the desktop's own device-claims folder in their environment (every agent-device process `ad`
@@ -78,57 +68,18 @@ fn nothing_left(d: &Desktop, within: Duration) -> Result<(), Vec<(i32, String)>>
     }
 }
 
-const LINUX: [&str; 4] = ["--backend", "agent-device", "--platform", "linux"];
-
-/// The changed lines of a unified diff (without its headers).
-fn changed_lines(out: &str) -> Vec<&str> {
-    out.lines()
-        .filter(|l| {
-            (l.starts_with('-') || l.starts_with('+'))
-                && !l.starts_with("---")
-                && !l.starts_with("+++")
-        })
-        .collect()
-}
-
-fn assert_valid_script(d: &Desktop, script: &Path) {
-    let s = script.to_str().unwrap();
-    ok(d, &["check", s]);
-    ok(d, &["fmt", "--check", s]);
-    let oracle = ad_tests::run_oracle_one(script);
-    assert_eq!(oracle["ok"], true, "agent-device rejects it: {oracle}");
-}
-
 /// Records `login.ad` against the app as it is (username, password, a click on each of
 /// `clicks`, the welcome screen, close) with `ad session … --backend agent-device`, checks that
 /// the session left nothing running, and returns the script.
 fn record(d: &Desktop, clicks: &[&str]) -> String {
-    let session = |words: &[&str]| {
-        let mut args = vec!["session"];
-        args.extend_from_slice(words);
-        args.extend(["--session", "rec"]);
-        ok(d, &args)
-    };
-    let mut open = vec!["open", "ad-gtk-login"];
-    open.extend(LINUX);
-    open.push("--save-script=login.ad");
-    session(&open);
-    session(&["fill", "label=Username", "alice"]);
-    session(&["fill", "label=Password", "secret"]);
-    for c in clicks {
-        session(&["click", c]);
-    }
-    session(&["wait", r#"label="Welcome, alice""#, "8000"]);
-    let app = d
-        .app_pid(Duration::ZERO)
-        .expect("the session opened the app");
+    let app = record_login(d, "login.ad", clicks, true);
     // What the leftover check looks for is there while a session holds it.
     let held = leftovers(d);
     assert!(
         held.iter().any(|(pid, _)| *pid == app) && held.len() >= 2,
         "the app and its agent-device daemon: {held:?}"
     );
-    session(&["close"]);
+    ok(d, &["session", "close", "--session", "rec"]);
     assert!(gone_within(app, Duration::from_secs(10)));
     if let Err(left) = nothing_left(d, Duration::from_secs(20)) {
         panic!("the recording session left {left:?}");

@@ -7,30 +7,15 @@
 mod common;
 
 use std::path::PathBuf;
-use std::process::Output;
 
+use common::exit_code as code;
 use common::shop::{ad, ok, recorded_login};
-use common::{isolated_ad, output_text, session_scratch};
-
-fn code(o: &Output) -> i32 {
-    o.status.code().expect("ad exits normally")
-}
+use common::{changed_lines, isolated_ad, output_text, session_scratch};
 
 /// A scratch project with the Shop model and `login.ad` recorded on it (with evidence) through
 /// an authoring session; then the model's element `id` is relabelled (or removed: `None`).
 fn project(name: &str, id: &str, label: Option<&str>) -> (PathBuf, PathBuf) {
     recorded_login(name, &[], &[(id, label)])
-}
-
-/// The changed lines of a unified diff (without its headers).
-fn changed_lines(out: &str) -> Vec<&str> {
-    out.lines()
-        .filter(|l| {
-            (l.starts_with('-') || l.starts_with('+'))
-                && !l.starts_with("---")
-                && !l.starts_with("+++")
-        })
-        .collect()
 }
 
 #[test]

@@ -12,13 +12,10 @@ use std::process::Output;
 use ad_runtime::records::heal::{
     apply_line_edits, text_sha256, HealProofScope, HealRecord, HealVerdict,
 };
-use common::shop::{ad, recorded_login};
+use common::exit_code as code;
+use common::shop::{ad, record_fixture_run, recorded_login};
 use common::{output_text, repo_root, stderr, stdout};
 use serde_json::Value;
-
-fn code(o: &Output) -> i32 {
-    o.status.code().expect("ad exits normally")
-}
 
 /// The record `ad heal --json` printed: stdout holds that JSON document and nothing else, and it
 /// fits the checked-in schema.
@@ -254,17 +251,7 @@ fn a_proof_on_a_recording_says_how_far_it_reached() {
         &[],
         &[("login.submit", Some("Log in"))],
     );
-    let o = ad(
-        &dir,
-        &[
-            "run",
-            "login.ad",
-            "--record-fixture",
-            "fx",
-            "--artifacts-dir",
-            "recording",
-        ],
-    );
+    let o = record_fixture_run(&dir);
     assert_eq!(code(&o), 1, "the edited app fails: {}", output_text(&o));
     std::fs::remove_dir_all(dir.join("apps")).unwrap();
     let o = ad(

@@ -9,69 +9,9 @@
 
 mod common;
 
-use std::path::{Path, PathBuf};
-use std::process::Output;
-
-use common::output_text;
-use common::shop::{ad, recorded_login};
-
-fn code(o: &Output) -> i32 {
-    o.status.code().expect("ad exits normally")
-}
-
-/// The Shop project with `login.ad` recorded, the model edited (`id` relabelled, or removed:
-/// `None`), the failing run recorded into `fx/`, then the model deleted: only the recording is
-/// left to heal from.
-fn failing_recording(name: &str, id: &str, change: Option<&str>) -> (PathBuf, PathBuf) {
-    let (dir, script) = recorded_login(name, &[], &[(id, change)]);
-    let o = ad(
-        &dir,
-        &[
-            "run",
-            "login.ad",
-            "--record-fixture",
-            "fx",
-            "--artifacts-dir",
-            "recording",
-        ],
-    );
-    assert_eq!(code(&o), 1, "the edited app fails: {}", output_text(&o));
-    assert!(
-        dir.join("fx/manifest.json").is_file(),
-        "{}",
-        output_text(&o)
-    );
-    std::fs::remove_dir_all(dir.join("apps")).unwrap();
-    // No sim can run the script now: its app model is gone.
-    let o = ad(&dir, &["run", "login.ad", "--artifacts-dir", "no-sim"]);
-    assert_eq!(code(&o), 2, "{}", output_text(&o));
-    (dir, script)
-}
-
-/// The changed lines of a unified diff (without its headers).
-fn changed_lines(out: &str) -> Vec<&str> {
-    out.lines()
-        .filter(|l| {
-            (l.starts_with('-') || l.starts_with('+'))
-                && !l.starts_with("---")
-                && !l.starts_with("+++")
-        })
-        .collect()
-}
-
-/// The journal events of the run folder named after `journal ` in `out`.
-fn journal_of(dir: &Path, out: &str) -> Vec<serde_json::Value> {
-    let run = out
-        .split("journal ")
-        .nth(1)
-        .and_then(|r| r.split_whitespace().next())
-        .unwrap_or_else(|| panic!("no journal folder in:\n{out}"));
-    std::fs::read_to_string(dir.join(run).join("events.jsonl"))
-        .unwrap_or_else(|e| panic!("{run}: {e}\n{out}"))
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect()
-}
+use common::exit_code as code;
+use common::shop::{ad, failing_recording, record_fixture_run, recorded_login};
+use common::{changed_lines, journal_of, output_text};
 
 #[test]
 fn a_relabelled_button_is_proposed_from_the_recording_of_the_failing_run() {
@@ -264,17 +204,7 @@ fn a_read_step_is_proven_on_the_screens_the_recording_holds() {
         "{text}"
     );
     std::fs::write(&script, &text).unwrap();
-    let o = ad(
-        &dir,
-        &[
-            "run",
-            "login.ad",
-            "--record-fixture",
-            "fx",
-            "--artifacts-dir",
-            "recording",
-        ],
-    );
+    let o = record_fixture_run(&dir);
     assert_eq!(code(&o), 1, "{}", output_text(&o));
     std::fs::remove_dir_all(dir.join("apps")).unwrap();
     let o = ad(&dir, &["heal", "login.ad", "--backend", "recorded:fx"]);

@@ -14,37 +14,13 @@
 mod agent_device_support;
 mod common;
 
-use std::path::Path;
-use std::process::Output;
 use std::time::Duration;
 
-use agent_device_support::{alive, gone_within, Desktop};
+use agent_device_support::{
+    alive, assert_valid_script, gone_within, listed, no_daemon_left, ok, record_login,
+    session_daemon_stops, text, Desktop, LINUX,
+};
 use serde_json::Value;
-
-fn text(o: &Output) -> String {
-    common::output_text(o)
-}
-
-/// `ad args…` in the desktop; it must succeed.
-fn ok(d: &Desktop, args: &[&str]) -> Output {
-    let o = d.ad(args);
-    assert!(o.status.success(), "ad {args:?}:\n{}", text(&o));
-    o
-}
-
-/// Waits until ad's session daemon for this desktop has stopped (its socket is removed when it
-/// ends); false if it is still there after `within`.
-fn session_daemon_stops(d: &Desktop, within: Duration) -> bool {
-    let sock = d.dir.join("ad-state").join("daemon.sock");
-    let end = std::time::Instant::now() + within;
-    while std::time::Instant::now() < end {
-        if !sock.exists() {
-            return true;
-        }
-        std::thread::sleep(Duration::from_millis(100));
-    }
-    !sock.exists()
-}
 
 /// The app, every agent-device daemon `ad` started for the desktop and ad's session daemon are
 /// all gone.
@@ -63,63 +39,14 @@ fn nothing_left(d: &Desktop, app: i32, after: &str) {
     );
 }
 
-/// The `ad session list` line of `session` ("" when there is none).
-fn listed(d: &Desktop, session: &str) -> String {
-    let o = ok(d, &["session", "list"]);
-    String::from_utf8_lossy(&o.stdout)
-        .lines()
-        .find(|l| l.starts_with(&format!("{session}\t")))
-        .unwrap_or_default()
-        .to_string()
-}
-
-/// No agent-device daemon `ad` started for this desktop is left after `within`.
-fn no_daemon_left(d: &Desktop, within: Duration) -> bool {
-    let end = std::time::Instant::now() + within;
-    while std::time::Instant::now() < end {
-        if d.owned_daemon().is_none() {
-            return true;
-        }
-        std::thread::sleep(Duration::from_millis(100));
-    }
-    d.owned_daemon().is_none()
-}
-
-/// The healed script passes `ad check`, `ad fmt --check` and agent-device 0.21.5's reader.
-fn assert_valid_script(d: &Desktop, script: &Path) {
-    let s = script.to_str().unwrap();
-    ok(d, &["check", s]);
-    ok(d, &["fmt", "--check", s]);
-    let oracle = ad_tests::run_oracle_one(script);
-    assert_eq!(oracle["ok"], true, "agent-device rejects it: {oracle}");
-}
-
-const LINUX: [&str; 4] = ["--backend", "agent-device", "--platform", "linux"];
-
 #[test]
 fn a_relabelled_gtk_button_is_repaired_through_the_bridge_and_the_healed_script_replays() {
     let mut d = Desktop::start("repair");
     d.set_env("AD_SESSION_IDLE_MS", "2000");
 
     // Recorded against the app as it was, with evidence.
-    let session = |words: &[&str]| {
-        let mut args = vec!["session"];
-        args.extend_from_slice(words);
-        args.extend(["--session", "rec"]);
-        ok(&d, &args)
-    };
-    let mut open = vec!["open", "ad-gtk-login"];
-    open.extend(LINUX);
-    open.push("--save-script=login.ad");
-    session(&open);
-    session(&["fill", "label=Username", "alice"]);
-    session(&["fill", "label=Password", "secret"]);
-    session(&["click", r#"label="Sign In""#]);
-    session(&["wait", r#"label="Welcome, alice""#, "8000"]);
-    let app = d
-        .app_pid(Duration::ZERO)
-        .expect("the session opened the app");
-    session(&["close"]);
+    let app = record_login(&d, "login.ad", &[r#"label="Sign In""#], true);
+    ok(&d, &["session", "close", "--session", "rec"]);
     nothing_left(&d, app, "the recording session");
     let _ = std::fs::remove_file(d.dir.join("app.pid"));
     let script = d.dir.join("login.ad");

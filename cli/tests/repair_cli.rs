@@ -5,16 +5,14 @@
 
 mod common;
 
-use std::path::{Path, PathBuf};
-use std::process::Output;
+use std::path::PathBuf;
 
-use common::shop::{ad, ok, recorded_login};
-use common::{isolated_ad, output_text, session_scratch};
+use common::exit_code as code;
+use common::shop::{
+    ad, ad_reaping, assert_valid_script, listed, ok, recorded_login, resume_and_commit,
+};
+use common::{appears, json_of, output_text, session_scratch};
 use serde_json::Value;
-
-fn code(o: &Output) -> i32 {
-    o.status.code().expect("ad exits normally")
-}
 
 /// A scratch project with the Shop model and `login.ad` recorded on it (with evidence) through
 /// an authoring session; then the model's sign-in button is relabelled "Log in".
@@ -26,29 +24,6 @@ fn project(name: &str) -> (PathBuf, PathBuf) {
         "{text}"
     );
     (dir, script)
-}
-
-fn json_of(o: &Output) -> Value {
-    serde_json::from_slice(&o.stdout)
-        .unwrap_or_else(|e| panic!("no JSON ({e}): {}", output_text(o)))
-}
-
-/// The session list's line for `default`, or None.
-fn listed(dir: &Path) -> Option<String> {
-    let o = ok(dir, &["session", "list"]);
-    String::from_utf8_lossy(&o.stdout)
-        .lines()
-        .find(|l| l.starts_with("default\t"))
-        .map(str::to_string)
-}
-
-/// The healed script passes `ad check`, `ad fmt --check` and agent-device 0.21.5's reader.
-fn assert_valid_script(dir: &Path, script: &Path) {
-    let s = script.to_str().unwrap();
-    ok(dir, &["check", s]);
-    ok(dir, &["fmt", "--check", s]);
-    let oracle = ad_tests::run_oracle_one(script);
-    assert_eq!(oracle["ok"], true, "agent-device rejects it: {oracle}");
 }
 
 #[test]
@@ -117,26 +92,8 @@ fn a_relabelled_button_is_repaired_from_the_failing_step_and_committed_beside_th
     assert!(listed(&dir).unwrap().contains("4 recorded action(s)"));
 
     // Continue the same transaction: the rest of the script passes; the repair is complete,
-    // and the passing run's text output says how to commit it.
-    let o = ok(
-        &dir,
-        &["run", "login.ad", "--from", "5", "--plan-digest", &digest],
-    );
-    let out = output_text(&o);
-    assert!(
-        out.contains("ok: login.ad") && out.contains("warning: the repair is complete"),
-        "{out}"
-    );
-    assert!(listed(&dir).unwrap().contains("repair-complete"));
-
-    // Commit.
-    let o = ok(&dir, &["session", "close"]);
-    let healed = dir.join("login.healed.ad");
-    assert!(
-        output_text(&o).contains(&healed.display().to_string()),
-        "{}",
-        output_text(&o)
-    );
+    // and the passing run's text output says how to commit it. Then commit.
+    let healed = resume_and_commit(&dir, "5", &digest);
     assert_eq!(listed(&dir), None, "the commit ends the session");
     assert_eq!(std::fs::read_to_string(&script).unwrap(), original);
     let text = std::fs::read_to_string(&healed).unwrap();
@@ -330,31 +287,12 @@ fn targets_are_refused_before_any_step_and_an_incomplete_repair_is_aborted_by_cl
     assert_eq!(std::fs::read_to_string(&script).unwrap(), original);
 }
 
-/// Waits (at most a minute, polling) for `path` to exist: the daemon's idle exit is its reap.
-fn appears(path: &Path) -> bool {
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
-    while std::time::Instant::now() < deadline {
-        if path.exists() {
-            return true;
-        }
-        std::thread::sleep(std::time::Duration::from_millis(100));
-    }
-    false
-}
-
 #[test]
 fn the_daemons_reap_leaves_a_tombstone_for_an_incomplete_repair_and_commits_a_complete_one() {
     let (dir, _) = project("repair-reap");
     // A state folder of its own, so the run starts a daemon that reaps after 4 s unused.
     let state = dir.join("reaping");
-    let run = |args: &[&str]| {
-        isolated_ad(&dir)
-            .env("AD_STATE_DIR", &state)
-            .env("AD_SESSION_REAP_MS", "4000")
-            .args(args)
-            .output()
-            .expect("ad runs")
-    };
+    let run = |args: &[&str]| ad_reaping(&dir, &state, "4000", args);
     let o = run(&["run", "login.ad", "--save-script", "--json"]);
     assert_eq!(code(&o), 1, "{}", output_text(&o));
     let r = json_of(&o);

@@ -10,47 +10,13 @@
 //! to install (scripts/test-all.sh installs them).
 
 mod agent_device_support;
-mod common;
 
-use std::process::Output;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
-use agent_device_support::{alive, gone_within, json, Desktop};
-
-fn text(o: &Output) -> String {
-    common::output_text(o)
-}
-
-/// `ad args…` in the desktop; it must succeed.
-fn ok(d: &Desktop, args: &[&str]) -> Output {
-    let o = d.ad(args);
-    assert!(o.status.success(), "ad {args:?}:\n{}", text(&o));
-    o
-}
-
-/// The `ad session list` line of `session` ("" when there is none).
-fn listed(d: &Desktop, session: &str) -> String {
-    let o = ok(d, &["session", "list"]);
-    String::from_utf8_lossy(&o.stdout)
-        .lines()
-        .find(|l| l.starts_with(&format!("{session}\t")))
-        .unwrap_or_default()
-        .to_string()
-}
-
-/// No agent-device daemon `ad` started for this desktop is left after `within`.
-fn no_daemon_left(d: &Desktop, within: Duration) -> bool {
-    let end = Instant::now() + within;
-    while Instant::now() < end {
-        if d.owned_daemon().is_none() {
-            return true;
-        }
-        std::thread::sleep(Duration::from_millis(100));
-    }
-    d.owned_daemon().is_none()
-}
-
-const LINUX: [&str; 4] = ["--backend", "agent-device", "--platform", "linux"];
+use agent_device_support::{
+    alive, close_recording, gone_within, json, listed, no_daemon_left, ok, record_login, text,
+    Desktop, LINUX,
+};
 
 #[test]
 fn a_plain_resume_at_the_empty_tail_runs_no_step_once_the_last_step_was_performed() {
@@ -62,24 +28,8 @@ fn a_plain_resume_at_the_empty_tail_runs_no_step_once_the_last_step_was_performe
     // Recorded against the app before its sign-in button was relabelled (with evidence); the
     // published flow's terminal close is dropped so that the click is the plan's last step (the
     // profile set to flow: a close-less script with evidence would be checked as a handoff).
-    let session = |words: &[&str]| {
-        let mut args = vec!["session"];
-        args.extend_from_slice(words);
-        args.extend(["--session", "rec"]);
-        ok(&d, &args)
-    };
-    let mut open = vec!["open", "ad-gtk-login"];
-    open.extend(LINUX);
-    open.push("--save-script=recorded.ad");
-    session(&open);
-    session(&["fill", "label=Username", "alice"]);
-    session(&["fill", "label=Password", "secret"]);
-    session(&["click", r#"label="Sign In""#]);
-    let app = d.app_pid(Duration::ZERO).expect("the app");
-    session(&["close"]);
-    assert!(gone_within(app, Duration::from_secs(10)));
-    assert!(no_daemon_left(&d, Duration::from_secs(10)));
-    let _ = std::fs::remove_file(d.dir.join("app.pid"));
+    let app = record_login(&d, "recorded.ad", &[r#"label="Sign In""#], false);
+    close_recording(&d, app);
     let recorded = std::fs::read_to_string(d.dir.join("recorded.ad")).unwrap();
     let script = recorded
         .strip_suffix("close\n")

@@ -11,13 +11,10 @@ mod common;
 use std::path::Path;
 use std::process::Output;
 
-use common::shop::{ok, recorded_login};
-use common::{isolated_ad, output_text};
+use common::exit_code as code;
+use common::shop::{ad_reaping, ok, recorded_login};
+use common::{appears, output_text};
 use serde_json::{json, Value};
-
-fn code(o: &Output) -> i32 {
-    o.status.code().expect("ad exits normally")
-}
 
 /// The sign-in button loses its id and label, and a smaller nameless button joins the form:
 /// `role="button"` then settles on the smaller one (the tiebreak: visible, deepest, smallest), so
@@ -44,18 +41,6 @@ fn nameless_sign_in(dir: &Path) {
     std::fs::write(&path, m.to_string()).unwrap();
 }
 
-/// Waits (at most a minute, polling) for `path` to exist: the daemon's idle exit is its reap.
-fn appears(path: &Path) -> bool {
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
-    while std::time::Instant::now() < deadline {
-        if path.exists() {
-            return true;
-        }
-        std::thread::sleep(std::time::Duration::from_millis(100));
-    }
-    false
-}
-
 const UNRESOLVED: &str = "Cannot write recorded step \"click @e4\" to a script: it never resolved to a selector, so the ref would not resolve in a fresh replay session.";
 
 #[test]
@@ -66,14 +51,7 @@ fn a_step_left_on_a_session_ref_refuses_the_commit_before_the_app_is_closed_and_
     nameless_sign_in(&dir);
     // A state folder of its own, so the daemon this test starts reaps soon after its last use.
     let state = dir.join("reaping");
-    let run = |args: &[&str]| {
-        isolated_ad(&dir)
-            .env("AD_STATE_DIR", &state)
-            .env("AD_SESSION_REAP_MS", "8000")
-            .args(args)
-            .output()
-            .expect("ad runs")
-    };
+    let run = |args: &[&str]| ad_reaping(&dir, &state, "8000", args);
     let listed = || {
         let o = run(&["session", "list"]);
         String::from_utf8_lossy(&o.stdout)

@@ -10,27 +10,12 @@ mod common;
 use std::path::Path;
 use std::process::Output;
 
-use common::shop::{ad, ok, recorded_login};
-use common::{isolated_ad, output_text};
+use common::exit_code as code;
+use common::shop::{
+    ad, ad_reaping, assert_valid_script, listed, ok, recorded_login, resume_and_commit,
+};
+use common::{appears, json_of, output_text};
 use serde_json::{json, Value};
-
-fn code(o: &Output) -> i32 {
-    o.status.code().expect("ad exits normally")
-}
-
-fn json_of(o: &Output) -> Value {
-    serde_json::from_slice(&o.stdout)
-        .unwrap_or_else(|e| panic!("no JSON ({e}): {}", output_text(o)))
-}
-
-/// The session list's line for `default`, or None.
-fn listed(dir: &Path) -> Option<String> {
-    let o = ok(dir, &["session", "list"]);
-    String::from_utf8_lossy(&o.stdout)
-        .lines()
-        .find(|l| l.starts_with("default\t"))
-        .map(str::to_string)
-}
 
 /// Rewrites the project's Shop model with `change`.
 fn edit_model(dir: &Path, change: impl FnOnce(&mut Value)) {
@@ -38,15 +23,6 @@ fn edit_model(dir: &Path, change: impl FnOnce(&mut Value)) {
     let mut m: Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
     change(&mut m);
     std::fs::write(&path, m.to_string()).unwrap();
-}
-
-/// The healed script passes `ad check`, `ad fmt --check` and agent-device 0.21.5's reader.
-fn assert_valid_script(dir: &Path, script: &Path) {
-    let s = script.to_str().unwrap();
-    ok(dir, &["check", s]);
-    ok(dir, &["fmt", "--check", s]);
-    let oracle = ad_tests::run_oracle_one(script);
-    assert_eq!(oracle["ok"], true, "agent-device rejects it: {oracle}");
 }
 
 /// The action lines of a script (no header, comments or annotations).
@@ -118,24 +94,7 @@ fn an_added_screen_is_repaired_by_recording_its_step_and_re_running_the_unchange
     assert!(listed(&dir).unwrap().contains("2 recorded action(s)"));
 
     // `--from 2`, as the report says: the fill runs again on the form, and the rest passes.
-    let o = ok(
-        &dir,
-        &["run", "login.ad", "--from", "2", "--plan-digest", &digest],
-    );
-    let out = output_text(&o);
-    assert!(
-        out.contains("ok: login.ad") && out.contains("warning: the repair is complete"),
-        "{out}"
-    );
-    assert!(listed(&dir).unwrap().contains("repair-complete"));
-
-    let o = ok(&dir, &["session", "close"]);
-    let healed = dir.join("login.healed.ad");
-    assert!(
-        output_text(&o).contains(&healed.display().to_string()),
-        "{}",
-        output_text(&o)
-    );
+    let healed = resume_and_commit(&dir, "2", &digest);
     assert_eq!(std::fs::read_to_string(&script).unwrap(), original);
     let text = std::fs::read_to_string(&healed).unwrap();
     assert!(
@@ -395,18 +354,6 @@ fn a_plan_digest_mismatch_is_refused_before_any_step_and_the_repair_goes_on() {
     assert!(dir.join("login.healed.ad").is_file());
 }
 
-/// Waits (at most a minute, polling) for `path` to exist: the daemon's idle exit is its reap.
-fn appears(path: &Path) -> bool {
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
-    while std::time::Instant::now() < deadline {
-        if path.exists() {
-            return true;
-        }
-        std::thread::sleep(std::time::Duration::from_millis(100));
-    }
-    false
-}
-
 #[test]
 fn a_complete_repair_whose_commit_fails_at_the_reap_answers_repair_commit_failed() {
     let (dir, _) = recorded_login(
@@ -416,14 +363,7 @@ fn a_complete_repair_whose_commit_fails_at_the_reap_answers_repair_commit_failed
     );
     // A state folder of its own, so the run starts a daemon that reaps after 5 s unused.
     let state = dir.join("reaping");
-    let run = |args: &[&str]| {
-        isolated_ad(&dir)
-            .env("AD_STATE_DIR", &state)
-            .env("AD_SESSION_REAP_MS", "5000")
-            .args(args)
-            .output()
-            .expect("ad runs")
-    };
+    let run = |args: &[&str]| ad_reaping(&dir, &state, "5000", args);
     let o = run(&["run", "login.ad", "--save-script=fixed.ad", "--json"]);
     assert_eq!(code(&o), 1, "{}", output_text(&o));
     let digest = json_of(&o)["planDigest"].as_str().unwrap().to_string();

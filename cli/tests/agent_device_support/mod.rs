@@ -356,3 +356,104 @@ pub fn screen_texts(snapshot: &Value) -> Vec<String> {
     v.sort();
     v
 }
+
+/// The flags that put `ad` on the desktop's app: agent-device's Linux backend.
+pub const LINUX: [&str; 4] = ["--backend", "agent-device", "--platform", "linux"];
+
+/// A command's standard output, then its standard error, for messages.
+pub fn text(o: &Output) -> String {
+    format!(
+        "{}{}",
+        String::from_utf8_lossy(&o.stdout),
+        String::from_utf8_lossy(&o.stderr)
+    )
+}
+
+/// `ad args…` in the desktop; it must succeed.
+pub fn ok(d: &Desktop, args: &[&str]) -> Output {
+    let o = d.ad(args);
+    assert!(o.status.success(), "ad {args:?}:\n{}", text(&o));
+    o
+}
+
+/// The `ad session list` line of `session` ("" when there is none).
+pub fn listed(d: &Desktop, session: &str) -> String {
+    let o = ok(d, &["session", "list"]);
+    String::from_utf8_lossy(&o.stdout)
+        .lines()
+        .find(|l| l.starts_with(&format!("{session}\t")))
+        .unwrap_or_default()
+        .to_string()
+}
+
+/// No agent-device daemon `ad` started for this desktop is left after `within`.
+pub fn no_daemon_left(d: &Desktop, within: Duration) -> bool {
+    let end = Instant::now() + within;
+    while Instant::now() < end {
+        if d.owned_daemon().is_none() {
+            return true;
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    d.owned_daemon().is_none()
+}
+
+/// Waits until ad's session daemon for this desktop has stopped (its socket is removed when it
+/// ends); false if it is still there after `within`.
+pub fn session_daemon_stops(d: &Desktop, within: Duration) -> bool {
+    let sock = d.dir.join("ad-state").join("daemon.sock");
+    let end = Instant::now() + within;
+    while Instant::now() < end {
+        if !sock.exists() {
+            return true;
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    !sock.exists()
+}
+
+/// The healed script passes `ad check`, `ad fmt --check` and agent-device 0.21.5's reader.
+pub fn assert_valid_script(d: &Desktop, script: &Path) {
+    let s = script.to_str().unwrap();
+    ok(d, &["check", s]);
+    ok(d, &["fmt", "--check", s]);
+    let oracle = ad_tests::run_oracle_one(script);
+    assert_eq!(oracle["ok"], true, "agent-device rejects it: {oracle}");
+}
+
+/// Records the app's sign-in into `save_as` (with evidence) through `ad session … --session rec`
+/// on the Linux backend: open, username, password, a click on each of `clicks`, then with
+/// `welcome` the wait for the welcome screen. The recording session is left open for the caller
+/// to close (`ad session close --session rec`); the app's PID.
+pub fn record_login(d: &Desktop, save_as: &str, clicks: &[&str], welcome: bool) -> i32 {
+    let session = |words: &[&str]| {
+        let mut args = vec!["session"];
+        args.extend_from_slice(words);
+        args.extend(["--session", "rec"]);
+        ok(d, &args)
+    };
+    let save = format!("--save-script={save_as}");
+    let mut open = vec!["open", "ad-gtk-login"];
+    open.extend(LINUX);
+    open.push(&save);
+    session(&open);
+    session(&["fill", "label=Username", "alice"]);
+    session(&["fill", "label=Password", "secret"]);
+    for c in clicks {
+        session(&["click", c]);
+    }
+    if welcome {
+        session(&["wait", r#"label="Welcome, alice""#, "8000"]);
+    }
+    d.app_pid(Duration::ZERO)
+        .expect("the session opened the app")
+}
+
+/// Closes the [`record_login`] session and checks that it ended the app and the agent-device
+/// daemon, then forgets the app's PID.
+pub fn close_recording(d: &Desktop, app: i32) {
+    ok(d, &["session", "close", "--session", "rec"]);
+    assert!(gone_within(app, Duration::from_secs(10)));
+    assert!(no_daemon_left(d, Duration::from_secs(10)));
+    let _ = std::fs::remove_file(d.dir.join("app.pid"));
+}

@@ -209,3 +209,46 @@ pub fn command_words(command: &str) -> Vec<String> {
     out.remove(0);
     out
 }
+
+/// The changed lines of a unified diff (without its headers).
+pub fn changed_lines(out: &str) -> Vec<&str> {
+    out.lines()
+        .filter(|l| {
+            (l.starts_with('-') || l.starts_with('+'))
+                && !l.starts_with("---")
+                && !l.starts_with("+++")
+        })
+        .collect()
+}
+
+/// The JSON document a command printed on stdout.
+pub fn json_of(o: &Output) -> serde_json::Value {
+    serde_json::from_slice(&o.stdout)
+        .unwrap_or_else(|e| panic!("no JSON ({e}): {}", output_text(o)))
+}
+
+/// The journal events of the run folder (below `dir`) named after `journal ` in `out`.
+pub fn journal_of(dir: &Path, out: &str) -> Vec<serde_json::Value> {
+    let run = out
+        .split("journal ")
+        .nth(1)
+        .and_then(|r| r.split_whitespace().next())
+        .unwrap_or_else(|| panic!("no journal folder in:\n{out}"));
+    std::fs::read_to_string(dir.join(run).join("events.jsonl"))
+        .unwrap_or_else(|e| panic!("{run}: {e}\n{out}"))
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
+
+/// Waits (at most a minute, polling) for `path` to exist: the daemon's idle exit is its reap.
+pub fn appears(path: &Path) -> bool {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    while std::time::Instant::now() < deadline {
+        if path.exists() {
+            return true;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+    false
+}

@@ -215,3 +215,35 @@ pub fn read_with_limit(path: &Path, limit: u64) -> Result<Source, InputError> {
         Err(e) => Err(not_read(name, e)),
     }
 }
+
+/// Writes a converted file (`ad export`, `ad import`) to `-o OUT`, or to stdout without it or
+/// with `-o -`. OUT's missing folders are made and the absolute path written is printed (as
+/// agent-device's `replay export --out` does); OUT may never be the `source` it was made from.
+/// Returns the exit code (2 for a refusal or an I/O error).
+pub fn write_output(out: Option<&Path>, source: &Path, text: &str, made_from: &str) -> i32 {
+    let Some(out) = out.filter(|p| p.as_os_str() != "-") else {
+        print!("{text}");
+        return 0;
+    };
+    let same = match (std::fs::canonicalize(out), std::fs::canonicalize(source)) {
+        (Ok(a), Ok(b)) => a == b,
+        _ => false,
+    };
+    if same {
+        return crate::usage_error(&format!(
+            "{}: that is the {made_from}; choose another output file",
+            out.display()
+        ));
+    }
+    if let Some(dir) = out.parent().filter(|d| !d.as_os_str().is_empty()) {
+        if let Err(e) = std::fs::create_dir_all(dir) {
+            return crate::usage_error(&format!("{}: {e}", dir.display()));
+        }
+    }
+    if let Err(e) = crate::atomic_write(out, text.as_bytes()) {
+        return crate::usage_error(&format!("{}: {e}", out.display()));
+    }
+    let shown = std::path::absolute(out).unwrap_or_else(|_| out.to_path_buf());
+    println!("{}", shown.display());
+    0
+}

@@ -2,7 +2,7 @@
 //! `replay export FILE.ad [--out OUT]` writes, byte for byte, with its warnings and its
 //! refusals (`ad_compiler::export::maestro`).
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use clap::Args;
 
@@ -86,38 +86,10 @@ pub fn run(args: ExportArgs) -> i32 {
     for n in &export.notes {
         eprintln!("note: line {}: {}", n.line, escape_controls(&n.message));
     }
-    let out = match args.output.as_deref() {
-        None => None,
-        Some(p) if p.as_os_str() == "-" => None,
-        Some(p) => Some(p),
-    };
-    let Some(out) = out else {
-        print!("{}", export.yaml);
-        return 0;
-    };
-    if is_same_file(out, &args.file) {
-        return crate::usage_error(&format!(
-            "{}: that is the script being exported; choose another output file",
-            out.display()
-        ));
-    }
-    if let Some(dir) = out.parent().filter(|d| !d.as_os_str().is_empty()) {
-        if let Err(e) = std::fs::create_dir_all(dir) {
-            return crate::usage_error(&format!("{}: {e}", dir.display()));
-        }
-    }
-    if let Err(e) = crate::atomic_write(out, export.yaml.as_bytes()) {
-        return crate::usage_error(&format!("{}: {e}", out.display()));
-    }
-    // agent-device prints the absolute path it wrote.
-    let shown = std::path::absolute(out).unwrap_or_else(|_| out.to_path_buf());
-    println!("{}", shown.display());
-    0
-}
-
-fn is_same_file(a: &Path, b: &Path) -> bool {
-    match (std::fs::canonicalize(a), std::fs::canonicalize(b)) {
-        (Ok(a), Ok(b)) => a == b,
-        _ => false,
-    }
+    crate::files::write_output(
+        args.output.as_deref(),
+        &args.file,
+        &export.yaml,
+        "script being exported",
+    )
 }

@@ -115,35 +115,10 @@ pub fn run(args: ImportArgs) -> i32 {
             return 1;
         }
     };
-    let out = match args.output.as_deref() {
-        Some(p) if p.as_os_str() != "-" => p,
-        _ => {
-            print!("{script}");
-            return 0;
-        }
-    };
-    if is_same_file(out, &args.file) {
-        return crate::usage_error(&format!(
-            "{}: that is the flow being imported; choose another output file",
-            out.display()
-        ));
-    }
-    if let Some(dir) = out.parent().filter(|d| !d.as_os_str().is_empty()) {
-        if let Err(e) = std::fs::create_dir_all(dir) {
-            return crate::usage_error(&format!("{}: {e}", dir.display()));
-        }
-    }
-    if let Err(e) = crate::atomic_write(out, script.as_bytes()) {
-        return crate::usage_error(&format!("{}: {e}", out.display()));
-    }
-    let shown = std::path::absolute(out).unwrap_or_else(|_| out.to_path_buf());
-    println!("{}", shown.display());
-    0
-}
-
-fn is_same_file(a: &Path, b: &Path) -> bool {
-    match (std::fs::canonicalize(a), std::fs::canonicalize(b)) {
-        (Ok(a), Ok(b)) => a == b,
-        _ => false,
-    }
+    crate::files::write_output(
+        args.output.as_deref(),
+        &args.file,
+        &script,
+        "flow being imported",
+    )
 }

@@ -52,7 +52,7 @@ set edit:completion:arg-completer[ad] = {|@words|
             cand --fix 'Apply the available fixes in place, then report what remains'
             cand --parity-only 'Only report diagnostics that agent-device 0.21.5 itself would reject the script for'
             cand --watch 'Keep checking: after the first report, re-check each script you save (and the compositions that include it), one summary line per cycle, until Ctrl-C'
-            cand --maestro 'Read .yaml and .yml paths as Maestro flows, as `agent-device replay FLOW.yaml --maestro` routes them (folders are searched for *.yaml, *.yml and *.ad; .ad scripts are checked as usual): every refusal of agent-device''s Maestro reader, and what would fail when the flow is planned or run (docs/maestro.md)'
+            cand --maestro 'Read .yaml and .yml paths as Maestro flows, as `agent-device replay FLOW.yaml --maestro` routes them (folders are searched for *.yaml, *.yml and *.ad; .ad scripts are checked as usual): every refusal of agent-device''s Maestro reader, and what would fail when the flow is planned or run (docs/maestro.md). A .yaml named by `[maestro] paths` of ad.toml is a flow without it'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
             cand -V 'Print version'

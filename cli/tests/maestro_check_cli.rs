@@ -118,3 +118,31 @@ fn an_included_flow_agent_device_refuses_and_a_cycle_are_reported_at_the_run_flo
         .contains("Maestro pressKey \"tab\" is not supported. (sub/login.yaml:line 2)"));
     assert_eq!(out.status.code(), Some(1));
 }
+
+#[test]
+fn a_yaml_file_the_ad_toml_routes_is_checked_as_a_flow_without_the_flag() {
+    let dir = common::scratch_dir("maestro-cli-routed");
+    std::fs::create_dir_all(dir.join("e2e")).unwrap();
+    std::fs::write(dir.join("ad.toml"), "[maestro]\npaths = [\"e2e/*.yaml\"]\n").unwrap();
+    let flow = "appId: a\n---\n- launchApp\n- pressKey: tab\n";
+    std::fs::write(dir.join("e2e/login.yaml"), flow).unwrap();
+    std::fs::write(dir.join("other.yaml"), flow).unwrap();
+    let json = |path: &str| {
+        let out = ad(&dir)
+            .args(["check", "--format", "json", path])
+            .output()
+            .unwrap();
+        let v: serde_json::Value = serde_json::from_slice(&out.stdout)
+            .unwrap_or_else(|e| panic!("{e}: {}", common::output_text(&out)));
+        (out.status.code(), v)
+    };
+    // Routed by [maestro] paths: the flow's own finding, at its line.
+    let (code, v) = json("e2e/login.yaml");
+    assert_eq!(code, Some(1), "{v:#}");
+    assert_eq!(v[0]["code"], "AD909", "{v:#}");
+    assert_eq!(v[0]["line"], 4, "{v:#}");
+    // Not routed: a .yaml is not a script, and the hint names --maestro.
+    let (code, v) = json("other.yaml");
+    assert_eq!(code, Some(1), "{v:#}");
+    assert_eq!(v[0]["code"], "AD003", "{v:#}");
+}

@@ -50,7 +50,8 @@ pub struct CheckArgs {
     /// Read .yaml and .yml paths as Maestro flows, as `agent-device replay FLOW.yaml --maestro`
     /// routes them (folders are searched for *.yaml, *.yml and *.ad; .ad scripts are checked as
     /// usual): every refusal of agent-device's Maestro reader, and what would fail when the flow
-    /// is planned or run (docs/maestro.md).
+    /// is planned or run (docs/maestro.md). A .yaml named by `[maestro] paths` of ad.toml is a
+    /// flow without it.
     #[arg(long, conflicts_with_all = ["fix", "watch"])]
     maestro: bool,
     #[command(flatten)]
@@ -227,7 +228,8 @@ fn check_paths(args: &CheckArgs, paths: &[PathBuf], last_run: bool) -> Counts {
                 continue;
             }
         };
-        if args.maestro && is_flow(path) {
+        // `--maestro`, or a flow the `ad.toml`'s `[maestro] paths` names (as the editor routes it).
+        if (args.maestro && is_flow(path)) || config.is_maestro_flow(path) {
             checked.push(maestro_flow(args, source, &config));
             continue;
         }

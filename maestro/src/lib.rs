@@ -8,6 +8,7 @@
 pub mod import;
 pub mod reader;
 pub mod run_checks;
+pub mod script;
 pub mod tree;
 pub mod when_true;
 pub mod yaml;

@@ -15,6 +15,7 @@
 //! booleans through `String`, anything else through `JSON.stringify`. Values that have no JSON
 //! form (`undefined`, functions) are left out.
 
+use std::cell::RefCell;
 use std::collections::BTreeMap;
 use std::rc::Rc;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -22,7 +23,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use rquickjs::context::EvalOptions;
-use rquickjs::{Context, Ctx, Exception, Function, Object, Runtime, Value};
+use rquickjs::{Context, FromJs, Function, Object, Runtime, Value};
 
 /// The variables a script sees as globals (name → value), in the precedence the run engine
 /// already resolved (flow `env`, `AD_VAR_*`, `-e`, earlier outputs).
@@ -87,11 +88,20 @@ pub struct HttpResponse {
 pub type HttpTransport = Rc<dyn Fn(&HttpRequest) -> Result<HttpResponse, String>>;
 
 /// A failed script, with agent-device's error code and wording.
+///
+/// agent-device reads an error thrown inside the `vm` context as a foreign value: `evalScript`
+/// reports `String(error)` (`Error: boom`, `TypeError: …`), `runScript` only `Unknown error`
+/// with code `UNKNOWN` (its own `json()`/`http` errors keep their text and `COMMAND_FAILED`).
+/// `message` and `code` are that; `detail` is `String(error)` in every case, for `ad` to show.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ScriptError {
-    /// `COMMAND_FAILED`, or `INVALID_ARGS` for a `runScript` output key with a dot.
+    /// `COMMAND_FAILED`, `UNKNOWN` (a `runScript` error of the script's own), or
+    /// `INVALID_ARGS` (a `runScript` output key with a dot).
     pub code: &'static str,
     pub message: String,
+    /// What the script threw, as `String(value)` (QuickJS's wording for syntax and type errors,
+    /// which differs from V8's).
+    pub detail: String,
     /// Why the script stopped.
     pub kind: ScriptErrorKind,
 }
@@ -158,7 +168,13 @@ const PRELUDE: &str = r#"(hostHttp) => {
   const allowed = (k) => k !== '__proto__' && k !== 'constructor' && k !== 'prototype';
   const text = (v) => typeof v === 'string' ? v
     : (typeof v === 'number' || typeof v === 'boolean') ? Str(v) : stringify(v);
-  const fail = (message) => new Err(message);
+  // Errors of agent-device's own helpers (json, http), told apart from the script's errors
+  // as agent-device tells its AppError from a foreign one; bound now, so the script cannot
+  // change them.
+  const own = new WeakSet(), mark = WeakSet.prototype.add.bind(own), isOwn = WeakSet.prototype.has.bind(own);
+  const call = Function.prototype.call, sliceOf = call.bind(String.prototype.slice), trimOf = call.bind(String.prototype.trim);
+  const fail = (message) => { const e = new Err(message); mark(e); return e; };
+  const show = (v) => { try { return Str(v); } catch (e) { return 'Unknown error'; } };
   function seed(flat) {
     const root = create(null);
     for (let i = 0; i < flat.length; i += 2) {
@@ -199,7 +215,7 @@ const PRELUDE: &str = r#"(hostHttp) => {
   }
   function json(body) {
     if (typeof body !== 'string') throw fail(`Maestro runScript json() expected a string body, received ${typeof body}.`);
-    if (body.trim().length === 0) throw fail('Maestro runScript json() received an empty body.');
+    if (trimOf(body).length === 0) throw fail('Maestro runScript json() received an empty body.');
     try {
       return parse(body, (k, v) => allowed(k) ? v : undefined);
     } catch (e) {
@@ -207,9 +223,13 @@ const PRELUDE: &str = r#"(hostHttp) => {
     }
   }
   const http = {
-    post: (url, opts) => parse(hostHttp('POST', `${url}`, stringify(opts?.headers ?? {}), `${opts?.body ?? ''}`)),
+    post: (url, opts) => {
+      const r = hostHttp('POST', `${url}`, stringify(opts?.headers ?? {}) ?? '{}', `${opts?.body ?? ''}`);
+      if (sliceOf(r, 0, 1) === 'E') throw fail(sliceOf(r, 1));
+      return parse(sliceOf(r, 1));
+    },
   };
-  return { seed, flatten, top, json, http };
+  return { seed, flatten, top, json, http, isOwn, show };
 }"#;
 
 fn evaluate(
@@ -221,6 +241,7 @@ fn evaluate(
 ) -> Result<Outputs, ScriptError> {
     let fail = |kind_: ScriptErrorKind, code: &'static str, message: String| ScriptError {
         code,
+        detail: message.clone(),
         message,
         kind: kind_,
     };
@@ -250,45 +271,60 @@ fn evaluate(
     // processes) are not part of rquickjs, and no module loader is installed.
     let context = Context::full(&runtime).map_err(engine_error)?;
     let result = context.with(|ctx| -> Result<Outputs, ScriptError> {
-        let thrown = |ctx: &Ctx<'_>, e: rquickjs::Error| {
-            let detail = match e {
-                rquickjs::Error::Exception => describe(&ctx.catch()),
-                other => other.to_string(),
+        // Set once the prelude has run: tells agent-device's own errors and shows values.
+        let helpers_cell: RefCell<Option<Object>> = RefCell::new(None);
+        let thrown = |e: rquickjs::Error| {
+            let value = match e {
+                rquickjs::Error::Exception => Some(ctx.catch()),
+                _ => None,
             };
-            if timed_out.load(Ordering::Relaxed) {
-                fail(
-                    ScriptErrorKind::Timeout,
-                    "COMMAND_FAILED",
-                    format!(
-                        "Maestro {} failed: Script execution timed out after {}ms",
-                        kind.name(),
-                        limits.timeout.as_millis()
-                    ),
-                )
-            } else if detail == "out of memory" || detail.contains("Allocation failed") {
+            let helpers = helpers_cell.borrow();
+            let detail = match &value {
+                Some(v) => call_helper(helpers.as_ref(), "show", v).unwrap_or_else(|| describe(v)),
+                None => e.to_string(),
+            };
+            let own = value
+                .as_ref()
+                .and_then(|v| call_helper(helpers.as_ref(), "isOwn", v))
+                .unwrap_or(false);
+            let name = kind.name();
+            let mut error = if timed_out.load(Ordering::Relaxed) {
+                let node = format!(
+                    "Script execution timed out after {}ms",
+                    limits.timeout.as_millis()
+                );
+                let mut error = foreign(kind, &format!("Error: {node}"));
+                error.kind = ScriptErrorKind::Timeout;
+                error.detail = node;
+                return error;
+            } else if detail.ends_with("out of memory") || detail.contains("Allocation failed") {
                 out_of_memory(kind, limits)
-            } else {
+            } else if own {
+                let message = value
+                    .as_ref()
+                    .and_then(|v| v.as_exception())
+                    .and_then(|x| x.message())
+                    .unwrap_or_default();
                 fail(
                     ScriptErrorKind::Thrown,
                     "COMMAND_FAILED",
-                    format!("Maestro {} failed: {detail}", kind.name()),
+                    format!("Maestro {name} failed: {message}"),
                 )
-            }
+            } else {
+                foreign(kind, &detail)
+            };
+            error.detail = detail;
+            error
         };
         let host_http = Function::new(
             ctx.clone(),
-            move |ctx: Ctx<'_>,
-                  method: String,
-                  url: String,
-                  headers_json: String,
-                  body: String|
-                  -> rquickjs::Result<String> {
+            move |method: String, url: String, headers_json: String, body: String| -> String {
                 let verb = method.to_lowercase();
+                // "O" and the response as JSON, or "E" and the message the prelude throws.
                 let Some(transport) = &http else {
-                    return Err(Exception::throw_message(
-                        &ctx,
-                        &format!("Maestro runScript http.{verb} failed for {url}: {HTTP_REFUSED}"),
-                    ));
+                    return format!(
+                        "EMaestro runScript http.{verb} failed for {url}: {HTTP_REFUSED}"
+                    );
                 };
                 let request = HttpRequest {
                     method,
@@ -297,25 +333,23 @@ fn evaluate(
                     body,
                 };
                 match transport(&request) {
-                    Ok(response) => Ok(response_json(&response)),
-                    Err(why) => Err(Exception::throw_message(
-                        &ctx,
-                        &format!("Maestro runScript http.{verb} failed for {url}: {why}"),
-                    )),
+                    Ok(response) => format!("O{}", response_json(&response)),
+                    Err(why) => format!("EMaestro runScript http.{verb} failed for {url}: {why}"),
                 }
             },
         )
-        .map_err(|e| thrown(&ctx, e))?;
-        let make: Function = ctx.eval(PRELUDE).map_err(|e| thrown(&ctx, e))?;
-        let helpers: Object = make.call((host_http,)).map_err(|e| thrown(&ctx, e))?;
+        .map_err(|e| thrown(e))?;
+        let make: Function = ctx.eval(PRELUDE).map_err(|e| thrown(e))?;
+        let helpers: Object = make.call((host_http,)).map_err(|e| thrown(e))?;
+        *helpers_cell.borrow_mut() = Some(helpers.clone());
         let get = |name: &str| -> Result<Value<'_>, ScriptError> {
-            helpers.get(name).map_err(|e| thrown(&ctx, e))
+            helpers.get(name).map_err(|e| thrown(e))
         };
         let globals = ctx.globals();
         for (name, value) in inputs {
             globals
                 .set(name.as_str(), value.as_str())
-                .map_err(|e| thrown(&ctx, e))?;
+                .map_err(|e| thrown(e))?;
         }
         let output: Value = match kind {
             Script::Eval => {
@@ -323,40 +357,35 @@ fn evaluate(
                     .iter()
                     .flat_map(|(k, v)| [k.as_str(), v.as_str()])
                     .collect();
-                let seed: Function = get("seed")?.get().map_err(|e| thrown(&ctx, e))?;
-                seed.call((flat,)).map_err(|e| thrown(&ctx, e))?
+                let seed: Function = get("seed")?.get().map_err(|e| thrown(e))?;
+                seed.call((flat,)).map_err(|e| thrown(e))?
             }
-            Script::Run => ctx
-                .eval("Object.create(null)")
-                .map_err(|e| thrown(&ctx, e))?,
+            Script::Run => ctx.eval("Object.create(null)").map_err(|e| thrown(e))?,
         };
         globals
             .set("output", output.clone())
-            .map_err(|e| thrown(&ctx, e))?;
+            .map_err(|e| thrown(e))?;
         if kind == Script::Run {
-            globals
-                .set("json", get("json")?)
-                .map_err(|e| thrown(&ctx, e))?;
-            globals
-                .set("http", get("http")?)
-                .map_err(|e| thrown(&ctx, e))?;
+            globals.set("json", get("json")?).map_err(|e| thrown(e))?;
+            globals.set("http", get("http")?).map_err(|e| thrown(e))?;
         }
         let mut options = EvalOptions::default();
         // Node's vm runs scripts as sloppy-mode global code.
         options.strict = false;
         options.global = true;
         ctx.eval_with_options::<(), _>(source, options)
-            .map_err(|e| thrown(&ctx, e))?;
-        // agent-device reads the object it put in the context, even if the script replaced
-        // the global `output` binding.
+            .map_err(|e| thrown(e))?;
+        // agent-device reads the context's `output` after the script, so a script may also
+        // replace the object.
+        let output: Value = globals.get("output").map_err(thrown)?;
         let read: Function = get(if kind == Script::Eval {
             "flatten"
         } else {
             "top"
         })?
         .get()
-        .map_err(|e| thrown(&ctx, e))?;
-        let flat: Vec<Option<String>> = read.call((output,)).map_err(|e| thrown(&ctx, e))?;
+        .map_err(|e| thrown(e))?;
+        let flat: Vec<Option<String>> = read.call((output,)).map_err(|e| thrown(e))?;
         let mut outputs = Outputs::new();
         for pair in flat.chunks(2) {
             let (Some(key), value) = (&pair[0], &pair[1]) else {
@@ -398,8 +427,29 @@ fn evaluate(
     result
 }
 
+/// An error of the script's own, as agent-device reports it (see [`ScriptError`]).
+fn foreign(kind: Script, shown: &str) -> ScriptError {
+    let (code, message) = match kind {
+        Script::Eval => (
+            "COMMAND_FAILED",
+            format!("Maestro evalScript failed: {shown}"),
+        ),
+        Script::Run => (
+            "UNKNOWN",
+            "Maestro runScript failed: Unknown error".to_owned(),
+        ),
+    };
+    ScriptError {
+        code,
+        message,
+        detail: shown.to_owned(),
+        kind: ScriptErrorKind::Thrown,
+    }
+}
+
 fn out_of_memory(kind: Script, limits: &Limits) -> ScriptError {
     ScriptError {
+        detail: "out of memory".to_owned(),
         code: "COMMAND_FAILED",
         message: format!(
             "Maestro {} failed: out of memory (the script may use {} bytes)",
@@ -408,6 +458,16 @@ fn out_of_memory(kind: Script, limits: &Limits) -> ScriptError {
         ),
         kind: ScriptErrorKind::Memory,
     }
+}
+
+/// Calls one of the prelude's helpers on `value`.
+fn call_helper<'js, T: FromJs<'js>>(
+    helpers: Option<&Object<'js>>,
+    name: &str,
+    value: &Value<'js>,
+) -> Option<T> {
+    let f: Function = helpers?.get(name).ok()?;
+    f.call((value.clone(),)).ok()
 }
 
 /// The message Node would give `String(e)`/`e.message` for a thrown value.

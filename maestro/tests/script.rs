@@ -153,7 +153,8 @@ fn thrown_errors_and_syntax_errors_keep_agent_device_prefix() {
         &Limits::eval_script(),
     )
     .unwrap_err();
-    assert_eq!(err.message, "Maestro evalScript failed: boom");
+    // agent-device sees a foreign error and reports String(error).
+    assert_eq!(err.message, "Maestro evalScript failed: Error: boom");
     assert_eq!(err.code, "COMMAND_FAILED");
     let err = eval_script("throw 'plain'", &Inputs::new(), &Limits::eval_script()).unwrap_err();
     assert_eq!(err.message, "Maestro evalScript failed: plain");
@@ -179,7 +180,7 @@ fn endless_loop_is_stopped_by_the_time_limit() {
     assert_eq!(err.kind, ScriptErrorKind::Timeout);
     assert_eq!(
         err.message,
-        "Maestro evalScript failed: Script execution timed out after 300ms"
+        "Maestro evalScript failed: Error: Script execution timed out after 300ms"
     );
     assert!(start.elapsed() < Duration::from_secs(5));
     // The script cannot catch the interruption and go on.
@@ -191,6 +192,8 @@ fn endless_loop_is_stopped_by_the_time_limit() {
     )
     .unwrap_err();
     assert_eq!(err.kind, ScriptErrorKind::Timeout);
+    assert_eq!(err.message, "Maestro runScript failed: Unknown error");
+    assert_eq!(err.detail, "Script execution timed out after 300ms");
 }
 
 #[test]
@@ -272,7 +275,7 @@ fn http_is_refused_unless_the_run_allows_it() {
         &Limits::run_script(),
     )
     .unwrap_err();
-    assert!(err.message.contains("not a function"), "{}", err.message);
+    assert!(err.detail.contains("not a function"), "{}", err.detail);
 }
 
 #[test]
@@ -341,4 +344,137 @@ fn scripts_are_sloppy_mode_like_node_vm() {
     )
     .unwrap();
     assert_eq!(got, out(&[("output.v", "5")]));
+}
+
+/// The same `evalScript` cases through agent-device 0.21.5's own evaluator
+/// (oracle/maestro-eval.mjs): the same outputs in the same order, or the same error (for syntax
+/// and type errors only the error's name, as QuickJS words the rest differently from V8).
+#[test]
+fn eval_script_agrees_with_agent_device() {
+    let cases: &[(&str, &[(&str, &str)])] = &[
+        ("output.a = 'x'", &[]),
+        ("${output.a = 1 + 1}", &[]),
+        (
+            "output.n = [0.1 + 0.2, 1e21, -0, NaN, Infinity, 2 ** 53, 1 / 3]",
+            &[],
+        ),
+        (
+            "output.o = {b: true, c: null, d: undefined, e: [[]], f: {}, g: () => 1, 'h.i': 2}",
+            &[],
+        ),
+        ("output.u = 'é 😀 \\u0000'", &[]),
+        (
+            "output.count = Number(output.count) + 1",
+            &[("output.count", "41")],
+        ),
+        (
+            "output.all = [A, B].join('-')",
+            &[
+                ("A", "a"),
+                ("B", "b"),
+                ("output.x.y", "1"),
+                ("output.x.z", "2"),
+            ],
+        ),
+        (
+            "output.p = typeof output.__proto__",
+            &[("output.__proto__.x", "1")],
+        ),
+        (
+            "output.a = {}; output.a.self = output.a; output.a.v = 'k'",
+            &[],
+        ),
+        ("output = {replaced: 1}", &[("output.kept", "yes")]),
+        ("undeclared = 3; output.v = undeclared", &[]),
+        ("output.d = JSON.stringify({z: [1, 'two']})", &[]),
+        ("output.s = new Date(0).toISOString()", &[]),
+        ("output.r = /a(b)/.exec('xab')", &[]),
+        ("output.req = typeof require + typeof process", &[]),
+        ("throw new Error('boom')", &[]),
+        ("throw 'plain'", &[]),
+        ("throw {a: 1}", &[]),
+        ("throw new RangeError('r')", &[]),
+        ("output.x = (", &[]),
+        ("null.x", &[]),
+        ("", &[]),
+    ];
+    let input: Vec<serde_json::Value> = cases
+        .iter()
+        .map(|(script, vars)| {
+            // In ad's order (sorted names), which is the order the run engine passes them.
+            let vars: serde_json::Map<String, serde_json::Value> = vars_sorted(vars)
+                .into_iter()
+                .map(|(k, v)| (k, serde_json::Value::from(v)))
+                .collect();
+            serde_json::json!({ "script": script, "vars": vars })
+        })
+        .collect();
+    let theirs = run_eval_oracle(&serde_json::Value::from(input));
+    for ((script, pairs), theirs) in cases.iter().zip(theirs) {
+        let ours = eval_script(script, &vars(pairs), &Limits::eval_script());
+        match (&ours, theirs["ok"].as_bool()) {
+            (Ok(outputs), Some(true)) => {
+                let expected: Vec<(String, String)> = theirs["outputs"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    // A function's JSON form is undefined: agent-device keeps the key with no
+                    // value, ad leaves it out.
+                    .filter(|p| !p[1].is_null())
+                    .map(|p| {
+                        (
+                            p[0].as_str().unwrap().to_owned(),
+                            p[1].as_str().unwrap().to_owned(),
+                        )
+                    })
+                    .collect();
+                assert_eq!(outputs, &expected, "{script}");
+            }
+            (Err(e), Some(false)) => {
+                let message = theirs["message"].as_str().unwrap();
+                assert_eq!(e.code, theirs["code"].as_str().unwrap(), "{script}");
+                if message.contains("SyntaxError") || message.contains("TypeError") {
+                    let name = |m: &str| m.split(':').take(2).collect::<Vec<_>>().join(":");
+                    assert_eq!(name(&e.message), name(message), "{script}");
+                } else {
+                    assert_eq!(e.message, message, "{script}");
+                }
+            }
+            _ => panic!("{script}: ad {ours:?}, agent-device {theirs}"),
+        }
+    }
+}
+
+fn run_eval_oracle(cases: &serde_json::Value) -> Vec<serde_json::Value> {
+    use std::io::Write;
+    use std::process::{Command, Stdio};
+    const MISSING: &str = "install Node.js 20+ and run `npm ci` in oracle/ (agent-device 0.21.5)";
+    let script =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../oracle/maestro-eval.mjs");
+    let mut child = Command::new("node")
+        .arg(&script)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap_or_else(|e| panic!("cannot run `node` ({e}): {MISSING}"));
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(cases.to_string().as_bytes())
+        .unwrap();
+    let output = child.wait_with_output().unwrap();
+    assert!(
+        output.status.success(),
+        "oracle/maestro-eval.mjs failed: {}\n{MISSING}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let v: serde_json::Value =
+        serde_json::from_slice(&output.stdout).expect("the oracle prints JSON");
+    v.as_array().cloned().unwrap()
+}
+
+fn vars_sorted(pairs: &[(&str, &str)]) -> Inputs {
+    vars(pairs)
 }

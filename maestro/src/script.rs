@@ -41,7 +41,7 @@ pub struct Limits {
     /// its own heap and crash the whole run).
     pub memory_bytes: usize,
     /// Bytes of native stack for the interpreter (deep recursion ends in a `stack overflow`
-    /// error instead of a crash).
+    /// error, `RangeError: Maximum call stack size exceeded` as in Node, instead of a crash).
     pub stack_bytes: usize,
 }
 
@@ -338,18 +338,17 @@ fn evaluate(
                 }
             },
         )
-        .map_err(|e| thrown(e))?;
-        let make: Function = ctx.eval(PRELUDE).map_err(|e| thrown(e))?;
-        let helpers: Object = make.call((host_http,)).map_err(|e| thrown(e))?;
+        .map_err(&thrown)?;
+        let make: Function = ctx.eval(PRELUDE).map_err(&thrown)?;
+        let helpers: Object = make.call((host_http,)).map_err(&thrown)?;
         *helpers_cell.borrow_mut() = Some(helpers.clone());
-        let get = |name: &str| -> Result<Value<'_>, ScriptError> {
-            helpers.get(name).map_err(|e| thrown(e))
-        };
+        let get =
+            |name: &str| -> Result<Value<'_>, ScriptError> { helpers.get(name).map_err(&thrown) };
         let globals = ctx.globals();
         for (name, value) in inputs {
             globals
                 .set(name.as_str(), value.as_str())
-                .map_err(|e| thrown(e))?;
+                .map_err(&thrown)?;
         }
         let output: Value = match kind {
             Script::Eval => {
@@ -357,24 +356,22 @@ fn evaluate(
                     .iter()
                     .flat_map(|(k, v)| [k.as_str(), v.as_str()])
                     .collect();
-                let seed: Function = get("seed")?.get().map_err(|e| thrown(e))?;
-                seed.call((flat,)).map_err(|e| thrown(e))?
+                let seed: Function = get("seed")?.get().map_err(&thrown)?;
+                seed.call((flat,)).map_err(&thrown)?
             }
-            Script::Run => ctx.eval("Object.create(null)").map_err(|e| thrown(e))?,
+            Script::Run => ctx.eval("Object.create(null)").map_err(&thrown)?,
         };
-        globals
-            .set("output", output.clone())
-            .map_err(|e| thrown(e))?;
+        globals.set("output", output.clone()).map_err(&thrown)?;
         if kind == Script::Run {
-            globals.set("json", get("json")?).map_err(|e| thrown(e))?;
-            globals.set("http", get("http")?).map_err(|e| thrown(e))?;
+            globals.set("json", get("json")?).map_err(&thrown)?;
+            globals.set("http", get("http")?).map_err(&thrown)?;
         }
         let mut options = EvalOptions::default();
         // Node's vm runs scripts as sloppy-mode global code.
         options.strict = false;
         options.global = true;
         ctx.eval_with_options::<(), _>(source, options)
-            .map_err(|e| thrown(e))?;
+            .map_err(&thrown)?;
         // agent-device reads the context's `output` after the script, so a script may also
         // replace the object.
         let output: Value = globals.get("output").map_err(thrown)?;
@@ -384,8 +381,8 @@ fn evaluate(
             "top"
         })?
         .get()
-        .map_err(|e| thrown(e))?;
-        let flat: Vec<Option<String>> = read.call((output,)).map_err(|e| thrown(e))?;
+        .map_err(&thrown)?;
+        let flat: Vec<Option<String>> = read.call((output,)).map_err(&thrown)?;
         let mut outputs = Outputs::new();
         for pair in flat.chunks(2) {
             let (Some(key), value) = (&pair[0], &pair[1]) else {

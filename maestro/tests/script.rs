@@ -396,6 +396,7 @@ fn eval_script_agrees_with_agent_device() {
         ("throw new RangeError('r')", &[]),
         ("output.x = (", &[]),
         ("null.x", &[]),
+        ("function f() { return f() + 1 } f()", &[]),
         ("", &[]),
     ];
     let input: Vec<serde_json::Value> = cases
@@ -477,4 +478,63 @@ fn run_eval_oracle(cases: &serde_json::Value) -> Vec<serde_json::Value> {
 
 fn vars_sorted(pairs: &[(&str, &str)]) -> Inputs {
     vars(pairs)
+}
+
+#[test]
+fn thrown_null_is_not_taken_for_memory_and_helper_errors_cannot_be_forged() {
+    let err = eval_script("throw null", &Inputs::new(), &Limits::eval_script()).unwrap_err();
+    assert_eq!(err.kind, ScriptErrorKind::Thrown);
+    assert_eq!(err.message, "Maestro evalScript failed: null");
+    // Only agent-device's own helpers keep their message in runScript.
+    let err = run_script(
+        "throw new Error('Maestro runScript json() received an empty body.')",
+        &Inputs::new(),
+        None,
+        &Limits::run_script(),
+    )
+    .unwrap_err();
+    assert_eq!(err.message, "Maestro runScript failed: Unknown error");
+    // A helper error caught and rethrown is still the helper's.
+    let err = run_script(
+        "try { json('') } catch (e) { throw e }",
+        &Inputs::new(),
+        None,
+        &Limits::run_script(),
+    )
+    .unwrap_err();
+    assert_eq!(err.code, "COMMAND_FAILED");
+    assert_eq!(
+        err.message,
+        "Maestro runScript failed: Maestro runScript json() received an empty body."
+    );
+}
+
+#[test]
+fn deep_recursion_is_an_error_not_a_crash() {
+    let err = eval_script(
+        "function f() { return f() + 1 } f()",
+        &Inputs::new(),
+        &Limits::eval_script(),
+    )
+    .unwrap_err();
+    assert_eq!(err.kind, ScriptErrorKind::Thrown);
+    assert!(
+        err.message
+            .ends_with("RangeError: Maximum call stack size exceeded"),
+        "{}",
+        err.message
+    );
+    // An output nested deeper than the reader can walk fails the same way.
+    let err = eval_script(
+        "let o = output; for (let i = 0; i < 100000; i++) { o = o.x = {} }",
+        &Inputs::new(),
+        &Limits::eval_script(),
+    )
+    .unwrap_err();
+    assert!(
+        err.message
+            .ends_with("RangeError: Maximum call stack size exceeded"),
+        "{}",
+        err.message
+    );
 }

@@ -17,7 +17,6 @@
 
 use std::cell::RefCell;
 use std::collections::BTreeMap;
-use std::rc::Rc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -85,7 +84,7 @@ pub struct HttpResponse {
 
 /// Does a request for the run engine (which decides what it allows, e.g. local hosts only).
 /// The error text ends agent-device's `Maestro runScript http.post failed for URL: …`.
-pub type HttpTransport = Rc<dyn Fn(&HttpRequest) -> Result<HttpResponse, String>>;
+pub type HttpTransport = Arc<dyn Fn(&HttpRequest) -> Result<HttpResponse, String> + Send + Sync>;
 
 /// A failed script, with agent-device's error code and wording.
 ///
@@ -232,7 +231,38 @@ const PRELUDE: &str = r#"(hostHttp) => {
   return { seed, flatten, top, json, http, isOwn, show };
 }"#;
 
+/// Native stack of the thread a script runs on: far more than [`Limits::stack_bytes`], so the
+/// interpreter's own limit always fires first, whatever thread (an async worker, the language
+/// server) the caller is on.
+const THREAD_STACK: usize = 16 << 20;
+
 fn evaluate(
+    kind: Script,
+    source: &str,
+    inputs: &Inputs,
+    http: Option<HttpTransport>,
+    limits: &Limits,
+) -> Result<Outputs, ScriptError> {
+    std::thread::scope(|scope| {
+        let worker = std::thread::Builder::new()
+            .name("ad-maestro-script".to_owned())
+            .stack_size(THREAD_STACK.max(limits.stack_bytes * 4))
+            .spawn_scoped(scope, || evaluate_here(kind, source, inputs, http, limits));
+        match worker {
+            Ok(worker) => worker
+                .join()
+                .unwrap_or_else(|panic| std::panic::resume_unwind(panic)),
+            Err(e) => Err(ScriptError {
+                code: "COMMAND_FAILED",
+                message: format!("Maestro {} failed: {e}", kind.name()),
+                detail: e.to_string(),
+                kind: ScriptErrorKind::Engine,
+            }),
+        }
+    })
+}
+
+fn evaluate_here(
     kind: Script,
     source: &str,
     inputs: &Inputs,

@@ -1,7 +1,7 @@
 //! Maestro `evalScript`/`runScript` evaluation (src/script.rs) against agent-device 0.21.5's
 //! semantics (dist/src/engine-eval-script.js and the runScript code in session2.js).
 
-use std::rc::Rc;
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use ad_maestro::script::{
@@ -280,7 +280,7 @@ fn http_is_refused_unless_the_run_allows_it() {
 
 #[test]
 fn http_goes_through_the_transport_the_run_gives() {
-    let transport: HttpTransport = Rc::new(|request| {
+    let transport: HttpTransport = Arc::new(|request| {
         assert_eq!(request.method, "POST");
         assert_eq!(request.headers_json, "{\"x\":\"1\"}");
         if request.url.contains("fail") {
@@ -536,5 +536,27 @@ fn deep_recursion_is_an_error_not_a_crash() {
             .ends_with("RangeError: Maximum call stack size exceeded"),
         "{}",
         err.message
+    );
+}
+
+#[test]
+fn deep_recursion_from_a_small_stack_thread_is_still_an_error() {
+    // The caller's thread has less native stack than the interpreter's limit: the script runs
+    // on its own thread, so this is an error and not a crash of the whole process.
+    let got = std::thread::Builder::new()
+        .stack_size(128 << 10)
+        .spawn(|| {
+            eval_script(
+                "function f() { return f() + 1 } f()",
+                &Inputs::new(),
+                &Limits::eval_script(),
+            )
+        })
+        .unwrap()
+        .join()
+        .unwrap();
+    assert_eq!(
+        got.unwrap_err().message,
+        "Maestro evalScript failed: RangeError: Maximum call stack size exceeded"
     );
 }

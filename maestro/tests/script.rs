@@ -397,6 +397,11 @@ fn eval_script_agrees_with_agent_device() {
         ("output.x = (", &[]),
         ("null.x", &[]),
         ("function f() { return f() + 1 } f()", &[]),
+        // Read right after the script: promise jobs have not run (in Node they run later).
+        (
+            "Promise.resolve().then(() => { output.late = 1 }); output.now = 1",
+            &[],
+        ),
         ("", &[]),
     ];
     let input: Vec<serde_json::Value> = cases

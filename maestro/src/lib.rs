@@ -7,6 +7,7 @@
 
 pub mod import;
 pub mod reader;
+pub mod run;
 pub mod run_checks;
 pub mod script;
 pub mod tree;

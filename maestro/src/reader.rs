@@ -292,6 +292,8 @@ impl<'a> Reader<'a> {
             include: None,
             when: None,
             body: Vec::new(),
+            swipe: None,
+            not_visible: false,
         };
         self.read_command(&mut command, value, item);
         self.fallback = item.span;
@@ -447,7 +449,11 @@ impl<'a> Reader<'a> {
                             )
                         }
                     }
-                    (Some(s), None) | (None, Some(s)) => c.target = Some(Target::Selector(s)),
+                    (Some(s), None) => c.target = Some(Target::Selector(s)),
+                    (None, Some(s)) => {
+                        c.target = Some(Target::Selector(s));
+                        c.not_visible = true;
+                    }
                 }
                 if let Some(v) = get(&entries, "timeout") {
                     self.opt_number(c, Some(v), "extendedWaitUntil.timeout");
@@ -759,6 +765,8 @@ impl<'a> Reader<'a> {
                         "Maestro swipe start/end must use the same coordinate space.".into(),
                         Some(t),
                     );
+                } else {
+                    c.swipe = Some((a, b));
                 }
             }
             return;

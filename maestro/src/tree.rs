@@ -265,6 +265,10 @@ pub struct Command {
     pub when: Option<When>,
     /// The commands of `repeat` and `retry`.
     pub body: Vec<Command>,
+    /// A coordinate `swipe`'s start and end.
+    pub swipe: Option<(Spanned<Point>, Spanned<Point>)>,
+    /// `extendedWaitUntil.notVisible`: the target is waited out, not for.
+    pub not_visible: bool,
 }
 
 #[derive(Debug, Clone, PartialEq)]

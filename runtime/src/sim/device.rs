@@ -251,7 +251,16 @@ impl Backend for Sim {
             // Typing into a resumed, masked secure field: its old text is unknown.
             a.values.remove(&key);
         }
-        a.values.entry(key.clone()).or_default().push_str(text);
+        let value = a.values.entry(key.clone()).or_default();
+        // A backspace deletes the character before it, as a keyboard's does (agent-device's
+        // `type "\b\b"`, Maestro's eraseText).
+        for ch in text.chars() {
+            if ch == '\u{8}' {
+                value.pop();
+            } else {
+                value.push(ch);
+            }
+        }
         self.state.last_action = Some(format!("type into {key}"));
         Ok(())
     }

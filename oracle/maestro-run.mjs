@@ -20,6 +20,7 @@
 //   "(PATH:line N)"), `line` the failing step's line, `path` the basename of the runFlow file it
 //   is in when not the entry flow. A flow the reader refuses: ok false, no ops. Every absolute
 //   path under the entry flow's folder is printed relative to it (agent-device prints it whole).
+// * An -e entry the client would refuse prints ok false with agent-device's message (exit 0).
 // * steps: what the engine's observer reported per top-level plan step and nested step:
 //   { step, action, [value], line, [path], ok }.
 //
@@ -303,7 +304,7 @@ function failIfScripted(op) {
 }
 
 function typeInto(text) {
-  const focused = currentNodes().find((n) => (device.screens[screen] ? true : false) && n.focused === true);
+  const focused = currentNodes().find((n) => n.focused === true);
   if (!focused) return;
   const k = `${screen}\u0000${focused.__key}`;
   let v = edits.get(k) ?? focused.value ?? "";

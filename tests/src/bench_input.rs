@@ -1,6 +1,7 @@
-//! The input of the speed targets: a clean recorded flow (a script with few findings) of any
-//! size, the shape of a long agent-device recording. Deterministic: the same size gives the same
-//! bytes. `cargo run -p ad-tests --bin ad-bench-input -- BYTES > flow.ad` writes one;
+//! The inputs of the speed targets: a clean recorded flow (a script with few findings) of any
+//! size, the shape of a long agent-device recording, and a flow of short unannotated steps (the
+//! shape of a hand-written script, where per-step costs dominate). Deterministic: the same size
+//! gives the same bytes. `cargo run -p ad-tests --bin ad-bench-input -- BYTES > flow.ad` writes one;
 //! `cli/benches/targets.rs` and `compiler/benches/throughput.rs` measure with it.
 
 use std::fmt::Write;
@@ -111,6 +112,47 @@ pub fn recorded_flow(bytes: usize) -> String {
     s
 }
 
+/// A flow of short unannotated steps of at least `bytes` bytes (a few hundred more at most),
+/// about 42 bytes a line: a header, then rounds of `wait`/`click`/`fill`/`is`/`scroll`/`get`
+/// steps through the shop's screens without any recorder evidence, and a final `close`. Steps
+/// are many and small here, so per-step time and memory dominate.
+pub fn short_steps_flow(bytes: usize) -> String {
+    let mut s = String::with_capacity(bytes + 1024);
+    s.push_str(
+        "context platform=ios target=mobile\n\
+         open \"com.example.shop\" --relaunch\n",
+    );
+    let mut round = 0usize;
+    while s.len() < bytes {
+        round += 1;
+        for Screen {
+            id: screen, fields, ..
+        } in SCREENS
+        {
+            let _ = writeln!(s, "wait \"id=\\\"{screen}_title\\\"\" 5000");
+            for (id, label) in fields {
+                let _ = writeln!(
+                    s,
+                    "click \"id=\\\"{screen}_{id}\\\" || label=\\\"{label}\\\"\""
+                );
+                let _ = writeln!(s, "fill \"id=\\\"{screen}_{id}\\\"\" \"{label} {round}\"");
+            }
+            let _ = writeln!(
+                s,
+                "is visible \"label=\\\"Continue\\\" || id=\\\"{screen}_next\\\"\""
+            );
+            s.push_str("scroll down 0.5\n");
+            let _ = writeln!(s, "get text \"id=\\\"{screen}_title\\\"\"");
+            let _ = writeln!(
+                s,
+                "click \"label=\\\"Continue\\\" || id=\\\"{screen}_next\\\"\""
+            );
+        }
+    }
+    s.push_str("close\n");
+    s
+}
+
 fn annotation(s: &mut String, id: &str, role: &str, label: &str, form: &str, order: usize) {
     let _ = writeln!(
         s,
@@ -158,5 +200,23 @@ mod tests {
             "{:#?}",
             analysis.diagnostics
         );
+    }
+
+    #[test]
+    fn a_short_steps_flow_is_clean_and_short_lined() {
+        let text = super::short_steps_flow(64 * 1024);
+        let analysis = ad_compiler::analyze(&text);
+        assert!(
+            analysis.diagnostics.is_empty(),
+            "{:#?}",
+            analysis.diagnostics
+        );
+        assert!(
+            !text.contains("agent-device:target"),
+            "no recorder evidence"
+        );
+        let lines = text.lines().count();
+        let mean = text.len() / lines;
+        assert!((30..=45).contains(&mean), "{mean} bytes a line");
     }
 }

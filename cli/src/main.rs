@@ -113,10 +113,12 @@ enum Command {
     ///
     /// Each command becomes the `.ad` step agent-device's engine makes it mean (launchApp →
     /// open --relaunch, tapOn → click, assertVisible → wait … visible 17000, …); a selector
-    /// becomes a selector chain only where it means the same thing. Everything `.ad` cannot
-    /// express (an index or relation, `optional`, a regular expression, conditions, loops,
-    /// scripts, a `runFlow` file without `--flatten`) refuses the import: every such line is
-    /// listed with why, nothing is written.
+    /// becomes a selector chain only where it means the same thing. A `runFlow` file becomes a
+    /// fragment beside OUT.ad, included by it (its entry guard derived from what the flows
+    /// assert and recorded on the simulated device), or is inlined with `--flatten`. Everything
+    /// `.ad` cannot express (an index or relation, `optional`, a regular expression,
+    /// conditions, loops, scripts, a fragment without an entry guard) refuses the import: every
+    /// such line is listed with why, nothing is written.
     Import(commands::import::ImportArgs),
     /// Start a project: ad.toml, an example script and app model, and the next commands to run.
     ///

@@ -8,6 +8,7 @@
 //! (indexes, relations, `optional`, regular expressions, conditions, loops, scripts) is refused
 //! rather than approximated.
 
+use std::cell::RefCell;
 use std::path::{Path, PathBuf};
 
 use ad_grammar::json::quote;
@@ -65,7 +66,11 @@ pub enum Imported {
 pub fn import(text: &str, path: &Path, read: Read, options: Options) -> Imported {
     let mut out = Vec::new();
     let mut refusals = Vec::new();
-    match import_flow(text, path, read, options, &mut out, &mut refusals, true) {
+    let at = Place {
+        root: true,
+        compose: None,
+    };
+    match import_flow(text, path, read, options, &mut out, &mut refusals, at) {
         Err(invalid) => invalid,
         Ok(()) if refusals.is_empty() => Imported::Script(out.join("\n") + "\n"),
         Ok(()) => {
@@ -82,6 +87,15 @@ struct Ctx<'a> {
     app_id: Option<String>,
     read: Read<'a>,
     options: Options,
+    at: Place<'a>,
+}
+
+/// Where a flow is imported: the flow the user named (`root`) or one it includes, and whether
+/// `runFlow` files become fragments ([`compose`]).
+#[derive(Clone, Copy)]
+struct Place<'a> {
+    root: bool,
+    compose: Option<&'a RefCell<Registry>>,
 }
 
 fn import_flow(
@@ -91,8 +105,9 @@ fn import_flow(
     options: Options,
     out: &mut Vec<String>,
     refusals: &mut Vec<Refusal>,
-    root: bool,
+    at: Place,
 ) -> Result<(), Imported> {
+    let root = at.root;
     let checked = crate::check(text, Some(path), read);
     let errors: Vec<Diagnostic> = checked
         .diagnostics
@@ -117,6 +132,7 @@ fn import_flow(
         app_id: flow.config.app_id.as_ref().map(|a| a.value.clone()),
         read,
         options,
+        at,
     };
     header(&cx, &flow, out, refusals, root);
     for c in flow.config.on_flow_start.iter().chain(&flow.commands) {
@@ -211,6 +227,10 @@ impl Ctx<'_> {
             ($p:expr) => {
                 take_field(&mut unread, $p)
             };
+        }
+        if self.at.compose.is_some() && !self.at.root && matches!(c.kind, LaunchApp | OpenLink) {
+            self.refuse(refusals, at, name, "an included flow becomes a fragment, and a fragment cannot open an app or a link (AD807: the composition owns the app's lifecycle); pass --flatten to inline the flow");
+            return Ok(());
         }
         let line = match c.kind {
             LaunchApp => {
@@ -611,6 +631,9 @@ impl Ctx<'_> {
                 }
             }
             Some(crate::tree::Include::File(f)) if ok => {
+                if let (Some(registry), false) = (self.at.compose, self.options.flatten) {
+                    return self.include_fragment(f, registry, out, refusals);
+                }
                 if !self.options.flatten {
                     self.refuse(refusals, f.span.start(), "runFlow.file", "an included fragment must start with a verified entry guard (a recorded target-v1 annotation) that a Maestro flow does not carry; pass --flatten to inline the flow");
                     return Ok(());
@@ -630,11 +653,442 @@ impl Ctx<'_> {
                 let Some(text) = (self.read)(&path) else {
                     return Ok(());
                 };
-                import_flow(&text, &path, self.read, self.options, out, refusals, false)?;
+                let at = Place {
+                    root: false,
+                    compose: None,
+                };
+                import_flow(&text, &path, self.read, self.options, out, refusals, at)?;
             }
             _ => {}
         }
         Ok(())
+    }
+}
+
+impl Ctx<'_> {
+    /// A `runFlow` file as an `include` of the fragment it becomes ([`compose`]): the flow is
+    /// imported once, however many times it is included, and this call site is remembered with
+    /// the step just before it (a visible `wait` there says which screen the fragment starts on).
+    fn include_fragment(
+        &self,
+        f: &crate::tree::Spanned<String>,
+        registry: &RefCell<Registry>,
+        out: &mut Vec<String>,
+        refusals: &mut Vec<Refusal>,
+    ) -> Result<(), Imported> {
+        if f.value.contains("${") {
+            self.refuse(
+                refusals,
+                f.span.start(),
+                "runFlow.file",
+                "the path is only known when the flow runs",
+            );
+            return Ok(());
+        }
+        let base = self.file.parent().unwrap_or(Path::new(""));
+        let path = base.join(&f.value);
+        let key = std::fs::canonicalize(&path).unwrap_or_else(|_| path.clone());
+        let (line, column) = self.index.line_col(self.text, f.span.start());
+        let site = CallSite {
+            file: self.file.to_path_buf(),
+            line,
+            column,
+            step_before: out.last().filter(|l| is_visible_wait(l)).cloned(),
+        };
+        let known = registry
+            .borrow()
+            .fragments
+            .iter()
+            .position(|g| g.key == key);
+        let index = match known {
+            Some(i) => i,
+            None => {
+                // `ad check --maestro` reported a missing file (AD920) already.
+                let Some(text) = (self.read)(&path) else {
+                    return Ok(());
+                };
+                let i = {
+                    let mut r = registry.borrow_mut();
+                    r.fragments.push(FragmentFlow {
+                        flow: path.clone(),
+                        key,
+                        lines: Vec::new(),
+                        sites: Vec::new(),
+                    });
+                    r.fragments.len() - 1
+                };
+                let mut lines = Vec::new();
+                let at = Place {
+                    root: false,
+                    compose: Some(registry),
+                };
+                import_flow(
+                    &text,
+                    &path,
+                    self.read,
+                    self.options,
+                    &mut lines,
+                    refusals,
+                    at,
+                )?;
+                registry.borrow_mut().fragments[i].lines = lines;
+                i
+            }
+        };
+        let site_index = {
+            let mut r = registry.borrow_mut();
+            r.fragments[index].sites.push(site);
+            r.fragments[index].sites.len() - 1
+        };
+        out.push(format!("{INCLUDE_MARKER}{index} {site_index}"));
+        Ok(())
+    }
+}
+
+/// Stands for an `include` in imported lines until the fragments are named and pinned.
+const INCLUDE_MARKER: &str = "\u{0}include ";
+
+/// The fragment and the call site (its index in the fragment's) an include marker stands for.
+fn include_marker(line: &str) -> Option<(usize, usize)> {
+    let (f, site) = line.strip_prefix(INCLUDE_MARKER)?.split_once(' ')?;
+    Some((f.parse().ok()?, site.parse().ok()?))
+}
+
+/// An imported selector `wait` for a visible element (assertVisible, extendedWaitUntil visible):
+/// the step that says which screen the flow is on.
+fn is_visible_wait(line: &str) -> bool {
+    line.starts_with("wait \"") && !line.starts_with("wait \"absent\"")
+}
+
+#[derive(Default)]
+struct Registry {
+    fragments: Vec<FragmentFlow>,
+}
+
+/// Where a fragment is included.
+#[derive(Debug, Clone)]
+struct CallSite {
+    file: PathBuf,
+    line: usize,
+    column: usize,
+    /// The including flow's step just before the `runFlow`, when it is a visible `wait`.
+    step_before: Option<String>,
+}
+
+/// A `runFlow` file imported as a fragment.
+#[derive(Debug)]
+pub struct FragmentFlow {
+    /// The Maestro flow it is imported from.
+    pub flow: PathBuf,
+    key: PathBuf,
+    /// Its steps (the entry guard first, once settled), a marker for each include.
+    lines: Vec<String>,
+    sites: Vec<CallSite>,
+}
+
+impl FragmentFlow {
+    /// Makes the first step the entry guard, or says why no guard can be derived: the included
+    /// flow's own first step when it waits for a visible element, else the visible `wait` every
+    /// flow including it runs just before it (the same one at each call site). Nothing else
+    /// says which screen the fragment starts on, so nothing else is used: a guard that waited
+    /// for something the flow never asserted could pass on another screen.
+    fn settle_guard(&mut self) -> Result<(), Refusal> {
+        if self.lines.first().is_some_and(|l| is_visible_wait(l)) {
+            return Ok(());
+        }
+        let name = self
+            .flow
+            .file_name()
+            .map_or_else(String::new, |n| n.to_string_lossy().into_owned());
+        let first = &self.sites[0];
+        let befores: Vec<&Option<String>> = self.sites.iter().map(|s| &s.step_before).collect();
+        let refusal = |site: &CallSite, why: String| Refusal {
+            file: site.file.clone(),
+            line: site.line,
+            column: site.column,
+            what: "runFlow.file".into(),
+            why,
+        };
+        let advice = "start the included flow with an assertVisible (or extendedWaitUntil visible) of an id or text on its first screen, or pass --flatten to inline it";
+        if let Some(site) = self.sites.iter().find(|s| s.step_before.is_none()) {
+            return Err(refusal(site, format!("{name} would become a fragment, whose first step must be its entry guard: a `wait` for an element of the screen it starts on (AD808). Neither its first step nor the step before this runFlow asserts what is on screen, so no guard can be derived; {advice}")));
+        }
+        if befores.iter().any(|b| *b != befores[0]) {
+            return Err(refusal(first, format!("{name} would become a fragment, whose first step must be its entry guard (AD808); its own first step asserts nothing on screen, and the flows including it assert different elements just before it, so no one guard holds at every call site; {advice}")));
+        }
+        let guard = befores[0].clone().expect("checked above");
+        self.lines.insert(0, guard);
+        Ok(())
+    }
+}
+
+/// [`compose`]'s outcome.
+#[derive(Debug)]
+pub enum Composed {
+    /// No `runFlow` file: what [`import`] gives (a script, refusals, or the flow's errors).
+    Plain(Imported),
+    /// The flow and the fragments its `runFlow` files become.
+    Composition(Composition),
+}
+
+/// An imported composition before its entry guards are recorded: [`Composition::recording`]
+/// is the script to run to record them, [`Composition::files`] writes the files with them.
+#[derive(Debug)]
+pub struct Composition {
+    main: Vec<String>,
+    pub fragments: Vec<FragmentFlow>,
+}
+
+/// The flattened import to run to record the entry guards.
+#[derive(Debug)]
+pub struct Recording {
+    pub script: String,
+    /// Each entry guard as it runs: its 1-based line in `script`, the fragment and the call site
+    /// (for [`Composition::refusal`]) it runs at. A fragment included by a fragment included
+    /// twice runs twice from one call site.
+    pub guards: Vec<RecordedGuard>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RecordedGuard {
+    pub line: usize,
+    pub fragment: usize,
+    pub call_site: usize,
+}
+
+/// Imports the flow with each distinct `runFlow` file as a fragment of a composition
+/// (docs/composition.md) instead of inlining it: the flow becomes the composition, each included
+/// flow a fragment whose first step is its entry guard, derived from what the flows assert
+/// ([`FragmentFlow::settle_guard`]). A fragment cannot open the app (AD807) nor have its own
+/// `env`; either refuses the import, as an entry guard that cannot be derived does.
+pub fn compose(text: &str, path: &Path, read: Read) -> Composed {
+    let registry = RefCell::new(Registry::default());
+    let mut out = Vec::new();
+    let mut refusals = Vec::new();
+    let at = Place {
+        root: true,
+        compose: Some(&registry),
+    };
+    if let Err(invalid) = import_flow(
+        text,
+        path,
+        read,
+        Options::default(),
+        &mut out,
+        &mut refusals,
+        at,
+    ) {
+        return Composed::Plain(invalid);
+    }
+    let mut fragments = registry.into_inner().fragments;
+    for f in &mut fragments {
+        if let Err(r) = f.settle_guard() {
+            refusals.push(r);
+        }
+    }
+    if !refusals.is_empty() {
+        refusals.sort_by(|a, b| (&a.file, a.line, a.column).cmp(&(&b.file, b.line, b.column)));
+        return Composed::Plain(Imported::Refused(refusals));
+    }
+    if fragments.is_empty() {
+        return Composed::Plain(Imported::Script(out.join("\n") + "\n"));
+    }
+    Composed::Composition(Composition {
+        main: out,
+        fragments,
+    })
+}
+
+impl Composition {
+    /// The whole flow with every fragment inlined (what `--flatten` writes, entry guards
+    /// included), each guard's line noted; screenshots are left out (a recording run writes no
+    /// file).
+    pub fn recording(&self) -> Recording {
+        let mut script = Vec::new();
+        let mut guards = Vec::new();
+        self.expand(&self.main, &mut script, &mut guards);
+        Recording {
+            script: script.join("\n") + "\n",
+            guards,
+        }
+    }
+
+    fn expand(&self, lines: &[String], out: &mut Vec<String>, guards: &mut Vec<RecordedGuard>) {
+        for l in lines {
+            if let Some((i, site)) = include_marker(l) {
+                guards.push(RecordedGuard {
+                    line: out.len() + 1,
+                    fragment: i,
+                    call_site: site,
+                });
+                self.expand(&self.fragments[i].lines, out, guards);
+            } else if l.starts_with("screenshot ") {
+                out.push(format!("# {l} (not taken while recording entry guards)"));
+            } else {
+                out.push(l.clone());
+            }
+        }
+    }
+
+    /// A refusal at a fragment's call site (the `runFlow` line that includes it).
+    pub fn refusal(&self, fragment: usize, call_site: usize, why: String) -> Refusal {
+        let site = &self.fragments[fragment].sites[call_site];
+        Refusal {
+            file: site.file.clone(),
+            line: site.line,
+            column: site.column,
+            what: "runFlow.file".into(),
+            why,
+        }
+    }
+
+    /// Each fragment's entry guard step (its first).
+    pub fn guard_step(&self, fragment: usize) -> &str {
+        &self.fragments[fragment].lines[0]
+    }
+
+    /// Each fragment's file name, next to the composition `main_name`: the flow's file stem
+    /// (`flows/login.yaml` → `login.ad`), made unique.
+    pub fn fragment_names(&self, main_name: &str) -> Vec<String> {
+        let mut taken = vec![main_name.to_string()];
+        let mut names = Vec::new();
+        for f in &self.fragments {
+            let stem = f
+                .flow
+                .file_stem()
+                .map_or_else(String::new, |s| s.to_string_lossy().into_owned());
+            let name = unique(&file_word(&stem), &taken, ".ad");
+            taken.push(name.clone());
+            names.push(name);
+        }
+        names
+    }
+
+    /// The composition's text and each fragment's (named as [`Composition::fragment_names`]),
+    /// for `platform`: `guards` holds each fragment's recorded entry guard annotation
+    /// (`target-v1` JSON), `digest` gives a fragment's pin digest from its text, `recorded_on`
+    /// says where the guards were recorded.
+    pub fn files(
+        &self,
+        main_name: &str,
+        platform: &str,
+        guards: &[String],
+        recorded_on: &str,
+        digest: &dyn Fn(&str) -> String,
+    ) -> (String, Vec<(String, String)>) {
+        let names = self.fragment_names(main_name);
+        let context = format!("context platform={platform} target=mobile");
+        let zeros = vec![format!("sha256:{}", "0".repeat(64)); self.fragments.len()];
+        // A fragment's digest blanks its own pins, so its text with placeholder pins gives it.
+        let digests: Vec<String> = (0..self.fragments.len())
+            .map(|i| digest(&self.fragment_text(i, &names, &zeros, &context, guards, recorded_on)))
+            .collect();
+        let fragments = (0..self.fragments.len())
+            .map(|i| {
+                (
+                    names[i].clone(),
+                    self.fragment_text(i, &names, &digests, &context, guards, recorded_on),
+                )
+            })
+            .collect();
+        let mut lines: Vec<String> = Vec::new();
+        let comments = self.main.iter().take_while(|l| l.starts_with('#')).count();
+        lines.extend(self.main[..comments].iter().cloned());
+        lines.push("composition-v1".into());
+        lines.push(context);
+        self.pinned(&self.main[comments..], &names, &digests, &mut lines);
+        // The recorded guards are recorder evidence: a close-less script with evidence is a
+        // handoff script (docs/diagnostics.md, AD703/AD707), held to evidence on every step,
+        // which no Maestro flow has. A test flow ends with `close`, after its last step.
+        lines.push("close".into());
+        (lines.join("\n") + "\n", fragments)
+    }
+
+    fn fragment_text(
+        &self,
+        i: usize,
+        names: &[String],
+        digests: &[String],
+        context: &str,
+        guards: &[String],
+        recorded_on: &str,
+    ) -> String {
+        let f = &self.fragments[i];
+        let flow = f
+            .flow
+            .file_name()
+            .map_or_else(String::new, |n| n.to_string_lossy().into_owned());
+        let mut lines = vec![
+            format!("# Imported from the Maestro flow {flow} by `ad import`: a fragment, run by the composition that includes it."),
+            format!("# Entry guard: the element the flows assert on its first screen, recorded on {recorded_on}."),
+            "fragment-v1".to_string(),
+            context.to_string(),
+            format!("# agent-device:target-v1 {}", guards[i]),
+        ];
+        self.pinned(&f.lines, names, digests, &mut lines);
+        lines.join("\n") + "\n"
+    }
+
+    /// `lines` with each include marker as its pin and `include` (call sites unique in the file).
+    fn pinned(
+        &self,
+        lines: &[String],
+        names: &[String],
+        digests: &[String],
+        out: &mut Vec<String>,
+    ) {
+        let mut sites: Vec<String> = Vec::new();
+        for l in lines {
+            let Some((i, _)) = include_marker(l) else {
+                out.push(l.clone());
+                continue;
+            };
+            let stem = names[i].trim_end_matches(".ad");
+            let site = unique(stem, &sites, "");
+            out.push(format!(
+                "# agent-device:fragment-ref-v1 {{\"callSiteId\":{},\"digest\":{}}}",
+                quote(&site),
+                quote(&digests[i])
+            ));
+            out.push(format!("include {}", quote(&names[i])));
+            sites.push(site);
+        }
+    }
+}
+
+/// `word` + `ext`, or `word-2` + `ext`, … : the first not in `taken`.
+fn unique(word: &str, taken: &[String], ext: &str) -> String {
+    let mut n = 1;
+    loop {
+        let candidate = if n == 1 {
+            format!("{word}{ext}")
+        } else {
+            format!("{word}-{n}{ext}")
+        };
+        if !taken.contains(&candidate) {
+            return candidate;
+        }
+        n += 1;
+    }
+}
+
+/// A file stem as a plain file name word: ASCII letters, digits, `.`, `_` and `-`.
+fn file_word(stem: &str) -> String {
+    let w: String = stem
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.') {
+                c
+            } else {
+                '-'
+            }
+        })
+        .collect();
+    let w = w.trim_matches(['-', '.']).to_string();
+    if w.is_empty() {
+        "flow".into()
+    } else {
+        w
     }
 }
 

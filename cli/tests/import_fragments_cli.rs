@@ -340,3 +340,32 @@ fn fragments_need_an_output_file_and_never_replace_another_file() {
     assert_eq!(exit_code(&again), 0, "{}", stderr(&again));
     assert_eq!(read(&dir.join("out/sign-in.ad")), fragment);
 }
+
+#[test]
+fn without_an_app_model_the_guard_is_not_recorded_and_app_names_one() {
+    // No apps/ folder above the output: nothing to record the guard on.
+    let dir = common::scratch_dir("import-fragments-no-model");
+    let target = dir.join("out/checkout.ad");
+    let flow = fixture("sign-in.yaml");
+    let args = [flow.to_str().unwrap(), "-o", target.to_str().unwrap()];
+    let out = import(&dir, &args);
+    assert_eq!(exit_code(&out), 1, "{}", stderr(&out));
+    let err = stderr(&out);
+    assert!(
+        err.contains("sign-in.yaml:7:12: runFlow.file: its entry guard"),
+        "{err}"
+    );
+    assert!(
+        err.contains("no app model for \"com.example.shop\""),
+        "{err}"
+    );
+    assert!(!dir.join("out").exists());
+    // --app names the model.
+    let model = repo_root().join("examples/apps/shop.json");
+    let out = import(
+        &dir,
+        &[&args[..], &["--app", model.to_str().unwrap()]].concat(),
+    );
+    assert_eq!(exit_code(&out), 0, "{}", stderr(&out));
+    assert_eq!(files_in(&dir.join("out")), ["checkout.ad", "sign-in.ad"]);
+}

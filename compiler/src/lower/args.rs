@@ -1,7 +1,7 @@
 //! A step's arguments: each value borrowed from the source text where the reader takes a token
 //! as written, with the indices of the tokens it came from.
 
-use ad_grammar::annotation::CompactString;
+use super::built_text::BuiltText;
 use ad_grammar::placeholder::has_dollar_brace;
 use std::borrow::Cow;
 
@@ -15,22 +15,26 @@ pub struct Arg<'src> {
 }
 
 /// An argument's value: the source's own characters when the reader takes a token as written,
-/// else the text it built (a JSON string with an escape decoded, tokens joined), inline when
-/// short. Either way a step allocates nothing for it in the usual case, and reads as a `str`.
+/// else the text it built (a JSON string with an escape decoded, tokens joined) in a block of
+/// its own. Either way it reads as a `str`, and it is two words wide (see [`BuiltText`]).
 #[derive(Clone)]
 pub enum ArgText<'src> {
     Source(&'src str),
-    Built(CompactString),
+    Built(BuiltText),
 }
 
 impl<'src> ArgText<'src> {
     pub fn as_str(&self) -> &str {
         self
     }
-    pub(super) fn from_cow(value: Cow<'src, str>) -> ArgText<'src> {
+    /// A token's value: the source's own slice, or its decoded text shared through `interner`.
+    pub(super) fn from_cow(
+        value: Cow<'src, str>,
+        interner: &mut super::built_text::Interner,
+    ) -> ArgText<'src> {
         match value {
             Cow::Borrowed(source) => ArgText::Source(source),
-            Cow::Owned(built) => ArgText::Built(built.into()),
+            Cow::Owned(built) => ArgText::Built(interner.intern(&built)),
         }
     }
     /// The same text, no longer borrowed from the source (a step that outlives its analysis).

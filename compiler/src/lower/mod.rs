@@ -11,8 +11,10 @@ use serde_json::{Map, Value};
 use std::sync::Arc;
 
 mod args;
+mod built_text;
 
 pub use args::{Arg, ArgText, Positionals, TokenIndices};
+pub use built_text::BuiltText;
 
 use crate::codes;
 use crate::registry::arity::{arity_for, Migration};
@@ -275,8 +277,17 @@ pub fn lower<'f>(file: &'f SourceFile, diagnostics: &mut Vec<Diagnostic>) -> Vec
     let mut steps = Vec::with_capacity(file.actions().count());
     // One token buffer for the whole file instead of one per line.
     let mut args = Vec::new();
+    let mut interner = built_text::Interner::default();
     for (line, action) in file.actions() {
-        lower_line(file, line, action, &mut args, &mut steps, diagnostics);
+        lower_line(
+            file,
+            line,
+            action,
+            &mut args,
+            &mut interner,
+            &mut steps,
+            diagnostics,
+        );
     }
     steps
 }
@@ -288,6 +299,7 @@ fn lower_line<'t>(
     line: &Line,
     action: &'t ActionLine,
     args: &mut Vec<Tok<'t>>,
+    interner: &mut built_text::Interner,
     steps: &mut Vec<Step<'t>>,
     diagnostics: &mut Vec<Diagnostic>,
 ) {
@@ -296,7 +308,7 @@ fn lower_line<'t>(
     let spec = registry::lookup(&word);
     args.clear();
     args.extend(action.args().iter().enumerate().map(|(i, t)| Tok {
-        value: ArgText::from_cow(t.value(text)),
+        value: ArgText::from_cow(t.value(text), interner),
         index: i + 1,
     }));
     let args = &args[..];
@@ -549,15 +561,14 @@ impl<'src> Ctx<'_, '_, 'src> {
         if let Some(source) = self.joined_in_source(tokens) {
             return Arg::new(ArgText::Source(source), indices);
         }
-        let mut value =
-            CompactString::with_capacity(tokens.iter().map(|t| t.value.len() + 1).sum());
+        let mut value = String::with_capacity(tokens.iter().map(|t| t.value.len() + 1).sum());
         for (i, t) in tokens.iter().enumerate() {
             if i > 0 {
                 value.push(' ');
             }
             value.push_str(&t.value);
         }
-        Arg::new(ArgText::Built(value), indices)
+        Arg::new(ArgText::Built(value.into()), indices)
     }
 
     fn joined_in_source(&self, tokens: &[&Tok<'src>]) -> Option<&'src str> {

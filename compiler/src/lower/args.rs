@@ -4,6 +4,7 @@
 use super::built_text::BuiltText;
 use ad_grammar::placeholder::has_dollar_brace;
 use std::borrow::Cow;
+use std::ptr::NonNull;
 
 /// One value handed to the daemon, with the tokens it was read from.
 #[derive(Debug, Clone, PartialEq)]
@@ -119,28 +120,93 @@ impl<'src> Arg<'src> {
     }
 }
 
-/// The token indices of an argument. Almost every argument is one token, and that case is
-/// stored inline: lowering allocates nothing for it. The rare joined case is boxed so the whole
-/// is two words.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum TokenIndices {
-    One([usize; 1]),
-    #[allow(clippy::box_collection)]
-    Many(Box<Vec<usize>>),
-}
+/// The token indices of an argument (0 is the command word), in one word. Almost every argument
+/// is one token: its index is kept in the word itself, tagged by the low bit, and read as a
+/// one-element slice of a static table ([`INDICES`]); the rare joined argument points to a boxed
+/// list. One word instead of two makes every argument, and a step, 8 bytes smaller.
+pub struct TokenIndices(NonNull<Vec<usize>>);
+
+/// How many indices are kept inline: a line's first 256 tokens (a later one is boxed).
+const INLINE: usize = 256;
+
+/// Each inline index as a slice to read: `INDICES[i] == i`.
+static INDICES: [usize; INLINE] = {
+    let mut table = [0; INLINE];
+    let mut i = 0;
+    while i < INLINE {
+        table[i] = i;
+        i += 1;
+    }
+    table
+};
+
+// SAFETY: an inline index is plain data; a boxed list is owned alone, as a `Box<Vec<usize>>`.
+unsafe impl Send for TokenIndices {}
+// SAFETY: as above; shared references only read.
+unsafe impl Sync for TokenIndices {}
 
 impl TokenIndices {
     pub fn one(index: usize) -> TokenIndices {
-        TokenIndices::One([index])
+        if index >= INLINE {
+            return TokenIndices::many(vec![index]);
+        }
+        // An odd address is never a boxed list's (a `Vec` is aligned to a word).
+        let tagged = std::num::NonZeroUsize::new(index << 1 | 1).expect("odd, so not zero");
+        TokenIndices(NonNull::without_provenance(tagged))
+    }
+    pub fn many(indices: Vec<usize>) -> TokenIndices {
+        TokenIndices(NonNull::from(Box::leak(Box::new(indices))))
+    }
+    fn inline(&self) -> Option<usize> {
+        let word = self.0.addr().get();
+        (word & 1 == 1).then_some(word >> 1)
+    }
+}
+
+impl Drop for TokenIndices {
+    fn drop(&mut self) {
+        if self.inline().is_none() {
+            // SAFETY: not inline, so the pointer is the one `many` leaked from its box.
+            drop(unsafe { Box::from_raw(self.0.as_ptr()) });
+        }
+    }
+}
+
+impl Clone for TokenIndices {
+    fn clone(&self) -> TokenIndices {
+        match self.inline() {
+            Some(index) => TokenIndices::one(index),
+            None => TokenIndices::many(self.to_vec()),
+        }
     }
 }
 
 impl std::ops::Deref for TokenIndices {
     type Target = [usize];
     fn deref(&self) -> &[usize] {
-        match self {
-            TokenIndices::One(one) => one,
-            TokenIndices::Many(many) => many,
+        match self.inline() {
+            Some(index) => std::slice::from_ref(&INDICES[index]),
+            // SAFETY: not inline, so the pointer is to the list `many` boxed, owned by `self`.
+            None => unsafe { self.0.as_ref() },
+        }
+    }
+}
+
+impl PartialEq for TokenIndices {
+    fn eq(&self, other: &TokenIndices) -> bool {
+        **self == **other
+    }
+}
+
+impl Eq for TokenIndices {}
+
+/// As the two-variant enum it replaced printed itself.
+impl std::fmt::Debug for TokenIndices {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        // A list of one is an index past the inline ones (a joined argument has several).
+        match &**self {
+            [one] => f.debug_tuple("One").field(&[*one]).finish(),
+            many => f.debug_tuple("Many").field(&many).finish(),
         }
     }
 }
@@ -330,5 +396,26 @@ mod tests {
         let collected: Positionals = ["x", "y"].into_iter().map(arg).collect();
         assert!(matches!(collected, Positionals::Two(_)));
         assert_eq!(format!("{collected:?}"), format!("{:?}", &collected[..]));
+    }
+
+    #[test]
+    fn token_indices_read_as_a_slice_in_one_word() {
+        for index in [0, 1, 7, 255, 256, 100_000] {
+            let one = TokenIndices::one(index);
+            assert_eq!(&*one, &[index]);
+            assert_eq!(one.clone(), one);
+            assert_eq!(format!("{one:?}"), format!("One([{index}])"));
+        }
+        let many = TokenIndices::many(vec![2, 3, 4]);
+        assert_eq!(&*many, &[2, 3, 4]);
+        let copy = many.clone();
+        drop(many);
+        assert_eq!(&*copy, &[2, 3, 4]);
+        assert_eq!(format!("{copy:?}"), "Many([2, 3, 4])");
+        assert_ne!(copy, TokenIndices::one(2));
+        assert_eq!(
+            std::mem::size_of::<TokenIndices>(),
+            std::mem::size_of::<usize>()
+        );
     }
 }

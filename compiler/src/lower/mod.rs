@@ -557,7 +557,7 @@ impl<'src> Ctx<'_, '_, 'src> {
         if let [one] = tokens {
             return single(one);
         }
-        let indices = TokenIndices::Many(Box::new(tokens.iter().map(|t| t.index).collect()));
+        let indices = TokenIndices::many(tokens.iter().map(|t| t.index).collect());
         if let Some(source) = self.joined_in_source(tokens) {
             return Arg::new(ArgText::Source(source), indices);
         }

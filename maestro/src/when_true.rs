@@ -9,28 +9,34 @@ enum Token {
     Platform,
     Operator(&'static str),
     Paren(char),
-    Str,
-    Bool,
+    Str(String),
+    Bool(bool),
 }
 
 /// agent-device's refusal of `expr` (the text after `${`…`}` is stripped), if any.
 pub fn refusal(expr: &str) -> Option<String> {
+    evaluate(expr, "ios").err()
+}
+
+/// The value of `expr` on `platform` (its variables already resolved), or agent-device's
+/// refusal.
+pub fn evaluate(expr: &str, platform: &str) -> Result<bool, String> {
     let t = expr.trim();
     let inner = match t.strip_prefix("${").and_then(|r| r.strip_suffix('}')) {
         Some(i) => i.trim(),
         None => t,
     };
-    let tokens = match tokenize(inner) {
-        Ok(t) => t,
-        Err(m) => return Some(m),
+    let tokens = tokenize(inner)?;
+    let mut p = Parser {
+        tokens,
+        at: 0,
+        platform: platform.to_lowercase(),
     };
-    let mut p = Parser { tokens, at: 0 };
-    p.or()
-        .and_then(|()| match p.peek() {
-            Some(_) => Err("Unsupported trailing runFlow.when.true expression.".into()),
-            None => Ok(()),
-        })
-        .err()
+    let value = p.or()?;
+    match p.peek() {
+        Some(_) => Err("Unsupported trailing runFlow.when.true expression.".into()),
+        None => Ok(value),
+    }
 }
 
 fn tokenize(mut s: &str) -> Result<Vec<Token>, String> {
@@ -50,9 +56,9 @@ fn tokenize(mut s: &str) -> Result<Vec<Token>, String> {
         } else if s.starts_with(['(', ')']) {
             (Token::Paren(s.as_bytes()[0] as char), 1)
         } else if let Some(len) = quoted(s) {
-            (Token::Str, len)
+            (Token::Str(s[1..len - 1].to_lowercase()), len)
         } else if let Some(len) = boolean(s) {
-            (Token::Bool, len)
+            (Token::Bool(len == 4), len)
         } else {
             // `slice(0, 24)`: UTF-16 units.
             let near = String::from_utf16_lossy(&s.encode_utf16().take(24).collect::<Vec<_>>());
@@ -90,6 +96,7 @@ fn boolean(s: &str) -> Option<usize> {
 struct Parser {
     tokens: Vec<Token>,
     at: usize,
+    platform: String,
 }
 
 impl Parser {
@@ -104,33 +111,36 @@ impl Parser {
             false
         }
     }
-    fn or(&mut self) -> Result<(), String> {
-        self.and()?;
+    fn or(&mut self) -> Result<bool, String> {
+        let mut v = self.and()?;
         while self.operator("||") {
-            self.and()?;
+            // Both sides are read (a refusal on the right still refuses).
+            let r = self.and()?;
+            v = v || r;
         }
-        Ok(())
+        Ok(v)
     }
-    fn and(&mut self) -> Result<(), String> {
-        self.primary()?;
+    fn and(&mut self) -> Result<bool, String> {
+        let mut v = self.primary()?;
         while self.operator("&&") {
-            self.primary()?;
+            let r = self.primary()?;
+            v = v && r;
         }
-        Ok(())
+        Ok(v)
     }
-    fn primary(&mut self) -> Result<(), String> {
-        match self.peek() {
+    fn primary(&mut self) -> Result<bool, String> {
+        match self.peek().cloned() {
             None => Err("Incomplete runFlow.when.true expression.".into()),
-            Some(Token::Bool) => {
+            Some(Token::Bool(b)) => {
                 self.at += 1;
-                Ok(())
+                Ok(b)
             }
             Some(Token::Paren('(')) => {
                 self.at += 1;
-                self.or()?;
+                let v = self.or()?;
                 if self.peek() == Some(&Token::Paren(')')) {
                     self.at += 1;
-                    Ok(())
+                    Ok(v)
                 } else {
                     Err("Unclosed runFlow.when.true parenthesis.".into())
                 }
@@ -138,26 +148,41 @@ impl Parser {
             Some(_) => self.comparison(),
         }
     }
-    fn comparison(&mut self) -> Result<(), String> {
+    fn comparison(&mut self) -> Result<bool, String> {
         if self.peek() != Some(&Token::Platform) {
             return Err("runFlow.when.true supports maestro.platform comparisons.".into());
         }
         self.at += 1;
-        if !matches!(self.peek(), Some(Token::Operator("==" | "!="))) {
-            return Err("runFlow.when.true comparison requires == or !=.".into());
-        }
+        let equal = match self.peek() {
+            Some(Token::Operator("==")) => true,
+            Some(Token::Operator("!=")) => false,
+            _ => return Err("runFlow.when.true comparison requires == or !=.".into()),
+        };
         self.at += 1;
-        if self.peek() != Some(&Token::Str) {
+        let Some(Token::Str(name)) = self.peek().cloned() else {
             return Err("runFlow.when.true comparison requires a string literal.".into());
-        }
+        };
         self.at += 1;
-        Ok(())
+        Ok((name == self.platform) == equal)
     }
 }
 
 #[cfg(test)]
 mod tests {
-    use super::refusal;
+    use super::{evaluate, refusal};
+
+    #[test]
+    fn expressions_evaluate_on_the_platform() {
+        assert_eq!(evaluate("maestro.platform == 'iOS'", "ios"), Ok(true));
+        assert_eq!(
+            evaluate("${maestro.platform != 'ios' || false}", "ios"),
+            Ok(false)
+        );
+        assert_eq!(
+            evaluate("(true && maestro.platform == \"android\")", "android"),
+            Ok(true)
+        );
+    }
 
     #[test]
     fn what_agent_device_evaluates_and_what_it_refuses() {

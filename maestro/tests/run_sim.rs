@@ -20,6 +20,17 @@ fn run_flow(
     extra: &[(&str, &str)],
     env: &[(&str, &str)],
 ) -> (Outcome, Journal) {
+    let (o, j, _) = run_on_sim(name, yaml, extra, env);
+    (o, j)
+}
+
+/// [`run_flow`], with the sim it ran on.
+fn run_on_sim(
+    name: &str,
+    yaml: &str,
+    extra: &[(&str, &str)],
+    env: &[(&str, &str)],
+) -> (Outcome, Journal, Sim) {
     let dir = tempfile::tempdir().unwrap();
     for (file, text) in extra {
         std::fs::write(dir.path().join(file), text).unwrap();
@@ -63,7 +74,7 @@ fn run_flow(
     ));
     // Keep the folder until the outcome is read (screenshots).
     std::mem::forget(dir);
-    (outcome, journal)
+    (outcome, journal, sim)
 }
 
 fn passes(name: &str, yaml: &str) -> Outcome {
@@ -108,7 +119,10 @@ fn a_missing_target_fails_at_its_line_and_column() {
         "appId: com.example.shop\n---\n- launchApp\n-   tapOn: Nowhere\n",
     );
     assert_eq!((f.line, f.column, f.step), (4, 5, 2));
-    assert_eq!(f.message, "Maestro selector did not match.");
+    assert_eq!(
+        f.message,
+        "Maestro target did not resolve to a visible element."
+    );
     assert!(f.report.is_some(), "a step failure has a divergence report");
 }
 
@@ -131,7 +145,12 @@ fn a_failed_assertion_names_the_selector() {
         "appId: com.example.shop\n---\n- launchApp\n- assertVisible: Welcome, Demo\n",
     );
     assert_eq!(f.line, 4);
-    assert!(f.message.contains("Welcome, Demo"), "{}", f.message);
+    assert_eq!(f.message, "Maestro visible condition did not match.");
+    assert!(
+        f.hint.as_deref().unwrap_or("").contains("Welcome, Demo"),
+        "{:?}",
+        f.hint
+    );
 }
 
 #[test]
@@ -158,7 +177,8 @@ fn run_flow_when_repeat_and_retry() {
         "{SIGN_IN}- runFlow:\n    when:\n      visible: Welcome, Demo\n    commands:\n      - assertVisible: Welcome, Demo\n- runFlow:\n    when:\n      notVisible: Welcome, Demo\n    commands:\n      - tapOn: Nowhere at all\n- repeat:\n    times: 2\n    commands:\n      - assertVisible: Welcome, Demo\n- retry:\n    maxRetries: 2\n    commands:\n      - assertVisible: Welcome, Demo\n"
     );
     let o = passes("control.yaml", &yaml);
-    // 6 sign-in steps, 1 conditional assertion, 2 repeated, 1 retried; the skipped flow none.
+    // 6 sign-in steps, then the conditional runFlow, the skipped one, the repeat and the retry
+    // are a step each (agent-device's plan steps).
     assert_eq!(o.steps, 10);
 }
 
@@ -168,9 +188,9 @@ fn retry_gives_up_after_max_retries() {
         "retry.yaml",
         "appId: com.example.shop\n---\n- launchApp\n- retry:\n    maxRetries: 2\n    commands:\n      - assertVisible: Nowhere\n",
     );
+    // The failure is the assertion's; the retry is one step (agent-device's plan step).
     assert_eq!(f.line, 7);
-    // 1 launch + 3 attempts.
-    assert_eq!(f.step, 4);
+    assert_eq!(f.step, 2);
 }
 
 #[test]
@@ -195,11 +215,18 @@ fn assert_true_fails_on_a_falsy_value() {
 
 #[test]
 fn erase_text_deletes_typed_characters() {
-    let o = passes(
+    let (o, _, sim) = run_on_sim(
         "erase.yaml",
-        "appId: com.example.shop\n---\n- launchApp\n- tapOn:\n    id: login.email\n- inputText: demo@example.comXYZ\n- eraseText: 3\n- assertVisible: demo@example.com\n",
+        "appId: com.example.shop\n---\n- launchApp\n- tapOn:\n    id: login.email\n- inputText: demo@example.comXYZ\n- eraseText: 3\n",
+        &[],
+        &[],
     );
-    assert_eq!(o.steps, 5);
+    assert!(o.failure.is_none(), "{:?}", o.failure);
+    let app = &sim.state().apps["com.example.shop"];
+    assert_eq!(
+        app.values.get("login.email").map(String::as_str),
+        Some("demo@example.com")
+    );
 }
 
 #[test]

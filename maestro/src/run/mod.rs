@@ -98,6 +98,9 @@ pub struct Options {
     /// Where `takeScreenshot` files go (the run folder when `None`).
     pub screenshots: Option<PathBuf>,
     pub timing: Timing,
+    /// The session and target the flow sees as `AD_SESSION` and `AD_TARGET`.
+    pub session: String,
+    pub target: String,
 }
 
 /// Where a failed step is, and why it failed.
@@ -157,6 +160,9 @@ struct Fail {
     kind: DivergenceKind,
     /// A stop request: ends the run, not retried, not optional.
     interrupted: bool,
+    /// The engine's own "did not match" (agent-device's `maestro-test-failure`): the only
+    /// failure `optional` skips and `retry` retries; device errors and bad values are not.
+    test_failure: bool,
 }
 
 impl Fail {
@@ -167,6 +173,7 @@ impl Fail {
             hint: None,
             kind: DivergenceKind::ActionFailure,
             interrupted: false,
+            test_failure: false,
         }
     }
     fn hint(mut self, h: impl Into<String>) -> Fail {
@@ -176,12 +183,14 @@ impl Fail {
     fn not_found(message: impl Into<String>) -> Fail {
         Fail {
             kind: DivergenceKind::SelectorMiss,
+            test_failure: true,
             ..Fail::new("COMMAND_FAILED", message)
         }
     }
     fn assertion(message: impl Into<String>) -> Fail {
         Fail {
             kind: DivergenceKind::ActionFailure,
+            test_failure: true,
             ..Fail::new("COMMAND_FAILED", message)
         }
     }
@@ -193,6 +202,7 @@ impl Fail {
             hint: e.hint().map(str::to_string),
             kind: DivergenceKind::ActionFailure,
             interrupted,
+            test_failure: false,
         }
     }
 }
@@ -211,7 +221,8 @@ macro_rules! act {
 /// A failure on its way out of nested `runFlow`/`repeat`/`retry`: placed at its command.
 #[derive(Debug)]
 enum Stop {
-    Failed(Box<Failure>, Fail),
+    /// The failure, why, and whether a step has journaled it yet.
+    Failed(Box<Failure>, Fail, bool),
     Interrupted,
 }
 
@@ -234,8 +245,14 @@ pub async fn run<B: Backend>(
     let redactor = Redactor::new(injected.iter().map(|(k, v)| (k.as_str(), v.as_str())));
     backend.use_redactor(&redactor);
     let platform = backend.platform().to_string();
-    let builtins = vec![("AD_PLATFORM".to_string(), platform.clone())];
     let entry = &program.files[0];
+    // agent-device's defaults (a run folder's own values are not: they differ per run).
+    let builtins = vec![
+        ("AD_SESSION".to_string(), options.session.clone()),
+        ("AD_FILENAME".to_string(), entry.display.clone()),
+        ("AD_PLATFORM".to_string(), platform.clone()),
+        ("AD_TARGET".to_string(), options.target.clone()),
+    ];
     let mut engine = Engine {
         backend,
         program,
@@ -283,11 +300,19 @@ pub async fn run<B: Backend>(
                 .collect(),
         },
     }));
-    let result = engine.flow(0, Vec::new()).await;
+    let result = match engine.plan_check() {
+        Ok(()) => engine.flow(0, Vec::new(), false).await,
+        Err(stop) => Err(stop),
+    };
     let (failure, interrupted) = match result {
         Ok(()) => (None, false),
         Err(Stop::Interrupted) => (None, true),
-        Err(Stop::Failed(f, _)) => (Some(*f), false),
+        Err(Stop::Failed(f, fail, journaled)) => {
+            if !journaled {
+                engine.journal_failure(&f, &fail);
+            }
+            (Some(*f), false)
+        }
     };
     let device_ms = engine.backend.now_ms().saturating_sub(device_start);
     let wall_ms = started.elapsed().as_secs_f64() * 1000.0;
@@ -437,6 +462,21 @@ fn on_flow(program: &Program, file: usize) -> usize {
         + planned_steps(program, file, &c.on_flow_complete)
 }
 
+/// What the plan makes of a `runFlow`.
+enum Planned {
+    Omitted,
+    Spliced,
+    Opaque,
+}
+
+/// `optional: true` on the command or its selector.
+fn optional(c: &Command) -> bool {
+    c.fields
+        .iter()
+        .any(|f| f.path.ends_with(".optional") && f.value.value == Scalar::Bool(true))
+        || matches!(&c.target, Some(Target::Selector(s)) if s.optional == Some(true))
+}
+
 fn field<'c>(c: &'c Command, path: &str) -> Option<&'c Scalar> {
     c.fields
         .iter()
@@ -468,31 +508,130 @@ impl<B: Backend> Engine<'_, B> {
         &self.program.files[i]
     }
 
-    /// Runs flow file `i` with `env` (a `runFlow`'s) around its own config `env`.
-    async fn flow(&mut self, i: usize, env: Vec<(String, String)>) -> Result<(), Stop> {
+    /// Runs flow file `i` with `env` (a `runFlow`'s) around its own config `env`: its
+    /// `onFlowStart`, commands and `onFlowComplete` in a row, as agent-device's plan flattens
+    /// them (a failure ends the run there: `onFlowComplete` does not run after it).
+    async fn flow(
+        &mut self,
+        i: usize,
+        env: Vec<(String, String)>,
+        nested: bool,
+    ) -> Result<(), Stop> {
         let program = self.program;
         let file = &program.files[i];
         let config = &file.flow.config;
+        // A runFlow's env is resolved against what its caller sees, before the flow's own.
+        self.values.enter(env);
         let own = self.env_entries(i, &config.env, None)?;
         self.values.enter(own);
-        self.values.enter(env);
         let app = config.app_id.as_ref().map(|a| a.value.clone());
         let inherited = self.apps.last().cloned().flatten();
         self.apps.push(app.or(inherited));
-        let mut result = self.commands(i, &config.on_flow_start).await;
+        let mut result = self.commands(i, &config.on_flow_start, nested).await;
         if result.is_ok() {
-            result = self.commands(i, &file.flow.commands).await;
+            result = self.commands(i, &file.flow.commands, nested).await;
         }
-        // onFlowComplete runs after a failure too; the flow's own failure is the one reported.
-        if !matches!(result, Err(Stop::Interrupted)) {
-            let after = self.commands(i, &config.on_flow_complete).await;
-            if result.is_ok() {
-                result = after;
-            }
+        if result.is_ok() {
+            result = self.commands(i, &config.on_flow_complete, nested).await;
         }
         self.apps.pop();
         self.values.leave();
         self.values.leave();
+        result
+    }
+
+    /// What agent-device's plan evaluates before the first step: each `runFlow.when.true`
+    /// whose variables are known then (the flows' and runFlows' `env`, `-e`, `AD_VAR_*`); one it
+    /// cannot evaluate fails the run before anything runs.
+    fn plan_check(&mut self) -> Result<(), Stop> {
+        let mut values = self.values.clone();
+        let mut active = vec![0];
+        self.plan_flow(0, &mut values, &mut active)
+    }
+
+    fn plan_flow(
+        &mut self,
+        i: usize,
+        values: &mut Values,
+        active: &mut Vec<usize>,
+    ) -> Result<(), Stop> {
+        let program = self.program;
+        let flow = &program.files[i].flow;
+        let own = flow
+            .config
+            .env
+            .iter()
+            .filter_map(|e| {
+                Some((
+                    e.key.value.clone(),
+                    values.expand(&e.value.value.js_string()).ok()?,
+                ))
+            })
+            .collect();
+        values.enter(own);
+        let all = flow
+            .config
+            .on_flow_start
+            .iter()
+            .chain(&flow.commands)
+            .chain(&flow.config.on_flow_complete);
+        for c in all {
+            self.plan_command(i, c, values, active)?;
+        }
+        values.leave();
+        Ok(())
+    }
+
+    fn plan_command(
+        &mut self,
+        file: usize,
+        c: &Command,
+        values: &mut Values,
+        active: &mut Vec<usize>,
+    ) -> Result<(), Stop> {
+        for inner in &c.body {
+            self.plan_command(file, inner, values, active)?;
+        }
+        if c.kind != CommandKind::RunFlow {
+            return Ok(());
+        }
+        if let Some(t) = c.when.as_ref().and_then(|w| w.true_.as_ref()) {
+            if let Scalar::Str(raw) = &t.value {
+                if let Some(text) = values.expand_known(raw) {
+                    if let Err(message) = crate::when_true::evaluate(&text, &self.platform) {
+                        let fail = Fail::new("INVALID_ARGS", message);
+                        return Err(self.placed(file, c.span, "runFlow".into(), fail));
+                    }
+                }
+            }
+        }
+        let env = c
+            .env
+            .iter()
+            .filter_map(|e| {
+                Some((
+                    e.key.value.clone(),
+                    values.expand(&e.value.value.js_string()).ok()?,
+                ))
+            })
+            .collect();
+        values.enter(env);
+        let result = match &c.include {
+            Some(Include::Commands(inner)) => inner
+                .iter()
+                .try_for_each(|x| self.plan_command(file, x, values, active)),
+            Some(Include::File(f)) => match self.program.included(file, &f.value) {
+                Some(i) if !active.contains(&i) => {
+                    active.push(i);
+                    let r = self.plan_flow(i, values, active);
+                    active.pop();
+                    r
+                }
+                _ => Ok(()),
+            },
+            None => Ok(()),
+        };
+        values.leave();
         result
     }
 
@@ -512,166 +651,48 @@ impl<B: Backend> Engine<'_, B> {
                 Err(u) => {
                     let span = at.map_or(e.value.span, |c| c.span);
                     let fail = Fail::new("INVALID_ARGS", u.message());
-                    return Err(self.placed(file, span, "env".into(), fail, None));
+                    return Err(self.placed(file, span, "env".into(), fail));
                 }
             }
         }
         Ok(out)
     }
 
+    /// Runs `commands` of file `file`; `nested` inside a step (a repeat, a retry, a
+    /// conditional runFlow), where commands are not steps of their own.
     fn commands<'c>(
         &'c mut self,
         file: usize,
         commands: &'c [Command],
+        nested: bool,
     ) -> std::pin::Pin<Box<dyn std::future::Future<Output = Result<(), Stop>> + 'c>> {
         Box::pin(async move {
             for c in commands {
-                self.command(file, c).await?;
+                self.command(file, c, nested).await?;
             }
             Ok(())
         })
     }
 
-    async fn command(&mut self, file: usize, c: &Command) -> Result<(), Stop> {
+    async fn command(&mut self, file: usize, c: &Command, nested: bool) -> Result<(), Stop> {
         if ad_runtime::interrupt::requested().is_some() {
             return Err(Stop::Interrupted);
         }
         match c.kind {
-            CommandKind::RunFlow => self.run_flow(file, c).await,
-            CommandKind::Repeat => {
-                let times = self.count(file, c, "repeat.times", 0)?;
-                for _ in 0..times {
-                    self.commands(file, &c.body).await?;
-                }
-                Ok(())
-            }
-            CommandKind::Retry => {
-                let retries = self
-                    .count(file, c, "retry.maxRetries", 1)?
-                    .min(self.options.timing.max_retries);
-                let mut attempt = 0;
-                loop {
-                    match self.commands(file, &c.body).await {
-                        Ok(()) => return Ok(()),
-                        Err(Stop::Interrupted) => return Err(Stop::Interrupted),
-                        Err(e) if attempt >= retries => return Err(e),
-                        Err(_) => attempt += 1,
-                    }
-                }
-            }
-            _ => self.leaf(file, c).await,
+            CommandKind::RunFlow => match self.when_planned(file, c)? {
+                Planned::Omitted => Ok(()),
+                Planned::Spliced => self.include(file, c, nested).await,
+                Planned::Opaque if nested => self.conditional(file, c).await,
+                Planned::Opaque => self.step(file, c).await,
+            },
+            CommandKind::Repeat | CommandKind::Retry if nested => self.control(file, c).await,
+            _ if nested => self.leaf(file, c).await,
+            _ => self.step(file, c).await,
         }
     }
 
-    /// A whole-number field (`repeat.times`, `retry.maxRetries`), interpolated.
-    fn count(&mut self, file: usize, c: &Command, path: &str, default: u64) -> Result<u64, Stop> {
-        let raw = match field(c, path) {
-            None => return Ok(default),
-            Some(s) => s.js_string(),
-        };
-        let text = match self.values.expand(&raw) {
-            Ok(t) => t,
-            Err(u) => {
-                let fail = Fail::new("INVALID_ARGS", u.message());
-                return Err(self.placed(file, c.span, c.kind.name().into(), fail, None));
-            }
-        };
-        match text.trim().parse::<f64>() {
-            Ok(n) if n.is_finite() && n >= 0.0 && n.fract() == 0.0 => Ok(n as u64),
-            _ => {
-                let fail = Fail::new(
-                    "INVALID_ARGS",
-                    format!("Maestro {path} must be a non-negative integer."),
-                );
-                Err(self.placed(file, c.span, c.kind.name().into(), fail, None))
-            }
-        }
-    }
-
-    async fn run_flow(&mut self, file: usize, c: &Command) -> Result<(), Stop> {
-        if let Some(when) = &c.when {
-            if !self.when_holds(file, c, when).await? {
-                return Ok(());
-            }
-        }
-        let env = self.env_entries(file, &c.env, Some(c))?;
-        match &c.include {
-            Some(Include::Commands(inner)) => {
-                self.values.enter(env);
-                let r = self.commands(file, inner).await;
-                self.values.leave();
-                r
-            }
-            Some(Include::File(f)) => {
-                let name = match self.values.expand(&f.value) {
-                    Ok(n) => n,
-                    Err(u) => {
-                        let fail = Fail::new("INVALID_ARGS", u.message());
-                        return Err(self.placed(file, c.span, "runFlow".into(), fail, None));
-                    }
-                };
-                match self.program.included(file, &name) {
-                    Some(i) => Box::pin(self.flow(i, env)).await,
-                    None => {
-                        let fail = Fail::new(
-                            "INVALID_ARGS",
-                            format!("Maestro runFlow file not found: {name}"),
-                        );
-                        Err(self.placed(file, c.span, "runFlow".into(), fail, None))
-                    }
-                }
-            }
-            None => Ok(()),
-        }
-    }
-
-    async fn when_holds(
-        &mut self,
-        file: usize,
-        c: &Command,
-        when: &crate::tree::When,
-    ) -> Result<bool, Stop> {
-        if let Some(p) = &when.platform {
-            if !p.value.eq_ignore_ascii_case(&self.platform) {
-                return Ok(false);
-            }
-        }
-        if let Some(t) = &when.true_ {
-            let raw = t.value.js_string();
-            match self.values.expand(&raw) {
-                Ok(v) if !truthy(&v) => return Ok(false),
-                Ok(_) => {}
-                Err(u) => {
-                    let fail = Fail::new("INVALID_ARGS", u.message());
-                    return Err(self.placed(file, c.span, "runFlow".into(), fail, None));
-                }
-            }
-        }
-        for (selector, want) in [(&when.visible, true), (&when.not_visible, false)] {
-            let Some(selector) = selector else { continue };
-            let query = match self.query(selector) {
-                Ok(q) => q,
-                Err(f) => return Err(self.placed(file, c.span, "runFlow".into(), f, None)),
-            };
-            let timeout = self.options.timing.condition_ms;
-            match self.wait_for(&query, want, timeout).await {
-                Ok(true) => {}
-                Ok(false) => return Ok(false),
-                Err(f) if f.interrupted => return Err(Stop::Interrupted),
-                Err(f) => return Err(self.placed(file, c.span, "runFlow".into(), f, None)),
-            }
-        }
-        Ok(true)
-    }
-
-    fn query(&self, selector: &crate::tree::Selector) -> Step<Query> {
-        let values = &self.values;
-        Query::of(selector, &mut |s: &str| values.expand(s))
-            .map_err(|u| Fail::new("INVALID_ARGS", u.message()))
-    }
-
-    /// One step: journaled, shown, and failed at its line unless it is optional.
-    async fn leaf(&mut self, file: usize, c: &Command) -> Result<(), Stop> {
+    /// One step of the plan: journaled, shown, and failed at the innermost command that failed.
+    async fn step(&mut self, file: usize, c: &Command) -> Result<(), Stop> {
         self.step += 1;
         let program = self.program;
         let f = &program.files[file];
@@ -698,48 +719,35 @@ impl<B: Backend> Engine<'_, B> {
         self.progress.step_start(&info);
         let wall = Instant::now();
         let device = self.backend.now_ms();
-        let result = self.execute(file, c).await;
-        let optional = c
-            .fields
-            .iter()
-            .any(|f| f.path.ends_with(".optional") && f.value.value == Scalar::Bool(true))
-            || matches!(&c.target, Some(Target::Selector(s)) if s.optional == Some(true));
-        let (status, outcome) = match result {
-            Ok(()) => (StepStatus::Ok, Ok(())),
-            Err(fail) if fail.interrupted => (StepStatus::Failed, Err(Stop::Interrupted)),
-            Err(fail) if optional => {
-                let message = self.redactor.redact(&fail.message);
-                self.warnings.push(format!(
-                    "{}:{line}: optional {label} skipped: {message}",
-                    f.display
-                ));
-                (StepStatus::Ok, Ok(()))
-            }
-            Err(fail) => {
-                let code = fail.code.clone();
-                let stop = self.placed(file, c.span, label.clone(), fail, Some(self.step));
-                let _ = code;
-                (StepStatus::Failed, Err(stop))
-            }
+        let mut outcome = match c.kind {
+            CommandKind::RunFlow => self.conditional(file, c).await,
+            CommandKind::Repeat | CommandKind::Retry => self.control(file, c).await,
+            _ => self.leaf(file, c).await,
         };
         let end = ProgressEnd {
-            status: if status == StepStatus::Ok {
-                "ok"
-            } else {
-                "failed"
-            },
+            status: if outcome.is_ok() { "ok" } else { "failed" },
             wall_ms: wall.elapsed().as_secs_f64() * 1000.0,
             device_ms: self.backend.now_ms().saturating_sub(device),
             note: None,
         };
+        if let Err(Stop::Failed(failure, fail, journaled)) = &mut outcome {
+            if !*journaled {
+                self.journal_failure(failure, fail);
+                *journaled = true;
+            }
+        }
         let (code, kind) = match &outcome {
-            Err(Stop::Failed(f, fail)) => (Some(f.code.clone()), Some(fail.kind)),
+            Err(Stop::Failed(f, fail, _)) => (Some(f.code.clone()), Some(fail.kind)),
             _ => (None, None),
         };
         let _ = self.journal.append(Event::StepEnd(StepEnd {
             step: self.step,
             line,
-            status,
+            status: if outcome.is_ok() {
+                StepStatus::Ok
+            } else {
+                StepStatus::Failed
+            },
             wall_ms: end.wall_ms,
             device_ms: end.device_ms,
             code,
@@ -750,16 +758,245 @@ impl<B: Backend> Engine<'_, B> {
         outcome
     }
 
-    /// Places `fail` at `span` of `file`: the failure record, its journal event and (for a
-    /// step) its divergence report.
-    fn placed(
+    /// `repeat` and `retry`: their commands, run inside this step.
+    async fn control(&mut self, file: usize, c: &Command) -> Result<(), Stop> {
+        if c.kind == CommandKind::Repeat {
+            let times = self.count(file, c, "repeat.times", 0)?;
+            for _ in 0..times {
+                self.commands(file, &c.body, true).await?;
+            }
+            return Ok(());
+        }
+        let retries = self
+            .count(file, c, "retry.maxRetries", 1)?
+            .min(self.options.timing.max_retries);
+        let mut attempt = 0;
+        loop {
+            match self.commands(file, &c.body, true).await {
+                Err(Stop::Failed(_, fail, _)) if fail.test_failure && attempt < retries => {
+                    attempt += 1
+                }
+                other => return other,
+            }
+        }
+    }
+
+    /// A whole-number field (`repeat.times`, `retry.maxRetries`), interpolated.
+    fn count(&mut self, file: usize, c: &Command, path: &str, default: u64) -> Result<u64, Stop> {
+        let raw = match field(c, path) {
+            None => return Ok(default),
+            Some(s) => s.js_string(),
+        };
+        let text = match self.values.expand(&raw) {
+            Ok(t) => t,
+            Err(u) => {
+                let fail = Fail::new("INVALID_ARGS", u.message());
+                return Err(self.placed(file, c.span, c.kind.name().into(), fail));
+            }
+        };
+        match text.trim().parse::<f64>() {
+            Ok(n) if n.is_finite() && n >= 0.0 && n.fract() == 0.0 => Ok(n as u64),
+            _ => {
+                let fail = Fail::new(
+                    "INVALID_ARGS",
+                    format!("Maestro {path} must be a non-negative integer."),
+                );
+                Err(self.placed(file, c.span, c.kind.name().into(), fail))
+            }
+        }
+    }
+
+    /// What agent-device's plan makes of a `runFlow` before the run (`nn`): left out (a
+    /// platform or a `when.true` that is false), spliced into the plan (no `when`, or a
+    /// `when.true` known to hold), or a step of its own decided when it runs.
+    fn when_planned(&mut self, file: usize, c: &Command) -> Result<Planned, Stop> {
+        let Some(when) = &c.when else {
+            return Ok(Planned::Spliced);
+        };
+        if let Some(p) = &when.platform {
+            if !p.value.eq_ignore_ascii_case(&self.platform) {
+                return Ok(Planned::Omitted);
+            }
+        }
+        let by_condition = when.visible.is_some() || when.not_visible.is_some();
+        let Some(t) = &when.true_ else {
+            return Ok(if by_condition {
+                Planned::Opaque
+            } else {
+                Planned::Spliced
+            });
+        };
+        let raw = match &t.value {
+            Scalar::Bool(false) => return Ok(Planned::Omitted),
+            Scalar::Bool(true) => {
+                return Ok(if by_condition {
+                    Planned::Opaque
+                } else {
+                    Planned::Spliced
+                })
+            }
+            other => other.js_string(),
+        };
+        // Decided when planned unless it reads a value only the run makes (a script's output,
+        // a variable nobody defines yet).
+        match self.values.expand_known(&raw) {
+            None => Ok(Planned::Opaque),
+            Some(text) => match crate::when_true::evaluate(&text, &self.platform) {
+                Ok(false) => Ok(Planned::Omitted),
+                Ok(true) if by_condition => Ok(Planned::Opaque),
+                Ok(true) => Ok(Planned::Spliced),
+                Err(message) => {
+                    let fail = Fail::new("INVALID_ARGS", message);
+                    Err(self.placed(file, c.span, "runFlow".into(), fail))
+                }
+            },
+        }
+    }
+
+    /// A `runFlow` decided when it runs: its `when`, then its commands inside this step.
+    async fn conditional(&mut self, file: usize, c: &Command) -> Result<(), Stop> {
+        if let Some(when) = &c.when {
+            if !self.when_holds(file, c, when).await? {
+                return Ok(());
+            }
+        }
+        self.include(file, c, true).await
+    }
+
+    /// A `runFlow`'s commands or file, with its `env`.
+    async fn include(&mut self, file: usize, c: &Command, nested: bool) -> Result<(), Stop> {
+        let env = self.env_entries(file, &c.env, Some(c))?;
+        match &c.include {
+            Some(Include::Commands(inner)) => {
+                self.values.enter(env);
+                let r = self.commands(file, inner, nested).await;
+                self.values.leave();
+                r
+            }
+            Some(Include::File(f)) => {
+                let name = match self.values.expand(&f.value) {
+                    Ok(n) => n,
+                    Err(u) => {
+                        let fail = Fail::new("INVALID_ARGS", u.message());
+                        return Err(self.placed(file, c.span, "runFlow".into(), fail));
+                    }
+                };
+                match self.program.included(file, &name) {
+                    Some(i) => Box::pin(self.flow(i, env, nested)).await,
+                    None => {
+                        let fail = Fail::new(
+                            "INVALID_ARGS",
+                            format!("Maestro runFlow file not found: {name}"),
+                        );
+                        Err(self.placed(file, c.span, "runFlow".into(), fail))
+                    }
+                }
+            }
+            None => Ok(()),
+        }
+    }
+
+    /// `when` at run time (`jn`): the platform, `true` with the values now, then `visible` and
+    /// `notVisible`, each waited for up to the condition timeout; the first that fails skips.
+    async fn when_holds(
         &mut self,
         file: usize,
-        span: ad_grammar::Span,
-        action: String,
-        fail: Fail,
-        step: Option<usize>,
-    ) -> Stop {
+        c: &Command,
+        when: &crate::tree::When,
+    ) -> Result<bool, Stop> {
+        if let Some(p) = &when.platform {
+            if !p.value.eq_ignore_ascii_case(&self.platform) {
+                return Ok(false);
+            }
+        }
+        if let Some(t) = &when.true_ {
+            let value = match &t.value {
+                Scalar::Bool(b) => Ok(*b),
+                other => self
+                    .values
+                    .expand(&other.js_string())
+                    .map_err(|u| u.message())
+                    .and_then(|text| crate::when_true::evaluate(&text, &self.platform)),
+            };
+            match value {
+                Ok(false) => return Ok(false),
+                Ok(true) => {}
+                Err(message) => {
+                    let fail = Fail::new("INVALID_ARGS", message);
+                    return Err(self.placed(file, c.span, "runFlow".into(), fail));
+                }
+            }
+        }
+        for (selector, want) in [(&when.visible, true), (&when.not_visible, false)] {
+            let Some(selector) = selector else { continue };
+            let query = match self.query(selector) {
+                Ok(q) => q,
+                Err(f) => return Err(self.placed(file, c.span, "runFlow".into(), f)),
+            };
+            let timeout = self.options.timing.condition_ms;
+            match self.wait_for(&query, want, timeout).await {
+                Ok(true) => {}
+                Ok(false) => return Ok(false),
+                Err(f) => return Err(self.placed(file, c.span, "runFlow".into(), f)),
+            }
+        }
+        Ok(true)
+    }
+
+    fn query(&self, selector: &crate::tree::Selector) -> Step<Query> {
+        let values = &self.values;
+        Query::of(selector, &mut |s: &str| values.expand(s))
+            .map_err(|u| Fail::new("INVALID_ARGS", u.message()))
+    }
+
+    /// One command that acts or asserts; `optional: true` lets the engine's own "did not
+    /// match" pass with a warning (never a device error).
+    async fn leaf(&mut self, file: usize, c: &Command) -> Result<(), Stop> {
+        let result = self.execute(file, c).await;
+        match result {
+            Ok(()) => Ok(()),
+            Err(fail) if fail.interrupted => Err(Stop::Interrupted),
+            Err(fail) if fail.test_failure && optional(c) => {
+                let f = self.file(file);
+                let (line, _) = f.line_col(c.span);
+                let message = self.redactor.redact(&fail.message);
+                self.warnings.push(format!(
+                    "Optional Maestro {} skipped at {}:line {line}: {message}",
+                    c.kind.name(),
+                    f.display
+                ));
+                Ok(())
+            }
+            Err(fail) => Err(self.placed(file, c.span, action_label(c), fail)),
+        }
+    }
+
+    /// Journals a failure that ended a step (or the run): its divergence report, or the error.
+    fn journal_failure(&mut self, failure: &Failure, fail: &Fail) {
+        let _ = fail;
+        match &failure.report {
+            Some(r) => {
+                let _ = self.journal.append(Event::Divergence(DivergenceEvent {
+                    step: failure.step,
+                    line: failure.line,
+                    report: r.clone(),
+                    screenshot: None,
+                }));
+            }
+            None => {
+                let _ = self.journal.append(Event::StepError(StepError {
+                    step: failure.step,
+                    line: failure.line,
+                    code: failure.code.clone(),
+                    message: failure.message.clone(),
+                }));
+            }
+        }
+    }
+
+    /// Places `fail` at `span` of `file`: the failure record and, inside a step, its
+    /// divergence report (journaled by the step it ends).
+    fn placed(&mut self, file: usize, span: ad_grammar::Span, action: String, fail: Fail) -> Stop {
         if fail.interrupted {
             return Stop::Interrupted;
         }
@@ -767,8 +1004,8 @@ impl<B: Backend> Engine<'_, B> {
         let (line, column) = f.line_col(span);
         let message = self.redactor.redact(&fail.message);
         let hint = fail.hint.as_deref().map(|h| self.redactor.redact(h));
-        let step_no = step.unwrap_or(self.step);
-        let report = step.map(|n| {
+        let step_no = self.step;
+        let report = (step_no > 0).then(|| {
             let scope = Scope::default();
             let screen = match &self.last {
                 Some(s) => ScreenEvidence::Available {
@@ -783,7 +1020,7 @@ impl<B: Backend> Engine<'_, B> {
             let mut report = divergence::build(
                 &divergence::Input {
                     kind: fail.kind,
-                    step: n,
+                    step: step_no,
                     path: f.display.clone(),
                     line,
                     action: action.clone(),
@@ -796,7 +1033,7 @@ impl<B: Backend> Engine<'_, B> {
                     binding_snapshot: None,
                     selector: None,
                     policy: Policy::ANY,
-                    total_steps: self.total.max(n),
+                    total_steps: self.total.max(step_no),
                     plan_digest: String::new(),
                     session_exists: false,
                     resumable: false,
@@ -808,24 +1045,6 @@ impl<B: Backend> Engine<'_, B> {
             redact_report(&mut report, &self.redactor);
             Box::new(report)
         });
-        match &report {
-            Some(r) => {
-                let _ = self.journal.append(Event::Divergence(DivergenceEvent {
-                    step: step_no,
-                    line,
-                    report: r.clone(),
-                    screenshot: None,
-                }));
-            }
-            None => {
-                let _ = self.journal.append(Event::StepError(StepError {
-                    step: step_no,
-                    line,
-                    code: fail.code.clone(),
-                    message: message.clone(),
-                }));
-            }
-        }
         let failure = Failure {
             code: fail.code.clone(),
             message,
@@ -837,7 +1056,7 @@ impl<B: Backend> Engine<'_, B> {
             action,
             report,
         };
-        Stop::Failed(Box::new(failure), fail)
+        Stop::Failed(Box::new(failure), fail, false)
     }
 
     async fn capture(&mut self) -> Step<Arc<Snapshot>> {
@@ -852,14 +1071,18 @@ impl<B: Backend> Engine<'_, B> {
     async fn find(&mut self, query: &Query, timeout_ms: u64) -> Step<(Arc<Snapshot>, Found)> {
         let deadline = self.backend.now_ms() + timeout_ms;
         loop {
-            let snapshot = self.capture().await?;
+            let snapshot = self.poll_capture(deadline).await?;
             match select::find(&snapshot, query, &self.platform) {
                 Ok(found) => return Ok((snapshot, found)),
                 Err(m) if m.invalid => return Err(Fail::new("INVALID_ARGS", m.message)),
                 Err(m) => {
                     if self.backend.now_ms() >= deadline {
-                        return Err(Fail::not_found(m.message).hint(format!(
-                            "no visible element matched {} within {timeout_ms} ms",
+                        return Err(Fail::not_found(
+                            "Maestro target did not resolve to a visible element.",
+                        )
+                        .hint(format!(
+                            "{} (waited {timeout_ms} ms for {})",
+                            m.message,
                             query.describe()
                         )));
                     }
@@ -873,7 +1096,7 @@ impl<B: Backend> Engine<'_, B> {
     async fn wait_for(&mut self, query: &Query, want: bool, timeout_ms: u64) -> Step<bool> {
         let deadline = self.backend.now_ms() + timeout_ms;
         loop {
-            let snapshot = self.capture().await?;
+            let snapshot = self.poll_capture(deadline).await?;
             let seen = select::is_visible(&snapshot, query, &self.platform)
                 .map_err(|m| Fail::new("INVALID_ARGS", m.message))?;
             if seen == want {
@@ -883,6 +1106,17 @@ impl<B: Backend> Engine<'_, B> {
                 return Ok(false);
             }
             self.nap().await?;
+        }
+    }
+
+    /// A capture while waiting: a device that cannot capture right now is asked again after a
+    /// poll interval until the deadline (agent-device retries a retriable snapshot error).
+    async fn poll_capture(&mut self, deadline: u64) -> Step<Arc<Snapshot>> {
+        loop {
+            match self.capture().await {
+                Err(f) if !f.interrupted && self.backend.now_ms() < deadline => self.nap().await?,
+                other => return other,
+            }
         }
     }
 
@@ -978,11 +1212,8 @@ impl<B: Backend> Engine<'_, B> {
                 y: p.y as f64,
             });
         }
-        let viewport = match &self.last {
-            Some(s) => s.viewport,
-            None => self.capture().await?.viewport,
-        };
-        Ok(percent_point(&viewport, p.x as f64, p.y as f64))
+        let viewport = self.viewport().await?;
+        Ok(fraction(&viewport, p.x as f64 / 100.0, p.y as f64 / 100.0))
     }
 
     /// The point a tap-like command acts on: a selector's element (waited for) or a point.
@@ -1017,22 +1248,13 @@ impl<B: Backend> Engine<'_, B> {
             CommandKind::LaunchApp => {
                 let app = self.app_id(c, "launchApp.appId")?;
                 let clear = field(c, "launchApp.clearState") == Some(&Scalar::Bool(true));
-                // Maestro's launchApp stops a running app first unless `stopApp: false`.
+                // agent-device: relaunch unless the state is cleared or `stopApp: false`.
                 let stop = field(c, "launchApp.stopApp") != Some(&Scalar::Bool(false));
                 if clear {
-                    let a = app.clone();
-                    act!(
-                        self,
-                        line,
-                        "clearState",
-                        ActionArgs::Close {
-                            app: Some(a.clone())
-                        },
-                        close(Some(&a))
-                    )?;
+                    self.clear_state(line, &app).await?;
                 }
                 let options = LaunchOptions {
-                    relaunch: stop || clear,
+                    relaunch: !clear && stop,
                     url: None,
                 };
                 let args = ActionArgs::Launch {
@@ -1042,12 +1264,16 @@ impl<B: Backend> Engine<'_, B> {
                 };
                 act!(self, line, "launchApp", args, launch(&app, &options))
             }
-            CommandKind::StopApp | CommandKind::ClearState => {
+            CommandKind::StopApp => {
                 let app = self.app_id(c, "")?;
                 let args = ActionArgs::Close {
                     app: Some(self.redactor.redact_id(&app)),
                 };
-                act!(self, line, c.kind.name(), args, close(Some(&app)))
+                act!(self, line, "stopApp", args, close(Some(&app)))
+            }
+            CommandKind::ClearState => {
+                let app = self.app_id(c, "")?;
+                self.clear_state(line, &app).await
             }
             CommandKind::OpenLink => {
                 let link = match field(c, "openLink") {
@@ -1055,13 +1281,8 @@ impl<B: Backend> Engine<'_, B> {
                     None => self.text_field(c, "openLink.link")?,
                 }
                 .unwrap_or_default();
-                let foreground = self
-                    .backend
-                    .location()
-                    .get("app")
-                    .and_then(|a| a.as_str())
-                    .map(str::to_string);
-                let (app, url) = match foreground {
+                // `open [the flow's appId] LINK`.
+                let (app, url) = match self.apps.last().cloned().flatten() {
                     Some(a) => (a, Some(link.clone())),
                     None => (link.clone(), None),
                 };
@@ -1080,17 +1301,21 @@ impl<B: Backend> Engine<'_, B> {
                 let at = self.target_point(c).await?;
                 let double = c.kind == CommandKind::DoubleTapOn;
                 let repeat = if double {
-                    1
+                    None
                 } else {
                     self.number_field(c, "tapOn.repeat")?
-                        .map_or(1, |n| n.max(1.0) as u32)
                 };
-                let delay = self
-                    .number_field(c, &format!("{}.delay", c.kind.name()))?
-                    .map_or(timing.repeat_delay_ms, |n| n.max(0.0) as u64);
+                let delay = self.number_field(c, &format!("{}.delay", c.kind.name()))?;
+                // `repeat: n` taps n times `delay` (else 100 ms) apart; `delay` alone is the
+                // interval; a double tap's taps are `delay` (else 100 ms) apart.
+                let interval = match (double, repeat, delay) {
+                    (_, _, Some(d)) => d.max(0.0) as u64,
+                    (true, _, None) | (false, Some(_), None) => timing.repeat_delay_ms,
+                    _ => 0,
+                };
                 let options = TapOptions {
-                    count: if double { 2 } else { repeat },
-                    interval_ms: if double || repeat > 1 { delay } else { 0 },
+                    count: repeat.map_or(1, |n| n.max(1.0) as u32),
+                    interval_ms: interval,
                     double_tap: double,
                     ..TapOptions::default()
                 };
@@ -1099,7 +1324,17 @@ impl<B: Backend> Engine<'_, B> {
                     count: options.count,
                     target: None,
                 };
-                act!(self, line, c.kind.name(), args, tap(at, &options))
+                let before = self.last.as_ref().map(|s| s.fingerprint());
+                act!(self, line, c.kind.name(), args.clone(), tap(at, &options))?;
+                // `retryTapIfNoChange`: tap once more when the screen did not change.
+                if field(c, "tapOn.retryTapIfNoChange") == Some(&Scalar::Bool(true)) {
+                    self.nap().await?;
+                    let after = self.capture().await?.fingerprint();
+                    if before.as_deref() == Some(after.as_str()) {
+                        act!(self, line, c.kind.name(), args, tap(at, &options))?;
+                    }
+                }
+                Ok(())
             }
             CommandKind::LongPressOn => {
                 let at = self.target_point(c).await?;
@@ -1142,16 +1377,8 @@ impl<B: Backend> Engine<'_, B> {
                 let want = c.kind == CommandKind::AssertVisible;
                 if self.wait_for(&query, want, timing.assert_ms).await? {
                     Ok(())
-                } else if want {
-                    Err(Fail::assertion(format!(
-                        "Maestro assertVisible failed: {} is not visible.",
-                        query.describe()
-                    )))
                 } else {
-                    Err(Fail::assertion(format!(
-                        "Maestro assertNotVisible failed: {} is visible.",
-                        query.describe()
-                    )))
+                    Err(condition_failed(want, &query))
                 }
             }
             CommandKind::ExtendedWaitUntil => {
@@ -1168,25 +1395,33 @@ impl<B: Backend> Engine<'_, B> {
                 if self.wait_for(&query, want, timeout).await? {
                     Ok(())
                 } else {
-                    Err(Fail::assertion(format!(
-                        "Maestro {} condition did not match.",
-                        if want { "visible" } else { "notVisible" }
-                    )))
+                    Err(condition_failed(want, &query))
                 }
             }
             CommandKind::AssertTrue => {
-                let value = match field(c, "assertTrue") {
-                    Some(_) => self.text_field(c, "assertTrue")?,
-                    None => self.text_field(c, "assertTrue.condition")?,
-                }
-                .unwrap_or_default();
-                if truthy(&value) {
-                    Ok(())
+                let path = if field(c, "assertTrue").is_some() {
+                    "assertTrue"
                 } else {
+                    "assertTrue.condition"
+                };
+                // A YAML boolean or number is that value; a string is interpolated first.
+                let (falsy, shown) = match field(c, path) {
+                    Some(Scalar::Bool(b)) => (!*b, b.to_string()),
+                    Some(Scalar::Number(n)) => {
+                        (*n == 0.0 || n.is_nan(), crate::yaml::js_number(*n))
+                    }
+                    Some(Scalar::Null) | None => (true, "null".into()),
+                    Some(other) => {
+                        let v = self.expand(&other.js_string())?;
+                        (!truthy(&v), ad_grammar::json::quote(&v))
+                    }
+                };
+                if falsy {
                     Err(Fail::assertion(format!(
-                        "Maestro assertTrue failed: \"{}\" is not true.",
-                        value
+                        "Maestro assertTrue condition was falsy: {shown}"
                     )))
+                } else {
+                    Ok(())
                 }
             }
             CommandKind::TakeScreenshot => {
@@ -1207,48 +1442,7 @@ impl<B: Backend> Engine<'_, B> {
                 };
                 act!(self, line, "scroll", args, scroll(Direction::Down, None))
             }
-            CommandKind::ScrollUntilVisible => {
-                let Some(Target::Selector(s)) = &c.target else {
-                    return Err(Fail::new(
-                        "INVALID_ARGS",
-                        "Maestro scrollUntilVisible requires element.",
-                    ));
-                };
-                let query = self.query(s)?;
-                let direction = self
-                    .text_field(c, "scrollUntilVisible.direction")?
-                    .and_then(|d| Direction::parse(&d))
-                    .unwrap_or(Direction::Down);
-                let timeout = self.timeout_field(
-                    c,
-                    "scrollUntilVisible.timeout",
-                    timing.scroll_until_visible_ms,
-                )?;
-                let deadline = self.backend.now_ms() + timeout;
-                loop {
-                    let snapshot = self.capture().await?;
-                    if select::is_visible(&snapshot, &query, &self.platform)
-                        .map_err(|m| Fail::new("INVALID_ARGS", m.message))?
-                    {
-                        return Ok(());
-                    }
-                    if self.backend.now_ms() >= deadline {
-                        return Err(Fail::not_found(
-                            "Maestro scrollUntilVisible target did not become visible.",
-                        ));
-                    }
-                    if ad_runtime::interrupt::requested().is_some() {
-                        return Err(Fail::from_backend(BackendError::interrupted(
-                            "a stop request",
-                        )));
-                    }
-                    let args = ActionArgs::Scroll {
-                        direction,
-                        amount: None,
-                    };
-                    act!(self, line, "scroll", args, scroll(direction, None))?;
-                }
-            }
+            CommandKind::ScrollUntilVisible => self.scroll_until_visible(line, c).await,
             CommandKind::Swipe => self.swipe(line, c).await,
             CommandKind::HideKeyboard => act!(
                 self,
@@ -1315,9 +1509,7 @@ impl<B: Backend> Engine<'_, B> {
                 })
                 .await
                 .map_err(script_fail)?;
-                for (k, v) in outputs {
-                    self.values.set_output(&k, &v);
-                }
+                self.values.replace_outputs(outputs);
                 Ok(())
             }
             CommandKind::RunFlow | CommandKind::Repeat | CommandKind::Retry => Ok(()),
@@ -1326,6 +1518,15 @@ impl<B: Backend> Engine<'_, B> {
 
     async fn system_key(&mut self, line: usize, command: &str, key: SystemKey) -> Step {
         act!(self, line, command, ActionArgs::None {}, press_key(key))
+    }
+
+    /// agent-device's `settings clear-app-state APP`.
+    async fn clear_state(&mut self, line: usize, app: &str) -> Step {
+        let words = vec!["clear-app-state".to_string(), app.to_string()];
+        let args = ActionArgs::Other {
+            positionals: vec!["clear-app-state".into(), self.redactor.redact_id(app)],
+        };
+        act!(self, line, "clearState", args, other("settings", &words)).map(|_| ())
     }
 
     async fn swipe(&mut self, line: usize, c: &Command) -> Step {
@@ -1339,19 +1540,25 @@ impl<B: Backend> Engine<'_, B> {
                 .text_field(c, "swipe.direction")?
                 .and_then(|d| Direction::parse(&d))
                 .unwrap_or(Direction::Up);
-            let viewport = match &self.last {
-                Some(s) => s.viewport,
-                None => self.capture().await?.viewport,
-            };
-            let area = match &c.target {
+            match &c.target {
                 Some(Target::Selector(s)) => {
                     let query = self.query(s)?;
-                    let (_, found) = self.find(&query, self.options.timing.target_ms).await?;
-                    found.rect
+                    let timing = &self.options.timing;
+                    let timeout = if optional(c) {
+                        timing.optional_target_ms
+                    } else {
+                        timing.target_ms
+                    };
+                    let (snapshot, found) = self.find(&query, timeout).await?;
+                    let start = select::centre(&found.rect);
+                    (start, toward_edge(&snapshot.viewport, start, direction))
                 }
-                _ => viewport,
-            };
-            swipe_path(&area, direction)
+                _ => {
+                    let viewport = self.viewport().await?;
+                    let android = self.platform == "android";
+                    direction_swipe(&viewport, direction, android)
+                }
+            }
         };
         let plan = GesturePlan {
             kind: ad_runtime::backend::GestureKind::Swipe,
@@ -1362,6 +1569,89 @@ impl<B: Backend> Engine<'_, B> {
         };
         let args = ActionArgs::Gesture { plan: plan.clone() };
         act!(self, line, "swipe", args, gesture(&plan))
+    }
+
+    /// The screen's frame, from the last capture (or a new one).
+    async fn viewport(&mut self) -> Step<Rect> {
+        match &self.last {
+            Some(s) => Ok(s.viewport),
+            None => Ok(self.capture().await?.viewport),
+        }
+    }
+
+    /// `scrollUntilVisible` (agent-device's): until the element lies wholly inside the
+    /// screen, swipe inside the scroll container that fits the direction (601 ms), or scroll
+    /// the screen when there is none.
+    async fn scroll_until_visible(&mut self, line: usize, c: &Command) -> Step {
+        let Some(Target::Selector(s)) = &c.target else {
+            return Err(Fail::new(
+                "INVALID_ARGS",
+                "Maestro scrollUntilVisible requires element.",
+            ));
+        };
+        let query = self.query(s)?;
+        let direction = self
+            .text_field(c, "scrollUntilVisible.direction")?
+            .and_then(|d| Direction::parse(&d))
+            .unwrap_or(Direction::Down);
+        let timing = self.options.timing.clone();
+        let timeout = self.timeout_field(
+            c,
+            "scrollUntilVisible.timeout",
+            timing.scroll_until_visible_ms,
+        )?;
+        let deadline = self.backend.now_ms() + timeout;
+        loop {
+            let snapshot = self.capture().await?;
+            match select::find(&snapshot, &query, &self.platform) {
+                Ok(found) if inside(&found.rect, &select::screen_frame(&snapshot)) => return Ok(()),
+                Err(m) if m.invalid => return Err(Fail::new("INVALID_ARGS", m.message)),
+                _ => {}
+            }
+            if self.backend.now_ms() >= deadline {
+                return Err(Fail::not_found(
+                    "Maestro scrollUntilVisible target did not become visible.",
+                ));
+            }
+            if let Some(signal) = ad_runtime::interrupt::requested() {
+                return Err(Fail::from_backend(BackendError::interrupted(signal)));
+            }
+            match select::scroll_container(&snapshot, &query, direction, &self.platform) {
+                Some(area) => {
+                    let start = select::centre(&area);
+                    let end = match direction {
+                        Direction::Down | Direction::Bottom => fraction(&area, 0.5, 0.1),
+                        Direction::Up | Direction::Top => fraction(&area, 0.5, 0.9),
+                        Direction::Right => fraction(&area, 0.1, 0.5),
+                        Direction::Left => fraction(&area, 0.9, 0.5),
+                    };
+                    let plan = GesturePlan {
+                        kind: ad_runtime::backend::GestureKind::Swipe,
+                        pointers: vec![vec![start, end]],
+                        duration_ms: SCROLL_UNTIL_VISIBLE_SWIPE_MS,
+                        repeat: 1,
+                        intent: None,
+                    };
+                    let args = ActionArgs::Gesture { plan: plan.clone() };
+                    act!(self, line, "scrollUntilVisible", args, gesture(&plan))?;
+                }
+                None => {
+                    let args = ActionArgs::Scroll {
+                        direction,
+                        amount: None,
+                    };
+                    act!(
+                        self,
+                        line,
+                        "scrollUntilVisible",
+                        args,
+                        scroll(direction, None)
+                    )?;
+                }
+            }
+            // Let the list settle before looking again.
+            self.nap().await?;
+        }
     }
 
     fn script_inputs(&self) -> script::Inputs {
@@ -1435,6 +1725,13 @@ impl<B: Backend> Engine<'_, B> {
     }
 }
 
+/// agent-device's failed `visible`/`notVisible` condition (assertions, extendedWaitUntil).
+fn condition_failed(visible: bool, query: &Query) -> Fail {
+    let kind = if visible { "visible" } else { "notVisible" };
+    Fail::assertion(format!("Maestro {kind} condition did not match."))
+        .hint(format!("the condition was on {}", query.describe()))
+}
+
 /// A script runs on its own thread (it may take seconds; the device clock does not wait).
 async fn run_blocking<T: Send + 'static>(f: impl FnOnce() -> T + Send + 'static) -> T {
     match tokio::task::spawn_blocking(f).await {
@@ -1451,25 +1748,67 @@ fn script_fail(e: script::ScriptError) -> Fail {
     }
 }
 
-fn percent_point(viewport: &Rect, x: f64, y: f64) -> Point {
+/// scrollUntilVisible's swipe: agent-device's speed 40 as a duration.
+const SCROLL_UNTIL_VISIBLE_SWIPE_MS: u64 = 601;
+
+/// The point at fractions `fx`, `fy` of `area` (`x + trunc(width * fx)`).
+fn fraction(area: &Rect, fx: f64, fy: f64) -> Point {
     Point {
-        x: viewport.x + (viewport.width * x / 100.0).round(),
-        y: viewport.y + (viewport.height * y / 100.0).round(),
+        x: area.x + (area.width * fx).trunc(),
+        y: area.y + (area.height * fy).trunc(),
     }
 }
 
-/// A direction swipe across `area`: from 90% to 10% of it along the direction (agent-device's
-/// target swipe edges), through its middle.
-fn swipe_path(area: &Rect, direction: Direction) -> (Point, Point) {
-    let at = |fx: f64, fy: f64| Point {
-        x: (area.x + area.width * fx).round(),
-        y: (area.y + area.height * fy).round(),
+fn inside(r: &Rect, frame: &Rect) -> bool {
+    r.x >= frame.x
+        && r.y >= frame.y
+        && r.x + r.width <= frame.x + frame.width
+        && r.y + r.height <= frame.y + frame.height
+}
+
+/// A direction swipe across the screen (agent-device's pans): up from 90% (Android: the
+/// middle) to 10% of the height, down from 20% to 90%, left from 85% to 15% of the width and
+/// right the reverse, at least 8 points from the edges.
+fn direction_swipe(viewport: &Rect, direction: Direction, android: bool) -> (Point, Point) {
+    let clamp = |p: Point| Point {
+        x: p.x
+            .clamp(viewport.x + 8.0, viewport.x + viewport.width - 8.0),
+        y: p.y,
     };
+    let (a, b) = match direction {
+        Direction::Up | Direction::Top => (
+            fraction(viewport, 0.5, if android { 0.5 } else { 0.9 }),
+            fraction(viewport, 0.5, 0.1),
+        ),
+        Direction::Down | Direction::Bottom => {
+            (fraction(viewport, 0.5, 0.2), fraction(viewport, 0.5, 0.9))
+        }
+        Direction::Left => (fraction(viewport, 0.85, 0.5), fraction(viewport, 0.15, 0.5)),
+        Direction::Right => (fraction(viewport, 0.15, 0.5), fraction(viewport, 0.85, 0.5)),
+    };
+    (clamp(a), clamp(b))
+}
+
+/// A swipe from an element: to 10% (up, left) or 90% (down, right) of the screen.
+fn toward_edge(viewport: &Rect, start: Point, direction: Direction) -> Point {
+    let edge = |f: f64| fraction(viewport, f, f);
     match direction {
-        Direction::Up | Direction::Top => (at(0.5, 0.9), at(0.5, 0.1)),
-        Direction::Down | Direction::Bottom => (at(0.5, 0.1), at(0.5, 0.9)),
-        Direction::Left => (at(0.9, 0.5), at(0.1, 0.5)),
-        Direction::Right => (at(0.1, 0.5), at(0.9, 0.5)),
+        Direction::Up | Direction::Top => Point {
+            x: start.x,
+            y: edge(0.1).y,
+        },
+        Direction::Down | Direction::Bottom => Point {
+            x: start.x,
+            y: edge(0.9).y,
+        },
+        Direction::Left => Point {
+            x: edge(0.1).x,
+            y: start.y,
+        },
+        Direction::Right => Point {
+            x: edge(0.9).x,
+            y: start.y,
+        },
     }
 }
 

@@ -14,7 +14,9 @@
 
 use std::collections::HashSet;
 
-use ad_runtime::tree::{normalize_text, normalize_type, FlatNode, Point, Rect, Snapshot};
+use ad_runtime::tree::{
+    display_text, normalize_text, normalize_type, FlatNode, Point, Rect, Snapshot,
+};
 
 use crate::tree::{Relation, Selector};
 use crate::yaml::Scalar;
@@ -92,8 +94,43 @@ pub struct Missed {
     pub invalid: bool,
 }
 
-/// Finds `query` on `snapshot` as agent-device's engine does for `platform`.
+/// Finds `query`'s element on `snapshot` as agent-device's engine does for `platform`: the
+/// element to act on, which must have an area.
 pub fn find(snapshot: &Snapshot, query: &Query, platform: &str) -> Result<Found, Missed> {
+    let (chosen, matches, ranked) = resolve(snapshot, query, platform)?;
+    match chosen.and_then(|n| valid_rect(&snapshot.nodes[n]).map(|r| (n, r))) {
+        Some((node, rect)) => Ok(Found {
+            node,
+            rect,
+            matches: ranked,
+        }),
+        None if matches > 0 && ranked == 0 => Err(miss(format!(
+            "Maestro selector matched {matches} element(s), but none were visible."
+        ))),
+        None => Err(miss(match &query.index {
+            Some(i) => format!("Maestro selector did not match index {i}."),
+            None => "Maestro selector did not match.".into(),
+        })),
+    }
+}
+
+/// Is a visible element matching `query` on screen (assertions, waits, `when.visible`)? An
+/// element without an area counts when it is visible.
+pub fn is_visible(snapshot: &Snapshot, query: &Query, platform: &str) -> Result<bool, Missed> {
+    match resolve(snapshot, query, platform) {
+        Ok((chosen, _, _)) => Ok(chosen.is_some()),
+        Err(m) if m.invalid => Err(m),
+        Err(_) => Ok(false),
+    }
+}
+
+/// The chosen element (if any), how many nodes matched, and how many of them are visible and
+/// ranked.
+fn resolve(
+    snapshot: &Snapshot,
+    query: &Query,
+    platform: &str,
+) -> Result<(Option<usize>, usize, usize), Missed> {
     let index = query.index.as_deref().map(parse_index).transpose()?;
     let mut resolver = Resolver::new(snapshot);
     if let Some((_, parent)) = query
@@ -120,38 +157,31 @@ pub fn find(snapshot: &Snapshot, query: &Query, platform: &str) -> Result<Found,
         None => ranked.first().copied(),
         Some(i) => by_position(snapshot, &ranked).get(i).copied(),
     };
-    match chosen.and_then(|n| valid_rect(&snapshot.nodes[n]).map(|r| (n, r))) {
-        Some((node, rect)) => Ok(Found {
-            node,
-            rect,
-            matches: ranked.len(),
-        }),
-        None if !matches.is_empty() && ranked.is_empty() => Err(miss(format!(
-            "Maestro selector matched {} element(s), but none were visible.",
-            matches.len()
-        ))),
-        None => Err(miss(match &query.index {
-            Some(i) => format!("Maestro selector did not match index {i}."),
-            None => "Maestro selector did not match.".into(),
-        })),
-    }
+    Ok((chosen, matches.len(), ranked.len()))
 }
 
-/// Is anything visible matching `query` (assertions, `when.visible`, waits)?
-pub fn is_visible(snapshot: &Snapshot, query: &Query, platform: &str) -> Result<bool, Missed> {
-    match find(snapshot, query, platform) {
-        Ok(_) => Ok(true),
-        Err(m) if m.invalid => Err(m),
-        Err(_) => Ok(false),
-    }
-}
-
-/// The centre agent-device taps: each coordinate plus half the size, rounded down.
+/// The point agent-device taps (`Nr`): per axis, the middle rounded, kept inside the rect.
 pub fn centre(r: &Rect) -> Point {
+    let axis = |pos: f64, size: f64| {
+        if size <= 1.0 {
+            pos.floor()
+        } else {
+            js_round(
+                (pos + size - 1.0)
+                    .floor()
+                    .min(pos.ceil().max(pos + size / 2.0)),
+            )
+        }
+    };
     Point {
-        x: r.x + (r.width / 2.0).trunc(),
-        y: r.y + (r.height / 2.0).trunc(),
+        x: axis(r.x, r.width),
+        y: axis(r.y, r.height),
     }
+}
+
+/// JavaScript's `Math.round`: halves go up.
+pub fn js_round(v: f64) -> f64 {
+    (v + 0.5).floor()
 }
 
 fn miss(message: impl Into<String>) -> Missed {
@@ -294,7 +324,9 @@ fn node_matches(n: &FlatNode, q: &Query) -> bool {
         }
     }
     if let Some(text) = &q.text {
-        let fields = [n.label.as_deref(), n.value.as_deref(), n.id.as_deref()];
+        // agent-device's label, displayed text (label, else value, else identifier), identifier:
+        // a labelled node's value is never matched.
+        let fields = [n.label.as_deref(), Some(display_text(n)), n.id.as_deref()];
         if !fields
             .into_iter()
             .flatten()
@@ -330,21 +362,140 @@ pub fn text_matches(value: &str, pattern: &str) -> bool {
     }
 }
 
-/// Visible as agent-device's engine counts it: an area inside the screen, else (without a rect)
-/// hittable on iOS.
+/// Visible as agent-device's engine counts it (`ir`): a rect with an area that meets its
+/// effective viewport; without a rect, hittable on iOS, else as its nearest element ancestor.
 fn visible(s: &Snapshot, i: usize, platform: &str) -> bool {
     let n = &s.nodes[i];
     if let Some(r) = valid_rect(n) {
-        return intersects(&r, &s.viewport);
+        return in_viewport(s, i, &r);
     }
     if n.rect.is_some() {
         return false;
     }
-    platform != "android" && n.hittable
+    if platform != "android" && n.hittable {
+        return true;
+    }
+    let mut at = n.parent_index;
+    let mut steps = 0;
+    while let Some(p) = at {
+        let a = &s.nodes[p];
+        if is_element(a, platform) {
+            return match valid_rect(a) {
+                Some(r) => in_viewport(s, p, &r),
+                None => platform != "android" && a.hittable,
+            };
+        }
+        steps += 1;
+        if steps > s.nodes.len() {
+            break;
+        }
+        at = a.parent_index;
+    }
+    false
 }
 
-fn intersects(a: &Rect, b: &Rect) -> bool {
-    a.x < b.x + b.width && b.x < a.x + a.width && a.y < b.y + b.height && b.y < a.y + a.height
+/// An ancestor that stands for its children's visibility (`_e`): not a container, and
+/// hittable (Android: hittable with an area; iOS: hittable or with an area).
+fn is_element(n: &FlatNode, platform: &str) -> bool {
+    let t = normalize_type(&n.kind);
+    if matches!(
+        t.as_str(),
+        "application"
+            | "window"
+            | "scrollview"
+            | "tableview"
+            | "collectionview"
+            | "table"
+            | "list"
+            | "listview"
+    ) {
+        return false;
+    }
+    if platform == "android" {
+        n.hittable && valid_rect(n).is_some()
+    } else {
+        n.hittable || valid_rect(n).is_some()
+    }
+}
+
+fn scrollable(n: &FlatNode) -> bool {
+    let t = normalize_type(&n.kind);
+    t == "table"
+        || [
+            "scroll",
+            "recyclerview",
+            "listview",
+            "gridview",
+            "collectionview",
+        ]
+        .iter()
+        .any(|k| t.contains(k))
+}
+
+fn is_window(n: &FlatNode) -> bool {
+    matches!(normalize_type(&n.kind).as_str(), "application" | "window")
+}
+
+/// Does `r` (node `i`'s rect) meet the viewport it is seen through: its nearest scrollable
+/// ancestor's rect, else the largest application or window containing its centre, else the
+/// largest one, else the largest node containing its centre (touching edges count)?
+fn in_viewport(s: &Snapshot, i: usize, r: &Rect) -> bool {
+    match effective_viewport(s, i, r) {
+        Some(v) => {
+            r.x <= v.x + v.width
+                && v.x <= r.x + r.width
+                && r.y <= v.y + v.height
+                && v.y <= r.y + r.height
+        }
+        None => true,
+    }
+}
+
+fn effective_viewport(s: &Snapshot, i: usize, r: &Rect) -> Option<Rect> {
+    let mut at = s.nodes[i].parent_index;
+    let mut steps = 0;
+    while let Some(p) = at {
+        let a = &s.nodes[p];
+        if scrollable(a) {
+            if let Some(v) = valid_rect(a) {
+                return Some(v);
+            }
+        }
+        steps += 1;
+        if steps > s.nodes.len() {
+            break;
+        }
+        at = a.parent_index;
+    }
+    let c = Point {
+        x: r.x + r.width / 2.0,
+        y: r.y + r.height / 2.0,
+    };
+    let contains =
+        |v: &Rect| c.x >= v.x && c.x <= v.x + v.width && c.y >= v.y && c.y <= v.y + v.height;
+    let largest = |it: &mut dyn Iterator<Item = Rect>| {
+        it.fold(None::<Rect>, |best, v| match best {
+            Some(b) if b.width * b.height >= v.width * v.height => Some(b),
+            _ => Some(v),
+        })
+    };
+    let windows: Vec<Rect> = s
+        .nodes
+        .iter()
+        .filter(|n| is_window(n))
+        .filter_map(valid_rect)
+        .collect();
+    largest(&mut windows.iter().copied().filter(|v| contains(v)))
+        .or_else(|| largest(&mut windows.iter().copied()))
+        .or_else(|| {
+            largest(
+                &mut s
+                    .nodes
+                    .iter()
+                    .filter_map(valid_rect)
+                    .filter(|v| contains(v)),
+            )
+        })
 }
 
 /// Top to bottom, then left to right; nodes without a position last.
@@ -432,4 +583,76 @@ fn deepest(s: &Snapshot, visible: &[usize], q: &Query) -> Vec<usize> {
                 && !peers.iter().any(|&e| is_ancestor(s, n, e))
         })
         .collect()
+}
+
+/// The frame scrollUntilVisible wants its element wholly inside: the largest application or
+/// window, else the extent of the nodes from the origin.
+pub fn screen_frame(s: &Snapshot) -> Rect {
+    let windows = s
+        .nodes
+        .iter()
+        .filter(|n| is_window(n))
+        .filter_map(valid_rect);
+    if let Some(w) = windows.fold(None::<Rect>, |best, v| match best {
+        Some(b) if b.width * b.height >= v.width * v.height => Some(b),
+        _ => Some(v),
+    }) {
+        return w;
+    }
+    let (mut w, mut h) = (0.0f64, 0.0f64);
+    for r in s.nodes.iter().filter_map(valid_rect) {
+        w = w.max(r.x + r.width);
+        h = h.max(r.y + r.height);
+    }
+    if w > 0.0 && h > 0.0 {
+        Rect {
+            x: 0.0,
+            y: 0.0,
+            width: w,
+            height: h,
+        }
+    } else {
+        s.viewport
+    }
+}
+
+/// Where scrollUntilVisible swipes: the visible scroll container shaped for `direction`
+/// (taller than wide to go up or down) that holds a match of `query`, else the largest.
+pub fn scroll_container(
+    s: &Snapshot,
+    query: &Query,
+    direction: ad_runtime::backend::Direction,
+    platform: &str,
+) -> Option<Rect> {
+    use ad_runtime::backend::Direction;
+    let vertical = matches!(
+        direction,
+        Direction::Up | Direction::Down | Direction::Top | Direction::Bottom
+    );
+    let mut resolver = Resolver::new(s);
+    let matches = resolver.matches(query).unwrap_or_default();
+    let candidates: Vec<(usize, Rect)> = (0..s.nodes.len())
+        .filter(|&i| scrollable(&s.nodes[i]) && visible(s, i, platform))
+        .filter_map(|i| valid_rect(&s.nodes[i]).map(|r| (i, r)))
+        .filter(|(_, r)| {
+            if vertical {
+                r.height > r.width
+            } else {
+                r.width > r.height
+            }
+        })
+        .collect();
+    let holding = candidates
+        .iter()
+        .find(|(i, _)| matches.iter().any(|&m| resolver.ancestors(m).contains(i)));
+    holding
+        .or_else(|| {
+            candidates
+                .iter()
+                .fold(None, |best: Option<&(usize, Rect)>, c| match best {
+                    Some(b) if b.1.width * b.1.height >= c.1.width * c.1.height => Some(b),
+                    _ => Some(c),
+                })
+        })
+        .map(|(_, r)| *r)
 }

@@ -15,18 +15,25 @@ pub struct Values {
     platform: String,
 }
 
-/// A `${…}` that is not a lookup this run can answer.
+/// A `${…}` this run cannot answer, with agent-device's message.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Unresolved {
     pub expression: String,
+    message: String,
 }
 
 impl Unresolved {
+    fn unsupported(expression: String) -> Unresolved {
+        let message =
+            format!("Maestro interpolation \"{expression}\" is unresolved or unsupported.");
+        Unresolved {
+            expression,
+            message,
+        }
+    }
+
     pub fn message(&self) -> String {
-        format!(
-            "Maestro interpolation \"{}\" is unresolved or unsupported.",
-            self.expression
-        )
+        self.message.clone()
     }
 }
 
@@ -69,9 +76,14 @@ impl Values {
             .map(String::as_str)
     }
 
-    /// What a script sees as its globals: every visible variable.
+    /// What a script sees as its globals: every visible variable, and the outputs so far as
+    /// `output.NAME` (the lowest layer: any env of the same name shadows them).
     pub fn all(&self) -> BTreeMap<String, String> {
-        let mut out = BTreeMap::new();
+        let mut out: BTreeMap<String, String> = self
+            .outputs
+            .iter()
+            .map(|(k, v)| (format!("output.{k}"), v.clone()))
+            .collect();
         for s in &self.scopes {
             out.extend(s.iter().map(|(k, v)| (k.clone(), v.clone())));
         }
@@ -79,13 +91,25 @@ impl Values {
         out
     }
 
+    /// An `evalScript`'s outputs replace every earlier one (agent-device's `replaceOutput`).
+    pub fn replace_outputs(&mut self, outputs: Vec<(String, String)>) {
+        self.outputs.clear();
+        for (k, v) in outputs {
+            self.set_output(&k, &v);
+        }
+    }
+
     pub fn set_output(&mut self, name: &str, value: &str) {
         let name = name.strip_prefix("output.").unwrap_or(name);
         self.outputs.insert(name.into(), value.into());
     }
 
-    /// `s` with every `${…}` resolved.
+    /// `s` with every `${…}` resolved: a variable's own `${…}` too (agent-device's `d()`).
     pub fn expand(&self, s: &str) -> Result<String, Unresolved> {
+        self.expand_within(s, &mut Vec::new())
+    }
+
+    fn expand_within(&self, s: &str, active: &mut Vec<String>) -> Result<String, Unresolved> {
         let mut out = String::with_capacity(s.len());
         let mut rest = s;
         while let Some(at) = rest.find("${") {
@@ -98,19 +122,69 @@ impl Values {
             let inner = &tail[..end];
             let whole = format!("${{{inner}}}");
             if is_variable_name(inner) {
+                if active.iter().any(|a| a == inner) {
+                    return Err(Unresolved {
+                        expression: whole,
+                        message: format!("Maestro variable \"{inner}\" has a cyclic reference."),
+                    });
+                }
                 match self.get(inner) {
-                    Some(v) => out.push_str(v),
-                    None => return Err(Unresolved { expression: whole }),
+                    Some(v) => {
+                        active.push(inner.to_string());
+                        let resolved = self.expand_within(v, active)?;
+                        active.pop();
+                        out.push_str(&resolved);
+                    }
+                    None => {
+                        return Err(Unresolved {
+                            expression: whole,
+                            message: format!("Maestro variable \"{inner}\" is not defined."),
+                        })
+                    }
                 }
             } else if let Some(b) = self.platform_comparison(inner) {
                 out.push_str(if b { "true" } else { "false" });
             } else {
-                return Err(Unresolved { expression: whole });
+                return Err(Unresolved::unsupported(whole));
             }
             rest = &tail[end + 1..];
         }
         out.push_str(rest);
         Ok(out)
+    }
+
+    /// `s` resolved when every variable it reads is known (`None` when one is not: an output
+    /// or a variable defined later decides it at run time).
+    pub fn expand_known(&self, s: &str) -> Option<String> {
+        let mut rest = s;
+        while let Some(at) = rest.find("${") {
+            let tail = &rest[at + 2..];
+            let end = tail.find('}')?;
+            let inner = &tail[..end];
+            if is_variable_name(inner)
+                && (inner.starts_with("output.") || self.get(inner).is_none())
+            {
+                return None;
+            }
+            rest = &tail[end + 1..];
+        }
+        // Only variable lookups are replaced: an expression stays for the evaluator.
+        let mut out = String::new();
+        let mut rest = s;
+        while let Some(at) = rest.find("${") {
+            out.push_str(&rest[..at]);
+            let tail = &rest[at + 2..];
+            let end = tail.find('}')?;
+            let inner = &tail[..end];
+            if is_variable_name(inner) {
+                out.push_str(&self.expand(&format!("${{{inner}}}")).ok()?);
+            } else {
+                out.push_str(&rest[at..at + 2 + end + 1]);
+            }
+            rest = &tail[end + 1..];
+        }
+        out.push_str(rest);
+        Some(out)
     }
 
     /// `maestro.platform == 'ios'` (or `!=`, either quote).
@@ -135,9 +209,9 @@ pub fn is_variable_name(s: &str) -> bool {
         && chars.all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '.')
 }
 
-/// agent-device's truthiness of an `assertTrue` value or a `when.true` result.
+/// agent-device's truthiness of an `assertTrue` string (exact, case-sensitive).
 pub fn truthy(s: &str) -> bool {
-    !matches!(s.trim(), "" | "false" | "0" | "null" | "undefined")
+    !matches!(s, "" | "false" | "0" | "null" | "undefined")
 }
 
 #[cfg(test)]
@@ -179,7 +253,25 @@ mod tests {
             v.expand("a ${PIN + 1}").unwrap_err().message(),
             "Maestro interpolation \"${PIN + 1}\" is unresolved or unsupported."
         );
-        assert!(v.expand("${NOPE}").is_err());
+        assert_eq!(
+            v.expand("${NOPE}").unwrap_err().message(),
+            "Maestro variable \"NOPE\" is not defined."
+        );
+    }
+
+    #[test]
+    fn values_are_resolved_recursively_and_cycles_refused() {
+        let mut v = values();
+        v.enter(vec![
+            ("A".into(), "${B}!".into()),
+            ("B".into(), "${PIN}".into()),
+            ("C".into(), "${C}".into()),
+        ]);
+        assert_eq!(v.expand("${A}").unwrap(), "1234!");
+        assert_eq!(
+            v.expand("${C}").unwrap_err().message(),
+            "Maestro variable \"C\" has a cyclic reference."
+        );
     }
 
     #[test]

@@ -61,6 +61,9 @@ fn run_once(program: &Path, args: &[&str], out: Option<&Path>) -> (f64, f64) {
     (elapsed, usage.ru_maxrss as f64 * 1024.0 / 1e6)
 }
 
+/// A generator of a shape of script: the script of at least so many bytes.
+type Generator = fn(usize) -> String;
+
 fn median(mut times: Vec<f64>) -> f64 {
     times.sort_by(|a, b| a.partial_cmp(b).unwrap());
     times[times.len() / 2]
@@ -97,7 +100,7 @@ fn main() {
     {
         panic!("{}", ad_tests::ORACLE_MISSING);
     }
-    let shapes: [(&str, fn(usize) -> String); 2] = [
+    let shapes: [(&str, Generator); 2] = [
         ("recorded flow", ad_tests::bench_input::recorded_flow),
         (
             "short unannotated steps",

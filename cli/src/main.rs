@@ -18,6 +18,7 @@ mod commands {
     pub mod doctor;
     pub mod explain;
     pub mod export;
+    pub mod maestro_run;
     pub mod fmt;
     pub mod golden;
     pub mod heal;

@@ -113,6 +113,14 @@ pub struct RunArgs {
     /// its steps, screenshots and divergence report): see docs/run.md.
     #[arg(long, value_name = "DIR")]
     report_html: Option<PathBuf>,
+    /// Run a Maestro flow (YAML) with agent-device's Maestro engine semantics, as
+    /// `agent-device replay FLOW.yaml --maestro` does (docs/maestro.md): selectors, waits,
+    /// runFlow/repeat/retry and scripts on any backend, with the same journal and run folder.
+    #[arg(long)]
+    maestro: bool,
+    /// With --maestro: let a runScript's http.post reach this machine (localhost only).
+    #[arg(long, requires = "maestro")]
+    allow_http: bool,
     #[command(flatten)]
     input: files::InputArgs,
 }
@@ -256,6 +264,48 @@ pub fn render_setup(problem: &ad_runtime::records::SetupProblem, at: Option<&str
 
 /// A `fragment-v1` file run on its own: it has no `open` and its values come from a parent, so
 /// it runs only inside a composition; the compositions of the project that include it are named.
+/// `--maestro`: the flow runs on the Maestro engine; what only an `.ad` run has is refused.
+fn run_maestro(args: &RunArgs) -> i32 {
+    let refused = [
+        (args.from.is_some(), "--from: a Maestro flow runs from its first command"),
+        (args.keep_session, "--keep-session is supported only for native .ad replay; Maestro YAML owns its lifecycle"),
+        (args.save_script.is_some(), "--save-script: Maestro YAML does not support repair recording (ADR 0012)"),
+        (args.force, "--force: a flow agent-device refuses cannot run"),
+        (args.report_html.is_some(), "--report-html: not available for Maestro flows yet; the journal is in the run folder"),
+    ];
+    if let Some((_, why)) = refused.iter().find(|(given, _)| *given) {
+        return crate::usage_error(why);
+    }
+    let state_dir = match ad_runtime::session::default_state_dir() {
+        Ok(d) => d,
+        Err(e) => return crate::usage_error(&e.0),
+    };
+    let mut session = SessionConfig {
+        app_model: args.app.clone(),
+        artifacts_root: artifacts_dir(args.artifacts_dir.as_deref(), &args.file),
+        state_dir,
+        ..SessionConfig::default()
+    };
+    args.backend.apply(&mut session);
+    session.agent_device = args.devices.bridge();
+    session.default_backend = ad_runtime::backends::project_default(&args.file)
+        .ok()
+        .flatten();
+    super::maestro_run::run(
+        &args.file,
+        super::maestro_run::MaestroRun {
+            env: &args.env,
+            session,
+            session_name: args.session.clone(),
+            platform: args.platform.clone(),
+            target: args.target.clone(),
+            json: args.json,
+            quiet: args.quiet,
+            allow_http: args.allow_http,
+        },
+    )
+}
+
 fn refuse_fragment(path: &std::path::Path, name: &str) -> i32 {
     let parents = super::compose::compositions_including(path);
     let code = crate::usage_error(&format!(
@@ -284,6 +334,9 @@ fn source_excerpt(text: &str, line: usize) -> String {
 }
 
 pub fn run(args: RunArgs) -> i32 {
+    if args.maestro {
+        return run_maestro(&args);
+    }
     let source = match files::read(&args.file, &args.input) {
         Ok(s) => s,
         Err(e) => return crate::usage_error(&e.0),

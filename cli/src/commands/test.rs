@@ -112,8 +112,56 @@ pub struct TestArgs {
     /// With --backend recorded:DIR: rewrite DIR/golden.txt from this run.
     #[arg(long)]
     update_golden: bool,
+    /// Run the Maestro flows (.yaml, .yml) under PATHS with agent-device's Maestro engine
+    /// semantics (as `agent-device test DIR --maestro`), one fresh backend each: see
+    /// `ad run --maestro` and docs/maestro.md.
+    #[arg(long)]
+    maestro: bool,
+    /// With --maestro: let a runScript's http.post reach this machine (localhost only).
+    #[arg(long, requires = "maestro")]
+    allow_http: bool,
+    /// Print the suite report (JSON) on stdout (with --maestro).
+    #[arg(long, requires = "maestro")]
+    json: bool,
     #[command(flatten)]
     input: files::InputArgs,
+}
+
+/// `--maestro`: every flow under the paths on the Maestro engine.
+fn run_maestro(args: &TestArgs) -> i32 {
+    let near = args
+        .paths
+        .first()
+        .cloned()
+        .unwrap_or_else(|| PathBuf::from("."));
+    let state_dir = match ad_runtime::session::default_state_dir() {
+        Ok(d) => d,
+        Err(e) => return crate::usage_error(&e.0),
+    };
+    let mut session = ad_runtime::session::SessionConfig {
+        app_model: args.app.clone(),
+        artifacts_root: super::run::artifacts_dir(args.artifacts_dir.as_deref(), &near),
+        state_dir,
+        ..Default::default()
+    };
+    args.backend.apply(&mut session);
+    session.agent_device = args.devices.bridge();
+    session.default_backend = ad_runtime::backends::project_default(&near).ok().flatten();
+    super::maestro_run::test(
+        &args.paths,
+        super::maestro_run::MaestroRun {
+            env: &args.env,
+            session,
+            session_name: "default".into(),
+            platform: args.platform.clone(),
+            target: None,
+            json: args.json,
+            quiet: true,
+            allow_http: args.allow_http,
+        },
+        args.report_junit.as_deref(),
+        args.report_json.as_deref(),
+    )
 }
 
 /// Can a report be written at `path`? Its folder exists and takes a new file, and `path` is not
@@ -306,6 +354,9 @@ fn describe(
 }
 
 pub fn run(args: TestArgs) -> i32 {
+    if args.maestro {
+        return run_maestro(&args);
+    }
     if args.watch {
         let debounce = std::time::Duration::from_millis(args.debounce);
         return super::watch::watch(&args.paths, debounce, false, |paths| {

@@ -673,7 +673,7 @@ _ad() {
             return 0
             ;;
         ad__subcmd__import)
-            opts="-o -h -V --output --flatten --max-file-size --help --version"
+            opts="-o -h -V --output --flatten --app --max-file-size --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -684,6 +684,10 @@ _ad() {
                     return 0
                     ;;
                 -o)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --app)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -779,7 +783,7 @@ _ad() {
             return 0
             ;;
         ad__subcmd__run)
-            opts="-e -q -h -V --env --from --plan-digest --keep-session --save-script --backend --record-fixture --overwrite --browser --offline --allow-local-urls --device --udid --serial --tenant --run-id --lease-id --lease-backend --app --json --artifacts-dir --session --platform --target --level --force --quiet --report-html --max-file-size --help --version"
+            opts="-e -q -h -V --env --from --plan-digest --keep-session --save-script --backend --record-fixture --overwrite --browser --offline --allow-local-urls --device --udid --serial --tenant --run-id --lease-id --lease-backend --app --json --artifacts-dir --session --platform --target --level --force --quiet --report-html --maestro --allow-http --max-file-size --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -899,7 +903,7 @@ _ad() {
             return 0
             ;;
         ad__subcmd__test)
-            opts="-e -j -h -V --env --platform --timeout --retries --fail-fast --jobs --shard --app --artifacts-dir --report-junit --report-json --heal-proposals --report-html --watch --debounce --device --udid --serial --tenant --run-id --lease-id --lease-backend --backend --record-fixture --overwrite --browser --offline --allow-local-urls --golden --update-golden --max-file-size --help --version"
+            opts="-e -j -h -V --env --platform --timeout --retries --fail-fast --jobs --shard --app --artifacts-dir --report-junit --report-json --heal-proposals --report-html --watch --debounce --device --udid --serial --tenant --run-id --lease-id --lease-backend --backend --record-fixture --overwrite --browser --offline --allow-local-urls --golden --update-golden --maestro --allow-http --json --max-file-size --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0

@@ -117,6 +117,8 @@ complete -c ad -n "__fish_ad_using_subcommand run" -l allow-local-urls -d 'Web b
 complete -c ad -n "__fish_ad_using_subcommand run" -l json -d 'Print the structured result (JSON) on stdout instead of the summary'
 complete -c ad -n "__fish_ad_using_subcommand run" -l force -d 'Run even though `ad check` reports errors (only errors agent-device itself would accept: useful to see how a run fails)'
 complete -c ad -n "__fish_ad_using_subcommand run" -s q -l quiet -d 'No live progress on stderr'
+complete -c ad -n "__fish_ad_using_subcommand run" -l maestro -d 'Run a Maestro flow (YAML) with agent-device\'s Maestro engine semantics, as `agent-device replay FLOW.yaml --maestro` does (docs/maestro.md): selectors, waits, runFlow/repeat/retry and scripts on any backend, with the same journal and run folder'
+complete -c ad -n "__fish_ad_using_subcommand run" -l allow-http -d 'With --maestro: let a runScript\'s http.post reach this machine (localhost only)'
 complete -c ad -n "__fish_ad_using_subcommand run" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c ad -n "__fish_ad_using_subcommand run" -s V -l version -d 'Print version'
 complete -c ad -n "__fish_ad_using_subcommand heal" -s e -l env -d 'Set a script variable (repeatable); overrides AD_VAR_* and `env` directives. Never shown' -r
@@ -179,6 +181,9 @@ complete -c ad -n "__fish_ad_using_subcommand test" -l offline -d 'Web backend: 
 complete -c ad -n "__fish_ad_using_subcommand test" -l allow-local-urls -d 'Web backend: let the browser show local files outside the script\'s folder (`file:`) and its own pages (`view-source:`, `chrome:`, `about:version`, …). Without it they are refused, since what a page shows is copied into the run\'s observations and reports'
 complete -c ad -n "__fish_ad_using_subcommand test" -l golden -d 'With --backend recorded:DIR: diff the run\'s normalized transcript against DIR/golden.txt (saved by --record-fixture DIR); a difference fails the suite'
 complete -c ad -n "__fish_ad_using_subcommand test" -l update-golden -d 'With --backend recorded:DIR: rewrite DIR/golden.txt from this run'
+complete -c ad -n "__fish_ad_using_subcommand test" -l maestro -d 'Run the Maestro flows (.yaml, .yml) under PATHS with agent-device\'s Maestro engine semantics (as `agent-device test DIR --maestro`), one fresh backend each: see `ad run --maestro` and docs/maestro.md'
+complete -c ad -n "__fish_ad_using_subcommand test" -l allow-http -d 'With --maestro: let a runScript\'s http.post reach this machine (localhost only)'
+complete -c ad -n "__fish_ad_using_subcommand test" -l json -d 'Print the suite report (JSON) on stdout (with --maestro)'
 complete -c ad -n "__fish_ad_using_subcommand test" -s h -l help -d 'Print help'
 complete -c ad -n "__fish_ad_using_subcommand test" -s V -l version -d 'Print version'
 complete -c ad -n "__fish_ad_using_subcommand doctor" -l browser -d 'The browser the web backend would drive (default: $CHROME_PATH, else /usr/bin/chromium)' -r -F
@@ -197,8 +202,9 @@ complete -c ad -n "__fish_ad_using_subcommand export" -l maestro -d 'Export to M
 complete -c ad -n "__fish_ad_using_subcommand export" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c ad -n "__fish_ad_using_subcommand export" -s V -l version -d 'Print version'
 complete -c ad -n "__fish_ad_using_subcommand import" -s o -l output -d 'Write the script here instead of stdout (`-` for stdout). Missing folders are created and an existing file is replaced; the flow itself is never overwritten. The written path is printed' -r -F
+complete -c ad -n "__fish_ad_using_subcommand import" -l app -d 'The app model the fragments\' entry guards are recorded on (the simulated device runs the flow to each include); by default the flow\'s app in the `apps/` folders above OUT.ad, as `ad run` finds it' -r -F
 complete -c ad -n "__fish_ad_using_subcommand import" -l max-file-size -d 'Read at most this many bytes from one script; a larger file is refused with AD006 (default: agent-device\'s own limit, 2097152; or `[input] max-file-size` in ad.toml; at most 4294967295)' -r
-complete -c ad -n "__fish_ad_using_subcommand import" -l flatten -d 'Inline the flows `runFlow` files name, in place (their own includes too), instead of refusing them'
+complete -c ad -n "__fish_ad_using_subcommand import" -l flatten -d 'Inline the flows `runFlow` files name, in place (their own includes too), instead of writing each as a fragment beside OUT.ad'
 complete -c ad -n "__fish_ad_using_subcommand import" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c ad -n "__fish_ad_using_subcommand import" -s V -l version -d 'Print version'
 complete -c ad -n "__fish_ad_using_subcommand init" -s h -l help -d 'Print help (see more with \'--help\')'

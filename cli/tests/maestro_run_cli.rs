@@ -241,3 +241,21 @@ fn a_suite_of_flows_reports_each_and_writes_junit() {
         "{junit}"
     );
 }
+
+#[test]
+fn the_example_flow_finds_its_app_model_and_passes() {
+    let dir = common::scratch_dir("maestro-example");
+    let flow = repo_root().join("examples/maestro/login.yaml");
+    let out = isolated_ad(&dir)
+        .args(["run", "--maestro"])
+        .arg(&flow)
+        .args(["-e", "PASSWORD=hunter2", "--artifacts-dir", "runs"])
+        .output()
+        .unwrap();
+    assert_eq!(exit_code(&out), 0, "{}", stderr(&out));
+    assert!(stderr(&out).contains("8 step(s) run"), "{}", stderr(&out));
+    assert!(
+        dir.join("runs").is_dir(),
+        "the run folder is where --artifacts-dir says"
+    );
+}

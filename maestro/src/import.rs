@@ -17,7 +17,7 @@ use ad_grammar::{Diagnostic, LineIndex, Severity};
 
 use crate::run_checks::Read;
 use crate::tree::{Command, CommandKind, Flow, Point, Selector, Target};
-use crate::yaml::{Node, NodeKind, Scalar};
+use crate::yaml::Scalar;
 
 /// agent-device's `targetLookupTimeoutMs`: how long assertVisible/assertNotVisible and an
 /// `extendedWaitUntil` without `timeout` poll.
@@ -323,7 +323,7 @@ impl Ctx<'_> {
             AssertVisible | AssertNotVisible | ExtendedWaitUntil => {
                 let not = match c.kind {
                     AssertNotVisible => true,
-                    ExtendedWaitUntil => self.waits_for_absence(c),
+                    ExtendedWaitUntil => c.not_visible,
                     _ => false,
                 };
                 let timeout = take!("extendedWaitUntil.timeout")
@@ -427,15 +427,6 @@ impl Ctx<'_> {
 
     /// Whether an `extendedWaitUntil`'s selector is its `notVisible` (the tree keeps one target
     /// for both): the key written last before the selector.
-    fn waits_for_absence(&self, c: &Command) -> bool {
-        let Some(Target::Selector(s)) = &c.target else {
-            return false;
-        };
-        let before = &self.text[c.span.start()..s.span.start().max(c.span.start())];
-        before.rfind("notVisible").map(|i| i as isize).unwrap_or(-1)
-            > before.rfind("visible").map(|i| i as isize).unwrap_or(-1)
-    }
-
     fn target(&self, c: &Command, refusals: &mut Vec<Refusal>) -> Option<String> {
         match &c.target {
             Some(Target::Selector(s)) => self.selector(s, false, refusals),
@@ -553,34 +544,14 @@ impl Ctx<'_> {
                 "`.ad` `swipe` has a fixed duration (what `ad export` writes as 100 ms)",
             );
         }
-        // The tree keeps no swipe points: read them from the command's YAML.
-        let (docs, _) = crate::yaml::parse(self.text);
-        let item = docs
-            .iter()
-            .filter_map(|d| d.contents.as_ref())
-            .find_map(|n| find_node(n, c.span));
-        let point = |key: &str| -> Option<String> {
-            let NodeKind::Map(pairs) = &item?.kind else {
-                return None;
-            };
-            let NodeKind::Map(fields) = &pairs.first()?.value.kind else {
-                return None;
-            };
-            let v = fields
-                .iter()
-                .find(|p| p.key.scalar() == Some(&Scalar::Str(key.into())))?;
-            v.value.scalar().cloned().and_then(str_of)
-        };
-        let (Some(start), Some(end)) = (point("start"), point("end")) else {
+        let Some((start, end)) = &c.swipe else {
             return None;
         };
-        let parse = |s: &str| -> Option<(String, String)> {
-            let (a, b) = s.split_once(',')?;
-            let (a, b) = (a.trim(), b.trim());
-            (a.bytes().all(|c| c.is_ascii_digit()) && b.bytes().all(|c| c.is_ascii_digit()))
-                .then(|| (a.to_string(), b.to_string()))
+        let parse = |p: &crate::tree::Point| -> Option<(String, String)> {
+            (!p.percent).then(|| (p.x.to_string(), p.y.to_string()))
         };
-        match (parse(&start), parse(&end)) {
+        let (start, end) = (&start.value, &end.value);
+        match (parse(start), parse(end)) {
             (Some((x1, y1)), Some((x2, y2))) if duration.is_none_or(|d| d == 100) => {
                 Some(format!("swipe {x1} {y1} {x2} {y2}"))
             }
@@ -1149,18 +1120,6 @@ fn relation_key(r: crate::tree::Relation) -> &'static str {
         RightOf => "rightOf",
         ContainsChild => "containsChild",
         ContainsDescendants => "containsDescendants",
-    }
-}
-
-/// The node spanning exactly `span`.
-fn find_node(n: &Node, span: ad_grammar::Span) -> Option<&Node> {
-    if n.span == span {
-        return Some(n);
-    }
-    match &n.kind {
-        NodeKind::Seq(items) => items.iter().find_map(|i| find_node(i, span)),
-        NodeKind::Map(pairs) => pairs.iter().find_map(|p| find_node(&p.value, span)),
-        _ => None,
     }
 }
 

@@ -129,6 +129,11 @@ pub struct TestArgs {
 
 /// `--maestro`: every flow under the paths on the Maestro engine.
 fn run_maestro(args: &TestArgs) -> i32 {
+    if args.backend.record_fixture.is_some() || args.golden || args.update_golden {
+        return crate::usage_error(
+            "--record-fixture and golden transcripts are not available for Maestro flows yet",
+        );
+    }
     let near = args
         .paths
         .first()

@@ -18,13 +18,13 @@ mod commands {
     pub mod doctor;
     pub mod explain;
     pub mod export;
-    pub mod maestro_run;
     pub mod fmt;
     pub mod golden;
     pub mod heal;
     pub mod import;
     pub mod init;
     pub mod lsp;
+    pub mod maestro_run;
     pub mod man;
     pub mod parse;
     pub mod run;

@@ -1157,12 +1157,22 @@ impl<B: Backend> Engine<'_, B> {
             .unwrap_or(default))
     }
 
+    /// The `appId` of the flow being run, interpolated (`appId: ${APP}`).
+    fn flow_app(&self) -> Step<Option<String>> {
+        self.apps
+            .last()
+            .cloned()
+            .flatten()
+            .map(|a| self.expand(&a))
+            .transpose()
+    }
+
     fn app_id(&self, c: &Command, path: &str) -> Step<String> {
         let given = match field(c, c.kind.name()) {
             Some(_) => self.text_field(c, c.kind.name())?,
             None => self.text_field(c, path)?,
         };
-        match given.or_else(|| self.apps.last().cloned().flatten()) {
+        match given.or(self.flow_app()?) {
             Some(app) => Ok(app),
             None => Err(Fail::new(
                 "INVALID_ARGS",
@@ -1282,7 +1292,7 @@ impl<B: Backend> Engine<'_, B> {
                 }
                 .unwrap_or_default();
                 // `open [the flow's appId] LINK`.
-                let (app, url) = match self.apps.last().cloned().flatten() {
+                let (app, url) = match self.flow_app()? {
                     Some(a) => (a, Some(link.clone())),
                     None => (link.clone(), None),
                 };

@@ -259,3 +259,60 @@ fn the_example_flow_finds_its_app_model_and_passes() {
         "the run folder is where --artifacts-dir says"
     );
 }
+
+#[test]
+fn html_reports_show_each_flow_with_its_steps() {
+    let dir = common::scratch_dir("maestro-html");
+    write(&dir, "flows/login.yaml", LOGIN);
+    write(
+        &dir,
+        "flows/bad.yaml",
+        &LOGIN.replace("id: login.submit", "id: login.nope"),
+    );
+    let out = run(
+        &dir,
+        &[
+            "test",
+            "--maestro",
+            "flows",
+            "-e",
+            "PASSWORD=hunter2",
+            "--report-html",
+            "html",
+        ],
+    );
+    assert_eq!(exit_code(&out), 1, "{}", stderr(&out));
+    let index = std::fs::read_to_string(dir.join("html/index.html")).unwrap();
+    assert!(
+        index.contains("flows/login.yaml") && index.contains("flows/bad.yaml"),
+        "{index}"
+    );
+    let pages: Vec<String> = std::fs::read_dir(dir.join("html/scripts"))
+        .unwrap()
+        .flatten()
+        .filter(|e| e.file_name() != "index.html")
+        .filter_map(|e| std::fs::read_to_string(e.path()).ok())
+        .collect();
+    assert!(
+        pages
+            .iter()
+            .any(|p| p.contains("login.nope") && p.contains("Maestro target did not resolve")),
+        "no page shows the failing flow's step"
+    );
+    // And one run's report, with no injected value in it.
+    let out = run(
+        &dir,
+        &[
+            "run",
+            "--maestro",
+            "flows/login.yaml",
+            "-e",
+            "PASSWORD=hunter2",
+            "--report-html",
+            "one",
+        ],
+    );
+    assert_eq!(exit_code(&out), 0, "{}", stderr(&out));
+    assert!(!everything_written(&dir.join("one")).contains("hunter2"));
+    assert!(dir.join("one/index.html").is_file());
+}

@@ -42,7 +42,7 @@ struct Ran {
 }
 
 /// `ad run --maestro FLOW.yaml`.
-pub fn run(flow: &Path, request: MaestroRun) -> i32 {
+pub fn run(flow: &Path, request: MaestroRun, html: Option<&Path>) -> i32 {
     let cli_env = match vars::parse_cli_entries(request.env) {
         Ok(v) => v,
         Err(e) => return crate::usage_error(&e),
@@ -68,6 +68,31 @@ pub fn run(flow: &Path, request: MaestroRun) -> i32 {
                 println!("{}", result_json(&display, &ran));
             } else {
                 print_outcome(&display, &ran);
+            }
+            if let Some(dir) = html {
+                let report = ran_report(&display, &ran, o.wall_ms);
+                let ok = report.status == Status::Passed;
+                let suite = SuiteReport {
+                    version: 1,
+                    summary: SuiteCounts {
+                        total: 1,
+                        passed: usize::from(ok),
+                        flaky: 0,
+                        failed: usize::from(!ok),
+                        invalid: 0,
+                        errors: 0,
+                        skipped: 0,
+                        filtered: 0,
+                        other_shards: 0,
+                        ok,
+                        wall_ms: o.wall_ms,
+                    },
+                    scripts: vec![report],
+                };
+                if let Err(e) = write_html(dir, &suite, &[(display.clone(), flow.to_path_buf())]) {
+                    eprintln!("error: {e}");
+                    return 2;
+                }
             }
             o.exit_code()
         }
@@ -347,6 +372,7 @@ pub fn test(
     request: MaestroRun,
     junit: Option<&Path>,
     json: Option<&Path>,
+    html: Option<&Path>,
 ) -> i32 {
     let cli_env = match vars::parse_cli_entries(request.env) {
         Ok(v) => v,
@@ -410,11 +436,6 @@ pub fn test(
             }
             Ok(ran) => {
                 let o = &ran.outcome;
-                let status = if o.ok() {
-                    Status::Passed
-                } else {
-                    Status::Failed
-                };
                 match &o.failure {
                     None => eprintln!("passed   {display} ({} steps)", o.steps),
                     Some(f) => eprintln!(
@@ -422,40 +443,7 @@ pub fn test(
                         f.file, f.line, f.column, f.code, f.message
                     ),
                 }
-                ScriptReport {
-                    path: display.clone(),
-                    status,
-                    skip_reason: None,
-                    retries_allowed: 0,
-                    timeout_ms: None,
-                    refused: None,
-                    static_errors: Vec::new(),
-                    attempts: vec![Attempt {
-                        ok: o.ok(),
-                        code: o.failure.as_ref().map(|f| f.code.clone()),
-                        kind: o
-                            .failure
-                            .as_ref()
-                            .and_then(|f| f.report.as_ref().map(|r| r.kind)),
-                        // The line is the report's; a failure in an included flow names it.
-                        message: o.failure.as_ref().map(|f| {
-                            if f.file == display {
-                                f.message.clone()
-                            } else {
-                                format!("{} ({}:{}:{})", f.message, f.file, f.line, f.column)
-                            }
-                        }),
-                        step: o.failure.as_ref().map(|f| f.step),
-                        line: o.failure.as_ref().map(|f| f.line),
-                        replayed: o.steps,
-                        total: o.steps,
-                        run_dir: o.run_dir.as_ref().map(|d| d.display().to_string()),
-                        wall_ms: o.wall_ms,
-                        device_ms: o.device_ms,
-                        setup: None,
-                    }],
-                    wall_ms: t.elapsed().as_secs_f64() * 1000.0,
-                }
+                ran_report(&display, &ran, t.elapsed().as_secs_f64() * 1000.0)
             }
         };
         scripts.push(report);
@@ -501,6 +489,16 @@ pub fn test(
             return 2;
         }
     }
+    if let Some(dir) = html {
+        let shown: Vec<(String, PathBuf)> = flows
+            .iter()
+            .map(|f| (f.display().to_string(), f.clone()))
+            .collect();
+        if let Err(e) = write_html(dir, &suite, &shown) {
+            eprintln!("error: {e}");
+            return 2;
+        }
+    }
     if request.json {
         println!("{}", serde_json::to_string(&suite).unwrap_or_default());
     }
@@ -542,4 +540,66 @@ fn collect(p: &Path, out: &mut Vec<PathBuf>) {
             out.push(path);
         }
     }
+}
+
+/// The suite record of a flow that ran.
+fn ran_report(display: &str, ran: &Ran, wall_ms: f64) -> ScriptReport {
+    let o = &ran.outcome;
+    let status = if o.ok() {
+        Status::Passed
+    } else {
+        Status::Failed
+    };
+    ScriptReport {
+        path: display.to_string(),
+        status,
+        skip_reason: None,
+        retries_allowed: 0,
+        timeout_ms: None,
+        refused: None,
+        static_errors: Vec::new(),
+        attempts: vec![Attempt {
+            ok: o.ok(),
+            code: o.failure.as_ref().map(|f| f.code.clone()),
+            kind: o
+                .failure
+                .as_ref()
+                .and_then(|f| f.report.as_ref().map(|r| r.kind)),
+            // The line is the report's; a failure in an included flow names it.
+            message: o.failure.as_ref().map(|f| {
+                if f.file == display {
+                    f.message.clone()
+                } else {
+                    format!("{} ({}:{}:{})", f.message, f.file, f.line, f.column)
+                }
+            }),
+            step: o.failure.as_ref().map(|f| f.step),
+            line: o.failure.as_ref().map(|f| f.line),
+            replayed: o.steps,
+            total: o.steps,
+            run_dir: o.run_dir.as_ref().map(|d| d.display().to_string()),
+            wall_ms: o.wall_ms,
+            device_ms: o.device_ms,
+            setup: None,
+        }],
+        wall_ms,
+    }
+}
+
+/// `--report-html DIR`: the static report of `.ad` runs, from the suite record and the flows'
+/// text (their steps' lines are the flows' lines).
+fn write_html(dir: &Path, suite: &SuiteReport, flows: &[(String, PathBuf)]) -> Result<(), String> {
+    let texts = flows
+        .iter()
+        .map(|(display, path)| {
+            (
+                display.clone(),
+                std::fs::read_to_string(path).unwrap_or_default(),
+            )
+        })
+        .collect();
+    let scripts = crate::render::html::load(suite, &texts);
+    crate::render::html::build("ad test --maestro", suite, &scripts)
+        .write(dir)
+        .map_err(|e| format!("cannot write the HTML report {}: {e}", dir.display()))
 }

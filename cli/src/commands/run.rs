@@ -271,7 +271,6 @@ fn run_maestro(args: &RunArgs) -> i32 {
         (args.keep_session, "--keep-session is supported only for native .ad replay; Maestro YAML owns its lifecycle"),
         (args.save_script.is_some(), "--save-script: Maestro YAML does not support repair recording (ADR 0012)"),
         (args.force, "--force: a flow agent-device refuses cannot run"),
-        (args.report_html.is_some(), "--report-html: not available for Maestro flows yet; the journal is in the run folder"),
         (args.backend.record_fixture.is_some(), "--record-fixture: recording a Maestro run into a fixture is not available yet; record the .ad script instead"),
     ];
     if let Some((_, why)) = refused.iter().find(|(given, _)| *given) {
@@ -292,6 +291,9 @@ fn run_maestro(args: &RunArgs) -> i32 {
     session.default_backend = ad_runtime::backends::project_default(&args.file)
         .ok()
         .flatten();
+    if let Err(e) = args.backend.prepare_outputs(args.report_html.as_deref()) {
+        return crate::usage_error(&e);
+    }
     super::maestro_run::run(
         &args.file,
         super::maestro_run::MaestroRun {
@@ -304,6 +306,7 @@ fn run_maestro(args: &RunArgs) -> i32 {
             quiet: args.quiet,
             allow_http: args.allow_http,
         },
+        args.report_html.as_deref(),
     )
 }
 

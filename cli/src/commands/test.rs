@@ -129,6 +129,9 @@ pub struct TestArgs {
 
 /// `--maestro`: every flow under the paths on the Maestro engine.
 fn run_maestro(args: &TestArgs) -> i32 {
+    if let Err(e) = args.backend.prepare_outputs(args.report_html.as_deref()) {
+        return crate::usage_error(&e);
+    }
     if args.backend.record_fixture.is_some() || args.golden || args.update_golden {
         return crate::usage_error(
             "--record-fixture and golden transcripts are not available for Maestro flows yet",
@@ -166,6 +169,7 @@ fn run_maestro(args: &TestArgs) -> i32 {
         },
         args.report_junit.as_deref(),
         args.report_json.as_deref(),
+        args.report_html.as_deref(),
     )
 }
 

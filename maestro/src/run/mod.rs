@@ -462,6 +462,19 @@ fn on_flow(program: &Program, file: usize) -> usize {
         + planned_steps(program, file, &c.on_flow_complete)
 }
 
+/// The `env` entries the plan can resolve (one it cannot is left for the run to fail on).
+fn known_env(values: &Values, entries: &[crate::tree::EnvEntry]) -> Vec<(String, String)> {
+    entries
+        .iter()
+        .filter_map(|e| {
+            Some((
+                e.key.value.clone(),
+                values.expand(&e.value.value.js_string()).ok()?,
+            ))
+        })
+        .collect()
+}
+
 /// What the plan makes of a `runFlow`.
 enum Planned {
     Omitted,
@@ -557,18 +570,7 @@ impl<B: Backend> Engine<'_, B> {
     ) -> Result<(), Stop> {
         let program = self.program;
         let flow = &program.files[i].flow;
-        let own = flow
-            .config
-            .env
-            .iter()
-            .filter_map(|e| {
-                Some((
-                    e.key.value.clone(),
-                    values.expand(&e.value.value.js_string()).ok()?,
-                ))
-            })
-            .collect();
-        values.enter(own);
+        values.enter(known_env(values, &flow.config.env));
         let all = flow
             .config
             .on_flow_start
@@ -605,17 +607,7 @@ impl<B: Backend> Engine<'_, B> {
                 }
             }
         }
-        let env = c
-            .env
-            .iter()
-            .filter_map(|e| {
-                Some((
-                    e.key.value.clone(),
-                    values.expand(&e.value.value.js_string()).ok()?,
-                ))
-            })
-            .collect();
-        values.enter(env);
+        values.enter(known_env(values, &c.env));
         let result = match &c.include {
             Some(Include::Commands(inner)) => inner
                 .iter()

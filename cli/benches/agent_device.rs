@@ -26,8 +26,8 @@ mod agent_device_support;
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-use ad_runtime::agent_device::client::Client;
-use ad_runtime::agent_device::daemon::DaemonInfo;
+use ad_runtime::backends::agent_device::client::Client;
+use ad_runtime::backends::agent_device::daemon::DaemonInfo;
 use agent_device_support::{json, Desktop};
 use serde_json::{Map, Value};
 

@@ -9,7 +9,7 @@ mod common;
 use std::path::Path;
 use std::process::Output;
 
-use ad_runtime::records::heal::{
+use ad_runtime::core::records::heal::{
     apply_line_edits, text_sha256, HealProofScope, HealRecord, HealVerdict,
 };
 use common::exit_code as code;
@@ -27,7 +27,7 @@ fn printed_record(o: &Output) -> HealRecord {
         &std::fs::read_to_string(repo_root().join("docs/schemas/heal-record.schema.json")).unwrap(),
     )
     .unwrap();
-    if let Err(errors) = ad_runtime::records::validate::validate(&schema, &value) {
+    if let Err(errors) = ad_runtime::core::records::validate::validate(&schema, &value) {
         panic!("the record does not fit its schema: {errors:?}\n{out}");
     }
     serde_json::from_value(value).expect("a heal record")

@@ -9,8 +9,8 @@ mod common;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use ad_runtime::web::cdp::Cdp;
-use ad_runtime::web::launcher::{Browser, LaunchConfig};
+use ad_runtime::backends::web::cdp::Cdp;
+use ad_runtime::backends::web::launcher::{Browser, LaunchConfig};
 use serde_json::{json, Value};
 
 /// The injected e-mail: a value that must appear in no file of the report.

@@ -113,7 +113,7 @@ fn schema(name: &str) -> Value {
 
 /// Checks `doc` against the schema `name`.
 fn fits(name: &str, doc: &Value) {
-    if let Err(e) = ad_runtime::records::validate::validate(&schema(name), doc) {
+    if let Err(e) = ad_runtime::core::records::validate::validate(&schema(name), doc) {
         panic!("not a valid {name}:\n  {}\n{doc:#}", e.join("\n  "));
     }
 }

@@ -550,7 +550,7 @@ fn ad_test_counts_a_missing_browser_once_as_an_error_of_the_environment() {
         &std::fs::read_to_string(repo().join("docs/schemas/suite-report.schema.json")).unwrap(),
     )
     .unwrap();
-    if let Err(e) = ad_runtime::records::validate::validate(&schema, &report) {
+    if let Err(e) = ad_runtime::core::records::validate::validate(&schema, &report) {
         panic!("not a valid suite report: {e:?}\n{report:#}");
     }
     assert_eq!(report["summary"]["errors"], 2, "{report:#}");

@@ -2,13 +2,13 @@
 //! and `ad heal` write (docs/editors.md): a run of this exact plan that diverged is shown on its
 //! failing line, and a heal record of this exact text is offered as a quick fix.
 //!
-//! The records are `ad_runtime::records`' own types (`RunSummary`, `HealRecord`): one contract,
+//! The records are `ad_runtime::core::records`' own types (`RunSummary`, `HealRecord`): one contract,
 //! read the way `ad` writes it. They are read when a document is opened or saved, or a record
 //! changes on disk; which run applies is decided per document version, by its plan digest.
 
 use std::path::{Path, PathBuf};
 
-use ad_runtime::records::{HealRecord, RunSummary};
+use ad_runtime::core::records::{HealRecord, RunSummary};
 use lsp_types::{DiagnosticSeverity, NumberOrString, TextEdit};
 
 use crate::document::Document;
@@ -93,7 +93,7 @@ pub fn read(path: &Path, dirs: &[PathBuf]) -> Found {
             .filter_map(|e| e.ok())
             .filter(|e| e.file_type().is_ok_and(|t| t.is_dir()))
             .filter_map(|e| e.file_name().into_string().ok())
-            .filter(|n| n != ad_runtime::records::heal::HEAL_DIR && !n.starts_with('.'))
+            .filter(|n| n != ad_runtime::core::records::heal::HEAL_DIR && !n.starts_with('.'))
             .collect();
         ids.sort_unstable_by(|a, b| b.cmp(a));
         for id in ids.into_iter().take(MAX_RUNS_READ) {
@@ -107,7 +107,7 @@ pub fn read(path: &Path, dirs: &[PathBuf]) -> Found {
                 runs.push((id, summary));
             }
         }
-        let mut pending = vec![dir.join(ad_runtime::records::heal::HEAL_DIR)];
+        let mut pending = vec![dir.join(ad_runtime::core::records::heal::HEAL_DIR)];
         while let Some(d) = pending.pop() {
             let Ok(entries) = std::fs::read_dir(&d) else {
                 continue;
@@ -218,7 +218,7 @@ pub fn heal_for(doc: &Document) -> Option<&HealRecord> {
     if doc.runs.heals.is_empty() {
         return None;
     }
-    let sha = ad_runtime::records::heal::text_sha256(&doc.text);
+    let sha = ad_runtime::core::records::heal::text_sha256(&doc.text);
     doc.runs
         .heals
         .iter()

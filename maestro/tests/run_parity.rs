@@ -13,8 +13,8 @@ use std::path::{Path, PathBuf};
 
 use ad_maestro::run::program::Program;
 use ad_maestro::run::{self, Options};
-use ad_runtime::interp::Quiet;
-use ad_runtime::journal::Journal;
+use ad_runtime::core::interp::Quiet;
+use ad_runtime::core::journal::Journal;
 use serde_json::{json, Value};
 
 fn fixtures() -> PathBuf {

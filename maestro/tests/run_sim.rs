@@ -5,9 +5,9 @@ use std::path::{Path, PathBuf};
 
 use ad_maestro::run::program::Program;
 use ad_maestro::run::{self, Options, Outcome};
-use ad_runtime::interp::Quiet;
-use ad_runtime::journal::Journal;
-use ad_runtime::sim::{ModelResolver, Sim};
+use ad_runtime::backends::sim::{ModelResolver, Sim};
+use ad_runtime::core::interp::Quiet;
+use ad_runtime::core::journal::Journal;
 
 fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("..")

@@ -12,8 +12,8 @@
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-use ad_runtime::interp::{run, Plan, Progress, RunOptions, StepEnd, StepInfo};
-use ad_runtime::sim::{AppModel, Sim};
+use ad_runtime::backends::sim::{AppModel, Sim};
+use ad_runtime::core::interp::{run, Plan, Progress, RunOptions, StepEnd, StepInfo};
 use ad_runtime::Journal;
 use ad_tests::bench_input::sim_flow;
 

@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use ad_runtime::backends::BackendKind;
-use ad_runtime::interp::{Plan, Quiet, RunOptions};
+use ad_runtime::core::interp::{Plan, Quiet, RunOptions};
 use ad_runtime::session::{run_script, SessionConfig};
 use ad_tests::bench_input::sim_flow;
 

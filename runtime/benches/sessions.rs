@@ -7,8 +7,8 @@
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use ad_runtime::authoring::daemon::{self, Client, Message};
-use ad_runtime::authoring::{Request, Sessions};
+use ad_runtime::session::authoring::daemon::{self, Client, Message};
+use ad_runtime::session::authoring::{Request, Sessions};
 
 fn repo() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))

@@ -23,10 +23,10 @@
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-use ad_runtime::backend::*;
-use ad_runtime::interp::{run, Plan, Progress, Quiet, RunOptions, StepEnd, StepInfo};
-use ad_runtime::tree::Point;
-use ad_runtime::web::{LaunchConfig, Web};
+use ad_runtime::backends::web::{LaunchConfig, Web};
+use ad_runtime::core::backend::*;
+use ad_runtime::core::interp::{run, Plan, Progress, Quiet, RunOptions, StepEnd, StepInfo};
+use ad_runtime::core::tree::Point;
 use ad_runtime::Journal;
 use ad_tests::web_fixture::{fixture_dir, require_chromium, FixtureServer};
 use serde_json::Value;

@@ -4,7 +4,7 @@
 
 use std::path::Path;
 
-use ad_runtime::agent_device::doctor;
+use ad_runtime::backends::agent_device::doctor;
 
 #[test]
 fn the_doctor_row_reports_version_daemon_and_platforms() {

@@ -4,8 +4,8 @@
 //! parent-owned point, naming the same descendants). Regenerate the cases with
 //! `node scripts/touch-oracle.mjs > runtime/tests/fixtures/touch-points/cases.json`.
 
-use ad_runtime::agent_device::{nodes, touch};
-use ad_runtime::tree::Snapshot;
+use ad_runtime::backends::agent_device::{nodes, touch};
+use ad_runtime::core::tree::Snapshot;
 use serde_json::{json, Value};
 
 #[test]

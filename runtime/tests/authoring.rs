@@ -1,4 +1,4 @@
-//! Authoring sessions on the sim, in process (`ad_runtime::authoring::Sessions`, the daemon's
+//! Authoring sessions on the sim, in process (`ad_runtime::session::authoring::Sessions`, the daemon's
 //! engine): one test per validation bullet of agent-device ADR 0016 and per data-flow / echo
 //! rule of ADR 0017 (with #1398) that applies to `ad`. Every published script must pass
 //! `ad check` (handoff profile) and `ad fmt --check` unchanged, and agent-device 0.21.5's own
@@ -6,7 +6,7 @@
 
 use std::path::{Path, PathBuf};
 
-use ad_runtime::authoring::{Request, Response, Sessions};
+use ad_runtime::session::authoring::{Request, Response, Sessions};
 use serde_json::Value;
 
 const SECRET: &str = "hunter2";
@@ -54,13 +54,13 @@ impl Env {
         };
         let r = self.rt.block_on(self.sessions.handle(req));
         // Every answer fits its schema.
-        let schema = ad_runtime::records::schemas()
+        let schema = ad_runtime::core::records::schemas()
             .into_iter()
             .find(|(n, _)| *n == "session-response")
             .map(|(_, s)| serde_json::to_value(s).unwrap())
             .unwrap();
         let v = serde_json::to_value(&r).unwrap();
-        if let Err(e) = ad_runtime::records::validate::validate(&schema, &v) {
+        if let Err(e) = ad_runtime::core::records::validate::validate(&schema, &v) {
             panic!("{words:?}: the answer does not fit its schema: {e:?}\n{v:#}");
         }
         // Every script a session publishes passes `ad check` (the handoff profile; a closed test

@@ -10,8 +10,8 @@ use ad_compiler::registry::{
     step_action, Action, AlertOp, ArgKind, ClipboardOp, FindAction, GestureKind, GetOp, KeyboardOp,
     StepAction, COMMANDS,
 };
-use ad_runtime::backend::Backend;
-use ad_runtime::sim::Sim;
+use ad_runtime::backends::sim::Sim;
+use ad_runtime::core::backend::Backend;
 
 #[test]
 fn every_script_command_has_a_handler() {

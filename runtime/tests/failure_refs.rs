@@ -5,9 +5,9 @@
 
 mod common;
 
-use ad_runtime::divergence::{issued_refs, screen_order, SCREEN_REFS};
-use ad_runtime::sim::model::AppModel;
-use ad_runtime::tree::{Node, Rect, Snapshot};
+use ad_runtime::backends::sim::model::AppModel;
+use ad_runtime::core::divergence::{issued_refs, screen_order, SCREEN_REFS};
+use ad_runtime::core::tree::{Node, Rect, Snapshot};
 use common::{run_with, Opts};
 use serde_json::{json, Value};
 
@@ -80,9 +80,9 @@ fn at_the_digest_level_the_cut_refs_are_counted_as_left_out() {
             ..Opts::default()
         },
     );
-    let full: ad_runtime::records::DivergenceReport =
+    let full: ad_runtime::core::records::DivergenceReport =
         serde_json::from_value(ran.divergence()).expect("a report");
-    let digest = ad_runtime::divergence::cap(&full, "digest", &mut |_| None);
+    let digest = ad_runtime::core::divergence::cap(&full, "digest", &mut |_| None);
     let v = serde_json::to_value(&digest).unwrap();
     let listed = labels(&v["screen"]["refs"]);
     assert_eq!(listed, ["×", "−", "+", "9", "6", "3", "8", "5"]);

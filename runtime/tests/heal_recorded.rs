@@ -8,8 +8,8 @@ mod common;
 use std::path::Path;
 
 use ad_runtime::backends::BackendKind;
-use ad_runtime::heal::{self, Outcome, Request, Scope};
-use ad_runtime::interp::{Plan, Quiet, RunOptions};
+use ad_runtime::core::interp::{Plan, Quiet, RunOptions};
+use ad_runtime::session::heal::{self, Outcome, Request, Scope};
 use ad_runtime::session::{run_script, SessionConfig};
 use common::*;
 use serde_json::Value;

@@ -7,10 +7,10 @@ mod common;
 
 use std::path::{Path, PathBuf};
 
-use ad_runtime::backend::Backend;
+use ad_runtime::backends::recorded::{Recorder, Recording, ReplaySource};
 use ad_runtime::backends::BackendKind;
-use ad_runtime::interp::{Plan, Quiet, RunOptions};
-use ad_runtime::recorded::{Recorder, Recording, ReplaySource};
+use ad_runtime::core::backend::Backend;
+use ad_runtime::core::interp::{Plan, Quiet, RunOptions};
 use ad_runtime::session::{run_script, ScriptOutcome, SessionConfig};
 use common::*;
 use serde_json::Value;
@@ -269,7 +269,7 @@ fn recording_twice_gives_the_same_compared_files() {
     let without_created = |files: Vec<(String, Vec<u8>)>| -> Vec<(String, String)> {
         files
             .into_iter()
-            .filter(|(p, _)| p != ad_runtime::output_dir::FIXTURE_LISTING)
+            .filter(|(p, _)| p != ad_runtime::core::output_dir::FIXTURE_LISTING)
             .map(|(p, b)| {
                 let t = String::from_utf8_lossy(&b).into_owned();
                 let t = t
@@ -451,7 +451,8 @@ fn two_sessions_bind_by_first_call_order_and_a_third_fails_loudly() {
     // Recorded: session A (the login) first, then B (the navigation), on two devices.
     let recording = Recording::shared();
     let sim = || ad_runtime::Sim::with_model(shop());
-    let redactor = ad_runtime::recorded::redactor(&[("PASSWORD".into(), "hunter2".into())]);
+    let redactor =
+        ad_runtime::backends::recorded::redactor(&[("PASSWORD".into(), "hunter2".into())]);
     let mut a = Recorder::new(sim(), "A", redactor.clone(), recording.clone());
     let mut b = Recorder::new(sim(), "B", redactor, recording.clone());
     let ra = run_on(&mut a, "A", &login);
@@ -569,14 +570,14 @@ fn web_runs_replay_offline_with_the_same_verdicts_and_journal() {
 // ---- authoring sessions (the daemon's store, in process) ------------------------------------
 
 struct Daemon {
-    sessions: ad_runtime::authoring::Sessions,
+    sessions: ad_runtime::session::authoring::Sessions,
     rt: tokio::runtime::Runtime,
     dir: PathBuf,
 }
 
 impl Daemon {
     fn new(dir: &Path, state: &str) -> Daemon {
-        let mut sessions = ad_runtime::authoring::Sessions::new(dir.join(state));
+        let mut sessions = ad_runtime::session::authoring::Sessions::new(dir.join(state));
         sessions.no_journal = true;
         Daemon {
             sessions,
@@ -588,8 +589,8 @@ impl Daemon {
         }
     }
 
-    fn cmd(&mut self, session: &str, words: &[&str]) -> ad_runtime::authoring::Response {
-        let req = ad_runtime::authoring::Request {
+    fn cmd(&mut self, session: &str, words: &[&str]) -> ad_runtime::session::authoring::Response {
+        let req = ad_runtime::session::authoring::Request {
             session: session.into(),
             words: words.iter().map(|w| w.to_string()).collect(),
             cwd: self.dir.clone(),

@@ -3,7 +3,7 @@
 
 mod common;
 
-use ad_runtime::sim::AppModel;
+use ad_runtime::backends::sim::AppModel;
 use common::*;
 use serde_json::{json, Value};
 
@@ -473,7 +473,7 @@ fn resume_checks_the_plan_digest() {
 
 #[test]
 fn resume_continues_the_live_session() {
-    use ad_runtime::interp::{Plan, Quiet, RunOptions};
+    use ad_runtime::core::interp::{Plan, Quiet, RunOptions};
     use ad_runtime::session::{run_script, SessionConfig};
     let dir = tempfile::tempdir().unwrap();
     let script = dir.path().join("resume.ad");
@@ -527,7 +527,7 @@ fn resume_continues_the_live_session() {
     assert!(!session.exists(), "a closed session is forgotten");
     // Both runs left complete journals.
     for run in [first.run_dir.unwrap(), second.run_dir.unwrap()] {
-        let events = ad_runtime::journal::read_events(&run.join("events.jsonl")).unwrap();
+        let events = ad_runtime::core::journal::read_events(&run.join("events.jsonl")).unwrap();
         assert_eq!(events.last().unwrap()["event"], "run_end");
         assert!(run.join("run.json").is_file());
     }
@@ -560,7 +560,7 @@ fn journal_links_attempts_to_the_next_observation() {
                     .expect("observation file");
                 assert_eq!(
                     row["sha256"],
-                    ad_runtime::journal::sha256_hex(file.1.as_bytes())
+                    ad_runtime::core::records::common::sha256_hex(file.1.as_bytes())
                 );
             }
             _ => {}

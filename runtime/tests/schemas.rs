@@ -5,7 +5,7 @@
 
 mod common;
 
-use ad_runtime::records::validate::validate;
+use ad_runtime::core::records::validate::validate;
 use common::*;
 use serde_json::{json, Value};
 
@@ -14,7 +14,7 @@ fn checked_in_schemas_match_the_record_types() {
     let dir = repo().join("docs/schemas");
     let update = std::env::var_os("UPDATE_SCHEMAS").is_some();
     let mut stale = Vec::new();
-    for (name, schema) in ad_runtime::records::schemas() {
+    for (name, schema) in ad_runtime::core::records::schemas() {
         let path = dir.join(format!("{name}.schema.json"));
         let generated = serde_json::to_string_pretty(&schema).expect("a schema serializes") + "\n";
         if update {
@@ -84,7 +84,7 @@ fn check_run(name: &str, ran: &Ran) -> Vec<String> {
 }
 
 /// A model whose buttons refuse, fail in transport, or are twins.
-fn failing_model() -> ad_runtime::sim::AppModel {
+fn failing_model() -> ad_runtime::backends::sim::AppModel {
     serde_json::from_value(json!({
         "app": "com.example.twins",
         "start": "list",

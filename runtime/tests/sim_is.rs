@@ -6,7 +6,7 @@
 
 mod common;
 
-use ad_runtime::sim::model::AppModel;
+use ad_runtime::backends::sim::model::AppModel;
 use common::{run_with, Opts};
 use serde_json::json;
 

@@ -5,9 +5,9 @@ mod common;
 
 use std::path::Path;
 
-use ad_runtime::records::DivergenceKind;
+use ad_runtime::core::records::DivergenceKind;
+use ad_runtime::session::suite::{report, run_suite, Case, Status, SuiteOptions, Summary};
 use ad_runtime::session::SessionConfig;
-use ad_runtime::suite::{report, run_suite, Case, Status, SuiteOptions, Summary};
 use common::*;
 
 fn case(dir: &Path, name: &str, text: &str) -> Case {

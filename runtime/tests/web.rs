@@ -2,9 +2,9 @@
 //! behaviour the interpreter promises on the sim, on a real engine. Needs Chromium (the tests
 //! fail, never skip, with what to install).
 
-use ad_runtime::backend::Backend;
-use ad_runtime::interp::{run, Plan, Quiet, RunOptions, RunResult};
-use ad_runtime::web::{LaunchConfig, Web};
+use ad_runtime::backends::web::{LaunchConfig, Web};
+use ad_runtime::core::backend::Backend;
+use ad_runtime::core::interp::{run, Plan, Quiet, RunOptions, RunResult};
 use ad_runtime::Journal;
 use ad_tests::web_fixture::{fixture_dir, require_chromium, FixtureServer};
 use serde_json::Value;
@@ -286,7 +286,7 @@ fn a_local_apps_links_and_loads_from_outside_its_folder_are_stopped() {
         for (allow_local, text) in [(false, stopped), (true, allowed)] {
             let mut w = Web::new(LaunchConfig {
                 offline: true,
-                urls: ad_runtime::web::UrlPolicy {
+                urls: ad_runtime::backends::web::UrlPolicy {
                     allow_local,
                     local_root: Some(app.clone()),
                 },

@@ -7,9 +7,9 @@
 
 use std::time::Duration;
 
-use ad_runtime::backend::{Backend, Capture, LaunchOptions, TapOptions};
-use ad_runtime::tree::{Node, Point};
-use ad_runtime::web::{LaunchConfig, Web};
+use ad_runtime::backends::web::{LaunchConfig, Web};
+use ad_runtime::core::backend::{Backend, Capture, LaunchOptions, TapOptions};
+use ad_runtime::core::tree::{Node, Point};
 use ad_tests::web_fixture::{fixture_dir, require_chromium, FixtureServer};
 
 fn find<'a>(nodes: &'a [Node], id: &str) -> Option<&'a Node> {

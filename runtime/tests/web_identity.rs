@@ -4,11 +4,11 @@
 //! never skips, with what to install).
 
 use ad_grammar::annotation::ANCESTRY_CAP;
-use ad_runtime::backend::Backend;
-use ad_runtime::identity;
-use ad_runtime::interp::{run, Plan, Quiet, RunOptions, RunResult};
-use ad_runtime::tree::Snapshot;
-use ad_runtime::web::{LaunchConfig, Web};
+use ad_runtime::backends::web::{LaunchConfig, Web};
+use ad_runtime::core::backend::Backend;
+use ad_runtime::core::identity;
+use ad_runtime::core::interp::{run, Plan, Quiet, RunOptions, RunResult};
+use ad_runtime::core::tree::Snapshot;
 use ad_runtime::Journal;
 use ad_tests::web_fixture::{fixture_dir, require_chromium, FixtureServer};
 

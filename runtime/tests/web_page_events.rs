@@ -4,9 +4,9 @@
 //! and a `back` to a page that loads again on its load event; a wait's pause between two
 //! captures ends when the page's DOM changes. Needs Chromium (fails, never skips, without it).
 
-use ad_runtime::backend::{Backend, LaunchOptions};
-use ad_runtime::interp::{run, Plan, Quiet, RunOptions, RunResult};
-use ad_runtime::web::{Arrival, LaunchConfig, Web};
+use ad_runtime::backends::web::{Arrival, LaunchConfig, Web};
+use ad_runtime::core::backend::{Backend, LaunchOptions};
+use ad_runtime::core::interp::{run, Plan, Quiet, RunOptions, RunResult};
 use ad_runtime::Journal;
 use ad_tests::web_fixture::{fixture_dir, require_chromium, FixtureServer};
 use serde_json::Value;

@@ -2,8 +2,8 @@
 //! fixture pages `tests/web/select.html` and `tests/web/todo-enter.html` in headless Chromium.
 //! Needs Chromium (the tests fail, never skip, with what to install).
 
-use ad_runtime::interp::{run, Plan, Quiet, RunOptions, RunResult};
-use ad_runtime::web::{LaunchConfig, Web};
+use ad_runtime::backends::web::{LaunchConfig, Web};
+use ad_runtime::core::interp::{run, Plan, Quiet, RunOptions, RunResult};
 use ad_runtime::Journal;
 use ad_tests::web_fixture::{fixture_dir, require_chromium, FixtureServer};
 use serde_json::Value;

@@ -2,9 +2,9 @@
 //! run's backend, a browser that died is relaunched for the next run, and shutting it down
 //! reaps it. Needs Chromium: fails, never skips, saying to `apt-get install chromium`.
 
-use ad_runtime::backend::Backend;
-use ad_runtime::web::launcher::SharedBrowser;
-use ad_runtime::web::{LaunchConfig, Web};
+use ad_runtime::backends::web::launcher::SharedBrowser;
+use ad_runtime::backends::web::{LaunchConfig, Web};
+use ad_runtime::core::backend::Backend;
 use ad_tests::web_fixture::{fixture_dir, require_chromium, FixtureServer};
 
 fn alive(pid: u32) -> bool {

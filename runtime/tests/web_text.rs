@@ -3,8 +3,8 @@
 //! elements is one element's text, and `get text` reads that text rather than the DOM id. Needs
 //! Chromium (fails, never skips, with what to install).
 
-use ad_runtime::interp::{run, Plan, Quiet, RunOptions};
-use ad_runtime::web::{LaunchConfig, Web};
+use ad_runtime::backends::web::{LaunchConfig, Web};
+use ad_runtime::core::interp::{run, Plan, Quiet, RunOptions};
 use ad_runtime::Journal;
 use ad_tests::web_fixture::{fixture_dir, require_chromium, FixtureServer};
 use serde_json::Value;

@@ -1,7 +1,7 @@
 //! `--backend agent-device` on `run` and `test`: the device selection flags and the bridge
 //! configuration they make.
 
-use ad_runtime::agent_device::BridgeConfig;
+use ad_runtime::backends::agent_device::BridgeConfig;
 use clap::Args;
 
 /// agent-device's own device selection, passed with every request.

@@ -75,9 +75,9 @@ impl BackendArgs {
     }
 
     /// Checks, before anything runs, the folders the run writes into: the fixture folder and
-    /// `report_html` (`ad_runtime::output_dir::prepare`). `Err` is the message to print.
+    /// `report_html` (`ad_runtime::core::output_dir::prepare`). `Err` is the message to print.
     pub fn prepare_outputs(&self, report_html: Option<&Path>) -> Result<(), String> {
-        use ad_runtime::output_dir::prepare;
+        use ad_runtime::core::output_dir::prepare;
         if let Some(dir) = report_html {
             prepare(dir, self.overwrite).map_err(|e| {
                 format!(

@@ -297,7 +297,7 @@ fn write_snapshots(c: &Composition, path: &Path) -> Result<(), String> {
 /// A composition ready to run: its expanded plan's text and each plan line's source.
 pub struct Expanded {
     pub composition: Composition,
-    pub sources: Vec<Option<ad_runtime::records::journal::StepSource>>,
+    pub sources: Vec<Option<ad_runtime::core::records::journal::StepSource>>,
 }
 
 impl Expanded {
@@ -352,13 +352,13 @@ pub fn expand_for_run(
         .iter()
         .map(|o| {
             o.as_ref()
-                .map(|o| ad_runtime::records::journal::StepSource {
+                .map(|o| ad_runtime::core::records::journal::StepSource {
                     file: shown(&o.file),
                     line: o.line + 1,
                     includes: o
                         .chain
                         .iter()
-                        .map(|s| ad_runtime::records::journal::IncludeSite {
+                        .map(|s| ad_runtime::core::records::journal::IncludeSite {
                             file: shown(&s.file),
                             line: s.line + 1,
                             call_site_id: s.call_site_id.clone(),
@@ -384,7 +384,7 @@ pub fn text_for_suite(
     max_file_size: Option<u64>,
 ) -> (
     String,
-    Vec<Option<ad_runtime::records::journal::StepSource>>,
+    Vec<Option<ad_runtime::core::records::journal::StepSource>>,
 ) {
     if compose::kind_of(&text) != ScriptKind::Composition {
         return (text, Vec::new());

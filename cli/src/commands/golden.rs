@@ -5,8 +5,8 @@
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 
-use ad_runtime::recorded::golden::{transcript, GOLDEN_FILE};
-use ad_runtime::suite::Summary;
+use ad_runtime::session::golden::{transcript, GOLDEN_FILE};
+use ad_runtime::session::suite::Summary;
 
 /// What to do with the golden transcript after a suite.
 pub enum Golden {
@@ -58,12 +58,12 @@ pub fn finish(
     match golden {
         Golden::Save(_) | Golden::Update(_) => {
             // Beside the fixtures, under the same output-folder rules (never through a link).
-            let written = ad_runtime::output_dir::replace_files(
+            let written = ad_runtime::core::output_dir::replace_files(
                 dir,
-                ad_runtime::output_dir::GOLDEN_LISTING,
+                ad_runtime::core::output_dir::GOLDEN_LISTING,
                 &[(
                     GOLDEN_FILE.into(),
-                    ad_runtime::output_dir::Content::Bytes(text.as_bytes()),
+                    ad_runtime::core::output_dir::Content::Bytes(text.as_bytes()),
                 )],
             );
             if let Err(e) = written {
@@ -79,7 +79,7 @@ pub fn finish(
         Golden::Check(_) => {
             let read = ad_compiler::input_file::read(
                 &file,
-                ad_runtime::recorded::replay::FIXTURE_FILE_MAX_BYTES,
+                ad_runtime::backends::recorded::replay::FIXTURE_FILE_MAX_BYTES,
                 ad_compiler::input_file::Accept::RegularFile,
             );
             let saved = match read.map(|b| String::from_utf8_lossy(&b).into_owned()) {

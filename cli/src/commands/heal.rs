@@ -4,10 +4,10 @@
 
 use std::path::{Path, PathBuf};
 
-use ad_runtime::heal::{self, Outcome, Proposal, Request};
-use ad_runtime::interp::RunOptions;
+use ad_runtime::core::interp::RunOptions;
+use ad_runtime::core::vars::{self, Redactor};
+use ad_runtime::session::heal::{self, Outcome, Proposal, Request};
 use ad_runtime::session::SessionConfig;
-use ad_runtime::vars::{self, Redactor};
 use clap::Args;
 
 use crate::files;
@@ -110,10 +110,11 @@ pub fn run(args: HealArgs) -> i32 {
         Err(e) => return crate::usage_error(&e),
     };
     let shell_env = vars::shell_imports(std::env::vars());
-    let analysis = match ad_runtime::gate::analyze(&args.file, &source.name, &source.text, false) {
-        Ok(a) => a,
-        Err(refusal) => return super::run::print_refusal(&source.name, &source.text, &refusal),
-    };
+    let analysis =
+        match ad_runtime::core::gate::analyze(&args.file, &source.name, &source.text, false) {
+            Ok(a) => a,
+            Err(refusal) => return super::run::print_refusal(&source.name, &source.text, &refusal),
+        };
     let options = RunOptions {
         script_path: source.name.clone(),
         cli_env: cli_env.clone(),
@@ -125,7 +126,9 @@ pub fn run(args: HealArgs) -> i32 {
         device: args.devices.device.clone(),
         ..RunOptions::default()
     };
-    if let Err(refusal) = ad_runtime::gate::missing_variables(&analysis, &source.name, &options) {
+    if let Err(refusal) =
+        ad_runtime::core::gate::missing_variables(&analysis, &source.name, &options)
+    {
         return super::run::print_refusal(&source.name, &source.text, &refusal);
     }
     let state_dir = match ad_runtime::session::default_state_dir() {
@@ -143,7 +146,7 @@ pub fn run(args: HealArgs) -> i32 {
     };
     args.backend.apply(&mut config);
     config.agent_device = args.devices.bridge();
-    let plan = ad_runtime::interp::Plan {
+    let plan = ad_runtime::core::interp::Plan {
         steps: analysis.steps(),
         metadata: analysis.metadata(),
     };
@@ -154,17 +157,17 @@ pub fn run(args: HealArgs) -> i32 {
     let target = args
         .output
         .clone()
-        .unwrap_or_else(|| ad_runtime::authoring::repair::healed_sibling(&args.file));
+        .unwrap_or_else(|| ad_runtime::session::authoring::repair::healed_sibling(&args.file));
     if args.write {
         if same_file(&target, &args.file) {
             return crate::usage_error(&format!(
                 "the healed script cannot replace the script it heals ({}); give another -o PATH (the default is {} beside it)",
                 args.file.display(),
-                ad_runtime::authoring::repair::healed_sibling(&args.file).display()
+                ad_runtime::session::authoring::repair::healed_sibling(&args.file).display()
             ));
         }
         if let Err(r) =
-            ad_runtime::authoring::publish::check_target(&target, args.backend.overwrite)
+            ad_runtime::session::authoring::publish::check_target(&target, args.backend.overwrite)
         {
             return crate::usage_error(&format!(
                 "{} (pass --overwrite to replace it): nothing was run",
@@ -191,17 +194,17 @@ pub fn run(args: HealArgs) -> i32 {
             .chain(&cli_env)
             .map(|(k, v)| (k.as_str(), v.as_str())),
     );
-    ad_runtime::interrupt::install();
+    ad_runtime::core::interrupt::install();
     let request = Request {
         script: &args.file,
         text: source.text.clone(),
         options,
         config,
     };
-    let mut quiet = ad_runtime::interp::Quiet;
+    let mut quiet = ad_runtime::core::interp::Quiet;
     let outcome = heal::heal(&request, &mut quiet);
     // Ctrl-C / SIGTERM stop the run under way at its next step: no proposal is trusted then.
-    if ad_runtime::interrupt::requested().is_some() {
+    if ad_runtime::core::interrupt::requested().is_some() {
         eprintln!(
             "interrupted: {}: nothing was proposed or written",
             source.name
@@ -241,7 +244,7 @@ pub fn run(args: HealArgs) -> i32 {
     // The machine-readable record: printed with --json, always kept where the editor reads it.
     let record = record(&source.name, &outcome, &repair_command, &redactor);
     let record_json = serde_json::to_string_pretty(&record).unwrap_or_default() + "\n";
-    let record_path = ad_runtime::records::heal::record_path(&artifacts_dir, &source.name);
+    let record_path = ad_runtime::core::records::heal::record_path(&artifacts_dir, &source.name);
     if let Err(e) = record_path
         .parent()
         .map_or(Ok(()), std::fs::create_dir_all)
@@ -278,14 +281,14 @@ pub fn run(args: HealArgs) -> i32 {
         } else {
             let text = heal::healed_file_text(&outcome.healed);
             let name = target.display().to_string();
-            if let Err(r) = ad_runtime::gate::analyze(&target, &name, &text, false) {
+            if let Err(r) = ad_runtime::core::gate::analyze(&target, &name, &text, false) {
                 eprint!("{}", redactor.redact(&out));
                 return crate::usage_error(&format!(
                     "the healed script was not written: {}",
                     r.summary
                 ));
             }
-            if let Err(r) = ad_runtime::authoring::publish::publish_atomically(
+            if let Err(r) = ad_runtime::session::authoring::publish::publish_atomically(
                 &target,
                 &text,
                 args.backend.overwrite,
@@ -357,8 +360,8 @@ pub fn record(
     o: &Outcome,
     repair_command: &str,
     redactor: &Redactor,
-) -> ad_runtime::records::HealRecord {
-    use ad_runtime::records::heal::{
+) -> ad_runtime::core::records::HealRecord {
+    use ad_runtime::core::records::heal::{
         HealCandidate, HealFieldChange, HealHuman, HealProof, HealProofScope, HealProposal,
         HealRecord, HealRecordingEnd, HealVerdict,
     };
@@ -373,7 +376,7 @@ pub fn record(
     };
     // Each edit belongs to the proposal whose step line it covers, or is nearest to (the
     // annotation line above it).
-    let edits: Vec<(usize, ad_runtime::records::heal::LineEdit)> =
+    let edits: Vec<(usize, ad_runtime::core::records::heal::LineEdit)> =
         line_edits(&o.original, &o.healed)
             .into_iter()
             .map(|e| {
@@ -473,7 +476,7 @@ pub fn record(
     HealRecord {
         schema_version: 1,
         script: name.to_string(),
-        script_sha256: ad_runtime::records::heal::text_sha256(&o.original),
+        script_sha256: ad_runtime::core::records::heal::text_sha256(&o.original),
         verdict,
         runs: o.runs,
         diff: if proposals.is_empty() {
@@ -488,10 +491,10 @@ pub fn record(
 
 /// The line edits that turn `original` into `healed`: each run of changed lines, as 1-based
 /// lines of `original` and their replacement.
-fn line_edits(original: &str, healed: &str) -> Vec<ad_runtime::records::heal::LineEdit> {
+fn line_edits(original: &str, healed: &str) -> Vec<ad_runtime::core::records::heal::LineEdit> {
     use similar::DiffOp;
     let new_lines: Vec<&str> = healed.split_inclusive('\n').collect();
-    let mut out: Vec<ad_runtime::records::heal::LineEdit> = Vec::new();
+    let mut out: Vec<ad_runtime::core::records::heal::LineEdit> = Vec::new();
     for op in similar::TextDiff::from_lines(original, healed).ops() {
         let (old, new) = match *op {
             DiffOp::Equal { .. } => continue,
@@ -522,7 +525,7 @@ fn line_edits(original: &str, healed: &str) -> Vec<ad_runtime::records::heal::Li
             last.text.push_str(&text);
             continue;
         }
-        out.push(ad_runtime::records::heal::LineEdit {
+        out.push(ad_runtime::core::records::heal::LineEdit {
             start: old.start + 1,
             end: old.end + 1,
             text,

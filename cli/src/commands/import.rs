@@ -145,7 +145,7 @@ fn print_refusals(name: &str, refusals: &[Refusal]) -> i32 {
 /// Writes `c` as OUT.ad (the composition) and a fragment per included flow beside it, once each
 /// fragment's entry guard is recorded: the flattened import runs on the simulated device and
 /// the element each guard waits for is captured as the recorder captures a landmark `wait`
-/// (`ad_runtime::authoring::evidence`), at every place the fragment runs. A guard that does
+/// (`ad_runtime::session::authoring::evidence`), at every place the fragment runs. A guard that does
 /// not pass, or that is not the same element everywhere, refuses the import.
 fn write_composition(args: &ImportArgs, source_name: &str, c: &Composition) -> i32 {
     let Some(out) = args.output.as_deref().filter(|p| p.as_os_str() != "-") else {
@@ -268,24 +268,24 @@ fn record_guards(
     out_abs: &Path,
     recording: &import::Recording,
 ) -> Result<RecordedGuards, String> {
-    use ad_runtime::authoring::evidence::{capture, Mode};
     use ad_runtime::backends::BackendKind;
+    use ad_runtime::session::authoring::evidence::{capture, Mode};
     use ad_runtime::session::{run_script, SessionConfig};
 
     let display = out_abs.display().to_string();
-    let analysis =
-        ad_runtime::gate::analyze(out_abs, &display, &recording.script, false).map_err(|r| {
+    let analysis = ad_runtime::core::gate::analyze(out_abs, &display, &recording.script, false)
+        .map_err(|r| {
             format!(
                 "the flattened import does not compile ({}); this is a bug in ad import",
                 r.summary
             )
         })?;
-    let plan = ad_runtime::interp::Plan {
+    let plan = ad_runtime::core::interp::Plan {
         steps: analysis.steps(),
         metadata: analysis.metadata(),
     };
-    let shell_env = ad_runtime::vars::shell_imports(std::env::vars());
-    let options = ad_runtime::interp::RunOptions {
+    let shell_env = ad_runtime::core::vars::shell_imports(std::env::vars());
+    let options = ad_runtime::core::interp::RunOptions {
         script_path: display.clone(),
         shell_env: shell_env.clone(),
         session: "ad-import".into(),
@@ -301,18 +301,19 @@ fn record_guards(
         ..SessionConfig::default()
     };
     // Values the run injects are never written into evidence (the recorder's echo rule).
-    let redactor =
-        ad_runtime::vars::Redactor::new(shell_env.iter().map(|(k, v)| (k.as_str(), v.as_str())));
+    let redactor = ad_runtime::core::vars::Redactor::new(
+        shell_env.iter().map(|(k, v)| (k.as_str(), v.as_str())),
+    );
     struct Guards<'a> {
         lines: Vec<usize>,
         captured: Vec<Option<Result<String, String>>>,
-        redactor: &'a ad_runtime::vars::Redactor,
+        redactor: &'a ad_runtime::core::vars::Redactor,
     }
     impl ad_runtime::Progress for Guards<'_> {
         fn step_passed(
             &mut self,
             step: &ad_compiler::Step<'_>,
-            resolved: &[(std::sync::Arc<ad_runtime::tree::Snapshot>, usize)],
+            resolved: &[(std::sync::Arc<ad_runtime::core::tree::Snapshot>, usize)],
         ) {
             let line = step.line() + 1;
             let Some(k) = self.lines.iter().position(|&l| l == line) else {
@@ -365,7 +366,7 @@ fn record_guards(
         .find(|s| s.action() == Some(ad_compiler::registry::Action::Open))
         .and_then(|s| s.positional(0))
         .unwrap_or("");
-    let resolver = ad_runtime::sim::ModelResolver::for_script(out_abs, args.app.clone());
+    let resolver = ad_runtime::backends::sim::ModelResolver::for_script(out_abs, args.app.clone());
     let (platform, model) = match resolver.resolve(app) {
         Ok((path, m)) => (
             m.platform.clone().unwrap_or_else(|| "ios".into()),

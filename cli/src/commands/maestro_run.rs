@@ -6,12 +6,12 @@ use std::path::{Path, PathBuf};
 
 use ad_maestro::run::program::{Program, Refused};
 use ad_maestro::run::{self, Options, Outcome};
+use ad_runtime::backends::sim::ModelResolver;
 use ad_runtime::backends::{BackendKind, BackendSetup};
-use ad_runtime::interp::Progress;
-use ad_runtime::records::suite::{Attempt, ScriptReport, Status, SuiteCounts, SuiteReport};
+use ad_runtime::core::interp::Progress;
+use ad_runtime::core::records::suite::{Attempt, ScriptReport, Status, SuiteCounts, SuiteReport};
+use ad_runtime::core::vars;
 use ad_runtime::session::SessionConfig;
-use ad_runtime::sim::ModelResolver;
-use ad_runtime::vars;
 
 use crate::render::CheckedFile;
 
@@ -49,13 +49,13 @@ pub fn run(flow: &Path, request: MaestroRun, html: Option<&Path>) -> i32 {
     };
     let display = flow.display().to_string();
     let mut live = super::run::StderrProgress::new();
-    let mut quiet = ad_runtime::interp::Quiet;
+    let mut quiet = ad_runtime::core::interp::Quiet;
     let progress: &mut dyn Progress = if request.quiet || request.json {
         &mut quiet
     } else {
         &mut live
     };
-    ad_runtime::interrupt::install();
+    ad_runtime::core::interrupt::install();
     match run_one(flow, &display, &cli_env, &request, progress) {
         Err(NotRun::Refused(r)) => print_refused(&r),
         Err(NotRun::Setup(e)) => {
@@ -118,11 +118,11 @@ fn run_one(
         .unwrap_or(BackendKind::Sim);
     let setup = BackendSetup {
         models: ModelResolver::for_script(flow, config.app_model.clone()),
-        web: ad_runtime::web::LaunchConfig {
+        web: ad_runtime::backends::web::LaunchConfig {
             urls: config.web.urls.for_script(flow),
             ..config.web.clone()
         },
-        agent_device: ad_runtime::agent_device::BridgeSetup {
+        agent_device: ad_runtime::backends::agent_device::BridgeSetup {
             config: config.agent_device.clone(),
             session: request.session_name.clone(),
             platform: request.platform.clone(),
@@ -131,7 +131,7 @@ fn run_one(
         },
         recorded: match (&config.recorded, kind) {
             (Some(dir), BackendKind::Recorded) => Some(
-                ad_runtime::recorded::ReplaySource::open(dir)
+                ad_runtime::backends::recorded::ReplaySource::open(dir)
                     .map_err(|e| NotRun::Setup(format!("{}: {e}", dir.display())))?,
             ),
             _ => None,
@@ -387,12 +387,12 @@ pub fn test(
     if flows.is_empty() {
         return crate::usage_error("no Maestro flows (.yaml, .yml) under the given paths");
     }
-    ad_runtime::interrupt::install();
+    ad_runtime::core::interrupt::install();
     let started = std::time::Instant::now();
     let mut scripts = Vec::new();
-    let mut quiet = ad_runtime::interp::Quiet;
+    let mut quiet = ad_runtime::core::interp::Quiet;
     for flow in &flows {
-        if ad_runtime::interrupt::requested().is_some() {
+        if ad_runtime::core::interrupt::requested().is_some() {
             break;
         }
         let display = flow.display().to_string();
@@ -502,7 +502,7 @@ pub fn test(
     if request.json {
         println!("{}", serde_json::to_string(&suite).unwrap_or_default());
     }
-    if ad_runtime::interrupt::requested().is_some() {
+    if ad_runtime::core::interrupt::requested().is_some() {
         130
     } else if suite.summary.errors > 0 && suite.summary.failed == 0 {
         2

@@ -6,12 +6,12 @@ use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
 
 use ad_grammar::Severity;
-use ad_runtime::authoring::handoff::{RunRequest, SaveScript};
-use ad_runtime::gate::{self, Refusal};
-use ad_runtime::interp::{Plan, Progress, RunOptions, StepEnd, StepInfo};
+use ad_runtime::backends::web::LaunchConfig;
+use ad_runtime::core::gate::{self, Refusal};
+use ad_runtime::core::interp::{Plan, Progress, RunOptions, StepEnd, StepInfo};
+use ad_runtime::core::vars;
+use ad_runtime::session::authoring::handoff::{RunRequest, SaveScript};
 use ad_runtime::session::{run_script, ScriptOutcome, SessionConfig};
-use ad_runtime::vars;
-use ad_runtime::web::LaunchConfig;
 use clap::{Args, ValueEnum};
 
 use crate::files;
@@ -245,10 +245,10 @@ pub fn render_refusal(name: &str, text: &str, refusal: &Refusal, colour: bool, o
 
 /// A backend that could not start: what is missing and how to fix it (`ad doctor`'s words), and
 /// the step that needed it when one did; no divergence, no resume (nothing diverged).
-pub fn render_setup(problem: &ad_runtime::records::SetupProblem, at: Option<&str>) -> String {
+pub fn render_setup(problem: &ad_runtime::core::records::SetupProblem, at: Option<&str>) -> String {
     let mut out = format!(
         "error[{}]: the {} backend cannot start: {}\n",
-        ad_runtime::records::SetupProblem::CODE,
+        ad_runtime::core::records::SetupProblem::CODE,
         problem.backend,
         problem.problem
     );
@@ -429,8 +429,8 @@ pub fn run(args: RunArgs) -> i32 {
         return crate::usage_error(&e);
     }
     // Ctrl-C / SIGTERM stop the run at the next step and still write the journal's end.
-    ad_runtime::interrupt::install();
-    let mut quiet = ad_runtime::interp::Quiet;
+    ad_runtime::core::interrupt::install();
+    let mut quiet = ad_runtime::core::interp::Quiet;
     let mut live = StderrProgress::new();
     let progress: &mut dyn Progress = if args.quiet || args.json {
         &mut quiet
@@ -460,7 +460,10 @@ pub fn run(args: RunArgs) -> i32 {
     // report offers. (A daemon `ad` attaches to keeps the device session itself.)
     // A repair-armed run, or one of a session holding a repair, runs in the daemon too.
     let repairing = args.save_script.is_some()
-        || ad_runtime::authoring::repair::routes_to_daemon(&session.state_dir, &args.session);
+        || ad_runtime::session::authoring::repair::routes_to_daemon(
+            &session.state_dir,
+            &args.session,
+        );
     let in_daemon = repairing
         || ad_runtime::session::is_handoff(&plan, &options)
         || (kind == ad_runtime::backends::BackendKind::AgentDevice
@@ -486,7 +489,7 @@ pub fn run(args: RunArgs) -> i32 {
                 .then(|| session.agent_device.resolved()),
             // The daemon's own environment is whichever `ad` started it: the run reads and
             // starts its browser or agent-device in this one, and writes under this umask.
-            env: ad_runtime::environment::Environment::capture(),
+            env: ad_runtime::core::environment::Environment::capture(),
             save_script: args.save_script.as_ref().map(|p| SaveScript {
                 path: p.as_deref().map(abs),
                 // --overwrite: the healed script may replace an existing file (never the script).
@@ -542,7 +545,7 @@ pub fn run(args: RunArgs) -> i32 {
             .run_dir
             .as_deref()
             .map(|d| {
-                ad_runtime::records::result::step_timings(
+                ad_runtime::core::records::result::step_timings(
                     &crate::render::html::AttemptRecords::load(d).events,
                 )
             })
@@ -700,7 +703,9 @@ fn write_html_report(
     text: &str,
     outcome: &ad_runtime::session::ScriptOutcome,
 ) -> std::io::Result<()> {
-    use ad_runtime::records::suite::{Attempt, ScriptReport, Status, SuiteCounts, SuiteReport};
+    use ad_runtime::core::records::suite::{
+        Attempt, ScriptReport, Status, SuiteCounts, SuiteReport,
+    };
     let r = &outcome.result;
     let e = r.error.as_ref();
     let status = match e {

@@ -4,9 +4,9 @@
 
 use std::path::{Path, PathBuf};
 
-use ad_runtime::authoring::daemon::{self, Client, Message};
-use ad_runtime::authoring::handoff::{RunReply, RunRequest};
-use ad_runtime::authoring::{Request, Response};
+use ad_runtime::session::authoring::daemon::{self, Client, Message};
+use ad_runtime::session::authoring::handoff::{RunReply, RunRequest};
+use ad_runtime::session::authoring::{Request, Response};
 use clap::Args;
 
 #[derive(Args, Debug)]
@@ -82,7 +82,7 @@ pub fn client() -> std::io::Result<Client> {
 /// reached, nothing ran.
 pub fn run_in_daemon(
     request: RunRequest,
-    progress: &mut dyn ad_runtime::interp::Progress,
+    progress: &mut dyn ad_runtime::core::interp::Progress,
 ) -> Result<Option<Result<RunReply, String>>, String> {
     let mut c = match client() {
         Ok(c) => c,
@@ -134,9 +134,9 @@ pub fn run(args: SessionArgs) -> i32 {
         session,
         words,
         cwd: std::env::current_dir().unwrap_or_default(),
-        shell_env: ad_runtime::vars::shell_imports(std::env::vars()),
+        shell_env: ad_runtime::core::vars::shell_imports(std::env::vars()),
         // A session this command creates runs in this environment and umask, not the daemon's.
-        env: ad_runtime::environment::Environment::capture(),
+        env: ad_runtime::core::environment::Environment::capture(),
     };
     let response = match client().and_then(|mut c| c.send(&Message::Command(request))) {
         Ok(r) => r,

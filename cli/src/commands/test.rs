@@ -4,9 +4,9 @@ use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
 
 use ad_compiler::compose::ScriptKind;
+use ad_runtime::core::vars;
+use ad_runtime::session::suite::{self, Case, CaseResult, Status, SuiteOptions};
 use ad_runtime::session::SessionConfig;
-use ad_runtime::suite::{self, Case, CaseResult, Status, SuiteOptions};
-use ad_runtime::vars;
 use clap::Args;
 
 use crate::files;
@@ -274,7 +274,7 @@ fn parse_shard(s: &str) -> Result<(usize, usize), String> {
 fn describe(
     r: &CaseResult,
     text: &str,
-    sources: &[Option<ad_runtime::records::journal::StepSource>],
+    sources: &[Option<ad_runtime::core::records::journal::StepSource>],
     colour: bool,
 ) -> String {
     // Names and messages quote paths, script lines and device text: escaped.
@@ -455,7 +455,7 @@ fn test_paths(args: &TestArgs, paths: &[PathBuf]) -> (i32, String) {
         }
         let mut bridge = args.devices.bridge();
         bridge.release_session = true;
-        match ad_runtime::agent_device::shared_daemon(&bridge) {
+        match ad_runtime::session::suite::shared_daemon(&bridge) {
             Ok(shared) => {
                 if let Some(d) = &shared {
                     bridge.state_dir = Some(d.state_dir.clone());
@@ -464,7 +464,7 @@ fn test_paths(args: &TestArgs, paths: &[PathBuf]) -> (i32, String) {
             }
             // The suite's daemon cannot start: a set-up error, said once, before any script.
             Err(e) => {
-                let problem = ad_runtime::records::SetupProblem::new("agent-device", e, None);
+                let problem = ad_runtime::core::records::SetupProblem::new("agent-device", e, None);
                 eprint!("{}", super::run::render_setup(&problem, None));
                 return (2, "could not run (see above)".to_string());
             }
@@ -531,7 +531,7 @@ fn test_paths(args: &TestArgs, paths: &[PathBuf]) -> (i32, String) {
     // Ctrl-C / SIGTERM: the running scripts stop at their next step, no new one starts, and the
     // reports are still written.
     if !super::watch::watching() {
-        ad_runtime::interrupt::install();
+        ad_runtime::core::interrupt::install();
     }
     let summary = suite::run_suite(&cases, &opts, &mut print);
     let mut parts = vec![
@@ -646,7 +646,7 @@ fn test_paths(args: &TestArgs, paths: &[PathBuf]) -> (i32, String) {
         eprintln!("(the suite {word}; see the result line above)");
         return (if summary.ok() { 2 } else { 1 }, verdict);
     }
-    let code = if ad_runtime::interrupt::requested().is_some() {
+    let code = if ad_runtime::core::interrupt::requested().is_some() {
         130
     } else if setup_errors > 0 {
         // The environment must be fixed before the suite's verdict means anything.
@@ -671,7 +671,7 @@ fn heal_proposals(
     opts: &SuiteOptions,
 ) -> std::collections::BTreeMap<String, crate::render::html::HealListing> {
     let mut listings = std::collections::BTreeMap::new();
-    use ad_runtime::heal;
+    use ad_runtime::session::heal;
     let redactor = vars::Redactor::new(
         opts.shell_env
             .iter()
@@ -705,7 +705,7 @@ fn heal_proposals(
         let request = heal::Request {
             script: &case.path,
             text: case.text.clone(),
-            options: ad_runtime::interp::RunOptions {
+            options: ad_runtime::core::interp::RunOptions {
                 script_path: case.display.clone(),
                 cli_env: opts.cli_env.clone(),
                 shell_env: opts.shell_env.clone(),
@@ -715,7 +715,7 @@ fn heal_proposals(
             },
             config,
         };
-        let outcome = match heal::heal(&request, &mut ad_runtime::interp::Quiet) {
+        let outcome = match heal::heal(&request, &mut ad_runtime::core::interp::Quiet) {
             Ok(o) => o,
             Err(heal::Refused(m)) => {
                 println!("heal: {}: {}", case.display, redactor.redact(&m));
@@ -741,8 +741,10 @@ fn heal_proposals(
         };
         let record = super::heal::record(&case.display, &outcome, &repair_command, &redactor);
         // Where `ad heal` keeps it: the editor offers the proposal from there.
-        let record_path =
-            ad_runtime::records::heal::record_path(&opts.session.artifacts_root, &case.display);
+        let record_path = ad_runtime::core::records::heal::record_path(
+            &opts.session.artifacts_root,
+            &case.display,
+        );
         let json = serde_json::to_string_pretty(&record).unwrap_or_default() + "\n";
         if let Err(e) = record_path
             .parent()

@@ -321,7 +321,7 @@ pub fn watch(
             );
             let _ = out.flush();
         }
-        if ad_runtime::interrupt::requested().is_some() {
+        if ad_runtime::core::interrupt::requested().is_some() {
             break;
         }
         let mut changed = BTreeSet::new();
@@ -367,7 +367,7 @@ fn stop_on_signals() {
             unsafe { libc::_exit(130) };
         }
         // An atomic store: async-signal-safe.
-        ad_runtime::interrupt::request(if signal == libc::SIGTERM {
+        ad_runtime::core::interrupt::request(if signal == libc::SIGTERM {
             "SIGTERM"
         } else {
             "SIGINT"
@@ -417,7 +417,7 @@ fn next_changes(
         Err(e) => eprintln!("watch: {e}"),
     };
     loop {
-        if ad_runtime::interrupt::requested().is_some() {
+        if ad_runtime::core::interrupt::requested().is_some() {
             return Wait::Stop;
         }
         match rx.recv_timeout(Duration::from_millis(100)) {

@@ -1,8 +1,8 @@
 //! The divergence report for people: agent-device's text rendering of a replay divergence, with
 //! resume commands spelled for `ad`.
 
-use ad_runtime::records::divergence::{RepairHint, Resume, Screen, Suggestion};
-use ad_runtime::records::{DivergenceKind, DivergenceReport, NodeRef};
+use ad_runtime::core::records::divergence::{RepairHint, Resume, Screen, Suggestion};
+use ad_runtime::core::records::{DivergenceKind, DivergenceReport, NodeRef};
 
 fn resume_line(cmd: &str, from: usize, digest: &str) -> String {
     format!("`{cmd} --from {from} --plan-digest {digest}`")
@@ -64,7 +64,7 @@ pub fn guidance(hint: RepairHint, resume: &Resume, cmd: &str) -> String {
 }
 
 /// What an `evidence` suggestion (a renamed element, ranked by
-/// `ad_runtime::divergence::rank_by_evidence`) shares with the record and what changed.
+/// `ad_runtime::core::divergence::rank_by_evidence`) shares with the record and what changed.
 pub fn evidence_note(s: &Suggestion) -> String {
     if s.differs.is_empty() && s.agrees.is_empty() {
         return String::new();

@@ -12,10 +12,12 @@ use std::collections::{BTreeMap, HashMap};
 use std::fmt::Write as _;
 use std::path::{Component, Path, PathBuf};
 
-use ad_runtime::records::divergence::{Identity, Screen};
-use ad_runtime::records::journal::{Event, JournalEvent, Outcome, Phase, StepResult, StepSource};
-use ad_runtime::records::suite::{Attempt, ScriptReport, Status, SuiteReport};
-use ad_runtime::records::{DivergenceReport, NodeRef, RunSummary};
+use ad_runtime::core::records::divergence::{Identity, Screen};
+use ad_runtime::core::records::journal::{
+    Event, JournalEvent, Outcome, Phase, StepResult, StepSource,
+};
+use ad_runtime::core::records::suite::{Attempt, ScriptReport, Status, SuiteReport};
+use ad_runtime::core::records::{DivergenceReport, NodeRef, RunSummary};
 
 /// One script with what its report pages need besides the suite record.
 pub struct ScriptRun {
@@ -85,10 +87,10 @@ pub struct Report {
 impl Report {
     /// Writes every page and copy under `dir` (created if needed), replacing the files the
     /// previous report there wrote and nothing else, never through a link (the rules of
-    /// `ad_runtime::output_dir`). A copy whose source is gone is left out (its link then names
+    /// `ad_runtime::core::output_dir`). A copy whose source is gone is left out (its link then names
     /// a missing file rather than failing the whole report).
     pub fn write(&self, dir: &Path) -> std::io::Result<()> {
-        use ad_runtime::output_dir::{replace_files, Content, REPORT_LISTING};
+        use ad_runtime::core::output_dir::{replace_files, Content, REPORT_LISTING};
         let files: Vec<(String, Content<'_>)> = self
             .pages
             .iter()
@@ -106,7 +108,7 @@ impl Report {
 /// A failed script's heal (`ad test --heal-proposals DIR`): its record, and the `.diff` written
 /// for its proven proposals (none when a step needs a human).
 pub struct HealListing {
-    pub record: ad_runtime::records::HealRecord,
+    pub record: ad_runtime::core::records::HealRecord,
     pub diff: Option<PathBuf>,
 }
 
@@ -165,7 +167,7 @@ fn slug(index: usize, path: &str) -> String {
 
 /// Escapes text for HTML content and attribute values.
 pub fn esc(s: &str) -> String {
-    ad_runtime::vars::escape_html(s)
+    ad_runtime::core::vars::escape_html(s)
 }
 
 const STYLE: &str = "\
@@ -337,7 +339,12 @@ fn heal_section(
                 .map(|c| format!("{}: {} → {}", esc(&c.field), esc(&c.was), esc(&c.now)))
                 .collect();
             let verdict = match (&p.proof.scope, p.proof.passed) {
-                (ad_runtime::records::heal::HealProofScope::Recording { replayed_to, .. }, _) => {
+                (
+                    ad_runtime::core::records::heal::HealProofScope::Recording {
+                        replayed_to, ..
+                    },
+                    _,
+                ) => {
                     format!("passed on the recording to step {replayed_to}")
                 }
                 (_, true) => "passed".to_string(),
@@ -524,8 +531,8 @@ fn steps_of(events: &[JournalEvent]) -> BTreeMap<usize, StepView> {
                 let v = steps.entry(s.step).or_default();
                 v.line = s.line;
                 v.state = match s.status {
-                    ad_runtime::records::journal::StepStatus::Ok => "ok",
-                    ad_runtime::records::journal::StepStatus::Failed => "failed",
+                    ad_runtime::core::records::journal::StepStatus::Ok => "ok",
+                    ad_runtime::core::records::journal::StepStatus::Failed => "failed",
                 };
                 v.wall_ms = Some(s.wall_ms);
                 v.device_ms = Some(s.device_ms);
@@ -783,7 +790,7 @@ fn attempt_section(
 /// A run's offered command without the resume suffix it carries when the resume is allowed.
 fn base_command(
     offered: Option<&str>,
-    resume: &ad_runtime::records::divergence::Resume,
+    resume: &ad_runtime::core::records::divergence::Resume,
 ) -> Option<String> {
     let offered = offered?;
     if !resume.allowed {
@@ -845,8 +852,8 @@ fn describe_result(r: &StepResult) -> String {
             ..
         } => {
             let on = match target {
-                ad_runtime::records::common::Target::Node(n) => node(n),
-                ad_runtime::records::common::Target::Point(p) => {
+                ad_runtime::core::records::common::Target::Node(n) => node(n),
+                ad_runtime::core::records::common::Target::Point(p) => {
                     format!("point {} {}", p.point.x, p.point.y)
                 }
             };

@@ -4,8 +4,8 @@
 //! environment, type `BACKEND_UNAVAILABLE`); skipped scripts `<skipped>`; flaky passes carry `flaky`/`attempts`
 //! properties and the earlier failures in `<system-out>`.
 
-use ad_runtime::records::suite::{Attempt, ScriptReport, Status};
-use ad_runtime::records::SuiteReport;
+use ad_runtime::core::records::suite::{Attempt, ScriptReport, Status};
+use ad_runtime::core::records::SuiteReport;
 
 /// Escapes character data (control characters XML 1.0 forbids are replaced).
 fn xml_text(s: &str) -> String {
@@ -154,7 +154,7 @@ fn testcase(r: &ScriptReport, heal: Option<&str>, out: &mut String) {
             body.push_str(&format!(
                 "      <error message=\"{}\" type=\"{}\">{}</error>\n",
                 xml_escape(&msg),
-                ad_runtime::records::SetupProblem::CODE,
+                ad_runtime::core::records::SetupProblem::CODE,
                 xml_text(setup.and_then(|p| p.fix.as_deref()).unwrap_or(""))
             ));
         }

@@ -15,22 +15,22 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Instant;
 
-use ad_runtime::backend::{
+use ad_runtime::core::backend::{
     Backend, BackendError, Direction, GesturePlan, KeyboardAction, LaunchOptions, SystemKey,
     TapOptions,
 };
-use ad_runtime::divergence::{self, ScreenEvidence};
-use ad_runtime::interp::{Progress, StepEnd as ProgressEnd, StepInfo};
-use ad_runtime::journal::{Intent, Journal};
-use ad_runtime::records::divergence::{DivergenceKind, DivergenceReport};
-use ad_runtime::records::journal::{
+use ad_runtime::core::divergence::{self, ScreenEvidence};
+use ad_runtime::core::interp::{Progress, StepEnd as ProgressEnd, StepInfo};
+use ad_runtime::core::journal::{Intent, Journal};
+use ad_runtime::core::records::divergence::{DivergenceKind, DivergenceReport};
+use ad_runtime::core::records::journal::{
     ActionArgs, DivergenceEvent, Event, ExitReason, Outcome as ActionOutcome, RunEnd, RunStart,
     StepEnd, StepError, StepSource, StepStart, StepStatus, VariableNames,
 };
-use ad_runtime::records::summary::{RunSummary, StepCounts, SummaryError};
-use ad_runtime::select::Policy;
-use ad_runtime::tree::{Point, Rect, Snapshot};
-use ad_runtime::vars::{Redactor, Scope};
+use ad_runtime::core::records::summary::{RunSummary, StepCounts, SummaryError};
+use ad_runtime::core::select::Policy;
+use ad_runtime::core::tree::{Point, Rect, Snapshot};
+use ad_runtime::core::vars::{Redactor, Scope};
 
 use crate::script::{self, HttpTransport, Limits};
 use crate::tree::{Command, CommandKind, Include, Target};
@@ -270,7 +270,7 @@ pub async fn run<B: Backend>(
         warnings: Vec::new(),
         apps: Vec::new(),
     };
-    let digest = ad_runtime::journal::sha256_hex(
+    let digest = ad_runtime::core::records::common::sha256_hex(
         program
             .files
             .iter()
@@ -384,7 +384,7 @@ pub async fn run<B: Backend>(
 #[derive(Debug)]
 pub enum SetupError {
     /// The backend could not be made or reached.
-    Backend(ad_runtime::records::SetupProblem),
+    Backend(ad_runtime::core::records::SetupProblem),
     /// No async runtime, no run folder.
     Other(String),
 }
@@ -667,7 +667,7 @@ impl<B: Backend> Engine<'_, B> {
     }
 
     async fn command(&mut self, file: usize, c: &Command, nested: bool) -> Result<(), Stop> {
-        if ad_runtime::interrupt::requested().is_some() {
+        if ad_runtime::core::interrupt::requested().is_some() {
             return Err(Stop::Interrupted);
         }
         match c.kind {
@@ -1113,7 +1113,7 @@ impl<B: Backend> Engine<'_, B> {
     }
 
     async fn nap(&mut self) -> Step {
-        if let Some(signal) = ad_runtime::interrupt::requested() {
+        if let Some(signal) = ad_runtime::core::interrupt::requested() {
             return Err(Fail::from_backend(BackendError::interrupted(signal)));
         }
         self.backend.poll_wait(self.options.timing.poll_ms).await;
@@ -1563,7 +1563,7 @@ impl<B: Backend> Engine<'_, B> {
             }
         };
         let plan = GesturePlan {
-            kind: ad_runtime::backend::GestureKind::Swipe,
+            kind: ad_runtime::core::backend::GestureKind::Swipe,
             pointers: vec![vec![from, to]],
             duration_ms: duration,
             repeat: 1,
@@ -1615,7 +1615,7 @@ impl<B: Backend> Engine<'_, B> {
                     "Maestro scrollUntilVisible target did not become visible.",
                 ));
             }
-            if let Some(signal) = ad_runtime::interrupt::requested() {
+            if let Some(signal) = ad_runtime::core::interrupt::requested() {
                 return Err(Fail::from_backend(BackendError::interrupted(signal)));
             }
             match select::scroll_container(&snapshot, &query, direction, &self.platform) {
@@ -1628,7 +1628,7 @@ impl<B: Backend> Engine<'_, B> {
                         Direction::Left => fraction(&area, 0.9, 0.5),
                     };
                     let plan = GesturePlan {
-                        kind: ad_runtime::backend::GestureKind::Swipe,
+                        kind: ad_runtime::core::backend::GestureKind::Swipe,
                         pointers: vec![vec![start, end]],
                         duration_ms: SCROLL_UNTIL_VISIBLE_SWIPE_MS,
                         repeat: 1,

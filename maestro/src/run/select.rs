@@ -14,7 +14,7 @@
 
 use std::collections::HashSet;
 
-use ad_runtime::tree::{
+use ad_runtime::core::tree::{
     display_text, normalize_text, normalize_type, FlatNode, Point, Rect, Snapshot,
 };
 
@@ -621,10 +621,10 @@ pub fn screen_frame(s: &Snapshot) -> Rect {
 pub fn scroll_container(
     s: &Snapshot,
     query: &Query,
-    direction: ad_runtime::backend::Direction,
+    direction: ad_runtime::core::backend::Direction,
     platform: &str,
 ) -> Option<Rect> {
-    use ad_runtime::backend::Direction;
+    use ad_runtime::core::backend::Direction;
     let vertical = matches!(
         direction,
         Direction::Up | Direction::Down | Direction::Top | Direction::Bottom

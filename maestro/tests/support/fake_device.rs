@@ -4,11 +4,11 @@
 
 use std::collections::HashMap;
 
-use ad_runtime::backend::{
+use ad_runtime::core::backend::{
     AlertAction, AlertInfo, Backend, BackendError, BackendResult, Capture, Direction, GesturePlan,
     KeyboardAction, KeyboardState, LaunchOptions, SystemKey, TapOptions,
 };
-use ad_runtime::tree::{Node, Point, Rect};
+use ad_runtime::core::tree::{Node, Point, Rect};
 use serde_json::{json, Value};
 
 pub struct FakeDevice {

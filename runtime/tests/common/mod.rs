@@ -4,8 +4,8 @@
 
 use std::path::{Path, PathBuf};
 
-use ad_runtime::interp::{run, Plan, Quiet, RunOptions, RunResult};
-use ad_runtime::sim::{AppModel, Sim};
+use ad_runtime::backends::sim::{AppModel, Sim};
+use ad_runtime::core::interp::{run, Plan, Quiet, RunOptions, RunResult};
 use ad_runtime::Journal;
 use serde_json::Value;
 
@@ -172,7 +172,7 @@ pub fn schema(name: &str) -> Value {
 
 /// Checks `doc` against `schema`, naming the document on failure.
 pub fn fits(schema: &Value, doc: &Value, what: &str) {
-    if let Err(e) = ad_runtime::records::validate::validate(schema, doc) {
+    if let Err(e) = ad_runtime::core::records::validate::validate(schema, doc) {
         panic!(
             "{what} does not fit its schema:\n  {}\n{doc:#}",
             e.join("\n  ")

@@ -1,8 +1,9 @@
 //! Which device backend runs a script, and the one place backends are made.
 //!
-//! Adding a backend: a [`BackendKind`] variant (its name and how it is chosen), an
-//! [`AnyBackend`] variant built in [`create`], its arm in the `delegate!` macro, and its row in
-//! [`doctor`]. Everything else (resolution, waits, identity, journal) is the interpreter's.
+//! Adding a backend: a [`BackendKind`] variant (its name and how it is chosen), a [`Device`]
+//! variant built in [`create`] and named in its `backend_by_variant!` line, and its row in
+//! [`doctor`]. Recording (`--record-fixture`) wraps any device, and replay serves any recording;
+//! everything else (resolution, waits, identity, journal) is the interpreter's.
 
 use std::path::PathBuf;
 
@@ -163,54 +164,102 @@ pub struct BackendSetup {
     pub injected: Vec<(String, String)>,
 }
 
-/// One backend of any kind, behind the [`Backend`] trait.
-pub enum AnyBackend {
+/// One device backend of any kind: every backend is a variant here, and only here.
+pub enum Device {
     Sim(Box<Sim>),
     Web(Box<Web>),
     AgentDevice(Box<AgentDevice>),
     Recorded(Box<crate::backends::recorded::Replay>),
-    /// A backend whose calls are being recorded into a fixture (authoring sessions with
-    /// `--record-fixture`; [`AnyBackend::recorded_into`]). One variant per recordable backend:
-    /// a recorder around `AnyBackend` itself would make its futures recursive.
-    RecordingSim(Box<Recorder<Sim>>),
-    RecordingWeb(Box<Recorder<Web>>),
-    RecordingAgentDevice(Box<Recorder<AgentDevice>>),
+}
+
+/// The backend a run drives: a device, or a device whose calls are being recorded into a
+/// fixture (`--record-fixture`; [`AnyBackend::recorded_into`]). Recording wraps whichever
+/// [`Device`] this is, so a new backend is recorded and replayed with no work of its own.
+pub enum AnyBackend {
+    Device(Device),
+    Recording(Box<Recorder<Device>>),
 }
 
 /// Makes the backend of `kind`. Nothing starts yet: the web backend launches its browser and the
 /// agent-device bridge connects at [`AnyBackend::connect`] (or, in a live session, at their
 /// first call). A backend that cannot be made is a [`SetupProblem`], never a step failure.
 pub fn create(kind: BackendKind, setup: BackendSetup) -> Result<AnyBackend, SetupProblem> {
-    match kind {
-        BackendKind::Sim => Ok(AnyBackend::Sim(Box::new(Sim::new(setup.models)))),
-        BackendKind::Web => Ok(AnyBackend::Web(Box::new(Web::new(setup.web)))),
-        BackendKind::AgentDevice => Ok(AnyBackend::AgentDevice(Box::new(AgentDevice::new(
-            setup.agent_device,
-        )))),
-        BackendKind::Recorded => match &setup.recorded {
-            Some(source) => Ok(AnyBackend::Recorded(Box::new(
-                source.backend(&setup.injected),
-            ))),
-            None => Err(SetupProblem::new(
-                kind.name(),
-                "the recorded backend needs its fixture folder",
-                Some("pass --backend recorded:DIR (a folder written by --record-fixture DIR)"),
-            )),
-        },
+    let device =
+        match kind {
+            BackendKind::Sim => Device::Sim(Box::new(Sim::new(setup.models))),
+            BackendKind::Web => Device::Web(Box::new(Web::new(setup.web))),
+            BackendKind::AgentDevice => {
+                Device::AgentDevice(Box::new(AgentDevice::new(setup.agent_device)))
+            }
+            BackendKind::Recorded => match &setup.recorded {
+                Some(source) => Device::Recorded(Box::new(source.backend(&setup.injected))),
+                None => return Err(SetupProblem::new(
+                    kind.name(),
+                    "the recorded backend needs its fixture folder",
+                    Some("pass --backend recorded:DIR (a folder written by --record-fixture DIR)"),
+                )),
+            },
+        };
+    Ok(AnyBackend::Device(device))
+}
+
+impl Device {
+    pub fn kind(&self) -> BackendKind {
+        match self {
+            Device::Sim(_) => BackendKind::Sim,
+            Device::Web(_) => BackendKind::Web,
+            Device::AgentDevice(_) => BackendKind::AgentDevice,
+            Device::Recorded(_) => BackendKind::Recorded,
+        }
+    }
+
+    async fn connect(&mut self) -> Result<(), SetupProblem> {
+        match self {
+            Device::Web(w) => w.start().await,
+            Device::AgentDevice(d) => d.start().await,
+            Device::Sim(_) | Device::Recorded(_) => Ok(()),
+        }
+    }
+
+    async fn release(&mut self) -> bool {
+        match self {
+            Device::AgentDevice(d) => d.release().await,
+            _ => false,
+        }
+    }
+
+    async fn keep_alive(&mut self) {
+        if let Device::AgentDevice(d) = self {
+            d.keep_alive().await
+        }
+    }
+
+    fn release_session_at_end(&mut self) {
+        if let Device::AgentDevice(d) = self {
+            d.release_session_at_end()
+        }
     }
 }
 
 impl AnyBackend {
-    pub fn kind(&self) -> BackendKind {
+    /// The device, recorded or not (what is not a device call, such as starting it or a
+    /// bridge's heartbeat, goes to it directly and is not recorded).
+    fn device(&self) -> &Device {
         match self {
-            AnyBackend::Sim(_) => BackendKind::Sim,
-            AnyBackend::Web(_) => BackendKind::Web,
-            AnyBackend::AgentDevice(_) => BackendKind::AgentDevice,
-            AnyBackend::Recorded(_) => BackendKind::Recorded,
-            AnyBackend::RecordingSim(_) => BackendKind::Sim,
-            AnyBackend::RecordingWeb(_) => BackendKind::Web,
-            AnyBackend::RecordingAgentDevice(_) => BackendKind::AgentDevice,
+            AnyBackend::Device(d) => d,
+            AnyBackend::Recording(r) => r.inner(),
         }
+    }
+
+    fn device_mut(&mut self) -> &mut Device {
+        match self {
+            AnyBackend::Device(d) => d,
+            AnyBackend::Recording(r) => r.inner_mut(),
+        }
+    }
+
+    pub fn kind(&self) -> BackendKind {
+        self.device().kind()
     }
 
     /// Reaches what the backend drives before the first step, so a backend that cannot start
@@ -218,56 +267,37 @@ impl AnyBackend {
     /// agent-device bridge attaches to or starts its daemon (the sim and a replay have nothing
     /// to start).
     pub async fn connect(&mut self) -> Result<(), SetupProblem> {
-        match self {
-            AnyBackend::Web(w) => w.start().await,
-            AnyBackend::RecordingWeb(r) => r.inner_mut().start().await,
-            AnyBackend::AgentDevice(d) => d.start().await,
-            AnyBackend::RecordingAgentDevice(r) => r.inner_mut().start().await,
-            _ => Ok(()),
-        }
+        self.device_mut().connect().await
     }
 
     /// Ends what the backend leaves on a device that outlives `ad` when its setup asks for it
     /// (see [`AgentDevice::release`]); true when nothing is left there to resume on. (The sim
     /// and the browser go with the backend value.)
     pub async fn release(&mut self) -> bool {
-        match self {
-            AnyBackend::AgentDevice(d) => d.release().await,
-            AnyBackend::RecordingAgentDevice(r) => r.inner_mut().release().await,
-            _ => false,
-        }
+        self.device_mut().release().await
     }
 
     /// Keeps what the backend holds on a shared device alive while its session idles (an
     /// allocated agent-device lease's heartbeat, when due); nothing for the others.
     pub async fn keep_alive(&mut self) {
-        match self {
-            AnyBackend::AgentDevice(d) => d.keep_alive().await,
-            // A heartbeat is the bridge's own business, not a device call to record.
-            AnyBackend::RecordingAgentDevice(r) => r.inner_mut().keep_alive().await,
-            _ => {}
-        }
+        self.device_mut().keep_alive().await
     }
 
     /// Makes [`AnyBackend::release`] end what the backend leaves on the device (the agent-device
     /// session and the apps it opened): the session daemon adopted it as a live session.
     pub fn release_session_at_end(&mut self) {
-        match self {
-            AnyBackend::AgentDevice(d) => d.release_session_at_end(),
-            AnyBackend::RecordingAgentDevice(r) => r.inner_mut().release_session_at_end(),
-            _ => {}
-        }
+        self.device_mut().release_session_at_end()
     }
 
     pub fn as_sim(&mut self) -> Option<&mut Sim> {
-        match self {
-            AnyBackend::Sim(s) => Some(s),
-            AnyBackend::RecordingSim(r) => Some(r.inner_mut()),
+        match self.device_mut() {
+            Device::Sim(s) => Some(s),
             _ => None,
         }
     }
+
     /// This backend with its calls recorded as session `session` of `recording` (a replayed
-    /// backend is not recorded again).
+    /// backend is not recorded again, nor a recorded one twice).
     pub fn recorded_into(
         self,
         session: &str,
@@ -275,15 +305,9 @@ impl AnyBackend {
         recording: crate::backends::recorded::SharedRecording,
     ) -> AnyBackend {
         match self {
-            AnyBackend::Sim(b) => {
-                AnyBackend::RecordingSim(Box::new(Recorder::new(*b, session, redactor, recording)))
+            AnyBackend::Device(d) if !matches!(d, Device::Recorded(_)) => {
+                AnyBackend::Recording(Box::new(Recorder::new(d, session, redactor, recording)))
             }
-            AnyBackend::Web(b) => {
-                AnyBackend::RecordingWeb(Box::new(Recorder::new(*b, session, redactor, recording)))
-            }
-            AnyBackend::AgentDevice(b) => AnyBackend::RecordingAgentDevice(Box::new(
-                Recorder::new(*b, session, redactor, recording),
-            )),
             other => other,
         }
     }
@@ -297,15 +321,9 @@ impl AnyBackend {
     ) -> AnyBackend {
         let redactor = crate::core::vars::Redactor::default();
         match self {
-            AnyBackend::Sim(b) => AnyBackend::RecordingSim(Box::new(Recorder::resume(
-                *b, session, redactor, recording,
-            ))),
-            AnyBackend::Web(b) => AnyBackend::RecordingWeb(Box::new(Recorder::resume(
-                *b, session, redactor, recording,
-            ))),
-            AnyBackend::AgentDevice(b) => AnyBackend::RecordingAgentDevice(Box::new(
-                Recorder::resume(*b, session, redactor, recording),
-            )),
+            AnyBackend::Device(d) if !matches!(d, Device::Recorded(_)) => {
+                AnyBackend::Recording(Box::new(Recorder::resume(d, session, redactor, recording)))
+            }
             other => other,
         }
     }
@@ -313,120 +331,107 @@ impl AnyBackend {
     /// Ends a recorded session: its log joins its recording; the backend is handed back.
     pub fn finish_recording(self) -> AnyBackend {
         match self {
-            AnyBackend::RecordingSim(r) => AnyBackend::Sim(Box::new(r.finish())),
-            AnyBackend::RecordingWeb(r) => AnyBackend::Web(Box::new(r.finish())),
-            AnyBackend::RecordingAgentDevice(r) => AnyBackend::AgentDevice(Box::new(r.finish())),
+            AnyBackend::Recording(r) => AnyBackend::Device(r.finish()),
             other => other,
         }
     }
 
     pub fn as_recorded(&self) -> Option<&crate::backends::recorded::Replay> {
-        match self {
-            AnyBackend::Recorded(r) => Some(r),
+        match self.device() {
+            Device::Recorded(r) => Some(r),
             _ => None,
         }
     }
 }
 
-/// Calls the same method on whichever backend this is.
-macro_rules! delegate {
-    ($self:ident, $b:ident => $call:expr) => {
-        match $self {
-            AnyBackend::Sim($b) => $call,
-            AnyBackend::Web($b) => $call,
-            AnyBackend::AgentDevice($b) => $call,
-            AnyBackend::Recorded($b) => $call,
-            AnyBackend::RecordingSim($b) => $call,
-            AnyBackend::RecordingWeb($b) => $call,
-            AnyBackend::RecordingAgentDevice($b) => $call,
-        }
-    };
-}
-
-impl Backend for AnyBackend {
+/// Implements [`Backend`] for an enum of backends by calling the same method on whichever
+/// variant it is.
+macro_rules! backend_by_variant {
+    ($ty:ty: $($variant:path),+) => {
+impl Backend for $ty {
     fn name(&self) -> &str {
-        delegate!(self, b => b.name())
+        match self { $($variant(b) => b.name()),+ }
     }
     fn platform(&self) -> &str {
-        delegate!(self, b => b.platform())
+        match self { $($variant(b) => b.platform()),+ }
     }
     fn now_ms(&self) -> u64 {
-        delegate!(self, b => b.now_ms())
+        match self { $($variant(b) => b.now_ms()),+ }
     }
     async fn sleep(&mut self, ms: u64) {
-        delegate!(self, b => b.sleep(ms).await)
+        match self { $($variant(b) => b.sleep(ms).await),+ }
     }
     async fn poll_wait(&mut self, ms: u64) -> bool {
-        delegate!(self, b => b.poll_wait(ms).await)
+        match self { $($variant(b) => b.poll_wait(ms).await),+ }
     }
     async fn launch(&mut self, app: &str, options: &LaunchOptions) -> BackendResult<()> {
-        delegate!(self, b => b.launch(app, options).await)
+        match self { $($variant(b) => b.launch(app, options).await),+ }
     }
     async fn close(&mut self, app: Option<&str>) -> BackendResult<()> {
-        delegate!(self, b => b.close(app).await)
+        match self { $($variant(b) => b.close(app).await),+ }
     }
     async fn capture(&mut self) -> BackendResult<Capture> {
-        delegate!(self, b => b.capture().await)
+        match self { $($variant(b) => b.capture().await),+ }
     }
     async fn tap(&mut self, at: Point, options: &TapOptions) -> BackendResult<()> {
-        delegate!(self, b => b.tap(at, options).await)
+        match self { $($variant(b) => b.tap(at, options).await),+ }
     }
     async fn long_press(&mut self, at: Point, duration_ms: u64) -> BackendResult<()> {
-        delegate!(self, b => b.long_press(at, duration_ms).await)
+        match self { $($variant(b) => b.long_press(at, duration_ms).await),+ }
     }
     async fn hover(&mut self, at: Point) -> BackendResult<()> {
-        delegate!(self, b => b.hover(at).await)
+        match self { $($variant(b) => b.hover(at).await),+ }
     }
     async fn focus(&mut self, at: Point) -> BackendResult<()> {
-        delegate!(self, b => b.focus(at).await)
+        match self { $($variant(b) => b.focus(at).await),+ }
     }
     async fn fill(&mut self, at: Point, text: &str, delay_ms: u64) -> BackendResult<()> {
-        delegate!(self, b => b.fill(at, text, delay_ms).await)
+        match self { $($variant(b) => b.fill(at, text, delay_ms).await),+ }
     }
     async fn type_text(&mut self, text: &str, delay_ms: u64) -> BackendResult<()> {
-        delegate!(self, b => b.type_text(text, delay_ms).await)
+        match self { $($variant(b) => b.type_text(text, delay_ms).await),+ }
     }
     async fn scroll(&mut self, direction: Direction, amount: Option<f64>) -> BackendResult<()> {
-        delegate!(self, b => b.scroll(direction, amount).await)
+        match self { $($variant(b) => b.scroll(direction, amount).await),+ }
     }
     async fn gesture(&mut self, plan: &GesturePlan) -> BackendResult<()> {
-        delegate!(self, b => b.gesture(plan).await)
+        match self { $($variant(b) => b.gesture(plan).await),+ }
     }
     async fn press_key(&mut self, key: SystemKey) -> BackendResult<()> {
-        delegate!(self, b => b.press_key(key).await)
+        match self { $($variant(b) => b.press_key(key).await),+ }
     }
     async fn keyboard(&mut self, action: KeyboardAction) -> BackendResult<KeyboardState> {
-        delegate!(self, b => b.keyboard(action).await)
+        match self { $($variant(b) => b.keyboard(action).await),+ }
     }
     async fn alert(&mut self, action: AlertAction) -> BackendResult<Option<AlertInfo>> {
-        delegate!(self, b => b.alert(action).await)
+        match self { $($variant(b) => b.alert(action).await),+ }
     }
     async fn clipboard_read(&mut self) -> BackendResult<String> {
-        delegate!(self, b => b.clipboard_read().await)
+        match self { $($variant(b) => b.clipboard_read().await),+ }
     }
     async fn clipboard_write(&mut self, text: &str) -> BackendResult<()> {
-        delegate!(self, b => b.clipboard_write(text).await)
+        match self { $($variant(b) => b.clipboard_write(text).await),+ }
     }
     async fn screenshot(&mut self) -> BackendResult<Vec<u8>> {
-        delegate!(self, b => b.screenshot().await)
+        match self { $($variant(b) => b.screenshot().await),+ }
     }
     async fn other(&mut self, command: &str, positionals: &[String]) -> BackendResult<Value> {
-        delegate!(self, b => b.other(command, positionals).await)
+        match self { $($variant(b) => b.other(command, positionals).await),+ }
     }
     fn location(&self) -> Value {
-        delegate!(self, b => b.location())
+        match self { $($variant(b) => b.location()),+ }
     }
     fn resumes_at_step(&self) -> bool {
-        delegate!(self, b => b.resumes_at_step())
+        match self { $($variant(b) => b.resumes_at_step()),+ }
     }
     fn resume_refusal(&self) -> String {
-        delegate!(self, b => b.resume_refusal())
+        match self { $($variant(b) => b.resume_refusal()),+ }
     }
     fn screenshot_on_failure(&self) -> bool {
-        delegate!(self, b => b.screenshot_on_failure())
+        match self { $($variant(b) => b.screenshot_on_failure()),+ }
     }
     fn use_redactor(&mut self, redactor: &crate::core::vars::Redactor) {
-        delegate!(self, b => b.use_redactor(redactor))
+        match self { $($variant(b) => b.use_redactor(redactor)),+ }
     }
     fn touch_point(
         &self,
@@ -435,9 +440,14 @@ impl Backend for AnyBackend {
         target: &str,
         action: &str,
     ) -> Result<Point, crate::core::backend::TouchRefusal> {
-        delegate!(self, b => b.touch_point(tree, node, target, action))
+        match self { $($variant(b) => b.touch_point(tree, node, target, action)),+ }
     }
 }
+    };
+}
+
+backend_by_variant!(Device: Device::Sim, Device::Web, Device::AgentDevice, Device::Recorded);
+backend_by_variant!(AnyBackend: AnyBackend::Device, AnyBackend::Recording);
 
 /// One row of `ad doctor`: a backend, whether it is usable here, and what is missing.
 #[derive(Debug, Clone, PartialEq, Serialize)]

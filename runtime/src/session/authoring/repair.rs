@@ -808,7 +808,7 @@ impl Sessions {
         };
         let mut rec = Recording {
             inner: progress,
-            protect: super::replay_protect(&echo, &opts.shell_env, &opts.cli_env),
+            protect: super::replay::replay_protect(&echo, &opts.shell_env, &opts.cli_env),
             steps: Vec::new(),
             notes: Vec::new(),
         };

@@ -11,7 +11,7 @@ use lsp_types::{
 };
 
 use crate::diagnostics;
-use crate::server::Snapshot;
+use crate::request::Snapshot;
 
 #[allow(clippy::mutable_key_type)] // lsp-types keys edits by `Uri`
 fn edit(snap: &Snapshot, edits: Vec<TextEdit>) -> WorkspaceEdit {

@@ -14,7 +14,7 @@ use lsp_types::{
 
 use crate::cursor::{arg_role, place, positional_kinds, ArgPlace, Place};
 use crate::docs;
-use crate::server::Snapshot;
+use crate::request::Snapshot;
 use crate::vars;
 
 struct Items<'a> {

@@ -13,7 +13,7 @@ use ad_compiler::shape::{element_targets, Target};
 
 use crate::cursor::{self, step_for_line, step_number, token_at};
 use crate::docs;
-use crate::server::Snapshot;
+use crate::request::Snapshot;
 use crate::vars;
 
 pub fn hover(snap: &Snapshot, params: HoverParams) -> Option<Hover> {

@@ -25,6 +25,7 @@ mod hover;
 pub mod lines;
 mod maestro;
 mod navigation;
+mod request;
 pub mod runs;
 mod semantic;
 pub mod server;

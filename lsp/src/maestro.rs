@@ -14,7 +14,7 @@ use lsp_types::{
 };
 
 use crate::document::{Document, Kind};
-use crate::server::Snapshot;
+use crate::request::Snapshot;
 
 /// How a document is read: an `.ad` script, a routed Maestro flow, or YAML of another tool
 /// (the server says nothing about it). `yaml` is a `.yaml`/`.yml` path or a `yaml` buffer.

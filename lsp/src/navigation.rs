@@ -9,7 +9,7 @@ use lsp_types::{
     TextDocumentPositionParams, TextEdit, WorkspaceEdit,
 };
 
-use crate::server::{RequestError, Snapshot};
+use crate::request::{RequestError, Snapshot};
 use crate::vars;
 
 struct Symbol {

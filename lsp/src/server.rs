@@ -35,33 +35,11 @@ use serde_json::Value;
 
 use crate::caps::{server_capabilities, ClientCaps};
 use crate::document::{Document, Kind, NoAnalysis};
+use crate::request::{RequestError, Snapshot};
 use crate::{
     actions, completion, diagnostics, formatting, hover, maestro, navigation, semantic, signature,
     symbols,
 };
-
-/// What handlers see: one version of one document and the client's capabilities.
-#[derive(Clone)]
-pub struct Snapshot {
-    pub doc: Arc<Document>,
-    pub caps: Arc<ClientCaps>,
-}
-
-/// A request that failed in an expected way (bad parameters, an impossible rename).
-#[derive(Debug)]
-pub struct RequestError {
-    pub code: i32,
-    pub message: String,
-}
-
-impl RequestError {
-    pub fn new(code: ErrorCode, message: impl Into<String>) -> RequestError {
-        RequestError {
-            code: code as i32,
-            message: message.into(),
-        }
-    }
-}
 
 type Job = Box<dyn FnOnce() + Send>;
 

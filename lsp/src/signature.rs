@@ -8,7 +8,7 @@ use lsp_types::{
 };
 
 use crate::cursor::{arg_role, form_slot, place, Place};
-use crate::server::Snapshot;
+use crate::request::Snapshot;
 
 fn positional_label(p: &ad_compiler::registry::Positional) -> String {
     if let ArgKind::Enum([word]) = p.kind {

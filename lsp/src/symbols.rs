@@ -8,7 +8,7 @@ use lsp_types::{
     SymbolInformation, SymbolKind, SymbolTag,
 };
 
-use crate::server::Snapshot;
+use crate::request::Snapshot;
 
 const MAX_NAME: usize = 80;
 

@@ -198,3 +198,14 @@ impl RunChoice<'_> {
         ad_runtime::backends::command_line(&words)
     }
 }
+
+/// The folder run folders go into: `--artifacts-dir`, else `[run] artifacts-dir` of the
+/// `ad.toml` that applies to `near` (a script or a suite's folder), else `ad-artifacts`.
+pub fn artifacts_dir(given: Option<&std::path::Path>, near: &std::path::Path) -> PathBuf {
+    given.map(PathBuf::from).unwrap_or_else(|| {
+        ad_compiler::config::Config::discover(near)
+            .ok()
+            .and_then(|c| c.run_artifacts_dir)
+            .unwrap_or_else(|| PathBuf::from(ad_compiler::config::DEFAULT_ARTIFACTS_DIR))
+    })
+}

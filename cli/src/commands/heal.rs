@@ -113,7 +113,9 @@ pub fn run(args: HealArgs) -> i32 {
     let analysis =
         match ad_runtime::core::gate::analyze(&args.file, &source.name, &source.text, false) {
             Ok(a) => a,
-            Err(refusal) => return super::run::print_refusal(&source.name, &source.text, &refusal),
+            Err(refusal) => {
+                return crate::render::refusal::print_refusal(&source.name, &source.text, &refusal)
+            }
         };
     let options = RunOptions {
         script_path: source.name.clone(),
@@ -129,13 +131,14 @@ pub fn run(args: HealArgs) -> i32 {
     if let Err(refusal) =
         ad_runtime::core::gate::missing_variables(&analysis, &source.name, &options)
     {
-        return super::run::print_refusal(&source.name, &source.text, &refusal);
+        return crate::render::refusal::print_refusal(&source.name, &source.text, &refusal);
     }
     let state_dir = match ad_runtime::session::default_state_dir() {
         Ok(d) => d,
         Err(e) => return crate::usage_error(&e.0),
     };
-    let artifacts_dir = super::run::artifacts_dir(args.artifacts_dir.as_deref(), &args.file);
+    let artifacts_dir =
+        super::backend_args::artifacts_dir(args.artifacts_dir.as_deref(), &args.file);
     let mut config = SessionConfig {
         app_model: args.app.clone(),
         artifacts_root: artifacts_dir.clone(),

@@ -48,7 +48,7 @@ pub fn run(flow: &Path, request: MaestroRun, html: Option<&Path>) -> i32 {
         Err(e) => return crate::usage_error(&e),
     };
     let display = flow.display().to_string();
-    let mut live = super::run::StderrProgress::new();
+    let mut live = crate::render::progress::StderrProgress::new();
     let mut quiet = ad_runtime::core::interp::Quiet;
     let progress: &mut dyn Progress = if request.quiet || request.json {
         &mut quiet
@@ -160,7 +160,9 @@ fn run_one(
         progress,
     )
     .map_err(|e| match e {
-        run::SetupError::Backend(p) => NotRun::Setup(super::run::render_setup(&p, None)),
+        run::SetupError::Backend(p) => {
+            NotRun::Setup(crate::render::refusal::render_setup(&p, None))
+        }
         run::SetupError::Other(m) => NotRun::Setup(m),
     })?;
     Ok(Ran {

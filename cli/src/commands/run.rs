@@ -2,20 +2,23 @@
 //! headless Chromium), with live progress, a
 //! divergence report on failure and a crash-safe run journal.
 
-use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
 
 use ad_grammar::Severity;
 use ad_runtime::backends::web::LaunchConfig;
-use ad_runtime::core::gate::{self, Refusal};
-use ad_runtime::core::interp::{Plan, Progress, RunOptions, StepEnd, StepInfo};
+use ad_runtime::core::gate;
+use ad_runtime::core::interp::{Plan, Progress, RunOptions};
 use ad_runtime::core::vars;
 use ad_runtime::session::authoring::handoff::{RunRequest, SaveScript};
 use ad_runtime::session::{run_script, ScriptOutcome, SessionConfig};
 use clap::{Args, ValueEnum};
 
 use crate::files;
-use crate::render::{human, CheckedFile};
+use crate::render::run as run_report;
+// What the other commands used to borrow from here (the debugger still does).
+pub use super::backend_args::artifacts_dir;
+pub use crate::render::progress::StderrProgress;
+pub use crate::render::refusal::{print_refusal, render_refusal};
 
 pub const RUN_AFTER_HELP: &str = "\
 Examples:
@@ -145,125 +148,6 @@ impl Level {
     }
 }
 
-/// Live progress on stderr: one line per finished step; on a terminal, the running step too.
-pub struct StderrProgress {
-    tty: bool,
-}
-
-impl StderrProgress {
-    pub fn new() -> Self {
-        StderrProgress {
-            tty: std::io::stderr().is_terminal(),
-        }
-    }
-}
-
-impl Default for StderrProgress {
-    fn default() -> Self {
-        Self::new()
-    }
-}
-
-fn shorten(s: &str, max: usize) -> String {
-    if s.chars().count() <= max {
-        s.to_string()
-    } else {
-        let mut t: String = s.chars().take(max.saturating_sub(1)).collect();
-        t.push('…');
-        t
-    }
-}
-
-impl Progress for StderrProgress {
-    fn step_start(&mut self, s: &StepInfo) {
-        if self.tty {
-            let mut e = std::io::stderr().lock();
-            let _ = write!(
-                e,
-                "\r\x1b[K  … {}/{}  line {:<4} {}",
-                s.index,
-                s.total,
-                s.line,
-                shorten(&crate::render::escape_controls(&s.label), 70)
-            );
-            let _ = e.flush();
-        }
-    }
-    fn step_end(&mut self, s: &StepInfo, end: &StepEnd) {
-        let mark = match end.status {
-            "ok" => "ok  ",
-            "skipped" => "skip",
-            _ => "FAIL",
-        };
-        let device = if end.device_ms > 0 {
-            format!(", device +{} ms", end.device_ms)
-        } else {
-            String::new()
-        };
-        // What a passing read read (`get text`), redacted as the journal has it.
-        let read = match (&end.note, end.status) {
-            (Some(n), "ok") => format!(" → {}", shorten(&crate::render::escape_controls(n), 80)),
-            _ => String::new(),
-        };
-        let mut e = std::io::stderr().lock();
-        if self.tty {
-            let _ = write!(e, "\r\x1b[K");
-        }
-        let _ = writeln!(
-            e,
-            "  {mark} {}/{}  line {:<4} {}  ({:.1} ms{device}){read}",
-            s.index,
-            s.total,
-            s.line,
-            shorten(&crate::render::escape_controls(&s.label), 70),
-            end.wall_ms
-        );
-    }
-}
-
-/// Prints why the gate refused a script: its diagnostics as `ad check` renders them (ariadne),
-/// then the one-line summary. Returns exit code 2 (nothing was run).
-pub fn print_refusal(name: &str, text: &str, refusal: &Refusal) -> i32 {
-    let colour = std::io::stderr().is_terminal();
-    let mut buf = Vec::new();
-    render_refusal(name, text, refusal, colour, &mut buf);
-    let _ = std::io::stderr().write_all(&buf);
-    crate::usage_error(&refusal.summary)
-}
-
-/// The refusal's diagnostics, rendered as `ad check` renders them.
-pub fn render_refusal(name: &str, text: &str, refusal: &Refusal, colour: bool, out: &mut Vec<u8>) {
-    let file = CheckedFile::new(
-        name.to_string(),
-        text.to_string(),
-        refusal.diagnostics.clone(),
-    );
-    for d in &file.diagnostics {
-        human::render(&file, d, colour, out);
-    }
-}
-
-/// A backend that could not start: what is missing and how to fix it (`ad doctor`'s words), and
-/// the step that needed it when one did; no divergence, no resume (nothing diverged).
-pub fn render_setup(problem: &ad_runtime::core::records::SetupProblem, at: Option<&str>) -> String {
-    let mut out = format!(
-        "error[{}]: the {} backend cannot start: {}\n",
-        ad_runtime::core::records::SetupProblem::CODE,
-        problem.backend,
-        problem.problem
-    );
-    if let Some(at) = at {
-        out.push_str(&format!("  --> {at}\n"));
-    }
-    if let Some(fix) = &problem.fix {
-        out.push_str(&format!("  help: {fix}\n"));
-    }
-    out.push_str("  note: the environment lacks what the backend needs (the script did not fail); `ad doctor` checks every backend\n");
-    out
-}
-
-/// A `fragment-v1` file run on its own: it has no `open` and its values come from a parent, so
-/// it runs only inside a composition; the compositions of the project that include it are named.
 /// `--maestro`: the flow runs on the Maestro engine; what only an `.ad` run has is refused.
 fn run_maestro(args: &RunArgs) -> i32 {
     let refused = [
@@ -310,6 +194,8 @@ fn run_maestro(args: &RunArgs) -> i32 {
     )
 }
 
+/// A `fragment-v1` file run on its own: it has no `open` and its values come from a parent, so
+/// it runs only inside a composition; the compositions of the project that include it are named.
 fn refuse_fragment(path: &std::path::Path, name: &str) -> i32 {
     let parents = super::compose::compositions_including(path);
     let code = crate::usage_error(&format!(
@@ -329,105 +215,26 @@ fn refuse_fragment(path: &std::path::Path, name: &str) -> i32 {
     code
 }
 
-/// `path:line` and the line's text, for failure headers.
-fn source_excerpt(text: &str, line: usize) -> String {
-    text.split('\n')
-        .nth(line.saturating_sub(1))
-        .map(|l| l.trim_end_matches('\r').to_string())
-        .unwrap_or_default()
-}
-
 pub fn run(args: RunArgs) -> i32 {
     if args.maestro {
         return run_maestro(&args);
     }
-    let source = match files::read(&args.file, &args.input) {
-        Ok(s) => s,
-        Err(e) => return crate::usage_error(&e.0),
+    let gated = match read_and_gate(&args) {
+        Ok(g) => g,
+        Err(code) => return code,
     };
-    if ad_compiler::compose::kind_of(&source.text) == ad_compiler::compose::ScriptKind::Fragment {
-        return refuse_fragment(&args.file, &source.name);
-    }
-    let cli_env = match vars::parse_cli_entries(&args.env) {
-        Ok(v) => v,
-        Err(e) => return crate::usage_error(&e),
-    };
-    let shell_env = vars::shell_imports(std::env::vars());
-    // A composition runs as its expansion; each step keeps its source file, line and includes.
-    let mut source = source;
-    let expanded = if super::compose::is_composed(&source.text) {
-        let supplied = cli_env.iter().chain(&shell_env).map(|(k, _)| k.clone());
-        match super::compose::expand_for_run(
-            &args.file,
-            &source.text,
-            supplied.collect(),
-            args.input.max_file_size,
-        ) {
-            Ok(e) => {
-                source.text = e.composition.flattened.clone();
-                Some(e)
-            }
-            Err(code) => return code,
-        }
-    } else {
-        None
-    };
-    let analysis = match gate::analyze(&args.file, &source.name, &source.text, args.force) {
-        Ok(a) => a,
-        Err(refusal) => return print_refusal(&source.name, &source.text, &refusal),
-    };
-    if analysis.has_errors() {
-        eprintln!(
-            "warning: running despite {} static error(s) (--force)",
-            analysis
-                .diagnostics
-                .iter()
-                .filter(|d| d.severity == Severity::Error)
-                .count()
-        );
-    }
     let plan = Plan {
-        steps: analysis.steps(),
-        metadata: analysis.metadata(),
+        steps: gated.analysis.steps(),
+        metadata: gated.analysis.metadata(),
     };
-    let mut options = RunOptions {
-        script_path: source.name.clone(),
-        cli_env,
-        shell_env,
-        from: args.from,
-        plan_digest: args.plan_digest.clone(),
-        keep_session: args.keep_session,
-        session: args.session.clone(),
-        platform: args.platform.clone(),
-        target: args.target.clone(),
-        level: args.level.word().into(),
-        device: args.devices.device.clone(),
-        sources: expanded
-            .as_ref()
-            .map(|e| e.sources.clone())
-            .unwrap_or_default(),
-        ..RunOptions::default()
-    };
-    if let Err(refusal) = gate::missing_variables(&analysis, &source.name, &options) {
-        return print_refusal(&source.name, &source.text, &refusal);
+    let mut options = run_options(&args, &gated);
+    if let Err(refusal) = gate::missing_variables(&gated.analysis, &gated.source.name, &options) {
+        return print_refusal(&gated.source.name, &gated.source.text, &refusal);
     }
-    let state_dir = match ad_runtime::session::default_state_dir() {
-        Ok(d) => d,
-        Err(e) => return crate::usage_error(&e.0),
+    let session = match session_config(&args) {
+        Ok(s) => s,
+        Err(code) => return code,
     };
-    let mut session = SessionConfig {
-        app_model: args.app.clone(),
-        artifacts_root: artifacts_dir(args.artifacts_dir.as_deref(), &args.file),
-        persist_session: true,
-        state_dir,
-        no_journal: false,
-        ..SessionConfig::default()
-    };
-    args.backend.apply(&mut session);
-    session.agent_device = args.devices.bridge();
-    if let Err(e) = args.backend.prepare_outputs(args.report_html.as_deref()) {
-        return crate::usage_error(&e);
-    }
     // Ctrl-C / SIGTERM stop the run at the next step and still write the journal's end.
     ad_runtime::core::interrupt::install();
     let mut quiet = ad_runtime::core::interp::Quiet;
@@ -437,8 +244,6 @@ pub fn run(args: RunArgs) -> i32 {
     } else {
         &mut live
     };
-    // A run whose session outlives it (no `close`, or --keep-session) runs in the session
-    // daemon, which keeps its live session for `ad session …`.
     let kind = match ad_runtime::session::backend_kind(&plan, &args.file, &session) {
         Ok(k) => k,
         Err(e) => return crate::usage_error(&e.0),
@@ -453,7 +258,146 @@ pub fn run(args: RunArgs) -> i32 {
         platform: args.platform.as_deref(),
         target: args.target.as_deref(),
     }
-    .resume_command(&source.name);
+    .resume_command(&gated.source.name);
+    let (outcome, in_daemon) =
+        match execute(&args, &gated, &plan, &options, &session, kind, progress) {
+            Ok(ran) => ran,
+            Err(code) => return code,
+        };
+    let mut html_failed = false;
+    if let Some(dir) = &args.report_html {
+        let report = run_report::write_html(dir, &gated.source.name, &gated.source.text, &outcome);
+        if let Err(e) = report {
+            eprintln!("error: cannot write the HTML report {}: {e}", dir.display());
+            html_failed = true;
+        }
+    }
+    run_report::print(
+        &run_report::Shown {
+            name: &gated.source.name,
+            text: &gated.source.text,
+            expanded: gated.expanded.as_ref(),
+            resume_command: &options.resume_command,
+            in_daemon,
+            json: args.json,
+        },
+        &outcome,
+    );
+    // 0 passed, 1 failed, 2 refused before any step, 130 interrupted (the run's own verdict);
+    // a passed run whose report could not be written is a usage/I/O error.
+    match outcome.result.exit().0 {
+        0 if html_failed => 2,
+        code => code,
+    }
+}
+
+/// A script read, expanded when it is a composition, and past the static gate.
+struct Gated {
+    source: files::Source,
+    /// A composition's expansion: each plan line's source file, line and includes.
+    expanded: Option<super::compose::Expanded>,
+    analysis: ad_compiler::Analysis,
+    cli_env: Vec<(String, String)>,
+    shell_env: Vec<(String, String)>,
+}
+
+/// Reads the script, expands a composition (it runs as its expansion) and passes it through
+/// the static gate; `Err` is the exit code of a refusal already printed.
+fn read_and_gate(args: &RunArgs) -> Result<Gated, i32> {
+    let mut source = files::read(&args.file, &args.input).map_err(|e| crate::usage_error(&e.0))?;
+    if ad_compiler::compose::kind_of(&source.text) == ad_compiler::compose::ScriptKind::Fragment {
+        return Err(refuse_fragment(&args.file, &source.name));
+    }
+    let cli_env = vars::parse_cli_entries(&args.env).map_err(|e| crate::usage_error(&e))?;
+    let shell_env = vars::shell_imports(std::env::vars());
+    let expanded = if super::compose::is_composed(&source.text) {
+        let supplied = cli_env.iter().chain(&shell_env).map(|(k, _)| k.clone());
+        let e = super::compose::expand_for_run(
+            &args.file,
+            &source.text,
+            supplied.collect(),
+            args.input.max_file_size,
+        )?;
+        source.text = e.composition.flattened.clone();
+        Some(e)
+    } else {
+        None
+    };
+    let analysis = gate::analyze(&args.file, &source.name, &source.text, args.force)
+        .map_err(|refusal| print_refusal(&source.name, &source.text, &refusal))?;
+    if analysis.has_errors() {
+        eprintln!(
+            "warning: running despite {} static error(s) (--force)",
+            analysis
+                .diagnostics
+                .iter()
+                .filter(|d| d.severity == Severity::Error)
+                .count()
+        );
+    }
+    Ok(Gated {
+        source,
+        expanded,
+        analysis,
+        cli_env,
+        shell_env,
+    })
+}
+
+/// The interpreter's options for this run, from the command line and the gated script.
+fn run_options(args: &RunArgs, gated: &Gated) -> RunOptions {
+    RunOptions {
+        script_path: gated.source.name.clone(),
+        cli_env: gated.cli_env.clone(),
+        shell_env: gated.shell_env.clone(),
+        from: args.from,
+        plan_digest: args.plan_digest.clone(),
+        keep_session: args.keep_session,
+        session: args.session.clone(),
+        platform: args.platform.clone(),
+        target: args.target.clone(),
+        level: args.level.word().into(),
+        device: args.devices.device.clone(),
+        sources: gated
+            .expanded
+            .as_ref()
+            .map(|e| e.sources.clone())
+            .unwrap_or_default(),
+        ..RunOptions::default()
+    }
+}
+
+/// Where and on what the script runs: app model, artifacts, state folder, backend and bridge.
+fn session_config(args: &RunArgs) -> Result<SessionConfig, i32> {
+    let state_dir =
+        ad_runtime::session::default_state_dir().map_err(|e| crate::usage_error(&e.0))?;
+    let mut session = SessionConfig {
+        app_model: args.app.clone(),
+        artifacts_root: artifacts_dir(args.artifacts_dir.as_deref(), &args.file),
+        persist_session: true,
+        state_dir,
+        no_journal: false,
+        ..SessionConfig::default()
+    };
+    args.backend.apply(&mut session);
+    session.agent_device = args.devices.bridge();
+    args.backend
+        .prepare_outputs(args.report_html.as_deref())
+        .map_err(|e| crate::usage_error(&e))?;
+    Ok(session)
+}
+
+/// Runs the plan, in the session daemon when its live session must outlive the run, else in
+/// this process; also says whether it ran in the daemon.
+fn execute(
+    args: &RunArgs,
+    gated: &Gated,
+    plan: &Plan<'_>,
+    options: &RunOptions,
+    session: &SessionConfig,
+    kind: ad_runtime::backends::BackendKind,
+    progress: &mut dyn Progress,
+) -> Result<(ScriptOutcome, bool), i32> {
     // An agent-device run that would start its own agent-device daemon runs there too: that
     // daemon ends with the process that started it, so when the run diverges the session
     // daemon keeps its bridge (the daemon, the device session, the app) for the resume the
@@ -465,7 +409,7 @@ pub fn run(args: RunArgs) -> i32 {
             &args.session,
         );
     let in_daemon = repairing
-        || ad_runtime::session::is_handoff(&plan, &options)
+        || ad_runtime::session::is_handoff(plan, options)
         || (kind == ad_runtime::backends::BackendKind::AgentDevice
             && !args.keep_session
             && session.agent_device.starts_own_daemon());
@@ -474,7 +418,7 @@ pub fn run(args: RunArgs) -> i32 {
         let abs = |p: &Path| std::path::absolute(p).unwrap_or_else(|_| p.to_path_buf());
         let request = RunRequest {
             script: abs(&args.file),
-            text: source.text.clone(),
+            text: gated.source.text.clone(),
             options: options.clone(),
             app_model: session.app_model.as_deref().map(abs),
             artifacts_root: abs(&session.artifacts_root),
@@ -497,7 +441,7 @@ pub fn run(args: RunArgs) -> i32 {
             }),
         };
         match super::session::run_in_daemon(request, progress) {
-            Err(e) | Ok(Some(Err(e))) => return crate::usage_error(&e),
+            Err(e) | Ok(Some(Err(e))) => return Err(crate::usage_error(&e)),
             Ok(Some(Ok(reply))) => {
                 ran = Some(ScriptOutcome {
                     result: reply.result,
@@ -507,9 +451,9 @@ pub fn run(args: RunArgs) -> i32 {
                 })
             }
             Ok(None) if repairing => {
-                return crate::usage_error(
+                return Err(crate::usage_error(
                     "no session daemon could be started, and a repair (--save-script) is held there",
-                )
+                ))
             }
             Ok(None) => eprintln!(
                 "warning: no session daemon could be started: the run's live session ends with it (the sim's is kept for --from)"
@@ -519,253 +463,8 @@ pub fn run(args: RunArgs) -> i32 {
     let in_daemon = ran.is_some();
     let outcome = match ran {
         Some(o) => o,
-        None => match run_script(&plan, &args.file, &options, &session, progress) {
-            Ok(o) => o,
-            Err(e) => return crate::usage_error(&e.0),
-        },
+        None => run_script(plan, &args.file, options, session, progress)
+            .map_err(|e| crate::usage_error(&e.0))?,
     };
-    let r = &outcome.result;
-    let mut html_failed = false;
-    if let Some(dir) = &args.report_html {
-        if let Err(e) = write_html_report(dir, &source.name, &source.text, &outcome) {
-            eprintln!("error: cannot write the HTML report {}: {e}", dir.display());
-            html_failed = true;
-        }
-    }
-    let journal = outcome
-        .run_dir
-        .as_ref()
-        .map(|d| d.display().to_string())
-        .unwrap_or_default();
-    if args.json {
-        let mut record = r.record();
-        record.run_dir = Some(journal.clone());
-        // Per-step timings come from the journal the run wrote, as the HTML report's do.
-        record.steps = outcome
-            .run_dir
-            .as_deref()
-            .map(|d| {
-                ad_runtime::core::records::result::step_timings(
-                    &crate::render::html::AttemptRecords::load(d).events,
-                )
-            })
-            .unwrap_or_default();
-        record.session_file = outcome
-            .session_file
-            .as_ref()
-            .map(|f| f.display().to_string());
-        println!(
-            "{}",
-            serde_json::to_string_pretty(&record).unwrap_or_default()
-        );
-    }
-    match &r.error {
-        None => {
-            if !args.json {
-                let device = format!("{:.1} s device time", r.device_ms as f64 / 1000.0);
-                println!(
-                    "ok: {} — {} step(s) replayed in {:.0} ms ({device}); journal {journal}",
-                    source.name, r.replayed, r.wall_ms
-                );
-                // What a passing run still has to say (a completed repair waits for `ad session
-                // close` to commit it), as a failing run's warnings are printed.
-                for w in &r.warnings {
-                    eprintln!("warning: {}", crate::render::escape_controls(w));
-                }
-                // A live session is in the session daemon (or kept in a file for `--from`).
-                if r.session_active && (in_daemon || outcome.session_file.is_some()) {
-                    let loc = &r.location;
-                    let named = |k: &str| loc.get(k).and_then(|s| s.as_str());
-                    // Only what the backend knows: the sim's screen, else the window title the
-                    // last capture showed (agent-device's desktop), else nothing.
-                    let place = match (named("screen"), named("window")) {
-                        (Some(s), _) => format!(" on screen \"{s}\""),
-                        (None, Some(w)) => format!(" in window \"{w}\""),
-                        (None, None) => String::new(),
-                    };
-                    let app = named("app").unwrap_or("no app");
-                    let kept = outcome
-                        .session_file
-                        .as_ref()
-                        .map(|f| format!(", kept in {}", f.display()))
-                        .unwrap_or_else(|| {
-                            format!("; continue it with `ad session --session {} …`", r.session)
-                        });
-                    // The window title and the app come from the device: escaped.
-                    println!(
-                        "{}",
-                        crate::render::escape_controls(&format!(
-                            "session \"{}\" is still active: {app}{place}{kept}",
-                            r.session
-                        ))
-                    );
-                }
-            }
-        }
-        Some(e) if e.is_interrupted() => {
-            if !args.json {
-                eprintln!(
-                    "error[INTERRUPTED]: {}",
-                    crate::render::escape_controls(&e.message)
-                );
-                if let Some(h) = &e.hint {
-                    eprintln!("  help: {}", crate::render::escape_controls(h));
-                }
-                eprintln!(
-                    "interrupted: {} — {} of {} step(s) replayed; journal {journal}",
-                    source.name, r.replayed, r.total
-                );
-            }
-        }
-        Some(e) if e.setup().is_some() => {
-            if let (false, Some(problem)) = (args.json, e.setup()) {
-                let at =
-                    e.line.map(
-                        |line| match expanded.as_ref().and_then(|x| x.describe(line)) {
-                            Some(at) => format!("{at} (plan line {line})"),
-                            None => format!("{}:{line}", source.name),
-                        },
-                    );
-                eprint!("{}", render_setup(problem, at.as_deref()));
-            }
-        }
-        Some(e) if e.preflight => {
-            if !args.json {
-                eprintln!(
-                    "error[{}]: {}",
-                    e.code,
-                    crate::render::escape_controls(&e.message)
-                );
-                if let Some(h) = &e.hint {
-                    eprintln!("  help: {}", crate::render::escape_controls(h));
-                }
-            }
-        }
-        Some(e) => {
-            if !args.json {
-                let code = e.public_code();
-                let mut err = std::io::stderr().lock();
-                let _ = writeln!(
-                    err,
-                    "error[{code}]: {}",
-                    crate::render::escape_controls(&e.message)
-                );
-                if let Some(line) = e.line {
-                    match expanded.as_ref().and_then(|x| x.describe(line)) {
-                        Some(at) => {
-                            let _ = writeln!(err, "  --> {at} (plan line {line})");
-                        }
-                        None => {
-                            let _ = writeln!(err, "  --> {}:{line}", source.name);
-                        }
-                    }
-                    let _ = writeln!(
-                        err,
-                        "   | {}",
-                        crate::render::escape_controls(&source_excerpt(&source.text, line))
-                    );
-                }
-                if let Some(h) = &e.hint {
-                    let _ = writeln!(err, "  help: {}", crate::render::escape_controls(h));
-                }
-                if let Some(d) = e.divergence() {
-                    let _ = writeln!(err);
-                    let _ = writeln!(
-                        err,
-                        "{}",
-                        crate::render::divergence::render(d, &options.resume_command)
-                    );
-                }
-                let _ = writeln!(err);
-                for w in &r.warnings {
-                    let _ = writeln!(err, "warning: {}", crate::render::escape_controls(w));
-                }
-                let _ = writeln!(
-                    err,
-                    "failed: {} — {} of {} step(s) replayed; journal {journal}",
-                    source.name, r.replayed, r.total
-                );
-            }
-        }
-    }
-    // 0 passed, 1 failed, 2 refused before any step, 130 interrupted (the run's own verdict);
-    // a passed run whose report could not be written is a usage/I/O error.
-    match r.exit().0 {
-        0 if html_failed => 2,
-        code => code,
-    }
-}
-
-/// The HTML report of one run: a suite of one script, built from its run folder.
-fn write_html_report(
-    dir: &std::path::Path,
-    name: &str,
-    text: &str,
-    outcome: &ad_runtime::session::ScriptOutcome,
-) -> std::io::Result<()> {
-    use ad_runtime::core::records::suite::{
-        Attempt, ScriptReport, Status, SuiteCounts, SuiteReport,
-    };
-    let r = &outcome.result;
-    let e = r.error.as_ref();
-    let status = match e {
-        None => Status::Passed,
-        Some(e) if e.setup().is_some() => Status::Error,
-        Some(_) => Status::Failed,
-    };
-    let attempt = Attempt {
-        ok: r.ok,
-        code: e.map(|e| e.public_code().to_string()),
-        kind: e.and_then(|e| e.divergence()).map(|d| d.kind),
-        message: e.map(|e| e.message.clone()),
-        step: e.and_then(|e| e.step),
-        line: e.and_then(|e| e.line),
-        replayed: r.replayed,
-        total: r.total,
-        run_dir: outcome.run_dir.as_ref().map(|d| d.display().to_string()),
-        wall_ms: r.wall_ms,
-        device_ms: r.device_ms,
-        setup: e.and_then(|e| e.setup()).cloned(),
-    };
-    let suite = SuiteReport {
-        version: 1,
-        summary: SuiteCounts {
-            total: 1,
-            passed: usize::from(r.ok),
-            flaky: 0,
-            failed: usize::from(status == Status::Failed),
-            invalid: 0,
-            errors: usize::from(status == Status::Error),
-            skipped: 0,
-            filtered: 0,
-            other_shards: 0,
-            ok: r.ok,
-            wall_ms: r.wall_ms,
-        },
-        scripts: vec![ScriptReport {
-            path: name.to_string(),
-            status,
-            skip_reason: None,
-            retries_allowed: 0,
-            timeout_ms: None,
-            refused: None,
-            static_errors: Vec::new(),
-            attempts: vec![attempt],
-            wall_ms: r.wall_ms,
-        }],
-    };
-    let texts = [(name.to_string(), text.to_string())].into_iter().collect();
-    let scripts = crate::render::html::load(&suite, &texts);
-    crate::render::html::build("ad run", &suite, &scripts).write(dir)
-}
-
-/// The folder run folders go into: `--artifacts-dir`, else `[run] artifacts-dir` of the
-/// `ad.toml` that applies to `near` (a script or a suite's folder), else `ad-artifacts`.
-pub fn artifacts_dir(given: Option<&std::path::Path>, near: &std::path::Path) -> PathBuf {
-    given.map(PathBuf::from).unwrap_or_else(|| {
-        ad_compiler::config::Config::discover(near)
-            .ok()
-            .and_then(|c| c.run_artifacts_dir)
-            .unwrap_or_else(|| PathBuf::from(ad_compiler::config::DEFAULT_ARTIFACTS_DIR))
-    })
+    Ok((outcome, in_daemon))
 }

@@ -148,7 +148,7 @@ fn run_maestro(args: &TestArgs) -> i32 {
     };
     let mut session = ad_runtime::session::SessionConfig {
         app_model: args.app.clone(),
-        artifacts_root: super::run::artifacts_dir(args.artifacts_dir.as_deref(), &near),
+        artifacts_root: super::backend_args::artifacts_dir(args.artifacts_dir.as_deref(), &near),
         state_dir,
         ..Default::default()
     };
@@ -336,7 +336,13 @@ fn describe(
             // The diagnostics as `ad check` renders them, then the gate's one-line reason.
             if let Some(refusal) = &r.refusal {
                 let mut rendered = Vec::new();
-                super::run::render_refusal(&r.display, text, refusal, colour, &mut rendered);
+                crate::render::refusal::render_refusal(
+                    &r.display,
+                    text,
+                    refusal,
+                    colour,
+                    &mut rendered,
+                );
                 if !rendered.is_empty() {
                     line.push('\n');
                     line.push_str(String::from_utf8_lossy(&rendered).trim_end());
@@ -465,7 +471,7 @@ fn test_paths(args: &TestArgs, paths: &[PathBuf]) -> (i32, String) {
             // The suite's daemon cannot start: a set-up error, said once, before any script.
             Err(e) => {
                 let problem = ad_runtime::core::records::SetupProblem::new("agent-device", e, None);
-                eprint!("{}", super::run::render_setup(&problem, None));
+                eprint!("{}", crate::render::refusal::render_setup(&problem, None));
                 return (2, "could not run (see above)".to_string());
             }
         }
@@ -482,7 +488,7 @@ fn test_paths(args: &TestArgs, paths: &[PathBuf]) -> (i32, String) {
         session: {
             let mut session = SessionConfig {
                 app_model: args.app.clone(),
-                artifacts_root: super::run::artifacts_dir(
+                artifacts_root: super::backend_args::artifacts_dir(
                     args.artifacts_dir.as_deref(),
                     args.paths.first().map_or(Path::new("."), PathBuf::as_path),
                 ),
@@ -580,7 +586,7 @@ fn test_paths(args: &TestArgs, paths: &[PathBuf]) -> (i32, String) {
             .filter(|r| r.attempts.last().and_then(|a| a.setup.as_ref()) == Some(problem))
             .map(|r| r.display.as_str())
             .collect();
-        eprint!("{}", super::run::render_setup(problem, None));
+        eprint!("{}", crate::render::refusal::render_setup(problem, None));
         eprintln!(
             "  {} script(s) not run: {}\n",
             scripts.len(),

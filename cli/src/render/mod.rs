@@ -9,6 +9,9 @@ pub mod html;
 pub mod human;
 pub mod json;
 pub mod junit;
+pub mod progress;
+pub mod refusal;
+pub mod run;
 pub mod sarif;
 
 use std::borrow::Cow;

@@ -181,6 +181,13 @@ impl<'src> Step<'src> {
         self.spec.map(|s| s.action)
     }
 
+    /// What this step does as written, sub-command included; `None` for a word the registry does
+    /// not know. A `${VAR}` sub-command reads as the family's `Unknown` here.
+    pub fn step_action(&self) -> Option<crate::registry::StepAction> {
+        self.action()
+            .map(|action| crate::registry::step_action(action, |i| self.positional(i)))
+    }
+
     /// Same command, positionals, flags, runtime and ref label (evidence aside): what the action
     /// line itself says.
     pub fn same_action(&self, other: &Step) -> bool {

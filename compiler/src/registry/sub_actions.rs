@@ -1,7 +1,7 @@
 //! What one step does, sub-command included (`gesture drag`, `keyboard dismiss`, `find … fill`,
 //! `scroll down`, `get text`), decided once, here, from the command's [`Action`] and the step's words.
 //!
-//! The rules ask it of a step's words as written ([`Step::step_action`]); the interpreter asks it
+//! The rules ask it of a step's words as written ([`crate::lower::Step::step_action`]); the interpreter asks it
 //! again of the interpolated words when the step runs, since a `${VAR}` may supply the
 //! sub-command. Both then match on the typed result, never on the words. A word the command does
 //! not know reads as the family's `Unknown` (the interpreter refuses it with `INVALID_ARGS`).
@@ -10,7 +10,6 @@
 //! dispatch readers (`rules/dispatch/`) accept the same words agent-device's daemon does.
 
 use super::{Action, SystemKey, FIND_LOCATORS};
-use crate::lower::Step;
 
 /// A command's [`Action`] with its sub-command read from the step's words.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -293,15 +292,6 @@ pub fn step_action<'a>(action: Action, word: impl Fn(usize) -> Option<&'a str>) 
         Action::Runtime => StepAction::Runtime,
         Action::Context => StepAction::Context,
         Action::Unavailable => StepAction::Unavailable,
-    }
-}
-
-impl Step<'_> {
-    /// What this step does as written, sub-command included; `None` for a word the registry does
-    /// not know. A `${VAR}` sub-command reads as the family's `Unknown` here.
-    pub fn step_action(&self) -> Option<StepAction> {
-        self.action()
-            .map(|action| step_action(action, |i| self.positional(i)))
     }
 }
 

@@ -13,6 +13,7 @@ mod arguments;
 mod artifacts;
 mod commands;
 pub(crate) mod dispatch;
+mod flag_tokens;
 mod handoff;
 mod hygiene;
 mod parity;

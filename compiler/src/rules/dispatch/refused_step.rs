@@ -109,7 +109,7 @@ pub(super) fn check(cx: &Context, step: &Step, r: &Refusal) -> Option<Diagnostic
             if let Some(drop) = cli_only_drop(step) {
                 d = d.with_fix(
                     format!("Remove `{}`", drop.0),
-                    crate::rules::parity::remove_token_edits(step, drop.1, cx, false),
+                    crate::rules::flag_tokens::remove_token_edits(step, drop.1, cx, false),
                 );
             }
             d

@@ -18,7 +18,7 @@ fn unread_flag_tokens(cx: &Context, step: &Step) -> Vec<usize> {
         if let ReaderNote::UnknownFlag { token } = *n {
             out.push(token);
             let raw = &text[step.token_spans(cx.file())[token].range()];
-            if crate::rules::parity::flag_takes_value(raw) {
+            if crate::rules::flag_tokens::flag_takes_value(raw) {
                 if let Some(next) = step.token_spans(cx.file()).get(token + 1) {
                     if !text[next.range()].starts_with('-') {
                         out.push(token + 1);
@@ -71,7 +71,7 @@ pub(super) fn flag_in_selector(cx: &Context, step: &Step, arg: &Arg) -> Option<u
 pub(super) fn flag_diagnostic(cx: &Context, step: &Step, token: usize, r: &Refusal) -> Diagnostic {
     let text = cx.text();
     let raw = &text[step.token_spans(cx.file())[token].range()];
-    let takes_value = crate::rules::parity::flag_takes_value(raw);
+    let takes_value = crate::rules::flag_tokens::flag_takes_value(raw);
     Diagnostic::new(
         codes::FLAG_IN_ARGUMENT,
         format!(
@@ -97,7 +97,7 @@ pub(super) fn flag_diagnostic(cx: &Context, step: &Step, token: usize, r: &Refus
     ))
     .with_fix(
         format!("Remove `{raw}`"),
-        crate::rules::parity::remove_token_edits(step, token, cx, takes_value),
+        crate::rules::flag_tokens::remove_token_edits(step, token, cx, takes_value),
     )
 }
 

@@ -4,10 +4,11 @@
 use ad_grammar::{Diagnostic, Edit, Span};
 
 use super::super::Context;
-use super::{remove_token_edits, tok};
+use super::tok;
 use crate::codes;
 use crate::lower::{ReaderNote, Step};
 use crate::registry::ReaderRule;
+use crate::rules::flag_tokens::remove_token_edits;
 
 pub(super) fn check(
     step: &Step,

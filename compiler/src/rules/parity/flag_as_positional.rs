@@ -4,9 +4,10 @@
 use ad_grammar::Diagnostic;
 
 use super::super::Context;
-use super::{flag_takes_value, remove_token_edits, tok};
+use super::tok;
 use crate::codes;
 use crate::lower::Step;
+use crate::rules::flag_tokens::{flag_takes_value, remove_token_edits};
 
 pub(super) fn check(
     step: &Step,

@@ -2,10 +2,9 @@
 //! (they become positional text or get glued into a selector), arguments it drops, labels it
 //! consumes, whitespace it collapses, and `#` that is not a comment.
 //!
-//! One file per rule; this runs them at each step (and per reader note) in a fixed order. The
-//! helpers here are shared with the dispatch rules.
+//! One file per rule; this runs them at each step (and per reader note) in a fixed order.
 
-use ad_grammar::{Diagnostic, Edit, Span};
+use ad_grammar::{Diagnostic, Span};
 
 use super::{At, Context};
 use crate::lower::{ReaderNote, Step};
@@ -47,43 +46,4 @@ pub(super) fn check(cx: &Context, at: &At, out: &mut Vec<Diagnostic>) {
 fn tok<'t>(cx: &'t Context, step: &Step, i: usize) -> (&'t str, Span) {
     let span = step.token_span(cx.file(), i);
     (&cx.text()[span.range()], span)
-}
-
-pub(super) fn flag_takes_value(flag: &str) -> bool {
-    !matches!(
-        flag,
-        "--settle"
-            | "--verify"
-            | "--no-record"
-            | "--record"
-            | "--in-app"
-            | "--shutdown"
-            | "--first"
-            | "--last"
-            | "--save-script"
-    )
-}
-
-pub(super) fn remove_token_edits(
-    step: &Step,
-    token: usize,
-    cx: &Context,
-    with_value: bool,
-) -> Vec<Edit> {
-    let text = cx.text();
-    let start_span = step.token_spans(cx.file())[token];
-    let mut end = start_span.end();
-    if with_value {
-        if let Some(next) = step.token_spans(cx.file()).get(token + 1) {
-            if !text[next.range()].starts_with('-') {
-                end = next.end();
-            }
-        }
-    }
-    // Remove the whitespace before the token too.
-    let prev_end = step.token_spans(cx.file())[token - 1].end();
-    vec![Edit {
-        span: Span::new(prev_end, end),
-        replacement: String::new(),
-    }]
 }

@@ -15,6 +15,7 @@ mod commands {
     pub mod commands_list;
     pub mod completions;
     pub mod compose;
+    pub mod dap;
     pub mod doctor;
     pub mod explain;
     pub mod export;
@@ -73,6 +74,10 @@ enum Command {
     /// Run the language server on stdin/stdout (diagnostics, completion, hover, formatting, …)
     /// for editors: see docs/editors.md.
     Lsp(commands::lsp::LspArgs),
+    /// Run the debug adapter (Debug Adapter Protocol) on stdin/stdout, or on 127.0.0.1 with
+    /// --port, for editors: breakpoints on steps, stepping, the screen and variables at each
+    /// stop, script commands in the debug console. See docs/debugging.md.
+    Dap(commands::dap::DapArgs),
     /// Run a script on a device backend (the embedded simulated device by default; headless
     /// Chromium, a real device through agent-device, or a recorded fixture with `--backend`): live
     /// progress, a divergence report when a step fails, a crash-safe run journal. Exit 0 passed, 1
@@ -196,6 +201,7 @@ fn main() {
         Command::Explain(args) => commands::explain::run(args),
         Command::Parse(args) => commands::parse::run(args),
         Command::Lsp(args) => commands::lsp::run(args),
+        Command::Dap(args) => commands::dap::run(args),
         Command::Run(args) => commands::run::run(args),
         Command::Heal(args) => commands::heal::run(args),
         Command::Test(args) => commands::test::run(args),

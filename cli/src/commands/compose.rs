@@ -318,7 +318,29 @@ pub fn expand_for_run(
     supplied: Vec<String>,
     max_file_size: Option<u64>,
 ) -> Result<Expanded, i32> {
-    let config = Config::discover(path).map_err(|e| crate::usage_error(&e.0))?;
+    expand_checked(path, text, supplied, max_file_size).map_err(|refused| match refused {
+        None => 2,
+        Some((report, summary)) => {
+            eprint!("{report}");
+            eprintln!("{summary}");
+            2
+        }
+    })
+}
+
+/// [`expand_for_run`] without printing: a refusal is `Some((the errors rendered, one summary
+/// line))` (`ad dap` says it as an output event), `None` when the `ad.toml` is broken (said on
+/// stderr, as `ad run` says it).
+pub fn expand_checked(
+    path: &Path,
+    text: &str,
+    supplied: Vec<String>,
+    max_file_size: Option<u64>,
+) -> Result<Expanded, Option<(String, String)>> {
+    let config = Config::discover(path).map_err(|e| {
+        crate::usage_error(&e.0);
+        None
+    })?;
     let composition = compose_file(path, text, &config, supplied, max_file_size);
     if composition.has_errors() {
         let mut buf = Vec::new();
@@ -339,13 +361,14 @@ pub fn expand_for_run(
                 crate::render::human::render(&checked, d, false, &mut buf);
             }
         }
-        eprint!("{}", String::from_utf8_lossy(&buf));
-        eprintln!(
-            "{}: {errors} composition error(s): nothing was run (`ad check {}`)",
-            shown(path),
-            shown(path)
-        );
-        return Err(2);
+        return Err(Some((
+            String::from_utf8_lossy(&buf).into_owned(),
+            format!(
+                "{}: {errors} composition error(s): nothing was run (`ad check {}`)",
+                shown(path),
+                shown(path)
+            ),
+        )));
     }
     let sources = composition
         .origins

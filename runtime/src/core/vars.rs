@@ -591,6 +591,11 @@ impl Scope {
         self.values.get(name).map(String::as_str)
     }
 
+    /// Every variable and its value, by name (a debugger's view: redact before showing).
+    pub fn entries(&self) -> impl Iterator<Item = (&str, &str)> {
+        self.values.iter().map(|(k, v)| (k.as_str(), v.as_str()))
+    }
+
     fn rebuild_redactions(&mut self) {
         let recorded: BTreeSet<&str> = self.recorded.iter().map(|(k, _)| k.as_str()).collect();
         self.redactor = Redactor::combined(

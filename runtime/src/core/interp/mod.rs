@@ -9,9 +9,11 @@
 //! - `targets.rs`: resolving and verifying a step's target;
 //! - `actions.rs`, `waits.rs`, `reads.rs`, `find.rs`: the commands;
 //! - `failure.rs`: a failed step, and the run error with its divergence report;
-//! - [`labels`]: how steps are named in messages and reports.
+//! - [`labels`]: how steps are named in messages and reports;
+//! - [`debug`]: the debugger's seam (`ad dap`): stops at step boundaries.
 
 mod actions;
+pub mod debug;
 mod dispatch;
 mod exec;
 mod failure;
@@ -146,6 +148,11 @@ pub trait Progress {
     /// A step that failed, with the elements it had resolved before it failed (`ad heal` on a
     /// recording: a step whose action the recording never saw still resolved its target).
     fn step_failed(&mut self, _step: &Step<'_>, _resolved: &[(Arc<Snapshot>, usize)]) {}
+    /// The debugger [`run`] pauses for before each step and after a failed one (`ad dap`);
+    /// none by default.
+    fn debugger(&mut self) -> Option<&mut dyn debug::Debugger> {
+        None
+    }
 }
 
 /// What a passing step read, for the progress line: the text of `get text` (and of `find … get
@@ -459,6 +466,18 @@ pub async fn run_keeping_frames<B: Backend>(
             );
             continue;
         }
+        // A debugger stops here, before the stop request is read: ending the run from a stop
+        // is a stop request.
+        if let Some(debugger) = progress.debugger() {
+            let mut paused = debug::Paused {
+                ex: &mut ex,
+                info: &info,
+                step,
+                opts,
+                file_env: &file_env,
+            };
+            debugger.pause(debug::Pause::Step, &mut paused).await;
+        }
         if let Some(signal) = crate::core::interrupt::requested() {
             result.error = Some(RunError::interrupted(
                 signal,
@@ -549,10 +568,22 @@ pub async fn run_keeping_frames<B: Backend>(
                         note: Some(ex.scope.redact(&fail.message)),
                     },
                 );
-                result.error = Some(
-                    ex.failure(fail, step, index, line, &label, plan, &digest, opts)
-                        .await,
-                );
+                let error = ex
+                    .failure(fail, step, index, line, &label, plan, &digest, opts)
+                    .await;
+                if let Some(debugger) = progress.debugger() {
+                    let mut paused = debug::Paused {
+                        ex: &mut ex,
+                        info: &info,
+                        step,
+                        opts,
+                        file_env: &file_env,
+                    };
+                    debugger
+                        .pause(debug::Pause::Failed(&error), &mut paused)
+                        .await;
+                }
+                result.error = Some(error);
                 break;
             }
         }

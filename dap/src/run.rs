@@ -1,0 +1,604 @@
+//! One launch's run: a thread of its own with a current-thread async runtime, the interpreter
+//! driving the backend, and the debugger hook the interpreter awaits at each step boundary.
+//!
+//! At a stop the hook sends the main loop everything the client may ask about (the stack, the
+//! scopes as trees), then waits for the client's command: go on, step, or run a console command
+//! against the live session (the stop is then sent again, refreshed).
+
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, AtomicU8};
+use std::sync::{mpsc, Arc, Mutex};
+
+use ad_runtime::core::interp::debug::{Debugger, Pause, PausedRun, Pending};
+use ad_runtime::core::interp::{Plan, Progress, RunError, StepEnd, StepInfo};
+use ad_runtime::session::{run_live, StartError};
+use serde_json::Value;
+use tokio::sync::mpsc::UnboundedReceiver;
+
+use crate::breakpoints::{Breakpoints, Place, PlanMap};
+use crate::inspect::{leaf, screen_tree, VarTree};
+use crate::protocol::Scope;
+use crate::{Input, Prepared};
+
+/// The exception breakpoint filters.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Filters {
+    /// Stop when a step diverges (a divergence report): on by default.
+    pub divergence: bool,
+    /// Stop when any step fails.
+    pub failed: bool,
+}
+
+impl Default for Filters {
+    fn default() -> Self {
+        Filters {
+            divergence: true,
+            failed: false,
+        }
+    }
+}
+
+/// What the main loop and a run's hook share.
+#[derive(Debug, Default)]
+pub struct Shared {
+    pub breakpoints: Mutex<Breakpoints>,
+    pub filters: Mutex<Filters>,
+    /// `pause`: stop at the next step boundary.
+    pub pause: AtomicBool,
+}
+
+/// What the client tells a stopped run.
+#[derive(Debug)]
+pub enum Command {
+    Continue,
+    /// `next` and `stepIn`: stop at the next step (a step inside an `include` too).
+    Step,
+    /// Stop at the next step outside the current step's innermost `include`.
+    StepOut,
+    /// Run a script command against the live session.
+    Evaluate {
+        seq: i64,
+        command: String,
+        line: String,
+    },
+    /// Disconnect, terminate or restart: the run is ending (its stop flag is set).
+    End,
+}
+
+/// Why and where a run stopped, and what the client can ask about it.
+#[derive(Debug, Clone)]
+pub struct Stopped {
+    /// `entry`, `step`, `breakpoint`, `pause` or `exception`.
+    pub reason: &'static str,
+    pub description: String,
+    pub text: Option<String>,
+    pub hit: Vec<i64>,
+    /// Innermost first.
+    pub frames: Vec<Place>,
+    pub scopes: Vec<Scope>,
+    pub tree: VarTree,
+    /// The run's variables as shown (redacted), for hovers.
+    pub variables: Vec<(String, String)>,
+    /// The failure of an `exception` stop: (code, message, details).
+    pub exception: Option<(String, String, Option<String>)>,
+}
+
+/// What a run tells the main loop.
+#[derive(Debug)]
+pub enum RunEvent {
+    Output {
+        category: &'static str,
+        text: String,
+    },
+    Stopped(Box<Stopped>),
+    Evaluated {
+        seq: i64,
+        command: String,
+        result: Result<(String, Option<Value>), String>,
+        refreshed: Box<Stopped>,
+    },
+    Finished {
+        exit_code: i32,
+        summary: String,
+    },
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Mode {
+    Run,
+    Step,
+    /// Stop at the next step shallower than this include depth.
+    StepOut(usize),
+}
+
+/// The interpreter's debugger: decides where to stop and serves the client while stopped.
+pub struct Hook {
+    shared: Arc<Shared>,
+    plan: Arc<PlanMap>,
+    commands: UnboundedReceiver<Command>,
+    events: mpsc::Sender<Input>,
+    mode: Mode,
+    no_debug: bool,
+}
+
+impl Hook {
+    fn send(&self, e: RunEvent) {
+        let _ = self.events.send(Input::Run(e));
+    }
+
+    /// Why the run stops before this step, if it does.
+    fn stop_reason(
+        &mut self,
+        run: &mut dyn PausedRun,
+    ) -> Option<(&'static str, Vec<i64>, Option<String>)> {
+        if self.no_debug {
+            return None;
+        }
+        let index = run.info().index.checked_sub(1)?;
+        let places = self.plan.steps.get(index)?;
+        let mut hit = Vec::new();
+        let mut notes = Vec::new();
+        {
+            let breakpoints = self
+                .shared
+                .breakpoints
+                .lock()
+                .unwrap_or_else(|e| e.into_inner());
+            for b in breakpoints.hits(places) {
+                match &b.condition {
+                    Some(Ok(c)) => match c.holds(|t| run.expand(t)) {
+                        Ok(true) => hit.push(b.id),
+                        Ok(false) => {}
+                        // An error stops: the author learns the condition cannot be evaluated.
+                        Err(e) => {
+                            hit.push(b.id);
+                            notes.push(format!("breakpoint condition could not be evaluated: {e}"));
+                        }
+                    },
+                    _ => hit.push(b.id),
+                }
+            }
+        }
+        let note = (!notes.is_empty()).then(|| notes.join("; "));
+        if self
+            .shared
+            .pause
+            .swap(false, std::sync::atomic::Ordering::SeqCst)
+        {
+            return Some(("pause", hit, note));
+        }
+        let stepped = match self.mode {
+            Mode::Run => false,
+            Mode::Step => true,
+            Mode::StepOut(depth) => places.depth() < depth,
+        };
+        if stepped {
+            let reason = if run.info().index == 1 && hit.is_empty() {
+                "entry"
+            } else {
+                "step"
+            };
+            return Some((
+                if hit.is_empty() { reason } else { "breakpoint" },
+                hit,
+                note,
+            ));
+        }
+        (!hit.is_empty()).then_some(("breakpoint", hit, note))
+    }
+
+    /// Does a failed step stop the run (the exception filters)?
+    fn stops_on(&self, error: &RunError) -> bool {
+        if self.no_debug || error.is_interrupted() || error.setup().is_some() || error.preflight {
+            return false;
+        }
+        let filters = *self
+            .shared
+            .filters
+            .lock()
+            .unwrap_or_else(|e| e.into_inner());
+        filters.failed || (filters.divergence && error.divergence().is_some())
+    }
+
+    /// Serves the client until it lets the run go on.
+    async fn stopped(
+        &mut self,
+        run: &mut dyn PausedRun,
+        mut stop: Stopped,
+        failure: Option<&RunError>,
+    ) {
+        self.send(RunEvent::Stopped(Box::new(stop.clone())));
+        while let Some(command) = self.commands.recv().await {
+            match command {
+                Command::Continue => self.mode = Mode::Run,
+                Command::Step => self.mode = Mode::Step,
+                Command::StepOut => {
+                    let depth = run
+                        .info()
+                        .index
+                        .checked_sub(1)
+                        .and_then(|i| self.plan.steps.get(i))
+                        .map_or(0, |p| p.depth());
+                    self.mode = if depth == 0 {
+                        Mode::Run
+                    } else {
+                        Mode::StepOut(depth)
+                    };
+                }
+                Command::End => self.mode = Mode::Run,
+                Command::Evaluate { seq, command, line } => {
+                    let result = run.evaluate(&line).await.map(|value| {
+                        let text = match &value {
+                            None => "ok".to_string(),
+                            Some(v) => v
+                                .get("text")
+                                .and_then(Value::as_str)
+                                .map(str::to_string)
+                                .unwrap_or_else(|| v.to_string()),
+                        };
+                        (text, value)
+                    });
+                    stop = describe(
+                        run,
+                        stop.reason,
+                        stop.description.clone(),
+                        stop.text.clone(),
+                        stop.hit.clone(),
+                        &self.plan,
+                        failure,
+                    );
+                    self.send(RunEvent::Evaluated {
+                        seq,
+                        command,
+                        result,
+                        refreshed: Box::new(stop.clone()),
+                    });
+                    continue;
+                }
+            }
+            return;
+        }
+    }
+}
+
+impl Debugger for Hook {
+    fn pause<'a>(&'a mut self, at: Pause<'a>, run: &'a mut dyn PausedRun) -> Pending<'a, ()> {
+        Box::pin(async move {
+            match at {
+                Pause::Step => {
+                    let Some((reason, hit, note)) = self.stop_reason(run) else {
+                        return;
+                    };
+                    let description = match reason {
+                        "entry" => "stopped before the first step".to_string(),
+                        "breakpoint" => format!("breakpoint at line {}", run.info().line),
+                        "pause" => "paused before the next step".to_string(),
+                        _ => format!("before step {}/{}", run.info().index, run.info().total),
+                    };
+                    let stop = describe(run, reason, description, note, hit, &self.plan, None);
+                    self.stopped(run, stop, None).await;
+                }
+                Pause::Failed(error) => {
+                    if !self.stops_on(error) {
+                        return;
+                    }
+                    let what = if error.divergence().is_some() {
+                        "divergence"
+                    } else {
+                        "failed step"
+                    };
+                    let text = Some(format!("{}: {}", error.public_code(), error.message));
+                    let description = format!("{what} at step {}", run.info().index);
+                    let stop = describe(
+                        run,
+                        "exception",
+                        description,
+                        text,
+                        Vec::new(),
+                        &self.plan,
+                        Some(error),
+                    );
+                    self.stopped(run, stop, Some(error)).await;
+                }
+            }
+        })
+    }
+}
+
+/// Everything the client may ask about this stop.
+fn describe(
+    run: &mut dyn PausedRun,
+    reason: &'static str,
+    description: String,
+    text: Option<String>,
+    hit: Vec<i64>,
+    plan: &PlanMap,
+    failure: Option<&RunError>,
+) -> Stopped {
+    let info = run.info().clone();
+    let frames = info
+        .index
+        .checked_sub(1)
+        .and_then(|i| plan.steps.get(i))
+        .map(|p| p.frames.clone())
+        .unwrap_or_default();
+    let mut tree = VarTree::default();
+    let mut scopes = Vec::new();
+    // The script's variables: injected values (`-e`, `AD_VAR_*`) as `<var:NAME>`.
+    let shown = run.variables();
+    let variables: Vec<(String, String)> = shown
+        .iter()
+        .map(|v| (v.name.clone(), v.value.clone()))
+        .collect();
+    let vars = shown.iter().map(|v| leaf(&v.name, &v.value)).collect();
+    scopes.push(scope("Variables", tree.container(vars), false));
+    // The step about to run (or the failed one): as written, resolved, and its recorded target.
+    let step_value = step_view(run, &info);
+    let reference = tree.value(&step_value);
+    scopes.push(scope("Step", reference, false));
+    // The divergence report of a failure, laid out as variables (suggestions included).
+    if let Some(error) = failure {
+        let value = serde_json::to_value(error).unwrap_or(Value::Null);
+        let reference = tree.value(&value);
+        scopes.push(scope(
+            if error.divergence().is_some() {
+                "Divergence"
+            } else {
+                "Failure"
+            },
+            reference,
+            false,
+        ));
+    }
+    // The last screen capture, as a tree of elements.
+    if let Some(screen) = run.screen() {
+        let v = serde_json::to_value(&screen).unwrap_or(Value::Null);
+        let nodes = v
+            .get("nodes")
+            .and_then(Value::as_array)
+            .cloned()
+            .unwrap_or_default();
+        let reference = screen_tree(&mut tree, &nodes);
+        scopes.push(scope("Screen", reference, true));
+    }
+    // The journal so far (the run folder's events.jsonl).
+    if let Some(dir) = run.run_dir() {
+        let events =
+            ad_runtime::core::journal::read_events(&dir.join("events.jsonl")).unwrap_or_default();
+        let entries = events
+            .iter()
+            .map(|e| {
+                let kind = e.get("event").and_then(Value::as_str).unwrap_or("event");
+                let name = format!(
+                    "#{} {kind}",
+                    e.get("sequence").and_then(Value::as_u64).unwrap_or(0)
+                );
+                tree.entry(&name, e)
+            })
+            .collect();
+        let reference = tree.container(entries);
+        scopes.push(scope("Journal", reference, true));
+    }
+    let exception = failure.map(|e| {
+        (
+            e.public_code().to_string(),
+            e.message.clone(),
+            e.hint.clone(),
+        )
+    });
+    Stopped {
+        reason,
+        description,
+        text,
+        hit,
+        frames,
+        scopes,
+        tree,
+        variables,
+        exception,
+    }
+}
+
+fn scope(name: &str, variables_reference: i64, expensive: bool) -> Scope {
+    Scope {
+        name: name.to_string(),
+        variables_reference,
+        expensive,
+    }
+}
+
+/// The step as written, its arguments resolved with the run's variables (redacted), and the
+/// target its annotation recorded.
+fn step_view(run: &mut dyn PausedRun, info: &StepInfo) -> Value {
+    let (command, written, evidence) = {
+        let step = run.step();
+        (
+            step.command().to_string(),
+            step.positional_values(),
+            step.target_evidence
+                .as_deref()
+                .and_then(|e| serde_json::to_value(e).ok()),
+        )
+    };
+    let resolved: Vec<Value> = written
+        .iter()
+        .map(|w| match run.expand(w) {
+            Ok(v) => Value::String(run.redact(&v)),
+            Err(e) => Value::String(format!("<unresolved: {e}>")),
+        })
+        .collect();
+    let mut v = serde_json::json!({
+        "step": format!("{}/{}", info.index, info.total),
+        "line": info.line,
+        "label": info.label,
+        "command": command,
+        "arguments": written,
+        "resolved": resolved,
+    });
+    if let Some(e) = evidence {
+        v["recordedTarget"] = e;
+    }
+    v
+}
+
+/// Live progress as output events, one line per finished step.
+struct DapProgress {
+    hook: Hook,
+}
+
+impl Progress for DapProgress {
+    fn step_end(&mut self, s: &StepInfo, end: &StepEnd) {
+        let note = end
+            .note
+            .as_ref()
+            .map(|n| format!(" — {n}"))
+            .unwrap_or_default();
+        self.hook.send(RunEvent::Output {
+            category: "console",
+            text: format!(
+                "  {} {}/{}  line {}  {}  ({:.1} ms){note}\n",
+                end.status, s.index, s.total, s.line, s.label, end.wall_ms
+            ),
+        });
+    }
+
+    fn debugger(&mut self) -> Option<&mut dyn Debugger> {
+        Some(&mut self.hook)
+    }
+}
+
+/// What the main loop keeps of a started run.
+pub struct RunHandle {
+    pub commands: tokio::sync::mpsc::UnboundedSender<Command>,
+    pub stop: Arc<AtomicU8>,
+    pub thread: std::thread::JoinHandle<()>,
+}
+
+impl RunHandle {
+    /// Asks the run to end at once (a disconnect, terminate or restart): its journal is ended
+    /// and its backend closed as an interrupted `ad run`'s are.
+    pub fn end(&self) {
+        ad_runtime::core::interrupt::request_on(&self.stop, "SIGTERM");
+        let _ = self.commands.send(Command::End);
+    }
+}
+
+/// Starts `prepared` on a thread of its own.
+pub fn start(
+    prepared: Prepared,
+    plan: Arc<PlanMap>,
+    shared: Arc<Shared>,
+    events: mpsc::Sender<Input>,
+    stop_on_entry: bool,
+    no_debug: bool,
+) -> std::io::Result<RunHandle> {
+    let (commands, receiver) = tokio::sync::mpsc::unbounded_channel();
+    let stop = Arc::new(AtomicU8::new(0));
+    let flag = stop.clone();
+    let thread = std::thread::Builder::new()
+        .name("ad-dap-run".into())
+        .spawn(move || {
+            let hook = Hook {
+                shared,
+                plan,
+                commands: receiver,
+                events: events.clone(),
+                mode: if stop_on_entry { Mode::Step } else { Mode::Run },
+                no_debug,
+            };
+            let (exit_code, summary) = run_to_end(prepared, hook, flag);
+            let _ = events.send(Input::Run(RunEvent::Finished { exit_code, summary }));
+        })?;
+    Ok(RunHandle {
+        commands,
+        stop,
+        thread,
+    })
+}
+
+/// Runs the plan to its end; the exit code and summary `ad run` would give.
+fn run_to_end(prepared: Prepared, hook: Hook, stop: Arc<AtomicU8>) -> (i32, String) {
+    let rt = match tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(rt) => rt,
+        Err(e) => return (2, format!("cannot start the async runtime: {e}")),
+    };
+    let Prepared {
+        analysis,
+        script,
+        name,
+        options,
+        config,
+        kind,
+        ..
+    } = prepared;
+    let mut progress = DapProgress { hook };
+    rt.block_on(ad_runtime::core::interrupt::scoped(stop, async {
+        let plan = Plan {
+            steps: analysis.steps(),
+            metadata: analysis.metadata(),
+        };
+        match run_live(&plan, &script, kind, &options, &config, &mut progress).await {
+            Ok(live) => {
+                let ad_runtime::session::LiveRun {
+                    outcome,
+                    mut backend,
+                    ..
+                } = live;
+                // What the run leaves on a device that outlives `ad` is ended, and the browser
+                // is killed inside the runtime, as `ad run` does.
+                backend.release().await;
+                drop(backend);
+                summarize(&name, &outcome.result, outcome.run_dir)
+            }
+            Err(StartError::Refused(e)) => (2, format!("error: {}\n", e.0)),
+            Err(StartError::Backend(problem)) => (
+                2,
+                format!(
+                    "error: the {} backend cannot start: {}\n{}",
+                    problem.backend,
+                    problem.problem,
+                    problem
+                        .fix
+                        .as_ref()
+                        .map(|f| format!("  help: {f}\n"))
+                        .unwrap_or_default()
+                ),
+            ),
+        }
+    }))
+}
+
+fn summarize(
+    name: &str,
+    r: &ad_runtime::core::interp::RunResult,
+    run_dir: Option<PathBuf>,
+) -> (i32, String) {
+    let journal = run_dir.map(|d| d.display().to_string()).unwrap_or_default();
+    let text = match &r.error {
+        None => format!(
+            "ok: {name} — {} step(s) replayed in {:.0} ms; journal {journal}\n",
+            r.replayed, r.wall_ms
+        ),
+        Some(e) => {
+            let mut t = format!("error[{}]: {}\n", e.public_code(), e.message);
+            if let Some(h) = &e.hint {
+                t.push_str(&format!("  help: {h}\n"));
+            }
+            t.push_str(&format!(
+                "{}: {name} — {} of {} step(s) replayed; journal {journal}\n",
+                if e.is_interrupted() {
+                    "ended"
+                } else {
+                    "failed"
+                },
+                r.replayed,
+                r.total
+            ));
+            t
+        }
+    };
+    (r.exit().0, text)
+}

@@ -1,0 +1,215 @@
+//! The debugger's seam (`ad dap`): a run can stop before each step and after a failed one.
+//!
+//! A [`Progress`](super::Progress) that returns a [`Debugger`] is awaited at each step boundary
+//! with the paused run ([`PausedRun`]): the step about to run, the run's variables (injected
+//! values shown as `<var:NAME>`), the last screen capture (redacted as the journal's
+//! observations are), the run folder, and script commands typed against the live session,
+//! journaled like the run's steps. Without one (every other caller) nothing changes.
+
+use std::future::Future;
+use std::path::PathBuf;
+use std::pin::Pin;
+
+use ad_compiler::Step;
+use serde_json::Value;
+
+use super::{action_label, results, Exec, RunError, RunOptions, StepInfo};
+use crate::core::backend::Backend;
+use crate::core::records::journal::{Event, StepEnd, StepStart, StepStatus};
+use crate::core::tree::Snapshot;
+
+/// A boxed future borrowing the paused run.
+pub type Pending<'a, T> = Pin<Box<dyn Future<Output = T> + 'a>>;
+
+/// Where the run is paused.
+pub enum Pause<'a> {
+    /// Before the step runs (after the checks that skip it).
+    Step,
+    /// The step failed with this error (its divergence report in `details`); the run ends
+    /// when the debugger returns.
+    Failed(&'a RunError),
+}
+
+/// Awaited by the interpreter at each [`Pause`]; the run goes on when it returns. A debugger
+/// that wants the run to end asks for it as a signal would (`interrupt::request_on`), and
+/// returns: the run then ends before the next step, its journal and backend closed as an
+/// interrupted run's.
+pub trait Debugger {
+    fn pause<'a>(&'a mut self, at: Pause<'a>, run: &'a mut dyn PausedRun) -> Pending<'a, ()>;
+}
+
+/// A variable of the run as a debugger shows it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ShownVariable {
+    pub name: String,
+    /// `<var:NAME>` for an injected value (`-e`, `AD_VAR_*`); the script's `env` value and the
+    /// built-ins as they are.
+    pub value: String,
+    /// `cli`, `shell`, `file` or `builtin`.
+    pub source: &'static str,
+}
+
+/// The run, paused at a step boundary.
+pub trait PausedRun {
+    /// The step (about to run, or that failed).
+    fn info(&self) -> &StepInfo;
+    fn step(&self) -> &Step<'_>;
+    fn variables(&self) -> Vec<ShownVariable>;
+    /// `text` with the run's `${VAR}`s put in (for a breakpoint's condition; not redacted, so
+    /// never to be shown as it is: [`PausedRun::redact`] it first).
+    fn expand(&mut self, text: &str) -> Result<String, String>;
+    /// Injected values replaced by `<var:NAME>`.
+    fn redact(&self, text: &str) -> String;
+    /// The last screen the run captured, redacted.
+    fn screen(&self) -> Option<Snapshot>;
+    /// The run folder (its `events.jsonl` is the journal so far).
+    fn run_dir(&self) -> Option<PathBuf>;
+    /// Runs one script command (`snapshot`, `get text "id=x"`, `click …`) on the live session,
+    /// in the run's state (variables, ref frames, last capture), journaled as a step of line 0
+    /// numbered as the paused one; `Ok` holds its redacted result.
+    fn evaluate<'a>(&'a mut self, line: &'a str) -> Pending<'a, Result<Option<Value>, String>>;
+}
+
+/// The interpreter's side of [`PausedRun`].
+pub(super) struct Paused<'x, 'b, B: Backend> {
+    pub ex: &'x mut Exec<'b, B>,
+    pub info: &'x StepInfo,
+    pub step: &'x Step<'x>,
+    pub opts: &'x RunOptions,
+    pub file_env: &'x [(String, String)],
+}
+
+impl<B: Backend> PausedRun for Paused<'_, '_, B> {
+    fn info(&self) -> &StepInfo {
+        self.info
+    }
+
+    fn step(&self) -> &Step<'_> {
+        self.step
+    }
+
+    fn variables(&self) -> Vec<ShownVariable> {
+        let named = |list: &[(String, String)], name: &str| list.iter().any(|(k, _)| k == name);
+        self.ex
+            .scope
+            .entries()
+            .map(|(name, value)| {
+                let source = if named(&self.opts.cli_env, name) {
+                    "cli"
+                } else if named(&self.opts.shell_env, name) {
+                    "shell"
+                } else if named(self.file_env, name) {
+                    "file"
+                } else {
+                    "builtin"
+                };
+                let value = match source {
+                    "cli" | "shell" => format!("<var:{name}>"),
+                    _ => value.to_string(),
+                };
+                ShownVariable {
+                    name: name.to_string(),
+                    value,
+                    source,
+                }
+            })
+            .collect()
+    }
+
+    fn expand(&mut self, text: &str) -> Result<String, String> {
+        self.ex
+            .scope
+            .expand(text)
+            .map_err(|u| format!("${{{}}} has no value", u.name))
+    }
+
+    fn redact(&self, text: &str) -> String {
+        self.ex.scope.redact(text)
+    }
+
+    fn screen(&self) -> Option<Snapshot> {
+        let last = self.ex.last.as_deref()?;
+        let mut shown = last.clone();
+        for n in &mut shown.nodes {
+            for v in [&mut n.id, &mut n.label, &mut n.value]
+                .into_iter()
+                .flatten()
+            {
+                *v = self.ex.scope.redact(v);
+            }
+        }
+        Some(shown)
+    }
+
+    fn run_dir(&self) -> Option<PathBuf> {
+        self.ex.journal.dir().map(PathBuf::from)
+    }
+
+    fn evaluate<'a>(&'a mut self, line: &'a str) -> Pending<'a, Result<Option<Value>, String>> {
+        Box::pin(async move {
+            let analysis = ad_compiler::read(line);
+            if let Some(d) = analysis
+                .diagnostics
+                .iter()
+                .find(|d| d.is_parity_error() || d.severity == ad_grammar::Severity::Error)
+            {
+                return Err(d.message.to_string());
+            }
+            let Some(step) = analysis.steps().first() else {
+                return Err(
+                    "no command given: type a script command (`snapshot`, `get text \"id=…\"`)"
+                        .into(),
+                );
+            };
+            let ex = &mut *self.ex;
+            let (index, label_before, line_before) = (ex.step_no, ex.label.clone(), ex.line);
+            let label = action_label(step.command(), &step.positional_values());
+            ex.label = label.clone();
+            ex.line = 0;
+            let _ = ex.journal.append(Event::StepStart(StepStart {
+                step: index,
+                line: 0,
+                command: step.command().to_string(),
+                action: label,
+                source: None,
+            }));
+            ex.resolved.clear();
+            let t0 = std::time::Instant::now();
+            let d0 = ex.backend.now_ms();
+            let outcome = ex.step(step, "console").await;
+            let mut end = StepEnd {
+                step: index,
+                line: 0,
+                status: StepStatus::Ok,
+                wall_ms: results::round3(t0.elapsed().as_secs_f64() * 1000.0),
+                device_ms: ex.backend.now_ms().saturating_sub(d0),
+                code: None,
+                kind: None,
+                result: None,
+            };
+            let result = match outcome {
+                Ok(details) => {
+                    end.result = details.and_then(|d| ex.scope.redacted(d));
+                    Ok(end
+                        .result
+                        .as_ref()
+                        .and_then(|r| serde_json::to_value(r).ok()))
+                }
+                Err(fail) => {
+                    end.status = StepStatus::Failed;
+                    end.code = Some(fail.code.clone());
+                    end.kind = Some(fail.kind);
+                    let mut message = format!("{}: {}", fail.code, ex.scope.redact(&fail.message));
+                    if let Some(h) = &fail.hint {
+                        message.push_str(&format!(" (help: {})", ex.scope.redact(h)));
+                    }
+                    Err(message)
+                }
+            };
+            let _ = ex.journal.append(Event::StepEnd(end));
+            ex.label = label_before;
+            ex.line = line_before;
+            result
+        })
+    }
+}

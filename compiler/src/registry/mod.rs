@@ -89,8 +89,9 @@ pub enum Action {
     Unavailable,
 }
 
-/// The system keys a script can press.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// The system keys a script can press (the one type: backends take it too).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
 pub enum SystemKey {
     Back,
     Home,

@@ -78,7 +78,11 @@ impl GestureKind {
 }
 
 /// A direction word (`scroll`, `gesture fling`), any case for `scroll`, lowercase for `fling`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// The one direction type: backends take it and run records write it (kebab-case).
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize, schemars::JsonSchema,
+)]
+#[serde(rename_all = "kebab-case")]
 pub enum Direction {
     Up,
     Down,
@@ -157,6 +161,13 @@ pub const DIRECTIONS: &[(&str, Direction)] = &[
     ("top", Direction::Top),
     ("bottom", Direction::Bottom),
 ];
+
+impl Direction {
+    /// The direction a word names, any case (`scroll`'s reading).
+    pub fn parse(word: &str) -> Option<Direction> {
+        look_up(DIRECTIONS, &word.to_lowercase())
+    }
+}
 
 /// `keyboard` sub-commands, lowercase, aliases included: exactly the words agent-device 0.21.5's
 /// daemon accepts (`hide` is not one). The registry's form takes its words from here.

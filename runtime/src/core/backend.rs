@@ -12,8 +12,9 @@ use serde_json::Value;
 pub use crate::core::records::SetupProblem;
 use crate::core::tree::{Node, Point, Rect, Snapshot};
 
-/// A gesture plan's kind ([`GesturePlan::kind`]) is the registry's.
-pub use ad_compiler::registry::GestureKind;
+/// A gesture plan's kind ([`GesturePlan::kind`]), a direction and a system key are the
+/// registry's: one type each, from the script's words to the device.
+pub use ad_compiler::registry::{Direction, GestureKind, SystemKey};
 
 /// The code a backend rejects a page the run may not show with (the web's URL policy): the
 /// script asked for it, so the interpreter reports a script error, not a divergence.
@@ -137,41 +138,6 @@ impl Default for TapOptions {
             button: "primary".into(),
         }
     }
-}
-
-#[derive(
-    Debug, Clone, Copy, PartialEq, Eq, Serialize, serde::Deserialize, schemars::JsonSchema,
-)]
-#[serde(rename_all = "kebab-case")]
-pub enum Direction {
-    Up,
-    Down,
-    Left,
-    Right,
-    Top,
-    Bottom,
-}
-
-impl Direction {
-    pub fn parse(s: &str) -> Option<Direction> {
-        Some(match s.to_lowercase().as_str() {
-            "up" => Direction::Up,
-            "down" => Direction::Down,
-            "left" => Direction::Left,
-            "right" => Direction::Right,
-            "top" => Direction::Top,
-            "bottom" => Direction::Bottom,
-            _ => return None,
-        })
-    }
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum SystemKey {
-    Back,
-    Home,
-    AppSwitcher,
 }
 
 #[derive(

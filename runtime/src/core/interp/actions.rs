@@ -240,13 +240,11 @@ impl<B: Backend> Exec<'_, B> {
                     pointers: vec![vec![a, b]],
                     duration_ms: 120,
                     repeat: 1,
-                    intent: direction
-                        .map(super::dispatch::backend_direction)
-                        .map(|direction| GestureIntent::Fling {
-                            direction,
-                            origin: a,
-                            distance: n(4),
-                        }),
+                    intent: direction.map(|direction| GestureIntent::Fling {
+                        direction,
+                        origin: a,
+                        distance: n(4),
+                    }),
                 }
             }
             GestureKind::Drag => {

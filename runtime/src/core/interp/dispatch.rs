@@ -6,7 +6,7 @@ use ad_compiler::Step;
 use super::exec::{flag_u64, num};
 use super::failure::{Fail, Outcome};
 use super::Exec;
-use crate::core::backend::{Backend, Direction, SystemKey};
+use crate::core::backend::Backend;
 use crate::core::records::journal::{ActionArgs, StepResult};
 use crate::core::tree::Point;
 
@@ -75,7 +75,7 @@ impl<B: Backend> Exec<'_, B> {
             StepAction::Swipe => self.swipe(step, &p).await,
             StepAction::Gesture(kind) => self.gesture(step, kind, &p).await,
             StepAction::Scroll(direction) => {
-                let Some(dir) = direction.map(backend_direction) else {
+                let Some(dir) = direction else {
                     return Err(Fail::new("INVALID_ARGS", format!("scroll requires a direction (up, down, left, right, top, bottom), got {:?}", p.first().cloned().unwrap_or_default())));
                 };
                 let amount = num(p.get(1)).map(|a| a.min(0.8));
@@ -91,11 +91,6 @@ impl<B: Backend> Exec<'_, B> {
                 Ok(None)
             }
             StepAction::Key(key) => {
-                let key = match key {
-                    registry::SystemKey::Back => SystemKey::Back,
-                    registry::SystemKey::Home => SystemKey::Home,
-                    registry::SystemKey::AppSwitcher => SystemKey::AppSwitcher,
-                };
                 self.act(cmd, ActionArgs::None {}, async move |b: &mut B| {
                     b.press_key(key).await
                 })
@@ -160,18 +155,6 @@ impl<B: Backend> Exec<'_, B> {
                 Ok(Some(StepResult::Response { response: v }))
             }
         }
-    }
-}
-
-/// The backend's direction for the registry's.
-pub(super) fn backend_direction(d: registry::Direction) -> Direction {
-    match d {
-        registry::Direction::Up => Direction::Up,
-        registry::Direction::Down => Direction::Down,
-        registry::Direction::Left => Direction::Left,
-        registry::Direction::Right => Direction::Right,
-        registry::Direction::Top => Direction::Top,
-        registry::Direction::Bottom => Direction::Bottom,
     }
 }
 

@@ -56,6 +56,21 @@ fn elements(dap: &mut Dap, reference: &Value, out: &mut Vec<String>) {
     }
 }
 
+/// Every leaf under `reference` as `name value` (depth-first).
+fn leaves(dap: &mut Dap, reference: &Value, out: &mut Vec<String>) {
+    for v in dap.variables(reference) {
+        if v["variablesReference"] == 0 {
+            out.push(format!(
+                "{} {}",
+                v["name"].as_str().unwrap_or(""),
+                v["value"].as_str().unwrap_or("")
+            ));
+        } else {
+            leaves(dap, &v["variablesReference"], out);
+        }
+    }
+}
+
 fn scope(scopes: &[(String, Value)], name: &str) -> Value {
     scopes
         .iter()
@@ -581,4 +596,61 @@ fn restart_ends_the_run_and_launches_it_again() {
         .collect();
     reasons.sort();
     assert_eq!(reasons, ["completed", "interrupted"]);
+}
+
+#[test]
+fn a_console_fill_with_record_as_is_journaled_as_its_variable() {
+    let (dir, state) = project("record-as");
+    std::fs::write(dir.join("login.ad"), passing()).unwrap();
+    let mut dap = Dap::spawn(&dir, &state);
+    dap.ok("initialize", json!({"adapterID": "ad"}));
+    let mut args = launch_args(&dir, "login.ad");
+    args["stopOnEntry"] = json!(true);
+    dap.ok("launch", args);
+    dap.ok("configurationDone", json!({}));
+    dap.event("stopped");
+    dap.ok("next", json!({"threadId": 1}));
+    dap.event("stopped");
+    let typed = "typed-literal-4711";
+    dap.ok(
+        "evaluate",
+        json!({"expression": format!("fill \"id=\\\"login.email\\\"\" \"{typed}\" --record-as TYPED_EMAIL"), "context": "repl"}),
+    );
+    // What the field now shows is the variable, never the typed text.
+    dap.ok(
+        "evaluate",
+        json!({"expression": "snapshot", "context": "repl"}),
+    );
+    let scopes = dap.scopes();
+    let mut shown = Vec::new();
+    leaves(&mut dap, &scope(&scopes, "Screen"), &mut shown);
+    assert!(
+        shown.contains(&"value \"${TYPED_EMAIL}\"".to_string()),
+        "{shown:?}"
+    );
+    let refused = dap.request(
+        "evaluate",
+        json!({"expression": "click \"id=\\\"login.submit\\\"\" --record-as X", "context": "repl"}),
+    );
+    assert_eq!(refused["success"], false);
+    assert!(
+        refused["message"]
+            .as_str()
+            .unwrap()
+            .contains("only by fill"),
+        "{refused}"
+    );
+    dap.ok("disconnect", json!({}));
+    let transcript: String = dap.transcript.iter().map(|v| v.to_string()).collect();
+    assert_eq!(dap.finish(), 0);
+    assert!(!transcript.contains(typed));
+    let run = std::fs::read_dir(dir.join("runs"))
+        .unwrap()
+        .next()
+        .unwrap()
+        .unwrap()
+        .path();
+    let events = std::fs::read_to_string(run.join("events.jsonl")).unwrap();
+    assert!(!events.contains(typed), "{events}");
+    assert!(events.contains("${TYPED_EMAIL}"), "{events}");
 }

@@ -316,53 +316,14 @@ pub async fn run_keeping_frames<B: Backend>(
     opts: &RunOptions,
 ) -> (RunResult, Frames) {
     let wall = Instant::now();
-    let digest = plan.digest(opts);
-    let total = plan.steps.len();
-    let mut result = RunResult {
-        ok: false,
-        replayed: 0,
-        total,
-        from: opts.from.unwrap_or(1),
-        session: opts.session.clone(),
-        session_active: true,
-        location: Value::Null,
-        plan_digest: digest.clone(),
-        error: None,
-        device_ms: 0,
-        wall_ms: 0.0,
-        warnings: Vec::new(),
-    };
-    let platform = run_platform(opts, plan.metadata);
-    let file_env: Vec<(String, String)> = plan
-        .metadata
-        .env
-        .iter()
-        .map(|e| (e.key.clone(), e.value.clone()))
-        .collect();
-    let names = |pairs: &[(String, String)]| -> Vec<String> {
-        pairs.iter().map(|(k, _)| k.clone()).collect()
-    };
-    let run_start = |from: usize| {
-        Event::RunStart(RunStart {
-            script: opts.script_path.clone(),
-            plan_digest: digest.clone(),
-            steps: total,
-            from,
-            backend: backend.name().to_string(),
-            platform: platform.clone(),
-            keep_session: opts.keep_session,
-            variables: VariableNames {
-                cli: names(&opts.cli_env),
-                shell: names(&opts.shell_env),
-                file: names(&file_env),
-            },
-        })
-    };
-    // Resume preflight (before any action).
-    let from = match resume_preflight(opts, &digest, total) {
-        Ok(from) => from,
+    let start = RunStartFacts::new(plan, opts, backend.name());
+    let mut result = RunResult::starting(plan.steps.len(), &start.digest, opts);
+    // Refused before any action: a resume that does not fit the plan, or variables that cannot
+    // be scoped. The journal still says the run started and why it ended.
+    let (from, scope) = match start.preflight(plan, opts) {
+        Ok(ready) => ready,
         Err(e) => {
-            let _ = journal.append(run_start(result.from));
+            let _ = journal.append(start.event(result.from));
             result.error = Some(*e);
             return (
                 finish_early(result, journal, wall, &opts.script_path, backend.name()),
@@ -371,159 +332,316 @@ pub async fn run_keeping_frames<B: Backend>(
         }
     };
     result.from = from;
-    let builtins = builtin_values(opts, plan.metadata);
-    let scope = match Scope::new(&builtins, &file_env, &opts.shell_env, &opts.cli_env) {
-        Ok(s) => s,
-        Err(e) => {
-            let _ = journal.append(run_start(from));
-            result.error = Some(RunError::preflight(e, None));
-            return (
-                finish_early(result, journal, wall, &opts.script_path, backend.name()),
-                Frames::new(seed_for(&opts.session)),
-            );
-        }
-    };
-    let terminal_close = ad_compiler::profile::terminal_close(plan.steps).map(|s| s.line());
-    let _ = journal.append(run_start(from));
+    let _ = journal.append(start.event(from));
     let start_device = backend.now_ms();
-    let mut ex = Exec {
-        backend,
-        journal,
-        scope,
-        frames: Frames::new(seed_for(&opts.session)),
-        last: None,
-        step_no: 0,
-        label: String::new(),
-        line: 0,
-        deadline: opts.timeout_ms.map(|t| start_device + t),
-        warnings: Vec::new(),
-        output_dir: opts.output_dir.clone(),
-        live_files: None,
-        screenshots: 0,
-        selectors: std::collections::HashMap::new(),
-        resolved: Vec::new(),
-        typed_pins: Vec::new(),
-    };
+    let mut ex = Exec::new(backend, journal, scope, opts, start_device);
+    let terminal_close = ad_compiler::profile::terminal_close(plan.steps).map(|s| s.line());
     let mut closed = false;
     for (i, step) in plan.steps.iter().enumerate().skip(from - 1) {
         // A backend that answers at once (the sim) never makes the run wait: without a yield
         // now and then, a long run in the session daemon would hold every other client up.
         tokio::task::coop::consume_budget().await;
-        let index = i + 1;
+        let at = StepAt::new(step, i + 1, plan.steps.len());
+        if ex.skipped(&at, opts, terminal_close, progress) {
+            continue;
+        }
+        let ctx = RunCtx {
+            plan,
+            digest: &start.digest,
+            opts,
+            file_env: &start.file_env,
+        };
+        if let Some(stop) = ex.stop_before(&at, &ctx, &result, progress).await {
+            result.error = Some(stop);
+            break;
+        }
+        match ex.run_step(&at, &ctx, progress).await {
+            Ok(()) => {
+                result.replayed += 1;
+                closed |= Some(step.line()) == terminal_close;
+            }
+            Err(error) => {
+                result.error = Some(error);
+                break;
+            }
+        }
+    }
+    ex.finish(result, closed, wall, start_device, opts)
+}
+
+/// What the run's start event and preflight need, computed once.
+struct RunStartFacts {
+    digest: String,
+    file_env: Vec<(String, String)>,
+    /// The journal's `run_start` but for the step it starts at.
+    event: RunStart,
+}
+
+impl RunStartFacts {
+    fn new(plan: &Plan<'_>, opts: &RunOptions, backend: &str) -> RunStartFacts {
+        let digest = plan.digest(opts);
+        let file_env: Vec<(String, String)> = plan
+            .metadata
+            .env
+            .iter()
+            .map(|e| (e.key.clone(), e.value.clone()))
+            .collect();
+        // Variable names only, never values.
+        let names = |pairs: &[(String, String)]| -> Vec<String> {
+            pairs.iter().map(|(k, _)| k.clone()).collect()
+        };
+        let event = RunStart {
+            script: opts.script_path.clone(),
+            plan_digest: digest.clone(),
+            steps: plan.steps.len(),
+            from: 0,
+            backend: backend.to_string(),
+            platform: run_platform(opts, plan.metadata),
+            keep_session: opts.keep_session,
+            variables: VariableNames {
+                cli: names(&opts.cli_env),
+                shell: names(&opts.shell_env),
+                file: names(&file_env),
+            },
+        };
+        RunStartFacts {
+            digest,
+            file_env,
+            event,
+        }
+    }
+
+    /// The step the run starts at and its variable scope, or why it cannot start.
+    fn preflight(
+        &self,
+        plan: &Plan<'_>,
+        opts: &RunOptions,
+    ) -> Result<(usize, Scope), Box<RunError>> {
+        let from = resume_preflight(opts, &self.digest, plan.steps.len())?;
+        let builtins = builtin_values(opts, plan.metadata);
+        let scope = Scope::new(&builtins, &self.file_env, &opts.shell_env, &opts.cli_env)
+            .map_err(|e| Box::new(RunError::preflight(e, None)))?;
+        Ok((from, scope))
+    }
+
+    fn event(&self, from: usize) -> Event {
+        Event::RunStart(RunStart {
+            from,
+            ..self.event.clone()
+        })
+    }
+}
+
+/// What every step of one run shares.
+struct RunCtx<'r, 'p> {
+    plan: &'r Plan<'p>,
+    digest: &'r str,
+    opts: &'r RunOptions,
+    file_env: &'r [(String, String)],
+}
+
+/// One step of the plan as the run reports it.
+struct StepAt<'r, 's> {
+    step: &'r Step<'s>,
+    /// 1-based plan index and the 1-based line.
+    index: usize,
+    line: usize,
+    /// The journal's action label, from the script's own text (before interpolation): no
+    /// injected value is in it, and redacting it would rewrite the script's words
+    /// (`open "com.e<var:X>ample"`).
+    label: String,
+    info: StepInfo,
+}
+
+impl<'r, 's> StepAt<'r, 's> {
+    fn new(step: &'r Step<'s>, index: usize, total: usize) -> Self {
         let line = step.line() + 1;
-        let raw: Vec<String> = step.positional_values();
-        // Built from the script's own text (before interpolation): no injected value is in it,
-        // and redacting it would rewrite the script's words (`open "com.e<var:X>ample"`).
-        let label = action_label(step.command(), &raw);
-        let info = StepInfo {
+        StepAt {
+            step,
             index,
-            total,
             line,
-            // The step as written, flags included (the journal's action keeps `label`).
-            label: labels::progress_label(step),
-        };
-        let skipped = |reason: &str| {
-            Event::StepSkipped(StepSkipped {
-                step: index,
+            label: action_label(step.command(), &step.positional_values()),
+            info: StepInfo {
+                index,
+                total,
                 line,
-                action: label.clone(),
-                reason: reason.into(),
-            })
-        };
-        if step.spec.is_some_and(|s| s.effect == Effect::Skipped) {
-            let _ = ex
-                .journal
-                .append(skipped("replay steps are never dispatched"));
-            continue;
+                // The step as written, flags included (the journal's action keeps `label`).
+                label: labels::progress_label(step),
+            },
         }
-        if opts.repair_armed && Some(step.line()) == terminal_close {
-            let _ = ex.journal.append(skipped(
+    }
+
+    fn skipped_event(&self, reason: &str) -> Event {
+        Event::StepSkipped(StepSkipped {
+            step: self.index,
+            line: self.line,
+            action: self.label.clone(),
+            reason: reason.into(),
+        })
+    }
+}
+
+impl RunResult {
+    /// A run of `total` steps that has not started yet.
+    fn starting(total: usize, digest: &str, opts: &RunOptions) -> RunResult {
+        RunResult {
+            ok: false,
+            replayed: 0,
+            total,
+            from: opts.from.unwrap_or(1),
+            session: opts.session.clone(),
+            session_active: true,
+            location: Value::Null,
+            plan_digest: digest.to_string(),
+            error: None,
+            device_ms: 0,
+            wall_ms: 0.0,
+            warnings: Vec::new(),
+        }
+    }
+}
+
+impl<'b, B: Backend> Exec<'b, B> {
+    fn new(
+        backend: &'b mut B,
+        journal: &'b mut Journal,
+        scope: Scope,
+        opts: &RunOptions,
+        start_device: u64,
+    ) -> Self {
+        Exec {
+            backend,
+            journal,
+            scope,
+            frames: Frames::new(seed_for(&opts.session)),
+            last: None,
+            step_no: 0,
+            label: String::new(),
+            line: 0,
+            deadline: opts.timeout_ms.map(|t| start_device + t),
+            warnings: Vec::new(),
+            output_dir: opts.output_dir.clone(),
+            live_files: None,
+            screenshots: 0,
+            selectors: std::collections::HashMap::new(),
+            resolved: Vec::new(),
+            typed_pins: Vec::new(),
+        }
+    }
+
+    /// Steps that are journaled as skipped, never dispatched: `replay` lines, and the terminal
+    /// `close` of a repair-armed or `--keep-session` run.
+    fn skipped(
+        &mut self,
+        at: &StepAt<'_, '_>,
+        opts: &RunOptions,
+        terminal_close: Option<usize>,
+        progress: &mut dyn Progress,
+    ) -> bool {
+        if at.step.spec.is_some_and(|s| s.effect == Effect::Skipped) {
+            let _ = self
+                .journal
+                .append(at.skipped_event("replay steps are never dispatched"));
+            return true;
+        }
+        let is_terminal_close = Some(at.step.line()) == terminal_close;
+        let (reason, note) = match () {
+            _ if opts.repair_armed && is_terminal_close => (
                 "terminal close skipped: the run is repair-armed (the session stays live for the commit)",
-            ));
-            progress.step_end(
-                &info,
-                &StepEnd {
-                    status: "skipped",
-                    wall_ms: 0.0,
-                    device_ms: 0,
-                    note: Some("repair-armed".into()),
-                },
-            );
-            continue;
-        }
-        if opts.keep_session && Some(step.line()) == terminal_close {
-            let _ = ex
-                .journal
-                .append(skipped("terminal close skipped by --keep-session"));
-            progress.step_end(
-                &info,
-                &StepEnd {
-                    status: "skipped",
-                    wall_ms: 0.0,
-                    device_ms: 0,
-                    note: Some("--keep-session".into()),
-                },
-            );
-            continue;
-        }
+                "repair-armed",
+            ),
+            _ if opts.keep_session && is_terminal_close => {
+                ("terminal close skipped by --keep-session", "--keep-session")
+            }
+            _ => return false,
+        };
+        let _ = self.journal.append(at.skipped_event(reason));
+        progress.step_end(
+            &at.info,
+            &StepEnd {
+                status: "skipped",
+                wall_ms: 0.0,
+                device_ms: 0,
+                note: Some(note.into()),
+            },
+        );
+        true
+    }
+
+    /// What ends the run before this step: a debugger's stop, Ctrl-C, or the script's timeout.
+    async fn stop_before(
+        &mut self,
+        at: &StepAt<'_, '_>,
+        ctx: &RunCtx<'_, '_>,
+        result: &RunResult,
+        progress: &mut dyn Progress,
+    ) -> Option<RunError> {
         // A debugger stops here, before the stop request is read: ending the run from a stop
         // is a stop request.
         if let Some(debugger) = progress.debugger() {
             let mut paused = debug::Paused {
-                ex: &mut ex,
-                info: &info,
-                step,
-                opts,
-                file_env: &file_env,
+                ex: self,
+                info: &at.info,
+                step: at.step,
+                opts: ctx.opts,
+                file_env: ctx.file_env,
             };
             debugger.pause(debug::Pause::Step, &mut paused).await;
         }
         if let Some(signal) = crate::core::interrupt::requested() {
-            result.error = Some(RunError::interrupted(
+            return Some(RunError::interrupted(
                 signal,
-                index,
-                line,
+                at.index,
+                at.line,
                 result.replayed,
-                ex.backend.resumes_at_step(),
+                self.backend.resumes_at_step(),
             ));
-            break;
         }
-        if let Some(d) = ex.deadline {
-            if ex.backend.now_ms() >= d {
-                let t = opts.timeout_ms.unwrap_or(0);
-                let fail = Fail::new(
-                    "TIMEOUT",
-                    format!("the script exceeded its timeout of {t} ms before step {index}"),
-                )
-                .hint("raise `context timeout=` or pass --timeout")
-                .reason("script_timeout");
-                result.error = Some(
-                    ex.failure(fail, step, index, line, &label, plan, &digest, opts)
-                        .await,
-                );
-                break;
-            }
+        let deadline = self.deadline?;
+        if self.backend.now_ms() < deadline {
+            return None;
         }
-        progress.step_start(&info);
-        ex.step_no = index;
-        ex.label = label.clone();
-        ex.line = line;
+        let t = ctx.opts.timeout_ms.unwrap_or(0);
+        let fail = Fail::new(
+            "TIMEOUT",
+            format!(
+                "the script exceeded its timeout of {t} ms before step {}",
+                at.index
+            ),
+        )
+        .hint("raise `context timeout=` or pass --timeout")
+        .reason("script_timeout");
+        Some(self.failure_at(fail, at, ctx).await)
+    }
+
+    /// Runs one step, journaled and reported; a failure is the run's error (after the debugger,
+    /// if one is attached, has stopped on it).
+    async fn run_step(
+        &mut self,
+        at: &StepAt<'_, '_>,
+        ctx: &RunCtx<'_, '_>,
+        progress: &mut dyn Progress,
+    ) -> Result<(), RunError> {
+        progress.step_start(&at.info);
+        self.step_no = at.index;
+        self.label = at.label.clone();
+        self.line = at.line;
         let t0 = Instant::now();
-        let d0 = ex.backend.now_ms();
-        let _ = ex.journal.append(Event::StepStart(StepStart {
-            step: index,
-            line,
-            command: step.command().to_string(),
-            action: label.clone(),
-            source: opts.sources.get(step.line()).cloned().flatten(),
+        let d0 = self.backend.now_ms();
+        let _ = self.journal.append(Event::StepStart(StepStart {
+            step: at.index,
+            line: at.line,
+            command: at.step.command().to_string(),
+            action: at.label.clone(),
+            source: ctx.opts.sources.get(at.step.line()).cloned().flatten(),
         }));
-        ex.resolved.clear();
-        let outcome = ex.step(step, &opts.script_path).await;
+        self.resolved.clear();
+        let outcome = self.step(at.step, &ctx.opts.script_path).await;
         let wall_ms = t0.elapsed().as_secs_f64() * 1000.0;
-        let device_ms = ex.backend.now_ms().saturating_sub(d0);
+        let device_ms = self.backend.now_ms().saturating_sub(d0);
         let mut end = StepEndEvent {
-            step: index,
-            line,
+            step: at.index,
+            line: at.line,
             status: StepStatus::Ok,
             wall_ms: results::round3(wall_ms),
             device_ms,
@@ -531,17 +649,16 @@ pub async fn run_keeping_frames<B: Backend>(
             kind: None,
             result: None,
         };
-        match outcome {
+        let fail = match outcome {
             Ok(details) => {
-                result.replayed += 1;
                 // A result the redaction cannot keep well-formed is left out, never unredacted.
-                end.result = details.and_then(|d| ex.scope.redacted(d));
+                end.result = details.and_then(|d| self.scope.redacted(d));
                 // What a read read, as the journal has it (redacted).
                 let note = end.result.as_ref().and_then(read_note);
-                let _ = ex.journal.append(Event::StepEnd(end));
-                progress.step_passed(step, &ex.resolved);
+                let _ = self.journal.append(Event::StepEnd(end));
+                progress.step_passed(at.step, &self.resolved);
                 progress.step_end(
-                    &info,
+                    &at.info,
                     &StepEnd {
                         status: "ok",
                         wall_ms,
@@ -549,57 +666,87 @@ pub async fn run_keeping_frames<B: Backend>(
                         note,
                     },
                 );
-                if Some(step.line()) == terminal_close {
-                    closed = true;
-                }
+                return Ok(());
             }
-            Err(fail) => {
-                end.status = StepStatus::Failed;
-                end.code = Some(fail.code.clone());
-                end.kind = Some(fail.kind);
-                let _ = ex.journal.append(Event::StepEnd(end));
-                progress.step_failed(step, &ex.resolved);
-                progress.step_end(
-                    &info,
-                    &StepEnd {
-                        status: "failed",
-                        wall_ms,
-                        device_ms,
-                        note: Some(ex.scope.redact(&fail.message)),
-                    },
-                );
-                let error = ex
-                    .failure(fail, step, index, line, &label, plan, &digest, opts)
-                    .await;
-                if let Some(debugger) = progress.debugger() {
-                    let mut paused = debug::Paused {
-                        ex: &mut ex,
-                        info: &info,
-                        step,
-                        opts,
-                        file_env: &file_env,
-                    };
-                    debugger
-                        .pause(debug::Pause::Failed(&error), &mut paused)
-                        .await;
-                }
-                result.error = Some(error);
-                break;
-            }
+            Err(fail) => fail,
+        };
+        end.status = StepStatus::Failed;
+        end.code = Some(fail.code.clone());
+        end.kind = Some(fail.kind);
+        let _ = self.journal.append(Event::StepEnd(end));
+        progress.step_failed(at.step, &self.resolved);
+        progress.step_end(
+            &at.info,
+            &StepEnd {
+                status: "failed",
+                wall_ms,
+                device_ms,
+                note: Some(self.scope.redact(&fail.message)),
+            },
+        );
+        let error = self.failure_at(fail, at, ctx).await;
+        if let Some(debugger) = progress.debugger() {
+            let mut paused = debug::Paused {
+                ex: self,
+                info: &at.info,
+                step: at.step,
+                opts: ctx.opts,
+                file_env: ctx.file_env,
+            };
+            debugger
+                .pause(debug::Pause::Failed(&error), &mut paused)
+                .await;
         }
+        Err(error)
     }
-    result.ok = result.error.is_none();
-    result.session_active = !closed;
-    result.location = ex.backend.location();
-    name_window(&mut result.location, ex.last.as_deref());
-    // The app id or URL the device shows may hold an injected value (`open "${BASE}/…"`).
-    ex.scope.redact_value(&mut result.location);
-    result.device_ms = ex.backend.now_ms().saturating_sub(start_device);
-    result.warnings = ex.warnings.clone();
-    result.wall_ms = wall.elapsed().as_secs_f64() * 1000.0;
-    let summary = result.summary(&opts.script_path, ex.backend.name());
-    let _ = ex.journal.finish(result.run_end(), summary);
-    (result, ex.frames)
+
+    async fn failure_at(
+        &mut self,
+        fail: Fail,
+        at: &StepAt<'_, '_>,
+        ctx: &RunCtx<'_, '_>,
+    ) -> RunError {
+        self.failure(
+            fail, at.step, at.index, at.line, &at.label, ctx.plan, ctx.digest, ctx.opts,
+        )
+        .await
+    }
+
+    /// The run's result and its journal's end, from what the device shows now.
+    fn finish(
+        self,
+        mut result: RunResult,
+        closed: bool,
+        wall: Instant,
+        start_device: u64,
+        opts: &RunOptions,
+    ) -> (RunResult, Frames) {
+        let ex = self;
+        result.ok = result.error.is_none();
+        result.session_active = !closed;
+        result.location = ex.backend.location();
+        name_window(&mut result.location, ex.last.as_deref());
+        // The app id or URL the device shows may hold an injected value (`open "${BASE}/…"`).
+        ex.scope.redact_value(&mut result.location);
+        result.device_ms = ex.backend.now_ms().saturating_sub(start_device);
+        result.warnings = ex.warnings.clone();
+        result.wall_ms = wall.elapsed().as_secs_f64() * 1000.0;
+        let summary = result.summary(&opts.script_path, ex.backend.name());
+        let _ = ex.journal.finish(result.run_end(), summary);
+        (result, ex.frames)
+    }
+}
+
+/// Where a live session's step writes the file a path names (a screenshot's): the folder of the
+/// `ad session` command that sent it. A path typed on that command line resolves there as
+/// agent-device's client resolves it (an absolute one too); one a replayed script names must
+/// stay inside it, as `ad run` keeps a script's paths inside its artifacts folder. A bare
+/// `screenshot` writes nothing (its answer is the size).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LiveFiles {
+    pub dir: std::path::PathBuf,
+    /// The step was typed (not read from a script).
+    pub typed: bool,
 }
 
 /// What a live session keeps between its commands (authoring sessions): the variables, the
@@ -614,18 +761,6 @@ pub struct LiveState {
     pub files: Option<LiveFiles>,
     /// The pinned refs (`@eN~sG`) typed on the next step's command (see `Exec::typed_pins`).
     pub typed_pins: Vec<String>,
-}
-
-/// Where a live session's step writes the file a path names (a screenshot's): the folder of the
-/// `ad session` command that sent it. A path typed on that command line resolves there as
-/// agent-device's client resolves it (an absolute one too); one a replayed script names must
-/// stay inside it, as `ad run` keeps a script's paths inside its artifacts folder. A bare
-/// `screenshot` writes nothing (its answer is the size).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct LiveFiles {
-    pub dir: std::path::PathBuf,
-    /// The step was typed (not read from a script).
-    pub typed: bool,
 }
 
 impl LiveState {

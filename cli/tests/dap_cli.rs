@@ -56,6 +56,21 @@ fn elements(dap: &mut Dap, reference: &Value, out: &mut Vec<String>) {
     }
 }
 
+/// Every leaf under `reference` as `name value` (depth-first).
+fn leaves(dap: &mut Dap, reference: &Value, out: &mut Vec<String>) {
+    for v in dap.variables(reference) {
+        if v["variablesReference"] == 0 {
+            out.push(format!(
+                "{} {}",
+                v["name"].as_str().unwrap_or(""),
+                v["value"].as_str().unwrap_or("")
+            ));
+        } else {
+            leaves(dap, &v["variablesReference"], out);
+        }
+    }
+}
+
 fn scope(scopes: &[(String, Value)], name: &str) -> Value {
     scopes
         .iter()
@@ -465,4 +480,177 @@ fn a_session_on_the_web_backend_stops_steps_and_ends_with_the_browser_reaped() {
     assert_eq!(dap.finish(), 0);
     assert!(!transcript.contains("hunter2") && !transcript.contains(&base));
     assert_no_browser_left(&dir);
+}
+
+/// A passing login (the divergent one's click by the button's own id).
+fn passing() -> String {
+    DIVERGENT
+        .replace(
+            "click \"label=\\\"Sign in\\\"\"",
+            "click \"id=\\\"login.submit\\\"\"",
+        )
+        .lines()
+        .filter(|l| !l.starts_with("# agent-device:target-v1"))
+        .map(|l| format!("{l}\n"))
+        .collect()
+}
+
+#[test]
+fn a_recorded_fixture_replays_under_the_debugger() {
+    let (dir, state) = project("recorded");
+    std::fs::write(dir.join("login.ad"), passing()).unwrap();
+    // Record the run on the sim, then debug its replay.
+    let recorded = std::process::Command::new(env!("CARGO_BIN_EXE_ad"))
+        .current_dir(&dir)
+        .env("AD_STATE_DIR", &state)
+        .args([
+            "run",
+            "-q",
+            "login.ad",
+            "--record-fixture",
+            "fixture",
+            "--artifacts-dir",
+            "runs",
+        ])
+        .args(["-e", "PASSWORD=hunter2"])
+        .output()
+        .unwrap();
+    assert_eq!(
+        recorded.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&recorded.stderr)
+    );
+    let mut dap = Dap::spawn(&dir, &state);
+    dap.ok("initialize", json!({"adapterID": "ad"}));
+    let mut args = launch_args(&dir, "login.ad");
+    // The shop model's password: these runs pass.
+    args["env"]["PASSWORD"] = json!("hunter2");
+    args["backend"] = json!("recorded:fixture");
+    dap.ok("launch", args);
+    dap.ok(
+        "setBreakpoints",
+        json!({"source": {"path": dir.join("login.ad")}, "breakpoints": [{"line": 10}]}),
+    );
+    dap.ok("configurationDone", json!({}));
+    let stopped = dap.event("stopped");
+    assert_eq!(stopped["body"]["reason"], "breakpoint", "{stopped}");
+    assert_eq!(dap.top_frame().1, 10);
+    let scopes = dap.scopes();
+    let mut screen = Vec::new();
+    elements(&mut dap, &scope(&scopes, "Screen"), &mut screen);
+    assert!(
+        screen.iter().any(|e| e.contains("\"Sign in\"")),
+        "{screen:?}"
+    );
+    dap.ok("next", json!({"threadId": 1}));
+    dap.event("stopped");
+    assert_eq!(dap.top_frame().1, 11);
+    dap.ok("continue", json!({"threadId": 1}));
+    let exited = dap.event("exited");
+    assert_eq!(exited["body"]["exitCode"], 0, "{}", dap.output());
+    dap.ok("disconnect", json!({}));
+    assert_eq!(dap.finish(), 0);
+}
+
+#[test]
+fn restart_ends_the_run_and_launches_it_again() {
+    let (dir, state) = project("restart");
+    std::fs::write(dir.join("login.ad"), passing()).unwrap();
+    let mut dap = Dap::spawn(&dir, &state);
+    dap.ok("initialize", json!({"adapterID": "ad"}));
+    let mut args = launch_args(&dir, "login.ad");
+    // The shop model's password: these runs pass.
+    args["env"]["PASSWORD"] = json!("hunter2");
+    args["stopOnEntry"] = json!(true);
+    dap.ok("launch", args);
+    dap.ok("configurationDone", json!({}));
+    assert_eq!(dap.event("stopped")["body"]["reason"], "entry");
+    dap.ok("next", json!({"threadId": 1}));
+    dap.event("stopped");
+    dap.ok("restart", json!({}));
+    let stopped = dap.event("stopped");
+    assert_eq!(stopped["body"]["reason"], "entry", "{stopped}");
+    assert_eq!(dap.top_frame().1, 6);
+    assert!(
+        !dap.transcript.iter().any(|v| v["event"] == "terminated"),
+        "a restart is not the end of the session"
+    );
+    dap.ok("continue", json!({"threadId": 1}));
+    assert_eq!(
+        dap.event("exited")["body"]["exitCode"],
+        0,
+        "{}",
+        dap.output()
+    );
+    dap.ok("disconnect", json!({}));
+    assert_eq!(dap.finish(), 0);
+    // Two runs: the first ended as interrupted after one step, the second passed.
+    let mut reasons: Vec<String> = std::fs::read_dir(dir.join("runs"))
+        .unwrap()
+        .map(|e| {
+            let run = e.unwrap().path().join("run.json");
+            let v: Value = serde_json::from_str(&std::fs::read_to_string(run).unwrap()).unwrap();
+            v["exit_reason"].as_str().unwrap().to_string()
+        })
+        .collect();
+    reasons.sort();
+    assert_eq!(reasons, ["completed", "interrupted"]);
+}
+
+#[test]
+fn a_console_fill_with_record_as_is_journaled_as_its_variable() {
+    let (dir, state) = project("record-as");
+    std::fs::write(dir.join("login.ad"), passing()).unwrap();
+    let mut dap = Dap::spawn(&dir, &state);
+    dap.ok("initialize", json!({"adapterID": "ad"}));
+    let mut args = launch_args(&dir, "login.ad");
+    args["stopOnEntry"] = json!(true);
+    dap.ok("launch", args);
+    dap.ok("configurationDone", json!({}));
+    dap.event("stopped");
+    dap.ok("next", json!({"threadId": 1}));
+    dap.event("stopped");
+    let typed = "typed-literal-4711";
+    dap.ok(
+        "evaluate",
+        json!({"expression": format!("fill \"id=\\\"login.email\\\"\" \"{typed}\" --record-as TYPED_EMAIL"), "context": "repl"}),
+    );
+    // What the field now shows is the variable, never the typed text.
+    dap.ok(
+        "evaluate",
+        json!({"expression": "snapshot", "context": "repl"}),
+    );
+    let scopes = dap.scopes();
+    let mut shown = Vec::new();
+    leaves(&mut dap, &scope(&scopes, "Screen"), &mut shown);
+    assert!(
+        shown.contains(&"value \"${TYPED_EMAIL}\"".to_string()),
+        "{shown:?}"
+    );
+    let refused = dap.request(
+        "evaluate",
+        json!({"expression": "click \"id=\\\"login.submit\\\"\" --record-as X", "context": "repl"}),
+    );
+    assert_eq!(refused["success"], false);
+    assert!(
+        refused["message"]
+            .as_str()
+            .unwrap()
+            .contains("only by fill"),
+        "{refused}"
+    );
+    dap.ok("disconnect", json!({}));
+    let transcript: String = dap.transcript.iter().map(|v| v.to_string()).collect();
+    assert_eq!(dap.finish(), 0);
+    assert!(!transcript.contains(typed));
+    let run = std::fs::read_dir(dir.join("runs"))
+        .unwrap()
+        .next()
+        .unwrap()
+        .unwrap()
+        .path();
+    let events = std::fs::read_to_string(run.join("events.jsonl")).unwrap();
+    assert!(!events.contains(typed), "{events}");
+    assert!(events.contains("${TYPED_EMAIL}"), "{events}");
 }

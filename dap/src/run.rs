@@ -208,7 +208,15 @@ impl Hook {
         failure: Option<&RunError>,
     ) {
         self.send(RunEvent::Stopped(Box::new(stop.clone())));
-        while let Some(command) = self.commands.recv().await {
+        loop {
+            // A stop request (Ctrl-C, or the end the client asked for) ends the wait too.
+            let command = tokio::select! {
+                c = self.commands.recv() => c,
+                _ = ad_runtime::core::interrupt::stopped() => None,
+            };
+            let Some(command) = command else {
+                return;
+            };
             match command {
                 Command::Continue => self.mode = Mode::Run,
                 Command::Step => self.mode = Mode::Step,

@@ -66,7 +66,8 @@ pub trait PausedRun {
     fn run_dir(&self) -> Option<PathBuf>;
     /// Runs one script command (`snapshot`, `get text "id=x"`, `click …`) on the live session,
     /// in the run's state (variables, ref frames, last capture), journaled as a step of line 0
-    /// numbered as the paused one; `Ok` holds its redacted result.
+    /// numbered as the paused one; `Ok` holds its redacted result. A trailing `--record-as
+    /// NAME` on a `fill` redacts its text as `${NAME}` from then on.
     fn evaluate<'a>(&'a mut self, line: &'a str) -> Pending<'a, Result<Option<Value>, String>>;
 }
 
@@ -147,6 +148,7 @@ impl<B: Backend> PausedRun for Paused<'_, '_, B> {
 
     fn evaluate<'a>(&'a mut self, line: &'a str) -> Pending<'a, Result<Option<Value>, String>> {
         Box::pin(async move {
+            let (line, record_as) = split_record_as(line)?;
             let analysis = ad_compiler::read(line);
             if let Some(d) = analysis
                 .diagnostics
@@ -162,6 +164,24 @@ impl<B: Backend> PausedRun for Paused<'_, '_, B> {
                 );
             };
             let ex = &mut *self.ex;
+            // `fill … --record-as NAME`: the typed text is redacted as `${NAME}` in what the
+            // run records from now on (as an authoring session protects a parameterized fill).
+            if let Some(name) = record_as {
+                if step.action() != Some(ad_compiler::registry::Action::Fill) {
+                    return Err("--record-as is supported only by fill".into());
+                }
+                let text_at = if step.positional(0).is_some_and(ad_grammar::text::is_numeric)
+                    && step.positional(1).is_some_and(ad_grammar::text::is_numeric)
+                {
+                    2
+                } else {
+                    1
+                };
+                let Some(literal) = step.positional(text_at) else {
+                    return Err("fill requires a target and its text".into());
+                };
+                ex.scope.protect_literal(name, literal);
+            }
             let (index, label_before, line_before) = (ex.step_no, ex.label.clone(), ex.line);
             let label = action_label(step.command(), &step.positional_values());
             ex.label = label.clone();
@@ -211,5 +231,48 @@ impl<B: Backend> PausedRun for Paused<'_, '_, B> {
             ex.line = line_before;
             result
         })
+    }
+}
+
+/// A console line without its trailing `--record-as NAME` (or `--record-as=NAME`), and the name.
+fn split_record_as(line: &str) -> Result<(&str, Option<&str>), String> {
+    let trimmed = line.trim_end();
+    let (rest, name) = match trimmed.rsplit_once(char::is_whitespace) {
+        Some((rest, last)) if last.starts_with("--record-as=") => {
+            (rest, &last["--record-as=".len()..])
+        }
+        Some((rest, last)) => match rest.trim_end().rsplit_once(char::is_whitespace) {
+            Some((before, "--record-as")) => (before, last),
+            _ => return Ok((line, None)),
+        },
+        None => return Ok((line, None)),
+    };
+    if !ad_grammar::metadata::is_var_name(name) || name.starts_with("AD_") {
+        return Err(format!(
+            "--record-as {name:?} is not a variable name: use [A-Z_][A-Z0-9_]* and not AD_* (reserved for built-ins)"
+        ));
+    }
+    Ok((rest, Some(name)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::split_record_as;
+
+    #[test]
+    fn record_as_is_taken_off_the_end_of_a_console_line() {
+        let fill = r#"fill "id=\"pin\"" "4242" --record-as PIN"#;
+        assert_eq!(
+            split_record_as(fill),
+            Ok((r#"fill "id=\"pin\"" "4242""#, Some("PIN")))
+        );
+        assert_eq!(
+            split_record_as("fill @e3 x --record-as=CODE"),
+            Ok(("fill @e3 x", Some("CODE")))
+        );
+        assert_eq!(split_record_as("snapshot"), Ok(("snapshot", None)));
+        assert_eq!(split_record_as("get text @e1"), Ok(("get text @e1", None)));
+        assert!(split_record_as("fill @e3 x --record-as AD_X").is_err());
+        assert!(split_record_as("fill @e3 x --record-as lower-case").is_err());
     }
 }

@@ -212,6 +212,17 @@ fn a_session_on_the_sim_stops_inspects_steps_and_stops_on_the_divergence() {
     assert!(names(&scopes).contains(&"Divergence"), "{scopes:?}");
     let report = dap.variables(&scope(&scopes, "Divergence"));
     assert!(report.iter().any(|v| v["name"] == "details"), "{report:?}");
+    // The screenshot of the failure, as a file the client can open.
+    let step = dap.variables(&scope(&scopes, "Step"));
+    let shot = value(&step, "screenshot").expect("the failure's screenshot");
+    let shot: String = serde_json::from_str(&shot).unwrap();
+    let png = std::fs::read(&shot).unwrap();
+    assert_eq!(&png[..4], b"\x89PNG", "{shot}");
+    assert!(
+        dap.output().contains(&shot),
+        "said in the console: {}",
+        dap.output()
+    );
 
     // continue: the run ends as `ad run` ends a divergence (exit 1).
     dap.ok("continue", json!({"threadId": 1}));

@@ -306,6 +306,12 @@ impl Debugger for Hook {
                         &self.plan,
                         Some(error),
                     );
+                    if let Some(shot) = stop_screenshot(&stop) {
+                        self.send(RunEvent::Output {
+                            category: "console",
+                            text: format!("the screen at the failure: {shot}\n"),
+                        });
+                    }
                     self.stopped(run, stop, Some(error)).await;
                 }
             }
@@ -340,8 +346,15 @@ fn describe(
         .collect();
     let vars = shown.iter().map(|v| leaf(&v.name, &v.value)).collect();
     scopes.push(scope("Variables", tree.container(vars), false));
-    // The step about to run (or the failed one): as written, resolved, and its recorded target.
-    let step_value = step_view(run, &info);
+    // The step about to run (or the failed one): as written, resolved, and its recorded target;
+    // for a failure, the screenshot the run took of it (a file the client can open).
+    let mut step_value = step_view(run, &info);
+    if let (Some(_), Some(dir)) = (failure, run.run_dir()) {
+        let shot = dir.join(format!("failure-step-{:03}.png", info.index));
+        if shot.is_file() {
+            step_value["screenshot"] = Value::String(shot.display().to_string());
+        }
+    }
     let reference = tree.value(&step_value);
     scopes.push(scope("Step", reference, false));
     // The divergence report of a failure, laid out as variables (suggestions included).
@@ -405,6 +418,14 @@ fn describe(
         variables,
         exception,
     }
+}
+
+/// The failure screenshot a stop's Step scope names.
+fn stop_screenshot(stop: &Stopped) -> Option<String> {
+    let step = stop.scopes.iter().find(|s| s.name == "Step")?;
+    let entries = stop.tree.children(step.variables_reference, None, None)?;
+    let shot = entries.into_iter().find(|v| v.name == "screenshot")?;
+    serde_json::from_str::<String>(&shot.value).ok()
 }
 
 fn scope(name: &str, variables_reference: i64, expensive: bool) -> Scope {
@@ -609,4 +630,176 @@ fn summarize(
         }
     };
     (r.exit().0, text)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::breakpoints::SetBreakpoint;
+    use crate::condition::Condition;
+    use ad_compiler::Step;
+    use ad_runtime::core::interp::debug::ShownVariable;
+    use ad_runtime::core::records::journal::{IncludeSite, StepSource};
+    use ad_runtime::core::tree::Snapshot;
+    use std::path::Path;
+
+    /// A paused run at step `index` with the variable USER.
+    struct Fake {
+        info: StepInfo,
+        analysis: ad_compiler::Analysis,
+        user: &'static str,
+    }
+
+    impl PausedRun for Fake {
+        fn info(&self) -> &StepInfo {
+            &self.info
+        }
+        fn step(&self) -> &Step<'_> {
+            &self.analysis.steps()[0]
+        }
+        fn variables(&self) -> Vec<ShownVariable> {
+            Vec::new()
+        }
+        fn expand(&mut self, text: &str) -> Result<String, String> {
+            let user = self.user;
+            ad_grammar::placeholder::interpolate(text, |n| (n == "USER").then_some(user))
+                .map_err(|u| format!("${{{}}} has no value", u.name))
+        }
+        fn redact(&self, text: &str) -> String {
+            text.to_string()
+        }
+        fn screen(&self) -> Option<Snapshot> {
+            None
+        }
+        fn run_dir(&self) -> Option<PathBuf> {
+            None
+        }
+        fn evaluate<'a>(&'a mut self, _: &'a str) -> Pending<'a, Result<Option<Value>, String>> {
+            Box::pin(async { Ok(None) })
+        }
+    }
+
+    fn at(index: usize) -> Fake {
+        Fake {
+            info: StepInfo {
+                index,
+                total: 3,
+                line: index,
+                label: "snapshot".into(),
+            },
+            analysis: ad_compiler::read("snapshot"),
+            user: "alice",
+        }
+    }
+
+    /// Three steps of main.ad; the second comes from a fragment included at line 2.
+    fn hook() -> (Hook, Arc<Shared>) {
+        let base = Path::new("/nowhere");
+        let steps: Vec<(usize, String)> = (0..3).map(|i| (i, format!("s{i}"))).collect();
+        let sources = vec![
+            None,
+            Some(StepSource {
+                file: "frag.ad".into(),
+                line: 4,
+                includes: vec![IncludeSite {
+                    file: "main.ad".into(),
+                    line: 2,
+                    call_site_id: "a".into(),
+                    digest: "sha256:0".into(),
+                }],
+            }),
+            None,
+        ];
+        let plan = Arc::new(PlanMap::new(Path::new("main.ad"), &steps, &sources, base));
+        let shared = Arc::new(Shared::default());
+        let (_commands, receiver) = tokio::sync::mpsc::unbounded_channel();
+        let (events, _) = mpsc::channel();
+        let hook = Hook {
+            shared: shared.clone(),
+            plan,
+            commands: receiver,
+            events,
+            mode: Mode::Run,
+            no_debug: false,
+        };
+        (hook, shared)
+    }
+
+    fn reason(hook: &mut Hook, index: usize) -> Option<&'static str> {
+        hook.stop_reason(&mut at(index)).map(|(r, _, _)| r)
+    }
+
+    #[test]
+    fn stepping_pausing_and_stepping_out_decide_where_the_run_stops() {
+        let (mut hook, shared) = hook();
+        assert_eq!(reason(&mut hook, 1), None);
+        hook.mode = Mode::Step;
+        assert_eq!(reason(&mut hook, 1), Some("entry"));
+        assert_eq!(reason(&mut hook, 2), Some("step"));
+        // Out of the fragment (depth 1): not at its own step, at the parent's next one.
+        hook.mode = Mode::StepOut(1);
+        assert_eq!(reason(&mut hook, 2), None);
+        assert_eq!(reason(&mut hook, 3), Some("step"));
+        hook.mode = Mode::Run;
+        shared
+            .pause
+            .store(true, std::sync::atomic::Ordering::SeqCst);
+        assert_eq!(reason(&mut hook, 2), Some("pause"));
+        assert_eq!(reason(&mut hook, 3), None, "a pause stops once");
+    }
+
+    #[test]
+    fn breakpoints_stop_when_their_condition_holds_and_not_without_debugging() {
+        let (mut hook, shared) = hook();
+        let bp = |id: i64, line: usize, condition: Option<&str>| SetBreakpoint {
+            id,
+            path: PathBuf::from("/nowhere/main.ad"),
+            requested: line,
+            condition: condition.map(Condition::parse),
+            line: Some(line),
+        };
+        shared.breakpoints.lock().unwrap().replace(
+            Path::new("/nowhere/main.ad"),
+            vec![
+                bp(1, 1, Some("${USER} == bob")),
+                bp(2, 3, Some("${USER} == alice")),
+                bp(3, 2, Some("${NOPE} == x")),
+            ],
+        );
+        assert_eq!(reason(&mut hook, 1), None);
+        let (r, hit, _) = hook.stop_reason(&mut at(3)).unwrap();
+        assert_eq!((r, hit), ("breakpoint", vec![2]));
+        // The include line stops its first step; the condition cannot be evaluated: it says so.
+        let (r, hit, note) = hook.stop_reason(&mut at(2)).unwrap();
+        assert_eq!((r, hit), ("breakpoint", vec![3]));
+        assert!(note.unwrap().contains("NOPE"));
+        hook.no_debug = true;
+        assert_eq!(reason(&mut hook, 3), None);
+    }
+
+    #[test]
+    fn the_exception_filters_choose_which_failures_stop() {
+        let (mut hook, shared) = hook();
+        let failed = RunError {
+            code: "ASSERTION_FAILED".into(),
+            message: "not visible".into(),
+            hint: None,
+            step: Some(2),
+            line: Some(2),
+            preflight: false,
+            details: Default::default(),
+        };
+        // Divergence only (the default): a failure without a report does not stop.
+        assert!(!hook.stops_on(&failed));
+        *shared.filters.lock().unwrap() = Filters {
+            divergence: false,
+            failed: true,
+        };
+        assert!(hook.stops_on(&failed));
+        let mut interrupted = failed.clone();
+        interrupted.code = "INTERRUPTED".into();
+        assert!(!hook.stops_on(&interrupted), "an ended run never stops");
+        hook.no_debug = true;
+        assert!(!hook.stops_on(&failed));
+    }
 }

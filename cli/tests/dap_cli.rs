@@ -390,11 +390,13 @@ fn a_fragment_breakpoint_shows_the_include_chain_and_step_out_leaves_the_fragmen
         std::fs::copy(examples.join(f), dir.join(f)).unwrap();
     }
     let fragment = dir.join("fragments/login.ad");
-    let mut dap = Dap::spawn(&dir, &state);
+    // The adapter runs in the folder above: the launch's `cwd` names the project (and the run
+    // names its files relative to the adapter's folder).
+    let mut dap = Dap::spawn(dir.parent().unwrap(), &state);
     dap.ok("initialize", json!({"adapterID": "ad"}));
     dap.ok(
         "launch",
-        json!({"program": "sign-in-and-tour.ad", "artifactsDir": dir.join("runs")}),
+        json!({"program": "sign-in-and-tour.ad", "cwd": dir, "artifactsDir": dir.join("runs")}),
     );
     // fill "${PASSWORD}" is line 8 of the fragment.
     let set = dap.ok(

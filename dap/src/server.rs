@@ -270,12 +270,10 @@ impl<W: Write> Server<W> {
                         )
                     })
                     .collect();
-                let plan = PlanMap::new(
-                    &prepared.script,
-                    &steps,
-                    &prepared.options.sources,
-                    &self.base,
-                );
+                // A composition's sources are named relative to this process's folder (as
+                // `ad run` shows them), whatever the launch's `cwd`.
+                let here = std::env::current_dir().unwrap_or_else(|_| self.base.clone());
+                let plan = PlanMap::new(&prepared.script, &steps, &prepared.options.sources, &here);
                 for w in &prepared.warnings {
                     self.output("console", format!("warning: {w}\n"));
                 }

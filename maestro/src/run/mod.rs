@@ -35,6 +35,7 @@ use ad_runtime::core::vars::{Redactor, Scope};
 use crate::script::{self, HttpTransport, Limits};
 use crate::tree::{Command, CommandKind, Include, Target};
 use crate::yaml::Scalar;
+use ad_runtime::core::records::error_codes;
 use program::{FlowFile, Program};
 use select::{Found, Query};
 use values::{truthy, Values};
@@ -184,14 +185,14 @@ impl Fail {
         Fail {
             kind: DivergenceKind::SelectorMiss,
             test_failure: true,
-            ..Fail::new("COMMAND_FAILED", message)
+            ..Fail::new(error_codes::COMMAND_FAILED, message)
         }
     }
     fn assertion(message: impl Into<String>) -> Fail {
         Fail {
             kind: DivergenceKind::ActionFailure,
             test_failure: true,
-            ..Fail::new("COMMAND_FAILED", message)
+            ..Fail::new(error_codes::COMMAND_FAILED, message)
         }
     }
     fn from_backend(e: BackendError) -> Fail {
@@ -601,7 +602,7 @@ impl<B: Backend> Engine<'_, B> {
             if let Scalar::Str(raw) = &t.value {
                 if let Some(text) = values.expand_known(raw) {
                     if let Err(message) = crate::when_true::evaluate(&text, &self.platform) {
-                        let fail = Fail::new("INVALID_ARGS", message);
+                        let fail = Fail::new(error_codes::INVALID_ARGS, message);
                         return Err(self.placed(file, c.span, "runFlow".into(), fail));
                     }
                 }
@@ -642,7 +643,7 @@ impl<B: Backend> Engine<'_, B> {
                 Ok(v) => out.push((e.key.value.clone(), v)),
                 Err(u) => {
                     let span = at.map_or(e.value.span, |c| c.span);
-                    let fail = Fail::new("INVALID_ARGS", u.message());
+                    let fail = Fail::new(error_codes::INVALID_ARGS, u.message());
                     return Err(self.placed(file, span, "env".into(), fail));
                 }
             }
@@ -782,7 +783,7 @@ impl<B: Backend> Engine<'_, B> {
         let text = match self.values.expand(&raw) {
             Ok(t) => t,
             Err(u) => {
-                let fail = Fail::new("INVALID_ARGS", u.message());
+                let fail = Fail::new(error_codes::INVALID_ARGS, u.message());
                 return Err(self.placed(file, c.span, c.kind.name().into(), fail));
             }
         };
@@ -790,7 +791,7 @@ impl<B: Backend> Engine<'_, B> {
             Ok(n) if n.is_finite() && n >= 0.0 && n.fract() == 0.0 => Ok(n as u64),
             _ => {
                 let fail = Fail::new(
-                    "INVALID_ARGS",
+                    error_codes::INVALID_ARGS,
                     format!("Maestro {path} must be a non-negative integer."),
                 );
                 Err(self.placed(file, c.span, c.kind.name().into(), fail))
@@ -838,7 +839,7 @@ impl<B: Backend> Engine<'_, B> {
                 Ok(true) if by_condition => Ok(Planned::Opaque),
                 Ok(true) => Ok(Planned::Spliced),
                 Err(message) => {
-                    let fail = Fail::new("INVALID_ARGS", message);
+                    let fail = Fail::new(error_codes::INVALID_ARGS, message);
                     Err(self.placed(file, c.span, "runFlow".into(), fail))
                 }
             },
@@ -869,7 +870,7 @@ impl<B: Backend> Engine<'_, B> {
                 let name = match self.values.expand(&f.value) {
                     Ok(n) => n,
                     Err(u) => {
-                        let fail = Fail::new("INVALID_ARGS", u.message());
+                        let fail = Fail::new(error_codes::INVALID_ARGS, u.message());
                         return Err(self.placed(file, c.span, "runFlow".into(), fail));
                     }
                 };
@@ -877,7 +878,7 @@ impl<B: Backend> Engine<'_, B> {
                     Some(i) => Box::pin(self.flow(i, env, nested)).await,
                     None => {
                         let fail = Fail::new(
-                            "INVALID_ARGS",
+                            error_codes::INVALID_ARGS,
                             format!("Maestro runFlow file not found: {name}"),
                         );
                         Err(self.placed(file, c.span, "runFlow".into(), fail))
@@ -914,7 +915,7 @@ impl<B: Backend> Engine<'_, B> {
                 Ok(false) => return Ok(false),
                 Ok(true) => {}
                 Err(message) => {
-                    let fail = Fail::new("INVALID_ARGS", message);
+                    let fail = Fail::new(error_codes::INVALID_ARGS, message);
                     return Err(self.placed(file, c.span, "runFlow".into(), fail));
                 }
             }
@@ -938,7 +939,7 @@ impl<B: Backend> Engine<'_, B> {
     fn query(&self, selector: &crate::tree::Selector) -> Step<Query> {
         let values = &self.values;
         Query::of(selector, &mut |s: &str| values.expand(s))
-            .map_err(|u| Fail::new("INVALID_ARGS", u.message()))
+            .map_err(|u| Fail::new(error_codes::INVALID_ARGS, u.message()))
     }
 
     /// One command that acts or asserts; `optional: true` lets the engine's own "did not
@@ -1066,7 +1067,7 @@ impl<B: Backend> Engine<'_, B> {
             let snapshot = self.poll_capture(deadline).await?;
             match select::find(&snapshot, query, &self.platform) {
                 Ok(found) => return Ok((snapshot, found)),
-                Err(m) if m.invalid => return Err(Fail::new("INVALID_ARGS", m.message)),
+                Err(m) if m.invalid => return Err(Fail::new(error_codes::INVALID_ARGS, m.message)),
                 Err(m) => {
                     if self.backend.now_ms() >= deadline {
                         return Err(Fail::not_found(
@@ -1090,7 +1091,7 @@ impl<B: Backend> Engine<'_, B> {
         loop {
             let snapshot = self.poll_capture(deadline).await?;
             let seen = select::is_visible(&snapshot, query, &self.platform)
-                .map_err(|m| Fail::new("INVALID_ARGS", m.message))?;
+                .map_err(|m| Fail::new(error_codes::INVALID_ARGS, m.message))?;
             if seen == want {
                 return Ok(true);
             }
@@ -1123,7 +1124,7 @@ impl<B: Backend> Engine<'_, B> {
     fn expand(&self, s: &str) -> Step<String> {
         self.values
             .expand(s)
-            .map_err(|u| Fail::new("INVALID_ARGS", u.message()))
+            .map_err(|u| Fail::new(error_codes::INVALID_ARGS, u.message()))
     }
 
     fn text_field(&self, c: &Command, path: &str) -> Step<Option<String>> {
@@ -1137,7 +1138,10 @@ impl<B: Backend> Engine<'_, B> {
         match self.text_field(c, path)? {
             None => Ok(None),
             Some(t) => t.trim().parse::<f64>().map(Some).map_err(|_| {
-                Fail::new("INVALID_ARGS", format!("Maestro {path} must be a number."))
+                Fail::new(
+                    error_codes::INVALID_ARGS,
+                    format!("Maestro {path} must be a number."),
+                )
             }),
         }
     }
@@ -1167,7 +1171,7 @@ impl<B: Backend> Engine<'_, B> {
         match given.or(self.flow_app()?) {
             Some(app) => Ok(app),
             None => Err(Fail::new(
-                "INVALID_ARGS",
+                error_codes::INVALID_ARGS,
                 format!("Maestro {} requires an appId.", c.kind.name()),
             )
             .hint("give the flow an appId, or the command its own")),
@@ -1194,7 +1198,10 @@ impl<B: Backend> Engine<'_, B> {
                 Ok(_) => (ActionOutcome::Accepted, None),
                 Err(BackendError::Transport { message }) => (
                     ActionOutcome::Unknown,
-                    Some(("COMMAND_FAILED".into(), self.redactor.redact(message))),
+                    Some((
+                        error_codes::COMMAND_FAILED.into(),
+                        self.redactor.redact(message),
+                    )),
                 ),
                 Err(e) => (
                     ActionOutcome::Rejected,
@@ -1237,7 +1244,7 @@ impl<B: Backend> Engine<'_, B> {
                 Ok(select::centre(&found.rect))
             }
             None => Err(Fail::new(
-                "INVALID_ARGS",
+                error_codes::INVALID_ARGS,
                 format!("Maestro {} requires a target.", c.kind.name()),
             )),
         }
@@ -1371,7 +1378,7 @@ impl<B: Backend> Engine<'_, B> {
             CommandKind::AssertVisible | CommandKind::AssertNotVisible => {
                 let Some(Target::Selector(s)) = &c.target else {
                     return Err(Fail::new(
-                        "INVALID_ARGS",
+                        error_codes::INVALID_ARGS,
                         "Maestro assertion requires a selector.",
                     ));
                 };
@@ -1386,7 +1393,7 @@ impl<B: Backend> Engine<'_, B> {
             CommandKind::ExtendedWaitUntil => {
                 let Some(Target::Selector(s)) = &c.target else {
                     return Err(Fail::new(
-                        "INVALID_ARGS",
+                        error_codes::INVALID_ARGS,
                         "Maestro extendedWaitUntil requires one condition.",
                     ));
                 };
@@ -1587,7 +1594,7 @@ impl<B: Backend> Engine<'_, B> {
     async fn scroll_until_visible(&mut self, line: usize, c: &Command) -> Step {
         let Some(Target::Selector(s)) = &c.target else {
             return Err(Fail::new(
-                "INVALID_ARGS",
+                error_codes::INVALID_ARGS,
                 "Maestro scrollUntilVisible requires element.",
             ));
         };
@@ -1607,7 +1614,7 @@ impl<B: Backend> Engine<'_, B> {
             let snapshot = self.capture().await?;
             match select::find(&snapshot, &query, &self.platform) {
                 Ok(found) if inside(&found.rect, &select::screen_frame(&snapshot)) => return Ok(()),
-                Err(m) if m.invalid => return Err(Fail::new("INVALID_ARGS", m.message)),
+                Err(m) if m.invalid => return Err(Fail::new(error_codes::INVALID_ARGS, m.message)),
                 _ => {}
             }
             if self.backend.now_ms() >= deadline {
@@ -1669,7 +1676,7 @@ impl<B: Backend> Engine<'_, B> {
         let path = self.file(file).folder().join(&name);
         let source = std::fs::read_to_string(&path).map_err(|e| {
             Fail::new(
-                "INVALID_ARGS",
+                error_codes::INVALID_ARGS,
                 format!("Maestro runScript file cannot be read: {name} ({e})"),
             )
             .hint("runScript paths start at the flow's folder")
@@ -1718,7 +1725,7 @@ impl<B: Backend> Engine<'_, B> {
             .and_then(|_| std::fs::write(&file, png))
             .map_err(|e| {
                 Fail::new(
-                    "COMMAND_FAILED",
+                    error_codes::COMMAND_FAILED,
                     format!("cannot write the screenshot {}: {e}", file.display()),
                 )
             })?;

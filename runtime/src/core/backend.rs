@@ -9,6 +9,7 @@ use std::future::Future;
 use serde::Serialize;
 use serde_json::Value;
 
+use crate::core::records::error_codes;
 pub use crate::core::records::SetupProblem;
 use crate::core::tree::{Node, Point, Rect, Snapshot};
 
@@ -18,7 +19,7 @@ pub use ad_compiler::registry::{Direction, GestureKind, SystemKey};
 
 /// The code a backend rejects a page the run may not show with (the web's URL policy): the
 /// script asked for it, so the interpreter reports a script error, not a divergence.
-pub const LOCAL_URL_REFUSED: &str = "LOCAL_URL_REFUSED";
+pub const LOCAL_URL_REFUSED: &str = error_codes::LOCAL_URL_REFUSED;
 
 /// A backend call that did not succeed.
 #[derive(Debug, Clone, PartialEq)]
@@ -70,9 +71,9 @@ impl BackendError {
     pub fn code(&self) -> &str {
         match self {
             BackendError::Rejected { code, .. } => code,
-            BackendError::Transport { .. } => "COMMAND_FAILED",
+            BackendError::Transport { .. } => error_codes::COMMAND_FAILED,
             BackendError::Unavailable(_) => SetupProblem::CODE,
-            BackendError::Interrupted { .. } => "INTERRUPTED",
+            BackendError::Interrupted { .. } => error_codes::INTERRUPTED,
         }
     }
     pub fn message(&self) -> &str {

@@ -10,6 +10,7 @@ use ad_grammar::annotation::{
 };
 use serde::Serialize;
 
+use crate::core::records::error_codes;
 use crate::core::tree::{normalize_type, FlatNode, Snapshot};
 
 /// A node's identity as agent-device derives it: id, role and label, each capped.
@@ -283,7 +284,7 @@ pub fn verify(
     if recorded.verification == VerificationState::Unverifiable {
         return Verdict::Failed(BindingFailure {
             kind: DivergenceKind::IdentityUnverifiable,
-            cause_code: "IDENTITY_UNVERIFIABLE",
+            cause_code: error_codes::IDENTITY_UNVERIFIABLE,
             cause_message: "The recorded target evidence is marked unverifiable, so the step cannot be proven to act on the recorded element.".into(),
             match_count: None,
             observed: winner,
@@ -295,7 +296,7 @@ pub fn verify(
     if matched.is_empty() {
         return Verdict::Failed(BindingFailure {
             kind: DivergenceKind::SelectorMiss,
-            cause_code: "SELECTOR_MISS",
+            cause_code: error_codes::SELECTOR_MISS,
             cause_message: "The recorded target no longer matches any current element.".into(),
             match_count: Some(0),
             observed: None,
@@ -350,7 +351,7 @@ pub fn verify(
     if set.is_empty() {
         return fail(
             DivergenceKind::IdentityMismatch,
-            "IDENTITY_MISMATCH",
+            error_codes::IDENTITY_MISMATCH,
             "The recorded selector/ref still matches, but nothing in the current tree carries the recorded identity.".into(),
             Vec::new(),
         );
@@ -361,7 +362,7 @@ pub fn verify(
         } else {
             fail(
                 DivergenceKind::IdentityMismatch,
-                "IDENTITY_MISMATCH",
+                error_codes::IDENTITY_MISMATCH,
                 "Exactly one current element carries the recorded identity, but the resolved target is a different element.".into(),
                 Vec::new(),
             )
@@ -373,7 +374,7 @@ pub fn verify(
         } else {
             fail(
                 DivergenceKind::IdentityMismatch,
-                "IDENTITY_MISMATCH",
+                error_codes::IDENTITY_MISMATCH,
                 "A disambiguation signal (sibling or viewport position) isolated a different element than the resolved target.".into(),
                 Vec::new(),
             )
@@ -386,7 +387,7 @@ pub fn verify(
             } else {
                 fail(
                     DivergenceKind::IdentityMismatch,
-                    "IDENTITY_MISMATCH",
+                    error_codes::IDENTITY_MISMATCH,
                     "A disambiguation signal (sibling or viewport position) isolated a different element than the resolved target.".into(),
                     Vec::new(),
                 )
@@ -396,7 +397,7 @@ pub fn verify(
     let n = set.len();
     fail(
         DivergenceKind::IdentityUnverifiable,
-        "IDENTITY_UNVERIFIABLE",
+        error_codes::IDENTITY_UNVERIFIABLE,
         format!("{n} current elements carry the recorded identity and neither disambiguation signal isolated one."),
         set.into_iter().take(5).collect(),
     )

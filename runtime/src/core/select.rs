@@ -7,6 +7,7 @@
 use ad_grammar::selector::{parse_chain, Term};
 use serde::Serialize;
 
+use crate::core::records::error_codes;
 use crate::core::tree::{display_text, normalize_text, normalize_type, FlatNode, Snapshot};
 
 /// How a command resolves its selector.
@@ -207,13 +208,13 @@ impl Resolution {
         let ambiguous = self.tried.iter().any(|(_, n)| *n > 1);
         if ambiguous && policy.require_unique {
             (
-                "AMBIGUOUS_MATCH".into(),
+                error_codes::AMBIGUOUS_MATCH.into(),
                 format!("Selector did not resolve uniquely ({list})"),
                 "Add more terms to disambiguate (e.g. role=button text=\"Sign in\"), or use an @ref from a snapshot step.".into(),
             )
         } else {
             (
-                "ELEMENT_NOT_FOUND".into(),
+                error_codes::ELEMENT_NOT_FOUND.into(),
                 format!("Selector did not match ({list})"),
                 "Selector text/label values match exactly (quote multi-word values: text=\"Sign in\"). Add a snapshot step to see current elements, or wait for the element first.".into(),
             )

@@ -14,6 +14,7 @@ use crate::backends::web::LaunchConfig;
 use crate::backends::{self, BackendKind, BackendSetup};
 use crate::core::interp::{self, Plan, Progress, RunOptions, RunResult};
 use crate::core::journal::Journal;
+use crate::core::records::error_codes;
 use crate::core::records::SetupProblem;
 
 /// Where and how a script runs.
@@ -671,7 +672,7 @@ pub async fn run_live_on(
                 None => {
                     result.ok = false;
                     result.error = Some(crate::core::interp::RunError {
-                        code: "FIXTURE_NOT_WRITTEN".into(),
+                        code: error_codes::FIXTURE_NOT_WRITTEN.into(),
                         message,
                         hint: Some(
                             "choose a folder ad can write its files into (no link, file or folder in their way), and run again".into(),

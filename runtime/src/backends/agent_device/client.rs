@@ -13,6 +13,7 @@ use tokio::net::TcpStream;
 
 use super::http::{self, HttpUrl};
 use crate::core::backend::BackendError;
+use crate::core::records::error_codes;
 
 /// A credential that formats as `<redacted>`. It reaches the session daemon only as part of a
 /// run's [`crate::core::environment::Environment`], over its private socket; nothing writes it to a
@@ -359,7 +360,7 @@ impl Client {
         if r.status != 200 {
             let text = String::from_utf8_lossy(&r.body);
             return Err(BackendError::Rejected {
-                code: "COMMAND_FAILED".into(),
+                code: error_codes::COMMAND_FAILED.into(),
                 message: format!(
                     "agent-device daemon ({}) refused the artifact download (HTTP {}): {}",
                     self.endpoint.describe(),
@@ -409,7 +410,7 @@ impl Client {
             let code = data
                 .get("code")
                 .and_then(Value::as_str)
-                .unwrap_or("COMMAND_FAILED");
+                .unwrap_or(error_codes::COMMAND_FAILED);
             let message = data
                 .get("message")
                 .or_else(|| err.get("message"))
@@ -525,7 +526,7 @@ fn interpret(response: Value) -> Result<Value, BackendError> {
             let e = response.get("error").cloned().unwrap_or(Value::Null);
             let text = |k: &str| e.get(k).and_then(Value::as_str).map(str::to_string);
             Err(BackendError::Rejected {
-                code: text("code").unwrap_or_else(|| "COMMAND_FAILED".into()),
+                code: text("code").unwrap_or_else(|| error_codes::COMMAND_FAILED.into()),
                 message: text("message")
                     .unwrap_or_else(|| "agent-device refused the request".into()),
                 hint: text("hint"),
@@ -549,12 +550,12 @@ mod tests {
 
     #[test]
     fn errors_keep_code_message_and_hint() {
-        let e = interpret(json!({"ok": false, "error": {"code": "UNSUPPORTED_OPERATION", "message": "alert is not supported on this device", "hint": "h"}}))
+        let e = interpret(json!({"ok": false, "error": {"code": error_codes::UNSUPPORTED_OPERATION, "message": "alert is not supported on this device", "hint": "h"}}))
             .unwrap_err();
         assert_eq!(
             e,
             BackendError::Rejected {
-                code: "UNSUPPORTED_OPERATION".into(),
+                code: error_codes::UNSUPPORTED_OPERATION.into(),
                 message: "alert is not supported on this device".into(),
                 hint: Some("h".into())
             }

@@ -21,6 +21,7 @@ use super::nodes;
 use super::prereqs;
 use super::run::{connect_to, BridgeSetup, TenantScope};
 use crate::core::backend::*;
+use crate::core::records::error_codes;
 use crate::core::tree::Point;
 
 /// The bridge to one agent-device session.
@@ -461,7 +462,7 @@ impl AgentDevice {
 
     fn unsupported(&self, what: &str) -> BackendError {
         BackendError::rejected(
-            "UNSUPPORTED_OPERATION",
+            error_codes::UNSUPPORTED_OPERATION,
             format!(
                 "{what} through agent-device is not supported on platform {}",
                 self.platform
@@ -479,10 +480,10 @@ fn tooling_is_setup(e: BackendError) -> BackendError {
             code,
             message,
             hint,
-        } if code == "TOOL_MISSING" => {
+        } if code == error_codes::TOOL_MISSING => {
             BackendError::unavailable("agent-device", message, hint.as_deref())
         }
-        BackendError::Rejected { code, message, .. } if code == "DEVICE_IN_USE" => {
+        BackendError::Rejected { code, message, .. } if code == error_codes::DEVICE_IN_USE => {
             BackendError::Unavailable(device_held(&message))
         }
         other => other,
@@ -519,7 +520,7 @@ fn name_the_platform(e: BackendError, platform: &str) -> BackendError {
             code,
             message,
             hint,
-        } if code == "UNSUPPORTED_OPERATION"
+        } if code == error_codes::UNSUPPORTED_OPERATION
             && !message.to_lowercase().contains(&platform.to_lowercase()) =>
         {
             BackendError::Rejected {
@@ -842,7 +843,7 @@ impl Backend for AgentDevice {
             Ok(data) => match screenshot_artifact(&data).filter(|_| over_http) {
                 Some(id) => self.client().await?.download_artifact(&id).await,
                 None if remote => Err(BackendError::rejected(
-                    "COMMAND_FAILED",
+                    error_codes::COMMAND_FAILED,
                     "the remote agent-device daemon took the screenshot but offered no artifact to download",
                 )),
                 None => {
@@ -943,7 +944,7 @@ mod held_tests {
             ),
         ] {
             let e = tooling_is_setup(BackendError::Rejected {
-                code: "DEVICE_IN_USE".into(),
+                code: error_codes::DEVICE_IN_USE.into(),
                 message: message.into(),
                 hint: Some("To reuse this device, rerun the command with --session other.".into()),
             });
@@ -964,7 +965,7 @@ mod held_tests {
             assert!(!fix.contains("rerun"), "{fix}");
         }
         let e = tooling_is_setup(BackendError::Rejected {
-            code: "DEVICE_IN_USE".into(),
+            code: error_codes::DEVICE_IN_USE.into(),
             message: "Device is already leased".into(),
             hint: None,
         });

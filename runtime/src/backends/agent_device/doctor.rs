@@ -14,6 +14,7 @@ use super::client::Client;
 use super::prereqs::{self, Missing};
 use super::run::connect_to;
 use super::{daemon, install};
+use crate::core::records::error_codes;
 
 /// What the row reports.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -124,7 +125,9 @@ pub fn check(state_dir: &Path) -> DoctorRow {
                 platforms.sort();
                 platforms.dedup();
                 // A refused token refuses every command: the daemon answers, but runs nothing.
-                let refused = devices.as_ref().is_err_and(|e| e.code() == "UNAUTHORIZED");
+                let refused = devices
+                    .as_ref()
+                    .is_err_and(|e| e.code() == error_codes::UNAUTHORIZED);
                 let hint = devices.err().map(|e| match (refused, remote_set) {
                     (true, true) => format!(
                         "the daemon refuses the token in AGENT_DEVICE_DAEMON_AUTH_TOKEN: {}",

@@ -26,18 +26,19 @@ use serde_json::Value;
 use super::recorder::word;
 use crate::core::backend::*;
 use crate::core::records::common::sha256_hex;
+use crate::core::records::error_codes;
 use crate::core::records::recorded::*;
 use crate::core::tree::Point;
 use crate::core::vars::Redactor;
 
 /// The code of a step that did not match the recording: the run contradicts it.
-pub const DIVERGED: &str = "REPLAY_DIVERGED";
+pub const DIVERGED: &str = error_codes::REPLAY_DIVERGED;
 /// The code of a call the recording holds no answer to: the recording ran out (a call after the
 /// session's last recorded call; with an open tail, an action after the recorded run's last one,
 /// or a screen past the recording's last moment). Not a contradiction of the recording.
-pub const EXHAUSTED: &str = "REPLAY_EXHAUSTED";
+pub const EXHAUSTED: &str = error_codes::REPLAY_EXHAUSTED;
 /// The code of a live session the recording has no log for.
-pub const UNRECORDED_SESSION: &str = "REPLAY_UNRECORDED_SESSION";
+pub const UNRECORDED_SESSION: &str = error_codes::REPLAY_UNRECORDED_SESSION;
 
 /// One session log, loaded.
 #[derive(Debug)]

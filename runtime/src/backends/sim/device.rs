@@ -9,6 +9,7 @@ use serde_json::{json, Value};
 use super::model::AppModel;
 use super::*;
 use crate::core::backend::*;
+use crate::core::records::error_codes;
 use crate::core::tree::{Node, Point, Rect};
 
 impl Backend for Sim {
@@ -84,7 +85,7 @@ impl Backend for Sim {
                 self.enter(&model, &app_id, &screen, "go", &mut log)?;
             } else {
                 return Err(BackendError::rejected(
-                    "COMMAND_FAILED",
+                    error_codes::COMMAND_FAILED,
                     format!("{app_id} does not handle the link {url}"),
                 ));
             }
@@ -203,14 +204,14 @@ impl Backend for Sim {
                 return self.choose(&model, &app, &laid, &select, input::Choose::Text(text));
             }
             return Err(BackendError::rejected(
-                "COMMAND_FAILED",
+                error_codes::COMMAND_FAILED,
                 format!("the element at ({}, {}) is not editable", at.x, at.y),
             )
             .with_hint("fill targets a text field or a select; use click for buttons"));
         }
         if !h.enabled {
             return Err(BackendError::rejected(
-                "COMMAND_FAILED",
+                error_codes::COMMAND_FAILED,
                 "the text field is disabled",
             ));
         }
@@ -238,7 +239,7 @@ impl Backend for Sim {
         let (_, app) = self.fg()?;
         let Some(key) = self.state.apps[&app].focused.clone() else {
             return Err(BackendError::rejected(
-                "COMMAND_FAILED",
+                error_codes::COMMAND_FAILED,
                 "no element has focus to type into",
             )
             .with_hint("tap or fill a text field first"));
@@ -368,7 +369,7 @@ impl Backend for Sim {
             KeyboardAction::Enter => {
                 if !self.state.apps[&app].keyboard {
                     return Err(BackendError::rejected(
-                        "COMMAND_FAILED",
+                        error_codes::COMMAND_FAILED,
                         "the keyboard is not shown",
                     )
                     .with_hint("focus a text field first"));
@@ -454,7 +455,7 @@ impl Backend for Sim {
                     "portrait" | "portrait-upside-down" | "landscape-left" | "landscape-right"
                 ) {
                     return Err(BackendError::rejected(
-                        "INVALID_ARGS",
+                        error_codes::INVALID_ARGS,
                         format!("unknown orientation \"{o}\""),
                     ));
                 }
@@ -470,7 +471,7 @@ impl Backend for Sim {
             // Every other device command (`record`, `trace`, `perf`, `logs`, …): a typed refusal
             // naming the backend, never a silent success.
             _ => Err(BackendError::rejected(
-                "UNSUPPORTED_OPERATION",
+                error_codes::UNSUPPORTED_OPERATION,
                 format!("the sim backend does not support `{command}`"),
             )
             .with_hint("run this script on a backend that has the command (docs/sim-model.md lists what the sim carries out)")),

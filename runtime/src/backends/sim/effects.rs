@@ -8,6 +8,7 @@ use super::model::{AppModel, Condition, Effect, Effects, Element};
 use super::persist::text_digest;
 use super::*;
 use crate::core::backend::*;
+use crate::core::records::error_codes;
 
 impl Sim {
     pub(super) fn holds(&self, model: &AppModel, app: &str, c: &Condition) -> bool {
@@ -188,7 +189,10 @@ impl Sim {
         log: &mut Vec<String>,
     ) -> BackendResult<()> {
         if let Some(msg) = &e.fail {
-            return Err(BackendError::rejected("COMMAND_FAILED", msg.clone()));
+            return Err(BackendError::rejected(
+                error_codes::COMMAND_FAILED,
+                msg.clone(),
+            ));
         }
         if let Some(msg) = &e.transport_error {
             return Err(BackendError::Transport {

@@ -7,6 +7,7 @@ use super::layout::{element_key, resolve_include, Hit, Laid};
 use super::model::{AppModel, Effect, Effects, Element};
 use super::*;
 use crate::core::backend::*;
+use crate::core::records::error_codes;
 use crate::core::tree::{normalize_type, Point};
 
 impl Sim {
@@ -70,7 +71,7 @@ impl Sim {
         if let Some(kb) = laid.keyboard {
             if kb.contains(p) {
                 return Err(BackendError::rejected(
-                    "ELEMENT_OCCLUDED",
+                    error_codes::ELEMENT_OCCLUDED,
                     format!("the point ({}, {}) is covered by the keyboard", p.x, p.y),
                 )
                 .with_hint("dismiss the keyboard first (`keyboard dismiss`)"));
@@ -78,14 +79,14 @@ impl Sim {
         }
         let Some(i) = self.hit_test(&laid, p) else {
             return Err(BackendError::rejected(
-                "COMMAND_FAILED",
+                error_codes::COMMAND_FAILED,
                 format!("the point ({}, {}) is outside the screen", p.x, p.y),
             ));
         };
         if let Some(ar) = laid.alert {
             if !ar.contains(p) {
                 return Err(BackendError::rejected(
-                    "ELEMENT_OCCLUDED",
+                    error_codes::ELEMENT_OCCLUDED,
                     format!("the point ({}, {}) is covered by an alert", p.x, p.y),
                 )
                 .with_hint("handle the alert first (`alert accept` or `alert dismiss`)"));
@@ -248,7 +249,7 @@ impl Sim {
                 .map(|(_, l, _)| format!("\"{}\"", norm(l)))
                 .collect();
             return Err(BackendError::rejected(
-                "COMMAND_FAILED",
+                error_codes::COMMAND_FAILED,
                 format!(
                     "the select has no option with that label or value; its options: {}",
                     names.join(", ")

@@ -28,6 +28,7 @@ use std::sync::Arc;
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 
+use crate::core::records::error_codes;
 use model::Effects;
 pub use model::{AppModel, ModelError, ModelResolver};
 
@@ -123,11 +124,14 @@ impl Sim {
 
     pub(super) fn fg(&self) -> BackendResult<(Arc<AppModel>, String)> {
         let app = self.state.foreground.clone().ok_or_else(|| {
-            BackendError::rejected("COMMAND_FAILED", "no app is in the foreground")
+            BackendError::rejected(error_codes::COMMAND_FAILED, "no app is in the foreground")
                 .with_hint("open the app first (`open \"<app id>\"`)")
         })?;
         let model = self.models.get(&app).cloned().ok_or_else(|| {
-            BackendError::rejected("COMMAND_FAILED", format!("app {app} is not loaded"))
+            BackendError::rejected(
+                error_codes::COMMAND_FAILED,
+                format!("app {app} is not loaded"),
+            )
         })?;
         Ok((model, app))
     }

@@ -8,11 +8,12 @@ use serde_json::{json, Value};
 
 use super::{ax, protocol, Live, Web};
 use crate::core::backend::*;
+use crate::core::records::error_codes;
 use crate::core::tree::{Node, Point, Rect};
 
 fn unsupported(command: &str) -> BackendError {
     BackendError::rejected(
-        "UNSUPPORTED_OPERATION",
+        error_codes::UNSUPPORTED_OPERATION,
         format!("the web backend does not support `{command}`"),
     )
     .with_hint("run this script on a backend that has the command (docs/web.md lists what the web backend carries out)")
@@ -24,7 +25,7 @@ fn is_url(s: &str) -> bool {
 }
 
 fn no_page() -> BackendError {
-    BackendError::rejected("COMMAND_FAILED", "no page is open")
+    BackendError::rejected(error_codes::COMMAND_FAILED, "no page is open")
         .with_hint("open a URL first (`open \"https://…\"`)")
 }
 
@@ -42,7 +43,7 @@ impl Web {
                 .map(|p| format!("the point ({}, {}) is covered by", p.x, p.y))
                 .unwrap_or_else(|| "the page is blocked by".into());
             return Err(BackendError::rejected(
-                "ELEMENT_OCCLUDED",
+                error_codes::ELEMENT_OCCLUDED,
                 format!("{where_} a browser dialog"),
             )
             .with_hint("handle the alert first (`alert accept` or `alert dismiss`)"));
@@ -121,7 +122,7 @@ impl Backend for Web {
         let url = options.url.clone().unwrap_or_else(|| app.to_string());
         if !is_url(&url) {
             return Err(BackendError::rejected(
-                "APP_NOT_INSTALLED",
+                error_codes::APP_NOT_INSTALLED,
                 format!("the web backend opens URLs; `{app}` is not one"),
             )
             .with_hint("open \"https://…\" (or http://127.0.0.1:… for a local app), or run this script on --backend sim"));
@@ -320,7 +321,7 @@ impl Backend for Web {
         let live = self.page_for_input(Some(at))?;
         let Some(el) = el else {
             return Err(BackendError::rejected(
-                "COMMAND_FAILED",
+                error_codes::COMMAND_FAILED,
                 format!("there is no element at ({}, {})", at.x, at.y),
             ));
         };
@@ -339,7 +340,7 @@ impl Backend for Web {
         let live = self.page_for_input(Some(at))?;
         let Some(el) = el.filter(|e| e.editable || e.choice.is_some()) else {
             return Err(BackendError::rejected(
-                "COMMAND_FAILED",
+                error_codes::COMMAND_FAILED,
                 format!("the element at ({}, {}) is not editable", at.x, at.y),
             )
             .with_hint("fill targets a text field or a select; use click for buttons"));
@@ -352,7 +353,7 @@ impl Backend for Web {
         let live = self.page_for_input(None)?;
         if live.eval(super::input::FOCUS_EDITABLE).await? != Value::Bool(true) {
             return Err(BackendError::rejected(
-                "COMMAND_FAILED",
+                error_codes::COMMAND_FAILED,
                 "no element has focus to type into",
             )
             .with_hint("tap or fill a text field first"));
@@ -459,7 +460,7 @@ impl Backend for Web {
             KeyboardAction::Enter => {
                 if !editing {
                     return Err(BackendError::rejected(
-                        "COMMAND_FAILED",
+                        error_codes::COMMAND_FAILED,
                         "the keyboard is not shown",
                     )
                     .with_hint("focus a text field first"));
@@ -519,7 +520,7 @@ impl Backend for Web {
             .decode(shot.data.as_bytes())
             .map_err(|e| {
                 BackendError::rejected(
-                    "COMMAND_FAILED",
+                    error_codes::COMMAND_FAILED,
                     format!("the screenshot is not base64: {e}"),
                 )
             })

@@ -12,6 +12,7 @@ use super::ax::{Choice, Element};
 use super::protocol::{self, CallArgument, DispatchMouseEvent};
 use super::{Live, PageError};
 use crate::core::backend::{BackendError, BackendResult};
+use crate::core::records::error_codes;
 use crate::core::tree::{Point, Rect};
 
 /// Is the element still in the page, and is it (or its content) what the pointer is over?
@@ -93,7 +94,7 @@ pub(super) const FOCUS_EDITABLE: &str = "(() => { const e = document.activeEleme
 
 pub(super) fn gone(at: Point) -> BackendError {
     BackendError::rejected(
-        "COMMAND_FAILED",
+        error_codes::COMMAND_FAILED,
         format!(
             "the element resolved at ({}, {}) is no longer on the page",
             at.x, at.y
@@ -104,7 +105,7 @@ pub(super) fn gone(at: Point) -> BackendError {
 
 fn covered(at: Point) -> BackendError {
     BackendError::rejected(
-        "ELEMENT_OCCLUDED",
+        error_codes::ELEMENT_OCCLUDED,
         format!(
             "another element is now under the pointer at ({}, {}): the target moved or was covered",
             at.x, at.y
@@ -211,7 +212,7 @@ impl Live {
             .map_err(|e| e.into_backend("the page refused a script call"))?;
         if let Some(ex) = r.exception_details {
             return Err(BackendError::rejected(
-                "COMMAND_FAILED",
+                error_codes::COMMAND_FAILED,
                 format!(
                     "the page threw: {}",
                     ex.get("text")
@@ -407,7 +408,7 @@ impl Live {
                     })
                     .unwrap_or_default();
                 Err(BackendError::rejected(
-                    "COMMAND_FAILED",
+                    error_codes::COMMAND_FAILED,
                     format!(
                         "the select has no option with that label or value; its options: {}",
                         options.join(", ")
@@ -416,14 +417,14 @@ impl Live {
                 .with_hint("fill a select with one of its options' labels (or values)"))
             }
             Some("disabled") => Err(BackendError::rejected(
-                "COMMAND_FAILED",
+                error_codes::COMMAND_FAILED,
                 format!(
                     "the option \"{}\" (or its select) is disabled",
                     r["option"].as_str().unwrap_or("")
                 ),
             )),
             Some(_) => Err(BackendError::rejected(
-                "COMMAND_FAILED",
+                error_codes::COMMAND_FAILED,
                 format!("the element at ({}, {}) is not editable", at.x, at.y),
             )
             .with_hint("fill targets a text field or a select; use click for buttons")),

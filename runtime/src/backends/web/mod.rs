@@ -28,6 +28,7 @@ use serde_json::Value;
 use tokio::sync::{mpsc, oneshot};
 
 use crate::core::backend::{BackendError, BackendResult};
+use crate::core::records::error_codes;
 use crate::core::tree::Rect;
 use ax::Element;
 use cdp::{Answer, CallError, Cdp, Event};
@@ -70,16 +71,16 @@ impl PageError {
     fn into_backend(self, what: &str) -> BackendError {
         match self {
             PageError::Call(CallError::Protocol { message, .. }) => {
-                BackendError::rejected("COMMAND_FAILED", format!("{what}: {message}"))
+                BackendError::rejected(error_codes::COMMAND_FAILED, format!("{what}: {message}"))
             }
             PageError::Call(e @ CallError::Decode { .. }) => {
-                BackendError::rejected("COMMAND_FAILED", format!("{what}: {e}"))
+                BackendError::rejected(error_codes::COMMAND_FAILED, format!("{what}: {e}"))
             }
             PageError::Call(e) => BackendError::Transport {
                 message: format!("{what}: {e}"),
             },
             PageError::Dialog => BackendError::rejected(
-                "ELEMENT_OCCLUDED",
+                error_codes::ELEMENT_OCCLUDED,
                 format!("{what}: a browser dialog opened"),
             )
             .with_hint("handle the dialog first (`alert accept` or `alert dismiss`)"),
@@ -652,7 +653,7 @@ impl Live {
             .map_err(|e| e.into_backend(&format!("cannot open {url}")))?;
         if let Some(err) = nav.error_text.filter(|e| !e.is_empty()) {
             return Err(BackendError::rejected(
-                "COMMAND_FAILED",
+                error_codes::COMMAND_FAILED,
                 format!("cannot open {url}: {err}"),
             )
             .with_hint(
@@ -749,7 +750,7 @@ impl Live {
             let left = bound.saturating_sub(start.elapsed());
             if left.is_zero() {
                 return Err(BackendError::rejected(
-                    "COMMAND_FAILED",
+                    error_codes::COMMAND_FAILED,
                     format!(
                         "the page did not reach `{what}` within {} ms",
                         bound.as_millis()

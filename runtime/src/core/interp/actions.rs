@@ -14,6 +14,7 @@ use crate::core::backend::{
     AlertAction, AlertInfo, Backend, GestureIntent, GesturePlan, KeyboardAction, LaunchOptions,
     TapOptions,
 };
+use crate::core::records::error_codes;
 use crate::core::records::journal::{ActionArgs, StepResult};
 use crate::core::select::Policy;
 use crate::core::tree::Point;
@@ -25,8 +26,10 @@ impl<B: Backend> Exec<'_, B> {
             .and_then(Value::as_bool)
             .unwrap_or(false);
         let Some(first) = p.first().cloned() else {
-            return Err(Fail::new("INVALID_ARGS", "open requires an app id or URL")
-                .hint("open \"com.example.app\""));
+            return Err(
+                Fail::new(error_codes::INVALID_ARGS, "open requires an app id or URL")
+                    .hint("open \"com.example.app\""),
+            );
         };
         let (app, url) = if first.contains("://") && p.len() == 1 {
             // A bare URL opens in the foreground app of the device.
@@ -137,7 +140,7 @@ impl<B: Backend> Exec<'_, B> {
         let text_at = if point { 2 } else { 1 };
         if p.len() < 2 {
             return Err(Fail::new(
-                "INVALID_ARGS",
+                error_codes::INVALID_ARGS,
                 "fill requires x y text, @ref text, or selector text",
             )
             .hint("fill \"id=\\\"email\\\"\" \"me@example.com\""));
@@ -166,8 +169,10 @@ impl<B: Backend> Exec<'_, B> {
     pub(super) async fn swipe(&mut self, step: &Step<'_>, p: &[String]) -> Outcome {
         let c: Vec<Option<f64>> = (0..4).map(|i| num(p.get(i))).collect();
         let [Some(x1), Some(y1), Some(x2), Some(y2)] = [c[0], c[1], c[2], c[3]] else {
-            return Err(Fail::new("INVALID_ARGS", "swipe requires x1 y1 x2 y2")
-                .hint("swipe 200 600 200 200"));
+            return Err(
+                Fail::new(error_codes::INVALID_ARGS, "swipe requires x1 y1 x2 y2")
+                    .hint("swipe 200 600 200 200"),
+            );
         };
         let plan = GesturePlan {
             kind: GestureKind::Swipe,
@@ -228,7 +233,7 @@ impl<B: Backend> Exec<'_, B> {
                     Some(Direction::Top | Direction::Bottom) | None => {
                         let other = p.get(1).map(String::as_str);
                         return Err(Fail::new(
-                            "INVALID_ARGS",
+                            error_codes::INVALID_ARGS,
                             format!(
                                 "gesture fling requires up, down, left or right, got {other:?}"
                             ),
@@ -303,10 +308,11 @@ impl<B: Backend> Exec<'_, B> {
             },
             GestureKind::Unknown => {
                 let other = p.first().map_or("", String::as_str);
-                return Err(
-                    Fail::new("INVALID_ARGS", format!("unknown gesture \"{other}\""))
-                        .hint("gesture pan|fling|swipe|pinch|rotate|transform|drag …"),
-                );
+                return Err(Fail::new(
+                    error_codes::INVALID_ARGS,
+                    format!("unknown gesture \"{other}\""),
+                )
+                .hint("gesture pan|fling|swipe|pinch|rotate|transform|drag …"));
             }
         };
         let args = ActionArgs::Gesture { plan: plan.clone() };
@@ -325,7 +331,7 @@ impl<B: Backend> Exec<'_, B> {
     ) -> Result<Resolved, Fail> {
         let Some(t) = t else {
             return Err(Fail::new(
-                "INVALID_ARGS",
+                error_codes::INVALID_ARGS,
                 format!("gesture drag requires a {which}"),
             ));
         };
@@ -381,7 +387,7 @@ impl<B: Backend> Exec<'_, B> {
             KeyboardOp::Unknown => {
                 let o = p.first().map(|s| s.to_lowercase()).unwrap_or_default();
                 return Err(Fail::new(
-                    "INVALID_ARGS",
+                    error_codes::INVALID_ARGS,
                     format!("keyboard requires status, get, dismiss, enter or return, got {o}"),
                 ));
             }
@@ -424,7 +430,7 @@ impl<B: Backend> Exec<'_, B> {
                         waited_ms: Some(waited),
                     })),
                     (None, _) => Err(Fail::new(
-                        "COMMAND_FAILED",
+                        error_codes::COMMAND_FAILED,
                         format!("alert wait timed out after {timeout} ms: no alert appeared"),
                     )
                     .reason("wait_target_absent")),
@@ -454,14 +460,14 @@ impl<B: Backend> Exec<'_, B> {
                         waited_ms: None,
                     })),
                     None => Err(Fail::new(
-                        "COMMAND_FAILED",
+                        error_codes::COMMAND_FAILED,
                         format!("alert {sub}: no alert appeared within {timeout} ms"),
                     )
                     .hint("an alert that takes longer to open needs `alert wait` first (`alert wait 10000`)")),
                 }
             }
             AlertOp::Unknown => Err(Fail::new(
-                "INVALID_ARGS",
+                error_codes::INVALID_ARGS,
                 format!(
                     "alert requires get, accept, dismiss or wait, got {}",
                     p.first().map(|s| s.to_lowercase()).unwrap_or_default()
@@ -527,7 +533,7 @@ impl<B: Backend> Exec<'_, B> {
             (Some(named), _, Some((dir, what))) => ad_compiler::paths::inside(dir, named)
                 .ok_or_else(|| {
                     let mut f = Fail::new(
-                        "INVALID_ARGS",
+                        error_codes::INVALID_ARGS,
                         format!("screenshot path {named} is outside {what}"),
                     )
                     .hint(format!("name the file relative to {what} (`shots/login.png`); `ad check` reports such paths as AD735"))
@@ -562,7 +568,7 @@ impl<B: Backend> Exec<'_, B> {
         }
         std::fs::write(&path, &bytes).map_err(|e| {
             Fail::new(
-                "COMMAND_FAILED",
+                error_codes::COMMAND_FAILED,
                 format!("could not write {}: {e}", path.display()),
             )
         })?;

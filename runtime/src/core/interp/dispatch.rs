@@ -7,6 +7,7 @@ use super::exec::{flag_u64, num};
 use super::failure::{Fail, Outcome};
 use super::Exec;
 use crate::core::backend::Backend;
+use crate::core::records::error_codes;
 use crate::core::records::journal::{ActionArgs, StepResult};
 use crate::core::tree::Point;
 
@@ -48,9 +49,8 @@ impl<B: Backend> Exec<'_, B> {
             }
             StepAction::Focus => {
                 let (Some(x), Some(y)) = (num(p.first()), num(p.get(1))) else {
-                    return Err(
-                        Fail::new("INVALID_ARGS", "focus requires x y").hint("focus <x> <y>")
-                    );
+                    return Err(Fail::new(error_codes::INVALID_ARGS, "focus requires x y")
+                        .hint("focus <x> <y>"));
                 };
                 let pt = Point { x, y };
                 self.act(
@@ -76,7 +76,7 @@ impl<B: Backend> Exec<'_, B> {
             StepAction::Gesture(kind) => self.gesture(step, kind, &p).await,
             StepAction::Scroll(direction) => {
                 let Some(dir) = direction else {
-                    return Err(Fail::new("INVALID_ARGS", format!("scroll requires a direction (up, down, left, right, top, bottom), got {:?}", p.first().cloned().unwrap_or_default())));
+                    return Err(Fail::new(error_codes::INVALID_ARGS, format!("scroll requires a direction (up, down, left, right, top, bottom), got {:?}", p.first().cloned().unwrap_or_default())));
                 };
                 let amount = num(p.get(1)).map(|a| a.min(0.8));
                 self.act(
@@ -121,7 +121,7 @@ impl<B: Backend> Exec<'_, B> {
                     Ok(None)
                 }
                 ClipboardOp::Unknown => Err(Fail::new(
-                    "INVALID_ARGS",
+                    error_codes::INVALID_ARGS,
                     format!(
                         "clipboard requires read or write, got {}",
                         p.first().map_or("", String::as_str)
@@ -161,7 +161,7 @@ impl<B: Backend> Exec<'_, B> {
 /// A word no daemon route executes (the static gate refuses such scripts unless `--force`).
 fn unknown_command(cmd: &str) -> Fail {
     Fail::new(
-        "UNKNOWN_COMMAND",
+        error_codes::UNKNOWN_COMMAND,
         format!("{cmd} is not a command a script can run"),
     )
     .hint("`ad commands` lists the commands scripts can use")

@@ -12,6 +12,7 @@ use super::failure::Fail;
 use super::Exec;
 use crate::core::backend::{Backend, BackendError, BackendResult};
 use crate::core::journal::Intent;
+use crate::core::records::error_codes;
 use crate::core::records::journal::{ActionArgs, ObservationFile, Outcome, Phase};
 use crate::core::records::ErrorDetails;
 use crate::core::select::Selector;
@@ -84,7 +85,7 @@ impl<B: Backend> Exec<'_, B> {
             .observe(make_body, self.step_no, phase)
             .map_err(|e| {
                 Fail::new(
-                    "JOURNAL_WRITE_FAILED",
+                    error_codes::JOURNAL_WRITE_FAILED,
                     format!("could not record an observation: {e}"),
                 )
                 .hint("check free space and permissions of the artifacts folder")
@@ -130,7 +131,7 @@ impl<B: Backend> Exec<'_, B> {
             })
             .map_err(|e| {
                 Fail::new(
-                    "JOURNAL_WRITE_FAILED",
+                    error_codes::JOURNAL_WRITE_FAILED,
                     format!("could not record the action intent, so it was not sent: {e}"),
                 )
                 .hint("check free space and permissions of the artifacts folder")
@@ -192,7 +193,7 @@ impl<B: Backend> Exec<'_, B> {
     fn stop_requested() -> Option<Fail> {
         let signal = crate::core::interrupt::requested()?;
         let mut f = Fail::new(
-            "INTERRUPTED",
+            error_codes::INTERRUPTED,
             format!("interrupted by {signal} while waiting"),
         )
         .reason("interrupted");
@@ -216,7 +217,7 @@ impl<B: Backend> Exec<'_, B> {
         let unresolved = |u: Unresolved, line: usize| {
             Fail {
             kind: crate::core::records::DivergenceKind::ActionFailure,
-            code: "INVALID_ARGS".into(),
+            code: error_codes::INVALID_ARGS.into(),
             message: format!("Unresolved variable ${{{}}} at {path}:{line}.", u.name),
             hint: Some(format!("pass -e {0}=… or export AD_VAR_{0}=…; or give it a default with `env {0}=…` or `${{{0}:-fallback}}`", u.name)),
             details: ErrorDetails {

@@ -9,6 +9,7 @@ use super::targets::node_ref;
 use super::{Exec, POLL_INTERVAL_MS, WAIT_TIMEOUT_MS};
 use crate::core::backend::{Backend, TapOptions};
 use crate::core::frame::FrameScope;
+use crate::core::records::error_codes;
 use crate::core::records::journal::{ActionArgs, Phase, StepResult};
 use crate::core::tree::FlatNode;
 
@@ -23,7 +24,10 @@ impl<B: Backend> Exec<'_, B> {
         let rest = call.rest;
         let locator = call.locator.map_or("any", String::as_str);
         let Some(query) = call.query().cloned() else {
-            return Err(Fail::new("INVALID_ARGS", "find requires a query"));
+            return Err(Fail::new(
+                error_codes::INVALID_ARGS,
+                "find requires a query",
+            ));
         };
         let timeout = if action == FindAction::Wait {
             self.remaining(
@@ -78,10 +82,11 @@ impl<B: Backend> Exec<'_, B> {
         }
         if action == FindAction::Exists {
             if found.is_empty() {
-                return Err(
-                    Fail::new("COMMAND_FAILED", format!("find did not match {query}"))
-                        .reason("predicate_failed"),
-                );
+                return Err(Fail::new(
+                    error_codes::COMMAND_FAILED,
+                    format!("find did not match {query}"),
+                )
+                .reason("predicate_failed"));
             }
             return Ok(Some(StepResult::Find {
                 target: None,
@@ -92,10 +97,11 @@ impl<B: Backend> Exec<'_, B> {
             }));
         }
         let Some(&first) = found.first() else {
-            return Err(
-                Fail::new("COMMAND_FAILED", format!("find did not match {query}"))
-                    .reason("wait_target_absent"),
-            );
+            return Err(Fail::new(
+                error_codes::COMMAND_FAILED,
+                format!("find did not match {query}"),
+            )
+            .reason("wait_target_absent"));
         };
         let n = snap.nodes[first].clone();
         let info = StepResult::Find {
@@ -121,10 +127,12 @@ impl<B: Backend> Exec<'_, B> {
                 }),
             }));
         }
-        let point = n
-            .rect
-            .map(|r| r.center())
-            .ok_or_else(|| Fail::new("COMMAND_FAILED", "find matched an element without bounds"))?;
+        let point = n.rect.map(|r| r.center()).ok_or_else(|| {
+            Fail::new(
+                error_codes::COMMAND_FAILED,
+                "find matched an element without bounds",
+            )
+        })?;
         match action {
             FindAction::Click => {
                 self.act(
@@ -188,7 +196,7 @@ impl<B: Backend> Exec<'_, B> {
             | FindAction::Unknown => {
                 let other = call.action().unwrap_or_default();
                 return Err(Fail::new(
-                    "INVALID_ARGS",
+                    error_codes::INVALID_ARGS,
                     format!("Unsupported find action: {other}"),
                 ));
             }

@@ -45,6 +45,7 @@ use crate::core::tree::Snapshot;
 use crate::core::vars::Scope;
 use failure::Fail;
 
+use crate::core::records::error_codes;
 pub use labels::{action_label, format_arg};
 pub use results::{RunError, RunResult};
 
@@ -603,7 +604,7 @@ impl<'b, B: Backend> Exec<'b, B> {
         }
         let t = ctx.opts.timeout_ms.unwrap_or(0);
         let fail = Fail::new(
-            "TIMEOUT",
+            error_codes::TIMEOUT,
             format!(
                 "the script exceeded its timeout of {t} ms before step {}",
                 at.index

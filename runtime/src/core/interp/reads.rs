@@ -13,6 +13,7 @@ use super::Exec;
 use crate::core::backend::Backend;
 use crate::core::frame::FrameScope;
 use crate::core::identity::{self, Verdict};
+use crate::core::records::error_codes;
 use crate::core::records::journal::{Phase, StepResult};
 use crate::core::select::{self, resolve, Policy, Selector};
 use crate::core::tree::{display_label, display_role, Snapshot};
@@ -25,11 +26,13 @@ impl<B: Backend> Exec<'_, B> {
                 selector,
                 expected,
             } => (predicate, selector, expected),
-            IsForm::Invalid { message } => return Err(Fail::new("INVALID_ARGS", message)),
+            IsForm::Invalid { message } => {
+                return Err(Fail::new(error_codes::INVALID_ARGS, message))
+            }
         };
         let sel = self
             .selector(&selector)
-            .map_err(|m| Fail::new("INVALID_ARGS", m))?;
+            .map_err(|m| Fail::new(error_codes::INVALID_ARGS, m))?;
         let snap = self.observe(Phase::Assert).await?;
         // agent-device: `exists` takes any match and `absent` none; every other predicate reads
         // one element and fails closed (no tiebreak) when the selector does not single one out,
@@ -46,7 +49,7 @@ impl<B: Backend> Exec<'_, B> {
         );
         if !any && r.winner.is_none() {
             return Err(Fail::new(
-                "COMMAND_FAILED",
+                error_codes::COMMAND_FAILED,
                 format!("Selector did not match: {selector}"),
             )
             .hint("Selector text/label values match exactly (quote multi-word values: text=\"Sign in\"). Add a snapshot step to see current elements, or wait for the element first.")
@@ -64,7 +67,7 @@ impl<B: Backend> Exec<'_, B> {
         }
         let fail = |detail: String| {
             Fail::new(
-                "COMMAND_FAILED",
+                error_codes::COMMAND_FAILED,
                 format!("is {predicate} failed for selector {selector}: {detail}"),
             )
             .reason("predicate_failed")
@@ -121,19 +124,19 @@ impl<B: Backend> Exec<'_, B> {
         let sub = p.first().cloned().unwrap_or_default();
         if op == GetOp::Unknown {
             return Err(Fail::new(
-                "INVALID_ARGS",
+                error_codes::INVALID_ARGS,
                 format!("get requires text or attrs, got \"{sub}\""),
             ));
         }
         let Some(t) = p.get(1).cloned() else {
             return Err(Fail::new(
-                "INVALID_ARGS",
+                error_codes::INVALID_ARGS,
                 format!("get {sub} requires a target: @ref or selector"),
             ));
         };
         let (tree, idx) = if t.starts_with('@') {
             let (tree, idx, warn) = self.frames.admit_read(&t).map_err(|r| {
-                Fail::new("COMMAND_FAILED", r.message.clone())
+                Fail::new(error_codes::COMMAND_FAILED, r.message.clone())
                     .hint(r.hint.clone())
                     .reason(r.reason)
             })?;
@@ -176,7 +179,7 @@ impl<B: Backend> Exec<'_, B> {
             Some(s) => {
                 let root = if s.starts_with('@') {
                     let (t, i, _) = self.frames.admit_read(s).map_err(|r| {
-                        Fail::new("COMMAND_FAILED", r.message.clone())
+                        Fail::new(error_codes::COMMAND_FAILED, r.message.clone())
                             .hint(r.hint.clone())
                             .reason(r.reason)
                     })?;
@@ -205,7 +208,7 @@ impl<B: Backend> Exec<'_, B> {
                 };
                 let Some(root) = root else {
                     return Err(Fail::new(
-                        "COMMAND_FAILED",
+                        error_codes::COMMAND_FAILED,
                         format!("snapshot scope {s} matched nothing"),
                     )
                     .hint("check the scope label or selector"));

@@ -3,6 +3,7 @@
 
 use serde_json::Value;
 
+use crate::core::records::error_codes;
 use crate::core::records::journal::{ExitReason, RunEnd};
 use crate::core::records::summary::{StepCounts, SummaryError};
 use crate::core::records::{
@@ -39,7 +40,7 @@ impl RunError {
         resumable: bool,
     ) -> RunError {
         RunError {
-            code: "INTERRUPTED".into(),
+            code: error_codes::INTERRUPTED.into(),
             message: format!(
                 "interrupted by {signal} before step {index} ({replayed} step(s) replayed)"
             ),
@@ -64,7 +65,7 @@ impl RunError {
     }
 
     pub fn is_interrupted(&self) -> bool {
-        self.code == "INTERRUPTED"
+        self.code == error_codes::INTERRUPTED
     }
 
     /// The backend could not start: what is missing and how to fix it (a set-up error).
@@ -91,7 +92,7 @@ impl RunError {
 
     pub(super) fn preflight(message: String, hint: Option<&str>) -> RunError {
         RunError {
-            code: "INVALID_ARGS".into(),
+            code: error_codes::INVALID_ARGS.into(),
             message,
             hint: hint.map(str::to_string),
             step: None,
@@ -104,7 +105,7 @@ impl RunError {
     /// The code reported to users: `REPLAY_DIVERGENCE` when a divergence report is attached.
     pub fn public_code(&self) -> &str {
         if self.divergence().is_some() {
-            "REPLAY_DIVERGENCE"
+            error_codes::REPLAY_DIVERGENCE
         } else {
             &self.code
         }

@@ -13,6 +13,7 @@ use super::{Exec, APPEAR_TIMEOUT_MS, POLL_INTERVAL_MS};
 use crate::core::backend::Backend;
 use crate::core::identity::{self, BindingFailure, Verdict};
 use crate::core::records::common::PointTarget;
+use crate::core::records::error_codes;
 use crate::core::records::journal::{Phase, Resolution, ResolutionKind, StepResult};
 use crate::core::records::{NodeRef, Target};
 use crate::core::select::{self, resolve, Policy};
@@ -81,7 +82,7 @@ impl<B: Backend> Exec<'_, B> {
         }
         let Some(t) = p.get(at).cloned() else {
             return Err(Fail::new(
-                "INVALID_ARGS",
+                error_codes::INVALID_ARGS,
                 format!(
                     "{} requires a target: @ref, selector, or x y",
                     step.command()
@@ -117,7 +118,7 @@ impl<B: Backend> Exec<'_, B> {
                 None
             }
             Err(refusal) => {
-                let mut f = Fail::new("COMMAND_FAILED", refusal.message)
+                let mut f = Fail::new(error_codes::COMMAND_FAILED, refusal.message)
                     .hint(refusal.hint)
                     .reason(refusal.reason);
                 if t.starts_with('@') {
@@ -157,7 +158,7 @@ impl<B: Backend> Exec<'_, B> {
         let (tree, idx) = match self.frames.admit_mutation(t) {
             Ok(x) => x,
             Err(r) => {
-                let mut f = Fail::new("COMMAND_FAILED", r.message.clone())
+                let mut f = Fail::new(error_codes::COMMAND_FAILED, r.message.clone())
                     .hint(r.hint.clone())
                     .reason(r.reason);
                 f.details.reference = Some(r.reference.clone());
@@ -174,10 +175,11 @@ impl<B: Backend> Exec<'_, B> {
         }
         let n = &tree.nodes[idx];
         let Some(rect) = n.rect else {
-            return Err(
-                Fail::new("COMMAND_FAILED", format!("Ref {t} has no bounds to act on"))
-                    .hint("target an element with a frame, or use a selector"),
-            );
+            return Err(Fail::new(
+                error_codes::COMMAND_FAILED,
+                format!("Ref {t} has no bounds to act on"),
+            )
+            .hint("target an element with a frame, or use a selector"));
         };
         let _ = step;
         self.resolved.push((tree.clone(), idx));
@@ -208,7 +210,7 @@ impl<B: Backend> Exec<'_, B> {
         appear: bool,
     ) -> Result<Resolved, Fail> {
         let sel = self.selector(t).map_err(|m| {
-            Fail::new("INVALID_ARGS", m).hint(format!(
+            Fail::new(error_codes::INVALID_ARGS, m).hint(format!(
                 "Target \"{t}\" is not a @ref, selector, or \"x y\" point."
             ))
         })?;
@@ -234,15 +236,14 @@ impl<B: Backend> Exec<'_, B> {
                 }
                 let Some(w) = r.winner else {
                     let (code, msg, hint) = r.failure(policy);
-                    let mut f =
-                        Fail::new(&code, msg)
-                            .hint(hint)
-                            .reason(if code == "AMBIGUOUS_MATCH" {
-                                "ambiguous"
-                            } else {
-                                "wait_target_absent"
-                            });
-                    if code == "AMBIGUOUS_MATCH" {
+                    let mut f = Fail::new(&code, msg).hint(hint).reason(
+                        if code == error_codes::AMBIGUOUS_MATCH {
+                            "ambiguous"
+                        } else {
+                            "wait_target_absent"
+                        },
+                    );
+                    if code == error_codes::AMBIGUOUS_MATCH {
                         let cands = r
                             .matched
                             .iter()

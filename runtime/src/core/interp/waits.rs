@@ -12,6 +12,7 @@ use super::targets::node_ref;
 use super::{Exec, POLL_INTERVAL_MS, STABLE_QUIET_MS, WAIT_TIMEOUT_MS};
 use crate::core::backend::Backend;
 use crate::core::identity::{self, BindingFailure};
+use crate::core::records::error_codes;
 use crate::core::records::journal::{Phase, StepResult};
 use crate::core::records::DivergenceKind;
 use crate::core::select::{self, resolve, Policy};
@@ -46,7 +47,7 @@ impl<B: Backend> Exec<'_, B> {
                 timeout_ms,
             } => {
                 let (tree, idx, warn) = self.frames.admit_read(&reference).map_err(|r| {
-                    Fail::new("COMMAND_FAILED", r.message.clone())
+                    Fail::new(error_codes::COMMAND_FAILED, r.message.clone())
                         .hint(r.hint.clone())
                         .reason(r.reason)
                 })?;
@@ -55,7 +56,7 @@ impl<B: Backend> Exec<'_, B> {
                 }
                 let Some(label) = display_label(&tree.nodes[idx]) else {
                     return Err(Fail::new(
-                        "COMMAND_FAILED",
+                        error_codes::COMMAND_FAILED,
                         format!("Ref {reference} not found or has no label"),
                     ));
                 };
@@ -84,7 +85,7 @@ impl<B: Backend> Exec<'_, B> {
                     }
                     if now - start >= timeout {
                         return Err(Fail::new(
-                            "COMMAND_FAILED",
+                            error_codes::COMMAND_FAILED,
                             "wait timed out waiting for a stable UI",
                         )
                         .reason("wait_stable_timeout"));
@@ -110,7 +111,7 @@ impl<B: Backend> Exec<'_, B> {
             } => {
                 let sel = self
                     .selector(&selector)
-                    .map_err(|m| Fail::new("INVALID_ARGS", m))?;
+                    .map_err(|m| Fail::new(error_codes::INVALID_ARGS, m))?;
                 let timeout =
                     self.remaining(timeout_ms.map(|t| t as u64).unwrap_or(WAIT_TIMEOUT_MS));
                 let start = self.backend.now_ms();
@@ -124,7 +125,7 @@ impl<B: Backend> Exec<'_, B> {
                     if waited_ms >= timeout {
                         let n = r.matched.len();
                         let mut f = Fail::new(
-                            "COMMAND_FAILED",
+                            error_codes::COMMAND_FAILED,
                             format!(
                                 "wait absent timed out for selector {selector}: {n} match{} remain",
                                 if n == 1 { "" } else { "es" }
@@ -144,7 +145,7 @@ impl<B: Backend> Exec<'_, B> {
             } => {
                 let sel = self
                     .selector(&selector)
-                    .map_err(|m| Fail::new("INVALID_ARGS", m))?;
+                    .map_err(|m| Fail::new(error_codes::INVALID_ARGS, m))?;
                 let timeout =
                     self.remaining(timeout_ms.map(|t| t as u64).unwrap_or(WAIT_TIMEOUT_MS));
                 let start = self.backend.now_ms();
@@ -179,7 +180,7 @@ impl<B: Backend> Exec<'_, B> {
                                     impostor = Some((
                                         BindingFailure {
                                             kind: DivergenceKind::IdentityMismatch,
-                                            cause_code: "IDENTITY_MISMATCH",
+                                            cause_code: error_codes::IDENTITY_MISMATCH,
                                             cause_message: format!("wait matched selector {selector} but no candidate carried the recorded landmark identity"),
                                             match_count: Some(r.matched.len()),
                                             observed: Some(first),
@@ -199,7 +200,7 @@ impl<B: Backend> Exec<'_, B> {
                             return Err(f);
                         }
                         let mut f = Fail::new(
-                            "COMMAND_FAILED",
+                            error_codes::COMMAND_FAILED,
                             format!("wait timed out for selector: {selector}"),
                         )
                         .reason("wait_target_absent");
@@ -207,11 +208,11 @@ impl<B: Backend> Exec<'_, B> {
                         if landmark.is_some() {
                             // A landmark whose selector never matched is a selector miss.
                             f.kind = DivergenceKind::SelectorMiss;
-                            f.code = "SELECTOR_MISS".into();
+                            f.code = error_codes::SELECTOR_MISS.into();
                             f.binding = Some((
                                 BindingFailure {
                                     kind: DivergenceKind::SelectorMiss,
-                                    cause_code: "SELECTOR_MISS",
+                                    cause_code: error_codes::SELECTOR_MISS,
                                     cause_message:
                                         "The recorded target no longer matches any current element."
                                             .into(),
@@ -230,10 +231,10 @@ impl<B: Backend> Exec<'_, B> {
                 }
             }
             WaitForm::Invalid { reason, message } => {
-                Err(Fail::new("INVALID_ARGS", message).reason(reason))
+                Err(Fail::new(error_codes::INVALID_ARGS, message).reason(reason))
             }
             WaitForm::Empty => Err(Fail::new(
-                "INVALID_ARGS",
+                error_codes::INVALID_ARGS,
                 "wait requires <ms> | text <text> | @ref | <selector> | absent <selector> | stable",
             )),
         }
@@ -256,7 +257,7 @@ impl<B: Backend> Exec<'_, B> {
             }
             if waited_ms >= timeout {
                 return Err(Fail::new(
-                    "COMMAND_FAILED",
+                    error_codes::COMMAND_FAILED,
                     format!("wait timed out for text: {text}"),
                 )
                 .reason("wait_target_absent"));

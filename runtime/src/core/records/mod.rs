@@ -15,6 +15,7 @@
 
 pub mod common;
 pub mod divergence;
+pub mod error_codes;
 pub mod heal;
 pub mod journal;
 pub mod recorded;

@@ -8,6 +8,7 @@ use serde_json::Value;
 use super::common::NodeRef;
 use super::divergence::DivergenceReport;
 use super::journal::{Event, JournalEvent, StepStatus};
+use crate::core::records::error_codes;
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
@@ -174,7 +175,7 @@ pub struct SetupProblem {
 
 impl SetupProblem {
     /// The error code of a run whose backend could not start.
-    pub const CODE: &'static str = "BACKEND_UNAVAILABLE";
+    pub const CODE: &'static str = error_codes::BACKEND_UNAVAILABLE;
 
     pub fn new(backend: &str, problem: impl Into<String>, fix: Option<&str>) -> SetupProblem {
         SetupProblem {

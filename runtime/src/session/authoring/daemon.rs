@@ -33,6 +33,7 @@ use tokio::sync::Notify;
 
 use super::handoff::{Forward, RunEvent, RunReply, RunRequest};
 use super::{Request, Response, Sessions};
+use crate::core::records::error_codes;
 
 /// How long an idle daemon without sessions stays up (`AD_SESSION_IDLE_MS` overrides).
 pub const IDLE: Duration = Duration::from_secs(300);
@@ -316,7 +317,7 @@ fn serve_with(state_dir: &Path, idle: Duration, cap: usize, release: fn()) -> st
             if clients.open.get() >= clients.cap && !clients.evict() {
                 let busy = Response {
                     ok: false,
-                    code: Some("DAEMON_BUSY".into()),
+                    code: Some(error_codes::DAEMON_BUSY.into()),
                     message: Some(format!(
                         "the session daemon is busy with {} requests; retry when one has ended",
                         clients.open.get()
@@ -495,7 +496,7 @@ async fn answer_lines(
 fn invalid(message: String) -> Response {
     Response {
         ok: false,
-        code: Some("INVALID_REQUEST".into()),
+        code: Some(error_codes::INVALID_REQUEST.into()),
         message: Some(message),
         ..Response::default()
     }
@@ -1195,7 +1196,7 @@ mod tests {
         BufReader::new(&raw).read_line(&mut answer).unwrap();
         sent.join().unwrap();
         assert!(
-            answer.contains("INVALID_REQUEST")
+            answer.contains(error_codes::INVALID_REQUEST)
                 && answer.contains(&format!("{MAX_REQUEST_BYTES}-byte limit")),
             "{answer}"
         );

@@ -22,6 +22,7 @@ use crate::core::environment::Environment;
 use crate::core::interp::{
     self, LiveState, Plan, Progress, RunOptions, RunResult, StepEnd, StepInfo,
 };
+use crate::core::records::error_codes;
 use crate::core::vars::Scope;
 use crate::session::{self, SessionConfig};
 
@@ -397,7 +398,7 @@ impl Sessions {
                     &digest,
                     total,
                     &opts.session,
-                    super::publish::Refusal::new("INVALID_ARGS", m),
+                    super::publish::Refusal::new(error_codes::INVALID_ARGS, m),
                 ))
             }
         };

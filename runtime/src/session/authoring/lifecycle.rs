@@ -1,6 +1,7 @@
 //! The recording lifecycle of one live session (agent-device ADR 0016 with the #1533
 //! amendments): whether the session records is read off this state, never stored beside it.
 
+use crate::core::records::error_codes;
 use std::path::PathBuf;
 
 /// Where an authoring session's recording stands.
@@ -38,15 +39,15 @@ impl Lifecycle {
         match self {
             Lifecycle::Armed { .. } => None,
             Lifecycle::NeverArmed => Some((
-                "NOT_ARMED",
+                error_codes::NOT_ARMED,
                 "recording was never armed: this session did not start with `open --save-script`; start a fresh session with `ad session open <app> --save-script[=PATH]` and perform the journey again".into(),
             )),
             Lifecycle::Aborted => Some((
-                "RECORDING_ABORTED",
+                error_codes::RECORDING_ABORTED,
                 "the recording was aborted by a second `open`, so it is no longer a single-open script; close this session (`ad session close`) and author the script in a fresh session".into(),
             )),
             Lifecycle::Published { path } => Some((
-                "ALREADY_PUBLISHED",
+                error_codes::ALREADY_PUBLISHED,
                 format!(
                     "the recording was already published to {}; the session stays usable, but a new script needs a fresh session (`ad session close`, then `ad session open <app> --save-script`)",
                     path.display()

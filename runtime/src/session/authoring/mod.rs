@@ -50,6 +50,7 @@ use crate::core::backend::Backend;
 use crate::core::environment::Environment;
 use crate::core::interp::{self, LiveState, RunOptions};
 use crate::core::journal::Journal;
+use crate::core::records::error_codes;
 pub use crate::core::records::session::{Response, SessionInfo};
 use crate::core::tree::Snapshot;
 use crate::core::vars::{Redactor, Scope};
@@ -212,7 +213,7 @@ impl Sessions {
                     &req,
                     "",
                     Refusal::new(
-                        "INVALID_ARGS",
+                        error_codes::INVALID_ARGS,
                         "no session command given; try `ad session list`",
                     ),
                 ),
@@ -390,11 +391,11 @@ impl Sessions {
     fn save_script(&self, req: &Request, w: &Words, slot: &mut Option<Session>) -> Response {
         let fail = |r: Refusal| refused(req, "save-script", r);
         let Some(s) = slot.as_mut() else {
-            return fail(Refusal::new("NO_SESSION", format!("no live session \"{}\" to publish; author one with `ad session open <app> --save-script[=PATH]`", req.session)));
+            return fail(Refusal::new(error_codes::NO_SESSION, format!("no live session \"{}\" to publish; author one with `ad session open <app> --save-script[=PATH]`", req.session)));
         };
         if s.repair.is_some() {
             // ADR 0016: the transaction is left as it is.
-            return fail(Refusal::new("COMMAND_FAILED", "This session has an active .ad repair transaction and cannot use ordinary active-session publication; finish it through `ad run FILE --from <n> --plan-digest <sha256>` and `ad session close` (which commits the healed script once a run reached the end, else aborts the repair)"));
+            return fail(Refusal::new(error_codes::COMMAND_FAILED, "This session has an active .ad repair transaction and cannot use ordinary active-session publication; finish it through `ad run FILE --from <n> --plan-digest <sha256>` and `ad session close` (which commits the healed script once a run reached the end, else aborts the repair)"));
         }
         if let Some((code, msg)) = s.lifecycle.publication_refusal() {
             return fail(Refusal::new(code, msg));
@@ -454,7 +455,7 @@ impl Sessions {
         let fail = |r: Refusal| refused(req, "close", r);
         let Some(s) = slot.as_mut() else {
             return fail(Refusal::new(
-                "NO_SESSION",
+                error_codes::NO_SESSION,
                 format!("no live session \"{}\" to close", req.session),
             ));
         };
@@ -464,7 +465,7 @@ impl Sessions {
         let mut path = None;
         if w.save_script.is_some() && !s.lifecycle.records() {
             let (_, why) = s.lifecycle.publication_refusal().unwrap_or_default();
-            return fail(Refusal::new("NOT_RECORDING", format!("close --save-script refused (nothing was closed or written): {why}; a plain `ad session close` ends the session without writing")));
+            return fail(Refusal::new(error_codes::NOT_RECORDING, format!("close --save-script refused (nothing was closed or written): {why}; a plain `ad session close` ends the session without writing")));
         }
         if let Lifecycle::Armed { path: armed, force } = &s.lifecycle {
             let explicit = w

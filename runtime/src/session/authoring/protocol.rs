@@ -2,6 +2,7 @@
 //! command's words, and the refusal answers.
 
 use super::*;
+use crate::core::records::error_codes;
 
 /// One request to the daemon: a session command's words, as typed after `ad session`.
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
@@ -55,7 +56,7 @@ pub(super) fn split_words(raw: &[String]) -> Result<Words, Refusal> {
     let value = |it: &mut std::iter::Peekable<std::slice::Iter<String>>, flag: &str| {
         it.next()
             .cloned()
-            .ok_or_else(|| Refusal::new("INVALID_ARGS", format!("{flag} needs a value")))
+            .ok_or_else(|| Refusal::new(error_codes::INVALID_ARGS, format!("{flag} needs a value")))
     };
     while let Some(word) = it.next() {
         if w.literal_from != usize::MAX {

@@ -6,6 +6,7 @@ pub use crate::core::records::session::LineFinding;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
+use crate::core::records::error_codes;
 use ad_compiler::config::{Config, ProfileChoice, ProfileOrigin};
 use ad_grammar::annotation::Evidence;
 use ad_grammar::printer::print_annotation;
@@ -80,7 +81,7 @@ pub fn check_handoff(actions: &[Recorded], text: &str) -> Result<(), Refusal> {
     let opens = actions.iter().filter(|a| a.is_open).count();
     if opens != 1 || !actions.first().is_some_and(|a| a.is_open) {
         return Err(Refusal::new(
-            "NOT_SINGLE_OPEN",
+            error_codes::NOT_SINGLE_OPEN,
             format!("the recording must hold exactly one open, as its first action (it has {opens}); author the script in a fresh session that starts with `ad session open <app> --save-script`"),
         ));
     }
@@ -204,7 +205,7 @@ pub fn check_step(header: &str, actions: &[Recorded], line: &str) -> Result<(), 
 pub fn check_target(path: &Path, force: bool) -> Result<(), Refusal> {
     if !force && std::fs::symlink_metadata(path).is_ok() {
         return Err(Refusal::new(
-            "TARGET_EXISTS",
+            error_codes::TARGET_EXISTS,
             format!(
                 "A file already exists at {}; pass --force to replace it, or give another path",
                 path.display()
@@ -241,7 +242,7 @@ pub fn publish_atomically(path: &Path, text: &str, force: bool) -> Result<(), Re
     ));
     let io = |what: &str, e: std::io::Error| {
         Refusal::new(
-            "PUBLISH_FAILED",
+            error_codes::PUBLISH_FAILED,
             format!("could not {what} {}: {e}{PUBLISH_RECOVERY}", path.display()),
         )
     };

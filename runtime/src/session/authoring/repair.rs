@@ -24,6 +24,7 @@ use crate::backends::BackendKind;
 use crate::core::backend::Backend;
 use crate::core::interp::{LiveState, Plan, Progress, RunError, RunResult, StepEnd, StepInfo};
 use crate::core::records::divergence::{DivergenceReport, RepairHint};
+use crate::core::records::error_codes;
 use crate::core::tree::Snapshot;
 use crate::core::vars::Redactor;
 use crate::session::{self, SessionConfig};
@@ -262,7 +263,7 @@ fn same_file(a: &Path, b: &Path) -> bool {
 /// write when one appeared since).
 fn target_exists(target: &Path) -> Refusal {
     Refusal::new(
-        "COMMAND_FAILED",
+        error_codes::COMMAND_FAILED,
         format!(
             "A file already exists at {}; remove it, pass --save-script=<other-path>, or pass --overwrite to replace it.",
             target.display()
@@ -275,7 +276,7 @@ fn target_exists(target: &Path) -> Refusal {
 pub fn target_refusal(tx: &Transaction) -> Option<Refusal> {
     if same_file(&tx.target, &tx.source) {
         return Some(Refusal::new(
-            "INVALID_ARGS",
+            error_codes::INVALID_ARGS,
             format!(
                 "the healed script cannot replace the script it repairs ({}); give another --save-script=PATH (the default is {} beside it)",
                 tx.target.display(),
@@ -327,7 +328,7 @@ pub fn unresolved_ref(since: &[Recorded]) -> Option<Refusal> {
         })
     })?;
     Some(Refusal::new(
-        "COMMAND_FAILED",
+        error_codes::COMMAND_FAILED,
         format!("{cause}: it never resolved to a selector, so the ref would not resolve in a fresh replay session."),
     ))
 }
@@ -353,7 +354,7 @@ pub fn commit(tx: &Transaction, text: &str) -> Result<(), Refusal> {
     // (the authoring session's recovery is not this one).
     let failed = |cause: &str| {
         Refusal::new(
-            "COMMAND_FAILED",
+            error_codes::COMMAND_FAILED,
             format!(
                 "Failed to write the healed script to {}: {cause}; the repair transaction completed but the healed .ad could not be published: check the target path and permissions, then retry `ad session close`",
                 tx.target.display(),
@@ -370,7 +371,7 @@ pub fn commit(tx: &Transaction, text: &str) -> Result<(), Refusal> {
         })?;
     }
     publish::publish_atomically(&tx.target, text, tx.overwrite).map_err(|r| {
-        if r.code == "TARGET_EXISTS" {
+        if r.code == error_codes::TARGET_EXISTS {
             target_exists(&tx.target)
         } else {
             failed(&r.message.replace(publish::PUBLISH_RECOVERY, ""))
@@ -493,14 +494,14 @@ pub fn tombstone_refusal(session: &str, t: &Tombstone) -> Refusal {
     };
     match &t.commit_failure {
         Some(f) => Refusal::new(
-            "REPAIR_COMMIT_FAILED",
+            error_codes::REPAIR_COMMIT_FAILED,
             format!(
                 "The repair transaction for session \"{session}\" completed, but committing its healed script failed at teardown: {}. {rerun}.",
                 f.message
             ),
         ),
         None => Refusal::new(
-            "REPAIR_SESSION_EXPIRED",
+            error_codes::REPAIR_SESSION_EXPIRED,
             format!(
                 "The --save-script repair session \"{session}\" was reaped before it was finalized (idle-reap); {rerun}."
             ),
@@ -655,14 +656,14 @@ impl Sessions {
         let holding = current.as_ref().and_then(|s| s.repair.clone());
         if holding.is_some() && opts.from.is_none() {
             return refuse(Refusal::new(
-                "INVALID_ARGS",
+                error_codes::INVALID_ARGS,
                 active_repair_refusal(&opts.script_path, name),
             ));
         }
         if holding.is_none() {
             if let Some(s) = current.as_ref() {
                 if req.save_script.is_some() && s.lifecycle != Lifecycle::NeverArmed {
-                    return refuse(Refusal::new("INVALID_ARGS", format!("--save-script cannot re-arm an ordinary recording in terminal/active state {}. Close this session (`ad session close`) and use a fresh one for repair authoring.", s.lifecycle.name())));
+                    return refuse(Refusal::new(error_codes::INVALID_ARGS, format!("--save-script cannot re-arm an ordinary recording in terminal/active state {}. Close this session (`ad session close`) and use a fresh one for repair authoring.", s.lifecycle.name())));
                 }
             }
             if let Some(from) = opts.from {
@@ -670,7 +671,7 @@ impl Sessions {
                     return refuse(tombstone_refusal(name, &t));
                 }
                 if current.is_none() {
-                    return refuse(Refusal::new("SESSION_NOT_FOUND", format!("no live session \"{name}\" in ad's session daemon to continue from step {from}: a repair is armed from step 1 with `ad run {} --save-script`", opts.script_path)));
+                    return refuse(Refusal::new(error_codes::SESSION_NOT_FOUND, format!("no live session \"{name}\" in ad's session daemon to continue from step {from}: a repair is armed from step 1 with `ad run {} --save-script`", opts.script_path)));
                 }
             }
         }
@@ -692,7 +693,7 @@ impl Sessions {
             actions_now,
         ) {
             Ok(n) => n,
-            Err(m) => return refuse(Refusal::new("INVALID_ARGS", m)),
+            Err(m) => return refuse(Refusal::new(error_codes::INVALID_ARGS, m)),
         };
         let mut tx = match holding {
             Some(mut t) => {
@@ -911,7 +912,7 @@ impl Sessions {
             self.end(name, slot).await;
             clear_held(&self.state_dir, name);
             if save_script.is_some() {
-                return fail(Refusal::new("COMMAND_FAILED", "The repair was aborted and no script was written (recovery: continue it with `ad run FILE --from <n> --plan-digest <digest>` before closing; the session has ended now, so arm a new repair with `ad run FILE --save-script`)."));
+                return fail(Refusal::new(error_codes::COMMAND_FAILED, "The repair was aborted and no script was written (recovery: continue it with `ad run FILE --from <n> --plan-digest <digest>` before closing; the session has ended now, so arm a new repair with `ad run FILE --save-script`)."));
             }
             return Response {
                 ok: true,
@@ -957,7 +958,7 @@ impl Sessions {
             .await;
             if let Err(f) = outcome.result {
                 s.repair = Some(tx);
-                return fail(Refusal::new("COMMAND_FAILED", format!("The platform close failed: {}; the repair transaction was not committed because the platform close failed: fix the underlying issue and retry `ad session close`", f.message)));
+                return fail(Refusal::new(error_codes::COMMAND_FAILED, format!("The platform close failed: {}; the repair transaction was not committed because the platform close failed: fix the underlying issue and retry `ad session close`", f.message)));
             }
             tx.mark_close_succeeded();
         }
@@ -1047,7 +1048,7 @@ mod tests {
             },
             action: "click".into(),
             cause: Cause {
-                code: "SELECTOR_MISS".into(),
+                code: error_codes::SELECTOR_MISS.into(),
                 message: "m".into(),
                 hint: None,
             },
@@ -1191,7 +1192,7 @@ mod tests {
         std::fs::write(&source, "open x\n").unwrap();
         let mut t = Transaction::arm(&source, Some(source.clone()), true, 0);
         let r = target_refusal(&t).expect("the original is never the target");
-        assert_eq!(r.code, "INVALID_ARGS");
+        assert_eq!(r.code, error_codes::INVALID_ARGS);
         assert!(r.message.contains("a.healed.ad"), "{}", r.message);
         // The same file by another spelling.
         t.target = dir.join(".").join("a.ad");
@@ -1201,7 +1202,7 @@ mod tests {
         assert_eq!(target_refusal(&t), None);
         std::fs::write(&t.target, "old\n").unwrap();
         let r = target_refusal(&t).expect("an existing file is refused");
-        assert_eq!(r.code, "COMMAND_FAILED");
+        assert_eq!(r.code, error_codes::COMMAND_FAILED);
         assert!(r.message.contains("--overwrite"), "{}", r.message);
         t.overwrite = true;
         assert_eq!(target_refusal(&t), None);
@@ -1247,7 +1248,7 @@ mod tests {
         );
         // Committing again finds the file there: refused, its bytes kept.
         let e = commit(&t, "other").unwrap_err();
-        assert_eq!(e.code, "COMMAND_FAILED");
+        assert_eq!(e.code, error_codes::COMMAND_FAILED);
         assert_eq!(std::fs::read_to_string(&t.target).unwrap(), text);
         // A missing folder is made, as agent-device's writer makes it; a file in its place is
         // a failed write, nothing written.
@@ -1257,7 +1258,7 @@ mod tests {
         std::fs::write(dir.join("plain"), "x").unwrap();
         let blocked = Transaction::arm(&source, Some(dir.join("plain/h.ad")), false, 0);
         let e = commit(&blocked, &text).unwrap_err();
-        assert_eq!(e.code, "COMMAND_FAILED");
+        assert_eq!(e.code, error_codes::COMMAND_FAILED);
         assert!(
             e.message.contains("could not create its folder")
                 && e.message.ends_with("then retry `ad session close`"),
@@ -1279,7 +1280,7 @@ mod tests {
             None
         );
         let r = unresolved_ref(&[action("open x"), action("click @e4")]).unwrap();
-        assert_eq!(r.code, "COMMAND_FAILED");
+        assert_eq!(r.code, error_codes::COMMAND_FAILED);
         assert_eq!(r.message, "Cannot write recorded step \"click @e4\" to a script: it never resolved to a selector, so the ref would not resolve in a fresh replay session.");
         let t = Transaction::arm(Path::new("/f/login.ad"), None, false, 0);
         assert!(uncommittable_recovery(&t)
@@ -1306,7 +1307,7 @@ mod tests {
         write_tombstone(&state, "s 1", Path::new("/f/a.ad"), None, 1_000).unwrap();
         let t = read_tombstone(&state, "s 1", 2_000).expect("live");
         let r = tombstone_refusal("s 1", &t);
-        assert_eq!(r.code, "REPAIR_SESSION_EXPIRED");
+        assert_eq!(r.code, error_codes::REPAIR_SESSION_EXPIRED);
         assert!(
             r.message.contains("reaped before it was finalized")
                 && r.message.contains("ad run /f/a.ad --save-script"),
@@ -1323,7 +1324,7 @@ mod tests {
             "s 1",
             Path::new("/f/a.ad"),
             Some(CommitFailure {
-                code: "COMMAND_FAILED".into(),
+                code: error_codes::COMMAND_FAILED.into(),
                 message: "disk full".into(),
             }),
             now_ms(),
@@ -1331,7 +1332,10 @@ mod tests {
         .unwrap();
         assert!(routes_to_daemon(&state, "s 1"));
         let t = read_tombstone(&state, "s 1", now_ms()).unwrap();
-        assert_eq!(tombstone_refusal("s 1", &t).code, "REPAIR_COMMIT_FAILED");
+        assert_eq!(
+            tombstone_refusal("s 1", &t).code,
+            error_codes::REPAIR_COMMIT_FAILED
+        );
         clear_tombstone(&state, "s 1");
         assert!(!routes_to_daemon(&state, "s 1"));
         mark_held(&state, "s 1");

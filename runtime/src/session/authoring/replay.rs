@@ -2,6 +2,7 @@
 //! session's journey with injected values put back as `${NAME}`.
 
 use super::*;
+use crate::core::records::error_codes;
 
 impl Sessions {
     /// `replay FILE [-e K=V]…`: runs a script inside the live session (a new one when the
@@ -15,7 +16,7 @@ impl Sessions {
         let fail = |r: Refusal| refused(req, "replay", r);
         let Some(file) = w.words.get(1) else {
             return fail(Refusal::new(
-                "INVALID_ARGS",
+                error_codes::INVALID_ARGS,
                 "replay needs a script: `ad session replay FILE`",
             ));
         };
@@ -23,7 +24,7 @@ impl Sessions {
         // fresh replay on it), and nothing else is replayed into its transaction.
         if slot.as_ref().is_some_and(|s| s.repair.is_some()) {
             return fail(Refusal::new(
-                "INVALID_ARGS",
+                error_codes::INVALID_ARGS,
                 repair::active_repair_refusal(file, &req.session),
             ));
         }
@@ -32,11 +33,11 @@ impl Sessions {
         // thread.
         let analysis = match daemon::read_script(path.clone()).await {
             Ok(a) => a,
-            Err(e) => return fail(Refusal::new("INVALID_ARGS", e)),
+            Err(e) => return fail(Refusal::new(error_codes::INVALID_ARGS, e)),
         };
         if let Some(d) = analysis.diagnostics.iter().find(|d| d.is_parity_error()) {
             return fail(Refusal::new(
-                "INVALID_ARGS",
+                error_codes::INVALID_ARGS,
                 format!(
                     "{}: agent-device would reject this script: {} ({})",
                     path.display(),
@@ -47,7 +48,7 @@ impl Sessions {
         }
         let cli = match crate::core::vars::parse_cli_entries(&w.env) {
             Ok(c) => c,
-            Err(e) => return fail(Refusal::new("INVALID_ARGS", e)),
+            Err(e) => return fail(Refusal::new(error_codes::INVALID_ARGS, e)),
         };
         let opts = RunOptions {
             session: req.session.clone(),
@@ -63,7 +64,7 @@ impl Sessions {
             .collect();
         let scope = match Scope::new(&builtins, &file_env, &req.shell_env, &cli) {
             Ok(s) => s,
-            Err(e) => return fail(Refusal::new("INVALID_ARGS", e)),
+            Err(e) => return fail(Refusal::new(error_codes::INVALID_ARGS, e)),
         };
         if slot.is_none() {
             let kind = match w.backend.as_deref() {
@@ -82,7 +83,7 @@ impl Sessions {
             let bridge = Self::bridge_setup(&req.session, platform);
             let backend = match self.make_backend(kind, &path, w, req, bridge) {
                 Ok(b) => b,
-                Err(e) => return fail(Refusal::new("UNSUPPORTED_OPERATION", e)),
+                Err(e) => return fail(Refusal::new(error_codes::UNSUPPORTED_OPERATION, e)),
             };
             *slot = Some(self.new_session(req, backend, Self::base_scope(&req.session)));
         }

@@ -2,6 +2,7 @@
 //! run through the interpreter, and recorded with its evidence while the session is armed.
 
 use super::*;
+use crate::core::records::error_codes;
 
 /// Lowers one command line; refuses what agent-device's reader would reject.
 pub(super) fn lower_line(line: &str) -> Result<Step<'static>, Refusal> {
@@ -11,13 +12,16 @@ pub(super) fn lower_line(line: &str) -> Result<Step<'static>, Refusal> {
         .iter()
         .find(|d| d.is_parity_error() || d.severity == ad_grammar::Severity::Error)
     {
-        return Err(Refusal::new("INVALID_ARGS", d.message.to_string()));
+        return Err(Refusal::new(
+            error_codes::INVALID_ARGS,
+            d.message.to_string(),
+        ));
     }
     analysis
         .steps()
         .first()
         .map(|step| step.clone().into_owned())
-        .ok_or_else(|| Refusal::new("INVALID_ARGS", "no command given"))
+        .ok_or_else(|| Refusal::new(error_codes::INVALID_ARGS, "no command given"))
 }
 
 /// A selector chain for a resolved node (refs are published as selectors): its id, then its
@@ -94,23 +98,23 @@ impl Sessions {
         let action = step.action();
         let exists = slot.is_some();
         if w.save_script.is_some() && action != Some(Action::Open) {
-            return fail(Refusal::new("INVALID_ARGS", "--save-script is taken by open (to arm a recording) and close; publish a live recording with `ad session save-script [PATH]`"));
+            return fail(Refusal::new(error_codes::INVALID_ARGS, "--save-script is taken by open (to arm a recording) and close; publish a live recording with `ad session save-script [PATH]`"));
         }
         if exists && w.save_script.is_some() {
-            return fail(Refusal::new("ALREADY_OPEN", format!("open --save-script only arms a new session, and session \"{}\" already exists (nothing was sent to the app); close it with `ad session close`, or author in a fresh session with --session NAME", req.session)));
+            return fail(Refusal::new(error_codes::ALREADY_OPEN, format!("open --save-script only arms a new session, and session \"{}\" already exists (nothing was sent to the app); close it with `ad session close`, or author in a fresh session with --session NAME", req.session)));
         }
         if !exists && action != Some(Action::Open) {
-            return fail(Refusal::new("NO_SESSION", format!("no live session \"{}\"; start one with `ad session open <app> [--save-script[=PATH]]`", req.session)));
+            return fail(Refusal::new(error_codes::NO_SESSION, format!("no live session \"{}\"; start one with `ad session open <app> [--save-script[=PATH]]`", req.session)));
         }
         if w.record && w.no_record {
             return fail(Refusal::new(
-                "INVALID_ARGS",
+                error_codes::INVALID_ARGS,
                 "--record cannot be combined with --no-record",
             ));
         }
         if w.record && !repair::out_of_band_read(&step) {
             return fail(Refusal::new(
-                "INVALID_ARGS",
+                error_codes::INVALID_ARGS,
                 "--record is supported only by snapshot, get, is and find (the reads a repair leaves out of the healed script by default)",
             ));
         }
@@ -119,18 +123,18 @@ impl Sessions {
         if let Some(name) = &w.record_as {
             if action != Some(Action::Fill) {
                 return fail(Refusal::new(
-                    "INVALID_ARGS",
+                    error_codes::INVALID_ARGS,
                     "--record-as is supported only by fill.",
                 ));
             }
             if w.no_record {
-                return fail(Refusal::new("INVALID_ARGS", "--record-as cannot be combined with --no-record: an unrecorded fill has nothing to parameterize"));
+                return fail(Refusal::new(error_codes::INVALID_ARGS, "--record-as cannot be combined with --no-record: an unrecorded fill has nothing to parameterize"));
             }
             if name.trim() != name || !is_var_name(name) || name.starts_with("AD_") {
-                return fail(Refusal::new("INVALID_ARGS", format!("--record-as {name:?} is not a variable name: use [A-Z_][A-Z0-9_]* and not AD_* (reserved for built-ins)")));
+                return fail(Refusal::new(error_codes::INVALID_ARGS, format!("--record-as {name:?} is not a variable name: use [A-Z_][A-Z0-9_]* and not AD_* (reserved for built-ins)")));
             }
             if !slot.as_ref().is_some_and(|s| s.records()) {
-                return fail(Refusal::new("NOT_ARMED", "--record-as needs an armed recording: start the session with `ad session open <app> --save-script[=PATH]` (an unrecorded fill's text is not written anywhere anyway)"));
+                return fail(Refusal::new(error_codes::NOT_ARMED, "--record-as needs an armed recording: start the session with `ad session open <app> --save-script[=PATH]` (an unrecorded fill's text is not written anywhere anyway)"));
             }
             let text_at = if step.positional(0).is_some_and(ad_grammar::text::is_numeric)
                 && step.positional(1).is_some_and(ad_grammar::text::is_numeric)
@@ -141,13 +145,13 @@ impl Sessions {
             };
             let Some(literal) = step.positional(text_at).map(str::to_string) else {
                 return fail(Refusal::new(
-                    "INVALID_ARGS",
+                    error_codes::INVALID_ARGS,
                     "fill requires a target and its text",
                 ));
             };
             let Some(j) = w.words.iter().rposition(|x| *x == literal) else {
                 return fail(Refusal::new(
-                    "INVALID_ARGS",
+                    error_codes::INVALID_ARGS,
                     "--record-as needs the fill's text as one word",
                 ));
             };
@@ -173,7 +177,7 @@ impl Sessions {
             let kind = match w.backend.as_deref() {
                 Some(b) => match BackendKind::parse_choice(b) {
                     Ok((k, _)) => k,
-                    Err(e) => return fail(Refusal::new("INVALID_ARGS", e)),
+                    Err(e) => return fail(Refusal::new(error_codes::INVALID_ARGS, e)),
                 },
                 None if first.starts_with("http://") || first.starts_with("https://") => {
                     BackendKind::Web
@@ -184,7 +188,7 @@ impl Sessions {
             let script = req.cwd.join("session.ad");
             let backend = match self.make_backend(kind, &script, &w, req, bridge) {
                 Ok(b) => b,
-                Err(e) => return fail(Refusal::new("UNSUPPORTED_OPERATION", e)),
+                Err(e) => return fail(Refusal::new(error_codes::UNSUPPORTED_OPERATION, e)),
             };
             *slot = Some(self.new_session(req, backend, Self::base_scope(&req.session)));
         }

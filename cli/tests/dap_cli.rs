@@ -667,3 +667,86 @@ fn a_console_fill_with_record_as_is_journaled_as_its_variable() {
     assert!(!events.contains(typed), "{events}");
     assert!(events.contains("${TYPED_EMAIL}"), "{events}");
 }
+
+#[test]
+fn port_serves_one_client_over_tcp_on_localhost() {
+    use std::io::{BufRead, BufReader, Read, Write};
+    let (dir, state) = project("tcp");
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_ad"))
+        .args(["dap", "--port", "0"])
+        .current_dir(&dir)
+        .env("AD_STATE_DIR", &state)
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stderr = BufReader::new(child.stderr.take().unwrap());
+    let mut line = String::new();
+    stderr.read_line(&mut line).unwrap();
+    let port: u16 = line
+        .trim()
+        .rsplit(':')
+        .next()
+        .and_then(|p| p.parse().ok())
+        .unwrap_or_else(|| panic!("no port in {line:?}"));
+    let mut stream = std::net::TcpStream::connect(("127.0.0.1", port)).unwrap();
+    let mut reader = BufReader::new(stream.try_clone().unwrap());
+    let mut exchange = |request: Value| -> Value {
+        let body = request.to_string();
+        write!(stream, "Content-Length: {}\r\n\r\n{body}", body.len()).unwrap();
+        let mut length = 0;
+        loop {
+            let mut header = String::new();
+            reader.read_line(&mut header).unwrap();
+            if header.trim().is_empty() {
+                break;
+            }
+            if let Some(n) = header.trim().strip_prefix("Content-Length:") {
+                length = n.trim().parse().unwrap();
+            }
+        }
+        let mut body = vec![0; length];
+        reader.read_exact(&mut body).unwrap();
+        serde_json::from_slice(&body).unwrap()
+    };
+    let init =
+        exchange(json!({"seq": 1, "type": "request", "command": "initialize", "arguments": {}}));
+    assert_eq!(init["success"], true, "{init}");
+    let bye = exchange(json!({"seq": 2, "type": "request", "command": "disconnect"}));
+    assert_eq!(bye["success"], true, "{bye}");
+    assert_eq!(child.wait().unwrap().code(), Some(0));
+}
+
+#[test]
+fn a_breakpoint_set_while_stopped_is_where_the_run_stops_next() {
+    let (dir, state) = project("late-breakpoint");
+    std::fs::write(dir.join("login.ad"), passing()).unwrap();
+    let script = dir.join("login.ad");
+    let mut dap = Dap::spawn(&dir, &state);
+    dap.ok("initialize", json!({"adapterID": "ad"}));
+    let mut args = launch_args(&dir, "login.ad");
+    args["stopOnEntry"] = json!(true);
+    args["env"]["PASSWORD"] = json!("hunter2");
+    dap.ok("launch", args);
+    dap.ok("configurationDone", json!({}));
+    dap.event("stopped");
+    let set = dap.ok(
+        "setBreakpoints",
+        json!({"source": {"path": script}, "breakpoints": [{"line": 9}]}),
+    );
+    assert_eq!(set["breakpoints"][0]["verified"], true);
+    dap.ok("continue", json!({"threadId": 1}));
+    let stopped = dap.event("stopped");
+    assert_eq!(stopped["body"]["reason"], "breakpoint");
+    assert_eq!(dap.top_frame().1, 9);
+    // Cleared: the run goes to its end.
+    dap.ok(
+        "setBreakpoints",
+        json!({"source": {"path": script}, "breakpoints": []}),
+    );
+    dap.ok("continue", json!({"threadId": 1}));
+    assert_eq!(dap.event("exited")["body"]["exitCode"], 0);
+    dap.ok("disconnect", json!({}));
+    assert_eq!(dap.finish(), 0);
+}

@@ -116,6 +116,12 @@ fn run_one(
         .backend
         .or(config.default_backend)
         .unwrap_or(BackendKind::Sim);
+    if kind == BackendKind::Recorded && config.record_fixture.is_some() {
+        return Err(NotRun::Setup(
+            "--record-fixture records a device run; a recorded run replays one: drop one of them"
+                .into(),
+        ));
+    }
     let setup = BackendSetup {
         models: ModelResolver::for_script(flow, config.app_model.clone()),
         web: ad_runtime::backends::web::LaunchConfig {
@@ -155,8 +161,11 @@ fn run_one(
         setup,
         &program,
         &options,
-        &config.artifacts_root,
-        &request.session_name,
+        run::RunPlace {
+            artifacts: &config.artifacts_root,
+            session: &request.session_name,
+            record_fixture: config.record_fixture.as_deref(),
+        },
         progress,
     )
     .map_err(|e| match e {

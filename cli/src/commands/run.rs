@@ -155,7 +155,6 @@ fn run_maestro(args: &RunArgs) -> i32 {
         (args.keep_session, "--keep-session is supported only for native .ad replay; Maestro YAML owns its lifecycle"),
         (args.save_script.is_some(), "--save-script: Maestro YAML does not support repair recording (ADR 0012)"),
         (args.force, "--force: a flow agent-device refuses cannot run"),
-        (args.backend.record_fixture.is_some(), "--record-fixture: recording a Maestro run into a fixture is not available yet; record the .ad script instead"),
     ];
     if let Some((_, why)) = refused.iter().find(|(given, _)| *given) {
         return crate::usage_error(why);

@@ -134,7 +134,7 @@ fn run_maestro(args: &TestArgs) -> i32 {
     }
     if args.backend.record_fixture.is_some() || args.golden || args.update_golden {
         return crate::usage_error(
-            "--record-fixture and golden transcripts are not available for Maestro flows yet",
+            "--record-fixture and golden transcripts are not available for a suite of Maestro flows yet: record each flow with `ad run --maestro FLOW --record-fixture DIR`",
         );
     }
     let near = args

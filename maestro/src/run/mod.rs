@@ -392,15 +392,27 @@ pub enum SetupError {
 
 /// Runs `program` on a new backend of `kind` made by the one factory: connects it, opens a run
 /// folder under `artifacts`, runs, and releases what the backend leaves on a device.
+/// Where a flow's run writes: its run folder's parent, the session it names, and the fixture
+/// folder `--record-fixture` records into.
+pub struct RunPlace<'a> {
+    pub artifacts: &'a std::path::Path,
+    pub session: &'a str,
+    pub record_fixture: Option<&'a std::path::Path>,
+}
+
 pub fn run_on_new_backend(
     kind: ad_runtime::backends::BackendKind,
     setup: ad_runtime::backends::BackendSetup,
     program: &Program,
     options: &Options,
-    artifacts: &std::path::Path,
-    session: &str,
+    place: RunPlace<'_>,
     progress: &mut dyn Progress,
 ) -> Result<Outcome, SetupError> {
+    let RunPlace {
+        artifacts,
+        session,
+        record_fixture,
+    } = place;
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
@@ -414,7 +426,37 @@ pub fn run_on_new_backend(
                 artifacts.display()
             ))
         })?;
-        let outcome = run(&mut backend, program, options, &mut journal, progress).await;
+        // `--record-fixture`: the flow's device calls are logged as its session's part of a new
+        // fixture (injected values redacted), written when the run ends, as for `.ad` runs.
+        let recording =
+            record_fixture.map(|dir| (dir, ad_runtime::backends::recorded::Recording::shared()));
+        if let Some((_, shared)) = &recording {
+            let injected: Vec<(String, String)> = options
+                .shell_env
+                .iter()
+                .chain(&options.cli_env)
+                .cloned()
+                .collect();
+            let redactor = ad_runtime::backends::recorded::redactor(&injected);
+            backend = backend.recorded_into(session, redactor, shared.clone());
+        }
+        let mut outcome = run(&mut backend, program, options, &mut journal, progress).await;
+        if let Some((dir, shared)) = &recording {
+            backend = backend.finish_recording();
+            let written = shared.lock().unwrap_or_else(|e| e.into_inner()).write(dir);
+            if let Err(e) = written {
+                let message = format!("could not write the fixture to {}: {e}", dir.display());
+                // The flow's own failure stays its verdict; a passing run whose fixture is
+                // missing did not do what was asked.
+                if outcome.ok() {
+                    return Err(SetupError::Other(message));
+                }
+                outcome.warnings.push(message);
+            }
+        }
+        if let Some(left) = backend.as_recorded().and_then(|r| r.unreplayed()) {
+            outcome.warnings.push(left);
+        }
         backend.release().await;
         // The browser or daemon the backend started stops here, inside the runtime.
         drop(backend);

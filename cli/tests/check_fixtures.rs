@@ -26,7 +26,7 @@ fn visible(text: &str) -> String {
 
 /// Codes the run gate reports: their fixtures and docs examples go through `ad run`.
 fn is_run_gate_code(code: &str) -> bool {
-    ad_compiler::codes::get(code).is_some_and(|c| c.run_gate())
+    ad_compiler::codes::Code::from_id(code).is_some_and(|c| c.run_gate())
 }
 
 /// `ad run FILE` in `dir` with a scratch artifacts folder: (exit code, stderr).

@@ -57,7 +57,7 @@ fn a_session_over_stdio_answers_as_the_server_in_process() {
         .map(|d| d["code"].as_str().unwrap())
         .collect();
     let check = ad_compiler::analyze(SCRIPT);
-    let expected: Vec<&str> = check.diagnostics.iter().map(|d| d.code).collect();
+    let expected: Vec<&str> = check.diagnostics.iter().map(|d| d.code.id()).collect();
     assert_eq!(
         codes, expected,
         "the server publishes what `ad check` reports"

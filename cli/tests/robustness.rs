@@ -108,7 +108,7 @@ fn check(text: &str) -> Result<(), String> {
     let mut problems = Vec::new();
     for d in &analysis.diagnostics {
         for l in &d.labels {
-            problems.extend(check_span(text, l.span, d.code).err());
+            problems.extend(check_span(text, l.span, d.code.id()).err());
         }
         for e in d.fix.iter().flat_map(|f| &f.edits) {
             problems.extend(check_span(text, e.span, &format!("{} fix edit", d.code)).err());

@@ -193,7 +193,7 @@ impl Config {
                 }
                 ("rules", toml::Value::Table(rules)) => {
                     for (code, level) in rules {
-                        if crate::codes::get(code).is_none() {
+                        if crate::codes::Code::from_id(code).is_none() {
                             return Err(ConfigError(format!(
                                 "{name}: unknown rule {code} (see docs/diagnostics.md)"
                             )));
@@ -362,7 +362,7 @@ impl Config {
         if self.rules.is_empty() {
             return;
         }
-        diagnostics.retain_mut(|d| match self.rules.get(d.code) {
+        diagnostics.retain_mut(|d| match self.rules.get(d.code.id()) {
             Some(_) if d.is_parity_error() => true,
             Some(RuleLevel::Off) => false,
             Some(RuleLevel::Is(s)) => {

@@ -114,7 +114,7 @@ pub fn analyze_owned(text: String, config: &config::Config) -> Analysis {
         .iter()
         .any(|d| d.code == ad_grammar::codes::JSON_PAYLOAD);
     if not_a_script {
-        diagnostics.retain(|d| d.is_parity_error() || d.code.starts_with("AD00"));
+        diagnostics.retain(|d| d.is_parity_error() || d.code.file_level());
     } else {
         rules::run(
             lowered.borrow_owner(),
@@ -125,12 +125,12 @@ pub fn analyze_owned(text: String, config: &config::Config) -> Analysis {
     }
     config.apply(&mut diagnostics);
     // What the file is (a JSON payload, Maestro YAML, a binary file, too large) comes first; any
-    // other file-level finding (AD00x) before the findings on its own line.
+    // other file-level finding (`Code::file_level`) before the findings on its own line.
     diagnostics.sort_by_key(|d| {
         use ad_grammar::codes::{BINARY_FILE, FILE_TOO_LARGE, JSON_PAYLOAD, MAESTRO_YAML};
         let what_the_file_is =
             [JSON_PAYLOAD, MAESTRO_YAML, BINARY_FILE, FILE_TOO_LARGE].contains(&d.code);
-        let file_level = d.code.starts_with("AD00");
+        let file_level = d.code.file_level();
         (
             !what_the_file_is,
             d.primary_span().start(),
@@ -162,7 +162,7 @@ pub fn read_owned(text: String) -> Analysis {
 
 /// Every diagnostic code the workspace reports, with its title (docs, SARIF rules, `ad explain`).
 pub fn all_codes() -> Vec<(&'static str, &'static str)> {
-    codes::TABLE.iter().map(|c| (c.id, c.title)).collect()
+    codes::TABLE.iter().map(|c| (c.id(), c.title())).collect()
 }
 
 /// Applies the fixes of `diagnostics` (the analysis of `text`), skipping edits that overlap an

@@ -56,7 +56,11 @@ fn compose_fixture(dir: &Path, file: &str) -> Composition {
 }
 
 fn codes(c: &Composition) -> Vec<&'static str> {
-    let mut v: Vec<_> = c.diagnostics.iter().map(|d| d.diagnostic.code).collect();
+    let mut v: Vec<_> = c
+        .diagnostics
+        .iter()
+        .map(|d| d.diagnostic.code.id())
+        .collect();
     v.sort();
     v.dedup();
     v
@@ -109,16 +113,13 @@ fn every_composition_code_has_a_fixture_and_a_docs_entry() {
     let docs = std::fs::read_to_string(ad_tests::repo_dir().join("docs/diagnostics.md")).unwrap();
     for c in TABLE.iter().filter(|c| c.composition()) {
         assert!(
-            names.iter().any(|n| n.starts_with(c.id)),
-            "{}: no fixture in tests/fixtures/compose",
-            c.id
+            names.iter().any(|n| n.starts_with(c.id())),
+            "{c}: no fixture in tests/fixtures/compose"
         );
         assert!(
-            docs.contains(&format!("### {} — {}", c.id, c.title)),
-            "{}: no `### {} — {}` entry in docs/diagnostics.md",
-            c.id,
-            c.id,
-            c.title
+            docs.contains(&format!("### {c} — {}", c.title())),
+            "{c}: no `### {c} — {}` entry in docs/diagnostics.md",
+            c.title()
         );
     }
 }
@@ -206,7 +207,7 @@ fn a_cycle_across_three_files_names_the_chain() {
     let cycles: Vec<_> = c
         .diagnostics
         .iter()
-        .filter(|d| d.diagnostic.code == "AD803")
+        .filter(|d| d.diagnostic.code.id() == "AD803")
         .collect();
     assert_eq!(cycles.len(), 1);
     assert_eq!(
@@ -359,7 +360,7 @@ fn an_include_through_a_symlink_out_of_the_project_is_refused() {
     let refused: Vec<_> = c
         .diagnostics
         .iter()
-        .filter(|d| d.diagnostic.code == "AD801")
+        .filter(|d| d.diagnostic.code.id() == "AD801")
         .collect();
     assert_eq!(refused.len(), 1, "{:?}", serious(&c));
     assert!(refused[0]
@@ -378,8 +379,10 @@ fn an_include_through_a_symlink_out_of_the_project_is_refused() {
     );
     let c = compose_with(&parent.replace("include \"frag.ad\"", "include \"shared/frag.ad\""));
     assert!(
-        c.diagnostics.iter().any(|d| d.diagnostic.code == "AD801"
-            && d.diagnostic.message.to_string().contains("symbolic link")),
+        c.diagnostics
+            .iter()
+            .any(|d| d.diagnostic.code.id() == "AD801"
+                && d.diagnostic.message.to_string().contains("symbolic link")),
         "{:?}",
         serious(&c)
     );
@@ -413,7 +416,7 @@ fn an_env_line_in_a_fragment_becomes_the_fallback_of_its_uses() {
         .collect();
     assert!(in_fragment
         .iter()
-        .any(|d| d.code == "AD801" && d.fix.is_some()));
+        .any(|d| d.code.id() == "AD801" && d.fix.is_some()));
     let (fixed, applied) = compose::apply_composition_fixes(&frag, &in_fragment);
     assert_eq!(applied, 1);
     assert!(!fixed.contains("env WHO"), "{fixed}");
@@ -424,7 +427,7 @@ fn an_env_line_in_a_fragment_becomes_the_fallback_of_its_uses() {
         .map(|d| d.diagnostic)
         .collect();
     assert_eq!(
-        stale.iter().map(|d| d.code).collect::<Vec<_>>(),
+        stale.iter().map(|d| d.code.id()).collect::<Vec<_>>(),
         vec!["AD806"]
     );
     let (parent, _) = compose::apply_composition_fixes(&parent, &stale);

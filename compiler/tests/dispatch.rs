@@ -12,7 +12,7 @@ fn errors(script: &str) -> Vec<&'static str> {
         .iter()
         .filter(|d| d.severity == ad_grammar::Severity::Error)
         .filter(|d| index.line_of(d.primary_span().start()) == 3)
-        .map(|d| d.code)
+        .map(|d| d.code.id())
         .collect()
 }
 
@@ -115,7 +115,7 @@ fn placeholders_whose_verdict_depends_on_the_value() {
     let warned: Vec<usize> = ad_compiler::analyze(text)
         .diagnostics
         .iter()
-        .filter(|d| d.code == "AD126")
+        .filter(|d| d.code.id() == "AD126")
         .map(|d| ad_grammar::LineIndex::new(text).line_of(d.primary_span().start()))
         .collect();
     // `longpress` passes the tokens on: the daemon reads the values as a point.
@@ -128,7 +128,7 @@ fn maestro_yaml_lines_are_refused_commands() {
     let codes: Vec<&str> = ad_compiler::analyze(text)
         .diagnostics
         .iter()
-        .map(|d| d.code)
+        .map(|d| d.code.id())
         .collect();
     assert_eq!(codes, ["AD003", "AD101", "AD101", "AD101"], "{codes:?}");
 }

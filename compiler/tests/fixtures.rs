@@ -18,7 +18,7 @@
 use std::collections::BTreeSet;
 use std::fmt::Write as _;
 
-use ad_compiler::codes::{Rejected, TABLE};
+use ad_compiler::codes::{Code, Rejected, TABLE};
 use ad_compiler::config::Config;
 use ad_compiler::{Diagnostic, Severity};
 use ad_grammar::input::AGENT_DEVICE_MAX_BYTES;
@@ -87,19 +87,19 @@ fn check_fixture(name: &str) -> Checked {
 }
 
 fn is_run_gate_code(code: &str) -> bool {
-    ad_compiler::codes::get(code).is_some_and(|c| c.run_gate())
+    Code::from_id(code).is_some_and(|c| c.run_gate())
 }
 
 /// Codes of compositions (several files): `compiler/tests/compose.rs` checks their fixtures
 /// (`tests/fixtures/compose/`) and that each has a docs entry.
 fn is_composition_code(code: &str) -> bool {
-    ad_compiler::codes::get(code).is_some_and(|c| c.composition())
+    Code::from_id(code).is_some_and(|c| c.composition())
 }
 
 /// Codes of Maestro flows (`ad check --maestro`): `maestro/tests/` checks their fixtures
 /// (`tests/fixtures/maestro/`) and their docs examples.
 fn is_maestro_code(code: &str) -> bool {
-    ad_compiler::codes::get(code).is_some_and(|c| c.maestro())
+    Code::from_id(code).is_some_and(|c| c.maestro())
 }
 
 fn known_codes() -> BTreeSet<&'static str> {
@@ -107,7 +107,7 @@ fn known_codes() -> BTreeSet<&'static str> {
 }
 
 fn codes_in(diagnostics: &[Diagnostic]) -> Vec<&'static str> {
-    diagnostics.iter().map(|d| d.code).collect()
+    diagnostics.iter().map(|d| d.code.id()).collect()
 }
 
 /// Control characters (a NUL, a lone CR) made visible so snapshot files stay plain text.
@@ -274,7 +274,7 @@ fn every_code_has_a_fixture_and_a_docs_entry() {
 /// code with it offers one on at least one fixture.
 #[test]
 fn fixes_match_the_code_table() {
-    let fixed: BTreeSet<&str> = check_fixture_names()
+    let fixed: BTreeSet<Code> = check_fixture_names()
         .iter()
         .flat_map(|n| check_fixture(n).diagnostics)
         .filter(|d| d.fix.is_some())
@@ -282,12 +282,11 @@ fn fixes_match_the_code_table() {
         .collect();
     let mut problems = Vec::new();
     for c in TABLE.iter().filter(|c| !c.run_gate() && !c.composition()) {
-        if c.has_fix() != fixed.contains(c.id) {
+        if c.has_fix() != fixed.contains(c) {
             problems.push(format!(
-                "{}: the table says fix={}, the fixtures {} one",
-                c.id,
+                "{c}: the table says fix={}, the fixtures {} one",
                 c.has_fix(),
-                if fixed.contains(c.id) {
+                if fixed.contains(c) {
                     "offer"
                 } else {
                     "never offer"
@@ -308,11 +307,10 @@ fn parity_matches_the_code_table() {
         for d in check_fixture(&name).diagnostics {
             seen += 1;
             let rejects = d.is_parity_error();
-            let ok = match ad_compiler::codes::get(d.code).map(|c| c.rejected) {
-                Some(Rejected::Always) => rejects,
-                Some(Rejected::Never) => !rejects,
-                Some(Rejected::Sometimes) => true,
-                None => false,
+            let ok = match d.code.rejected() {
+                Rejected::Always => rejects,
+                Rejected::Never => !rejects,
+                Rejected::Sometimes => true,
             };
             if !ok {
                 problems.push(format!(
@@ -333,33 +331,35 @@ fn docs_entries_match_the_code_table() {
     let entries = doc_entries();
     let mut problems = Vec::new();
     for c in TABLE {
-        let Some(e) = entries.iter().find(|e| e.code == c.id) else {
-            problems.push(format!("{}: no docs entry", c.id));
+        let Some(e) = entries.iter().find(|e| e.code == c.id()) else {
+            problems.push(format!("{c}: no docs entry"));
             continue;
         };
-        if e.title != c.title {
+        if e.title != c.title() {
             problems.push(format!(
                 "{}: docs title {:?}, table {:?}",
-                c.id, e.title, c.title
+                c.id(),
+                e.title,
+                c.title()
             ));
         }
         let severity = e.severity.as_deref().unwrap_or("");
         let first = severity.split(|ch: char| !ch.is_ascii_alphabetic()).next();
-        if first != Some(c.severity.as_str()) {
+        if first != Some(c.severity().as_str()) {
             problems.push(format!(
                 "{}: docs **Severity:** {severity:?}, table {}",
-                c.id,
-                c.severity.as_str()
+                c.id(),
+                c.severity().as_str()
             ));
         }
         if severity.contains("--fix") != c.has_fix() {
             problems.push(format!(
                 "{}: docs **Severity:** line and table disagree on `--fix` (table: {})",
-                c.id,
+                c.id(),
                 c.has_fix()
             ));
         }
-        let rejected = match c.rejected {
+        let rejected = match c.rejected() {
             Rejected::Always => "yes",
             Rejected::Never => "no",
             Rejected::Sometimes => "depends",
@@ -367,7 +367,8 @@ fn docs_entries_match_the_code_table() {
         if e.rejected.as_deref() != Some(rejected) {
             problems.push(format!(
                 "{}: docs say rejected {:?}, table {rejected}",
-                c.id, e.rejected
+                c.id(),
+                e.rejected
             ));
         }
     }
@@ -401,7 +402,7 @@ fn docs_examples_report_their_code_and_their_fixes_are_clean() {
         };
         let name = format!("{code}-example.ad");
         let got = check_bytes(&name, script_from_docs(example), &e.args, &config).diagnostics;
-        let ours: Vec<&Diagnostic> = got.iter().filter(|d| d.code == code).collect();
+        let ours: Vec<&Diagnostic> = got.iter().filter(|d| d.code.id() == code).collect();
         if ours.is_empty() {
             problems.push(format!(
                 "{code}: the example does not report {code} (got {:?})",
@@ -427,8 +428,8 @@ fn docs_examples_report_their_code_and_their_fixes_are_clean() {
         // Infos may remain (e.g. a variable that must be passed with -e); nothing else may.
         let left: Vec<&str> = got
             .iter()
-            .filter(|d| d.code == code || d.severity != Severity::Info)
-            .map(|d| d.code)
+            .filter(|d| d.code.id() == code || d.severity != Severity::Info)
+            .map(|d| d.code.id())
             .collect();
         if !left.is_empty() {
             problems.push(format!("{code}: the fixed example still reports {left:?}"));

@@ -12,7 +12,7 @@ fn codes(script: &str, config: &Config) -> Vec<&'static str> {
     ad_compiler::analyze_with(script, config)
         .diagnostics
         .iter()
-        .map(|d| d.code)
+        .map(|d| d.code.id())
         .collect()
 }
 
@@ -94,7 +94,7 @@ fn guard_fix_repeats_an_existing_landmark() {
     let d = a
         .diagnostics
         .iter()
-        .find(|d| d.code == "AD703")
+        .find(|d| d.code.id() == "AD703")
         .expect("AD703");
     let (fixed, n) = ad_compiler::apply_fixes(&script, std::slice::from_ref(d));
     assert_eq!(n, 1);
@@ -163,7 +163,11 @@ fn profiles_are_inferred_and_can_be_forced() {
     case_with(&no_close, &as_flow, &[], &["AD703"]);
     // Every profile diagnostic names the profile that demanded it.
     let a = ad_compiler::analyze(&no_close);
-    let d = a.diagnostics.iter().find(|d| d.code == "AD703").unwrap();
+    let d = a
+        .diagnostics
+        .iter()
+        .find(|d| d.code.id() == "AD703")
+        .unwrap();
     assert!(
         d.help
             .as_deref()
@@ -210,7 +214,7 @@ fn a_close_less_script_without_recorder_evidence_is_a_plain_replay_flow() {
     let d = a
         .diagnostics
         .iter()
-        .find(|d| d.code == "AD703")
+        .find(|d| d.code.id() == "AD703")
         .expect("AD703 when forced");
     assert!(
         d.help
@@ -341,7 +345,7 @@ fn config_changes_levels_but_never_hides_parity_errors() {
     assert!(a
         .diagnostics
         .iter()
-        .any(|d| d.code == "AD734" && d.severity == ad_compiler::Severity::Error));
+        .any(|d| d.code.id() == "AD734" && d.severity == ad_compiler::Severity::Error));
     let builtins = Config::parse("[check]\nbuiltins = [\"AD_TENANT\"]\n", None).unwrap();
     case("open \"${AD_TENANT}\"\nclose\n", &["AD302"], &[]);
     case_with("open \"${AD_TENANT}\"\nclose\n", &builtins, &[], &["AD302"]);
@@ -354,7 +358,7 @@ fn moving_a_trailing_comment_keeps_its_annotation_bound() {
         TAP.lines().next().unwrap()
     );
     let a = ad_compiler::analyze(&script);
-    assert!(a.diagnostics.iter().any(|d| d.code == "AD121"));
+    assert!(a.diagnostics.iter().any(|d| d.code.id() == "AD121"));
     let (fixed, _) = ad_compiler::apply_fixes(&script, &a.diagnostics);
     let b = ad_compiler::analyze(&fixed);
     assert!(b.accepted_by_agent_device(), "{fixed}");
@@ -370,7 +374,11 @@ fn moving_a_trailing_comment_keeps_its_annotation_bound() {
     // A trailing `# agent-device:…` would become a marker on its own line: no automatic fix.
     let marker = "open \"x\"\nclick \"id=a\" # agent-device:targets-v1 {}\nclose\n";
     let a = ad_compiler::analyze(marker);
-    let d = a.diagnostics.iter().find(|d| d.code == "AD121").unwrap();
+    let d = a
+        .diagnostics
+        .iter()
+        .find(|d| d.code.id() == "AD121")
+        .unwrap();
     assert!(d.fix.is_none());
 }
 
@@ -388,7 +396,11 @@ fn fixes_never_make_agent_device_reject_a_script() {
     );
     assert!(fixed.contains("conte&xt"), "{fixed}");
     assert!(applied >= 1 && fixed.contains("# note\nclick"), "{fixed}");
-    let d = a.diagnostics.iter().find(|d| d.code == "AD101").unwrap();
+    let d = a
+        .diagnostics
+        .iter()
+        .find(|d| d.code.id() == "AD101")
+        .unwrap();
     assert!(!ad_compiler::fix_keeps_script_whole(
         &a,
         d.fix.as_ref().unwrap()
@@ -401,7 +413,7 @@ fn a_stray_nul_hides_no_finding() {
     let script = "open \"x\"\nbogus\nclick \"label=Sign in\"\n# \0\nclose\n";
     let analysis = ad_compiler::analyze(script);
     assert!(!analysis.parse().binary);
-    let ad002 = analysis.diagnostics.iter().find(|d| d.code == "AD002");
+    let ad002 = analysis.diagnostics.iter().find(|d| d.code.id() == "AD002");
     assert_eq!(
         ad002.map(|d| d.severity),
         Some(ad_compiler::Severity::Warning)
@@ -429,11 +441,11 @@ fn a_binary_file_is_said_once_and_its_refused_lines_reported() {
         assert!(analysis.parse().binary);
         // Each line the replay would dispatch is refused there (issue 12: no miss).
         assert!(
-            analysis.diagnostics.iter().any(|d| d.code == "AD101"),
+            analysis.diagnostics.iter().any(|d| d.code.id() == "AD101"),
             "{:?}",
             analysis.diagnostics
         );
-        let ad007 = analysis.diagnostics.iter().find(|d| d.code == "AD007");
+        let ad007 = analysis.diagnostics.iter().find(|d| d.code.id() == "AD007");
         assert_eq!(
             ad007.map(|d| d.severity),
             Some(ad_compiler::Severity::Error)

@@ -34,59 +34,113 @@ pub const COMPOSITION: u8 = 16;
 /// ```yaml blocks.
 pub const MAESTRO: u8 = 32;
 
+/// About the file as a whole (what it is, its bytes, its size), not about one of its lines: kept
+/// when the file is not a script at all, and ordered before the other findings at its position.
+pub const FILE_LEVEL: u8 = 64;
+
 /// The file documenting every code, one `### ADxxx — title` entry each.
 pub const DOCS: &str = "docs/diagnostics.md";
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Code {
-    pub id: &'static str,
-    pub title: &'static str,
-    pub severity: Severity,
-    pub rejected: Rejected,
+/// A diagnostic code: one entry of the table below, so a code is never a free string. Codes
+/// order as their ids do (the table is in code order); serialized and displayed, a code is its
+/// id (`AD101`).
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Code(u16);
+
+/// What the table says of one code.
+struct Entry {
+    id: &'static str,
+    title: &'static str,
+    severity: Severity,
+    rejected: Rejected,
     flags: u8,
 }
 
 impl Code {
-    pub fn has_fix(&self) -> bool {
-        self.flags & FIX != 0
+    /// The code whose id is `id`, e.g. `AD101`; `None` for any other text (user input: `ad
+    /// explain`, `ad.toml` rule levels, an editor's diagnostic).
+    pub fn from_id(id: &str) -> Option<Code> {
+        TABLE
+            .binary_search_by(|c| c.id().cmp(id))
+            .ok()
+            .map(|i| TABLE[i])
     }
-    pub fn unnecessary(&self) -> bool {
-        self.flags & UNNECESSARY != 0
+    fn entry(self) -> &'static Entry {
+        &ENTRIES[self.0 as usize]
     }
-    pub fn deprecated(&self) -> bool {
-        self.flags & DEPRECATED != 0
+    /// The stable id, e.g. `AD101`.
+    pub fn id(self) -> &'static str {
+        self.entry().id
     }
-    pub fn run_gate(&self) -> bool {
-        self.flags & RUN_GATE != 0
+    pub fn title(self) -> &'static str {
+        self.entry().title
     }
-    pub fn composition(&self) -> bool {
-        self.flags & COMPOSITION != 0
+    /// The default severity (`ad.toml` may change it).
+    pub fn severity(self) -> Severity {
+        self.entry().severity
     }
-    pub fn maestro(&self) -> bool {
-        self.flags & MAESTRO != 0
+    pub fn rejected(self) -> Rejected {
+        self.entry().rejected
+    }
+    fn flag(self, flag: u8) -> bool {
+        self.entry().flags & flag != 0
+    }
+    pub fn has_fix(self) -> bool {
+        self.flag(FIX)
+    }
+    pub fn unnecessary(self) -> bool {
+        self.flag(UNNECESSARY)
+    }
+    pub fn deprecated(self) -> bool {
+        self.flag(DEPRECATED)
+    }
+    pub fn run_gate(self) -> bool {
+        self.flag(RUN_GATE)
+    }
+    pub fn composition(self) -> bool {
+        self.flag(COMPOSITION)
+    }
+    pub fn maestro(self) -> bool {
+        self.flag(MAESTRO)
+    }
+    pub fn file_level(self) -> bool {
+        self.flag(FILE_LEVEL)
     }
     /// The entry's anchor in [`DOCS`], e.g. `ad101`.
-    pub fn anchor(&self) -> String {
-        self.id.to_ascii_lowercase()
+    pub fn anchor(self) -> String {
+        self.id().to_ascii_lowercase()
     }
 }
 
-/// The table entry of `id`.
-pub fn get(id: &str) -> Option<&'static Code> {
-    TABLE.iter().find(|c| c.id == id)
+/// As its id string, so debug output reads as it did when codes were strings.
+impl std::fmt::Debug for Code {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        std::fmt::Debug::fmt(self.id(), f)
+    }
 }
 
-/// The table entry of a code constant. Panics for a string that is not a code: a bug caught by
-/// every test that reaches the rule.
-pub fn code(id: &str) -> &'static Code {
-    get(id).unwrap_or_else(|| panic!("{id} is not in ad_grammar::codes::TABLE"))
+impl std::fmt::Display for Code {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.id())
+    }
+}
+
+impl serde::Serialize for Code {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.id())
+    }
 }
 
 macro_rules! codes {
     ($($(#[$doc:meta])* $name:ident = $id:literal, $sev:ident, $rej:ident, [$($flag:ident),*], $title:literal;)*) => {
-        $($(#[$doc])* pub const $name: &str = $id;)*
+        /// Each code's position in the table.
+        #[allow(non_camel_case_types, clippy::upper_case_acronyms)]
+        #[repr(u16)]
+        enum Index { $($name),* }
+        $($(#[$doc])* pub const $name: Code = Code(Index::$name as u16);)*
         /// Every code, in code order.
-        pub const TABLE: &[Code] = &[$(Code {
+        pub const TABLE: &[Code] = &[$($name),*];
+        const ENTRIES: &[Entry] = &[$(Entry {
             id: $id,
             title: $title,
             severity: Severity::$sev,
@@ -98,19 +152,19 @@ macro_rules! codes {
 
 codes! {
     /// The file is a JSON replay payload.
-    JSON_PAYLOAD = "AD001", Error, Always, [], "JSON replay payload instead of an .ad script";
+    JSON_PAYLOAD = "AD001", Error, Always, [FILE_LEVEL], "JSON replay payload instead of an .ad script";
     /// NUL bytes: binary content.
-    BINARY_CONTENT = "AD002", Warning, Never, [], "binary content (NUL bytes)";
+    BINARY_CONTENT = "AD002", Warning, Never, [FILE_LEVEL], "binary content (NUL bytes)";
     /// Maestro YAML saved under an `.ad` name.
-    MAESTRO_YAML = "AD003", Warning, Never, [], "Maestro YAML saved as .ad";
+    MAESTRO_YAML = "AD003", Warning, Never, [FILE_LEVEL], "Maestro YAML saved as .ad";
     /// A lone `\r` inside a line.
-    LONE_CR = "AD004", Warning, Never, [FIX], "lone carriage return inside a line";
+    LONE_CR = "AD004", Warning, Never, [FIX, FILE_LEVEL], "lone carriage return inside a line";
     /// Bytes that are not UTF-8 (agent-device reads them as U+FFFD).
-    NOT_UTF8 = "AD005", Warning, Never, [], "file is not valid UTF-8";
+    NOT_UTF8 = "AD005", Warning, Never, [FILE_LEVEL], "file is not valid UTF-8";
     /// A file over the size limit (agent-device's own is 2 MiB: then it is a parity error).
-    FILE_TOO_LARGE = "AD006", Error, Sometimes, [], "file over the size limit";
+    FILE_TOO_LARGE = "AD006", Error, Sometimes, [FILE_LEVEL], "file over the size limit";
     /// Most lines hold NUL or control bytes: a binary file, not a text script.
-    BINARY_FILE = "AD007", Error, Never, [], "binary file, not a text script";
+    BINARY_FILE = "AD007", Error, Never, [FILE_LEVEL], "binary file, not a text script";
     /// A quoted token without its closing quote.
     UNTERMINATED_QUOTE = "AD010", Error, Always, [], "unterminated quoted token";
     /// A quoted token that is not a JSON string literal.
@@ -293,19 +347,68 @@ mod tests {
     #[test]
     fn codes_are_unique_sorted_and_well_formed() {
         for w in TABLE.windows(2) {
-            assert!(w[0].id < w[1].id, "{} before {}", w[0].id, w[1].id);
+            assert!(w[0].id() < w[1].id(), "{} before {}", w[0], w[1]);
+            // Codes order as their ids: sorting diagnostics by code is sorting by id.
+            assert!(w[0] < w[1], "{} before {}", w[0], w[1]);
         }
         for c in TABLE {
-            assert!(c.id.len() == 5 && c.id.starts_with("AD"), "{}", c.id);
-            assert!(c.id[2..].bytes().all(|b| b.is_ascii_digit()), "{}", c.id);
-            assert!(!c.title.is_empty(), "{}", c.id);
+            let id = c.id();
+            assert!(id.len() == 5 && id.starts_with("AD"), "{id}");
+            assert!(id[2..].bytes().all(|b| b.is_ascii_digit()), "{id}");
+            assert!(!c.title().is_empty(), "{id}");
         }
     }
 
     #[test]
     fn parity_codes_are_errors() {
-        for c in TABLE.iter().filter(|c| c.rejected != Rejected::Never) {
-            assert_eq!(c.severity, Severity::Error, "{}", c.id);
+        for c in TABLE.iter().filter(|c| c.rejected() != Rejected::Never) {
+            assert_eq!(c.severity(), Severity::Error, "{c}");
         }
+    }
+
+    #[test]
+    fn an_id_names_its_code_and_other_text_none() {
+        for &c in TABLE {
+            assert_eq!(Code::from_id(c.id()), Some(c));
+        }
+        assert_eq!(Code::from_id("AD101"), Some(UNKNOWN_COMMAND));
+        for not_a_code in [
+            "",
+            "AD",
+            "AD999",
+            "ad101",
+            "AD101 ",
+            "AD1010",
+            "COMMAND_FAILED",
+        ] {
+            assert_eq!(Code::from_id(not_a_code), None, "{not_a_code:?}");
+        }
+    }
+
+    #[test]
+    fn file_level_codes_are_the_ones_about_the_whole_file() {
+        let file_level: Vec<Code> = TABLE.iter().copied().filter(|c| c.file_level()).collect();
+        assert_eq!(
+            file_level,
+            [
+                JSON_PAYLOAD,
+                BINARY_CONTENT,
+                MAESTRO_YAML,
+                LONE_CR,
+                NOT_UTF8,
+                FILE_TOO_LARGE,
+                BINARY_FILE
+            ]
+        );
+    }
+
+    #[test]
+    fn a_code_serializes_and_displays_as_its_id() {
+        assert_eq!(
+            serde_json::to_string(&UNKNOWN_COMMAND).unwrap(),
+            "\"AD101\""
+        );
+        assert_eq!(UNKNOWN_COMMAND.to_string(), "AD101");
+        assert_eq!(format!("{UNKNOWN_COMMAND:?}"), "\"AD101\"");
     }
 }

@@ -1,6 +1,7 @@
 //! The one diagnostic model of the workspace. Every layer reports through it; the CLI renders it
 //! with ariadne, the language server maps it, JSON/SARIF/GitHub are further renderers.
 
+use crate::codes::Code;
 use serde::Serialize;
 use std::borrow::Cow;
 
@@ -150,8 +151,8 @@ pub struct Fix {
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Diagnostic {
-    /// Stable code, e.g. `AD101`. Never reused for another meaning.
-    pub code: &'static str,
+    /// Stable code, e.g. `AD101` (serialized as its id). Never reused for another meaning.
+    pub code: Code,
     pub severity: Severity,
     pub message: Text,
     pub labels: Vec<Label>,
@@ -166,10 +167,10 @@ pub struct Diagnostic {
 
 impl Diagnostic {
     /// A diagnostic of `code` at its default severity from `codes::TABLE`.
-    pub fn new(code: &'static str, message: impl Into<Text>, span: Span) -> Self {
+    pub fn new(code: Code, message: impl Into<Text>, span: Span) -> Self {
         Diagnostic {
             code,
-            severity: crate::codes::code(code).severity,
+            severity: code.severity(),
             message: message.into(),
             labels: vec![Label {
                 span,

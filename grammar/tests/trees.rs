@@ -180,7 +180,7 @@ fn fixture_facts() {
     let junk_text = read(&fixture_dir("invalid").join("binary-junk.ad"));
     assert!(junk_text.contains('\u{FFFD}') && junk_text.contains('\0'));
     let junk = parse(&junk_text);
-    assert!(junk.diagnostics.iter().any(|d| d.code == "AD002"));
+    assert!(junk.diagnostics.iter().any(|d| d.code.id() == "AD002"));
 
     let ann = parse(&read(&fixture_dir("valid").join("annotations.ad")));
     let bound: Vec<(usize, Option<usize>)> = ann
@@ -287,7 +287,7 @@ fn check_invariants(text: &str, p: &Parse) -> Result<(), String> {
     }
     for d in &p.diagnostics {
         for l in &d.labels {
-            in_bounds(text, l.span, d.code)?;
+            in_bounds(text, l.span, d.code.id())?;
         }
         for e in d.fix.iter().flat_map(|f| &f.edits) {
             in_bounds(text, e.span, "fix edit")?;

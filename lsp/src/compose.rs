@@ -269,7 +269,7 @@ pub fn composition_actions(
     let root = compose::project_root(&own);
     for fd in c.diagnostics_in(&own) {
         let d = &fd.diagnostic;
-        let own_fix = ad_grammar::codes::get(d.code).is_some_and(|c| c.composition());
+        let own_fix = d.code.composition();
         let Some(fix) = d.fix.as_ref().filter(|_| own_fix) else {
             continue;
         };

@@ -465,7 +465,7 @@ fn code_actions_carry_every_fix() {
         .expect("a fix-all action");
     let fixed = apply(text, fix_all["edit"]["changes"][URI].as_array().unwrap());
     let after = ad_compiler::analyze(&fixed);
-    let codes: Vec<&str> = after.diagnostics.iter().map(|d| d.code).collect();
+    let codes: Vec<&str> = after.diagnostics.iter().map(|d| d.code.id()).collect();
     assert!(
         !codes.contains(&"AD721") && !codes.contains(&"AD703"),
         "{codes:?}\n{fixed}"

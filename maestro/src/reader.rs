@@ -121,7 +121,7 @@ impl<'a> Reader<'a> {
     }
 
     /// The reader's `I`: a refusal naming `node`'s line (line 1 without a node).
-    fn refuse(&mut self, code: &'static str, message: String, node: Option<&Node>) {
+    fn refuse(&mut self, code: Code, message: String, node: Option<&Node>) {
         let line = node.map_or(1, |n| self.index.line_of(n.span.start()) + 1);
         let span = node.map_or(self.fallback, |n| n.span);
         let order = (self.diagnostics.len(), 0);
@@ -1586,7 +1586,7 @@ fn is_js_number(s: &str, integer: bool) -> bool {
 }
 
 /// The help line of each refusal code: what to do about it.
-pub fn help(code: &str) -> &'static str {
+pub fn help(code: Code) -> &'static str {
     match code {
         MAESTRO_YAML_INVALID => "fix the YAML: agent-device reads nothing of a file its YAML parser refuses",
         MAESTRO_FLOW_SHAPE => "a flow is `appId: …`, a `---` line, then a list of `- command` items (or the list alone)",

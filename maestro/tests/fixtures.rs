@@ -18,8 +18,12 @@ fn check(path: &Path) -> (String, ad_maestro::Checked) {
     (text, checked)
 }
 
-fn maestro_codes() -> Vec<&'static codes::Code> {
-    codes::TABLE.iter().filter(|c| c.maestro()).collect()
+fn maestro_codes() -> Vec<codes::Code> {
+    codes::TABLE
+        .iter()
+        .copied()
+        .filter(|c| c.maestro())
+        .collect()
 }
 
 #[test]
@@ -32,20 +36,21 @@ fn every_maestro_code_has_a_fixture_that_reports_it() {
                 f.file_name()
                     .unwrap()
                     .to_string_lossy()
-                    .starts_with(&format!("{}-", c.id))
+                    .starts_with(&format!("{}-", c.id()))
             })
             .unwrap_or_else(|| {
                 panic!(
                     "{}: no fixture tests/fixtures/maestro/{}-<slug>.yaml",
-                    c.id, c.id
+                    c.id(),
+                    c.id()
                 )
             });
         let (_, checked) = check(fixture);
         assert!(
-            checked.diagnostics.iter().any(|d| d.code == c.id),
+            checked.diagnostics.iter().any(|d| d.code == c),
             "{} does not report {}: {:?}",
             fixture.display(),
-            c.id,
+            c.id(),
             checked.diagnostics
         );
     }
@@ -64,11 +69,10 @@ fn rejections_are_exactly_the_readers_codes() {
             );
         }
         for d in &checked.diagnostics {
-            let c = codes::code(d.code);
-            assert!(c.maestro(), "{name}: {} is not a Maestro code", d.code);
+            assert!(d.code.maestro(), "{name}: {} is not a Maestro code", d.code);
             assert_eq!(
                 d.is_parity_error(),
-                c.rejected == Rejected::Always,
+                d.code.rejected() == Rejected::Always,
                 "{name}: {} agent_device_rejects",
                 d.code
             );
@@ -120,14 +124,14 @@ fn docs_examples_report_their_code_and_their_fixes_are_clean() {
     std::fs::write(dir.join("subflows/refused.yaml"), "- pressKey: Tab\n").unwrap();
     let mut problems = Vec::new();
     for c in maestro_codes() {
-        let Some(e) = entries.iter().find(|e| e.code == c.id) else {
-            problems.push(format!("{}: no docs entry", c.id));
+        let Some(e) = entries.iter().find(|e| e.code == c.id()) else {
+            problems.push(format!("{}: no docs entry", c.id()));
             continue;
         };
         let [example, fix] = e.yaml.as_slice() else {
             problems.push(format!(
                 "{}: expected two ```yaml blocks, found {}",
-                c.id,
+                c.id(),
                 e.yaml.len()
             ));
             continue;
@@ -137,10 +141,10 @@ fn docs_examples_report_their_code_and_their_fixes_are_clean() {
             std::fs::read_to_string(p).ok()
         })
         .diagnostics;
-        if !got.iter().any(|d| d.code == c.id) {
+        if !got.iter().any(|d| d.code == c) {
             problems.push(format!(
                 "{}: the example reports {:?}",
-                c.id,
+                c.id(),
                 got.iter().map(|d| d.code).collect::<Vec<_>>()
             ));
         }
@@ -151,7 +155,7 @@ fn docs_examples_report_their_code_and_their_fixes_are_clean() {
         if !got.is_empty() {
             problems.push(format!(
                 "{}: the fix reports {:?}",
-                c.id,
+                c.id(),
                 got.iter()
                     .map(|d| (d.code, d.message.clone()))
                     .collect::<Vec<_>>()

@@ -56,7 +56,7 @@ fn exported_scripts_import_back_to_scripts_agent_device_accepts() {
                     .diagnostics
                     .iter()
                     .filter(|d| d.severity == Severity::Error)
-                    .map(|d| d.code)
+                    .map(|d| d.code.id())
                     .collect();
                 assert!(errors.is_empty(), "{}: {errors:?}\n{s}", script.display());
                 assert_eq!(
@@ -80,7 +80,7 @@ fn exported_scripts_import_back_to_scripts_agent_device_accepts() {
                 // fallback Maestro does not resolve (AD923: the flow would fail when run).
                 for d in &diagnostics {
                     assert!(
-                        ["AD901", "AD905", "AD923"].contains(&d.code),
+                        ["AD901", "AD905", "AD923"].contains(&d.code.id()),
                         "{}: ad check --maestro refuses the exported flow: {} {}\n{}",
                         script.display(),
                         d.code,

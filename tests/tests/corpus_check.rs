@@ -19,7 +19,7 @@ fn why_agent_device_fails(d: &Diagnostic) -> Option<&'static str> {
     if d.is_parity_error() {
         return Some("agent-device's reader rejects the file");
     }
-    Some(match d.code {
+    Some(match d.code.id() {
         "AD101" => "refused at dispatch: the daemon has no such command",
         "AD107" => "refused at dispatch: the command's input cannot come from a script line",
         "AD122" | "AD123" | "AD124" | "AD125" => {

@@ -156,7 +156,7 @@ fn ad_errors(text: &str) -> (bool, BTreeMap<usize, Vec<String>>) {
     let index = LineIndex::new(text);
     let mut by_line: BTreeMap<usize, Vec<String>> = BTreeMap::new();
     for d in &analysis.diagnostics {
-        if d.severity != Severity::Error || NOT_DISPATCH_CLAIMS.contains(&d.code) {
+        if d.severity != Severity::Error || NOT_DISPATCH_CLAIMS.contains(&d.code.id()) {
             continue;
         }
         let line = index.line_of(d.primary_span().start()) + 1;

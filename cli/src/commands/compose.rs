@@ -153,7 +153,7 @@ pub fn check(
     text: String,
     config: &Config,
     fix: bool,
-    seen: &mut std::collections::BTreeSet<(PathBuf, &'static str, usize)>,
+    seen: &mut std::collections::BTreeSet<(PathBuf, ad_grammar::codes::Code, usize)>,
     max_file_size: Option<u64>,
 ) -> Result<Vec<crate::render::CheckedFile>, String> {
     let mut c = compose_with(path, &text, config, Vec::new(), max_file_size, true);
@@ -188,7 +188,7 @@ pub fn check(
             let (composed, own) = compose::apply_composition_fixes(&file_text, &diagnostics);
             let rest: Vec<_> = diagnostics
                 .into_iter()
-                .filter(|d| !ad_grammar::codes::get(d.code).is_some_and(|c| c.composition()))
+                .filter(|d| !d.code.composition())
                 .collect();
             let (fixed, others) = if compose::kind_of(&file_text) == ScriptKind::Plain {
                 ad_compiler::apply_fixes(&composed, &rest)

@@ -17,7 +17,7 @@ pub fn run(args: ExplainArgs) -> i32 {
         }
         return 0;
     };
-    match section(&code) {
+    match ad_grammar::codes::Code::from_id(&code).and_then(section) {
         Some(text) => {
             // HTML comments are notes for the docs tests (`check-args`), not for readers.
             let shown: Vec<&str> = text
@@ -35,7 +35,7 @@ pub fn run(args: ExplainArgs) -> i32 {
 }
 
 /// The `### CODE …` section, up to the next heading of the same or a higher level.
-fn section(code: &str) -> Option<&'static str> {
+fn section(code: ad_grammar::codes::Code) -> Option<&'static str> {
     let start = DOCS.find(&format!("\n### {code} "))? + 1;
     let rest = &DOCS[start..];
     // Up to whichever heading comes first: the next entry (`### `) or the next chapter (`## `),

@@ -171,11 +171,11 @@ fn render_findings(r: &Response) {
         .findings
         .iter()
         .filter_map(|f| {
-            let code = ad_grammar::codes::get(&f.code)?;
+            let code = ad_grammar::codes::Code::from_id(&f.code)?;
             let end = f.end.min(line.len());
             let start = f.start.min(end);
             let span = ad_grammar::Span::new(start, end);
-            let mut d = ad_grammar::Diagnostic::new(code.id, f.message.clone(), span);
+            let mut d = ad_grammar::Diagnostic::new(code, f.message.clone(), span);
             if let Some(l) = &f.label {
                 d = d.with_label(l.clone());
             }

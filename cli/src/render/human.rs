@@ -120,11 +120,6 @@ fn kind_of(severity: Severity) -> (ReportKind<'static>, Color, &'static str) {
     }
 }
 
-/// The rule's title, shown under a primary label that has no text of its own.
-fn title_of(code: &str) -> &'static str {
-    ad_grammar::codes::get(code).map_or("here", |c| c.title)
-}
-
 /// A label's span within the text, on character boundaries.
 fn clamp(text: &str, span: Span) -> Span {
     let floor = |mut i: usize| {
@@ -226,7 +221,8 @@ fn whole_lines(
             .with_color(colour)
             .with_index_type(ariadne::IndexType::Char),
     );
-    let title = title_of(d.code);
+    // The rule's title, shown under a primary label that has no text of its own.
+    let title = d.code.title();
     for label in &d.labels {
         let range =
             to_chars(label.span.start())..to_chars(label.span.end().max(label.span.start()));
@@ -407,7 +403,8 @@ fn excerpts(
     let index = file.index();
     let (_, kind_color, kind_name) = kind_of(d.severity);
     let on = |c: Color| Some(c).filter(|_| colour);
-    let title = title_of(d.code);
+    // The rule's title, shown under a primary label that has no text of its own.
+    let title = d.code.title();
 
     // Labels per line, each clipped to its first line.
     let mut by_line: Vec<(usize, Span, &str, bool)> = d

@@ -62,12 +62,12 @@ pub fn render(files: &[CheckedFile]) -> Value {
         .iter()
         .map(|c| {
             json!({
-                "id": c.id,
-                "name": rule_name(c.title),
-                "shortDescription": { "text": c.title },
-                "defaultConfiguration": { "level": level(c.severity) },
+                "id": c.id(),
+                "name": rule_name(c.title()),
+                "shortDescription": { "text": c.title() },
+                "defaultConfiguration": { "level": level(c.severity()) },
                 "helpUri": format!("https://github.com/ad-tools/ad/blob/main/{}#{}", codes::DOCS, c.anchor()),
-                "properties": { "agentDeviceRejects": format!("{:?}", c.rejected).to_lowercase(), "fixable": c.has_fix() },
+                "properties": { "agentDeviceRejects": format!("{:?}", c.rejected()).to_lowercase(), "fixable": c.has_fix() },
             })
         })
         .collect();
@@ -117,12 +117,12 @@ mod tests {
         let rules = v["runs"][0]["tool"]["driver"]["rules"].as_array().unwrap();
         assert_eq!(rules.len(), codes::TABLE.len());
         for (r, c) in rules.iter().zip(codes::TABLE) {
-            assert_eq!(r["id"], c.id);
-            assert_eq!(r["defaultConfiguration"]["level"], level(c.severity));
+            assert_eq!(r["id"], c.id());
+            assert_eq!(r["defaultConfiguration"]["level"], level(c.severity()));
             assert!(r["helpUri"]
                 .as_str()
                 .unwrap()
-                .ends_with(&format!("#{}", c.id.to_lowercase())));
+                .ends_with(&format!("#{}", c.id().to_lowercase())));
         }
     }
 }

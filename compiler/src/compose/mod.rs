@@ -172,7 +172,7 @@ fn digest_of(analysis: &crate::Analysis) -> String {
 pub fn apply_composition_fixes(text: &str, diagnostics: &[Diagnostic]) -> (String, usize) {
     let fixes: Vec<&ad_grammar::Fix> = diagnostics
         .iter()
-        .filter(|d| ad_grammar::codes::get(d.code).is_some_and(|c| c.composition()))
+        .filter(|d| d.code.composition())
         .filter_map(|d| d.fix.as_ref())
         .collect();
     let mut edits: Vec<&Edit> = fixes.iter().flat_map(|f| &f.edits).collect();

@@ -903,7 +903,7 @@ impl<'src> Ctx<'_, '_, 'src> {
 
     fn reject(
         &mut self,
-        code: &'static str,
+        code: codes::Code,
         token: usize,
         message: &str,
         title: &'static str,

@@ -65,9 +65,9 @@ pub(super) fn check(cx: &Context, step: &Step, out: &mut Vec<Diagnostic>) {
 
 #[cfg(test)]
 mod tests {
-    use crate::codes::{SETTING_NOT_ON_PLATFORM, WRONG_TYPE};
+    use crate::codes::{Code, SETTING_NOT_ON_PLATFORM, WRONG_TYPE};
 
-    fn codes(text: &str) -> Vec<&'static str> {
+    fn codes(text: &str) -> Vec<Code> {
         crate::analyze(text)
             .diagnostics
             .iter()

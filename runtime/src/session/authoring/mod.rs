@@ -408,6 +408,7 @@ impl Sessions {
                 ad_grammar::codes::MISSING_DESTINATION_GUARD,
                 ad_grammar::codes::GUARD_NOT_QUALIFIED,
             ]
+            .map(|c| c.id())
             .contains(&r.code.as_str())
             {
                 let waits: Vec<String> = guard_candidates(s)

@@ -279,26 +279,9 @@ fn the_engine_does_what_agent_devices_engine_does() {
         names.len() - report.len(),
         names.len()
     );
-    // Known and kept: ad's device tree carries no Android `visibleToUser` (no backend reports
-    // it), so a node the device says is off-screen but has an on-screen rect counts as visible.
-    let known = ["android-visibility"];
-    let unexpected: Vec<&String> = report
-        .iter()
-        .filter(|r| !known.iter().any(|k| r.starts_with(&format!("{k}:"))))
-        .collect();
     assert!(
-        unexpected.is_empty(),
-        "{}",
-        unexpected
-            .iter()
-            .map(|s| s.as_str())
-            .collect::<Vec<_>>()
-            .join("\n")
+        report.is_empty(),
+        "ad's engine disagrees with agent-device's:\n{}",
+        report.join("\n")
     );
-    for k in known {
-        assert!(
-            report.iter().any(|r| r.starts_with(&format!("{k}:"))),
-            "{k} now agrees: take it off the known differences"
-        );
-    }
 }

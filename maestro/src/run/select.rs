@@ -362,10 +362,14 @@ pub fn text_matches(value: &str, pattern: &str) -> bool {
     }
 }
 
-/// Visible as agent-device's engine counts it (`ir`): a rect with an area that meets its
+/// Visible as agent-device's engine counts it (`ir`): never an Android node the device says is
+/// not shown to the user (`visibleToUser: false`); else a rect with an area that meets its
 /// effective viewport; without a rect, hittable on iOS, else as its nearest element ancestor.
 fn visible(s: &Snapshot, i: usize, platform: &str) -> bool {
     let n = &s.nodes[i];
+    if platform == "android" && n.visible_to_user == Some(false) {
+        return false;
+    }
     if let Some(r) = valid_rect(n) {
         return in_viewport(s, i, &r);
     }

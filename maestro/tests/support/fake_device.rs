@@ -169,6 +169,7 @@ impl FakeDevice {
             focused: v["focused"].as_bool().unwrap_or(false),
             editable: false,
             hittable: v["hittable"].as_bool().unwrap_or(false),
+            visible_to_user: v["visible"].as_bool(),
             children: v["children"]
                 .as_array()
                 .map(|c| c.iter().map(|n| self.convert(n)).collect())
@@ -263,6 +264,7 @@ impl Backend for FakeDevice {
                 focused: false,
                 editable: false,
                 hittable: false,
+                visible_to_user: None,
                 children: roots,
             }];
         }

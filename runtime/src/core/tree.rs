@@ -65,6 +65,10 @@ pub struct Node {
     pub editable: bool,
     #[serde(default, skip_serializing_if = "is_false")]
     pub hittable: bool,
+    /// Android's `visibleToUser` as the device reports it (`None` elsewhere): a node the device
+    /// says is not shown to the user is not visible, whatever its rect (agent-device's rule).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub visible_to_user: Option<bool>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub children: Vec<Node>,
 }
@@ -110,6 +114,9 @@ pub struct FlatNode {
     pub editable: bool,
     #[serde(default, skip_serializing_if = "is_false")]
     pub hittable: bool,
+    /// Android's `visibleToUser`, when the device reports it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub visible_to_user: Option<bool>,
 }
 
 /// One capture of the screen, flattened.
@@ -146,6 +153,7 @@ impl Snapshot {
                 focused: n.focused,
                 editable: n.editable,
                 hittable: n.hittable,
+                visible_to_user: n.visible_to_user,
             });
             for c in n.children {
                 walk(c, depth + 1, Some(index), out);

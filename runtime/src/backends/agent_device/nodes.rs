@@ -60,6 +60,7 @@ fn node(v: &Value) -> Node {
         focused: flag(v, "focused").unwrap_or(false),
         editable: flag(v, "editable").unwrap_or_else(|| editable_type(&kind)),
         hittable: flag(v, "hittable").unwrap_or(false),
+        visible_to_user: flag(v, "visibleToUser"),
         kind,
         children: Vec::new(),
     }

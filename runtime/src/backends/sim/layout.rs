@@ -568,6 +568,7 @@ impl Cx<'_> {
             focused: a.focused.as_deref() == Some(key.as_str()),
             editable,
             hittable,
+            visible_to_user: None,
             children: Vec::new(),
         };
         let row = e.layout.as_deref() == Some("row");

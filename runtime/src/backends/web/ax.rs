@@ -346,6 +346,7 @@ impl Mapper<'_> {
             focused: prop_true(n, "focused"),
             editable,
             hittable,
+            visible_to_user: None,
             children: Vec::new(),
         };
         if let (Some(b), Some(rect)) = (n.backend_dom_node_id, rect) {

@@ -750,3 +750,107 @@ fn a_breakpoint_set_while_stopped_is_where_the_run_stops_next() {
     dap.ok("disconnect", json!({}));
     assert_eq!(dap.finish(), 0);
 }
+
+#[test]
+fn restarting_a_frame_resumes_at_its_step_and_refuses_an_edited_script() {
+    let (dir, state) = project("restart-frame");
+    std::fs::write(dir.join("login.ad"), passing()).unwrap();
+    let mut dap = Dap::spawn(&dir, &state);
+    dap.ok("initialize", json!({"adapterID": "ad"}));
+    let mut args = launch_args(&dir, "login.ad");
+    args["stopOnEntry"] = json!(true);
+    args["env"]["PASSWORD"] = json!("hunter2");
+    dap.ok("launch", args);
+    dap.ok("configurationDone", json!({}));
+    dap.event("stopped");
+    for _ in 0..2 {
+        dap.ok("next", json!({"threadId": 1}));
+        dap.event("stopped");
+    }
+    // Stopped before step 3 (line 8): run it again from the session the run leaves.
+    assert_eq!(dap.top_frame().1, 8);
+    dap.ok("restartFrame", json!({"frameId": 1}));
+    let stopped = dap.event("stopped");
+    assert_eq!(stopped["body"]["reason"], "restart", "{stopped}");
+    assert_eq!(dap.top_frame().1, 8);
+    // The resumed run goes on from there on the same screen (the email typed before is kept).
+    dap.ok(
+        "evaluate",
+        json!({"expression": "snapshot", "context": "repl"}),
+    );
+    let scopes = dap.scopes();
+    let mut shown = Vec::new();
+    leaves(&mut dap, &scope(&scopes, "Screen"), &mut shown);
+    assert!(
+        shown.contains(&"value \"demo@example.com\"".to_string()),
+        "{shown:?}"
+    );
+    // An edited script is refused: the digest of the launched one no longer matches.
+    let text = std::fs::read_to_string(dir.join("login.ad")).unwrap();
+    std::fs::write(
+        dir.join("login.ad"),
+        format!("# edited: every step moves down\n{text}"),
+    )
+    .unwrap();
+    dap.ok("restartFrame", json!({"frameId": 1}));
+    let exited = dap.event("exited");
+    assert_eq!(exited["body"]["exitCode"], 2, "{}", dap.output());
+    assert!(
+        dap.output().contains("--plan-digest does not match"),
+        "{}",
+        dap.output()
+    );
+    dap.event("terminated");
+    dap.ok("disconnect", json!({}));
+    assert_eq!(dap.finish(), 0);
+    // Runs: the first (interrupted at step 3), the resumed one from step 3, the refused one.
+    let mut froms: Vec<(String, u64)> = std::fs::read_dir(dir.join("runs"))
+        .unwrap()
+        .filter_map(|e| {
+            let run = e.unwrap().path().join("run.json");
+            let v: Value = serde_json::from_str(&std::fs::read_to_string(run).ok()?).ok()?;
+            Some((
+                v["exit_reason"].as_str().unwrap().to_string(),
+                v["steps"]["from"].as_u64().unwrap(),
+            ))
+        })
+        .collect();
+    froms.sort();
+    assert!(froms.contains(&("interrupted".to_string(), 1)), "{froms:?}");
+    assert!(froms.contains(&("interrupted".to_string(), 3)), "{froms:?}");
+}
+
+#[test]
+fn restarting_a_frame_on_a_backend_that_keeps_no_session_is_refused() {
+    // The recorded backend ends its session with the run.
+    let (dir, state) = project("restart-frame-refused");
+    std::fs::write(dir.join("login.ad"), passing()).unwrap();
+    let recorded = std::process::Command::new(env!("CARGO_BIN_EXE_ad"))
+        .current_dir(&dir)
+        .env("AD_STATE_DIR", &state)
+        .args(["run", "-q", "login.ad", "--record-fixture", "fixture"])
+        .args(["--artifacts-dir", "runs", "-e", "PASSWORD=hunter2"])
+        .output()
+        .unwrap();
+    assert_eq!(recorded.status.code(), Some(0));
+    let mut dap = Dap::spawn(&dir, &state);
+    dap.ok("initialize", json!({"adapterID": "ad"}));
+    let mut args = launch_args(&dir, "login.ad");
+    args["stopOnEntry"] = json!(true);
+    args["backend"] = json!("recorded:fixture");
+    args["env"]["PASSWORD"] = json!("hunter2");
+    dap.ok("launch", args);
+    dap.ok("configurationDone", json!({}));
+    dap.event("stopped");
+    let r = dap.request("restartFrame", json!({"frameId": 1}));
+    assert_eq!(r["success"], false);
+    assert!(
+        r["message"].as_str().unwrap().contains("use restart"),
+        "{r}"
+    );
+    // Still stopped: the run goes on.
+    dap.ok("continue", json!({"threadId": 1}));
+    assert_eq!(dap.event("exited")["body"]["exitCode"], 0);
+    dap.ok("disconnect", json!({}));
+    assert_eq!(dap.finish(), 0);
+}

@@ -132,6 +132,7 @@ pub struct Capabilities {
     pub supports_conditional_breakpoints: bool,
     pub supports_evaluate_for_hovers: bool,
     pub supports_restart_request: bool,
+    pub supports_restart_frame: bool,
     pub supports_terminate_request: bool,
     pub supports_exception_info_request: bool,
     pub supports_single_thread_execution_requests: bool,

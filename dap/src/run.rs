@@ -68,8 +68,10 @@ pub enum Command {
 /// Why and where a run stopped, and what the client can ask about it.
 #[derive(Debug, Clone)]
 pub struct Stopped {
-    /// `entry`, `step`, `breakpoint`, `pause` or `exception`.
+    /// `entry`, `step`, `breakpoint`, `pause`, `exception` or `restart`.
     pub reason: &'static str,
+    /// The step (1-based plan index) the run stopped at.
+    pub index: usize,
     pub description: String,
     pub text: Option<String>,
     pub hit: Vec<i64>,
@@ -119,6 +121,9 @@ pub struct Hook {
     events: mpsc::Sender<Input>,
     mode: Mode,
     no_debug: bool,
+    /// The reason of the first stop when it is not the usual one (`restart`: a run resumed at
+    /// the step the client restarted).
+    first_stop: Option<&'static str>,
 }
 
 impl Hook {
@@ -277,8 +282,17 @@ impl Debugger for Hook {
                     let Some((reason, hit, note)) = self.stop_reason(run) else {
                         return;
                     };
+                    let reason = match (self.first_stop.take(), reason) {
+                        (Some(first), "entry" | "step") => first,
+                        _ => reason,
+                    };
                     let description = match reason {
                         "entry" => "stopped before the first step".to_string(),
+                        "restart" => format!(
+                            "restarted at step {}/{}",
+                            run.info().index,
+                            run.info().total
+                        ),
                         "breakpoint" => format!("breakpoint at line {}", run.info().line),
                         "pause" => "paused before the next step".to_string(),
                         _ => format!("before step {}/{}", run.info().index, run.info().total),
@@ -409,6 +423,7 @@ fn describe(
     });
     Stopped {
         reason,
+        index: info.index,
         description,
         text,
         hit,
@@ -500,6 +515,8 @@ impl Progress for DapProgress {
 pub struct RunHandle {
     pub commands: tokio::sync::mpsc::UnboundedSender<Command>,
     pub stop: Arc<AtomicU8>,
+    /// Keep the sim's live session when the run ends (a restarted frame resumes on it).
+    pub keep: Arc<AtomicBool>,
     pub thread: std::thread::JoinHandle<()>,
 }
 
@@ -512,18 +529,28 @@ impl RunHandle {
     }
 }
 
+/// How a run starts: where it stops first.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct StartMode {
+    pub stop_on_entry: bool,
+    pub no_debug: bool,
+    /// The reason of the first stop instead of `entry`/`step` (`restart`).
+    pub first_stop: Option<&'static str>,
+}
+
 /// Starts `prepared` on a thread of its own.
 pub fn start(
     prepared: Prepared,
     plan: Arc<PlanMap>,
     shared: Arc<Shared>,
     events: mpsc::Sender<Input>,
-    stop_on_entry: bool,
-    no_debug: bool,
+    how: StartMode,
 ) -> std::io::Result<RunHandle> {
     let (commands, receiver) = tokio::sync::mpsc::unbounded_channel();
     let stop = Arc::new(AtomicU8::new(0));
     let flag = stop.clone();
+    let keep = Arc::new(AtomicBool::new(false));
+    let keep_session = keep.clone();
     let thread = std::thread::Builder::new()
         .name("ad-dap-run".into())
         .spawn(move || {
@@ -532,21 +559,32 @@ pub fn start(
                 plan,
                 commands: receiver,
                 events: events.clone(),
-                mode: if stop_on_entry { Mode::Step } else { Mode::Run },
-                no_debug,
+                mode: if how.stop_on_entry || how.first_stop.is_some() {
+                    Mode::Step
+                } else {
+                    Mode::Run
+                },
+                no_debug: how.no_debug,
+                first_stop: how.first_stop,
             };
-            let (exit_code, summary) = run_to_end(prepared, hook, flag);
+            let (exit_code, summary) = run_to_end(prepared, hook, flag, keep_session);
             let _ = events.send(Input::Run(RunEvent::Finished { exit_code, summary }));
         })?;
     Ok(RunHandle {
         commands,
         stop,
+        keep,
         thread,
     })
 }
 
 /// Runs the plan to its end; the exit code and summary `ad run` would give.
-fn run_to_end(prepared: Prepared, hook: Hook, stop: Arc<AtomicU8>) -> (i32, String) {
+fn run_to_end(
+    prepared: Prepared,
+    hook: Hook,
+    stop: Arc<AtomicU8>,
+    keep: Arc<AtomicBool>,
+) -> (i32, String) {
     let rt = match tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
@@ -559,7 +597,7 @@ fn run_to_end(prepared: Prepared, hook: Hook, stop: Arc<AtomicU8>) -> (i32, Stri
         script,
         name,
         options,
-        config,
+        mut config,
         kind,
         ..
     } = prepared;
@@ -570,7 +608,13 @@ fn run_to_end(prepared: Prepared, hook: Hook, stop: Arc<AtomicU8>) -> (i32, Stri
             metadata: analysis.metadata(),
         };
         match run_live(&plan, &script, kind, &options, &config, &mut progress).await {
-            Ok(live) => {
+            Ok(mut live) => {
+                // Ended for a restarted frame: the sim's session is kept for the resumed run,
+                // as `ad run` keeps one for `--from`.
+                if keep.load(std::sync::atomic::Ordering::SeqCst) {
+                    config.persist_session = true;
+                    live.persist(&config, &options);
+                }
                 let ad_runtime::session::LiveRun {
                     outcome,
                     mut backend,
@@ -721,6 +765,7 @@ mod tests {
             events,
             mode: Mode::Run,
             no_debug: false,
+            first_stop: None,
         };
         (hook, shared)
     }

@@ -51,6 +51,9 @@ pub fn serve(input: impl BufRead + Send + 'static, output: impl Write, host: Arc
         stopped: None,
         ending: None,
         next_breakpoint: 1,
+        digest: None,
+        kind: None,
+        first_stop: None,
     };
     while let Ok(input) = rx.recv() {
         match input {
@@ -99,6 +102,8 @@ enum Ending {
     Restart(Request, LaunchArguments),
     /// `terminate`: the run ends; the client disconnects next.
     Terminate,
+    /// `restartFrame`: the run resumes at this step (1-based) on the session it left.
+    RestartFrame(Request, usize),
 }
 
 struct Server<W: Write> {
@@ -118,6 +123,12 @@ struct Server<W: Write> {
     stopped: Option<Box<Stopped>>,
     ending: Option<Ending>,
     next_breakpoint: i64,
+    /// The plan digest of the launched script (what a restarted frame's resume is checked
+    /// against) and the backend it runs on.
+    digest: Option<String>,
+    kind: Option<ad_runtime::backends::BackendKind>,
+    /// The next run's first stop reason (`restart`).
+    first_stop: Option<&'static str>,
 }
 
 impl<W: Write> Server<W> {
@@ -164,6 +175,7 @@ impl<W: Write> Server<W> {
             "evaluate" => return self.evaluate(r),
             "exceptionInfo" => self.exception_info(),
             "restart" => return self.restart(r),
+            "restartFrame" => return self.restart_frame(r),
             "terminate" => return self.terminate(r),
             "disconnect" => return self.disconnect(r),
             other => Err(format!("`{other}` is not supported by ad dap")),
@@ -180,6 +192,7 @@ impl<W: Write> Server<W> {
             supports_conditional_breakpoints: true,
             supports_evaluate_for_hovers: true,
             supports_restart_request: true,
+            supports_restart_frame: true,
             supports_terminate_request: true,
             supports_exception_info_request: true,
             supports_single_thread_execution_requests: false,
@@ -278,6 +291,14 @@ impl<W: Write> Server<W> {
                     self.output("console", format!("warning: {w}\n"));
                 }
                 self.plan = Some(Arc::new(plan));
+                self.digest = Some(
+                    ad_runtime::core::interp::Plan {
+                        steps: prepared.analysis.steps(),
+                        metadata: prepared.analysis.metadata(),
+                    }
+                    .digest(&prepared.options),
+                );
+                self.kind = Some(prepared.kind);
                 self.resolve_breakpoints();
                 self.prepared = Some(prepared);
                 Ok(())
@@ -325,14 +346,12 @@ impl<W: Write> Server<W> {
         };
         let launch = self.launch.clone().unwrap_or_default();
         let plan = self.plan.clone().unwrap_or_default();
-        match run::start(
-            prepared,
-            plan,
-            self.shared.clone(),
-            self.tx.clone(),
-            launch.stop_on_entry,
-            launch.no_debug,
-        ) {
+        let how = run::StartMode {
+            stop_on_entry: launch.stop_on_entry,
+            no_debug: launch.no_debug,
+            first_stop: self.first_stop.take(),
+        };
+        match run::start(prepared, plan, self.shared.clone(), self.tx.clone(), how) {
             Ok(handle) => {
                 self.run = Some(handle);
                 self.send(Outgoing::event(
@@ -598,6 +617,52 @@ impl<W: Write> Server<W> {
         }
     }
 
+    /// Runs the stopped step again: the run ends keeping the sim's session, and a new run
+    /// resumes at the step on it (`ad run --from N --plan-digest`, the digest of the launched
+    /// script: an edited script is refused). Any frame restarts the step the run stopped at.
+    fn restart_frame(&mut self, r: Request) {
+        let index = match self.stopped() {
+            Ok(stop) => stop.index,
+            Err(e) => return self.send(Outgoing::error(r.seq, &r.command, e)),
+        };
+        if !self.kind.is_some_and(|k| k.resumes_sessions()) {
+            return self.send(Outgoing::error(
+                r.seq,
+                &r.command,
+                "restarting a frame resumes the run at its step on the session the run leaves (`--from`), which only the sim keeps: use restart to run the script again",
+            ));
+        }
+        let Some(run) = &self.run else {
+            return self.send(Outgoing::error(r.seq, &r.command, "no run"));
+        };
+        run.keep.store(true, std::sync::atomic::Ordering::SeqCst);
+        run.end();
+        self.ending = Some(Ending::RestartFrame(r, index));
+    }
+
+    fn relaunch_at(&mut self, r: Request, index: usize) {
+        let launch = self.launch.clone().unwrap_or_default();
+        let digest = self.digest.clone();
+        self.stopped = None;
+        match self.prepare(&launch) {
+            Ok(()) => {
+                if let Some(p) = &mut self.prepared {
+                    p.options.from = Some(index);
+                    // The launched script's digest: the interpreter refuses an edited one.
+                    p.options.plan_digest = digest;
+                    p.config.persist_session = true;
+                }
+                self.first_stop = Some("restart");
+                self.send(Outgoing::ok(&r, Value::Null));
+                self.start_if_ready();
+            }
+            Err(summary) => {
+                self.send(Outgoing::error(r.seq, &r.command, summary));
+                self.send(Outgoing::event("terminated", Value::Null));
+            }
+        }
+    }
+
     fn terminate(&mut self, r: Request) {
         match &self.run {
             Some(run) => {
@@ -690,6 +755,10 @@ impl<W: Write> Server<W> {
                 match self.ending.take() {
                     Some(Ending::Restart(r, launch)) => {
                         self.relaunch(r, launch);
+                        return false;
+                    }
+                    Some(Ending::RestartFrame(r, index)) => {
+                        self.relaunch_at(r, index);
                         return false;
                     }
                     Some(Ending::Disconnect(r)) => {

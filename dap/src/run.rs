@@ -396,11 +396,12 @@ fn describe(
         let reference = screen_tree(&mut tree, &nodes);
         scopes.push(scope("Screen", reference, true));
     }
-    // The journal so far (the run folder's events.jsonl).
+    // The journal so far (the run folder's events.jsonl): its latest events, so a stop late in
+    // a long run costs no more than one early on (the file has them all).
     if let Some(dir) = run.run_dir() {
         let events =
             ad_runtime::core::journal::read_events(&dir.join("events.jsonl")).unwrap_or_default();
-        let entries = events
+        let entries = events[events.len().saturating_sub(JOURNAL_SHOWN)..]
             .iter()
             .map(|e| {
                 let kind = e.get("event").and_then(Value::as_str).unwrap_or("event");
@@ -442,6 +443,9 @@ fn stop_screenshot(stop: &Stopped) -> Option<String> {
     let shot = entries.into_iter().find(|v| v.name == "screenshot")?;
     serde_json::from_str::<String>(&shot.value).ok()
 }
+
+/// How many of the journal's latest events a stop shows.
+const JOURNAL_SHOWN: usize = 200;
 
 fn scope(name: &str, variables_reference: i64, expensive: bool) -> Scope {
     Scope {

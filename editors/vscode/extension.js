@@ -8,9 +8,12 @@
 
 const vscode = require("vscode");
 const { LanguageClient, TransportKind } = require("vscode-languageclient/node");
+const { serverCommand, explicitSetting } = require("./server-path");
 
 /** @type {LanguageClient | undefined} */
 let client;
+/** The executable the running client was started with. */
+let startedWith;
 
 /** Maestro flows are opted in: YAML files go to the server, which routes them. */
 function maestroEnabled() {
@@ -18,13 +21,27 @@ function maestroEnabled() {
   return config.get("maestro.enable") === true || (config.get("maestro.paths") || []).length > 0;
 }
 
+/** The `ad` to start: the `ad.path` setting, else the workspace's npm-installed one, else PATH's. */
+function resolveServer() {
+  const config = vscode.workspace.getConfiguration("ad");
+  return serverCommand({
+    explicitPath: explicitSetting(config.inspect("path")),
+    folders: (vscode.workspace.workspaceFolders || [])
+      .filter((f) => f.uri.scheme === "file")
+      .map((f) => f.uri.fsPath),
+    trusted: vscode.workspace.isTrusted,
+  });
+}
+
 function createClient() {
   const config = vscode.workspace.getConfiguration("ad");
-  const command = config.get("path") || "ad";
+  const server = resolveServer();
+  startedWith = server.command;
   const serverOptions = {
-    command,
+    command: server.command,
     args: ["lsp"],
     transport: TransportKind.stdio,
+    options: { shell: server.shell },
   };
   const documentSelector = [
     { scheme: "file", language: "ad" },
@@ -51,10 +68,11 @@ async function start(context) {
   try {
     await client.start();
   } catch (err) {
-    const path = vscode.workspace.getConfiguration("ad").get("path") || "ad";
+    const path = resolveServer().command;
     vscode.window.showErrorMessage(
       `Could not start \`${path} lsp\`: ${err && err.message ? err.message : err}. ` +
-        "Install ad (cargo install --path cli) or set `ad.path` to the executable.",
+        "Install ad (`npm install -D @ad-toolchain/ad` in a Node project, or " +
+        "`cargo install --locked --path cli`) or set `ad.path` to the executable.",
     );
   }
 }
@@ -71,6 +89,13 @@ async function activate(context) {
     vscode.commands.registerCommand("ad.restartServer", async () => {
       if (client) await client.stop();
       await start(context);
+    }),
+    // A folder added or removed may bring its own npm-installed `ad`.
+    vscode.workspace.onDidChangeWorkspaceFolders(async () => {
+      if (!client || resolveServer().command === startedWith) return;
+      await client.stop();
+      client = undefined;
+      if (wanted()) await start(context);
     }),
     vscode.workspace.onDidChangeConfiguration(async (e) => {
       // The executable, or which documents go to the server, changed.

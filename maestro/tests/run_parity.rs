@@ -57,7 +57,6 @@ fn actions(ops: &[Value]) -> Vec<Value> {
         let Some(m) = o.as_object_mut() else { continue };
         m.remove("t");
         m.remove("selector");
-        m.remove("args");
         if m["op"] == "scroll" {
             m.remove("durationMs");
         }

@@ -172,6 +172,19 @@ fn injected_values_never_reach_messages_or_the_journal() {
 }
 
 #[test]
+fn launch_arguments_are_journaled_in_order_and_redacted() {
+    let yaml = "appId: com.example.shop\n---\n- launchApp:\n    arguments:\n      mode: test\n      token: ${TOKEN}\n    launchArguments:\n      - 2\n      - true\n";
+    let (o, journal) = run_flow("args.yaml", yaml, &[], &[("TOKEN", "t0ps3cr3t")]);
+    assert!(o.failure.is_none(), "{:#?}", o.failure);
+    let rows = journal.rows().join("\n");
+    assert!(!rows.contains("t0ps3cr3t"), "{rows}");
+    assert!(
+        rows.contains(r#""args":["mode","test","token","<var:TOKEN>","2","true"]"#),
+        "{rows}"
+    );
+}
+
+#[test]
 fn run_flow_when_repeat_and_retry() {
     let yaml = format!(
         "{SIGN_IN}- runFlow:\n    when:\n      visible: Welcome, Demo\n    commands:\n      - assertVisible: Welcome, Demo\n- runFlow:\n    when:\n      notVisible: Welcome, Demo\n    commands:\n      - tapOn: Nowhere at all\n- repeat:\n    times: 2\n    commands:\n      - assertVisible: Welcome, Demo\n- retry:\n    maxRetries: 2\n    commands:\n      - assertVisible: Welcome, Demo\n"

@@ -1169,6 +1169,31 @@ impl<B: Backend> Engine<'_, B> {
             .map_err(|u| Fail::new(error_codes::INVALID_ARGS, u.message()))
     }
 
+    /// `launchApp.arguments` then `launchApp.launchArguments`, as agent-device's device port
+    /// flattens them (`Fm`): a scalar is one argument, a list its items, a map each key then its
+    /// value; values as JavaScript's `String` writes them, variables expanded.
+    fn launch_arguments(&self, c: &Command) -> Step<Vec<String>> {
+        let mut out = Vec::new();
+        for base in ["launchApp.arguments", "launchApp.launchArguments"] {
+            for f in &c.fields {
+                let value = || self.expand(&f.value.value.js_string());
+                if f.path == base
+                    || f.path
+                        .strip_prefix(base)
+                        .is_some_and(|r| r.starts_with('['))
+                {
+                    out.push(value()?);
+                } else if let Some(key) =
+                    f.path.strip_prefix(base).and_then(|r| r.strip_prefix('.'))
+                {
+                    out.push(key.to_string());
+                    out.push(value()?);
+                }
+            }
+        }
+        Ok(out)
+    }
+
     fn text_field(&self, c: &Command, path: &str) -> Step<Option<String>> {
         match field(c, path) {
             None => Ok(None),
@@ -1307,11 +1332,17 @@ impl<B: Backend> Engine<'_, B> {
                 let options = LaunchOptions {
                     relaunch: !clear && stop,
                     url: None,
+                    args: self.launch_arguments(c)?,
                 };
                 let args = ActionArgs::Launch {
                     app: self.redactor.redact_id(&app),
                     relaunch: options.relaunch,
                     url: None,
+                    args: options
+                        .args
+                        .iter()
+                        .map(|a| self.redactor.redact(a))
+                        .collect(),
                 };
                 act!(self, line, "launchApp", args, launch(&app, &options))
             }
@@ -1340,11 +1371,13 @@ impl<B: Backend> Engine<'_, B> {
                 let options = LaunchOptions {
                     relaunch: false,
                     url: url.clone(),
+                    args: Vec::new(),
                 };
                 let args = ActionArgs::Launch {
                     app: self.redactor.redact_id(&app),
                     relaunch: false,
                     url: url.map(|u| self.redactor.redact_id(&u)),
+                    args: Vec::new(),
                 };
                 act!(self, line, "openLink", args, launch(&app, &options))
             }

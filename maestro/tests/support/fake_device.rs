@@ -218,7 +218,12 @@ impl Backend for FakeDevice {
     async fn launch(&mut self, app: &str, options: &LaunchOptions) -> BackendResult<()> {
         let op = match &options.url {
             Some(url) => json!({"op": "openLink", "link": url, "appId": app}),
-            None => json!({"op": "launchApp", "appId": app, "relaunch": options.relaunch}),
+            None if options.args.is_empty() => {
+                json!({"op": "launchApp", "appId": app, "relaunch": options.relaunch})
+            }
+            None => json!({
+                "op": "launchApp", "appId": app, "relaunch": options.relaunch, "args": options.args
+            }),
         };
         let is_link = options.url.is_some();
         self.record(op)?;

@@ -118,6 +118,9 @@ pub struct LaunchOptions {
     pub relaunch: bool,
     /// An optional URL / deep link (`open app url`).
     pub url: Option<String>,
+    /// Arguments the app is launched with (a Maestro flow's `launchApp.arguments`; agent-device's
+    /// `launchArgs`). Backends that start no app process ignore them.
+    pub args: Vec<String>,
 }
 
 #[derive(Debug, Clone, PartialEq)]

@@ -603,11 +603,14 @@ impl Backend for AgentDevice {
     async fn launch(&mut self, app: &str, options: &LaunchOptions) -> BackendResult<()> {
         let mut p = vec![app.to_string()];
         p.extend(options.url.clone());
-        let f = if options.relaunch {
+        let mut f = if options.relaunch {
             flags(&[("relaunch", json!(true))])
         } else {
             Map::new()
         };
+        if !options.args.is_empty() {
+            f.insert("launchArgs".into(), json!(options.args));
+        }
         // Opening may boot a simulator or an emulator first.
         self.send("open", p, f, Some(Duration::from_secs(180)))
             .await?;

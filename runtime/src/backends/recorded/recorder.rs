@@ -318,6 +318,7 @@ impl<B: Backend> Backend for Recorder<B> {
             app: app.to_string(),
             relaunch: options.relaunch,
             url: options.url.clone(),
+            args: options.args.clone(),
         };
         self.unit(call, async |b| b.launch(app, options).await)
             .await

@@ -608,6 +608,7 @@ impl Backend for Replay {
             app: app.to_string(),
             relaunch: options.relaunch,
             url: options.url.clone(),
+            args: options.args.clone(),
         })
         .await
     }

@@ -46,7 +46,11 @@ impl<B: Backend> Exec<'_, B> {
         } else {
             (first.clone(), p.get(1).cloned())
         };
-        let opts = LaunchOptions { relaunch, url };
+        let opts = LaunchOptions {
+            relaunch,
+            url,
+            args: Vec::new(),
+        };
         let app2 = app.clone();
         self.act(
             "open",
@@ -54,6 +58,7 @@ impl<B: Backend> Exec<'_, B> {
                 app,
                 relaunch,
                 url: opts.url.clone(),
+                args: Vec::new(),
             },
             async move |b: &mut B| b.launch(&app2, &opts).await,
         )

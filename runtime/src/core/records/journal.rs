@@ -220,6 +220,9 @@ pub enum ActionArgs {
         app: String,
         relaunch: bool,
         url: Option<String>,
+        /// Launch arguments (redacted), when there are any.
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        args: Vec<String>,
     },
     /// `click`, `press`.
     Tap {

@@ -104,6 +104,8 @@ pub enum Call {
         relaunch: bool,
         #[serde(default, skip_serializing_if = "Option::is_none")]
         url: Option<String>,
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        args: Vec<String>,
     },
     Close {
         #[serde(default, skip_serializing_if = "Option::is_none")]

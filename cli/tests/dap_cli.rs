@@ -854,3 +854,106 @@ fn restarting_a_frame_on_a_backend_that_keeps_no_session_is_refused() {
     dap.ok("disconnect", json!({}));
     assert_eq!(dap.finish(), 0);
 }
+
+#[test]
+fn attach_puts_the_console_on_a_live_session_and_detaching_leaves_it_live() {
+    let (dir, state) = project("attach");
+    let tmp = dir.join("tmp");
+    std::fs::create_dir_all(&tmp).unwrap();
+    let home = dir.display().to_string();
+    let xdg = dir.join("xdg").display().to_string();
+    let tmp_text = tmp.display().to_string();
+    // Everything the session keeps stays in the project; an idle daemon exits soon.
+    let isolated: [(&str, &str); 4] = [
+        ("AD_SESSION_IDLE_MS", "1500"),
+        ("HOME", &home),
+        ("XDG_STATE_HOME", &xdg),
+        ("TMPDIR", &tmp_text),
+    ];
+    let session = |words: &[&str]| -> Value {
+        let mut c = std::process::Command::new(env!("CARGO_BIN_EXE_ad"));
+        c.current_dir(&dir)
+            .env("AD_STATE_DIR", &state)
+            .arg("session");
+        for (k, v) in isolated {
+            c.env(k, v);
+        }
+        let o = c.args(words).arg("--json").output().unwrap();
+        serde_json::from_slice(&o.stdout)
+            .unwrap_or_else(|_| panic!("{words:?}: {}", String::from_utf8_lossy(&o.stderr)))
+    };
+    let opened = session(&[
+        "--session",
+        "dbg",
+        "open",
+        "com.example.shop",
+        "--app",
+        "apps/shop.json",
+    ]);
+    assert_eq!(opened["ok"], true, "{opened}");
+
+    let mut dap = Dap::spawn_with(&dir, &state, &isolated);
+    dap.ok("initialize", json!({"adapterID": "ad"}));
+    let missing = dap.request("attach", json!({"session": "nope"}));
+    assert_eq!(missing["success"], false);
+    assert!(
+        missing["message"]
+            .as_str()
+            .unwrap()
+            .contains("no live session `nope`"),
+        "{missing}"
+    );
+    dap.ok("attach", json!({"session": "dbg"}));
+    dap.event("initialized");
+    dap.ok("configurationDone", json!({}));
+    let stopped = dap.event("stopped");
+    assert_eq!(stopped["body"]["description"], "attached to session dbg");
+    let trace = dap.ok("stackTrace", json!({"threadId": 1}));
+    assert_eq!(trace["stackFrames"][0]["name"], "session dbg");
+    let scopes = dap.scopes();
+    let info = dap.variables(&scope(&scopes, "Session"));
+    assert!(
+        info.iter()
+            .any(|v| v["name"] == "backend" && v["value"] == "\"sim\""),
+        "{info:?}"
+    );
+    // The console's commands go to the session.
+    dap.ok(
+        "evaluate",
+        json!({"expression": "snapshot", "context": "repl"}),
+    );
+    let scopes = dap.scopes();
+    let mut screen = Vec::new();
+    elements(&mut dap, &scope(&scopes, "Screen"), &mut screen);
+    assert!(screen.iter().any(|e| e.contains("\"Email\"")), "{screen:?}");
+    let text = dap.ok(
+        "evaluate",
+        json!({"expression": "get text \"id=\\\"login.email\\\"\"", "context": "repl"}),
+    );
+    assert_eq!(text["result"], "Email", "{text}");
+    let bad = dap.request(
+        "evaluate",
+        json!({"expression": "frobnicate", "context": "repl"}),
+    );
+    assert_eq!(bad["success"], false, "{bad}");
+    let next = dap.request("next", json!({"threadId": 1}));
+    assert_eq!(next["success"], false);
+    assert!(
+        next["message"].as_str().unwrap().contains("no script runs"),
+        "{next}"
+    );
+    dap.ok("disconnect", json!({}));
+    assert!(dap.output().contains("still live"), "{}", dap.output());
+    assert_eq!(dap.finish(), 0);
+
+    // Detached, not closed: the session is still there for `ad session`.
+    let listed = session(&["list"]);
+    let names: Vec<&str> = listed["sessions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["name"].as_str().unwrap())
+        .collect();
+    assert!(names.contains(&"dbg"), "{listed}");
+    assert_eq!(session(&["--session", "dbg", "close"])["ok"], true);
+}

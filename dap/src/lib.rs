@@ -58,6 +58,19 @@ pub struct Refused {
 pub trait Host: Send + Sync {
     /// Reads and gates the script of a launch, as `ad run` does before its first step.
     fn prepare(&self, launch: &LaunchArguments) -> Result<Prepared, Refused>;
+
+    /// Runs one command (its words, as a shell passes them to `ad session`) on the live
+    /// session `session` held by the session daemon (`attach`): the daemon's answer as
+    /// `ad session … --json` prints it. `Err`: the daemon cannot be reached.
+    fn session_command(
+        &self,
+        session: &str,
+        words: Vec<String>,
+        cwd: &std::path::Path,
+    ) -> Result<serde_json::Value, String> {
+        let _ = (session, words, cwd);
+        Err("attaching to a live session is not supported by this host".into())
+    }
 }
 
 /// What the main loop waits for: the client's next frame, or news from the run.

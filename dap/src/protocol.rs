@@ -214,6 +214,61 @@ impl<'de> Deserialize<'de> for EnvEntries {
     }
 }
 
+/// `attach`: a live `ad session` by name.
+#[derive(Debug, Clone, Deserialize, Default, PartialEq)]
+#[serde(rename_all = "camelCase")]
+pub struct AttachArguments {
+    /// The session (`ad session --session NAME`; default `default`).
+    #[serde(default)]
+    pub session: Option<String>,
+    /// The folder relative paths in commands are read from (default: the adapter's).
+    #[serde(default)]
+    pub cwd: Option<String>,
+}
+
+#[derive(Debug, Clone, Deserialize, Default)]
+#[serde(rename_all = "camelCase")]
+pub struct DisconnectArguments {
+    #[serde(default)]
+    pub terminate_debuggee: Option<bool>,
+}
+
+/// The words of a console line as a shell passes them to `ad session`: whitespace-separated
+/// tokens, a token starting with `"` a JSON string literal (decoded), as a script line's
+/// tokens are read.
+pub fn split_words(line: &str) -> Result<Vec<String>, String> {
+    let mut words = Vec::new();
+    let mut rest = line.trim_start();
+    while !rest.is_empty() {
+        if rest.starts_with('"') {
+            let bytes = rest.as_bytes();
+            let mut i = 1;
+            let mut escaped = false;
+            while i < bytes.len() {
+                match bytes[i] {
+                    _ if escaped => escaped = false,
+                    b'\\' => escaped = true,
+                    b'"' => break,
+                    _ => {}
+                }
+                i += 1;
+            }
+            if i >= bytes.len() {
+                return Err(format!("unterminated string: {rest}"));
+            }
+            let word: String = serde_json::from_str(&rest[..=i])
+                .map_err(|_| format!("{} is not a JSON string literal", &rest[..=i]))?;
+            words.push(word);
+            rest = rest[i + 1..].trim_start();
+        } else {
+            let end = rest.find(char::is_whitespace).unwrap_or(rest.len());
+            words.push(rest[..end].to_string());
+            rest = rest[end..].trim_start();
+        }
+    }
+    Ok(words)
+}
+
 #[derive(Debug, Clone, Deserialize, Default)]
 #[serde(rename_all = "camelCase")]
 pub struct SetBreakpointsArguments {
@@ -339,6 +394,21 @@ mod tests {
         let none: LaunchArguments = serde_json::from_value(serde_json::json!({})).unwrap();
         assert!(none.env.0.is_empty());
         assert!(serde_json::from_value::<LaunchArguments>(serde_json::json!({"env": 3})).is_err());
+    }
+
+    #[test]
+    fn console_lines_split_into_the_words_a_shell_would_pass() {
+        assert_eq!(
+            split_words(r#"click "id=\"login.submit\"" --json"#).unwrap(),
+            ["click", "id=\"login.submit\"", "--json"]
+        );
+        assert_eq!(split_words("  snapshot   -i ").unwrap(), ["snapshot", "-i"]);
+        assert_eq!(
+            split_words(r#"fill @e3 "a b""#).unwrap(),
+            ["fill", "@e3", "a b"]
+        );
+        assert!(split_words(r#"fill @e3 "open"#).is_err());
+        assert!(split_words("").unwrap().is_empty());
     }
 
     #[test]

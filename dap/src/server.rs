@@ -54,6 +54,7 @@ pub fn serve(input: impl BufRead + Send + 'static, output: impl Write, host: Arc
         digest: None,
         kind: None,
         first_stop: None,
+        attached: None,
     };
     while let Ok(input) = rx.recv() {
         match input {
@@ -129,6 +130,8 @@ struct Server<W: Write> {
     kind: Option<ad_runtime::backends::BackendKind>,
     /// The next run's first stop reason (`restart`).
     first_stop: Option<&'static str>,
+    /// `attach`: the live `ad session` the console talks to (no script runs).
+    attached: Option<String>,
 }
 
 impl<W: Write> Server<W> {
@@ -148,15 +151,15 @@ impl<W: Write> Server<W> {
         let reply = match r.command.as_str() {
             "initialize" => Ok(Some(self.initialize())),
             "launch" => return self.launch(r),
-            "attach" => Err(
-                "attaching to a live `ad session` is not supported yet: launch the script instead"
-                    .to_string(),
-            ),
+            "attach" => return self.attach(r),
             "setBreakpoints" => self.set_breakpoints(&r).map(Some),
             "setExceptionBreakpoints" => self.set_exception_breakpoints(&r).map(Some),
             "configurationDone" => {
                 self.configured = true;
                 self.send(Outgoing::ok(&r, Value::Null));
+                if let Some(name) = self.attached.clone() {
+                    return self.stop_attached(&name, None, "entry");
+                }
                 self.start_if_ready();
                 return;
             }
@@ -215,14 +218,158 @@ impl<W: Write> Server<W> {
     }
 
     fn thread_name(&self) -> String {
+        if let Some(name) = &self.attached {
+            return format!("session {name}");
+        }
         self.launch
             .as_ref()
             .and_then(|l| l.program.clone())
             .unwrap_or_else(|| "script".into())
     }
 
+    /// Attaches the debug console to a live `ad session`: no script runs; the console's
+    /// commands go to the session (as `ad session --session NAME …`), and a `snapshot` there
+    /// fills the Screen scope.
+    fn attach(&mut self, r: Request) {
+        if self.launch.is_some() || self.attached.is_some() {
+            return self.send(Outgoing::error(
+                r.seq,
+                &r.command,
+                "already launched or attached",
+            ));
+        }
+        let args: AttachArguments = match r.arguments() {
+            Ok(a) => a,
+            Err(e) => return self.send(Outgoing::error(r.seq, &r.command, e)),
+        };
+        if let Some(cwd) = &args.cwd {
+            self.base = normal_path(Path::new(cwd), &self.base);
+        }
+        let name = args.session.unwrap_or_else(|| "default".into());
+        let live = match self.session_info(&name) {
+            Ok(info) => !info.is_null(),
+            Err(e) => return self.send(Outgoing::error(r.seq, &r.command, e)),
+        };
+        if !live {
+            return self.send(Outgoing::error(
+                r.seq,
+                &r.command,
+                format!("no live session `{name}`: start one with `ad session --session {name} open …` (`ad session list` lists them)"),
+            ));
+        }
+        self.attached = Some(name);
+        self.send(Outgoing::ok(&r, Value::Null));
+        self.send(Outgoing::event("initialized", Value::Null));
+    }
+
+    /// The session daemon's `list` entry of `name` (null when it holds no such session).
+    fn session_info(&self, name: &str) -> Result<Value, String> {
+        let listed = self
+            .host
+            .session_command(name, vec!["list".into()], &self.base)?;
+        Ok(listed["sessions"]
+            .as_array()
+            .and_then(|l| l.iter().find(|s| s["name"] == name).cloned())
+            .unwrap_or(Value::Null))
+    }
+
+    /// The stop an attached session shows: the session, and the screen its last `snapshot`
+    /// answered with.
+    fn stop_attached(&mut self, name: &str, nodes: Option<&Value>, reason: &'static str) {
+        let mut tree = crate::inspect::VarTree::default();
+        let info = self.session_info(name).unwrap_or(Value::Null);
+        let mut scopes = vec![Scope {
+            name: "Session".into(),
+            variables_reference: tree.value(&info),
+            expensive: false,
+        }];
+        if let Some(Value::Array(nodes)) = nodes {
+            scopes.push(Scope {
+                name: "Screen".into(),
+                variables_reference: crate::inspect::screen_tree(&mut tree, nodes),
+                expensive: true,
+            });
+        }
+        let description = format!("attached to session {name}");
+        let stop = Stopped {
+            reason,
+            index: 0,
+            description: description.clone(),
+            text: None,
+            hit: Vec::new(),
+            frames: vec![crate::breakpoints::Place {
+                path: PathBuf::new(),
+                line: 0,
+                name: format!("session {name}"),
+            }],
+            scopes,
+            tree,
+            variables: Vec::new(),
+            exception: None,
+        };
+        let first = self.stopped.is_none();
+        self.stopped = Some(Box::new(stop));
+        if first {
+            self.send(Outgoing::event(
+                "stopped",
+                json!({"reason": reason, "description": description, "threadId": THREAD_ID, "allThreadsStopped": true}),
+            ));
+        }
+    }
+
+    /// A console command on the attached session.
+    fn evaluate_attached(&mut self, r: &Request, name: &str, line: &str) {
+        let words = match split_words(line) {
+            Ok(w) if !w.is_empty() => w,
+            Ok(_) => {
+                return self.send(Outgoing::error(
+                    r.seq,
+                    &r.command,
+                    "type a session command (`snapshot`, `get text \"id=…\"`)",
+                ))
+            }
+            Err(e) => return self.send(Outgoing::error(r.seq, &r.command, e)),
+        };
+        let answer = match self.host.session_command(name, words, &self.base) {
+            Ok(v) => v,
+            Err(e) => return self.send(Outgoing::error(r.seq, &r.command, e)),
+        };
+        if answer["ok"] != true {
+            let code = answer["code"].as_str().unwrap_or("ERROR");
+            let message = answer["message"].as_str().unwrap_or("the command failed");
+            return self.send(Outgoing::error(
+                r.seq,
+                &r.command,
+                format!("{code}: {message}"),
+            ));
+        }
+        if answer.get("nodes").is_some() {
+            self.stop_attached(name, answer.get("nodes"), "entry");
+            self.send(Outgoing::event(
+                "invalidated",
+                json!({"areas": ["variables"], "threadId": THREAD_ID}),
+            ));
+        }
+        let text = match (&answer["result"], answer["message"].as_str()) {
+            (Value::Object(m), _) if m.get("text").is_some_and(Value::is_string) => {
+                m["text"].as_str().unwrap_or("").to_string()
+            }
+            (Value::Null, Some(message)) => message.to_string(),
+            (Value::Null, None) => "ok".to_string(),
+            (result, _) => result.to_string(),
+        };
+        let reference = match (&answer["result"], self.stopped.as_deref_mut()) {
+            (v @ (Value::Object(_) | Value::Array(_)), Some(stop)) => stop.tree.value(v),
+            _ => 0,
+        };
+        self.send(Outgoing::ok(
+            r,
+            json!({"result": text, "variablesReference": reference}),
+        ));
+    }
+
     fn launch(&mut self, r: Request) {
-        if self.launch.is_some() {
+        if self.launch.is_some() || self.attached.is_some() {
             return self.send(Outgoing::error(
                 r.seq,
                 &r.command,
@@ -458,7 +605,8 @@ impl<W: Write> Server<W> {
             .map(|(i, p)| StackFrame {
                 id: i as i64 + 1,
                 name: p.name.clone(),
-                source: Some(Source {
+                // An attached session's frame has no file.
+                source: (!p.path.as_os_str().is_empty()).then(|| Source {
                     name: p.path.file_name().map(|n| n.to_string_lossy().into_owned()),
                     path: Some(p.path.display().to_string()),
                 }),
@@ -496,6 +644,9 @@ impl<W: Write> Server<W> {
 
     fn resume(&mut self, _r: &Request, command: Command) -> Result<(), String> {
         self.stopped()?;
+        if self.attached.is_some() {
+            return Err("attached to a live session: no script runs here; type session commands in the debug console".into());
+        }
         let Some(run) = &self.run else {
             return Err("no run".into());
         };
@@ -551,6 +702,9 @@ impl<W: Write> Server<W> {
                 &r.command,
                 format!("no variable `{name}`"),
             ));
+        }
+        if let Some(session) = self.attached.clone() {
+            return self.evaluate_attached(&r, &session, &expression);
         }
         if expression.is_empty() {
             return self.send(Outgoing::error(
@@ -678,6 +832,24 @@ impl<W: Write> Server<W> {
     }
 
     fn disconnect(&mut self, r: Request) {
+        if let Some(name) = self.attached.clone() {
+            // Detaching leaves the session live, unless the client ends it.
+            let args: DisconnectArguments = r.arguments().unwrap_or_default();
+            if args.terminate_debuggee == Some(true) {
+                let _ = self
+                    .host
+                    .session_command(&name, vec!["close".into()], &self.base);
+                self.output("console", format!("session {name} closed\n"));
+            } else {
+                self.output(
+                    "console",
+                    format!("session {name} is still live (`ad session --session {name} …`)\n"),
+                );
+            }
+            self.send(Outgoing::ok(&r, Value::Null));
+            let _ = self.tx.send(Input::Closed);
+            return;
+        }
         match &self.run {
             Some(run) => {
                 run.end();

@@ -151,6 +151,36 @@ impl ad_dap::Host for CliHost {
             warnings: Vec::new(),
         })
     }
+
+    fn session_command(
+        &self,
+        session: &str,
+        words: Vec<String>,
+        cwd: &Path,
+    ) -> Result<serde_json::Value, String> {
+        CliHost::session_request(session, words, cwd)
+    }
+}
+
+impl CliHost {
+    fn session_request(
+        session: &str,
+        words: Vec<String>,
+        cwd: &Path,
+    ) -> Result<serde_json::Value, String> {
+        use ad_runtime::session::authoring::daemon::Message;
+        let request = ad_runtime::session::authoring::Request {
+            session: session.to_string(),
+            words,
+            cwd: cwd.to_path_buf(),
+            shell_env: vars::shell_imports(std::env::vars()),
+            env: ad_runtime::core::environment::Environment::capture(),
+        };
+        let response = super::session::client()
+            .and_then(|mut c| c.send(&Message::Command(request)))
+            .map_err(|e| format!("cannot reach the session daemon: {e}"))?;
+        serde_json::to_value(response).map_err(|e| e.to_string())
+    }
 }
 
 /// `app` as given: a path relative to the adapter's folder when it names a file there, else a

@@ -196,6 +196,11 @@ impl Desktop {
         self.env.push((key.into(), value.into()));
     }
 
+    /// The desktop's environment, for a process a test starts itself (an `ad dap`).
+    pub fn env(&self) -> &[(String, String)] {
+        &self.env
+    }
+
     pub fn state_dir(&self) -> PathBuf {
         self.dir.join("agent-device-state")
     }

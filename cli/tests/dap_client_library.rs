@@ -2,7 +2,7 @@
 //! `DebugClient`, the client VS Code's own debug adapters are tested with, runs
 //! editors/vscode/test/dap.test.mjs against the built `ad`: launch, a breakpoint hit, scopes and
 //! variables (the injected password as `<var:PASSWORD>`), next, the divergence stop, continue,
-//! exited 1 and terminated.
+//! exited 1 and terminated; and the VS Code extension registers `ad dap` and its debug lens.
 //!
 //! Needs node and `npm ci` in editors/vscode/test (scripts/test-all.sh does both); a missing one
 //! fails the test with what to run.
@@ -52,4 +52,24 @@ fn a_dap_client_library_debugs_a_script_on_the_sim() {
     );
     assert!(out.status.success(), "{text}");
     assert!(text.contains("divergence stop, exit 1"), "{text}");
+}
+
+/// The VS Code extension's debugging side, loaded with a stand-in `vscode` module
+/// (editors/vscode/test/extension.test.mjs): the `ad` debug adapter is `ad dap`, every `.ad`
+/// script gets a "Debug this script" code lens, and its command launches that script.
+#[test]
+fn the_vscode_extension_registers_ad_dap_and_a_debug_lens() {
+    let test_dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../editors/vscode/test");
+    let out = Command::new("node")
+        .arg("extension.test.mjs")
+        .current_dir(&test_dir)
+        .output()
+        .expect("node is needed for the VS Code extension test (apt-get install nodejs)");
+    let text = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(out.status.success(), "{text}");
+    assert!(text.contains("Debug this script lens and launch"), "{text}");
 }

@@ -4,6 +4,8 @@
 // `[maestro] paths`, and leaves other YAML alone). Everything
 // else (diagnostics, completion, hover, formatting, quick fixes, semantic tokens) comes from the
 // server; highlighting before the server answers comes from syntaxes/ad.tmLanguage.json.
+// It also registers the `ad` debugger (`ad dap`, the same executable) and a "Debug this
+// script" code lens on every `.ad` script.
 "use strict";
 
 const vscode = require("vscode");
@@ -77,6 +79,42 @@ async function start(context) {
   }
 }
 
+/** The debug adapter: `ad dap` over stdio, from the same `ad` the language server runs. */
+const debugAdapterFactory = {
+  createDebugAdapterDescriptor() {
+    const server = resolveServer();
+    return new vscode.DebugAdapterExecutable(server.command, ["dap"]);
+  },
+};
+
+/** "Debug this script" above the first line of every `.ad` script. */
+const debugLensProvider = {
+  provideCodeLenses(document) {
+    const top = new vscode.Range(0, 0, 0, 0);
+    return [
+      new vscode.CodeLens(top, {
+        title: "$(debug-alt) Debug this script",
+        command: "ad.debugScript",
+        arguments: [document.uri],
+      }),
+    ];
+  },
+};
+
+/** Starts a debug session on `uri` (the active editor's script when none is given). */
+async function debugScript(uri) {
+  const target = uri || vscode.window.activeTextEditor?.document.uri;
+  if (!target) return false;
+  const folder = vscode.workspace.getWorkspaceFolder(target);
+  return vscode.debug.startDebugging(folder, {
+    type: "ad",
+    request: "launch",
+    name: "Debug this script",
+    program: target.fsPath,
+    cwd: folder ? folder.uri.fsPath : undefined,
+  });
+}
+
 /** @param {vscode.ExtensionContext} context */
 async function activate(context) {
   // Activated by a YAML file but not opted in: start with the first `.ad` document instead.
@@ -86,6 +124,9 @@ async function activate(context) {
     vscode.workspace.onDidOpenTextDocument(async (d) => {
       if (!client && d.languageId === "ad") await start(context);
     }),
+    vscode.debug.registerDebugAdapterDescriptorFactory("ad", debugAdapterFactory),
+    vscode.languages.registerCodeLensProvider({ language: "ad" }, debugLensProvider),
+    vscode.commands.registerCommand("ad.debugScript", debugScript),
     vscode.commands.registerCommand("ad.restartServer", async () => {
       if (client) await client.stop();
       await start(context);

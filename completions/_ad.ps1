@@ -31,6 +31,7 @@ Register-ArgumentCompleter -Native -CommandName 'ad' -ScriptBlock {
             [CompletionResult]::new('explain', 'explain', [CompletionResultType]::ParameterValue, 'Explain a diagnostic code (what it means, an example and the fix), or list all codes')
             [CompletionResult]::new('parse', 'parse', [CompletionResultType]::ParameterValue, 'Print how a script parses: agent-device''s view (default) or ad''s syntax tree')
             [CompletionResult]::new('lsp', 'lsp', [CompletionResultType]::ParameterValue, 'Run the language server on stdin/stdout (diagnostics, completion, hover, formatting, …) for editors: see docs/editors.md')
+            [CompletionResult]::new('dap', 'dap', [CompletionResultType]::ParameterValue, 'Run the debug adapter (Debug Adapter Protocol) on stdin/stdout, or on 127.0.0.1 with --port, for editors: breakpoints on steps, stepping, the screen and variables at each stop, script commands in the debug console. See docs/debugging.md')
             [CompletionResult]::new('run', 'run', [CompletionResultType]::ParameterValue, 'Run a script on a device backend (the embedded simulated device by default; headless Chromium, a real device through agent-device, or a recorded fixture with `--backend`): live progress, a divergence report when a step fails, a crash-safe run journal. Exit 0 passed, 1 failed, 2 usage/static errors')
             [CompletionResult]::new('heal', 'heal', [CompletionResultType]::ParameterValue, 'Propose a repair of a script the app changed under, proven before you review it: at each divergence, the report''s suggestions are tried as the step''s selector (its evidence captured again) until a fresh run of the whole changed script passes. Prints the diff; `--write` commits <basename>.healed.ad. Exit 0 healed or passed, 1 a step needs a human')
             [CompletionResult]::new('test', 'test', [CompletionResultType]::ParameterValue, 'Run a suite of scripts: static check first, platform filter, shards, retries (flaky passes reported), parallel jobs, JUnit/JSON reports. Exit 0 all passed, 1 any failed')
@@ -103,6 +104,14 @@ Register-ArgumentCompleter -Native -CommandName 'ad' -ScriptBlock {
         'ad;lsp' {
             [CompletionResult]::new('--clientProcessId', '--clientProcessId', [CompletionResultType]::ParameterName, 'Accepted (and ignored) for clients that pass their process id')
             [CompletionResult]::new('--stdio', '--stdio', [CompletionResultType]::ParameterName, 'Accepted for editors that always pass it; stdio is the only transport')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
+        'ad;dap' {
+            [CompletionResult]::new('--port', '--port', [CompletionResultType]::ParameterName, 'Serve one client on 127.0.0.1:PORT instead of stdin/stdout (0: any free port, printed on stderr)')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
             [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
@@ -302,6 +311,7 @@ Register-ArgumentCompleter -Native -CommandName 'ad' -ScriptBlock {
             [CompletionResult]::new('explain', 'explain', [CompletionResultType]::ParameterValue, 'Explain a diagnostic code (what it means, an example and the fix), or list all codes')
             [CompletionResult]::new('parse', 'parse', [CompletionResultType]::ParameterValue, 'Print how a script parses: agent-device''s view (default) or ad''s syntax tree')
             [CompletionResult]::new('lsp', 'lsp', [CompletionResultType]::ParameterValue, 'Run the language server on stdin/stdout (diagnostics, completion, hover, formatting, …) for editors: see docs/editors.md')
+            [CompletionResult]::new('dap', 'dap', [CompletionResultType]::ParameterValue, 'Run the debug adapter (Debug Adapter Protocol) on stdin/stdout, or on 127.0.0.1 with --port, for editors: breakpoints on steps, stepping, the screen and variables at each stop, script commands in the debug console. See docs/debugging.md')
             [CompletionResult]::new('run', 'run', [CompletionResultType]::ParameterValue, 'Run a script on a device backend (the embedded simulated device by default; headless Chromium, a real device through agent-device, or a recorded fixture with `--backend`): live progress, a divergence report when a step fails, a crash-safe run journal. Exit 0 passed, 1 failed, 2 usage/static errors')
             [CompletionResult]::new('heal', 'heal', [CompletionResultType]::ParameterValue, 'Propose a repair of a script the app changed under, proven before you review it: at each divergence, the report''s suggestions are tried as the step''s selector (its evidence captured again) until a fresh run of the whole changed script passes. Prints the diff; `--write` commits <basename>.healed.ad. Exit 0 healed or passed, 1 a step needs a human')
             [CompletionResult]::new('test', 'test', [CompletionResultType]::ParameterValue, 'Run a suite of scripts: static check first, platform filter, shards, retries (flaky passes reported), parallel jobs, JUnit/JSON reports. Exit 0 all passed, 1 any failed')
@@ -332,6 +342,9 @@ Register-ArgumentCompleter -Native -CommandName 'ad' -ScriptBlock {
             break
         }
         'ad;help;lsp' {
+            break
+        }
+        'ad;help;dap' {
             break
         }
         'ad;help;run' {

@@ -28,6 +28,9 @@ _ad() {
             ad,completions)
                 cmd="ad__subcmd__completions"
                 ;;
+            ad,dap)
+                cmd="ad__subcmd__dap"
+                ;;
             ad,doctor)
                 cmd="ad__subcmd__doctor"
                 ;;
@@ -82,6 +85,9 @@ _ad() {
             ad__subcmd__help,completions)
                 cmd="ad__subcmd__help__subcmd__completions"
                 ;;
+            ad__subcmd__help,dap)
+                cmd="ad__subcmd__help__subcmd__dap"
+                ;;
             ad__subcmd__help,doctor)
                 cmd="ad__subcmd__help__subcmd__doctor"
                 ;;
@@ -131,7 +137,7 @@ _ad() {
 
     case "${cmd}" in
         ad)
-            opts="-h -V --help --version check fmt commands explain parse lsp run heal test doctor session build export import init completions man help"
+            opts="-h -V --help --version check fmt commands explain parse lsp dap run heal test doctor session build export import init completions man help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -229,6 +235,24 @@ _ad() {
                 return 0
             fi
             case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        ad__subcmd__dap)
+            opts="-h -V --port --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --port)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -407,7 +431,7 @@ _ad() {
             return 0
             ;;
         ad__subcmd__help)
-            opts="check fmt commands explain parse lsp run heal test doctor session build export import init completions man help"
+            opts="check fmt commands explain parse lsp dap run heal test doctor session build export import init completions man help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -463,6 +487,20 @@ _ad() {
             return 0
             ;;
         ad__subcmd__help__subcmd__completions)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        ad__subcmd__help__subcmd__dap)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )

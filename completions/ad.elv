@@ -28,6 +28,7 @@ set edit:completion:arg-completer[ad] = {|@words|
             cand explain 'Explain a diagnostic code (what it means, an example and the fix), or list all codes'
             cand parse 'Print how a script parses: agent-device''s view (default) or ad''s syntax tree'
             cand lsp 'Run the language server on stdin/stdout (diagnostics, completion, hover, formatting, …) for editors: see docs/editors.md'
+            cand dap 'Run the debug adapter (Debug Adapter Protocol) on stdin/stdout, or on 127.0.0.1 with --port, for editors: breakpoints on steps, stepping, the screen and variables at each stop, script commands in the debug console. See docs/debugging.md'
             cand run 'Run a script on a device backend (the embedded simulated device by default; headless Chromium, a real device through agent-device, or a recorded fixture with `--backend`): live progress, a divergence report when a step fails, a crash-safe run journal. Exit 0 passed, 1 failed, 2 usage/static errors'
             cand heal 'Propose a repair of a script the app changed under, proven before you review it: at each divergence, the report''s suggestions are tried as the step''s selector (its evidence captured again) until a fresh run of the whole changed script passes. Prints the diff; `--write` commits <basename>.healed.ad. Exit 0 healed or passed, 1 a step needs a human'
             cand test 'Run a suite of scripts: static check first, platform filter, shards, retries (flaky passes reported), parallel jobs, JUnit/JSON reports. Exit 0 all passed, 1 any failed'
@@ -94,6 +95,13 @@ set edit:completion:arg-completer[ad] = {|@words|
         &'ad;lsp'= {
             cand --clientProcessId 'Accepted (and ignored) for clients that pass their process id'
             cand --stdio 'Accepted for editors that always pass it; stdio is the only transport'
+            cand -h 'Print help'
+            cand --help 'Print help'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'ad;dap'= {
+            cand --port 'Serve one client on 127.0.0.1:PORT instead of stdin/stdout (0: any free port, printed on stderr)'
             cand -h 'Print help'
             cand --help 'Print help'
             cand -V 'Print version'
@@ -281,6 +289,7 @@ set edit:completion:arg-completer[ad] = {|@words|
             cand explain 'Explain a diagnostic code (what it means, an example and the fix), or list all codes'
             cand parse 'Print how a script parses: agent-device''s view (default) or ad''s syntax tree'
             cand lsp 'Run the language server on stdin/stdout (diagnostics, completion, hover, formatting, …) for editors: see docs/editors.md'
+            cand dap 'Run the debug adapter (Debug Adapter Protocol) on stdin/stdout, or on 127.0.0.1 with --port, for editors: breakpoints on steps, stepping, the screen and variables at each stop, script commands in the debug console. See docs/debugging.md'
             cand run 'Run a script on a device backend (the embedded simulated device by default; headless Chromium, a real device through agent-device, or a recorded fixture with `--backend`): live progress, a divergence report when a step fails, a crash-safe run journal. Exit 0 passed, 1 failed, 2 usage/static errors'
             cand heal 'Propose a repair of a script the app changed under, proven before you review it: at each divergence, the report''s suggestions are tried as the step''s selector (its evidence captured again) until a fresh run of the whole changed script passes. Prints the diff; `--write` commits <basename>.healed.ad. Exit 0 healed or passed, 1 a step needs a human'
             cand test 'Run a suite of scripts: static check first, platform filter, shards, retries (flaky passes reported), parallel jobs, JUnit/JSON reports. Exit 0 all passed, 1 any failed'
@@ -305,6 +314,8 @@ set edit:completion:arg-completer[ad] = {|@words|
         &'ad;help;parse'= {
         }
         &'ad;help;lsp'= {
+        }
+        &'ad;help;dap'= {
         }
         &'ad;help;run'= {
         }

@@ -87,7 +87,13 @@ impl ad_dap::Host for CliHost {
         }
         let render = |refusal: &gate::Refusal| {
             let mut buf = Vec::new();
-            super::run::render_refusal(&source.name, &source.text, refusal, false, &mut buf);
+            crate::render::refusal::render_refusal(
+                &source.name,
+                &source.text,
+                refusal,
+                false,
+                &mut buf,
+            );
             Refused {
                 summary: refusal.summary.clone(),
                 rendered: String::from_utf8_lossy(&buf).into_owned(),
@@ -109,7 +115,7 @@ impl ad_dap::Host for CliHost {
         let state_dir = ad_runtime::session::default_state_dir().map_err(|e| refused(e.0))?;
         let mut config = SessionConfig {
             app_model: launch.app.as_deref().map(|a| absolute_from(&program, a)),
-            artifacts_root: super::run::artifacts_dir(
+            artifacts_root: super::backend_args::artifacts_dir(
                 launch.artifacts_dir.as_deref().map(Path::new),
                 &program,
             ),

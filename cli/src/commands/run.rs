@@ -13,12 +13,11 @@ use ad_runtime::session::authoring::handoff::{RunRequest, SaveScript};
 use ad_runtime::session::{run_script, ScriptOutcome, SessionConfig};
 use clap::{Args, ValueEnum};
 
+use super::backend_args::artifacts_dir;
 use crate::files;
+use crate::render::progress::StderrProgress;
+use crate::render::refusal::print_refusal;
 use crate::render::run as run_report;
-// What the other commands used to borrow from here (the debugger still does).
-pub use super::backend_args::artifacts_dir;
-pub use crate::render::progress::StderrProgress;
-pub use crate::render::refusal::{print_refusal, render_refusal};
 
 pub const RUN_AFTER_HELP: &str = "\
 Examples:

@@ -192,6 +192,10 @@ pub struct LaunchArguments {
     /// "Run without debugging": breakpoints and exception filters are ignored.
     #[serde(default)]
     pub no_debug: bool,
+    /// The rule profile the static gate applies (`auto`, `flow`, `handoff`), as
+    /// `ad check --profile`; default: the `ad.toml`'s.
+    #[serde(default)]
+    pub profile: Option<String>,
 }
 
 /// `env` in a launch configuration: `{"KEY": "value"}` or `["KEY=value"]`.

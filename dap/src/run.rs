@@ -297,6 +297,17 @@ impl Debugger for Hook {
                         "pause" => "paused before the next step".to_string(),
                         _ => format!("before step {}/{}", run.info().index, run.info().total),
                     };
+                    // The screen at this stop, as a file the client can open (none when the
+                    // device has nothing to show yet, as before `open` on some backends).
+                    if let Some(dir) = run.run_dir() {
+                        let shot = dir.join(format!("stop-step-{:03}.png", run.info().index));
+                        if run.screenshot(&shot).await.is_ok() {
+                            self.send(RunEvent::Output {
+                                category: "console",
+                                text: format!("the screen at this stop: {}\n", shot.display()),
+                            });
+                        }
+                    }
                     let stop = describe(run, reason, description, note, hit, &self.plan, None);
                     self.stopped(run, stop, None).await;
                 }
@@ -361,10 +372,12 @@ fn describe(
     let vars = shown.iter().map(|v| leaf(&v.name, &v.value)).collect();
     scopes.push(scope("Variables", tree.container(vars), false));
     // The step about to run (or the failed one): as written, resolved, and its recorded target;
-    // for a failure, the screenshot the run took of it (a file the client can open).
+    // the screen at this stop (for a failure, the screenshot the run took of it), a file the
+    // client can open.
     let mut step_value = step_view(run, &info);
-    if let (Some(_), Some(dir)) = (failure, run.run_dir()) {
-        let shot = dir.join(format!("failure-step-{:03}.png", info.index));
+    if let Some(dir) = run.run_dir() {
+        let kind = if failure.is_some() { "failure" } else { "stop" };
+        let shot = dir.join(format!("{kind}-step-{:03}.png", info.index));
         if shot.is_file() {
             step_value["screenshot"] = Value::String(shot.display().to_string());
         }
@@ -724,6 +737,9 @@ mod tests {
         }
         fn evaluate<'a>(&'a mut self, _: &'a str) -> Pending<'a, Result<Option<Value>, String>> {
             Box::pin(async { Ok(None) })
+        }
+        fn screenshot<'a>(&'a mut self, _: &'a std::path::Path) -> Pending<'a, Result<(), String>> {
+            Box::pin(async { Err("no device".into()) })
         }
     }
 

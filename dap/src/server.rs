@@ -100,7 +100,7 @@ enum Ending {
     /// `disconnect`: answer it, then stop serving.
     Disconnect(Request),
     /// `restart`: answer it, and launch again with these arguments.
-    Restart(Request, LaunchArguments),
+    Restart(Request, Box<LaunchArguments>),
     /// `terminate`: the run ends; the client disconnects next.
     Terminate,
     /// `restartFrame`: the run resumes at this step (1-based) on the session it left.
@@ -750,7 +750,7 @@ impl<W: Write> Server<W> {
         match &self.run {
             Some(run) => {
                 run.end();
-                self.ending = Some(Ending::Restart(r, launch));
+                self.ending = Some(Ending::Restart(r, Box::new(launch)));
             }
             None => self.relaunch(r, launch),
         }
@@ -926,7 +926,7 @@ impl<W: Write> Server<W> {
                 self.output(if exit_code == 0 { "console" } else { "stderr" }, summary);
                 match self.ending.take() {
                     Some(Ending::Restart(r, launch)) => {
-                        self.relaunch(r, launch);
+                        self.relaunch(r, *launch);
                         return false;
                     }
                     Some(Ending::RestartFrame(r, index)) => {

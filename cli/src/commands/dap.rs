@@ -99,8 +99,17 @@ impl ad_dap::Host for CliHost {
                 rendered: String::from_utf8_lossy(&buf).into_owned(),
             }
         };
-        let analysis =
-            gate::analyze(&program, &source.name, &source.text, false).map_err(|r| render(&r))?;
+        let mut config = gate::config_for(&program, &source.text).map_err(|r| render(&r))?;
+        if let Some(p) = &launch.profile {
+            config.profile = ad_compiler::config::ProfileChoice::parse(p).ok_or_else(|| {
+                refused(format!(
+                    "`profile`: {p:?} is not one of auto, flow, handoff"
+                ))
+            })?;
+            config.profile_origin = ad_compiler::config::ProfileOrigin::CommandLine;
+        }
+        let analysis = gate::analyze_with_config(&config, &source.name, &source.text, false)
+            .map_err(|r| render(&r))?;
         let options = RunOptions {
             script_path: source.name.clone(),
             cli_env,

@@ -60,15 +60,31 @@ pub enum RefusalKind {
 /// broken `ad.toml`, and on static errors unless `force` (which never covers errors that make
 /// agent-device reject the file).
 pub fn analyze(path: &Path, display: &str, text: &str, force: bool) -> Result<Analysis, Refusal> {
-    let config = Config::discover(path).map_err(|e| {
+    let config = config_for(path, text)?;
+    analyze_with_config(&config, display, text, force)
+}
+
+/// The `ad.toml` that applies to `path`, or the refusal of a run it breaks.
+pub fn config_for(path: &Path, text: &str) -> Result<Config, Refusal> {
+    Config::discover(path).map_err(|e| {
         Refusal::new(
             RefusalKind::Config,
             format!("{e}: nothing was run (fix the ad.toml, or move it out of the way)"),
             Vec::new(),
             text,
         )
-    })?;
-    let analysis = ad_compiler::analyze_with(text, &config);
+    })
+}
+
+/// [`analyze`] with a configuration the caller has (an `ad dap` launch's `profile` over the
+/// `ad.toml`'s).
+pub fn analyze_with_config(
+    config: &Config,
+    display: &str,
+    text: &str,
+    force: bool,
+) -> Result<Analysis, Refusal> {
+    let analysis = ad_compiler::analyze_with(text, config);
     let errors: Vec<Diagnostic> = analysis
         .diagnostics
         .iter()

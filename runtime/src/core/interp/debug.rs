@@ -7,7 +7,7 @@
 //! journaled like the run's steps. Without one (every other caller) nothing changes.
 
 use std::future::Future;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::pin::Pin;
 
 use ad_compiler::Step;
@@ -69,6 +69,10 @@ pub trait PausedRun {
     /// numbered as the paused one; `Ok` holds its redacted result. A trailing `--record-as
     /// NAME` on a `fill` redacts its text as `${NAME}` from then on.
     fn evaluate<'a>(&'a mut self, line: &'a str) -> Pending<'a, Result<Option<Value>, String>>;
+    /// Writes the device's screen now as a PNG at `path`, a file the client can open. Not a
+    /// step: nothing is journaled (the script's own `screenshot` steps are). Refused on a
+    /// backend that records or replays the run's calls.
+    fn screenshot<'a>(&'a mut self, path: &'a Path) -> Pending<'a, Result<(), String>>;
 }
 
 /// The interpreter's side of [`PausedRun`].
@@ -144,6 +148,25 @@ impl<B: Backend> PausedRun for Paused<'_, '_, B> {
 
     fn run_dir(&self) -> Option<PathBuf> {
         self.ex.journal.dir().map(PathBuf::from)
+    }
+
+    fn screenshot<'a>(&'a mut self, path: &'a Path) -> Pending<'a, Result<(), String>> {
+        Box::pin(async move {
+            // A recording or a replay serves the script's own calls, in order: an extra one
+            // would be recorded, or diverge the replay (the same rule as failure screenshots).
+            if !self.ex.backend.screenshot_on_failure() {
+                return Err(
+                    "this backend records or replays the run's calls: no screenshot".into(),
+                );
+            }
+            let png = self
+                .ex
+                .backend
+                .screenshot()
+                .await
+                .map_err(|e| format!("{}: {}", e.code(), e.message()))?;
+            std::fs::write(path, png).map_err(|e| format!("{}: {e}", path.display()))
+        })
     }
 
     fn evaluate<'a>(&'a mut self, line: &'a str) -> Pending<'a, Result<Option<Value>, String>> {

@@ -162,3 +162,60 @@ fn recording_a_replay_is_refused() {
     // Nothing was recorded (the folder may be prepared, as for `.ad` runs).
     assert!(!dir.join("again/manifest.json").exists());
 }
+
+#[test]
+fn a_suite_of_flows_records_one_fixture_each_and_replays_to_the_same_verdicts() {
+    let dir = common::scratch_dir("maestro-recorded-suite");
+    std::fs::create_dir_all(dir.join("flows/nested")).unwrap();
+    std::fs::write(dir.join("flows/login.yaml"), LOGIN).unwrap();
+    std::fs::write(dir.join("flows/nested/wrong.yaml"), WRONG).unwrap();
+    let shop = shop();
+    let recorded = ad(
+        &dir,
+        &[
+            "test",
+            "--maestro",
+            "flows",
+            "-e",
+            "PASSWORD=hunter2",
+            "--app",
+            shop.to_str().unwrap(),
+            "--record-fixture",
+            "fixtures",
+        ],
+    );
+    let err = stderr(&recorded);
+    assert_eq!(exit_code(&recorded), 1, "{err}");
+    // One fixture per flow, under its path in the suite.
+    assert!(
+        dir.join("fixtures/login.yaml/manifest.json").is_file(),
+        "{err}"
+    );
+    assert!(
+        dir.join("fixtures/nested/wrong.yaml/manifest.json")
+            .is_file(),
+        "{err}"
+    );
+    let verdicts = |text: &str| -> Vec<String> {
+        text.lines()
+            .filter(|l| l.starts_with("passed") || l.starts_with("failed"))
+            .map(|l| l.split(" (").next().unwrap().to_string())
+            .collect()
+    };
+    let replayed = ad(
+        &dir,
+        &[
+            "test",
+            "--maestro",
+            "flows",
+            "-e",
+            "PASSWORD=hunter2",
+            "--backend",
+            "recorded:fixtures",
+        ],
+    );
+    let again = stderr(&replayed);
+    assert_eq!(exit_code(&replayed), 1, "{again}");
+    assert_eq!(verdicts(&err), verdicts(&again), "{err}\n---\n{again}");
+    assert_eq!(verdicts(&again).len(), 2, "{again}");
+}

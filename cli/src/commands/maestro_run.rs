@@ -56,7 +56,7 @@ pub fn run(flow: &Path, request: MaestroRun, html: Option<&Path>) -> i32 {
         &mut live
     };
     ad_runtime::core::interrupt::install();
-    match run_one(flow, &display, &cli_env, &request, progress) {
+    match run_one(flow, &display, &cli_env, &request, None, progress) {
         Err(NotRun::Refused(r)) => print_refused(&r),
         Err(NotRun::Setup(e)) => {
             eprintln!("error: {e}");
@@ -99,11 +99,14 @@ pub fn run(flow: &Path, request: MaestroRun, html: Option<&Path>) -> i32 {
     }
 }
 
+/// `fixture`: in a suite, the flow's own subfolder of `--record-fixture DIR` and of
+/// `--backend recorded:DIR` (as `.ad` suites keep one recording per script).
 fn run_one(
     flow: &Path,
     display: &str,
     cli_env: &[(String, String)],
     request: &MaestroRun,
+    fixture: Option<&Path>,
     progress: &mut dyn Progress,
 ) -> Result<Ran, NotRun> {
     let read = |p: &Path| std::fs::read_to_string(p).ok();
@@ -111,7 +114,15 @@ fn run_one(
         return Err(NotRun::Setup(format!("{display}: no such flow file")));
     }
     let program = Program::load(flow, display, &read).map_err(NotRun::Refused)?;
-    let config = &request.session;
+    let in_suite = |dir: &Option<PathBuf>| match (dir, fixture) {
+        (Some(d), Some(sub)) => Some(d.join(sub)),
+        (d, _) => d.clone(),
+    };
+    let config = &ad_runtime::session::SessionConfig {
+        record_fixture: in_suite(&request.session.record_fixture),
+        recorded: in_suite(&request.session.recorded),
+        ..request.session.clone()
+    };
     let kind = config
         .backend
         .or(config.default_backend)
@@ -408,7 +419,15 @@ pub fn test(
         }
         let display = flow.display().to_string();
         let t = std::time::Instant::now();
-        let report = match run_one(flow, &display, &cli_env, &request, &mut quiet) {
+        let fixture = fixture_subfolder(flow, paths);
+        let report = match run_one(
+            flow,
+            &display,
+            &cli_env,
+            &request,
+            Some(&fixture),
+            &mut quiet,
+        ) {
             Err(NotRun::Refused(r)) => {
                 let first = ad_maestro::first_rejection(&r.diagnostics)
                     .or_else(|| {
@@ -525,6 +544,20 @@ pub fn test(
 }
 
 /// A flow file, or every `.yaml`/`.yml` under a folder (hidden folders skipped).
+/// A flow's fixture subfolder in a suite: its path relative to the folder argument it was found
+/// under (a file argument: its name), with only plain parts, so it never points outside.
+fn fixture_subfolder(flow: &Path, paths: &[PathBuf]) -> PathBuf {
+    let rel = paths
+        .iter()
+        .filter(|p| p.is_dir())
+        .find_map(|p| flow.strip_prefix(p).ok())
+        .or_else(|| flow.file_name().map(Path::new))
+        .unwrap_or(flow);
+    rel.components()
+        .filter(|c| matches!(c, std::path::Component::Normal(_)))
+        .collect()
+}
+
 fn collect(p: &Path, out: &mut Vec<PathBuf>) {
     if p.is_file() {
         out.push(p.to_path_buf());

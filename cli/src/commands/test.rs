@@ -132,9 +132,9 @@ fn run_maestro(args: &TestArgs) -> i32 {
     if let Err(e) = args.backend.prepare_outputs(args.report_html.as_deref()) {
         return crate::usage_error(&e);
     }
-    if args.backend.record_fixture.is_some() || args.golden || args.update_golden {
+    if args.golden || args.update_golden {
         return crate::usage_error(
-            "--record-fixture and golden transcripts are not available for a suite of Maestro flows yet: record each flow with `ad run --maestro FLOW --record-fixture DIR`",
+            "golden transcripts are not available for a suite of Maestro flows yet: --record-fixture DIR records each flow, --backend recorded:DIR replays them",
         );
     }
     let near = args

@@ -883,6 +883,16 @@ impl<W: Write> Server<W> {
                 self.stopped = Some(stop);
                 self.send(Outgoing::event("stopped", body));
             }
+            RunEvent::Refreshed(stop) => {
+                // Still the same stop: the scopes the client read before are stale.
+                if self.stopped.is_some() {
+                    self.stopped = Some(stop);
+                    self.send(Outgoing::event(
+                        "invalidated",
+                        json!({"areas": ["variables"], "threadId": THREAD_ID}),
+                    ));
+                }
+            }
             RunEvent::Evaluated {
                 seq,
                 command,

@@ -7,8 +7,7 @@ use crate::lower::{Arg, Step};
 use crate::registry::{ArgKind, Case, Extra, Form, Positional};
 
 /// Whether a value fits a positional kind as the daemon reads it.
-fn fits(kind: ArgKind, a: &Arg, case: Case) -> Tri {
-    let v = a.value.as_str();
+fn fits(kind: ArgKind, v: &str, case: Case) -> Tri {
     match kind {
         // `Number()` that is not NaN (`focus`).
         ArgKind::Coordinate => sym::not_nan(v),
@@ -38,7 +37,23 @@ pub(super) struct FormFit {
     pub(super) extra_from: Option<usize>,
 }
 
-pub(super) fn fit_form(form: &Form, p: &[Arg], case: Case) -> FormFit {
+/// A positional's text: forms are fitted to a step's values as written (`ad check`) or filled in
+/// (`ad run`), without copying either.
+pub(super) trait Value {
+    fn text(&self) -> &str;
+}
+impl Value for Arg<'_> {
+    fn text(&self) -> &str {
+        self.value.as_str()
+    }
+}
+impl Value for &str {
+    fn text(&self) -> &str {
+        self
+    }
+}
+
+pub(super) fn fit_form(form: &Form, p: &[impl Value], case: Case) -> FormFit {
     let mut fit = Tri::Yes;
     let mut matched = 0;
     let mut i = 0;
@@ -49,7 +64,7 @@ pub(super) fn fit_form(form: &Form, p: &[Arg], case: Case) -> FormFit {
                 return missing(matched);
             }
             for (k, a) in rest.iter().enumerate() {
-                match fits(pos.kind, a, case) {
+                match fits(pos.kind, a.text(), case) {
                     Tri::No => return mismatch(matched, i + k),
                     t => fit = fit.and(t),
                 }
@@ -66,7 +81,7 @@ pub(super) fn fit_form(form: &Form, p: &[Arg], case: Case) -> FormFit {
         match p.get(i) {
             None if pos.optional => break,
             None => return missing(matched),
-            Some(a) => match fits(pos.kind, a, case) {
+            Some(a) => match fits(pos.kind, a.text(), case) {
                 Tri::No => return mismatch(matched, i),
                 t => {
                     fit = fit.and(t);
@@ -116,12 +131,12 @@ fn mismatch(matched: usize, at: usize) -> FormFit {
 /// The declared forms as the daemon applies them.
 pub(super) fn forms(
     step: &Step,
+    p: &[&str],
     forms: &[Form],
     extra: Extra,
     case: Case,
     cli_only: &'static [crate::registry::CliOnlyForm],
 ) -> Verdict {
-    let p = &step.positionals;
     if forms.is_empty() {
         return Verdict::Pass;
     }

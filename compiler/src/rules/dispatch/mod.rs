@@ -116,6 +116,24 @@ fn wrong(name: &'static str, expected: &str, arg: usize, daemon: impl Into<Strin
 /// The daemon's verdict on one step (commands that are not script commands are
 /// `rules/commands/`'s concern and pass here).
 pub(crate) fn verdict(step: &Step) -> Verdict {
+    // On the stack for the usual few positionals: this runs once per step.
+    let mut inline = [""; 8];
+    let spilled: Vec<&str>;
+    let values: &[&str] = if step.positionals.len() <= inline.len() {
+        for (slot, a) in inline.iter_mut().zip(&step.positionals) {
+            *slot = a.value.as_str();
+        }
+        &inline[..step.positionals.len()]
+    } else {
+        spilled = step.positionals.iter().map(|a| a.value.as_str()).collect();
+        &spilled
+    };
+    verdict_on(step, values)
+}
+
+/// The verdict on `step` read with `values` as its positionals: as written for `ad check`, filled
+/// in for `ad run` ([`refusal_when_filled`]). The step gives the command and its flags.
+fn verdict_on(step: &Step, values: &[&str]) -> Verdict {
     let Some(spec) = step.spec else {
         return Verdict::Pass;
     };
@@ -133,9 +151,53 @@ pub(crate) fn verdict(step: &Step) -> Verdict {
             extra,
             words,
             cli_only,
-        } => forms::forms(step, spec.forms, extra, words, cli_only),
-        Dispatch::Reader(reader) => readers::read(step, reader),
+        } => forms::forms(step, values, spec.forms, extra, words, cli_only),
+        Dispatch::Reader(reader) => readers::read(step, values, reader),
     }
+}
+
+/// What agent-device's daemon answers when a replay dispatches a step whose `${VAR}`s are filled
+/// in: the interpreter reads a step's arguments through this, the readers `ad check` runs, so
+/// the two cannot disagree about what a step means or refuses.
+#[derive(Debug, Clone, PartialEq)]
+pub struct FilledRefusal {
+    /// agent-device's own words where the reader has them, else what is wrong, in the words of
+    /// `ad check`'s diagnostic.
+    pub message: String,
+    /// The command's usage (`usage: swipe <x1> <y1> <x2> <y2> …`).
+    pub usage: String,
+}
+
+/// `None` when the daemon takes `step` with `filled` as its positionals (a value still holding
+/// `${…}` reads as "depends", which passes); else its refusal.
+pub fn refusal_when_filled(step: &Step, filled: &[String]) -> Option<FilledRefusal> {
+    let values: Vec<&str> = filled.iter().map(String::as_str).collect();
+    let Verdict::Refused(r) = verdict_on(step, &values) else {
+        return None;
+    };
+    let arg = |i: Option<usize>| i.and_then(|i| values.get(i)).copied().unwrap_or("");
+    let message = if r.own_words {
+        r.daemon.clone()
+    } else {
+        match &r.kind {
+            Kind::WrongType { name, expected, .. } => {
+                format!("`{}` is not a valid {name}: expected {expected}", arg(r.arg))
+            }
+            Kind::Missing { expected } => {
+                format!("`{}` is missing an argument: expected {expected}", step.command())
+            }
+            Kind::Extra => format!("`{}` does not take this many arguments", step.command()),
+            Kind::CliOnly { why } => format!(
+                "this form of `{}` exists only on the agent-device command line: {why}",
+                step.command()
+            ),
+            _ => r.daemon.clone(),
+        }
+    };
+    let usage = step.spec.map_or(String::new(), |s| {
+        format!("usage: {} {}", s.name, s.signature).trim_end().to_string()
+    });
+    Some(FilledRefusal { message, usage })
 }
 
 fn selector_message(text: &str) -> String {

@@ -25,19 +25,7 @@ use reads::{get, is, wait};
 use targets::{long_press, tap_flags, touch};
 use text::{fill, type_text};
 
-pub(super) fn read(step: &Step, reader: Reader) -> Verdict {
-    // On the stack for the usual few positionals: this runs once per step.
-    let mut inline = [""; 8];
-    let spilled: Vec<&str>;
-    let p: &[&str] = if step.positionals.len() <= inline.len() {
-        for (slot, a) in inline.iter_mut().zip(&step.positionals) {
-            *slot = a.value.as_str();
-        }
-        &inline[..step.positionals.len()]
-    } else {
-        spilled = step.positionals.iter().map(|a| a.value.as_str()).collect();
-        &spilled
-    };
+pub(super) fn read(step: &Step, p: &[&str], reader: Reader) -> Verdict {
     match reader {
         Reader::Touch { buttons } => then(touch(step.command(), p), || tap_flags(step, buttons)),
         Reader::LongPress => long_press(p),

@@ -7,6 +7,7 @@
 
 pub mod agent_device;
 pub mod builtins;
+pub mod check_file;
 pub mod codes;
 pub mod compose;
 pub mod config;

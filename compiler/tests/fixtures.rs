@@ -18,10 +18,10 @@
 use std::collections::BTreeSet;
 use std::fmt::Write as _;
 
+use ad_compiler::check_file;
 use ad_compiler::codes::{Code, Rejected, TABLE};
 use ad_compiler::config::Config;
 use ad_compiler::{Diagnostic, Severity};
-use ad_grammar::input::AGENT_DEVICE_MAX_BYTES;
 use ad_tests::diagnostics_docs::{doc_entries, read_docs, script_from_docs};
 use ad_tests::{check_fixture_args, check_fixture_names, check_fixtures, fixture_code};
 
@@ -41,41 +41,20 @@ fn limit_of(args: &[String]) -> Option<u64> {
 }
 
 /// What `ad check ARGS NAME` reports for a file of `bytes` under `config`, in the order it
-/// reports them: the steps of `cli/src/commands/check.rs` (cap, decode, analyse, add the
+/// reports them: the library entry `ad check` checks a file with (cap, decode, analyse, add the
 /// read-time findings), without the terminal.
 fn check_bytes(name: &str, bytes: Vec<u8>, args: &[String], config: &Config) -> Checked {
-    let limit = limit_of(args)
-        .or(config.max_file_size)
-        .unwrap_or(AGENT_DEVICE_MAX_BYTES);
-    if bytes.len() as u64 > limit {
-        let mut diagnostics = vec![ad_grammar::input::refused_too_large(
-            name,
-            Some(bytes.len() as u64),
-            limit,
-        )];
-        config.apply(&mut diagnostics);
-        return Checked {
-            text: String::new(),
-            diagnostics,
-        };
-    }
-    let decoded = ad_grammar::input::decode(bytes);
-    let over = ad_grammar::input::over_agent_device_limit(name, decoded.text.len() as u64);
-    let analysis = ad_compiler::analyze_with(&decoded.text, config);
-    let binary = analysis.parse().binary;
-    let mut diagnostics = analysis.diagnostics;
-    let mut read: Vec<Diagnostic> = over.into_iter().collect();
-    // A binary file gets AD002 alone; its bytes not being UTF-8 goes without saying.
-    read.extend(decoded.not_utf8.filter(|_| !binary));
-    if !read.is_empty() {
-        config.apply(&mut read);
-        diagnostics.extend(read);
-        diagnostics.sort_by_key(|d| (d.primary_span().start(), d.primary_span().end()));
-    }
-    Checked {
-        text: decoded.text,
-        diagnostics,
-    }
+    let options = check_file::Options {
+        max_file_size: limit_of(args),
+        ..check_file::Options::default()
+    };
+    let mut check = check_file::check_bytes(None, name, bytes, config.clone(), &options);
+    let diagnostics = check.take_diagnostics();
+    let text = match check.checked {
+        check_file::Checked::Plain(analysis) => analysis.into_parse().file.text,
+        check_file::Checked::NotRead | check_file::Checked::Composed(_) => String::new(),
+    };
+    Checked { text, diagnostics }
 }
 
 /// A check fixture with its `.args` and the `ad.toml` that applies to it.

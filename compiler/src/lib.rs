@@ -26,6 +26,7 @@ pub mod shape;
 pub use ad_grammar::{Diagnostic, Severity, Span};
 pub use flags::Flags;
 pub use lower::{Arg, Step};
+pub use rules::dispatch::readers::fill_text_at;
 pub use rules::dispatch::{refusal_when_filled, FilledRefusal};
 
 /// Everything known about one script.

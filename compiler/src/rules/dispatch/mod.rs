@@ -181,10 +181,16 @@ pub fn refusal_when_filled(step: &Step, filled: &[String]) -> Option<FilledRefus
     } else {
         match &r.kind {
             Kind::WrongType { name, expected, .. } => {
-                format!("`{}` is not a valid {name}: expected {expected}", arg(r.arg))
+                format!(
+                    "`{}` is not a valid {name}: expected {expected}",
+                    arg(r.arg)
+                )
             }
             Kind::Missing { expected } => {
-                format!("`{}` is missing an argument: expected {expected}", step.command())
+                format!(
+                    "`{}` is missing an argument: expected {expected}",
+                    step.command()
+                )
             }
             Kind::Extra => format!("`{}` does not take this many arguments", step.command()),
             Kind::CliOnly { why } => format!(
@@ -195,7 +201,9 @@ pub fn refusal_when_filled(step: &Step, filled: &[String]) -> Option<FilledRefus
         }
     };
     let usage = step.spec.map_or(String::new(), |s| {
-        format!("usage: {} {}", s.name, s.signature).trim_end().to_string()
+        format!("usage: {} {}", s.name, s.signature)
+            .trim_end()
+            .to_string()
     });
     Some(FilledRefusal { message, usage })
 }

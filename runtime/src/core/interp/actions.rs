@@ -141,16 +141,11 @@ impl<B: Backend> Exec<'_, B> {
         p: &[String],
         _flags: &Map<String, Value>,
     ) -> Outcome {
-        let point = num(p.first()).is_some() && num(p.get(1)).is_some();
-        let text_at = if point { 2 } else { 1 };
-        if p.len() < 2 {
-            return Err(Fail::new(
-                error_codes::INVALID_ARGS,
-                "fill requires x y text, @ref text, or selector text",
-            )
-            .hint("fill \"id=\\\"email\\\"\" \"me@example.com\""));
-        }
-        let text = p.get(text_at).cloned().unwrap_or_default();
+        let values: Vec<&str> = p.iter().map(String::as_str).collect();
+        let Some(text_at) = ad_compiler::fill_text_at(&values) else {
+            return Err(Fail::misread("fill"));
+        };
+        let text = p[text_at..].join(" ");
         let t = self.target(step, p, 0, true).await?;
         let pt = t.point;
         let delay = flag_u64(step, "delayMs").unwrap_or(0);
@@ -174,10 +169,7 @@ impl<B: Backend> Exec<'_, B> {
     pub(super) async fn swipe(&mut self, step: &Step<'_>, p: &[String]) -> Outcome {
         let c: Vec<Option<f64>> = (0..4).map(|i| num(p.get(i))).collect();
         let [Some(x1), Some(y1), Some(x2), Some(y2)] = [c[0], c[1], c[2], c[3]] else {
-            return Err(
-                Fail::new(error_codes::INVALID_ARGS, "swipe requires x1 y1 x2 y2")
-                    .hint("swipe 200 600 200 200"),
-            );
+            return Err(Fail::misread("swipe"));
         };
         let plan = GesturePlan {
             kind: GestureKind::Swipe,
@@ -236,13 +228,7 @@ impl<B: Backend> Exec<'_, B> {
                     Some(Direction::Left) => Point { x: a.x - d, y: a.y },
                     Some(Direction::Right) => Point { x: a.x + d, y: a.y },
                     Some(Direction::Top | Direction::Bottom) | None => {
-                        let other = p.get(1).map(String::as_str);
-                        return Err(Fail::new(
-                            error_codes::INVALID_ARGS,
-                            format!(
-                                "gesture fling requires up, down, left or right, got {other:?}"
-                            ),
-                        ));
+                        return Err(Fail::misread("gesture"));
                     }
                 };
                 GesturePlan {
@@ -335,10 +321,7 @@ impl<B: Backend> Exec<'_, B> {
         which: &str,
     ) -> Result<Resolved, Fail> {
         let Some(t) = t else {
-            return Err(Fail::new(
-                error_codes::INVALID_ARGS,
-                format!("gesture drag requires a {which}"),
-            ));
+            return Err(Fail::misread("gesture"));
         };
         let evidence = step.target_evidences().map(|d| {
             if which == "source" {
@@ -379,23 +362,12 @@ impl<B: Backend> Exec<'_, B> {
         }
     }
 
-    pub(super) async fn keyboard(
-        &mut self,
-        op: KeyboardOp,
-        p: &[String],
-        mutates: bool,
-    ) -> Outcome {
+    pub(super) async fn keyboard(&mut self, op: KeyboardOp, mutates: bool) -> Outcome {
         let action = match op {
             KeyboardOp::Status => KeyboardAction::Status,
             KeyboardOp::Dismiss => KeyboardAction::Dismiss,
             KeyboardOp::Enter => KeyboardAction::Enter,
-            KeyboardOp::Unknown => {
-                let o = p.first().map(|s| s.to_lowercase()).unwrap_or_default();
-                return Err(Fail::new(
-                    error_codes::INVALID_ARGS,
-                    format!("keyboard requires status, get, dismiss, enter or return, got {o}"),
-                ));
-            }
+            KeyboardOp::Unknown => return Err(Fail::misread("keyboard")),
         };
         let st = if mutates {
             self.act(
@@ -415,7 +387,9 @@ impl<B: Backend> Exec<'_, B> {
 
     pub(super) async fn alert(&mut self, op: AlertOp, p: &[String]) -> Outcome {
         match op {
-            AlertOp::Get => {
+            // The daemon reads a word it does not know as the default, `get` (the registry's
+            // `Dispatch::Lenient`).
+            AlertOp::Get | AlertOp::Unknown => {
                 let a = self
                     .backend
                     .alert(AlertAction::Get)
@@ -471,13 +445,6 @@ impl<B: Backend> Exec<'_, B> {
                     .hint("an alert that takes longer to open needs `alert wait` first (`alert wait 10000`)")),
                 }
             }
-            AlertOp::Unknown => Err(Fail::new(
-                error_codes::INVALID_ARGS,
-                format!(
-                    "alert requires get, accept, dismiss or wait, got {}",
-                    p.first().map(|s| s.to_lowercase()).unwrap_or_default()
-                ),
-            )),
         }
     }
 

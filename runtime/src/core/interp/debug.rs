@@ -193,15 +193,9 @@ impl<B: Backend> PausedRun for Paused<'_, '_, B> {
                 if step.action() != Some(ad_compiler::registry::Action::Fill) {
                     return Err("--record-as is supported only by fill".into());
                 }
-                let text_at = if step.positional(0).is_some_and(ad_grammar::text::is_numeric)
-                    && step.positional(1).is_some_and(ad_grammar::text::is_numeric)
-                {
-                    2
-                } else {
-                    1
-                };
-                let Some(literal) = step.positional(text_at) else {
-                    return Err("fill requires a target and its text".into());
+                let values: Vec<&str> = step.positionals.iter().map(|a| a.value.as_str()).collect();
+                let Some(literal) = ad_compiler::fill_text_at(&values).map(|i| values[i]) else {
+                    return Err(fill_without_text(step));
                 };
                 ex.scope.protect_literal(name, literal);
             }
@@ -278,6 +272,12 @@ fn split_record_as(line: &str) -> Result<(&str, Option<&str>), String> {
     Ok((rest, Some(name)))
 }
 
+/// Why a `fill … --record-as` has no text to protect, in the reader's words.
+pub(crate) fn fill_without_text(step: &ad_compiler::Step<'_>) -> String {
+    ad_compiler::refusal_when_filled(step, &step.positional_values())
+        .map_or_else(|| "fill has no text to record".into(), |r| r.message)
+}
+
 #[cfg(test)]
 mod tests {
     use super::split_record_as;
@@ -299,3 +299,4 @@ mod tests {
         assert!(split_record_as("fill @e3 x --record-as lower-case").is_err());
     }
 }
+

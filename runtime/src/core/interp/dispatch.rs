@@ -14,6 +14,11 @@ use crate::core::tree::Point;
 impl<B: Backend> Exec<'_, B> {
     pub(super) async fn step(&mut self, step: &Step<'_>, path: &str) -> Outcome {
         let (p, flags, _runtime) = self.interpolate(step, path).await?;
+        // The filled-in words are read by the reader `ad check` runs: what it refuses, the run
+        // refuses in agent-device's words, and what it takes is what the code below reads.
+        if let Some(r) = ad_compiler::refusal_when_filled(step, &p) {
+            return Err(Fail::new(error_codes::INVALID_ARGS, r.message).hint(r.usage));
+        }
         let cmd = step.command();
         let mutates = ad_compiler::profile::mutates(step);
         let Some(action) = step.action() else {
@@ -49,8 +54,7 @@ impl<B: Backend> Exec<'_, B> {
             }
             StepAction::Focus => {
                 let (Some(x), Some(y)) = (num(p.first()), num(p.get(1))) else {
-                    return Err(Fail::new(error_codes::INVALID_ARGS, "focus requires x y")
-                        .hint("focus <x> <y>"));
+                    return Err(Fail::misread(cmd));
                 };
                 let pt = Point { x, y };
                 self.act(
@@ -76,7 +80,7 @@ impl<B: Backend> Exec<'_, B> {
             StepAction::Gesture(kind) => self.gesture(step, kind, &p).await,
             StepAction::Scroll(direction) => {
                 let Some(dir) = direction else {
-                    return Err(Fail::new(error_codes::INVALID_ARGS, format!("scroll requires a direction (up, down, left, right, top, bottom), got {:?}", p.first().cloned().unwrap_or_default())));
+                    return Err(Fail::misread(cmd));
                 };
                 let amount = num(p.get(1)).map(|a| a.min(0.8));
                 self.act(
@@ -97,7 +101,7 @@ impl<B: Backend> Exec<'_, B> {
                 .await?;
                 Ok(None)
             }
-            StepAction::Keyboard(op) => self.keyboard(op, &p, mutates).await,
+            StepAction::Keyboard(op) => self.keyboard(op, mutates).await,
             StepAction::Alert(op) => self.alert(op, &p).await,
             StepAction::Clipboard(op) => match op {
                 ClipboardOp::Read => {
@@ -120,13 +124,7 @@ impl<B: Backend> Exec<'_, B> {
                     .await?;
                     Ok(None)
                 }
-                ClipboardOp::Unknown => Err(Fail::new(
-                    error_codes::INVALID_ARGS,
-                    format!(
-                        "clipboard requires read or write, got {}",
-                        p.first().map_or("", String::as_str)
-                    ),
-                )),
+                ClipboardOp::Unknown => Err(Fail::misread(cmd)),
             },
             StepAction::Wait => self.wait(step, &p).await,
             StepAction::Is => self.is(step, &p).await,

@@ -12,6 +12,7 @@ use crate::core::backend::{Backend, BackendError};
 use crate::core::divergence::{self, ScreenEvidence};
 use crate::core::frame::FrameScope;
 use crate::core::identity::BindingFailure;
+use crate::core::records::error_codes;
 use crate::core::records::journal::{DivergenceEvent, Event, Phase, StepError, StepResult};
 use crate::core::records::{DivergenceKind, ErrorDetails};
 use crate::core::tree::Snapshot;
@@ -43,6 +44,16 @@ impl Fail {
     pub fn hint(mut self, h: impl Into<String>) -> Fail {
         self.hint = Some(h.into());
         self
+    }
+    /// A step whose filled-in arguments agent-device's reader (`ad check`'s) accepts but this
+    /// interpreter cannot read: a bug in `ad`, reported as one, never a second opinion on the
+    /// script. Every step is read by that reader before it runs ([`Exec::step`]).
+    pub fn misread(command: &str) -> Fail {
+        Fail::new(
+            error_codes::INVALID_ARGS,
+            format!("ad cannot read `{command}` arguments that agent-device's reader accepts"),
+        )
+        .hint("this is a bug in ad: please report the script line")
     }
     pub fn reason(mut self, r: &str) -> Fail {
         self.details.reason = Some(r.into());

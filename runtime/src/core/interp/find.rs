@@ -24,10 +24,7 @@ impl<B: Backend> Exec<'_, B> {
         let rest = call.rest;
         let locator = call.locator.map_or("any", String::as_str);
         let Some(query) = call.query().cloned() else {
-            return Err(Fail::new(
-                error_codes::INVALID_ARGS,
-                "find requires a query",
-            ));
+            return Err(Fail::misread("find"));
         };
         let timeout = if action == FindAction::Wait {
             self.remaining(

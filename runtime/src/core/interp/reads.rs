@@ -121,18 +121,11 @@ impl<B: Backend> Exec<'_, B> {
     }
 
     pub(super) async fn get(&mut self, step: &Step<'_>, op: GetOp, p: &[String]) -> Outcome {
-        let sub = p.first().cloned().unwrap_or_default();
         if op == GetOp::Unknown {
-            return Err(Fail::new(
-                error_codes::INVALID_ARGS,
-                format!("get requires text or attrs, got \"{sub}\""),
-            ));
+            return Err(Fail::misread("get"));
         }
         let Some(t) = p.get(1).cloned() else {
-            return Err(Fail::new(
-                error_codes::INVALID_ARGS,
-                format!("get {sub} requires a target: @ref or selector"),
-            ));
+            return Err(Fail::misread("get"));
         };
         let (tree, idx) = if t.starts_with('@') {
             let (tree, idx, warn) = self.frames.admit_read(&t).map_err(|r| {

@@ -81,13 +81,7 @@ impl<B: Backend> Exec<'_, B> {
             });
         }
         let Some(t) = p.get(at).cloned() else {
-            return Err(Fail::new(
-                error_codes::INVALID_ARGS,
-                format!(
-                    "{} requires a target: @ref, selector, or x y",
-                    step.command()
-                ),
-            ));
+            return Err(Fail::misread(step.command()));
         };
         let evidence = step.target_evidence.as_deref().filter(|_| {
             step.spec

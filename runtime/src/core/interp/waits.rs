@@ -233,10 +233,7 @@ impl<B: Backend> Exec<'_, B> {
             WaitForm::Invalid { reason, message } => {
                 Err(Fail::new(error_codes::INVALID_ARGS, message).reason(reason))
             }
-            WaitForm::Empty => Err(Fail::new(
-                error_codes::INVALID_ARGS,
-                "wait requires <ms> | text <text> | @ref | <selector> | absent <selector> | stable",
-            )),
+            WaitForm::Empty => Err(Fail::misread("wait")),
         }
     }
 

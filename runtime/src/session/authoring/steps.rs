@@ -136,17 +136,12 @@ impl Sessions {
             if !slot.as_ref().is_some_and(|s| s.records()) {
                 return fail(Refusal::new(error_codes::NOT_ARMED, "--record-as needs an armed recording: start the session with `ad session open <app> --save-script[=PATH]` (an unrecorded fill's text is not written anywhere anyway)"));
             }
-            let text_at = if step.positional(0).is_some_and(ad_grammar::text::is_numeric)
-                && step.positional(1).is_some_and(ad_grammar::text::is_numeric)
-            {
-                2
-            } else {
-                1
-            };
-            let Some(literal) = step.positional(text_at).map(str::to_string) else {
+            let values: Vec<&str> = step.positionals.iter().map(|a| a.value.as_str()).collect();
+            let Some(literal) = ad_compiler::fill_text_at(&values).map(|i| values[i].to_string())
+            else {
                 return fail(Refusal::new(
                     error_codes::INVALID_ARGS,
-                    "fill requires a target and its text",
+                    crate::core::interp::debug::fill_without_text(&step),
                 ));
             };
             let Some(j) = w.words.iter().rposition(|x| *x == literal) else {

@@ -23,6 +23,7 @@ use find::find;
 use gestures::{gesture, scroll, swipe};
 use reads::{get, is, wait};
 use targets::{long_press, tap_flags, touch};
+pub use text::fill_text_at;
 use text::{fill, type_text};
 
 pub(super) fn read(step: &Step, p: &[&str], reader: Reader) -> Verdict {

@@ -67,6 +67,30 @@ pub(super) fn fill(p: &[&str]) -> Verdict {
 }
 
 /// `/^e\d+$/`: a ref written without its `@`.
+/// Where a filled-in `fill`'s text starts, as [`fill`] splits it: after an `@ref`, after the
+/// selector the reader finds, or after `x y`; `None` when the reader finds no text. The text is
+/// the positionals from there, joined with one space. The interpreter and the live consoles read
+/// a fill through this, so they take the text the daemon would.
+pub fn fill_text_at(p: &[&str]) -> Option<usize> {
+    let first = *p.first()?;
+    if sym::starts_with(first, '@') == Tri::Yes {
+        return (p.len() >= 2).then_some(1);
+    }
+    if eref(first) == Tri::Yes {
+        return None;
+    }
+    match split_outcomes_first(p) {
+        Some(k) => (k < p.len()).then_some(k),
+        None => (p.len() >= 3 && sym::finite(p[0]) == Tri::Yes && sym::finite(p[1]) == Tri::Yes)
+            .then_some(2),
+    }
+}
+
+/// The selector split of concrete values: one outcome.
+fn split_outcomes_first(p: &[&str]) -> Option<usize> {
+    sym::split_outcomes(p, true).first().copied().flatten()
+}
+
 fn eref(v: &str) -> Tri {
     let shape =
         |s: &str| s.len() > 1 && s.starts_with('e') && s[1..].bytes().all(|b| b.is_ascii_digit());

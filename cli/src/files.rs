@@ -8,6 +8,7 @@
 
 use std::path::{Path, PathBuf};
 
+use ad_compiler::check_file;
 use ad_compiler::input_file::{self, Accept, ReadError};
 
 use ad_grammar::input::AGENT_DEVICE_MAX_BYTES;
@@ -30,13 +31,20 @@ impl InputArgs {
         if let Some(n) = self.max_file_size {
             return Ok(n);
         }
-        let at = if script.as_os_str() == "-" {
-            Path::new(".")
-        } else {
-            script
-        };
-        let config = ad_compiler::config::Config::discover(at).map_err(|e| InputError::new(e.0))?;
+        let config = check_file::discover_config(script).map_err(|e| InputError::new(e.0))?;
         Ok(self.limit(&config))
+    }
+    /// The cap for a script whose `ad.toml` the caller looked up once (`project`): the flag,
+    /// else the configuration's; a broken `ad.toml` stops the read only without the flag.
+    pub fn limit_in(
+        &self,
+        project: &Result<ad_compiler::config::Config, ad_compiler::config::ConfigError>,
+    ) -> Result<u64, InputError> {
+        match (self.max_file_size, project) {
+            (Some(n), _) => Ok(n),
+            (None, Ok(config)) => Ok(self.limit(config)),
+            (None, Err(e)) => Err(InputError::new(e.0.clone())),
+        }
     }
     /// The cap given the configuration that applies.
     pub fn limit(&self, config: &ad_compiler::config::Config) -> u64 {
@@ -59,34 +67,27 @@ pub struct Source {
     pub over_agent_device_limit: Option<Diagnostic>,
 }
 
-/// A file that is not UTF-8: the AD005 diagnostic and the bytes as read.
-pub struct NotUtf8 {
-    pub diagnostic: Diagnostic,
-    pub bytes: Vec<u8>,
-}
+pub use ad_compiler::check_file::NotUtf8;
 
 impl Source {
     fn decode(name: String, path: Option<PathBuf>, bytes: Vec<u8>) -> Source {
-        // Only a file that is not UTF-8 needs its bytes kept (to echo them untouched); a UTF-8
-        // file is validated once and becomes the text without a copy.
-        let (text, not_utf8) = match String::from_utf8(bytes) {
-            Ok(text) => (text, None),
-            Err(e) => {
-                let bytes = e.into_bytes();
-                let decoded = ad_grammar::input::decode(bytes.clone());
-                let not_utf8 = decoded
-                    .not_utf8
-                    .map(|diagnostic| NotUtf8 { diagnostic, bytes });
-                (decoded.text, not_utf8)
-            }
-        };
-        let over = ad_grammar::input::over_agent_device_limit(&name, text.len() as u64);
+        let decoded = check_file::decode(&name, bytes);
         Source {
             name,
             path,
-            text,
-            not_utf8,
-            over_agent_device_limit: over,
+            text: decoded.text,
+            not_utf8: decoded.not_utf8,
+            over_agent_device_limit: decoded.over_agent_device_limit,
+        }
+    }
+
+    /// The text and what its reading found, for the one check of a file
+    /// ([`check_file::check_decoded`]).
+    pub fn into_decoded(self) -> check_file::Decoded {
+        check_file::Decoded {
+            text: self.text,
+            not_utf8: self.not_utf8,
+            over_agent_device_limit: self.over_agent_device_limit,
         }
     }
 }

@@ -22,10 +22,8 @@ use lsp_types::{
 
 use crate::document::Document;
 
-/// Whether the text is a composition or a fragment.
-pub fn is_composed(text: &str) -> bool {
-    compose::kind_of(text) != ScriptKind::Plain
-}
+/// Whether the text is a composition or a fragment (`ad check`'s answer).
+pub use ad_compiler::check_file::is_composed;
 
 /// The composition of `doc` (`None` for plain scripts and buffers without a file path).
 pub fn compose_document(doc: &Document) -> Option<Composition> {
@@ -36,11 +34,12 @@ pub fn compose_document(doc: &Document) -> Option<Composition> {
     let files = files_of(doc);
     let options = options_for(doc, &path);
     let mut own = compose::compose(&path, &doc.text, &files, &options);
-    if compose::kind_of(&doc.text) == ScriptKind::Fragment {
+    if ad_compiler::check_file::kind_of(&doc.text) == ScriptKind::Fragment {
         // What the open parents that include this fragment find in it (ref frames, variables,
         // profiles across the expansion), each with its include chain.
         for (parent, text) in doc.buffers.iter() {
-            if *parent == path || compose::kind_of(text) != ScriptKind::Composition {
+            if *parent == path || ad_compiler::check_file::kind_of(text) != ScriptKind::Composition
+            {
                 continue;
             }
             let c = compose::compose(parent, text, &files, &options);
@@ -151,7 +150,7 @@ fn sharing_files(doc: &Document) -> BTreeMap<PathBuf, String> {
         return out;
     };
     out.extend(c.files.iter().map(|(p, t)| (p.clone(), t.clone())));
-    if compose::kind_of(&doc.text) == ScriptKind::Fragment {
+    if ad_compiler::check_file::kind_of(&doc.text) == ScriptKind::Fragment {
         let files = files_of(doc);
         let options = options_for(doc, &own);
         for (parent, text) in parents_on_disk(&options.root, doc) {
@@ -187,7 +186,9 @@ fn parents_on_disk(root: &Path, doc: &Document) -> Vec<(PathBuf, String)> {
     let mut out: BTreeMap<PathBuf, String> = doc
         .buffers
         .iter()
-        .filter(|(p, t)| p.starts_with(root) && compose::kind_of(t) == ScriptKind::Composition)
+        .filter(|(p, t)| {
+            p.starts_with(root) && ad_compiler::check_file::kind_of(t) == ScriptKind::Composition
+        })
         .map(|(p, t)| (p.clone(), t.clone()))
         .collect();
     let mut dirs = vec![root.to_path_buf()];
@@ -214,7 +215,7 @@ fn parents_on_disk(root: &Path, doc: &Document) -> Vec<(PathBuf, String)> {
                 return out.into_iter().collect();
             }
             if let Ok(text) = std::fs::read_to_string(&path) {
-                if compose::kind_of(&text) == ScriptKind::Composition {
+                if ad_compiler::check_file::kind_of(&text) == ScriptKind::Composition {
                     out.insert(compose::normalize(&path), text);
                 }
             }

@@ -4,6 +4,7 @@
 use std::path::PathBuf;
 use std::sync::{Arc, OnceLock};
 
+use ad_compiler::check_file;
 use ad_compiler::config::Config;
 use ad_compiler::Analysis;
 use ad_grammar::{Line, SourceFile};
@@ -189,10 +190,17 @@ impl Document {
                     return Err(NoAnalysis::TooLarge);
                 }
                 std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                    ad_compiler::analyze_with(&self.text, &self.config)
+                    // `ad check`'s entry, on the buffer as one script: a composition's
+                    // cross-file findings are `composition`'s (its includes read from the
+                    // open buffers).
+                    let config = Config::clone(&self.config);
+                    check_file::check_text(None, self.text.clone(), config, &Default::default())
+                        .into_analysis()
                 }))
+                .ok()
+                .flatten()
                 .map(Arc::new)
-                .map_err(|_| NoAnalysis::Crashed)
+                .ok_or(NoAnalysis::Crashed)
             })
             .as_ref()
             .map(|a| a.as_ref())

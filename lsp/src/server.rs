@@ -637,7 +637,7 @@ impl Server {
         let Some(path) = path else {
             return Arc::new(Config::default());
         };
-        match Config::discover(path) {
+        match ad_compiler::check_file::discover_config(path) {
             Ok(c) => Arc::new(c),
             Err(e) => {
                 self.show_once(

@@ -203,9 +203,19 @@ impl RunChoice<'_> {
 /// `ad.toml` that applies to `near` (a script or a suite's folder), else `ad-artifacts`.
 pub fn artifacts_dir(given: Option<&std::path::Path>, near: &std::path::Path) -> PathBuf {
     given.map(PathBuf::from).unwrap_or_else(|| {
-        ad_compiler::config::Config::discover(near)
-            .ok()
-            .and_then(|c| c.run_artifacts_dir)
+        let project = ad_compiler::config::Config::discover(near).ok();
+        artifacts_dir_in(None, project.as_ref())
+    })
+}
+
+/// [`artifacts_dir`] with the `ad.toml` the caller already read (`None`: none could be).
+pub fn artifacts_dir_in(
+    given: Option<&std::path::Path>,
+    project: Option<&ad_compiler::config::Config>,
+) -> PathBuf {
+    given.map(PathBuf::from).unwrap_or_else(|| {
+        project
+            .and_then(|c| c.run_artifacts_dir.clone())
             .unwrap_or_else(|| PathBuf::from(ad_compiler::config::DEFAULT_ARTIFACTS_DIR))
     })
 }

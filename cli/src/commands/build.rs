@@ -4,6 +4,7 @@
 
 use std::path::{Path, PathBuf};
 
+use ad_compiler::check_file::{self, Checked};
 use clap::Args;
 
 use crate::files;
@@ -20,25 +21,41 @@ pub struct BuildArgs {
 }
 
 pub fn run(args: BuildArgs) -> i32 {
-    let source = match files::read(&args.file, &args.input) {
+    // The one lookup of the ad.toml: the cap and the composition take it.
+    let project = check_file::discover_config(&args.file);
+    let source = match args
+        .input
+        .limit_in(&project)
+        .and_then(|limit| files::read_with_limit(&args.file, limit))
+    {
         Ok(s) => s,
         Err(e) => return crate::usage_error(&e.0),
     };
-    if !super::compose::is_composed(&source.text) {
+    if !check_file::is_composed(&source.text) {
         return crate::usage_error(&format!(
             "{}: not a composition (its first executable line is not `composition-v1`)",
             source.name
         ));
     }
+    let config = match project {
+        Ok(config) => config,
+        // Not said yet only when --max-file-size spared the read its lookup.
+        Err(e) => return crate::usage_error(&e.0),
+    };
+    let name = source.name.clone();
     // The run's values are not known here: unbound variables are warnings, not refusals.
-    let expanded = match super::compose::expand_for_run(
-        &args.file,
-        &source.text,
-        Vec::new(),
-        args.input.max_file_size,
-    ) {
+    let options = check_file::Options {
+        max_file_size: args.input.max_file_size,
+        ..check_file::Options::default()
+    };
+    let check =
+        check_file::check_decoded(Some(&args.file), source.into_decoded(), config, &options);
+    let Checked::Composed(composition) = check.checked else {
+        unreachable!("a composition or a fragment with a path is composed")
+    };
+    let expanded = match super::compose::expansion(&args.file, composition) {
         Ok(e) => e,
-        Err(code) => return code,
+        Err(refused) => return super::compose::print_composition_refusal(refused),
     };
     let text = expanded.composition.flattened;
     // What agent-device would refuse is refused here, before anything is written.
@@ -65,7 +82,7 @@ pub fn run(args: BuildArgs) -> i32 {
             eprintln!(
                 "built {} from {} ({} fragment include(s))",
                 args.output.display(),
-                source.name,
+                name,
                 expanded.composition.call_sites.len()
             );
             0

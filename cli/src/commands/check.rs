@@ -6,6 +6,7 @@ use std::path::PathBuf;
 use ad_grammar::Severity;
 use clap::{Args, ValueEnum};
 
+use ad_compiler::check_file::{self, Checked};
 use ad_compiler::config::{Config, ProfileChoice, ProfileOrigin};
 
 use crate::files;
@@ -70,8 +71,8 @@ fn config_for(args: &CheckArgs, script: Option<&std::path::Path>) -> Result<Conf
                 None => config,
             }
         }
-        (None, Some(path)) => Config::discover(path).map_err(|e| e.0)?,
-        (None, None) => Config::discover(std::path::Path::new(".")).map_err(|e| e.0)?,
+        (None, script) => check_file::discover_config(script.unwrap_or(std::path::Path::new("-")))
+            .map_err(|e| e.0)?,
     };
     if let Some(p) = &args.profile {
         config.profile = ProfileChoice::parse(p).unwrap_or_default();
@@ -215,8 +216,8 @@ fn check_paths(args: &CheckArgs, paths: &[PathBuf], last_run: bool) -> Counts {
             Ok(s) => s,
             Err(files::InputError(_, Some(refused))) => {
                 // Not read: the file's one finding is that it is too large.
-                let mut diagnostics = vec![refused.diagnostic];
-                config.apply(&mut diagnostics);
+                let mut check = check_file::FileCheck::not_read(refused.diagnostic, config);
+                let diagnostics = check.take_diagnostics();
                 checked.push(CheckedFile::new(refused.name, String::new(), diagnostics));
                 continue;
             }
@@ -233,32 +234,45 @@ fn check_paths(args: &CheckArgs, paths: &[PathBuf], last_run: bool) -> Counts {
             checked.push(maestro_flow(args, source, &config));
             continue;
         }
-        if let (true, Some(p)) = (super::compose::is_composed(&source.text), &source.path) {
+        let (name, path) = (source.name.clone(), source.path.clone());
+        let not_utf8 = source.not_utf8.is_some();
+        let options = check_file::Options {
+            max_file_size: args.input.max_file_size,
+            dispatch_notes: true,
+            ..check_file::Options::default()
+        };
+        let mut check =
+            check_file::check_decoded(path.as_deref(), source.into_decoded(), config, &options);
+        let mut analysis = match check.checked {
             // A composition or a fragment: its findings are in several files.
-            match super::compose::check(
-                p,
-                source.text,
-                &config,
-                args.fix,
-                &mut seen,
-                args.input.max_file_size,
-            ) {
-                Ok(files) => checked.extend(files),
-                Err(e) => return usage(&e),
+            Checked::Composed(c) => {
+                let p = path.as_deref().unwrap_or(std::path::Path::new("-"));
+                match super::compose::check(
+                    p,
+                    c,
+                    &check.config,
+                    args.fix,
+                    &mut seen,
+                    args.input.max_file_size,
+                ) {
+                    Ok(files) => checked.extend(files),
+                    Err(e) => return usage(&e),
+                }
+                continue;
             }
-            continue;
-        }
-        // The analysis keeps the text without a copy; it is taken back for rendering.
-        let mut analysis = ad_compiler::analyze_owned(source.text, &config);
+            Checked::Plain(analysis) => analysis,
+            // Read and decoded: never over the cap.
+            Checked::NotRead => continue,
+        };
         if args.fix {
-            if let Some(p) = &source.path {
+            if let Some(p) = &path {
                 let (fixed, applied) =
                     ad_compiler::apply_fixes(analysis.text(), &analysis.diagnostics);
-                if applied > 0 && source.not_utf8.is_some() {
+                if applied > 0 && not_utf8 {
                     // Writing the text back would turn every invalid byte into U+FFFD.
                     eprintln!(
                         "not fixed: {} is not valid UTF-8 ({})",
-                        crate::render::escape_controls(&source.name),
+                        crate::render::escape_controls(&name),
                         ad_grammar::codes::NOT_UTF8
                     );
                 } else if applied > 0 {
@@ -267,14 +281,18 @@ fn check_paths(args: &CheckArgs, paths: &[PathBuf], last_run: bool) -> Counts {
                     }
                     eprintln!(
                         "fixed {applied} problem(s) in {}",
-                        crate::render::escape_controls(&source.name)
+                        crate::render::escape_controls(&name)
                     );
-                    analysis = ad_compiler::analyze_owned(fixed, &config);
+                    analysis = ad_compiler::analyze_owned(fixed, &check.config);
                 }
             }
         }
-        let mut diagnostics = std::mem::take(&mut analysis.diagnostics);
-        let binary = analysis.parse().binary;
+        check.checked = Checked::Plain(analysis);
+        // The analysis's findings with the reading's merged in, as the entry orders them.
+        let mut diagnostics = check.take_diagnostics();
+        let Checked::Plain(analysis) = check.checked else {
+            unreachable!("set above")
+        };
         let text: std::borrow::Cow<'static, str> = if last_run && nth + 1 == paths.len() {
             // The last script's tree and steps are left to the process exit, which returns their
             // pages at once: freeing a large script's millions of small blocks one by one costs
@@ -285,20 +303,10 @@ fn check_paths(args: &CheckArgs, paths: &[PathBuf], last_run: bool) -> Counts {
             // Freed before the next script is read (the steps first: they borrow the text).
             analysis.into_parse().file.text.into()
         };
-        let mut read: Vec<_> = source.over_agent_device_limit.into_iter().collect();
-        // A binary file gets AD002 alone; its bytes not being UTF-8 goes without saying.
-        if let Some(bad) = source.not_utf8.filter(|_| !binary) {
-            read.push(bad.diagnostic);
-        }
-        if !read.is_empty() {
-            config.apply(&mut read);
-            diagnostics.extend(read);
-            diagnostics.sort_by_key(|d| (d.primary_span().start(), d.primary_span().end()));
-        }
         if args.parity_only {
             diagnostics.retain(|d| d.is_parity_error());
         }
-        checked.push(CheckedFile::new(source.name, text, diagnostics));
+        checked.push(CheckedFile::new(name, text, diagnostics));
     }
 
     let count = |s: Severity| {

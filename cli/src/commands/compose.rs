@@ -5,16 +5,12 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use ad_compiler::compose::{self, Composition, FsFiles, Options, ScriptKind};
+use ad_compiler::check_file;
+use ad_compiler::compose::{self, Composition, ScriptKind};
 use ad_compiler::config::Config;
 use ad_compiler::Diagnostic;
 
 use crate::render::escape_controls;
-
-/// True when `text` is a composition or a fragment (plain scripts keep the one-file analysis).
-pub fn is_composed(text: &str) -> bool {
-    compose::kind_of(text) != ScriptKind::Plain
-}
 
 /// Composes the script at `path` (whose text is `text`) from the files on disk; each fragment
 /// is read through the script's cap (`max_file_size`: the `--max-file-size` flag, else
@@ -39,27 +35,16 @@ fn compose_with(
     max_file_size: Option<u64>,
     dispatch_notes: bool,
 ) -> Composition {
-    let entry = absolute(path);
-    let options = Options {
-        root: compose::project_root(&entry),
-        supplied,
-        config: config.clone(),
+    let options = check_file::Options {
         max_file_size,
+        supplied,
         dispatch_notes,
-        ..Options::default()
     };
-    compose::compose(&entry, text, &FsFiles, &options)
+    check_file::compose_file(path, text, config, &options)
 }
 
 pub fn absolute(path: &Path) -> PathBuf {
-    let abs = if path.is_absolute() {
-        path.to_path_buf()
-    } else {
-        std::env::current_dir()
-            .map(|d| d.join(path))
-            .unwrap_or_else(|_| path.to_path_buf())
-    };
-    compose::normalize(&abs)
+    check_file::absolute(path)
 }
 
 /// A file name as the user sees it: relative to the current folder when it is below it.
@@ -146,17 +131,17 @@ pub fn by_file(c: &Composition, entry: &Path) -> Vec<FileFindings> {
     out
 }
 
-/// `ad check` of a composition or fragment: the files it reports on, each finding once across
-/// the run (`seen`); with `fix`, the pins `--fix` can rewrite are rewritten first.
+/// `ad check` of a composition or fragment (`c`, as [`check_file`] composed it with its
+/// dispatch notes): the files it reports on, each finding once across the run (`seen`); with
+/// `fix`, the pins `--fix` can rewrite are rewritten first.
 pub fn check(
     path: &Path,
-    text: String,
+    mut c: Composition,
     config: &Config,
     fix: bool,
     seen: &mut std::collections::BTreeSet<(PathBuf, ad_grammar::codes::Code, usize)>,
     max_file_size: Option<u64>,
 ) -> Result<Vec<crate::render::CheckedFile>, String> {
-    let mut c = compose_with(path, &text, config, Vec::new(), max_file_size, true);
     // A fix in a fragment (AD801) changes its digest: a second round re-pins it.
     for _round in 0..2 {
         if !fix {
@@ -190,7 +175,7 @@ pub fn check(
                 .into_iter()
                 .filter(|d| !d.code.composition())
                 .collect();
-            let (fixed, others) = if compose::kind_of(&file_text) == ScriptKind::Plain {
+            let (fixed, others) = if check_file::kind_of(&file_text) == ScriptKind::Plain {
                 ad_compiler::apply_fixes(&composed, &rest)
             } else {
                 // The one-file fix check reads composition lines as unknown commands.
@@ -310,38 +295,30 @@ impl Expanded {
     }
 }
 
-/// Composes `path` for `ad run` / `ad test` with the names the run supplies (`-e`, `AD_VAR_*`).
-/// Composition errors refuse the run: the report is printed and `Err(2)` returned.
+/// Composes `path` for `ad run` / `ad test` with the names the run supplies (`-e`, `AD_VAR_*`),
+/// under `config` (the `ad.toml` the caller read). Composition errors refuse the run: the report
+/// is printed and `Err(2)` returned.
 pub fn expand_for_run(
     path: &Path,
     text: &str,
+    config: &Config,
     supplied: Vec<String>,
     max_file_size: Option<u64>,
 ) -> Result<Expanded, i32> {
-    expand_checked(path, text, supplied, max_file_size).map_err(|refused| match refused {
-        None => 2,
-        Some((report, summary)) => {
-            eprint!("{report}");
-            eprintln!("{summary}");
-            2
-        }
-    })
+    let composition = compose_file(path, text, config, supplied, max_file_size);
+    expansion(path, composition).map_err(print_composition_refusal)
 }
 
-/// [`expand_for_run`] without printing: a refusal is `Some((the errors rendered, one summary
-/// line))` (`ad dap` says it as an output event), `None` when the `ad.toml` is broken (said on
-/// stderr, as `ad run` says it).
-pub fn expand_checked(
-    path: &Path,
-    text: &str,
-    supplied: Vec<String>,
-    max_file_size: Option<u64>,
-) -> Result<Expanded, Option<(String, String)>> {
-    let config = Config::discover(path).map_err(|e| {
-        crate::usage_error(&e.0);
-        None
-    })?;
-    let composition = compose_file(path, text, &config, supplied, max_file_size);
+/// Prints what [`expansion`] refused; the exit code of the refusal.
+pub fn print_composition_refusal((report, summary): (String, String)) -> i32 {
+    eprint!("{report}");
+    eprintln!("{summary}");
+    2
+}
+
+/// A composition of `path` ready to run, or, when it has errors, its refusal: `(the errors
+/// rendered, one summary line)` (`ad dap` says it as an output event).
+pub fn expansion(path: &Path, composition: Composition) -> Result<Expanded, (String, String)> {
     if composition.has_errors() {
         let mut buf = Vec::new();
         let mut errors = 0;
@@ -361,14 +338,14 @@ pub fn expand_checked(
                 crate::render::human::render(&checked, d, false, &mut buf);
             }
         }
-        return Err(Some((
+        return Err((
             String::from_utf8_lossy(&buf).into_owned(),
             format!(
                 "{}: {errors} composition error(s): nothing was run (`ad check {}`)",
                 shown(path),
                 shown(path)
             ),
-        )));
+        ));
     }
     let sources = composition
         .origins
@@ -403,21 +380,30 @@ pub fn expand_checked(
 pub fn text_for_suite(
     path: &Path,
     text: String,
+    project: &Result<Config, ad_compiler::config::ConfigError>,
     cli_env: &[String],
     max_file_size: Option<u64>,
 ) -> (
     String,
     Vec<Option<ad_runtime::core::records::journal::StepSource>>,
 ) {
-    if compose::kind_of(&text) != ScriptKind::Composition {
+    if check_file::kind_of(&text) != ScriptKind::Composition {
         return (text, Vec::new());
     }
+    let config = match project {
+        Ok(config) => config,
+        Err(e) => {
+            // Said here; the run gate reports the script INVALID for it.
+            crate::usage_error(&e.0);
+            return (text, Vec::new());
+        }
+    };
     let supplied = cli_env
         .iter()
         .filter_map(|e| e.split_once('=').map(|(k, _)| k.to_string()))
         .chain(std::env::vars().filter_map(|(k, _)| k.strip_prefix("AD_VAR_").map(str::to_string)))
         .collect();
-    match expand_for_run(path, &text, supplied, max_file_size) {
+    match expand_for_run(path, &text, config, supplied, max_file_size) {
         Ok(e) => (e.composition.flattened, e.sources),
         Err(_) => (text, Vec::new()),
     }
@@ -436,7 +422,7 @@ pub fn compositions_including(fragment: &Path) -> Vec<String> {
         let Ok(source) = crate::files::read_with_limit(&path, limit) else {
             continue;
         };
-        if compose::kind_of(&source.text) != ScriptKind::Composition {
+        if check_file::kind_of(&source.text) != ScriptKind::Composition {
             continue;
         }
         let config = Config::discover(&path).unwrap_or_default();

@@ -5,6 +5,7 @@
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+use ad_compiler::check_file;
 use ad_dap::{LaunchArguments, Prepared, Refused};
 use ad_runtime::core::gate;
 use ad_runtime::core::interp::{Plan, RunOptions};
@@ -57,9 +58,12 @@ impl ad_dap::Host for CliHost {
     fn prepare(&self, launch: &LaunchArguments) -> Result<Prepared, Refused> {
         let program = PathBuf::from(launch.program.clone().unwrap_or_default());
         let input = files::InputArgs::default();
-        let mut source = files::read(&program, &input).map_err(|e| refused(e.0))?;
-        if ad_compiler::compose::kind_of(&source.text) == ad_compiler::compose::ScriptKind::Fragment
-        {
+        // The launch's one lookup of the ad.toml: the cap, the composition, the gate, the
+        // artifacts folder and the project's default backend take it.
+        let project = check_file::discover_config(&program).map_err(|e| refused(e.0))?;
+        let mut source =
+            files::read_with_limit(&program, input.limit(&project)).map_err(|e| refused(e.0))?;
+        if check_file::kind_of(&source.text) == ad_compiler::compose::ScriptKind::Fragment {
             return Err(refused(format!(
                 "{} is a fragment (`fragment-v1`): it runs only inside a composition that includes it; debug a composition that includes it",
                 source.name
@@ -69,19 +73,17 @@ impl ad_dap::Host for CliHost {
         let shell_env = vars::shell_imports(std::env::vars());
         // A composition runs as its expansion; each step keeps its file, line and includes.
         let mut sources = Vec::new();
-        if super::compose::is_composed(&source.text) {
-            ad_compiler::config::Config::discover(&program).map_err(|e| refused(e.0))?;
+        if check_file::is_composed(&source.text) {
             let supplied = cli_env.iter().chain(&shell_env).map(|(k, _)| k.clone());
-            let expanded = super::compose::expand_checked(
+            let composition = super::compose::compose_file(
                 &program,
                 &source.text,
+                &project,
                 supplied.collect(),
                 input.max_file_size,
-            )
-            .map_err(|e| match e {
-                Some((rendered, summary)) => Refused { summary, rendered },
-                None => refused("the ad.toml that applies cannot be read"),
-            })?;
+            );
+            let expanded = super::compose::expansion(&program, composition)
+                .map_err(|(rendered, summary)| Refused { summary, rendered })?;
             source.text = expanded.composition.flattened.clone();
             sources = expanded.sources;
         }
@@ -99,7 +101,7 @@ impl ad_dap::Host for CliHost {
                 rendered: String::from_utf8_lossy(&buf).into_owned(),
             }
         };
-        let mut config = gate::config_for(&program, &source.text).map_err(|r| render(&r))?;
+        let mut config = project.clone();
         if let Some(p) = &launch.profile {
             config.profile = ad_compiler::config::ProfileChoice::parse(p).ok_or_else(|| {
                 refused(format!(
@@ -108,8 +110,8 @@ impl ad_dap::Host for CliHost {
             })?;
             config.profile_origin = ad_compiler::config::ProfileOrigin::CommandLine;
         }
-        let analysis = gate::analyze_with_config(&config, &source.name, &source.text, false)
-            .map_err(|r| render(&r))?;
+        let analysis =
+            gate::analyze(&config, &source.name, &source.text, false).map_err(|r| render(&r))?;
         let options = RunOptions {
             script_path: source.name.clone(),
             cli_env,
@@ -124,9 +126,9 @@ impl ad_dap::Host for CliHost {
         let state_dir = ad_runtime::session::default_state_dir().map_err(|e| refused(e.0))?;
         let mut config = SessionConfig {
             app_model: launch.app.as_deref().map(|a| absolute_from(&program, a)),
-            artifacts_root: super::backend_args::artifacts_dir(
+            artifacts_root: super::backend_args::artifacts_dir_in(
                 launch.artifacts_dir.as_deref().map(Path::new),
-                &program,
+                Some(&project),
             ),
             // A debugged run keeps no session for `--from`: it ends with the debug session.
             persist_session: false,
@@ -146,9 +148,10 @@ impl ad_dap::Host for CliHost {
             allow_local_urls: false,
         };
         backend.apply(&mut config);
-        config.default_backend = ad_runtime::backends::project_default(&program)
-            .ok()
-            .flatten();
+        if config.backend.is_none() {
+            config.default_backend =
+                Some(ad_runtime::backends::project_default(&project).map_err(refused)?);
+        }
         let kind = {
             let plan = Plan {
                 steps: analysis.steps(),

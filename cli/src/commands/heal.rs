@@ -95,11 +95,18 @@ pub fn run(args: HealArgs) -> i32 {
             "ad heal records no fixture (its runs are probes): record the failing run with `ad run --record-fixture DIR`",
         );
     }
-    let source = match files::read(&args.file, &args.input) {
+    // The one lookup of the ad.toml for the heal's script: the cap, the gate, the artifacts
+    // folder and the project's default backend take it.
+    let project = ad_compiler::check_file::discover_config(&args.file);
+    let source = match args
+        .input
+        .limit_in(&project)
+        .and_then(|limit| files::read_with_limit(&args.file, limit))
+    {
         Ok(s) => s,
         Err(e) => return crate::usage_error(&e.0),
     };
-    if super::compose::is_composed(&source.text) {
+    if ad_compiler::check_file::is_composed(&source.text) {
         return crate::usage_error(&format!(
             "{}: ad heal works on plain scripts: heal the flattened script (`ad build {} -o flat.ad`), or the fragment's own script",
             source.name, source.name
@@ -110,13 +117,19 @@ pub fn run(args: HealArgs) -> i32 {
         Err(e) => return crate::usage_error(&e),
     };
     let shell_env = vars::shell_imports(std::env::vars());
-    let analysis =
-        match ad_runtime::core::gate::analyze(&args.file, &source.name, &source.text, false) {
-            Ok(a) => a,
-            Err(refusal) => {
-                return crate::render::refusal::print_refusal(&source.name, &source.text, &refusal)
-            }
-        };
+    let gated = match &project {
+        Ok(config) => ad_runtime::core::gate::analyze(config, &source.name, &source.text, false),
+        Err(e) => Err(ad_runtime::core::gate::config_refusal(e, &source.text)),
+    };
+    let analysis = match gated {
+        Ok(a) => a,
+        Err(refusal) => {
+            return crate::render::refusal::print_refusal(&source.name, &source.text, &refusal)
+        }
+    };
+    let Ok(project) = project else {
+        unreachable!("a broken ad.toml is refused above")
+    };
     let options = RunOptions {
         script_path: source.name.clone(),
         cli_env: cli_env.clone(),
@@ -138,7 +151,7 @@ pub fn run(args: HealArgs) -> i32 {
         Err(e) => return crate::usage_error(&e.0),
     };
     let artifacts_dir =
-        super::backend_args::artifacts_dir(args.artifacts_dir.as_deref(), &args.file);
+        super::backend_args::artifacts_dir_in(args.artifacts_dir.as_deref(), Some(&project));
     let mut config = SessionConfig {
         app_model: args.app.clone(),
         artifacts_root: artifacts_dir.clone(),
@@ -153,6 +166,12 @@ pub fn run(args: HealArgs) -> i32 {
         steps: analysis.steps(),
         metadata: analysis.metadata(),
     };
+    if config.backend.is_none() {
+        match ad_runtime::backends::project_default(&project) {
+            Ok(default) => config.default_backend = Some(default),
+            Err(e) => return crate::usage_error(&e),
+        }
+    }
     let kind = match ad_runtime::session::backend_kind(&plan, &args.file, &config) {
         Ok(k) => k,
         Err(e) => return crate::usage_error(&e.0),
@@ -284,7 +303,11 @@ pub fn run(args: HealArgs) -> i32 {
         } else {
             let text = heal::healed_file_text(&outcome.healed);
             let name = target.display().to_string();
-            if let Err(r) = ad_runtime::core::gate::analyze(&target, &name, &text, false) {
+            let gated = match ad_compiler::check_file::discover_config(&target) {
+                Ok(config) => ad_runtime::core::gate::analyze(&config, &name, &text, false),
+                Err(e) => Err(ad_runtime::core::gate::config_refusal(&e, &text)),
+            };
+            if let Err(r) = gated {
                 eprint!("{}", redactor.redact(&out));
                 return crate::usage_error(&format!(
                     "the healed script was not written: {}",

@@ -273,13 +273,19 @@ fn record_guards(
     use ad_runtime::session::{run_script, SessionConfig};
 
     let display = out_abs.display().to_string();
-    let analysis = ad_runtime::core::gate::analyze(out_abs, &display, &recording.script, false)
-        .map_err(|r| {
-            format!(
-                "the flattened import does not compile ({}); this is a bug in ad import",
-                r.summary
-            )
-        })?;
+    let gated = match ad_compiler::check_file::discover_config(out_abs) {
+        Ok(config) => ad_runtime::core::gate::analyze(&config, &display, &recording.script, false),
+        Err(e) => Err(ad_runtime::core::gate::config_refusal(
+            &e,
+            &recording.script,
+        )),
+    };
+    let analysis = gated.map_err(|r| {
+        format!(
+            "the flattened import does not compile ({}); this is a bug in ad import",
+            r.summary
+        )
+    })?;
     let plan = ad_runtime::core::interp::Plan {
         steps: analysis.steps(),
         metadata: analysis.metadata(),

@@ -125,7 +125,7 @@ fn run_one(
     };
     let kind = config
         .backend
-        .or(config.default_backend)
+        .or(config.default_backend.flatten())
         .unwrap_or(BackendKind::Sim);
     if kind == BackendKind::Recorded && config.record_fixture.is_some() {
         return Err(NotRun::Setup(

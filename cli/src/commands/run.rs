@@ -4,6 +4,9 @@
 
 use std::path::{Path, PathBuf};
 
+use ad_compiler::check_file::{self, Checked};
+use ad_compiler::compose::ScriptKind;
+use ad_compiler::config::Config;
 use ad_grammar::Severity;
 use ad_runtime::backends::web::LaunchConfig;
 use ad_runtime::core::gate;
@@ -13,7 +16,7 @@ use ad_runtime::session::authoring::handoff::{RunRequest, SaveScript};
 use ad_runtime::session::{run_script, ScriptOutcome, SessionConfig};
 use clap::{Args, ValueEnum};
 
-use super::backend_args::artifacts_dir;
+use super::backend_args::artifacts_dir_in;
 use crate::files;
 use crate::render::progress::StderrProgress;
 use crate::render::refusal::print_refusal;
@@ -162,17 +165,21 @@ fn run_maestro(args: &RunArgs) -> i32 {
         Ok(d) => d,
         Err(e) => return crate::usage_error(&e.0),
     };
+    // The flow's ad.toml, read once: the artifacts folder and the project's default backend.
+    let project = check_file::discover_config(&args.file).ok();
     let mut session = SessionConfig {
         app_model: args.app.clone(),
-        artifacts_root: artifacts_dir(args.artifacts_dir.as_deref(), &args.file),
+        artifacts_root: artifacts_dir_in(args.artifacts_dir.as_deref(), project.as_ref()),
         state_dir,
         ..SessionConfig::default()
     };
     args.backend.apply(&mut session);
     session.agent_device = args.devices.bridge();
-    session.default_backend = ad_runtime::backends::project_default(&args.file)
-        .ok()
-        .flatten();
+    // Not found (or refused by the factory): left for the run to read and report.
+    session.default_backend = project
+        .as_ref()
+        .and_then(|c| ad_runtime::backends::project_default(c).ok().flatten())
+        .map(Some);
     if let Err(e) = args.backend.prepare_outputs(args.report_html.as_deref()) {
         return crate::usage_error(&e);
     }
@@ -226,10 +233,10 @@ pub fn run(args: RunArgs) -> i32 {
         metadata: gated.analysis.metadata(),
     };
     let mut options = run_options(&args, &gated);
-    if let Err(refusal) = gate::missing_variables(&gated.analysis, &gated.source.name, &options) {
-        return print_refusal(&gated.source.name, &gated.source.text, &refusal);
+    if let Err(refusal) = gate::missing_variables(&gated.analysis, &gated.name, &options) {
+        return print_refusal(&gated.name, gated.text(), &refusal);
     }
-    let session = match session_config(&args) {
+    let mut session = match session_config(&args, &gated.config) {
         Ok(s) => s,
         Err(code) => return code,
     };
@@ -242,6 +249,14 @@ pub fn run(args: RunArgs) -> i32 {
     } else {
         &mut live
     };
+    if session.backend.is_none() {
+        // The project's default backend, from the run's one ad.toml: the run never reads it
+        // again.
+        match ad_runtime::backends::project_default(&gated.config) {
+            Ok(default) => session.default_backend = Some(default),
+            Err(e) => return crate::usage_error(&e),
+        }
+    }
     let kind = match ad_runtime::session::backend_kind(&plan, &args.file, &session) {
         Ok(k) => k,
         Err(e) => return crate::usage_error(&e.0),
@@ -256,7 +271,7 @@ pub fn run(args: RunArgs) -> i32 {
         platform: args.platform.as_deref(),
         target: args.target.as_deref(),
     }
-    .resume_command(&gated.source.name);
+    .resume_command(&gated.name);
     let (outcome, in_daemon) =
         match execute(&args, &gated, &plan, &options, &session, kind, progress) {
             Ok(ran) => ran,
@@ -264,7 +279,7 @@ pub fn run(args: RunArgs) -> i32 {
         };
     let mut html_failed = false;
     if let Some(dir) = &args.report_html {
-        let report = run_report::write_html(dir, &gated.source.name, &gated.source.text, &outcome);
+        let report = run_report::write_html(dir, &gated.name, gated.text(), &outcome);
         if let Err(e) = report {
             eprintln!("error: cannot write the HTML report {}: {e}", dir.display());
             html_failed = true;
@@ -272,8 +287,8 @@ pub fn run(args: RunArgs) -> i32 {
     }
     run_report::print(
         &run_report::Shown {
-            name: &gated.source.name,
-            text: &gated.source.text,
+            name: &gated.name,
+            text: gated.text(),
             expanded: gated.expanded.as_ref(),
             resume_command: &options.resume_command,
             in_daemon,
@@ -291,38 +306,81 @@ pub fn run(args: RunArgs) -> i32 {
 
 /// A script read, expanded when it is a composition, and past the static gate.
 struct Gated {
-    source: files::Source,
+    /// The script's name as shown.
+    name: String,
+    /// The `ad.toml` that applies, read once for the whole run.
+    config: Config,
     /// A composition's expansion: each plan line's source file, line and includes.
     expanded: Option<super::compose::Expanded>,
+    /// The analysis of the text that runs (a composition's expansion), which it holds.
     analysis: ad_compiler::Analysis,
     cli_env: Vec<(String, String)>,
     shell_env: Vec<(String, String)>,
 }
 
-/// Reads the script, expands a composition (it runs as its expansion) and passes it through
-/// the static gate; `Err` is the exit code of a refusal already printed.
+impl Gated {
+    /// The text that runs: the script's, or a composition's expansion.
+    fn text(&self) -> &str {
+        self.analysis.text()
+    }
+}
+
+/// Reads the script, checks it through the one entry (`ad_compiler::check_file`: a composition
+/// is expanded and runs as its expansion) and passes it through the static gate; `Err` is the
+/// exit code of a refusal already printed.
 fn read_and_gate(args: &RunArgs) -> Result<Gated, i32> {
-    let mut source = files::read(&args.file, &args.input).map_err(|e| crate::usage_error(&e.0))?;
-    if ad_compiler::compose::kind_of(&source.text) == ad_compiler::compose::ScriptKind::Fragment {
+    // The one lookup of the ad.toml for this run: the cap, the composition, the gate, the
+    // backend's project default and the artifacts folder all take what it found.
+    let project = check_file::discover_config(&args.file);
+    let limit = args
+        .input
+        .limit_in(&project)
+        .map_err(|e| crate::usage_error(&e.0))?;
+    let source = files::read_with_limit(&args.file, limit).map_err(|e| crate::usage_error(&e.0))?;
+    let kind = check_file::kind_of(&source.text);
+    if kind == ScriptKind::Fragment {
         return Err(refuse_fragment(&args.file, &source.name));
     }
     let cli_env = vars::parse_cli_entries(&args.env).map_err(|e| crate::usage_error(&e))?;
     let shell_env = vars::shell_imports(std::env::vars());
-    let expanded = if super::compose::is_composed(&source.text) {
-        let supplied = cli_env.iter().chain(&shell_env).map(|(k, _)| k.clone());
-        let e = super::compose::expand_for_run(
-            &args.file,
-            &source.text,
-            supplied.collect(),
-            args.input.max_file_size,
-        )?;
-        source.text = e.composition.flattened.clone();
-        Some(e)
-    } else {
-        None
+    let config = match project {
+        Ok(config) => config,
+        // Not said yet only when --max-file-size spared the read its lookup.
+        Err(e) if kind != ScriptKind::Plain => return Err(crate::usage_error(&e.0)),
+        Err(e) => {
+            let refusal = gate::config_refusal(&e, &source.text);
+            return Err(print_refusal(&source.name, &source.text, &refusal));
+        }
     };
-    let analysis = gate::analyze(&args.file, &source.name, &source.text, args.force)
-        .map_err(|refusal| print_refusal(&source.name, &source.text, &refusal))?;
+    let options = check_file::Options {
+        max_file_size: args.input.max_file_size,
+        supplied: cli_env
+            .iter()
+            .chain(&shell_env)
+            .map(|(k, _)| k.clone())
+            .collect(),
+        dispatch_notes: false,
+    };
+    let name = source.name.clone();
+    let check =
+        check_file::check_decoded(Some(&args.file), source.into_decoded(), config, &options);
+    let config = check.config;
+    let (expanded, analysis) = match check.checked {
+        Checked::Composed(composition) => {
+            let e = super::compose::expansion(&args.file, composition)
+                .map_err(super::compose::print_composition_refusal)?;
+            let text = &e.composition.flattened;
+            let analysis = gate::analyze(&config, &name, text, args.force)
+                .map_err(|refusal| print_refusal(&name, text, &refusal))?;
+            (Some(e), analysis)
+        }
+        Checked::Plain(analysis) => {
+            gate::refuse_static_errors(&analysis, &name, args.force)
+                .map_err(|refusal| print_refusal(&name, analysis.text(), &refusal))?;
+            (None, analysis)
+        }
+        Checked::NotRead => unreachable!("read above, through the cap"),
+    };
     if analysis.has_errors() {
         eprintln!(
             "warning: running despite {} static error(s) (--force)",
@@ -334,7 +392,8 @@ fn read_and_gate(args: &RunArgs) -> Result<Gated, i32> {
         );
     }
     Ok(Gated {
-        source,
+        name,
+        config,
         expanded,
         analysis,
         cli_env,
@@ -345,7 +404,7 @@ fn read_and_gate(args: &RunArgs) -> Result<Gated, i32> {
 /// The interpreter's options for this run, from the command line and the gated script.
 fn run_options(args: &RunArgs, gated: &Gated) -> RunOptions {
     RunOptions {
-        script_path: gated.source.name.clone(),
+        script_path: gated.name.clone(),
         cli_env: gated.cli_env.clone(),
         shell_env: gated.shell_env.clone(),
         from: args.from,
@@ -365,13 +424,14 @@ fn run_options(args: &RunArgs, gated: &Gated) -> RunOptions {
     }
 }
 
-/// Where and on what the script runs: app model, artifacts, state folder, backend and bridge.
-fn session_config(args: &RunArgs) -> Result<SessionConfig, i32> {
+/// Where and on what the script runs: app model, artifacts, state folder, backend and bridge,
+/// under the run's `ad.toml` (`project`).
+fn session_config(args: &RunArgs, project: &Config) -> Result<SessionConfig, i32> {
     let state_dir =
         ad_runtime::session::default_state_dir().map_err(|e| crate::usage_error(&e.0))?;
     let mut session = SessionConfig {
         app_model: args.app.clone(),
-        artifacts_root: artifacts_dir(args.artifacts_dir.as_deref(), &args.file),
+        artifacts_root: artifacts_dir_in(args.artifacts_dir.as_deref(), Some(project)),
         persist_session: true,
         state_dir,
         no_journal: false,
@@ -416,7 +476,7 @@ fn execute(
         let abs = |p: &Path| std::path::absolute(p).unwrap_or_else(|_| p.to_path_buf());
         let request = RunRequest {
             script: abs(&args.file),
-            text: gated.source.text.clone(),
+            text: gated.text().to_string(),
             options: options.clone(),
             app_model: session.app_model.as_deref().map(abs),
             artifacts_root: abs(&session.artifacts_root),

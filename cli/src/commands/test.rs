@@ -146,15 +146,24 @@ fn run_maestro(args: &TestArgs) -> i32 {
         Ok(d) => d,
         Err(e) => return crate::usage_error(&e.0),
     };
+    // The ad.toml near the flows, read once: the artifacts folder and the default backend.
+    let project = ad_compiler::config::Config::discover(&near).ok();
     let mut session = ad_runtime::session::SessionConfig {
         app_model: args.app.clone(),
-        artifacts_root: super::backend_args::artifacts_dir(args.artifacts_dir.as_deref(), &near),
+        artifacts_root: super::backend_args::artifacts_dir_in(
+            args.artifacts_dir.as_deref(),
+            project.as_ref(),
+        ),
         state_dir,
         ..Default::default()
     };
     args.backend.apply(&mut session);
     session.agent_device = args.devices.bridge();
-    session.default_backend = ad_runtime::backends::project_default(&near).ok().flatten();
+    // Not found (or refused by the factory): left for each run to read and report.
+    session.default_backend = project
+        .as_ref()
+        .and_then(|c| ad_runtime::backends::project_default(c).ok().flatten())
+        .map(Some);
     super::maestro_run::test(
         &args.paths,
         super::maestro_run::MaestroRun {
@@ -407,16 +416,22 @@ fn test_paths(args: &TestArgs, paths: &[PathBuf]) -> (i32, String) {
     for p in &paths {
         // A broken ad.toml makes its scripts INVALID (the run gate says why), not the suite
         // abort: read them through the default cap.
+        let project = ad_compiler::check_file::discover_config(p);
         let limit = args
             .input
-            .limit_for(p)
+            .limit_in(&project)
             .unwrap_or_else(|_| args.input.limit(&Default::default()));
         match files::read_with_limit(p, limit) {
             // A fragment runs only from a composition that includes it.
-            Ok(s) if ad_compiler::compose::kind_of(&s.text) == ScriptKind::Fragment => {}
+            Ok(s) if ad_compiler::check_file::kind_of(&s.text) == ScriptKind::Fragment => {}
             Ok(s) => {
-                let (text, sources) =
-                    super::compose::text_for_suite(p, s.text, &args.env, args.input.max_file_size);
+                let (text, sources) = super::compose::text_for_suite(
+                    p,
+                    s.text,
+                    &project,
+                    &args.env,
+                    args.input.max_file_size,
+                );
                 cases.push(Case {
                     path: p.clone(),
                     display: s.name,

@@ -126,9 +126,11 @@ impl std::fmt::Display for BackendKind {
     }
 }
 
-/// The project's default backend: `[run] backend` of the `ad.toml` that applies to `script`.
-pub fn project_default(script: &std::path::Path) -> Result<Option<BackendKind>, String> {
-    let config = ad_compiler::config::Config::discover(script).map_err(|e| e.0)?;
+/// The project's default backend: `[run] backend` of `config`, the `ad.toml` the caller read
+/// (the factory never looks one up).
+pub fn project_default(
+    config: &ad_compiler::config::Config,
+) -> Result<Option<BackendKind>, String> {
     match config.run_backend.as_deref() {
         None => Ok(None),
         Some(name) => BackendKind::parse(name).map(Some).ok_or_else(|| {

@@ -1,5 +1,6 @@
 //! The static gate every run passes before anything is dispatched: `ad run` and `ad test` both
-//! go through it, so they read the same `ad.toml`, report the same diagnostics (full spans,
+//! go through it with the `ad.toml` their caller read once (the gate takes a [`Config`], it
+//! never looks one up), so they report the same diagnostics (full spans,
 //! rendered as `ad check` renders them) and refuse for the same reasons:
 //!
 //! 1. the `ad.toml` that applies cannot be read;
@@ -9,9 +10,8 @@
 //!    directive, a built-in or a `${VAR:-fallback}`: every one is listed, with each use.
 
 use std::collections::BTreeMap;
-use std::path::Path;
 
-use ad_compiler::config::Config;
+use ad_compiler::config::{Config, ConfigError};
 use ad_compiler::registry::Effect;
 use ad_compiler::{Analysis, Diagnostic, Severity, Span};
 use ad_grammar::placeholder::placeholders;
@@ -56,35 +56,37 @@ pub enum RefusalKind {
     MissingVariables,
 }
 
-/// Reads the configuration that applies to `path` and analyses `text` with it. Refuses on a
-/// broken `ad.toml`, and on static errors unless `force` (which never covers errors that make
-/// agent-device reject the file).
-pub fn analyze(path: &Path, display: &str, text: &str, force: bool) -> Result<Analysis, Refusal> {
-    let config = config_for(path, text)?;
-    analyze_with_config(&config, display, text, force)
+/// The refusal of a run whose `ad.toml` cannot be read (`error`, from the caller's one lookup:
+/// the gate never looks the file up itself).
+pub fn config_refusal(error: &ConfigError, text: &str) -> Refusal {
+    Refusal::new(
+        RefusalKind::Config,
+        format!("{error}: nothing was run (fix the ad.toml, or move it out of the way)"),
+        Vec::new(),
+        text,
+    )
 }
 
-/// The `ad.toml` that applies to `path`, or the refusal of a run it breaks.
-pub fn config_for(path: &Path, text: &str) -> Result<Config, Refusal> {
-    Config::discover(path).map_err(|e| {
-        Refusal::new(
-            RefusalKind::Config,
-            format!("{e}: nothing was run (fix the ad.toml, or move it out of the way)"),
-            Vec::new(),
-            text,
-        )
-    })
-}
-
-/// [`analyze`] with a configuration the caller has (an `ad dap` launch's `profile` over the
-/// `ad.toml`'s).
-pub fn analyze_with_config(
+/// Analyses `text` with the configuration that applies (the `ad.toml` the caller read, an
+/// `ad dap` launch's `profile` over it). Refuses on static errors unless `force` (which never
+/// covers errors that make agent-device reject the file).
+pub fn analyze(
     config: &Config,
     display: &str,
     text: &str,
     force: bool,
 ) -> Result<Analysis, Refusal> {
     let analysis = ad_compiler::analyze_with(text, config);
+    refuse_static_errors(&analysis, display, force)?;
+    Ok(analysis)
+}
+
+/// [`analyze`]'s refusal of a script already analysed (by `ad_compiler::check_file`).
+pub fn refuse_static_errors(
+    analysis: &Analysis,
+    display: &str,
+    force: bool,
+) -> Result<(), Refusal> {
     let errors: Vec<Diagnostic> = analysis
         .diagnostics
         .iter()
@@ -92,12 +94,12 @@ pub fn analyze_with_config(
         .cloned()
         .collect();
     if errors.is_empty() {
-        return Ok(analysis);
+        return Ok(());
     }
     let n = errors.len();
     let agent_device_rejects = !analysis.accepted_by_agent_device();
     if force && !agent_device_rejects {
-        return Ok(analysis);
+        return Ok(());
     }
     let summary = if agent_device_rejects {
         format!("{display}: {n} static error(s), and agent-device itself rejects this script: nothing was run (fix them; `ad check {display}`)")
@@ -110,7 +112,7 @@ pub fn analyze_with_config(
         },
         summary,
         errors,
-        text,
+        analysis.text(),
     ))
 }
 

@@ -239,7 +239,7 @@ fn run_text(
     progress: &mut dyn Progress,
 ) -> Result<Ran, Refused> {
     let display = req.options.script_path.clone();
-    let analysis = crate::core::gate::analyze(req.script, &display, text, false)
+    let analysis = gated(req.script, &display, text)
         .map_err(|r| Refused(format!("the changed script is refused: {}", r.summary)))?;
     let plan = Plan {
         steps: analysis.steps(),
@@ -554,7 +554,7 @@ struct Search<'a, 'p> {
 /// The recording the runs replay, when the backend is `recorded:DIR`.
 fn offline(req: &Request) -> Result<Option<Recording>, Refused> {
     let display = req.options.script_path.clone();
-    let analysis = crate::core::gate::analyze(req.script, &display, &req.text, false)
+    let analysis = gated(req.script, &display, &req.text)
         .map_err(|r| Refused(format!("the script is refused: {}", r.summary)))?;
     let plan = Plan {
         steps: analysis.steps(),
@@ -869,6 +869,18 @@ pub fn healed_file_text(healed: &str) -> String {
     t.push_str(crate::session::authoring::repair::HEAL_COMPLETE);
     t.push('\n');
     t
+}
+
+/// The run gate on `text` (the script at `script`) with the `ad.toml` that applies to it.
+fn gated(
+    script: &Path,
+    display: &str,
+    text: &str,
+) -> Result<ad_compiler::Analysis, crate::core::gate::Refusal> {
+    use crate::core::gate;
+    let config = ad_compiler::check_file::discover_config(script)
+        .map_err(|e| gate::config_refusal(&e, text))?;
+    gate::analyze(&config, display, text, false)
 }
 
 #[cfg(test)]

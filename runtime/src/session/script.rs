@@ -33,8 +33,10 @@ pub struct SessionConfig {
     /// `--backend`, when given (else the script's `context platform=web`, else
     /// [`SessionConfig::default_backend`], else the sim).
     pub backend: Option<BackendKind>,
-    /// The project's default backend (`ad.toml` `[run] backend`).
-    pub default_backend: Option<BackendKind>,
+    /// The project's default backend (`ad.toml` `[run] backend`) when the caller read the
+    /// `ad.toml` already (`Some(None)`: it names none), so the run does not read it again.
+    /// `None`: not read, so the run reads the `ad.toml` beside the script.
+    pub default_backend: Option<Option<BackendKind>>,
     /// How the web backend launches its browser.
     pub web: LaunchConfig,
     /// How the agent-device bridge reaches its daemon and picks the device.
@@ -338,8 +340,12 @@ pub fn backend_kind(
     config: &SessionConfig,
 ) -> Result<BackendKind, SetupError> {
     let project_default = match (config.backend, config.default_backend) {
-        (None, None) => backends::project_default(script).map_err(SetupError)?,
-        (_, d) => d,
+        (None, None) => {
+            let project =
+                ad_compiler::check_file::discover_config(script).map_err(|e| SetupError(e.0))?;
+            backends::project_default(&project).map_err(SetupError)?
+        }
+        (_, d) => d.flatten(),
     };
     let kind = BackendKind::choose(config.backend, plan.metadata, project_default);
     if config.backend.is_some() || project_default.is_some() || kind != BackendKind::Sim {

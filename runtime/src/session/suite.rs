@@ -216,11 +216,21 @@ fn run_case(
         timeout_ms: None,
         wall_ms: started.elapsed().as_secs_f64() * 1000.0,
     };
-    // The run gate `ad run` uses: the same ad.toml, diagnostics and refusals.
-    let analysis = match gate::analyze(&case.path, &case.display, &case.text, false) {
+    // The run gate `ad run` uses: the same ad.toml (read once here for the case: the gate and
+    // the backend's project default take it), diagnostics and refusals.
+    let project = ad_compiler::check_file::discover_config(&case.path);
+    let gated = match &project {
+        Ok(config) => gate::analyze(config, &case.display, &case.text, false),
+        Err(e) => Err(gate::config_refusal(e, &case.text)),
+    };
+    let analysis = match gated {
         Ok(a) => a,
         Err(refusal) => return Some(base(Status::Invalid, None, Some(refusal))),
     };
+    // A `[run] backend` the factory refuses is left for the run to report, as a set-up error.
+    let project_default = project
+        .ok()
+        .and_then(|c| crate::backends::project_default(&c).ok());
     let (retries, timeout) = match prepare(&analysis, opts) {
         Prepared::Filtered => return None,
         Prepared::Skip(r) => return Some(base(Status::Skipped, Some(r), None)),
@@ -271,6 +281,9 @@ fn run_case(
         let opts_run = run_options(attempt);
         let mut config = opts.session.clone();
         config.persist_session = false;
+        if config.default_backend.is_none() {
+            config.default_backend = project_default;
+        }
         // A web script opens a fresh browser context in its worker's browser.
         config.web.shared = Some(browser.clone());
         let sub = attempt_fixture(

@@ -176,7 +176,10 @@ impl Sessions {
             req.text.clone(),
         );
         let analysis = super::daemon::off_thread(move || {
-            crate::core::gate::analyze(&script, &display, &text, true).map_err(|r| r.summary)
+            use crate::core::gate;
+            let config = ad_compiler::check_file::discover_config(&script)
+                .map_err(|e| gate::config_refusal(&e, &text).summary)?;
+            gate::analyze(&config, &display, &text, true).map_err(|r| r.summary)
         })
         .await?;
         let plan = Plan {

@@ -139,3 +139,16 @@ fn an_injected_value_is_not_in_the_refusal() {
         assert!(!row.to_string().contains("xsecret"), "{row}");
     }
 }
+
+#[test]
+fn a_bare_open_is_taken_as_the_reader_takes_it_and_launches_nothing() {
+    assert!(check_refusal("open").is_none(), "ad check takes a bare open");
+    let ran = run_text("bare.ad", &format!("{OPEN}open\n"), &[]);
+    assert!(ran.result.ok, "{:?}", ran.result.error);
+    let launches = ran
+        .events("action_attempt")
+        .iter()
+        .filter(|e| e["command"] == "open")
+        .count();
+    assert_eq!(launches, 1, "only the first open launches the app");
+}

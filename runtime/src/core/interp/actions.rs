@@ -25,11 +25,10 @@ impl<B: Backend> Exec<'_, B> {
             .get("relaunch")
             .and_then(Value::as_bool)
             .unwrap_or(false);
+        // A bare `open` is accepted by the reader: agent-device opens the session (booting
+        // the device when needed) and launches nothing, so the screen stays as it is.
         let Some(first) = p.first().cloned() else {
-            return Err(
-                Fail::new(error_codes::INVALID_ARGS, "open requires an app id or URL")
-                    .hint("open \"com.example.app\""),
-            );
+            return Ok(None);
         };
         let (app, url) = if first.contains("://") && p.len() == 1 {
             // A bare URL opens in the foreground app of the device.
@@ -297,14 +296,7 @@ impl<B: Backend> Exec<'_, B> {
                     },
                 }),
             },
-            GestureKind::Unknown => {
-                let other = p.first().map_or("", String::as_str);
-                return Err(Fail::new(
-                    error_codes::INVALID_ARGS,
-                    format!("unknown gesture \"{other}\""),
-                )
-                .hint("gesture pan|fling|swipe|pinch|rotate|transform|drag …"));
-            }
+            GestureKind::Unknown => return Err(Fail::misread("gesture")),
         };
         let args = ActionArgs::Gesture { plan: plan.clone() };
         self.act("gesture", args, async move |b: &mut B| {

@@ -5,8 +5,8 @@
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 
+use ad_runtime::core::records::suite::ScriptReport;
 use ad_runtime::session::golden::{transcript, GOLDEN_FILE};
-use ad_runtime::session::suite::Summary;
 
 /// What to do with the golden transcript after a suite.
 pub enum Golden {
@@ -19,7 +19,12 @@ pub enum Golden {
 }
 
 /// The transcript of `summary`, with the run-specific folders collapsed.
-fn normalized(summary: &Summary, artifacts: &Path, fixture: &Path, suite: Option<&Path>) -> String {
+fn normalized(
+    scripts: &[ScriptReport],
+    artifacts: &Path,
+    fixture: &Path,
+    suite: Option<&Path>,
+) -> String {
     let mut paths = Vec::new();
     let suite = suite.unwrap_or(Path::new(""));
     for (p, marker) in [
@@ -38,20 +43,20 @@ fn normalized(summary: &Summary, artifacts: &Path, fixture: &Path, suite: Option
     if let Ok(cwd) = std::env::current_dir() {
         paths.push((cwd.display().to_string(), "<cwd>"));
     }
-    transcript(summary, &paths)
+    transcript(scripts, &paths)
 }
 
 /// Saves, updates or checks the golden transcript; `Err` is the exit code when the check
 /// failed (1) or the file could not be read or written (2).
 pub fn finish(
     golden: &Golden,
-    summary: &Summary,
+    scripts: &[ScriptReport],
     artifacts: &Path,
     suite: Option<&Path>,
 ) -> Result<(), i32> {
     let (dir, text) = match golden {
         Golden::Save(d) | Golden::Check(d) | Golden::Update(d) => {
-            (d, normalized(summary, artifacts, d, suite))
+            (d, normalized(scripts, artifacts, d, suite))
         }
     };
     let file = dir.join(GOLDEN_FILE);

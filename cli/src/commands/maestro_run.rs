@@ -389,13 +389,14 @@ fn result_json(display: &str, ran: &Ran) -> serde_json::Value {
 
 /// `ad test --maestro PATHS`: every flow (and nothing else) under the paths, one fresh backend
 /// each, a line per flow and a summary; `--report-junit`/`--report-json` as for `.ad` suites.
-pub fn test(
-    paths: &[PathBuf],
-    request: MaestroRun,
-    junit: Option<&Path>,
-    json: Option<&Path>,
-    html: Option<&Path>,
-) -> i32 {
+pub fn test(paths: &[PathBuf], request: MaestroRun, reports: SuiteOutputs) -> i32 {
+    let SuiteOutputs {
+        junit,
+        json,
+        html,
+        golden,
+        suite_root,
+    } = reports;
     let cli_env = match vars::parse_cli_entries(request.env) {
         Ok(v) => v,
         Err(e) => return crate::usage_error(&e),
@@ -532,15 +533,39 @@ pub fn test(
     if request.json {
         println!("{}", serde_json::to_string(&suite).unwrap_or_default());
     }
+    // The same transcript as a suite of `.ad` scripts: verdicts and journals, normalized.
+    let golden_failed = golden.as_ref().and_then(|g| {
+        super::golden::finish(
+            g,
+            &suite.scripts,
+            &request.session.artifacts_root,
+            suite_root,
+        )
+        .err()
+    });
     if ad_runtime::core::interrupt::requested().is_some() {
         130
     } else if suite.summary.errors > 0 && suite.summary.failed == 0 {
         2
+    } else if let Some(code) = golden_failed.filter(|_| suite.summary.ok) {
+        code
     } else if suite.summary.ok {
         0
     } else {
         1
     }
+}
+
+/// What `ad test --maestro` writes beside its verdict lines.
+pub struct SuiteOutputs<'a> {
+    pub junit: Option<&'a Path>,
+    pub json: Option<&'a Path>,
+    pub html: Option<&'a Path>,
+    /// `--record-fixture` saves the golden transcript; `--golden`/`--update-golden` check or
+    /// rewrite it.
+    pub golden: Option<super::golden::Golden>,
+    /// The folder the transcript's flow paths are collapsed from (`<suite>`).
+    pub suite_root: Option<&'a Path>,
 }
 
 /// A flow file, or every `.yaml`/`.yml` under a folder (hidden folders skipped).

@@ -132,11 +132,10 @@ fn run_maestro(args: &TestArgs) -> i32 {
     if let Err(e) = args.backend.prepare_outputs(args.report_html.as_deref()) {
         return crate::usage_error(&e);
     }
-    if args.golden || args.update_golden {
-        return crate::usage_error(
-            "golden transcripts are not available for a suite of Maestro flows yet: --record-fixture DIR records each flow, --backend recorded:DIR replays them",
-        );
-    }
+    let golden = match golden_mode(args) {
+        Ok(g) => g,
+        Err(e) => return crate::usage_error(&e),
+    };
     let near = args
         .paths
         .first()
@@ -176,9 +175,13 @@ fn run_maestro(args: &TestArgs) -> i32 {
             quiet: true,
             allow_http: args.allow_http,
         },
-        args.report_junit.as_deref(),
-        args.report_json.as_deref(),
-        args.report_html.as_deref(),
+        super::maestro_run::SuiteOutputs {
+            junit: args.report_junit.as_deref(),
+            json: args.report_json.as_deref(),
+            html: args.report_html.as_deref(),
+            golden,
+            suite_root: suite_root(&args.paths).as_deref(),
+        },
     )
 }
 
@@ -640,7 +643,8 @@ fn test_paths(args: &TestArgs, paths: &[PathBuf]) -> (i32, String) {
     }
     let golden_failed = golden.as_ref().and_then(|g| {
         let root = opts.suite_root.as_deref();
-        super::golden::finish(g, &summary, &opts.session.artifacts_root, root).err()
+        let scripts = &suite::report(&summary).scripts;
+        super::golden::finish(g, scripts, &opts.session.artifacts_root, root).err()
     });
     let mut write_failures = write_reports(&reports);
     if let Some(dir) = &args.report_html {

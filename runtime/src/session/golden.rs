@@ -8,7 +8,7 @@ use std::path::Path;
 
 use serde_json::Value;
 
-use crate::session::suite::Summary;
+use crate::core::records::suite::ScriptReport;
 
 /// The golden transcript's file in a fixture folder.
 pub const GOLDEN_FILE: &str = "golden.txt";
@@ -53,18 +53,19 @@ fn collapse_run_ids(s: &str) -> String {
     out
 }
 
-/// The normalized transcript of a suite run. `paths` are run-specific folders to collapse
-/// (artifacts root, fixture folder, working directory) with their markers.
-pub fn transcript(summary: &Summary, paths: &[(String, &str)]) -> String {
+/// The normalized transcript of a suite run, from its report (`.ad` scripts and Maestro flows
+/// alike). `paths` are run-specific folders to collapse (artifacts root, fixture folder, working
+/// directory) with their markers.
+pub fn transcript(scripts: &[ScriptReport], paths: &[(String, &str)]) -> String {
     let mut t =
         String::from("# ad test transcript (normalized: run ids, times and paths collapsed)\n");
-    for r in &summary.results {
-        let _ = writeln!(t, "{}: {}", collapse(&r.display, paths), r.status.word());
+    for r in scripts {
+        let _ = writeln!(t, "{}: {}", collapse(&r.path, paths), r.status.word());
         if let Some(reason) = &r.skip_reason {
             let _ = writeln!(t, "  skipped: {reason}");
         }
-        if let Some(refusal) = &r.refusal {
-            let _ = writeln!(t, "  refused: {}", refusal.summary);
+        if let Some(refused) = &r.refused {
+            let _ = writeln!(t, "  refused: {refused}");
         }
         for (i, a) in r.attempts.iter().enumerate() {
             let verdict = if a.ok {

@@ -15,7 +15,8 @@ use std::path::{Path, PathBuf};
 
 use ad_grammar::Diagnostic;
 
-use crate::compose::{self, Composition, ScriptKind};
+pub use crate::compose::ScriptKind;
+use crate::compose::{self, Composition};
 use crate::config::{Config, ConfigError};
 use crate::Analysis;
 

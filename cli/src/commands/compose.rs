@@ -5,8 +5,8 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use ad_compiler::check_file;
-use ad_compiler::compose::{self, Composition, ScriptKind};
+use ad_compiler::check_file::{self, ScriptKind};
+use ad_compiler::compose::{self, Composition};
 use ad_compiler::config::Config;
 use ad_compiler::Diagnostic;
 

@@ -63,7 +63,7 @@ impl ad_dap::Host for CliHost {
         let project = check_file::discover_config(&program).map_err(|e| refused(e.0))?;
         let mut source =
             files::read_with_limit(&program, input.limit(&project)).map_err(|e| refused(e.0))?;
-        if check_file::kind_of(&source.text) == ad_compiler::compose::ScriptKind::Fragment {
+        if check_file::kind_of(&source.text) == check_file::ScriptKind::Fragment {
             return Err(refused(format!(
                 "{} is a fragment (`fragment-v1`): it runs only inside a composition that includes it; debug a composition that includes it",
                 source.name

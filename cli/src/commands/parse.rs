@@ -93,8 +93,8 @@ fn fragment_digest(text: &str) -> Option<String> {
 }
 
 fn is_fragment(text: &str) -> bool {
-    use ad_compiler::compose;
-    compose::kind_of(text) == compose::ScriptKind::Fragment
+    use ad_compiler::check_file::{kind_of, ScriptKind};
+    kind_of(text) == ScriptKind::Fragment
 }
 
 /// The reports of `sources` (name, text) as one JSON value (an array for several).

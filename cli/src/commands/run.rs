@@ -4,8 +4,7 @@
 
 use std::path::{Path, PathBuf};
 
-use ad_compiler::check_file::{self, Checked};
-use ad_compiler::compose::ScriptKind;
+use ad_compiler::check_file::{self, Checked, ScriptKind};
 use ad_compiler::config::Config;
 use ad_grammar::Severity;
 use ad_runtime::backends::web::LaunchConfig;

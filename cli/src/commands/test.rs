@@ -3,7 +3,7 @@
 use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
 
-use ad_compiler::compose::ScriptKind;
+use ad_compiler::check_file::ScriptKind;
 use ad_runtime::core::vars;
 use ad_runtime::session::suite::{self, Case, CaseResult, Status, SuiteOptions};
 use ad_runtime::session::SessionConfig;
@@ -440,6 +440,7 @@ fn test_paths(args: &TestArgs, paths: &[PathBuf]) -> (i32, String) {
                     display: s.name,
                     text,
                     sources,
+                    config: Some(project),
                 })
             }
             Err(e) => return usage(&e.0),

@@ -14,7 +14,7 @@ use std::time::Duration;
 use notify_debouncer_mini::notify::RecursiveMode;
 use notify_debouncer_mini::{new_debouncer, DebounceEventResult, DebouncedEventKind};
 
-use ad_compiler::compose::{self, ScriptKind};
+use ad_compiler::check_file::{self, ScriptKind};
 
 use crate::files;
 
@@ -82,7 +82,7 @@ impl Scripts {
             let Ok(text) = std::fs::read_to_string(path) else {
                 continue;
             };
-            match compose::kind_of(&text) {
+            match check_file::kind_of(&text) {
                 ScriptKind::Composition => {}
                 ScriptKind::Fragment => {
                     scripts.fragments.insert(abs);
@@ -90,7 +90,7 @@ impl Scripts {
                 }
                 _ => continue,
             }
-            let config = ad_compiler::config::Config::discover(path).unwrap_or_default();
+            let config = check_file::discover_config(path).unwrap_or_default();
             let composition = super::compose::compose_file(path, &text, &config, Vec::new(), None);
             for included in composition.files.keys().filter(|f| **f != abs) {
                 scripts
@@ -405,7 +405,7 @@ fn next_changes(
             // `AnyContinuous` reports a file still changing after a whole debounce period
             // (our own reads keep its entry alive): wait for the `Any` that follows the quiet.
             for event in events.iter().filter(|e| e.kind == DebouncedEventKind::Any) {
-                let path = compose::normalize(&event.path);
+                let path = ad_compiler::compose::normalize(&event.path);
                 let new_folder = !scripts.folders.contains(&path)
                     && path.is_dir()
                     && path.file_name().is_some_and(|n| !files::skipped_folder(n));

@@ -28,6 +28,9 @@ pub struct Case {
     pub text: String,
     /// A composition's expansion: the source of each plan line (see `RunOptions::sources`).
     pub sources: Vec<Option<crate::core::records::journal::StepSource>>,
+    /// The `ad.toml` that applies, as the caller's one lookup found it (`ad test` reads it to
+    /// cap and compose the script); `None`: the suite looks it up.
+    pub config: Option<Result<ad_compiler::config::Config, ad_compiler::config::ConfigError>>,
 }
 
 #[derive(Debug, Clone, Default)]
@@ -216,9 +219,12 @@ fn run_case(
         timeout_ms: None,
         wall_ms: started.elapsed().as_secs_f64() * 1000.0,
     };
-    // The run gate `ad run` uses: the same ad.toml (read once here for the case: the gate and
-    // the backend's project default take it), diagnostics and refusals.
-    let project = ad_compiler::check_file::discover_config(&case.path);
+    // The run gate `ad run` uses: the same ad.toml (read once for the case: the gate and the
+    // backend's project default take it), diagnostics and refusals.
+    let project = match &case.config {
+        Some(project) => project.clone(),
+        None => ad_compiler::check_file::discover_config(&case.path),
+    };
     let gated = match &project {
         Ok(config) => gate::analyze(config, &case.display, &case.text, false),
         Err(e) => Err(gate::config_refusal(e, &case.text)),

@@ -4,10 +4,14 @@
 use super::built_text::BuiltText;
 use ad_grammar::placeholder::has_dollar_brace;
 use std::borrow::Cow;
+use std::marker::PhantomData;
+use std::mem::MaybeUninit;
 use std::ptr::NonNull;
 
-/// One value handed to the daemon, with the tokens it was read from.
+/// One value handed to the daemon, with the tokens it was read from. `repr(C)`: its value is
+/// its first word, which [`Positionals`] reads.
 #[derive(Debug, Clone, PartialEq)]
+#[repr(C)]
 pub struct Arg<'src> {
     /// Borrowed from the source text when the reader takes a token as written (almost always).
     pub value: ArgText<'src>,
@@ -17,14 +21,109 @@ pub struct Arg<'src> {
 
 /// An argument's value: the source's own characters when the reader takes a token as written,
 /// else the text it built (a JSON string with an escape decoded, tokens joined) in a block of
-/// its own. Either way it reads as a `str`, and it is two words wide (see [`BuiltText`]).
-#[derive(Clone)]
-pub enum ArgText<'src> {
-    Source(&'src str),
-    Built(BuiltText),
+/// its own. Either way it reads as a `str`, and it is one word wide: a script of short steps
+/// holds over a million steps of up to two inline arguments, and a slice's two words made every
+/// step 16 bytes larger.
+///
+/// The word is a [`BuiltText`]'s block pointer (aligned, so its low bit is clear), or a source
+/// slice packed with its length: the low bit set, the address in the next 47 bits and the
+/// length in the top 16. A slice that does not pack (a token of 64 KiB or more, an address
+/// beyond 47 bits, a 32-bit target) is kept as built text instead: the same text, in a copy.
+#[repr(transparent)]
+pub struct ArgText<'src> {
+    word: NonNull<u8>,
+    source: PhantomData<&'src str>,
+}
+
+// SAFETY: the word is a `&str` or a `BuiltText`, both `Send` and `Sync`.
+unsafe impl Send for ArgText<'_> {}
+// SAFETY: as above.
+unsafe impl Sync for ArgText<'_> {}
+
+/// The low bit of a word that holds a source slice.
+const SOURCE_TAG: usize = 1;
+
+#[cfg(target_pointer_width = "64")]
+mod packing {
+    use std::num::NonZeroUsize;
+    use std::ptr::NonNull;
+
+    /// Where a packed slice's length starts.
+    const LEN_SHIFT: u32 = 48;
+    /// The addresses a packed slice can hold (below 2^47: every user-space address of today's
+    /// 64-bit systems, unless a program asks the kernel for more).
+    const ADDR_MASK: usize = (1 << 47) - 1;
+
+    /// `text` as one tagged word, when it fits.
+    pub(super) fn pack(text: &str) -> Option<NonNull<u8>> {
+        let len = text.len();
+        if text.as_ptr().addr() > ADDR_MASK || len >> (usize::BITS - LEN_SHIFT) != 0 {
+            return None;
+        }
+        // `as_ptr` of a `str` is never null (an empty one's is dangling, not null).
+        let ptr = NonNull::new(text.as_ptr().cast_mut())?;
+        Some(ptr.map_addr(|addr| {
+            let word = addr.get() << 1 | super::SOURCE_TAG | len << LEN_SHIFT;
+            NonZeroUsize::new(word).expect("the tag bit is set")
+        }))
+    }
+
+    /// The slice's pointer (with the provenance `pack` was given) and its length.
+    pub(super) fn unpack(word: NonNull<u8>) -> (*const u8, usize) {
+        let len = word.as_ptr().addr() >> LEN_SHIFT;
+        let ptr = word.as_ptr().map_addr(|w| (w >> 1) & ADDR_MASK);
+        (ptr.cast_const(), len)
+    }
+}
+
+#[cfg(not(target_pointer_width = "64"))]
+mod packing {
+    use std::ptr::NonNull;
+
+    /// Too few bits for an address and a length: every value is kept as built text.
+    pub(super) fn pack(_text: &str) -> Option<NonNull<u8>> {
+        None
+    }
+
+    pub(super) fn unpack(_word: NonNull<u8>) -> (*const u8, usize) {
+        unreachable!("nothing is packed on this target")
+    }
 }
 
 impl<'src> ArgText<'src> {
+    /// The source's own characters (a copy in the rare case they do not pack into a word).
+    pub fn source(text: &'src str) -> ArgText<'src> {
+        match packing::pack(text) {
+            Some(word) => ArgText {
+                word,
+                source: PhantomData,
+            },
+            None => ArgText::built(BuiltText::new(text)),
+        }
+    }
+    /// Text the reader built.
+    pub fn built(text: BuiltText) -> ArgText<'src> {
+        let word = text.into_raw();
+        debug_assert_eq!(word.addr().get() & SOURCE_TAG, 0, "a block is aligned");
+        ArgText {
+            word,
+            source: PhantomData,
+        }
+    }
+    /// The source slice, when the value is the source's own characters.
+    pub fn as_source(&self) -> Option<&'src str> {
+        if self.word.addr().get() & SOURCE_TAG == 0 {
+            return None;
+        }
+        let (ptr, len) = packing::unpack(self.word);
+        // SAFETY: `pack` took the pointer and length of a `&'src str`, and gave back its
+        // provenance; the source outlives `'src`.
+        Some(unsafe { std::str::from_utf8_unchecked(std::slice::from_raw_parts(ptr, len)) })
+    }
+    /// Whether the value is text the reader built (not the source's own characters).
+    pub fn is_built(&self) -> bool {
+        self.word.addr().get() & SOURCE_TAG == 0
+    }
     pub fn as_str(&self) -> &str {
         self
     }
@@ -34,31 +133,62 @@ impl<'src> ArgText<'src> {
         interner: &mut super::built_text::Interner,
     ) -> ArgText<'src> {
         match value {
-            Cow::Borrowed(source) => ArgText::Source(source),
-            Cow::Owned(built) => ArgText::Built(interner.intern(&built)),
+            Cow::Borrowed(source) => ArgText::source(source),
+            Cow::Owned(built) => ArgText::built(interner.intern(&built)),
         }
     }
     /// The same text, no longer borrowed from the source (a step that outlives its analysis).
     pub fn into_owned(self) -> ArgText<'static> {
-        match self {
-            ArgText::Source(source) => ArgText::Built(source.into()),
-            ArgText::Built(built) => ArgText::Built(built),
+        match self.as_source() {
+            Some(source) => ArgText::built(source.into()),
+            None => {
+                let word = self.word;
+                std::mem::forget(self);
+                ArgText {
+                    word,
+                    source: PhantomData,
+                }
+            }
+        }
+    }
+}
+
+impl Drop for ArgText<'_> {
+    fn drop(&mut self) {
+        if self.is_built() {
+            // SAFETY: an untagged word is the block of the `BuiltText` this value owns.
+            drop(unsafe { BuiltText::from_raw(self.word) });
+        }
+    }
+}
+
+impl Clone for ArgText<'_> {
+    fn clone(&self) -> Self {
+        if self.is_built() {
+            // SAFETY: as in `drop`; the copy is not dropped (it stays owned by `self`).
+            let built = std::mem::ManuallyDrop::new(unsafe { BuiltText::from_raw(self.word) });
+            return ArgText::built(BuiltText::clone(&built));
+        }
+        ArgText {
+            word: self.word,
+            source: PhantomData,
         }
     }
 }
 
 impl From<String> for ArgText<'_> {
     fn from(text: String) -> Self {
-        ArgText::Built(text.into())
+        ArgText::built(text.into())
     }
 }
 
 impl std::ops::Deref for ArgText<'_> {
     type Target = str;
     fn deref(&self) -> &str {
-        match self {
-            ArgText::Source(source) => source,
-            ArgText::Built(built) => built,
+        match self.as_source() {
+            Some(source) => source,
+            // SAFETY: as in `drop`; the block lives while `self` does.
+            None => unsafe { BuiltText::str_of_raw(self.word) },
         }
     }
 }
@@ -226,65 +356,190 @@ impl AsRef<str> for Arg<'_> {
 }
 
 /// A step's positionals: up to two inline (almost every step), so a step needs no heap block of
-/// its own for them. An enum rather than a `SmallVec` because a step borrows from the source, and
-/// the analysis that keeps both needs steps covariant in that borrow (a `SmallVec` is invariant).
-#[derive(Clone, Default)]
-pub enum Positionals<'src> {
-    #[default]
+/// its own for them, and no tag beside them either: how many there are is read from the words
+/// of the slots themselves (an argument's first word, its value, is never zero), which keeps a
+/// step 8 bytes smaller. Not a `SmallVec` because a step borrows from the source, and the
+/// analysis that keeps both needs steps covariant in that borrow (a `SmallVec` is invariant;
+/// `MaybeUninit` is not).
+///
+/// The slots' first words say what is kept:
+/// - slot 0 holds an argument: one positional, or two when slot 1 holds one too (else slot 1's
+///   first word is zero);
+/// - slot 0's first word is zero: none when its second word is zero too, else the second word
+///   points to a boxed list of three or more.
+pub struct Positionals<'src> {
+    slots: [MaybeUninit<Arg<'src>>; 2],
+}
+
+/// What a [`Positionals`] keeps, read from its words.
+enum Kept<'src> {
     Zero,
-    One([Arg<'src>; 1]),
-    Two([Arg<'src>; 2]),
-    Many(Vec<Arg<'src>>),
+    One,
+    Two,
+    Many(*mut Vec<Arg<'src>>),
 }
 
 impl<'src> Positionals<'src> {
+    fn zero() -> Positionals<'src> {
+        let mut p = Positionals {
+            slots: [MaybeUninit::uninit(), MaybeUninit::uninit()],
+        };
+        p.set_word(0, 0, std::ptr::null_mut());
+        p.set_word(0, 1, std::ptr::null_mut());
+        p.set_word(1, 0, std::ptr::null_mut());
+        p
+    }
+    pub(super) fn one(arg: Arg<'src>) -> Positionals<'src> {
+        let mut p = Positionals::zero();
+        p.slots[0].write(arg);
+        p
+    }
+    pub(super) fn two(a: Arg<'src>, b: Arg<'src>) -> Positionals<'src> {
+        let mut p = Positionals::zero();
+        p.slots[0].write(a);
+        p.slots[1].write(b);
+        p
+    }
+    fn many(list: Vec<Arg<'src>>) -> Positionals<'src> {
+        let mut p = Positionals::zero();
+        p.set_word(0, 1, Box::into_raw(Box::new(list)).cast());
+        p
+    }
+
+    /// Word `word` (0 or 1) of slot `slot`, as a pointer.
+    fn word(&self, slot: usize, word: usize) -> *mut u8 {
+        // SAFETY: the words read are written in every state (see the type's comment): slot 0's
+        // first word always, its second when the first is zero, slot 1's first when slot 0
+        // holds an argument. An argument is two pointer-sized words (`Arg` is `repr(C)`).
+        unsafe { self.slots[slot].as_ptr().cast::<*mut u8>().add(word).read() }
+    }
+    fn set_word(&mut self, slot: usize, word: usize, value: *mut u8) {
+        // SAFETY: in bounds of the slot (two words); overwrites nothing that needs dropping
+        // (callers set words only of a slot that holds no argument).
+        unsafe {
+            self.slots[slot]
+                .as_mut_ptr()
+                .cast::<*mut u8>()
+                .add(word)
+                .write(value)
+        }
+    }
+    fn kept(&self) -> Kept<'src> {
+        match (self.word(0, 0).is_null(), self.word(0, 1)) {
+            (true, list) if list.is_null() => Kept::Zero,
+            (true, list) => Kept::Many(list.cast()),
+            (false, _) if self.word(1, 0).is_null() => Kept::One,
+            (false, _) => Kept::Two,
+        }
+    }
+    /// Whether the positionals are in a list of their own (more than two).
+    pub fn spilled(&self) -> bool {
+        matches!(self.kept(), Kept::Many(_))
+    }
+
     pub fn push(&mut self, arg: Arg<'src>) {
-        // The first push (most steps have one positional) writes in place, without moving the
-        // list out and back.
-        match self {
-            Positionals::Zero => *self = Positionals::One([arg]),
-            Positionals::Many(many) => many.push(arg),
-            Positionals::One(_) | Positionals::Two(_) => {
-                *self = match std::mem::take(self) {
-                    Positionals::One([a]) => Positionals::Two([a, arg]),
-                    Positionals::Two([a, b]) => Positionals::Many(vec![a, b, arg]),
-                    _ => unreachable!("matched above"),
-                }
+        match self.kept() {
+            Kept::Zero => {
+                self.slots[0].write(arg);
+                // Slot 1 was left with a zero first word by `zero` (the only way to none).
             }
+            Kept::One => {
+                self.slots[1].write(arg);
+            }
+            Kept::Two => {
+                // SAFETY: both slots hold arguments, moved out here and not dropped again: the
+                // words are overwritten with the list's right after.
+                let (a, b) = unsafe {
+                    (
+                        self.slots[0].assume_init_read(),
+                        self.slots[1].assume_init_read(),
+                    )
+                };
+                self.set_word(0, 0, std::ptr::null_mut());
+                self.set_word(0, 1, Box::into_raw(Box::new(vec![a, b, arg])).cast());
+            }
+            // SAFETY: the list is owned by `self`, borrowed mutably here.
+            Kept::Many(list) => unsafe { (*list).push(arg) },
         }
     }
     /// The same positionals, no longer borrowed from the source.
     pub fn into_owned(self) -> Positionals<'static> {
-        match self {
-            Positionals::Zero => Positionals::Zero,
-            Positionals::One([a]) => Positionals::One([a.into_owned()]),
-            Positionals::Two([a, b]) => Positionals::Two([a.into_owned(), b.into_owned()]),
-            Positionals::Many(many) => {
-                Positionals::Many(many.into_iter().map(Arg::into_owned).collect())
+        let this = std::mem::ManuallyDrop::new(self);
+        // SAFETY: `this` is not dropped, so every argument and the list are moved out once.
+        unsafe {
+            match this.kept() {
+                Kept::Zero => Positionals::zero(),
+                Kept::One => Positionals::one(this.slots[0].assume_init_read().into_owned()),
+                Kept::Two => Positionals::two(
+                    this.slots[0].assume_init_read().into_owned(),
+                    this.slots[1].assume_init_read().into_owned(),
+                ),
+                Kept::Many(list) => Positionals::many(
+                    Box::from_raw(list)
+                        .into_iter()
+                        .map(Arg::into_owned)
+                        .collect(),
+                ),
             }
         }
+    }
+}
+
+impl Drop for Positionals<'_> {
+    fn drop(&mut self) {
+        match self.kept() {
+            Kept::Zero => {}
+            // SAFETY: the slots that hold arguments are dropped once, the list is freed once.
+            Kept::One => unsafe { self.slots[0].assume_init_drop() },
+            Kept::Two => unsafe {
+                self.slots[0].assume_init_drop();
+                self.slots[1].assume_init_drop();
+            },
+            Kept::Many(list) => drop(unsafe { Box::from_raw(list) }),
+        }
+    }
+}
+
+impl Default for Positionals<'_> {
+    fn default() -> Self {
+        Positionals::zero()
+    }
+}
+
+impl Clone for Positionals<'_> {
+    fn clone(&self) -> Self {
+        self.iter().cloned().collect()
     }
 }
 
 impl<'src> std::ops::Deref for Positionals<'src> {
     type Target = [Arg<'src>];
     fn deref(&self) -> &[Arg<'src>] {
-        match self {
-            Positionals::Zero => &[],
-            Positionals::One(one) => one,
-            Positionals::Two(two) => two,
-            Positionals::Many(many) => many,
+        let inline = self.slots.as_ptr().cast::<Arg<'src>>();
+        // SAFETY: the first one or two slots hold arguments (an array of `MaybeUninit<Arg>` is
+        // laid out as an array of `Arg`); a list is owned by `self`.
+        unsafe {
+            match self.kept() {
+                Kept::Zero => &[],
+                Kept::One => std::slice::from_raw_parts(inline, 1),
+                Kept::Two => std::slice::from_raw_parts(inline, 2),
+                Kept::Many(list) => &*list,
+            }
         }
     }
 }
 
 impl<'src> std::ops::DerefMut for Positionals<'src> {
     fn deref_mut(&mut self) -> &mut [Arg<'src>] {
-        match self {
-            Positionals::Zero => &mut [],
-            Positionals::One(one) => one,
-            Positionals::Two(two) => two,
-            Positionals::Many(many) => many,
+        let inline = self.slots.as_mut_ptr().cast::<Arg<'src>>();
+        // SAFETY: as in `deref`, borrowed mutably.
+        unsafe {
+            match self.kept() {
+                Kept::Zero => &mut [],
+                Kept::One => std::slice::from_raw_parts_mut(inline, 1),
+                Kept::Two => std::slice::from_raw_parts_mut(inline, 2),
+                Kept::Many(list) => &mut *list,
+            }
         }
     }
 }
@@ -298,7 +553,7 @@ impl PartialEq for Positionals<'_> {
 
 impl<'src> FromIterator<Arg<'src>> for Positionals<'src> {
     fn from_iter<I: IntoIterator<Item = Arg<'src>>>(iter: I) -> Positionals<'src> {
-        let mut positionals = Positionals::Zero;
+        let mut positionals = Positionals::zero();
         for arg in iter {
             positionals.push(arg);
         }
@@ -355,7 +610,7 @@ mod tests {
             values[2][1],
             values[3][0],
         ] {
-            assert!(matches!(value, ArgText::Source(_)), "{value:?} is a copy");
+            assert!(value.as_source().is_some(), "{value:?} is a copy");
             assert!(inside(value, text), "{value:?} is not in the source");
         }
         assert_eq!(values[1][0], "@e12");
@@ -370,32 +625,102 @@ mod tests {
             (values[5][1], "Signed in as Ada"),
         ];
         for (value, built) in built {
-            assert!(matches!(value, ArgText::Built(_)), "{value:?} is not built");
+            assert!(value.is_built(), "{value:?} is not built");
             assert_eq!(value, built);
         }
         // Equal values are equal wherever they are kept.
-        assert_eq!(ArgText::Built("@e12".into()), *values[1][0]);
+        assert_eq!(ArgText::built("@e12".into()), *values[1][0]);
         // A step kept after its analysis owns its values.
         let owned = steps[2].clone().into_owned();
-        assert!(matches!(owned.positionals[1].value, ArgText::Built(_)));
+        assert!(owned.positionals[1].value.is_built());
         assert_eq!(owned.positionals[1].value, *values[2][1]);
     }
 
     #[test]
+    fn a_value_in_one_word_reads_as_its_text() {
+        let long = "x".repeat(70_000);
+        let source = format!("é{long}");
+        for text in ["", "a", "naïve ☕", &source[2..], &source[..2]] {
+            let value = ArgText::source(text);
+            assert_eq!(&*value, text);
+            assert_eq!(value.clone(), text);
+            let owned = value.clone().into_owned();
+            assert!(owned.is_built());
+            drop(value);
+            assert_eq!(&*owned, text);
+            let built = ArgText::built(text.into());
+            assert!(built.is_built() && built.as_source().is_none());
+            assert_eq!(built.clone().into_owned(), text);
+            let moved = std::thread::spawn(move || built.to_string())
+                .join()
+                .unwrap();
+            assert_eq!(moved, text);
+        }
+        // A short slice is the source's own characters; one too long for a word is a copy.
+        let short = ArgText::source(&source[..2]);
+        assert_eq!(short.as_source().map(str::as_ptr), Some(source.as_ptr()));
+        assert!(ArgText::source(&source[2..]).is_built());
+        // An argument (value and token indices) is two words, so two fit inline in a step.
+        assert_eq!(std::mem::size_of::<Arg>(), 2 * std::mem::size_of::<usize>());
+    }
+
+    #[test]
     fn positionals_keep_up_to_two_inline_and_read_as_a_slice() {
-        let arg = |v: &'static str| Arg::new(ArgText::Source(v), TokenIndices::one(1));
+        let arg = |v: &'static str| Arg::new(ArgText::source(v), TokenIndices::one(1));
         let mut p = Positionals::default();
         assert!(p.is_empty());
         for (n, v) in ["a", "b", "c", "d"].into_iter().enumerate() {
             p.push(arg(v));
             assert_eq!(p.len(), n + 1);
-            assert_eq!(matches!(p, Positionals::Many(_)), n >= 2);
+            assert_eq!(p.spilled(), n >= 2);
         }
         let values: Vec<&str> = p.iter().map(|a| a.value.as_str()).collect();
         assert_eq!(values, ["a", "b", "c", "d"]);
         let collected: Positionals = ["x", "y"].into_iter().map(arg).collect();
-        assert!(matches!(collected, Positionals::Two(_)));
+        assert!(collected.len() == 2 && !collected.spilled());
         assert_eq!(format!("{collected:?}"), format!("{:?}", &collected[..]));
+    }
+
+    #[test]
+    fn positionals_own_their_arguments_however_many() {
+        let text = String::from("a b c d e");
+        for n in 0..=5 {
+            let words: Vec<&str> = text.split(' ').take(n).collect();
+            let mut p: Positionals = words
+                .iter()
+                .enumerate()
+                .map(|(i, w)| {
+                    // Every other one built, to drop and clone both kinds.
+                    let value = match i % 2 {
+                        0 => ArgText::source(w),
+                        _ => ArgText::built((*w).into()),
+                    };
+                    Arg::new(value, TokenIndices::one(i + 1))
+                })
+                .collect();
+            let read = |p: &Positionals| -> Vec<String> {
+                p.iter().map(|a| a.value.to_string()).collect()
+            };
+            assert_eq!(read(&p), words);
+            assert_eq!(p.spilled(), n > 2);
+            let copy = p.clone();
+            for arg in p.iter_mut() {
+                arg.value = format!("{}!", arg.value).into();
+            }
+            assert_eq!(read(&copy), words);
+            let owned = copy.into_owned();
+            drop(text.clone());
+            assert_eq!(read(&owned), words);
+            assert!(owned.iter().all(|a| a.value.is_built()));
+            let changed: Vec<String> = words.iter().map(|w| format!("{w}!")).collect();
+            assert_eq!(read(&p), changed);
+            assert_eq!(p == owned, n == 0);
+        }
+        // Two arguments inline and nothing else: a step is 8 bytes smaller than with a tag.
+        assert_eq!(
+            std::mem::size_of::<Positionals>(),
+            2 * std::mem::size_of::<Arg>()
+        );
     }
 
     #[test]

@@ -2,8 +2,8 @@
 //! one word and shared between the steps that build the same text.
 //!
 //! A step keeps up to two arguments inline, and every argument's value is either a slice of the
-//! source (two words) or built text. At one word, built text fits beside the slice's pointer, so
-//! the value is two words instead of three and a step 16 bytes smaller; and a script repeats its
+//! source or built text, in one word ([`ArgText`](super::ArgText): a block pointer, or a slice
+//! packed with its length); and a script repeats its
 //! selectors (the same element tapped again, waited for again), so an equal text built while one
 //! file is lowered shares the block of the last one ([`Interner`]). A 50 MB script of short
 //! steps holds over a million steps and as many escaped selectors.
@@ -61,6 +61,32 @@ impl BuiltText {
             let bytes = std::slice::from_raw_parts(bytes_of(self.0), len);
             std::str::from_utf8_unchecked(bytes)
         }
+    }
+}
+
+impl BuiltText {
+    /// The block pointer, owned by the caller until [`BuiltText::from_raw`] takes it back (an
+    /// [`ArgText`](super::ArgText) keeps it in its one word). Aligned to a word.
+    pub(super) fn into_raw(self) -> NonNull<u8> {
+        std::mem::ManuallyDrop::new(self).0.cast()
+    }
+    /// Takes back a block pointer from [`BuiltText::into_raw`].
+    ///
+    /// # Safety
+    /// `raw` came from `into_raw` and is taken back once.
+    pub(super) unsafe fn from_raw(raw: NonNull<u8>) -> BuiltText {
+        BuiltText(raw.cast())
+    }
+    /// The text of a block pointer from [`BuiltText::into_raw`], without taking it.
+    ///
+    /// # Safety
+    /// `raw` came from `into_raw`, and its owner outlives `'a`.
+    pub(super) unsafe fn str_of_raw<'a>(raw: NonNull<u8>) -> &'a str {
+        // SAFETY: the block lives for `'a` (the caller's promise); `as_str` only reads it.
+        let built = std::mem::ManuallyDrop::new(unsafe { BuiltText::from_raw(raw) });
+        let text: *const str = built.as_str();
+        // SAFETY: the bytes are in the block, not in the `ManuallyDrop` on this stack frame.
+        unsafe { &*text }
     }
 }
 
@@ -196,10 +222,10 @@ mod tests {
             std::mem::size_of::<BuiltText>(),
             std::mem::size_of::<usize>()
         );
-        // An argument's value, a slice or built text, is two words: the point of the type.
+        // An argument's value, a slice or built text, is one word: the point of the type.
         assert_eq!(
             std::mem::size_of::<super::super::ArgText<'_>>(),
-            2 * std::mem::size_of::<usize>()
+            std::mem::size_of::<usize>()
         );
     }
 

@@ -332,7 +332,7 @@ fn lower_line<'t>(
     steps.push(Step {
         line: line.index() as u32,
         spec,
-        positionals: Positionals::Zero,
+        positionals: Positionals::default(),
         target_evidence,
         // A line index is below `u32::MAX`: sources are capped at `Span::MAX_SOURCE` bytes.
         annotation_line: action.annotation.unwrap_or(NO_ANNOTATION),
@@ -443,9 +443,9 @@ impl<'src> Ctx<'_, '_, 'src> {
         if stripped != &*t.value && t.value.contains('~') {
             self.note(ReaderNote::PinStripped { token: t.index });
         }
-        let value = match &t.value {
-            ArgText::Source(source) => ArgText::Source(strip_pin(source)),
-            ArgText::Built(_) => ArgText::Built(stripped.into()),
+        let value = match t.value.as_source() {
+            Some(source) => ArgText::source(strip_pin(source)),
+            None => ArgText::built(stripped.into()),
         };
         Arg::new(value, TokenIndices::one(t.index))
     }
@@ -524,7 +524,7 @@ impl<'src> Ctx<'_, '_, 'src> {
         let Some(first) = rest.first() else { return };
         if first.value.starts_with('@') {
             let arg = self.pin(first);
-            self.step.positionals = Positionals::One([arg]);
+            self.step.positionals = Positionals::one(arg);
             if let Some(label) = rest.get(1).filter(|l| !l.value.is_empty()) {
                 self.step.rare_mut().ref_label = Some(single(label));
             }
@@ -537,7 +537,7 @@ impl<'src> Ctx<'_, '_, 'src> {
             return;
         }
         if rest.len() >= 2 && is_numeric(&first.value) && is_numeric(&rest[1].value) {
-            self.step.positionals = Positionals::Two([single(first), single(&rest[1])]);
+            self.step.positionals = Positionals::two(single(first), single(&rest[1]));
             for t in rest.iter().skip(2) {
                 self.note(ReaderNote::Dropped {
                     token: t.index,
@@ -566,7 +566,7 @@ impl<'src> Ctx<'_, '_, 'src> {
         }
         let indices = TokenIndices::many(tokens.iter().map(|t| t.index).collect());
         if let Some(source) = self.joined_in_source(tokens) {
-            return Arg::new(ArgText::Source(source), indices);
+            return Arg::new(ArgText::source(source), indices);
         }
         let mut value = String::with_capacity(tokens.iter().map(|t| t.value.len() + 1).sum());
         for (i, t) in tokens.iter().enumerate() {
@@ -575,7 +575,7 @@ impl<'src> Ctx<'_, '_, 'src> {
             }
             value.push_str(&t.value);
         }
-        Arg::new(ArgText::Built(value.into()), indices)
+        Arg::new(ArgText::built(value.into()), indices)
     }
 
     fn joined_in_source(&self, tokens: &[&Tok<'src>]) -> Option<&'src str> {
@@ -600,7 +600,7 @@ impl<'src> Ctx<'_, '_, 'src> {
             return;
         }
         if is_numeric(&p[0].value) && is_numeric(&p[1].value) {
-            self.step.positionals = Positionals::Two([single(&p[0]), single(&p[1])]);
+            self.step.positionals = Positionals::two(single(&p[0]), single(&p[1]));
             self.push_joined(&p[2..]);
             return;
         }

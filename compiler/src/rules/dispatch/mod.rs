@@ -171,8 +171,19 @@ pub struct FilledRefusal {
 /// `None` when the daemon takes `step` with `filled` as its positionals (a value still holding
 /// `${…}` reads as "depends", which passes); else its refusal.
 pub fn refusal_when_filled(step: &Step, filled: &[String]) -> Option<FilledRefusal> {
-    let values: Vec<&str> = filled.iter().map(String::as_str).collect();
-    let Verdict::Refused(r) = verdict_on(step, &values) else {
+    // On the stack for the usual few positionals: the interpreter asks this before every step.
+    let mut inline = [""; 8];
+    let spilled: Vec<&str>;
+    let values: &[&str] = if filled.len() <= inline.len() {
+        for (slot, v) in inline.iter_mut().zip(filled) {
+            *slot = v.as_str();
+        }
+        &inline[..filled.len()]
+    } else {
+        spilled = filled.iter().map(String::as_str).collect();
+        &spilled
+    };
+    let Verdict::Refused(r) = verdict_on(step, values) else {
         return None;
     };
     let arg = |i: Option<usize>| i.and_then(|i| values.get(i)).copied().unwrap_or("");

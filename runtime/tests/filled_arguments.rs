@@ -152,3 +152,17 @@ fn a_bare_open_is_taken_as_the_reader_takes_it_and_launches_nothing() {
         .count();
     assert_eq!(launches, 1, "only the first open launches the app");
 }
+
+#[test]
+fn a_literal_step_the_gate_would_refuse_fails_in_the_readers_words_when_run_anyway() {
+    // A step as written is read when the run is gated; run ungated (`--force`, a library
+    // caller), a step the code cannot read is explained by the reader, not reported as a bug.
+    let literal = "swipe left 600 200 200";
+    let (_, help) = check_refusal(literal).expect("check refuses it");
+    let daemon = help.unwrap();
+    let daemon = daemon.strip_prefix("agent-device answers: ").unwrap();
+    let ran = run_text("forced.ad", &format!("{OPEN}{literal}\n"), &[]);
+    let e = ran.result.error.as_ref().expect("refused");
+    assert_eq!(e.code, "INVALID_ARGS");
+    assert!(e.message.ends_with(&format!("): {daemon}")), "{}", e.message);
+}

@@ -17,6 +17,9 @@ use crate::core::records::journal::{DivergenceEvent, Event, Phase, StepError, St
 use crate::core::records::{DivergenceKind, ErrorDetails};
 use crate::core::tree::Snapshot;
 
+/// The reason a [`Fail::misread`] carries.
+const MISREAD: &str = "misread";
+
 /// A step that did not complete.
 pub(super) struct Fail {
     pub kind: DivergenceKind,
@@ -54,6 +57,10 @@ impl Fail {
             format!("ad cannot read `{command}` arguments that agent-device's reader accepts"),
         )
         .hint("this is a bug in ad: please report the script line")
+        .reason(MISREAD)
+    }
+    pub fn is_misread(&self) -> bool {
+        self.details.reason.as_deref() == Some(MISREAD)
     }
     pub fn reason(mut self, r: &str) -> Fail {
         self.details.reason = Some(r.into());

@@ -142,7 +142,10 @@ fn an_injected_value_is_not_in_the_refusal() {
 
 #[test]
 fn a_bare_open_is_taken_as_the_reader_takes_it_and_launches_nothing() {
-    assert!(check_refusal("open").is_none(), "ad check takes a bare open");
+    assert!(
+        check_refusal("open").is_none(),
+        "ad check takes a bare open"
+    );
     let ran = run_text("bare.ad", &format!("{OPEN}open\n"), &[]);
     assert!(ran.result.ok, "{:?}", ran.result.error);
     let launches = ran
@@ -164,5 +167,9 @@ fn a_literal_step_the_gate_would_refuse_fails_in_the_readers_words_when_run_anyw
     let ran = run_text("forced.ad", &format!("{OPEN}{literal}\n"), &[]);
     let e = ran.result.error.as_ref().expect("refused");
     assert_eq!(e.code, "INVALID_ARGS");
-    assert!(e.message.ends_with(&format!("): {daemon}")), "{}", e.message);
+    assert!(
+        e.message.ends_with(&format!("): {daemon}")),
+        "{}",
+        e.message
+    );
 }

@@ -299,4 +299,3 @@ mod tests {
         assert!(split_record_as("fill @e3 x --record-as lower-case").is_err());
     }
 }
-

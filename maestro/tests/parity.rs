@@ -150,6 +150,11 @@ fn every_data_set_gets_agent_devices_verdict_first_line_and_message() {
     let mut problems = Vec::new();
     let mut report = Vec::new();
     assert!(
+        public.len() >= 7,
+        "the public flows are missing ({})",
+        public_dir().display()
+    );
+    assert!(
         edge.len() >= 78,
         "the edge cases are missing ({})",
         edge_cases_dir().display()

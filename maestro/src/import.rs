@@ -176,7 +176,7 @@ fn header(cx: &Ctx, flow: &Flow, out: &mut Vec<String>, refusals: &mut Vec<Refus
         }
         let key = &e.key.value;
         let value = e.value.value.js_string();
-        if !is_env_key(key) {
+        if !ad_grammar::metadata::is_var_name(key) {
             cx.refuse(refusals, e.key.span.start(), &format!("env {key}"), "`.ad` env keys are uppercase letters, digits and underscores, not starting with a digit");
         } else if key.starts_with("AD_") {
             cx.refuse(
@@ -1102,7 +1102,7 @@ fn non_ad_variable(line: &str) -> Option<String> {
         let end = after.find('}')?;
         let inner = &after[..end];
         let name = inner.split_once(":-").map_or(inner, |(n, _)| n);
-        if !is_env_key(name) {
+        if !ad_grammar::metadata::is_var_name(name) {
             return Some(name.to_string());
         }
         rest = &after[end..];
@@ -1142,12 +1142,6 @@ fn num_of(s: Scalar) -> Option<u64> {
         Scalar::Str(s) => s.trim().parse().ok(),
         _ => None,
     }
-}
-
-fn is_env_key(k: &str) -> bool {
-    let mut b = k.bytes();
-    matches!(b.next(), Some(c) if c.is_ascii_uppercase() || c == b'_')
-        && b.all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == b'_')
 }
 
 /// A `.ad` env value: literal unless it needs quoting to survive the line reader.

@@ -139,7 +139,7 @@ pub fn check(
                                 s.span,
                             )
                             .with_label(when(s))
-                            .with_help(format!("define {name} in the flow's env, or pass it to the run (-e {name}=…, AD_VAR_{name}); agent-device fails the step otherwise")),
+                            .with_help(undefined_help(name)),
                         );
                     }
                     after.push('x');
@@ -342,5 +342,41 @@ pub fn walk<'f>(commands: impl Iterator<Item = &'f Command>, out: &mut Vec<&'f C
         if let Some(Include::Commands(inner)) = &c.include {
             walk(inner.iter(), out);
         }
+    }
+}
+
+/// How an undefined `${name}` gets a value: `-e` and `AD_VAR_*` take only uppercase names (and
+/// never `AD_*`), so any other name can come from a flow's `env` alone; agent-device's engine
+/// sets none of Maestro's own `maestro.*` values.
+fn undefined_help(name: &str) -> String {
+    if ad_grammar::metadata::is_var_name(name) && !name.starts_with("AD_") {
+        return format!("define {name} in the flow's env, or pass it to the run (-e {name}=…, AD_VAR_{name}); agent-device fails the step otherwise");
+    }
+    let builtin = if name.starts_with("maestro.") {
+        " `maestro.*` values are Maestro's own (copyTextFrom sets `maestro.copiedText`): agent-device's engine sets none of them."
+    } else {
+        ""
+    };
+    format!("define {name} in the flow's env (-e and AD_VAR_* take only uppercase names: letters, digits and underscores); agent-device fails the step otherwise.{builtin}")
+}
+
+#[cfg(test)]
+mod undefined_help_tests {
+    use super::undefined_help;
+
+    #[test]
+    fn only_names_a_run_can_supply_are_offered_to_e_and_ad_var() {
+        let upper = undefined_help("PASSWORD");
+        assert!(upper.contains("-e PASSWORD=…, AD_VAR_PASSWORD"), "{upper}");
+        for name in ["userName", "maestro.copiedText", "AD_PLATFORM2"] {
+            let help = undefined_help(name);
+            assert!(
+                !help.contains(&format!("AD_VAR_{name}")) && !help.contains(&format!("-e {name}")),
+                "{help}"
+            );
+            assert!(help.contains("only uppercase names"), "{help}");
+        }
+        assert!(undefined_help("maestro.copiedText").contains("copyTextFrom"));
+        assert!(!undefined_help("userName").contains("copyTextFrom"));
     }
 }

@@ -61,6 +61,9 @@ pub struct Timing {
     /// Between the taps of `tapOn.repeat`.
     pub repeat_delay_ms: u64,
     pub poll_ms: u64,
+    /// How long the screen may take to settle after an action before the next action
+    /// (agent-device's `settleTimeoutMs`: its poll interval times its default settle attempts).
+    pub settle_ms: u64,
     /// `eraseText` without a count.
     pub erase_characters: usize,
     /// The most `retry.maxRetries` counts.
@@ -81,6 +84,7 @@ impl Default for Timing {
             swipe_ms: 400,
             repeat_delay_ms: 100,
             poll_ms: 200,
+            settle_ms: 2_000,
             erase_characters: 50,
             max_retries: 3,
         }
@@ -267,6 +271,8 @@ pub async fn run<B: Backend>(
         total: planned_steps(program, 0, &entry.flow.commands) + on_flow(program, 0),
         last: None,
         generation: 0,
+        settle_pending: false,
+        dispatched: false,
         artifacts: Vec::new(),
         warnings: Vec::new(),
         apps: Vec::new(),
@@ -553,6 +559,11 @@ struct Engine<'r, B: Backend> {
     total: usize,
     last: Option<Arc<Snapshot>>,
     generation: u64,
+    /// An action was sent whose effect the next action waits to settle (agent-device's
+    /// `requireStability`; see [`Engine::execute`]).
+    settle_pending: bool,
+    /// The command being executed sent a device request.
+    dispatched: bool,
     artifacts: Vec<PathBuf>,
     warnings: Vec<String>,
     /// The `appId` of each flow being run, innermost last.
@@ -1156,10 +1167,16 @@ impl<B: Backend> Engine<'_, B> {
     }
 
     async fn nap(&mut self) -> Step {
+        self.nap_for(self.options.timing.poll_ms).await
+    }
+
+    async fn nap_for(&mut self, ms: u64) -> Step {
         if let Some(signal) = ad_runtime::core::interrupt::requested() {
             return Err(Fail::from_backend(BackendError::interrupted(signal)));
         }
-        self.backend.poll_wait(self.options.timing.poll_ms).await;
+        if ms > 0 {
+            self.backend.poll_wait(ms).await;
+        }
         Ok(())
     }
 
@@ -1247,6 +1264,7 @@ impl<B: Backend> Engine<'_, B> {
 
     /// Journals an action about to be sent (durably, before it is sent).
     fn attempt(&mut self, line: usize, command: &str, args: ActionArgs) -> Option<String> {
+        self.dispatched = true;
         self.journal
             .attempt(Intent {
                 step: self.step,
@@ -1317,7 +1335,48 @@ impl<B: Backend> Engine<'_, B> {
         }
     }
 
+    /// One command, between the screen's settling as agent-device's device port has it: an
+    /// action that leaves the screen moving (a tap, a gesture, a key, a launch) marks it
+    /// unsettled; the next action (not an assertion, a screenshot or a script, whose own polling
+    /// covers it) first waits up to `settle_ms` for two captures alike; typing settles at once.
     async fn execute(&mut self, file: usize, c: &Command) -> Step {
+        if settles_first(c.kind) && std::mem::take(&mut self.settle_pending) {
+            let settle_ms = self.options.timing.settle_ms;
+            self.settle_screen(settle_ms, true).await?;
+        }
+        self.dispatched = false;
+        let result = self.command_step(file, c).await;
+        let retried = c.kind == CommandKind::TapOn
+            && field(c, "tapOn.retryTapIfNoChange") == Some(&Scalar::Bool(true));
+        // A tap that retries settled after each tap; only its failure leaves the screen moving.
+        if self.dispatched && leaves_screen_moving(c.kind) && !(retried && result.is_ok()) {
+            self.settle_pending = true;
+        }
+        result
+    }
+
+    /// Waits up to `timeout_ms` for the screen to hold still: two captures a poll apart alike
+    /// (agent-device's settle, `rm`), starting from the last capture when `from_last`. Returns
+    /// the last capture's fingerprint; a screen still moving at the deadline is no failure.
+    async fn settle_screen(&mut self, timeout_ms: u64, from_last: bool) -> Step<String> {
+        let deadline = self.backend.now_ms() + timeout_ms;
+        let mut previous = match (&self.last, from_last) {
+            (Some(last), true) => last.fingerprint(),
+            _ => self.capture().await?.fingerprint(),
+        };
+        loop {
+            let remaining = deadline.saturating_sub(self.backend.now_ms());
+            self.nap_for(remaining.min(self.options.timing.poll_ms))
+                .await?;
+            let now = self.capture().await?.fingerprint();
+            if now == previous || self.backend.now_ms() >= deadline {
+                return Ok(now);
+            }
+            previous = now;
+        }
+    }
+
+    async fn command_step(&mut self, file: usize, c: &Command) -> Step {
         let (line, _) = self.file(file).line_col(c.span);
         let timing = self.options.timing.clone();
         match c.kind {
@@ -1410,12 +1469,13 @@ impl<B: Backend> Engine<'_, B> {
                 };
                 let before = self.last.as_ref().map(|s| s.fingerprint());
                 act!(self, line, c.kind.name(), args.clone(), tap(at, &options))?;
-                // `retryTapIfNoChange`: tap once more when the screen did not change.
+                // `retryTapIfNoChange`: once the screen settles, tap once more if it did not
+                // change, and let that tap settle too.
                 if field(c, "tapOn.retryTapIfNoChange") == Some(&Scalar::Bool(true)) {
-                    self.nap().await?;
-                    let after = self.capture().await?.fingerprint();
+                    let after = self.settle_screen(timing.settle_ms, false).await?;
                     if before.as_deref() == Some(after.as_str()) {
                         act!(self, line, c.kind.name(), args, tap(at, &options))?;
+                        self.settle_screen(timing.settle_ms, false).await?;
                     }
                 }
                 Ok(())
@@ -1438,7 +1498,10 @@ impl<B: Backend> Engine<'_, B> {
                 let args = ActionArgs::Text {
                     text: self.redactor.redact(&text),
                 };
-                act!(self, line, "inputText", args, type_text(&text, 0))
+                act!(self, line, "inputText", args, type_text(&text, 0))?;
+                self.settle_screen(timing.settle_ms, false)
+                    .await
+                    .map(|_| ())
             }
             CommandKind::EraseText => {
                 let n = match field(c, "eraseText") {
@@ -1448,7 +1511,10 @@ impl<B: Backend> Engine<'_, B> {
                 .map_or(timing.erase_characters, |n| n.max(0.0) as usize);
                 let text = "\u{8}".repeat(n);
                 let args = ActionArgs::Text { text: text.clone() };
-                act!(self, line, "eraseText", args, type_text(&text, 0))
+                act!(self, line, "eraseText", args, type_text(&text, 0))?;
+                self.settle_screen(timing.settle_ms, false)
+                    .await
+                    .map(|_| ())
             }
             CommandKind::AssertVisible | CommandKind::AssertNotVisible => {
                 let Some(Target::Selector(s)) = &c.target else {
@@ -1575,6 +1641,8 @@ impl<B: Backend> Engine<'_, B> {
                     self.nap().await?;
                     let now = self.capture().await?.fingerprint();
                     if now == previous {
+                        // The screen held still: the next action need not settle it again.
+                        self.settle_pending = false;
                         break;
                     }
                     previous = now;
@@ -1834,6 +1902,49 @@ fn script_fail(e: script::ScriptError) -> Fail {
 
 /// scrollUntilVisible's swipe: agent-device's speed 40 as a duration.
 const SCROLL_UNTIL_VISIBLE_SWIPE_MS: u64 = 601;
+
+/// The actions that first let the screen settle from the action before (agent-device's
+/// `requiresSettledPredecessor`): every action but `waitForAnimationToEnd`, which waits itself.
+fn settles_first(kind: CommandKind) -> bool {
+    use CommandKind::*;
+    matches!(
+        kind,
+        LaunchApp
+            | StopApp
+            | ClearState
+            | OpenLink
+            | TapOn
+            | DoubleTapOn
+            | LongPressOn
+            | Swipe
+            | InputText
+            | EraseText
+            | Scroll
+            | ScrollUntilVisible
+            | HideKeyboard
+            | PressKey
+            | Back
+    )
+}
+
+/// The actions after which agent-device's device port requires the screen to settle before
+/// the next action (its `deferred` requests and a tap): typing settles at once, and stopping
+/// an app, clearing its state, opening a link or scrolling until visible do not wait.
+fn leaves_screen_moving(kind: CommandKind) -> bool {
+    use CommandKind::*;
+    matches!(
+        kind,
+        LaunchApp
+            | TapOn
+            | DoubleTapOn
+            | LongPressOn
+            | Swipe
+            | Scroll
+            | HideKeyboard
+            | PressKey
+            | Back
+    )
+}
 
 /// The point at fractions `fx`, `fy` of `area` (`x + trunc(width * fx)`).
 fn fraction(area: &Rect, fx: f64, fy: f64) -> Point {

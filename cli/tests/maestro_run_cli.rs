@@ -143,6 +143,33 @@ fn a_flow_agent_device_refuses_is_not_run() {
     );
 }
 
+/// agent-device plans a `runFlow` with `when.platform` only on that platform: a missing file
+/// for Android does not stop a run on the iOS sim; one for iOS refuses it, nothing run.
+#[test]
+fn a_runflow_for_another_platform_is_not_loaded() {
+    let dir = common::scratch_dir("maestro-run-platform");
+    let flow = |platform: &str| {
+        format!(
+            "appId: com.example.shop\n---\n- launchApp\n- runFlow:\n    file: only-there.yaml\n    when:\n      platform: {platform}\n- assertVisible: Sign in\n"
+        )
+    };
+    write(&dir, "android.yaml", &flow("Android"));
+    write(&dir, "ios.yaml", &flow("iOS"));
+
+    let out = run(&dir, &["run", "--maestro", "android.yaml"]);
+    assert_eq!(exit_code(&out), 0, "{}{}", stdout(&out), stderr(&out));
+
+    let out = run(&dir, &["run", "--maestro", "ios.yaml"]);
+    let err = stderr(&out);
+    assert_eq!(exit_code(&out), 2, "{err}");
+    assert!(err.contains("AD920"), "{err}");
+    assert!(err.contains("ios.yaml:5:11"), "{err}");
+    assert!(err.contains("nothing was run"), "{err}");
+    // The refused run made no run folder of its own (the first one's is the only one).
+    let runs = std::fs::read_dir(dir.join("ad-artifacts")).unwrap().count();
+    assert_eq!(runs, 1, "a refused flow makes no run folder");
+}
+
 #[test]
 fn options_only_ad_scripts_have_are_refused() {
     let dir = common::scratch_dir("maestro-run");

@@ -28,13 +28,30 @@ pub struct Checked {
     pub flow: Option<Flow>,
     /// Sorted by position; the reader's own first refusal has the smallest rejection order.
     pub diagnostics: Vec<Diagnostic>,
+    /// Checked without a platform: the plan findings (AD920, AD924, AD925) of `runFlow`s that
+    /// agent-device loads on one platform only (`when.platform`), as errors; `diagnostics`
+    /// holds them as warnings. [`check_on`] that platform makes them plain errors.
+    pub gated: Vec<run_checks::Gated>,
 }
 
 /// Reads and checks `text`, the flow at `path` (its folder is where `runFlow` and `runScript`
 /// paths start; `read` gives the text of a file they name, `None` when there is no such file).
 pub fn check(text: &str, path: Option<&Path>, read: run_checks::Read) -> Checked {
     let mut active: run_checks::Active = path.map(run_checks::normalize).into_iter().collect();
-    check_within(text, path, read, &mut active)
+    check_within(text, path, read, &mut active, None)
+}
+
+/// [`check`] as agent-device plans the flow on `platform` (`ios`, `android`, …): a `runFlow`
+/// whose `when.platform` is another platform is not loaded, and one for this platform is
+/// checked as any other.
+pub fn check_on(
+    text: &str,
+    path: Option<&Path>,
+    read: run_checks::Read,
+    platform: &str,
+) -> Checked {
+    let mut active: run_checks::Active = path.map(run_checks::normalize).into_iter().collect();
+    check_within(text, path, read, &mut active, Some(platform))
 }
 
 /// [`check`] of a flow included from the flows in `active`.
@@ -43,6 +60,7 @@ fn check_within(
     path: Option<&Path>,
     read: run_checks::Read,
     active: &mut run_checks::Active,
+    platform: Option<&str>,
 ) -> Checked {
     let index = LineIndex::new(text);
     let mut reader = reader::Reader::new(text, &index);
@@ -53,11 +71,21 @@ fn check_within(
     let broken = yaml_errors.iter().any(|e| e.message != yaml::DUPLICATE_KEY);
     let flow = if broken { None } else { reader.flow(&docs) };
     let mut diagnostics = std::mem::take(&mut reader.diagnostics);
+    let mut gated = Vec::new();
     if let Some(flow) = &flow {
-        run_checks::check(flow, &reader.strings, path, read, active, &mut diagnostics);
+        let plan = run_checks::Plan {
+            read,
+            platform,
+            gated: &mut gated,
+        };
+        run_checks::check(flow, &reader.strings, path, plan, active, &mut diagnostics);
     }
     diagnostics.sort_by_key(|d| (d.primary_span().start(), d.primary_span().end()));
-    Checked { flow, diagnostics }
+    Checked {
+        flow,
+        diagnostics,
+        gated,
+    }
 }
 
 /// agent-device's first refusal: the one its reader reports.

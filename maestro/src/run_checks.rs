@@ -21,14 +21,36 @@ pub type Read<'r> = &'r dyn Fn(&Path) -> Option<String>;
 /// The flows being planned, outermost first (a cycle is a path already in it).
 pub type Active = Vec<PathBuf>;
 
+/// A plan finding of a `runFlow` agent-device loads only on `platform` (its `when.platform`,
+/// lowercased): the run there fails before its first step with `diagnostic`.
+#[derive(Debug, Clone)]
+pub struct Gated {
+    pub platform: String,
+    pub diagnostic: Diagnostic,
+}
+
+/// How the plan is made: included files read through `read`; on `platform` when known (a
+/// `runFlow` for another platform is not loaded), else every `runFlow` is checked and the
+/// findings of platform-gated ones also go to `gated`.
+pub struct Plan<'p, 'r> {
+    pub read: Read<'r>,
+    pub platform: Option<&'p str>,
+    pub gated: &'p mut Vec<Gated>,
+}
+
 pub fn check(
     flow: &Flow,
     strings: &[Interpolated],
     path: Option<&Path>,
-    read: Read,
+    plan: Plan,
     active: &mut Active,
     out: &mut Vec<Diagnostic>,
 ) {
+    let Plan {
+        read,
+        platform,
+        gated,
+    } = plan;
     let mut supplied: BTreeSet<String> = BTreeSet::new();
     let mut scripts = false;
     let mut commands: Vec<&Command> = Vec::new();
@@ -47,8 +69,18 @@ pub fn check(
         scripts |= matches!(c.kind, CommandKind::RunScript | CommandKind::EvalScript)
             || matches!(c.include, Some(Include::File(_)));
     }
+    let mut gates = Vec::new();
+    walk_gates(
+        flow.config
+            .on_flow_start
+            .iter()
+            .chain(&flow.commands)
+            .chain(&flow.config.on_flow_complete),
+        None,
+        &mut gates,
+    );
     let base = path.and_then(Path::parent).map(Path::to_path_buf);
-    for c in &commands {
+    for (c, gate) in commands.iter().zip(&gates) {
         let file = match (&c.kind, &c.include) {
             (CommandKind::RunFlow, Some(Include::File(f))) => {
                 Some((f.value.as_str(), f.span, MAESTRO_RUNFLOW_MISSING))
@@ -69,6 +101,14 @@ pub fn check(
         if file.contains("${") {
             continue;
         }
+        // agent-device's plan does not load a runFlow for another platform.
+        let gate = gate.filter(|_| code == MAESTRO_RUNFLOW_MISSING);
+        if let (Some(g), Some(p)) = (gate, platform) {
+            if !g.eq_ignore_ascii_case(p) {
+                continue;
+            }
+        }
+        let gated_from = (platform.is_none() && gate.is_some()).then_some(out.len());
         let resolved = normalize(&match &base {
             _ if Path::new(file).is_absolute() => PathBuf::from(file),
             Some(dir) => dir.join(file),
@@ -82,18 +122,22 @@ pub fn check(
             read(&resolved)
         };
         if code == MAESTRO_RUNFLOW_MISSING && text.is_some() {
-            include(
+            let site = Site {
                 file,
                 span,
-                &resolved,
+                resolved: &resolved,
+                gate,
+            };
+            include(
+                site,
                 text.unwrap_or_default(),
                 read,
+                platform,
                 active,
                 out,
+                gated,
             );
-            continue;
-        }
-        if text.is_none() {
+        } else if text.is_none() {
             let what = if code == MAESTRO_RUNFLOW_MISSING {
                 "runFlow"
             } else {
@@ -108,6 +152,9 @@ pub fn check(
                         "agent-device fails this step when it runs it"
                     }),
             );
+        }
+        if let (Some(from), Some(g)) = (gated_from, gate) {
+            gate_findings(&mut out[from..], g, gated);
         }
     }
     for c in &commands {
@@ -224,14 +271,20 @@ fn when(s: &Interpolated) -> &'static str {
 /// An included flow, as agent-device's plan reads it: a cycle (AD925) first, or a flow it refuses,
 /// itself or through what it includes (AD924).
 fn include(
-    file: &str,
-    span: ad_grammar::Span,
-    resolved: &Path,
+    site: Site,
     text: String,
     read: Read,
+    platform: Option<&str>,
     active: &mut Active,
     out: &mut Vec<Diagnostic>,
+    gated: &mut Vec<Gated>,
 ) {
+    let Site {
+        file,
+        span,
+        resolved,
+        gate,
+    } = site;
     if active.iter().any(|p| p == resolved) {
         out.push(
             Diagnostic::new(
@@ -251,39 +304,110 @@ fn include(
         return;
     }
     active.push(resolved.to_path_buf());
-    let inner = crate::check_within(&text, Some(resolved), read, active);
+    let inner = crate::check_within(&text, Some(resolved), read, active, platform);
     active.pop();
+    // What the included flow finds only on some platform: the including runFlow's finding on
+    // that platform (none when this runFlow is loaded on another platform only).
+    for g in &inner.gated {
+        if gate.is_some_and(|own| !own.eq_ignore_ascii_case(&g.platform)) {
+            continue;
+        }
+        let mut d = refused_include(file, span, resolved, &g.diagnostic);
+        if gate.is_none() {
+            gate_findings(std::slice::from_mut(&mut d), &g.platform, gated);
+        }
+        // Under this runFlow's own gate, the caller gates what it finds here.
+        out.push(d);
+    }
+    // A platform-gated finding of the included flow is a warning here: it was handled above.
     let refused = inner.diagnostics.iter().find(|d| {
         d.is_parity_error()
-            || [
-                MAESTRO_RUNFLOW_MISSING,
-                MAESTRO_INCLUDED_FLOW_REFUSED,
-                MAESTRO_RUNFLOW_CYCLE,
-            ]
-            .contains(&d.code)
+            || (d.severity == ad_grammar::Severity::Error
+                && [
+                    MAESTRO_RUNFLOW_MISSING,
+                    MAESTRO_INCLUDED_FLOW_REFUSED,
+                    MAESTRO_RUNFLOW_CYCLE,
+                ]
+                .contains(&d.code))
     });
     let first = crate::first_rejection(&inner.diagnostics).or(refused);
     if let Some(d) = first {
-        let what = d
-            .rejection
-            .as_ref()
-            .map_or_else(|| d.message.to_string(), |r| r.message.clone());
-        // agent-device names the included file with the line: `(PATH:line N)`.
-        let what = match what.rfind("(line ") {
-            Some(i) => format!("{}({file}:{}", &what[..i], &what[i + 1..]),
-            None => what,
-        };
-        out.push(
-            Diagnostic::new(
-                MAESTRO_INCLUDED_FLOW_REFUSED,
-                format!("runFlow `{file}` includes a flow agent-device refuses: {what}"),
-                span,
+        out.push(refused_include(file, span, resolved, d));
+    }
+}
+
+/// A `runFlow` file and where it is named.
+struct Site<'s> {
+    file: &'s str,
+    span: ad_grammar::Span,
+    resolved: &'s Path,
+    /// The platform it is loaded on alone (its own or an enclosing `runFlow`'s `when.platform`).
+    gate: Option<&'s str>,
+}
+
+/// AD924 on the `runFlow` naming `file`: the included flow's finding `d`.
+fn refused_include(
+    file: &str,
+    span: ad_grammar::Span,
+    resolved: &Path,
+    d: &Diagnostic,
+) -> Diagnostic {
+    let what = d
+        .rejection
+        .as_ref()
+        .map_or_else(|| d.message.to_string(), |r| r.message.clone());
+    // agent-device names the included file with the line: `(PATH:line N)`.
+    let what = match what.rfind("(line ") {
+        Some(i) => format!("{}({file}:{}", &what[..i], &what[i + 1..]),
+        None => what,
+    };
+    Diagnostic::new(
+        MAESTRO_INCLUDED_FLOW_REFUSED,
+        format!("runFlow `{file}` includes a flow agent-device refuses: {what}"),
+        span,
+    )
+    .with_help(format!(
+        "agent-device refuses the run before the first step; check it with `ad check --maestro {}`",
+        resolved.display()
+    ))
+}
+
+/// Plan findings of a `runFlow` loaded on `platform` alone, checked without a platform: kept as
+/// errors in `gated`, and made warnings that say where they stop the run.
+fn gate_findings(found: &mut [Diagnostic], platform: &str, gated: &mut Vec<Gated>) {
+    for d in found {
+        gated.push(Gated {
+            platform: platform.to_ascii_lowercase(),
+            diagnostic: d.clone(),
+        });
+        d.severity = ad_grammar::Severity::Warning;
+        d.help = Some(
+            format!(
+                "agent-device loads this runFlow only on {platform} (its `when.platform`), and there refuses the run before the first step; on other platforms it is left out"
             )
-            .with_help(format!(
-                "agent-device refuses the run before the first step; check it with `ad check --maestro {}`",
-                resolved.display()
-            )),
+            .into(),
         );
+    }
+}
+
+/// The platform each command of [`walk`]'s list is planned on alone (`None`: every platform):
+/// a `runFlow`'s `when.platform` holds for it and for everything it runs.
+fn walk_gates<'f>(
+    commands: impl Iterator<Item = &'f Command>,
+    inherited: Option<&'f str>,
+    out: &mut Vec<Option<&'f str>>,
+) {
+    for c in commands {
+        let own = match (&c.kind, &c.when) {
+            (CommandKind::RunFlow, Some(w)) => w.platform.as_ref().map(|p| p.value.as_str()),
+            _ => None,
+        }
+        .or(inherited);
+        out.push(own);
+        walk_gates(c.body.iter(), own, out);
+        if let Some(Include::Commands(inner)) = &c.include {
+            walk_gates(inner.iter(), own, out);
+        }
     }
 }
 

@@ -184,6 +184,7 @@ fn run_one(
             NotRun::Setup(crate::render::refusal::render_setup(&p, None))
         }
         run::SetupError::Other(m) => NotRun::Setup(m),
+        run::SetupError::Refused(r) => NotRun::Refused(*r),
     })?;
     Ok(Ran {
         outcome,

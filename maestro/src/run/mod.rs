@@ -394,6 +394,9 @@ pub enum SetupError {
     Backend(ad_runtime::core::records::SetupProblem),
     /// No async runtime, no run folder.
     Other(String),
+    /// agent-device's plan refuses the flow on the device's platform (a `runFlow` it loads
+    /// there alone is missing, refused or a cycle): nothing ran.
+    Refused(Box<program::Refused>),
 }
 
 /// Runs `program` on a new backend of `kind` made by the one factory: connects it, opens a run
@@ -426,6 +429,10 @@ pub fn run_on_new_backend(
     rt.block_on(async {
         let mut backend = ad_runtime::backends::create(kind, setup).map_err(SetupError::Backend)?;
         backend.connect().await.map_err(SetupError::Backend)?;
+        if let Some(refused) = program.refusal_on(backend.platform()) {
+            backend.release().await;
+            return Err(SetupError::Refused(Box::new(refused)));
+        }
         let mut journal = Journal::create(artifacts, session).map_err(|e| {
             SetupError::Other(format!(
                 "cannot create a run folder in {}: {e} (pass --artifacts-dir DIR)",

@@ -42,6 +42,9 @@ impl FlowFile {
 pub struct Program {
     pub files: Vec<FlowFile>,
     by_path: HashMap<PathBuf, usize>,
+    /// What refuses the run on one platform only: the plan findings of `runFlow`s agent-device
+    /// loads there alone (`when.platform`), known once the device's platform is.
+    gated: Vec<run_checks::Gated>,
 }
 
 /// Why a flow cannot run: the file and what agent-device's reader or plan says of it.
@@ -79,6 +82,7 @@ impl Program {
         let mut program = Program {
             files: Vec::new(),
             by_path: HashMap::new(),
+            gated: Vec::new(),
         };
         let Some(text) = read(entry) else {
             return Err(Refused {
@@ -96,8 +100,26 @@ impl Program {
                 diagnostics,
             });
         }
+        program.gated = checked.gated;
         program.add(entry, display.into(), text, flow.unwrap_or_default(), read);
         Ok(program)
+    }
+
+    /// The run's refusal on `platform`, the device's: what agent-device's plan meets in the
+    /// `runFlow`s it loads on that platform alone (`when.platform`), before the first step.
+    pub fn refusal_on(&self, platform: &str) -> Option<Refused> {
+        let diagnostics: Vec<Diagnostic> = self
+            .gated
+            .iter()
+            .filter(|g| g.platform.eq_ignore_ascii_case(platform))
+            .map(|g| g.diagnostic.clone())
+            .collect();
+        let entry = self.files.first()?;
+        (!diagnostics.is_empty()).then(|| Refused {
+            display: entry.display.clone(),
+            text: entry.text.clone(),
+            diagnostics,
+        })
     }
 
     fn add(

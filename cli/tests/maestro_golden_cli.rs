@@ -9,16 +9,8 @@ mod common;
 
 use std::path::{Path, PathBuf};
 
-use common::{exit_code, isolated_ad, repo_root, stderr, stdout};
-
-const LOGIN: &str = "appId: com.example.shop\n---\n- launchApp\n- tapOn:\n    id: login.email\n- inputText: demo@example.com\n- tapOn:\n    id: login.password\n- inputText: ${PASSWORD}\n- tapOn:\n    id: login.submit\n- assertVisible: Welcome, Demo\n";
-
-/// Signs in, then asserts a screen the app never shows.
-const WRONG: &str = "appId: com.example.shop\n---\n- launchApp\n- tapOn:\n    id: login.email\n- inputText: demo@example.com\n- tapOn:\n    id: login.password\n- inputText: ${PASSWORD}\n- tapOn:\n    id: login.submit\n- assertVisible: Welcome, Somebody Else\n";
-
-fn shop() -> PathBuf {
-    repo_root().join("examples/apps/shop.json")
-}
+use common::shop_flows::{shop, LOGIN, WRONG};
+use common::{exit_code, isolated_ad, stderr, stdout};
 
 fn ad(dir: &Path, args: &[&str]) -> std::process::Output {
     isolated_ad(dir).args(args).output().unwrap()

@@ -8,13 +8,8 @@ mod common;
 
 use std::path::{Path, PathBuf};
 
+use common::shop_flows::{shop, LOGIN};
 use common::{exit_code, isolated_ad, repo_root, stderr, stdout};
-
-const LOGIN: &str = "appId: com.example.shop\n---\n- launchApp\n- tapOn:\n    id: login.email\n- inputText: demo@example.com\n- tapOn:\n    id: login.password\n- inputText: ${PASSWORD}\n- tapOn:\n    id: login.submit\n- assertVisible: Welcome, Demo\n";
-
-fn shop() -> PathBuf {
-    repo_root().join("examples/apps/shop.json")
-}
 
 fn write(dir: &Path, name: &str, text: &str) -> PathBuf {
     let p = dir.join(name);
@@ -123,6 +118,15 @@ fn a_failing_step_is_reported_at_its_line_and_column_with_a_divergence_report() 
     );
 }
 
+/// A run refused before its first step (exit 2) with `code` at `place` (`FILE:LINE:COLUMN`).
+fn assert_refused(out: &std::process::Output, code: &str, place: &str) {
+    let err = stderr(out);
+    assert_eq!(exit_code(out), 2, "{err}");
+    assert!(err.contains(code), "{err}");
+    assert!(err.contains(place), "{err}");
+    assert!(err.contains("nothing was run"), "{err}");
+}
+
 #[test]
 fn a_flow_agent_device_refuses_is_not_run() {
     let dir = common::scratch_dir("maestro-run");
@@ -132,11 +136,7 @@ fn a_flow_agent_device_refuses_is_not_run() {
         "appId: com.example.shop\n---\n- launchApp\n- travel: far\n",
     );
     let out = run(&dir, &["run", "--maestro", "refused.yaml"]);
-    let err = stderr(&out);
-    assert_eq!(exit_code(&out), 2, "{err}");
-    assert!(err.contains("AD903"), "{err}");
-    assert!(err.contains("refused.yaml:4:3"), "{err}");
-    assert!(err.contains("nothing was run"), "{err}");
+    assert_refused(&out, "AD903", "refused.yaml:4:3");
     assert!(
         !dir.join("ad-artifacts").exists(),
         "a refused flow makes no run folder"
@@ -160,11 +160,7 @@ fn a_runflow_for_another_platform_is_not_loaded() {
     assert_eq!(exit_code(&out), 0, "{}{}", stdout(&out), stderr(&out));
 
     let out = run(&dir, &["run", "--maestro", "ios.yaml"]);
-    let err = stderr(&out);
-    assert_eq!(exit_code(&out), 2, "{err}");
-    assert!(err.contains("AD920"), "{err}");
-    assert!(err.contains("ios.yaml:5:11"), "{err}");
-    assert!(err.contains("nothing was run"), "{err}");
+    assert_refused(&out, "AD920", "ios.yaml:5:11");
     // The refused run made no run folder of its own (the first one's is the only one).
     let runs = std::fs::read_dir(dir.join("ad-artifacts")).unwrap().count();
     assert_eq!(runs, 1, "a refused flow makes no run folder");

@@ -53,23 +53,8 @@ pub fn check(
     } = plan;
     let mut supplied: BTreeSet<String> = BTreeSet::new();
     let mut scripts = false;
-    let mut commands: Vec<&Command> = Vec::new();
-    walk(
-        flow.config
-            .on_flow_start
-            .iter()
-            .chain(&flow.commands)
-            .chain(&flow.config.on_flow_complete),
-        &mut commands,
-    );
-    supplied.extend(flow.config.env.iter().map(|e| e.key.value.clone()));
-    for c in &commands {
-        supplied.extend(c.env.iter().map(|e| e.key.value.clone()));
-        // A script's outputs and an included flow's are not known here.
-        scripts |= matches!(c.kind, CommandKind::RunScript | CommandKind::EvalScript)
-            || matches!(c.include, Some(Include::File(_)));
-    }
-    let mut gates = Vec::new();
+    // Every command, with the platform it is planned on alone.
+    let mut planned = Vec::new();
     walk_gates(
         flow.config
             .on_flow_start
@@ -77,10 +62,18 @@ pub fn check(
             .chain(&flow.commands)
             .chain(&flow.config.on_flow_complete),
         None,
-        &mut gates,
+        &mut planned,
     );
+    let commands: Vec<&Command> = planned.iter().map(|(c, _)| *c).collect();
+    supplied.extend(flow.config.env.iter().map(|e| e.key.value.clone()));
+    for c in &commands {
+        supplied.extend(c.env.iter().map(|e| e.key.value.clone()));
+        // A script's outputs and an included flow's are not known here.
+        scripts |= matches!(c.kind, CommandKind::RunScript | CommandKind::EvalScript)
+            || matches!(c.include, Some(Include::File(_)));
+    }
     let base = path.and_then(Path::parent).map(Path::to_path_buf);
-    for (c, gate) in commands.iter().zip(&gates) {
+    for &(c, gate) in &planned {
         let file = match (&c.kind, &c.include) {
             (CommandKind::RunFlow, Some(Include::File(f))) => {
                 Some((f.value.as_str(), f.span, MAESTRO_RUNFLOW_MISSING))
@@ -390,12 +383,12 @@ fn gate_findings(found: &mut [Diagnostic], platform: &str, gated: &mut Vec<Gated
     }
 }
 
-/// The platform each command of [`walk`]'s list is planned on alone (`None`: every platform):
-/// a `runFlow`'s `when.platform` holds for it and for everything it runs.
+/// [`walk`]'s list with the platform each command is planned on alone (`None`: every
+/// platform): a `runFlow`'s `when.platform` holds for it and for everything it runs.
 fn walk_gates<'f>(
     commands: impl Iterator<Item = &'f Command>,
     inherited: Option<&'f str>,
-    out: &mut Vec<Option<&'f str>>,
+    out: &mut Vec<(&'f Command, Option<&'f str>)>,
 ) {
     for c in commands {
         let own = match (&c.kind, &c.when) {
@@ -403,7 +396,7 @@ fn walk_gates<'f>(
             _ => None,
         }
         .or(inherited);
-        out.push(own);
+        out.push((c, own));
         walk_gates(c.body.iter(), own, out);
         if let Some(Include::Commands(inner)) = &c.include {
             walk_gates(inner.iter(), own, out);

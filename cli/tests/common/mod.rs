@@ -3,6 +3,7 @@
 #![allow(dead_code)] // each test crate uses a different subset
 
 pub mod shop;
+pub mod shop_flows;
 
 use std::io::Write;
 use std::path::{Path, PathBuf};

@@ -319,7 +319,7 @@ fn valid_selector(rng: &mut Rng, depth: usize, indent: &str) -> String {
 fn valid_command(rng: &mut Rng, depth: usize, indent: &str) -> String {
     let i = indent;
     let sel = |rng: &mut Rng| valid_selector(rng, 0, &format!("{i}  "));
-    let c = match rng.below(if depth > 1 { 22 } else { 25 }) {
+    let c = match rng.below(if depth > 1 { 22 } else { 26 }) {
         0 => rng.pick(&["launchApp", "launchApp: com.example.app", "launchApp: ~"]).to_string(),
         1 => format!("launchApp:\n{i}    appId: {}\n{i}    clearState: {}\n{i}    arguments:\n{i}      debug: true\n{i}      level: 3", rng.pick(APPS), rng.pick(&["true", "false"])),
         2 => format!("tapOn: {}", sel(rng)),
@@ -344,6 +344,8 @@ fn valid_command(rng: &mut Rng, depth: usize, indent: &str) -> String {
         21 => format!("runScript:\n{i}    file: {}\n{i}    env:\n{i}      COUNT: 2", rng.pick(&["setup.js", "\"scripts/seed.js\""])),
         22 => format!("repeat:\n{i}    times: {}\n{i}    commands:\n{}", rng.pick(&["2", "\"3\"", "${N}"]), valid_body(rng, depth + 1, &format!("{i}      "))),
         23 => format!("retry:\n{i}    maxRetries: {}\n{i}    commands:\n{}", rng.pick(&["0", "2"]), valid_body(rng, depth + 1, &format!("{i}      "))),
+        // A runFlow file for one platform: agent-device's plan loads it there alone.
+        24 => format!("runFlow:\n{i}    when:\n{i}      platform: {}\n{i}    file: {}", rng.pick(&["Android", "iOS", "android", "IOS"]), rng.pick(&["login.yaml", "missing/other.yaml"])),
         _ => format!("runFlow:\n{i}    when:\n{i}      {}\n{i}    env:\n{i}      USER: bob\n{i}    commands:\n{}", rng.pick(&["platform: Android", "platform: iOS", "visible: Home", "true: ${OK}", "true: false", "true: maestro.platform == 'ios'", "true: \"${maestro.platform != 'android'}\"", "true: maestro.platform = 'ios'", "true: ${0}", "true: (true || false", "true: 'ios'"]), valid_body(rng, depth + 1, &format!("{i}      "))),
     };
     format!("{i}- {c}\n")

@@ -176,7 +176,10 @@ pub fn write_step(step: &Step) -> String {
     let p: Vec<&str> = step.positionals.iter().map(|a| a.value.as_str()).collect();
     let flags = step.flags();
     let flag = |k: &str| flags.get(k);
-    let rule = step.spec.map(|s| s.reader).unwrap_or(ReaderRule::Verbatim);
+    let rule = step
+        .spec()
+        .map(|s| s.reader)
+        .unwrap_or(ReaderRule::Verbatim);
     let push_args = |out: &mut Vec<String>, values: &[&str]| {
         out.extend(values.iter().map(|v| format_arg(v).into_owned()))
     };

@@ -69,7 +69,7 @@ pub fn terminal_close<'s>(steps: &'s [Step<'s>]) -> Option<&'s Step<'s>> {
     steps
         .iter()
         .rev()
-        .find(|s| s.spec.is_none_or(|spec| spec.effect != Effect::Skipped))
+        .find(|s| s.spec().is_none_or(|spec| spec.effect != Effect::Skipped))
         .filter(|s| s.action() == Some(crate::registry::Action::Close))
 }
 
@@ -104,7 +104,7 @@ pub fn decide(steps: &[Step], choice: ProfileChoice, origin: &ProfileOrigin) -> 
 /// Does this step change app state (its recording effect, request-sensitive)? Unknown commands
 /// count as mutating: nothing proves they do not.
 pub fn mutates(step: &Step) -> bool {
-    match step.spec {
+    match step.spec() {
         None => true,
         Some(spec) => spec.effect_for(&step.positionals) == Effect::Mutates,
     }

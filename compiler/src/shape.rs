@@ -62,7 +62,7 @@ impl<'a> Target<'a> {
 
 /// The element-target positional(s) of a step, with the argument they came from.
 pub fn element_targets<'s>(step: &'s Step<'s>) -> Vec<(&'s Arg<'s>, Target<'s>)> {
-    let Some(spec) = step.spec else {
+    let Some(spec) = step.spec() else {
         return Vec::new();
     };
     let p = &step.positionals;

@@ -55,7 +55,7 @@ pub fn markdown_at(analysis: &Analysis, offset: usize) -> Option<(String, Span)>
             let verification = a
                 .binds_to()
                 .and_then(|l| step_for_line(analysis, l))
-                .and_then(|s| s.spec)
+                .and_then(|s| s.spec())
                 .map(|s| s.verification)
                 .unwrap_or(Verification::PreDispatch);
             let mut md = annotation_markdown(a, verification)?;
@@ -141,7 +141,7 @@ pub fn markdown_at(analysis: &Analysis, offset: usize) -> Option<(String, Span)>
 /// it, and a selector's terms.
 fn argument_markdown(analysis: &Analysis, line: usize, token: usize) -> Option<String> {
     let step = step_for_line(analysis, line)?;
-    let spec = step.spec?;
+    let spec = step.spec()?;
     let (i, arg) = step
         .positionals
         .iter()

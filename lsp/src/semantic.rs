@@ -124,7 +124,7 @@ fn line_tokens(analysis: &Analysis, line: &Line, out: &mut Vec<Tok>) {
             let mut base: Vec<Tok> = Vec::with_capacity(action.tokens.len());
             let mut overlays: Vec<Tok> = Vec::new();
             let step = step_for_line(analysis, line.index());
-            let spec = step.and_then(|s| s.spec);
+            let spec = step.and_then(|s| s.spec());
             let deprecated = spec.is_some_and(|s| {
                 matches!(
                     s.availability,

@@ -153,12 +153,12 @@ pub fn document_symbols(snap: &Snapshot) -> Option<DocumentSymbolResponse> {
                 });
         }
         if step
-            .spec
+            .spec()
             .is_some_and(|s| s.effect == ad_compiler::registry::Effect::Skipped)
         {
             detail = Some("skipped by replay: never dispatched".into());
         }
-        let retired = step.spec.is_none_or(|s| !s.is_usable_in_scripts());
+        let retired = step.spec().is_none_or(|s| !s.is_usable_in_scripts());
         out.push(symbol(
             snap,
             Sym {

@@ -232,7 +232,7 @@ fn js_num(n: f64) -> String {
 
 fn map_step(step: &Step, anchors: &mut usize) -> Mapped {
     let p = |i| step.positional(i);
-    let Some(action) = step.spec.map(|s| s.action) else {
+    let Some(action) = step.spec().map(|s| s.action) else {
         return unknown(step.command());
     };
     match action {

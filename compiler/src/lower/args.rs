@@ -724,6 +724,14 @@ mod tests {
     }
 
     #[test]
+    #[cfg(target_pointer_width = "64")]
+    fn a_step_is_seven_words() {
+        // The line, the registry index and the annotation flag share a word; then the two
+        // inline arguments (four), the target evidence and the rare fields.
+        assert_eq!(std::mem::size_of::<super::super::Step>(), 56);
+    }
+
+    #[test]
     fn token_indices_read_as_a_slice_in_one_word() {
         for index in [0, 1, 7, 255, 256, 100_000] {
             let one = TokenIndices::one(index);

@@ -69,16 +69,17 @@ pub enum ReaderNote {
 pub struct Step<'src> {
     /// 0-based line index ([`Step::line`]; 32 bits, like spans: a step is stored per action).
     line: u32,
-    /// The registry's entry; the command word is its name ([`Step::command`]), or for a word the
-    /// registry does not know, kept with the rare fields.
-    pub spec: Option<&'static CommandSpec>,
+    /// The registry's entry ([`Step::spec`]) as its index in the registry's list, or
+    /// [`NO_SPEC`] for a word the registry does not know (kept with the rare fields): a byte
+    /// where a pointer took eight, with `line` and `annotated` in one word.
+    spec_index: u8,
+    /// Bound to the annotation on the line before ([`Step::annotation_line`]): an annotation
+    /// binds to the very next line only.
+    annotated: bool,
     /// Inline up to two (almost every step): no heap block of its own.
     pub positionals: Positionals<'src>,
     /// Shared with the annotation in the tree (most steps have none).
     pub target_evidence: Option<Arc<TargetEvidence>>,
-    /// Annotation line index, or [`NO_ANNOTATION`] ([`Step::annotation_line`]): half the size
-    /// of an `Option<u32>`, which with `line` fills a word.
-    annotation_line: u32,
     /// What few steps have (read through [`Step::flags`], [`Step::runtime`], [`Step::ref_label`],
     /// [`Step::target_evidences`], [`Step::notes`]), boxed together: a script holds hundreds of
     /// thousands of steps, and these fields would double the size of each.
@@ -96,8 +97,8 @@ struct StepRare<'src> {
     notes: Vec<ReaderNote>,
 }
 
-/// `Step::annotation_line` of a step with no annotation.
-const NO_ANNOTATION: u32 = u32::MAX;
+/// `Step::spec_index` of a word the registry does not know.
+const NO_SPEC: u8 = u8::MAX;
 
 /// The flags of a step that has none.
 static NO_FLAGS: crate::flags::Flags = crate::flags::Flags::new();
@@ -128,8 +129,12 @@ impl<'src> Step<'src> {
         self.line as usize
     }
     /// The command word as written (the registry's spelling for a known command).
+    /// The registry's entry for the command (`None`: a word it does not know).
+    pub fn spec(&self) -> Option<&'static CommandSpec> {
+        (self.spec_index != NO_SPEC).then(|| crate::registry::spec_at(self.spec_index))
+    }
     pub fn command(&self) -> &str {
-        match self.spec {
+        match self.spec() {
             Some(spec) => spec.name,
             None => self
                 .rare
@@ -140,17 +145,17 @@ impl<'src> Step<'src> {
     }
     /// The line index of the annotation bound to the step, if any.
     pub fn annotation_line(&self) -> Option<usize> {
-        (self.annotation_line != NO_ANNOTATION).then_some(self.annotation_line as usize)
+        self.annotated.then(|| self.line as usize - 1)
     }
     /// The same step, no longer borrowed from the source: for a step kept after its analysis is
     /// gone (a line an authoring session runs).
     pub fn into_owned(self) -> Step<'static> {
         Step {
             line: self.line,
-            spec: self.spec,
+            spec_index: self.spec_index,
+            annotated: self.annotated,
             positionals: self.positionals.into_owned(),
             target_evidence: self.target_evidence,
-            annotation_line: self.annotation_line,
             rare: self.rare.map(|rare| {
                 let StepRare {
                     unknown_command,
@@ -178,7 +183,7 @@ impl<'src> Step<'src> {
     /// What the step does ([`Action`](crate::registry::Action)); `None` for a word the registry
     /// does not know.
     pub fn action(&self) -> Option<crate::registry::Action> {
-        self.spec.map(|s| s.action)
+        self.spec().map(|s| s.action)
     }
 
     /// What this step does as written, sub-command included; `None` for a word the registry does
@@ -329,13 +334,16 @@ fn lower_line<'t>(
         None => (None, None),
     };
     let unknown_command = spec.is_none().then(|| CompactString::from(&*word));
+    // An annotation binds to the line right after it, so the step keeps only that it has one.
+    debug_assert!(action
+        .annotation
+        .is_none_or(|a| a as usize + 1 == line.index()));
     steps.push(Step {
         line: line.index() as u32,
-        spec,
+        spec_index: spec.map_or(NO_SPEC, crate::registry::index_of),
+        annotated: action.annotation.is_some(),
         positionals: Positionals::default(),
         target_evidence,
-        // A line index is below `u32::MAX`: sources are capped at `Span::MAX_SOURCE` bytes.
-        annotation_line: action.annotation.unwrap_or(NO_ANNOTATION),
         rare: (target_evidences.is_some() || unknown_command.is_some()).then(|| {
             Box::new(StepRare {
                 target_evidences,
@@ -428,7 +436,7 @@ fn line_span(tokens: &[ad_grammar::Token]) -> Span {
 
 impl<'src> Ctx<'_, '_, 'src> {
     fn spec(&self) -> Option<&'static CommandSpec> {
-        self.step.spec
+        self.step.spec()
     }
 
     fn note(&mut self, note: ReaderNote) {
@@ -453,7 +461,7 @@ impl<'src> Ctx<'_, '_, 'src> {
     fn verbatim(&mut self, args: &[Tok<'src>], strip_pins: bool) {
         for t in args {
             // A CLI flag the reader keeps as a positional (`scroll down --pixels 200`).
-            if self.step.spec.is_some_and(|s| s.is_usable_in_scripts())
+            if self.step.spec().is_some_and(|s| s.is_usable_in_scripts())
                 && t.value.starts_with("--")
                 && t.value.len() > 2
             {

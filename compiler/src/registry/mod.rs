@@ -359,6 +359,22 @@ pub enum Availability {
 }
 
 /// Looks up a command word (exact, case-sensitive, as the reader matches).
+/// The index of `spec`, an entry of [`COMMANDS`], in that list (a step keeps it in a byte).
+pub fn index_of(spec: &'static CommandSpec) -> u8 {
+    let offset = (spec as *const CommandSpec as usize) - (COMMANDS.as_ptr() as usize);
+    let index = offset / std::mem::size_of::<CommandSpec>();
+    debug_assert!(
+        std::ptr::eq(&COMMANDS[index], spec),
+        "not an entry of COMMANDS"
+    );
+    u8::try_from(index).expect("the registry has fewer than 255 commands")
+}
+
+/// The entry at `index` of [`COMMANDS`] ([`index_of`]).
+pub fn spec_at(index: u8) -> &'static CommandSpec {
+    &COMMANDS[usize::from(index)]
+}
+
 pub fn lookup(word: &str) -> Option<&'static CommandSpec> {
     // Every action line asks once: an open-addressing table over the command words answers with
     // one hash and (almost always) one comparison, where a sorted binary search paid ~7 memcmps.

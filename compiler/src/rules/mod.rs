@@ -50,7 +50,7 @@ impl Context<'_> {
     /// for every wait: one rule reads each wait once, the other only the waits after the last
     /// mutating step, and a table would be a large share of a big script's peak memory.
     pub fn wait_form(&self, step: &Step) -> Option<crate::shape::WaitForm> {
-        step.spec
+        step.spec()
             .is_some_and(|spec| spec.targeting == crate::registry::Targeting::WaitTarget)
             .then(|| crate::shape::wait_form(&step.positionals))
     }

@@ -137,7 +137,7 @@ pub fn missing_variables(
     // name → spans of its uses (a BTreeMap keeps the report in name order).
     let mut missing: BTreeMap<String, Vec<Span>> = BTreeMap::new();
     for step in analysis.steps().iter().skip(from - 1) {
-        if step.spec.is_some_and(|s| s.effect == Effect::Skipped) {
+        if step.spec().is_some_and(|s| s.effect == Effect::Skipped) {
             continue;
         }
         for arg in step.positionals.iter().chain(step.ref_label()) {

@@ -53,7 +53,7 @@ impl Policy {
     /// what a recording writes must resolve as replay resolves it.)
     pub fn for_step(step: &ad_compiler::Step<'_>, p: &[String]) -> Policy {
         use ad_compiler::registry::{step_action, GetOp, StepAction, Targeting};
-        let Some(spec) = step.spec else {
+        let Some(spec) = step.spec() else {
             return Policy::ANY;
         };
         match spec.targeting {

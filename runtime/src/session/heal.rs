@@ -280,7 +280,7 @@ fn site_of(text: &str, line: usize) -> Option<Site> {
     let analysis = ad_compiler::analyze(text);
     let step = analysis.steps().iter().find(|s| s.line() + 1 == line)?;
     let raw = step.positional_values();
-    let spec = step.spec?;
+    let spec = step.spec()?;
     let written = match spec.targeting {
         Targeting::Element => raw.first().cloned(),
         Targeting::ElementAfterSubcommand => raw.get(1).cloned(),

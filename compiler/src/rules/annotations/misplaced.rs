@@ -11,7 +11,7 @@ pub(super) fn check(cx: &Context, step: &Step, out: &mut Vec<Diagnostic>) {
     let Some(line) = step.annotation_line() else {
         return;
     };
-    let Some(spec) = step.spec else { return };
+    let Some(spec) = step.spec() else { return };
     let is_drag = spec.verification == Verification::DragEndpoints
         && step.step_action() == Some(StepAction::Gesture(GestureKind::Drag));
     let single = step.target_evidence.is_some();

@@ -13,15 +13,15 @@ use crate::rules::Context;
 pub(super) fn check(cx: &Context, step: &Step, out: &mut Vec<Diagnostic>) {
     // `gesture` reads `--pointer-count` only for `pan`: its dispatch reader checks it.
     let gesture = step
-        .spec
+        .spec()
         .is_some_and(|s| matches!(s.dispatch, Dispatch::Reader(Reader::Gesture)));
-    if step.spec.is_some() && !gesture && !cx.is_rejected_line(step.line()) {
+    if step.spec().is_some() && !gesture && !cx.is_rejected_line(step.line()) {
         flag_ranges(cx, step, out);
     }
 }
 
 fn flag_ranges(cx: &Context, step: &Step, out: &mut Vec<Diagnostic>) {
-    let Some(spec) = step.spec else { return };
+    let Some(spec) = step.spec() else { return };
     if step.flags().is_empty() && step.runtime().is_none() {
         return; // the common case: nothing to range-check
     }

@@ -17,7 +17,7 @@ pub(super) fn check(cx: &Context, step: &Step, out: &mut Vec<Diagnostic>) {
         return;
     }
     let Some(form) = crate::rules::dispatch::matching_form(
-        step.spec.map_or(&[], |s| s.forms),
+        step.spec().map_or(&[], |s| s.forms),
         &step.positionals,
     ) else {
         return;

@@ -11,7 +11,7 @@ use crate::registry::ArgKind;
 use crate::rules::Context;
 
 pub(super) fn check(cx: &Context, step: &Step, out: &mut Vec<Diagnostic>) {
-    let Some(spec) = step.spec else { return };
+    let Some(spec) = step.spec() else { return };
     // Only commands with a path among their forms' positionals can name one: the others
     // skip the (costly) form matching.
     let writes_files = spec.forms.iter().any(|f| {

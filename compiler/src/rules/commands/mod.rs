@@ -13,7 +13,7 @@ mod unknown;
 
 pub(super) fn check(cx: &Context, at: &At, out: &mut Vec<Diagnostic>) {
     let step = at.step;
-    let Some(spec) = step.spec else {
+    let Some(spec) = step.spec() else {
         unknown::check(cx, step, out);
         return;
     };

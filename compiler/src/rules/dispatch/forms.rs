@@ -220,7 +220,7 @@ pub(super) fn forms(
 }
 
 fn spec_signature(step: &Step) -> &'static str {
-    step.spec.map_or("", |s| s.signature)
+    step.spec().map_or("", |s| s.signature)
 }
 
 fn describe_positional(p: &Positional) -> String {

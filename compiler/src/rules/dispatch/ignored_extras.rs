@@ -12,7 +12,7 @@ use crate::rules::Context;
 
 /// AD114: positionals the daemon does not read (the step still runs).
 pub(super) fn check(cx: &Context, step: &Step, out: &mut Vec<Diagnostic>) {
-    let Some(spec) = step.spec else { return };
+    let Some(spec) = step.spec() else { return };
     if !spec.is_usable_in_scripts() || step.positionals.is_empty() {
         return;
     }

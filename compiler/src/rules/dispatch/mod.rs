@@ -134,7 +134,7 @@ pub(crate) fn verdict(step: &Step) -> Verdict {
 /// The verdict on `step` read with `values` as its positionals: as written for `ad check`, filled
 /// in for `ad run` ([`refusal_when_filled`]). The step gives the command and its flags.
 fn verdict_on(step: &Step, values: &[&str]) -> Verdict {
-    let Some(spec) = step.spec else {
+    let Some(spec) = step.spec() else {
         return Verdict::Pass;
     };
     if !spec.is_usable_in_scripts() || spec.effect == crate::registry::Effect::Skipped {
@@ -211,7 +211,7 @@ pub fn refusal_when_filled(step: &Step, filled: &[String]) -> Option<FilledRefus
             _ => r.daemon.clone(),
         }
     };
-    let usage = step.spec.map_or(String::new(), |s| {
+    let usage = step.spec().map_or(String::new(), |s| {
         format!("usage: {} {}", s.name, s.signature)
             .trim_end()
             .to_string()

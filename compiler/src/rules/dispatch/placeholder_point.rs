@@ -14,7 +14,7 @@ pub(super) fn check(cx: &Context, step: &Step, out: &mut Vec<Diagnostic>) {
     // tokens on, and the daemon reads the values).
     use crate::registry::ReaderRule;
     if !step
-        .spec
+        .spec()
         .is_some_and(|s| matches!(s.reader, ReaderRule::ClickLike | ReaderRule::Fill))
     {
         return;

@@ -13,7 +13,7 @@ use crate::rules::Context;
 
 pub(super) fn check(cx: &Context, step: &Step, out: &mut Vec<Diagnostic>) {
     let is_settings = step
-        .spec
+        .spec()
         .is_some_and(|s| matches!(s.dispatch, Dispatch::Reader(Reader::Settings)));
     let Some(platform) = cx.parse.metadata.platform.as_ref() else {
         return;

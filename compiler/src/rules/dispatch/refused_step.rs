@@ -175,7 +175,7 @@ fn args_span(cx: &Context, step: &Step) -> Span {
 /// The word a CLI-only form drops to become the script form (`tv-remote press down`), with its
 /// token.
 fn cli_only_drop(step: &Step) -> Option<(&'static str, usize)> {
-    let Dispatch::Forms { cli_only, .. } = step.spec?.dispatch else {
+    let Dispatch::Forms { cli_only, .. } = step.spec()?.dispatch else {
         return None;
     };
     let first = step.positionals.first()?;

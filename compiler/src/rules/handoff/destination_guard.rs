@@ -24,7 +24,7 @@ pub(super) fn check(cx: &Context, note: Note, out: &mut Vec<Diagnostic>) {
     let mut near_misses = Vec::new();
     for step in after {
         if step
-            .spec
+            .spec()
             .is_none_or(|s| s.targeting != Targeting::WaitTarget)
         {
             continue;
@@ -105,7 +105,7 @@ fn guard_fix(cx: &Context, last_mutation: Option<usize>) -> Option<(String, Vec<
     let text = cx.text();
     let before = last_mutation.map(|i| &cx.steps[..i]).unwrap_or(&[]);
     let landmark = before.iter().rev().find(|s| {
-        s.spec
+        s.spec()
             .is_some_and(|sp| sp.targeting == Targeting::WaitTarget)
             && guard_problem(cx, s).is_none()
     })?;

@@ -50,7 +50,7 @@ impl<'s> Family<'s> for Handoff {
     /// No session-local refs, no mutating find, evidence on identity-verified element steps.
     fn step(&mut self, cx: &Context<'s>, at: &At<'s>, _out: &mut Vec<Diagnostic>) {
         let step = at.step;
-        let Some(spec) = step.spec else { return };
+        let Some(spec) = step.spec() else { return };
         let required = &self.required;
         let note = |d| with_required(d, required);
         let note: Note = &note;

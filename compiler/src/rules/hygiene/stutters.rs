@@ -9,7 +9,7 @@ use crate::rules::Context;
 
 /// `a` is the step before `b`.
 pub(super) fn check(cx: &Context, a: &Step, b: &Step, out: &mut Vec<Diagnostic>) {
-    let targets_elements = b.spec.is_some_and(|s| {
+    let targets_elements = b.spec().is_some_and(|s| {
         matches!(
             s.targeting,
             Targeting::Element | Targeting::ElementAfterSubcommand

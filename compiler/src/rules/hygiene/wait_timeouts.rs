@@ -11,7 +11,7 @@ use crate::shape::{wait_timeout_bound, WaitForm};
 
 pub(super) fn check(cx: &Context, step: &Step, out: &mut Vec<Diagnostic>) {
     if step
-        .spec
+        .spec()
         .is_none_or(|s| s.targeting != Targeting::WaitTarget)
     {
         return;

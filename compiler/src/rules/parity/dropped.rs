@@ -20,7 +20,9 @@ pub(super) fn check(
     let text = cx.text();
     let tok = |i: usize| tok(cx, step, i);
     let (raw, span) = tok(token);
-    let is_snapshot = step.spec.is_some_and(|s| s.reader == ReaderRule::Snapshot);
+    let is_snapshot = step
+        .spec()
+        .is_some_and(|s| s.reader == ReaderRule::Snapshot);
     let code = if is_snapshot {
         codes::IGNORED_TOKEN
     } else {

@@ -43,7 +43,7 @@ pub(super) fn ignored(
     let (raw, _) = tok(token);
     let (v, vspan) = tok(value);
     let allowed = step
-        .spec
+        .spec()
         .and_then(|s| s.flag(raw))
         .map(|f| match f.value {
             crate::registry::FlagValue::Enum(vals) => vals.join(", "),

@@ -21,7 +21,9 @@ pub(super) fn check(cx: &Context, at: &At, out: &mut Vec<Diagnostic>) {
     let (step, verdict) = (at.step, &at.verdict);
     let text = cx.text();
     let refused_flag = super::dispatch::refused_flag(cx, step, verdict);
-    let targets_elements = step.spec.is_some_and(|s| s.targeting == Targeting::Element);
+    let targets_elements = step
+        .spec()
+        .is_some_and(|s| s.targeting == Targeting::Element);
     for note in step.notes() {
         match *note {
             ReaderNote::UnknownFlag { token } => {

@@ -10,7 +10,7 @@ use crate::rules::Context;
 
 pub(super) fn check(cx: &Context, step: &Step, text: &str, out: &mut Vec<Diagnostic>) {
     // `fill @e3 hello world`: "hello" becomes the ref label.
-    if step.spec.is_some_and(|s| s.reader == ReaderRule::Fill)
+    if step.spec().is_some_and(|s| s.reader == ReaderRule::Fill)
         && step
             .positionals
             .first()

@@ -39,7 +39,9 @@ pub(super) struct RefFrames<'s> {
 impl<'s> Family<'s> for RefFrames<'s> {
     fn step(&mut self, cx: &Context<'s>, at: &At<'s>, out: &mut Vec<Diagnostic>) {
         let step = at.step;
-        let is_snapshot = step.spec.is_some_and(|s| s.reader == ReaderRule::Snapshot);
+        let is_snapshot = step
+            .spec()
+            .is_some_and(|s| s.reader == ReaderRule::Snapshot);
         let mutating = mutates(step);
         for (arg, value) in refs(step) {
             pins_kept::check(cx, step, arg, &value, out);

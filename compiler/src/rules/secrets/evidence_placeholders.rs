@@ -27,7 +27,7 @@ pub(super) fn check(cx: &Context, step: &Step, out: &mut Vec<Diagnostic>) {
     };
     let span = cx.parse.file.lines[line].content;
     let is_wait = step
-        .spec
+        .spec()
         .is_some_and(|s| s.targeting == Targeting::WaitTarget);
     if is_wait {
         out.push(

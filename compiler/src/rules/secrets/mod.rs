@@ -16,7 +16,7 @@ mod secret_in_clear;
 
 pub(super) fn check(cx: &Context, at: &At, out: &mut Vec<Diagnostic>) {
     let step = at.step;
-    let Some(spec) = step.spec else { return };
+    let Some(spec) = step.spec() else { return };
     record_as::check(cx, step, out);
     secret_in_clear::check(cx, step, spec, out);
     expanded_on_rerecord::check(cx, step, spec, cx.text(), out);

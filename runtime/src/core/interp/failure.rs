@@ -181,7 +181,7 @@ impl<B: Backend> Exec<'_, B> {
         let raw = step.positional_values();
         // The step's selector, located by its targeting in the registry.
         use ad_compiler::registry::Targeting;
-        let selector = match step.spec.map(|s| s.targeting) {
+        let selector = match step.spec().map(|s| s.targeting) {
             Some(Targeting::Element) => raw
                 .first()
                 .filter(|s| !s.starts_with('@') && !is_numeric(s))

@@ -61,7 +61,7 @@ pub fn action_label(command: &str, p: &[String]) -> String {
 pub fn progress_label(step: &ad_compiler::Step<'_>) -> String {
     use ad_compiler::registry::FlagValue;
     let mut label = action_label(step.command(), &step.positional_values());
-    let Some(spec) = step.spec else {
+    let Some(spec) = step.spec() else {
         return label;
     };
     for f in spec.flags {

@@ -539,7 +539,7 @@ impl<'b, B: Backend> Exec<'b, B> {
         terminal_close: Option<usize>,
         progress: &mut dyn Progress,
     ) -> bool {
-        if at.step.spec.is_some_and(|s| s.effect == Effect::Skipped) {
+        if at.step.spec().is_some_and(|s| s.effect == Effect::Skipped) {
             let _ = self
                 .journal
                 .append(at.skipped_event("replay steps are never dispatched"));

@@ -57,7 +57,7 @@ impl<B: Backend> Exec<'_, B> {
         }
         let evidence = step.target_evidence.as_deref().filter(|_| {
             !any && step
-                .spec
+                .spec()
                 .is_some_and(|s| s.verification == Verification::PreDispatch)
         });
         if let Some(e) = evidence {
@@ -140,7 +140,7 @@ impl<B: Backend> Exec<'_, B> {
         } else {
             let policy = policy_for(step, p);
             let evidence = step.target_evidence.as_deref().filter(|_| {
-                step.spec
+                step.spec()
                     .is_some_and(|s| s.verification == Verification::PreDispatch)
             });
             let r = self

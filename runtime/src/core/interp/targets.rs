@@ -84,7 +84,7 @@ impl<B: Backend> Exec<'_, B> {
             return Err(Fail::misread(step.command()));
         };
         let evidence = step.target_evidence.as_deref().filter(|_| {
-            step.spec
+            step.spec()
                 .is_some_and(|s| s.verification == Verification::PreDispatch)
         });
         let mut r = if t.starts_with('@') {

@@ -32,7 +32,7 @@ impl<B: Backend> Exec<'_, B> {
     pub(super) async fn wait(&mut self, step: &Step<'_>, p: &[String]) -> Outcome {
         let form = wait_form(p);
         let landmark = step.target_evidence.as_deref().filter(|_| {
-            step.spec
+            step.spec()
                 .is_some_and(|s| s.verification == Verification::PostResolution)
         });
         match form {

@@ -105,7 +105,7 @@ impl Sessions {
         let mut failure = None;
         let mut warnings = Vec::new();
         for step in analysis.steps() {
-            if step.spec.is_some_and(|sp| sp.effect == Effect::Skipped) {
+            if step.spec().is_some_and(|sp| sp.effect == Effect::Skipped) {
                 continue;
             }
             // Armed: a step whose recorded form could never be published is not sent, as for a

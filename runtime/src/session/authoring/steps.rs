@@ -41,7 +41,7 @@ pub(super) fn selector_chain(snap: &Snapshot, node: usize) -> Option<String> {
 
 /// Does a step enter the recording? Recordable commands, not `snapshot` (the writer drops it).
 pub(super) fn recordable(step: &Step) -> bool {
-    step.spec.is_some_and(|s| {
+    step.spec().is_some_and(|s| {
         !matches!(s.effect, Effect::NotRecorded | Effect::Skipped)
             && !matches!(s.action, Action::Snapshot | Action::Close)
     })
@@ -49,7 +49,7 @@ pub(super) fn recordable(step: &Step) -> bool {
 
 /// The position of the step's element target among its positionals.
 pub(super) fn target_at(step: &Step) -> Option<usize> {
-    match step.spec?.targeting {
+    match step.spec()?.targeting {
         Targeting::Element => Some(0),
         Targeting::ElementAfterSubcommand | Targeting::Predicate => Some(1),
         _ => None,
@@ -365,7 +365,7 @@ pub(super) fn record(
     use ad_grammar::annotation::{DualEvidence, Evidence};
     use std::sync::Arc;
     let resolved = resolved_all.last().map(|(t, i)| (&**t, *i));
-    let mode = step.spec.map(|s| s.verification);
+    let mode = step.spec().map(|s| s.verification);
     let single = |e: Option<_>| e.map(|e| Evidence::Single(Arc::new(e)));
     let captured = match (mode, resolved) {
         (Some(Verification::PreDispatch), Some((snap, node))) => {

@@ -4,44 +4,21 @@
 //! the core nor the backends call a lookup, and what the gate and the factory decide follows
 //! the configuration handed in, whatever is on the disk.
 
-use std::path::{Path, PathBuf};
+mod common;
+
+use std::path::Path;
 
 use ad_compiler::config::Config;
 use ad_runtime::backends::{project_default, BackendKind};
 use ad_runtime::core::gate;
 
-fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
-    for entry in std::fs::read_dir(dir).unwrap_or_else(|e| panic!("{}: {e}", dir.display())) {
-        let path = entry.unwrap().path();
-        if path.is_dir() {
-            rust_files(&path, out);
-        } else if path.extension().is_some_and(|x| x == "rs") {
-            out.push(path);
-        }
-    }
-}
-
 /// Lines of code (comments left out) under `src/<layer>` that look an `ad.toml` up.
 fn lookups(layer: &str) -> Vec<String> {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
-    let mut files = Vec::new();
-    rust_files(&root.join(layer), &mut files);
-    assert!(!files.is_empty(), "no sources under src/{layer}");
-    let mut out = Vec::new();
-    for file in files {
-        let text = std::fs::read_to_string(&file).unwrap();
-        for (n, line) in text.lines().enumerate() {
-            let code = line.trim_start();
-            if code.starts_with("//") {
-                continue;
-            }
-            if code.contains("Config::discover") || code.contains("discover_config") {
-                let place = file.strip_prefix(&root).unwrap().display().to_string();
-                out.push(format!("{place}:{}: {code}", n + 1));
-            }
-        }
-    }
-    out
+    common::code_lines(layer)
+        .into_iter()
+        .filter(|(_, line)| line.contains("Config::discover") || line.contains("discover_config"))
+        .map(|(place, line)| format!("{place}: {}", line.trim_start()))
+        .collect()
 }
 
 #[test]

@@ -3,42 +3,20 @@
 //! records (`src/core/records/`) import only the value types they describe. An import that runs
 //! back up fails here with the file and line.
 
-use std::path::{Path, PathBuf};
-
-fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
-    for entry in std::fs::read_dir(dir).unwrap_or_else(|e| panic!("{}: {e}", dir.display())) {
-        let path = entry.unwrap().path();
-        if path.is_dir() {
-            rust_files(&path, out);
-        } else if path.extension().is_some_and(|x| x == "rs") {
-            out.push(path);
-        }
-    }
-}
+mod common;
 
 /// Every `crate::…` path written in code (comments left out) under `layer`, with its place.
 fn crate_paths(layer: &str) -> Vec<(String, String)> {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
-    let mut files = Vec::new();
-    rust_files(&root.join(layer), &mut files);
-    assert!(!files.is_empty(), "no sources under src/{layer}");
     let mut out = Vec::new();
-    for file in files {
-        let text = std::fs::read_to_string(&file).unwrap();
-        for (n, line) in text.lines().enumerate() {
-            if line.trim_start().starts_with("//") {
-                continue;
-            }
-            let mut rest = line;
-            while let Some(at) = rest.find("crate::") {
-                let path: String = rest[at..]
-                    .chars()
-                    .take_while(|c| c.is_alphanumeric() || *c == '_' || *c == ':')
-                    .collect();
-                let place = format!("{}:{}", file.strip_prefix(&root).unwrap().display(), n + 1);
-                out.push((place, path));
-                rest = &rest[at + "crate::".len()..];
-            }
+    for (place, line) in common::code_lines(layer) {
+        let mut rest = line.as_str();
+        while let Some(at) = rest.find("crate::") {
+            let path: String = rest[at..]
+                .chars()
+                .take_while(|c| c.is_alphanumeric() || *c == '_' || *c == ':')
+                .collect();
+            out.push((place.clone(), path));
+            rest = &rest[at + "crate::".len()..];
         }
     }
     out

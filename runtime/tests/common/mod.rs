@@ -211,3 +211,33 @@ pub fn check_run_dir(dir: &Path) -> usize {
     fits(&summary, &doc, &format!("{}/run.json", dir.display()));
     checked + 1
 }
+
+/// Every line of code (comment lines left out) of the Rust sources under `src/<layer>`, with
+/// its place (`<path under src>:<line>`): what the layering tests read.
+pub fn code_lines(layer: &str) -> Vec<(String, String)> {
+    fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
+        for entry in std::fs::read_dir(dir).unwrap_or_else(|e| panic!("{}: {e}", dir.display())) {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                rust_files(&path, out);
+            } else if path.extension().is_some_and(|x| x == "rs") {
+                out.push(path);
+            }
+        }
+    }
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut files = Vec::new();
+    rust_files(&root.join(layer), &mut files);
+    assert!(!files.is_empty(), "no sources under src/{layer}");
+    let mut out = Vec::new();
+    for file in files {
+        let text = std::fs::read_to_string(&file).unwrap();
+        let shown = file.strip_prefix(&root).unwrap().display().to_string();
+        for (n, line) in text.lines().enumerate() {
+            if !line.trim_start().starts_with("//") {
+                out.push((format!("{shown}:{}", n + 1), line.to_string()));
+            }
+        }
+    }
+    out
+}

@@ -11,7 +11,7 @@
 //! ([`discover_config`]), and handed in: everything downstream (the run gate, the backend
 //! factory) takes the [`Config`] it was given and never looks it up again.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use ad_grammar::Diagnostic;
 
@@ -278,13 +278,4 @@ pub fn compose_file(path: &Path, text: &str, config: &Config, options: &Options)
 
 /// `path` made absolute against the current folder, `.` and `..` resolved without following
 /// links (how a composition names its files).
-pub fn absolute(path: &Path) -> PathBuf {
-    let abs = if path.is_absolute() {
-        path.to_path_buf()
-    } else {
-        std::env::current_dir()
-            .map(|d| d.join(path))
-            .unwrap_or_else(|_| path.to_path_buf())
-    };
-    compose::normalize(&abs)
-}
+pub use crate::compose::absolute;

@@ -104,17 +104,23 @@ pub fn resolve(root: &Path, base: &Path, written: &str) -> Option<PathBuf> {
     resolved.starts_with(normalize(root)).then_some(resolved)
 }
 
+/// `path` made absolute against the current folder, `.` and `..` resolved without following
+/// links (how a composition names its files).
+pub fn absolute(path: &Path) -> PathBuf {
+    let abs = if path.is_absolute() {
+        path.to_path_buf()
+    } else {
+        std::env::current_dir()
+            .map(|d| d.join(path))
+            .unwrap_or_else(|_| path.to_path_buf())
+    };
+    normalize(&abs)
+}
+
 /// The project root of `script`: the folder of the nearest `ad.toml` above it, else of the
 /// nearest `.git`, else the script's own folder.
 pub fn project_root(script: &Path) -> PathBuf {
-    let abs = if script.is_absolute() {
-        script.to_path_buf()
-    } else {
-        std::env::current_dir()
-            .map(|d| d.join(script))
-            .unwrap_or_else(|_| script.to_path_buf())
-    };
-    let abs = normalize(&abs);
+    let abs = absolute(script);
     let start = abs.parent().unwrap_or(Path::new("/")).to_path_buf();
     for marker in ["ad.toml", ".git"] {
         let mut dir = Some(start.as_path());

@@ -15,7 +15,7 @@ mod fragment_env;
 mod lines;
 mod pins;
 
-pub use files::{normalize, project_root, resolve, Files, FsFiles, MemoryFiles};
+pub use files::{absolute, normalize, project_root, resolve, Files, FsFiles, MemoryFiles};
 pub use lines::{kind_of, ScriptKind};
 pub use pins::{changes, read_snapshot, snapshot_path, snapshot_text, PINS_DIR};
 

@@ -187,6 +187,7 @@ pub fn atomic_write(path: &std::path::Path, bytes: &[u8]) -> std::io::Result<()>
 }
 
 fn main() {
+    ad_alloc::use_small_pages();
     // Rust ignores SIGPIPE, which turns `ad commands | head` into a panic on the next write.
     #[cfg(unix)]
     // SAFETY: called once at startup before any thread exists; SIG_DFL is a valid disposition.

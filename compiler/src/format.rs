@@ -5,7 +5,7 @@
 //! is returned unchanged.
 
 use ad_grammar::printer::{self, format_arg, format_string_literal, ActionPrinter, LineOutcome};
-use ad_grammar::{ActionLine, Diagnostic, Line, Reader, SourceFile};
+use ad_grammar::{Action, Diagnostic, Line, Reader, SourceFile};
 use serde_json::Value;
 
 use crate::digest::{plan_digest, DigestOptions};
@@ -109,7 +109,7 @@ impl ActionPrinter for Writer<'_> {
         &mut self,
         file: &SourceFile,
         line: &Line,
-        action: &ActionLine,
+        action: Action<'_>,
     ) -> Option<String> {
         // Steps are in line order: binary search instead of a scan per line.
         let step = &self.steps[self

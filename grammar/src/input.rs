@@ -39,6 +39,20 @@ pub fn refused_too_large(path: &str, size: Option<u64>, limit: u64) -> Diagnosti
     }
 }
 
+/// AD006 for a text with a line longer than the parser holds (`line` 0-based).
+pub fn refused_long_line(line: usize, len: u64, limit: u64) -> Diagnostic {
+    Diagnostic::new(
+        codes::FILE_TOO_LARGE,
+        format!(
+            "line {} is {len} bytes, over the {limit}-byte limit of a line: not read",
+            line + 1
+        ),
+        Span::new(0, 0),
+    )
+    .with_label("nothing in this file was checked")
+    .with_help("split the line: no script line is this long")
+}
+
 /// AD006 for a script that was read (the limit was raised) but that agent-device refuses:
 /// `size` is the UTF-8 length of the decoded text, as agent-device counts it.
 pub fn over_agent_device_limit(path: &str, size: u64) -> Option<Diagnostic> {

@@ -38,38 +38,63 @@ pub fn parse(text: &str) -> Parse {
 /// Parses `text` and keeps it in the tree without copying it: what `ad check` uses, where the
 /// copy of a large script would be its largest single allocation.
 pub fn parse_owned(text: String) -> Parse {
-    if text.len() > Span::MAX_SOURCE {
+    let refusal = if text.len() > Span::MAX_SOURCE {
         // Spans cannot address it; the readers refuse such files before parsing (AD006).
-        let size = text.len() as u64;
+        Some(crate::input::refused_too_large(
+            "<input>",
+            Some(text.len() as u64),
+            Span::MAX_SOURCE as u64,
+        ))
+    } else {
+        // A token holds its length in fewer bits than a span: only a line longer than any
+        // token can be (hundreds of megabytes, more than agent-device's V8 holds as a string)
+        // goes unread.
+        longest_line_over(&text, Token::MAX_LEN).map(|(line, len)| {
+            crate::input::refused_long_line(line, len as u64, Token::MAX_LEN as u64)
+        })
+    };
+    if let Some(refusal) = refusal {
         return Parse {
             file: SourceFile {
                 text,
                 lines: Vec::new(),
+                tokens: Vec::new(),
             },
             metadata: Metadata::default(),
-            diagnostics: vec![crate::input::refused_too_large(
-                "<input>",
-                Some(size),
-                Span::MAX_SOURCE as u64,
-            )],
+            diagnostics: vec![refusal],
             binary: false,
         };
     }
-    let (lines, metadata, diagnostics, binary) = parse_lines(&text);
+    let (lines, tokens, metadata, diagnostics, binary) = parse_lines(&text);
     Parse {
-        file: SourceFile { text, lines },
+        file: SourceFile {
+            text,
+            lines,
+            tokens,
+        },
         metadata,
         diagnostics,
         binary,
     }
 }
 
-fn parse_lines(text: &str) -> (Vec<Line>, Metadata, Vec<Diagnostic>, bool) {
+/// What [`parse_lines`] reads: the lines, every action's tokens, the header, the findings and
+/// whether the text is binary.
+type Parsed = (Vec<Line>, Vec<Token>, Metadata, Vec<Diagnostic>, bool);
+
+fn parse_lines(text: &str) -> Parsed {
     let mut diagnostics = Vec::new();
-    let (line_count, has_nul, non_ascii) = scan_text(text);
+    let Scan {
+        lines: line_count,
+        tokens: token_room,
+        has_nul,
+        non_ascii,
+    } = scan_text(text);
     let mut lines: Vec<Line> = Vec::with_capacity(line_count);
     let mut pending: Option<PendingAnnotation> = None;
     let mut token_buf = Vec::new();
+    // Every action's tokens, in one list for the file.
+    let mut tokens = Vec::with_capacity(token_room);
     let mut seen_action = false;
     // The metadata reader scans from the top and stops at the first line it does not understand.
     let mut header_open = true;
@@ -142,10 +167,12 @@ fn parse_lines(text: &str) -> (Vec<Line>, Metadata, Vec<Diagnostic>, bool) {
             );
             LineKind::Env(Box::new(env))
         } else {
-            let tokens = tokenize(text, content, index, &mut token_buf, &mut diagnostics);
+            tokenize(text, content, index, &mut token_buf, &mut diagnostics);
             // The first token starts the line: a bare `context` or a quoted token spelling it.
             let first_is_context = (trimmed.starts_with("context") || trimmed.starts_with('"'))
-                && tokens.first().is_some_and(|t| t.value(text) == "context");
+                && token_buf
+                    .first()
+                    .is_some_and(|t| t.value(text) == "context");
             if first_is_context {
                 if let Some(p) = pending.take() {
                     binding_error(
@@ -163,9 +190,9 @@ fn parse_lines(text: &str) -> (Vec<Line>, Metadata, Vec<Diagnostic>, bool) {
                     context_outside_header(trimmed, content, seen_action, &mut diagnostics);
                     header_open = false;
                 }
-                let entries = context_entries(text, &tokens);
+                let entries = context_entries(text, &token_buf);
                 LineKind::Context(Box::new(ContextLine {
-                    tokens,
+                    tokens: token_buf.clone(),
                     entries,
                     in_header,
                 }))
@@ -180,10 +207,13 @@ fn parse_lines(text: &str) -> (Vec<Line>, Metadata, Vec<Diagnostic>, bool) {
                         ann.binds_to = Some(index as u32);
                     }
                 }
-                LineKind::Action(ActionLine {
-                    tokens: tokens.into_boxed_slice(),
-                    annotation,
-                })
+                let first = tokens.len();
+                tokens.extend_from_slice(&token_buf);
+                LineKind::Action(ActionLine::new(
+                    first,
+                    token_buf.len(),
+                    annotation.is_some(),
+                ))
             }
         };
         lines.push(Line::new(
@@ -209,25 +239,66 @@ fn parse_lines(text: &str) -> (Vec<Line>, Metadata, Vec<Diagnostic>, bool) {
         );
     }
 
-    (lines, header.finish(), diagnostics, binary)
+    (lines, tokens, header.finish(), diagnostics, binary)
 }
 
-/// The number of lines `raw_lines` yields (so `lines` never reallocates), whether the text holds
-/// a NUL byte, and whether it holds any non-ASCII byte. Blocks of 64 bytes with byte-sized sums, which the compiler vectorizes well.
-fn scan_text(text: &str) -> (usize, bool, bool) {
+/// The first line (0-based) longer than `max` bytes, and its length: only a text longer than
+/// `max` is scanned.
+fn longest_line_over(text: &str, max: usize) -> Option<(usize, usize)> {
+    if text.len() <= max {
+        return None;
+    }
+    let mut start = 0;
+    for (index, end) in memchr::memchr_iter(b'\n', text.as_bytes())
+        .chain([text.len()])
+        .enumerate()
+    {
+        if end - start > max {
+            return Some((index, end - start));
+        }
+        start = end + 1;
+    }
+    None
+}
+
+/// The number of lines `raw_lines` yields (so `lines` never reallocates), a bound on the number
+/// of tokens (see [`Scan::tokens`]), whether the text holds a NUL byte, and whether it holds any
+/// non-ASCII byte. Blocks of 64 bytes with byte-sized sums, which the compiler vectorizes well.
+fn scan_text(text: &str) -> Scan {
     let mut chunks = text.as_bytes().chunks_exact(64);
-    let (mut lines, mut nul, mut high) = (1, 0u8, 0u8);
+    let (mut lines, mut gaps, mut nul, mut high) = (1, 0, 0u8, 0u8);
+    let gap = |b: u8| u8::from(b == b' ' || b == b'\t');
     for c in &mut chunks {
         lines += usize::from(c.iter().map(|&b| u8::from(b == b'\n')).sum::<u8>());
+        gaps += usize::from(c.iter().map(|&b| gap(b)).sum::<u8>());
         nul |= c.iter().fold(0, |z, &b| z | u8::from(b == 0));
         high |= c.iter().fold(0, |z, &b| z | b);
     }
     for &b in chunks.remainder() {
         lines += usize::from(b == b'\n');
+        gaps += usize::from(gap(b));
         nul |= u8::from(b == 0);
         high |= b;
     }
-    (lines, nul != 0, high >= 0x80)
+    Scan {
+        lines,
+        // Every token but a line's last is followed by a space or a tab, unless a rarer
+        // whitespace separates it: then the list grows as usual.
+        tokens: lines + gaps,
+        has_nul: nul != 0,
+        non_ascii: high >= 0x80,
+    }
+}
+
+/// What [`scan_text`] counts.
+struct Scan {
+    lines: usize,
+    /// Room for the tokens, reserved up front: growing a list of millions of tokens copies it
+    /// and leaves the old blocks in the process's memory. Usually more than the tokens (a quoted
+    /// token's spaces count too); the room never written is never given memory by the system.
+    tokens: usize,
+    has_nul: bool,
+    non_ascii: bool,
 }
 
 fn is_env_directive(trimmed: &str) -> bool {
@@ -482,7 +553,7 @@ fn tokenize(
     index: usize,
     tokens: &mut Vec<Token>,
     diagnostics: &mut Vec<Diagnostic>,
-) -> Vec<Token> {
+) {
     let line = &text[content.range()];
     let off = content.start();
     tokens.clear();
@@ -491,12 +562,7 @@ fn tokenize(
         let span = Span::new(off + range.start, off + range.end);
         let raw = &line[range];
         let token = match kind {
-            RawToken::Bare => Token {
-                span,
-                quoting: Quoting::Bare,
-                escaped: false,
-                error: None,
-            },
+            RawToken::Bare => Token::bare(span),
             RawToken::Unterminated => {
                 if !reported {
                     reported = true;
@@ -507,27 +573,12 @@ fn tokenize(
                             .rejected_by(Reader::Parser, format!("Invalid replay script line: {line}"), (index, phase::TOKENIZE)),
                     );
                 }
-                Token {
-                    span,
-                    quoting: Quoting::Json,
-                    escaped: false,
-                    error: Some(TokenError::Unterminated),
-                }
+                Token::malformed(span, TokenError::Unterminated)
             }
-            RawToken::Quoted { plain: true } => Token {
-                span,
-                quoting: Quoting::Json,
-                escaped: false,
-                error: None,
-            },
+            RawToken::Quoted { plain: true } => Token::json(span, false),
             // Validated here; readers decode it on demand.
             RawToken::Quoted { plain: false } => match validate_string_literal(raw) {
-                Ok(_) => Token {
-                    span,
-                    quoting: Quoting::Json,
-                    escaped: true,
-                    error: None,
-                },
+                Ok(_) => Token::json(span, true),
                 Err(e) => {
                     if !reported {
                         reported = true;
@@ -562,22 +613,12 @@ fn tokenize(
                                 ),
                         );
                     }
-                    Token {
-                        span,
-                        quoting: Quoting::Json,
-                        escaped: false,
-                        error: Some(TokenError::InvalidJson),
-                    }
+                    Token::malformed(span, TokenError::InvalidJson)
                 }
             },
         };
         tokens.push(token);
     }
-    // Gathered in a reused buffer, then stored at their exact count: every action line's
-    // tokens live as long as the tree.
-    let mut exact = Vec::with_capacity(tokens.len());
-    exact.append(tokens);
-    exact
 }
 
 fn env_directive(
@@ -654,14 +695,28 @@ fn context_entries(text: &str, tokens: &[Token]) -> Vec<ContextEntry> {
             let raw = t.raw(text);
             match raw.find('=') {
                 Some(eq) => ContextEntry {
-                    key: Span::new(t.span.start(), t.span.start() + eq),
-                    value: Some(Span::new(t.span.start() + eq + 1, t.span.end())),
+                    key: Span::new(t.span().start(), t.span().start() + eq),
+                    value: Some(Span::new(t.span().start() + eq + 1, t.span().end())),
                 },
                 None => ContextEntry {
-                    key: t.span,
+                    key: t.span(),
                     value: None,
                 },
             }
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::longest_line_over;
+
+    #[test]
+    fn only_a_line_longer_than_a_token_can_be_is_found() {
+        assert_eq!(longest_line_over("abc\nde", 3), None);
+        assert_eq!(longest_line_over("abc\ndefg\nh", 3), Some((1, 4)));
+        assert_eq!(longest_line_over("ab\nabcd", 3), Some((1, 4)));
+        assert_eq!(longest_line_over("abcd", 3), Some((0, 4)));
+        assert_eq!(longest_line_over("", 0), None);
+    }
 }

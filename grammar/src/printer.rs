@@ -13,7 +13,7 @@ use std::borrow::Cow;
 
 use crate::annotation::Evidence;
 use crate::text::is_js_whitespace;
-use crate::tree::{ActionLine, Annotation, AnnotationKind, Line, LineKind, SourceFile};
+use crate::tree::{Action, Annotation, AnnotationKind, Line, LineKind, SourceFile};
 
 /// `^[^\s"\\]+$`: safe to leave unquoted.
 fn is_plain(s: &str) -> bool {
@@ -69,13 +69,13 @@ pub trait ActionPrinter {
         &mut self,
         file: &SourceFile,
         line: &Line,
-        action: &ActionLine,
+        action: Action<'_>,
     ) -> Option<String>;
 }
 
 /// Respells an action line token by token: the command word bare when that keeps it one token,
 /// every other token through [`format_arg`], one space between.
-pub fn respell_tokens(file: &SourceFile, action: &ActionLine) -> String {
+pub fn respell_tokens(file: &SourceFile, action: Action<'_>) -> String {
     let text = file.text.as_str();
     let mut out = String::new();
     for (i, token) in action.tokens.iter().enumerate() {
@@ -131,10 +131,13 @@ pub fn print(
                 // `context<TAB>…` is not read as metadata: respacing it would change the header.
                 LineKind::Context(c) if c.in_header => Cow::Owned(collapse_outside_quotes(content)),
                 LineKind::Context(_) => Cow::Borrowed(content),
-                LineKind::Action(action) => match actions.print_action(file, line, action) {
-                    Some(s) => Cow::Owned(s),
-                    None => Cow::Owned(respell_tokens(file, action)),
-                },
+                LineKind::Action(stored) => {
+                    let action = file.read_action(line, stored);
+                    match actions.print_action(file, line, action) {
+                        Some(s) => Cow::Owned(s),
+                        None => Cow::Owned(respell_tokens(file, action)),
+                    }
+                }
             }
         };
         outcomes.push(if verbatim {

@@ -261,21 +261,24 @@ fn check_invariants(text: &str, p: &Parse) -> Result<(), String> {
             return Err(format!("line {i}: content outside the line"));
         }
         let tokens = match &line.kind {
-            LineKind::Action(a) => Some(&a.tokens[..]),
+            LineKind::Action(a) => Some(p.file.read_action(line, a).tokens),
             LineKind::Context(c) => Some(&c.tokens[..]),
             _ => None,
         };
         let mut prev_end = line.content.start();
         for t in tokens.into_iter().flatten() {
-            in_bounds(text, t.span, "token")?;
-            if t.span.start() < prev_end || t.span.end() > line.content.end() || t.span.is_empty() {
+            in_bounds(text, t.span(), "token")?;
+            if t.span().start() < prev_end
+                || t.span().end() > line.content.end()
+                || t.span().is_empty()
+            {
                 return Err(format!(
                     "line {i}: token {}..{} overlaps, is empty or leaves the line",
-                    t.span.start(),
-                    t.span.end()
+                    t.span().start(),
+                    t.span().end()
                 ));
             }
-            prev_end = t.span.end();
+            prev_end = t.span().end();
         }
         at = line.span.end() + term;
     }

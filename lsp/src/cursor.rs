@@ -6,7 +6,7 @@ use ad_compiler::lower::Step;
 use ad_compiler::registry::{ArgKind, CommandSpec, FlagSpec, FlagValue, Form};
 use ad_compiler::Analysis;
 use ad_grammar::text::is_numeric;
-use ad_grammar::{ActionLine, LineKind, Span, Token};
+use ad_grammar::{LineKind, Span, Token};
 
 use crate::document::Document;
 use crate::text_map::ValueMap;
@@ -39,13 +39,13 @@ pub fn in_header(analysis: &Analysis, index: usize) -> bool {
 pub fn token_at(tokens: &[Token], offset: usize) -> Option<usize> {
     tokens
         .iter()
-        .position(|t| t.span.start() <= offset && offset < t.span.end())
-        .or_else(|| tokens.iter().position(|t| t.span.end() == offset))
+        .position(|t| t.span().start() <= offset && offset < t.span().end())
+        .or_else(|| tokens.iter().position(|t| t.span().end() == offset))
 }
 
 /// Where a completion is requested on an action line.
 pub struct ArgPlace<'a> {
-    pub action: &'a ActionLine,
+    pub action: ad_grammar::Action<'a>,
     pub spec: Option<&'static CommandSpec>,
     /// Token index at the cursor (`tokens.len()` for a token not typed yet).
     pub token: usize,
@@ -109,7 +109,7 @@ pub fn place<'a>(doc: &'a Document, analysis: &'a Analysis, offset: usize) -> Pl
             }
         }
         LineKind::Context(c) => {
-            let first = c.tokens.first().map(|t| t.span).unwrap_or(line.content);
+            let first = c.tokens.first().map(|t| t.span()).unwrap_or(line.content);
             if offset <= first.end() {
                 return command_word(text, first, offset, header);
             }
@@ -123,28 +123,29 @@ pub fn place<'a>(doc: &'a Document, analysis: &'a Analysis, offset: usize) -> Pl
                 prefix: text[start..offset].to_string(),
             }
         }
-        LineKind::Action(action) => {
+        LineKind::Action(stored) => {
+            let action = analysis.file().read_action(line, stored);
             let tokens = &action.tokens;
-            let first = tokens[0].span;
+            let first = tokens[0].span();
             if offset <= first.end() {
                 return command_word(text, first, offset, header);
             }
             // The token holding the cursor, or a new one after the last token before it.
             let (token, start) = match tokens
                 .iter()
-                .position(|t| t.span.start() < offset && offset <= t.span.end())
+                .position(|t| t.span().start() < offset && offset <= t.span().end())
             {
                 Some(i) => {
                     let t = &tokens[i];
-                    let closed = t.error.is_none() && t.raw(text).starts_with('"');
-                    if closed && offset == t.span.end() {
+                    let closed = t.error().is_none() && t.raw(text).starts_with('"');
+                    if closed && offset == t.span().end() {
                         // Right after a closing quote: nothing to complete in that token.
                         return Place::Nothing;
                     }
-                    (i, t.span.start())
+                    (i, t.span().start())
                 }
                 None => (
-                    tokens.iter().filter(|t| t.span.end() < offset).count(),
+                    tokens.iter().filter(|t| t.span().end() < offset).count(),
                     offset,
                 ),
             };

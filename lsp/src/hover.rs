@@ -67,8 +67,9 @@ pub fn markdown_at(analysis: &Analysis, offset: usize) -> Option<(String, Span)>
             }
             Some((md, line.content))
         }
-        LineKind::Action(action) => {
-            let t = token_at(&action.tokens, offset)?;
+        LineKind::Action(stored) => {
+            let action = file.read_action(line, stored);
+            let t = token_at(action.tokens, offset)?;
             let token = &action.tokens[t];
             let command = action.tokens[0].value(text);
             let spec = registry::lookup(&command);
@@ -112,7 +113,7 @@ pub fn markdown_at(analysis: &Analysis, offset: usize) -> Option<(String, Span)>
                 }
                 md.push_str(&e);
             }
-            (!md.is_empty()).then_some((md, token.span))
+            (!md.is_empty()).then_some((md, token.span()))
         }
         LineKind::Env(e) if offset <= e.keyword.end() => Some((
             "`env NAME=value` — a default for `${NAME}` in this script. Header only: it must \

@@ -106,7 +106,7 @@ fn line_tokens(analysis: &Analysis, line: &Line, out: &mut Vec<Tok>) {
         }
         LineKind::Context(c) => {
             if let Some(first) = c.tokens.first() {
-                out.push(tok(first.span, KEYWORD));
+                out.push(tok(first.span(), KEYWORD));
             }
             for e in &c.entries {
                 out.push(tok(e.key, PROPERTY));
@@ -120,7 +120,8 @@ fn line_tokens(analysis: &Analysis, line: &Line, out: &mut Vec<Tok>) {
                 }
             }
         }
-        LineKind::Action(action) => {
+        LineKind::Action(stored) => {
+            let action = file.read_action(line, stored);
             let mut base: Vec<Tok> = Vec::with_capacity(action.tokens.len());
             let mut overlays: Vec<Tok> = Vec::new();
             let step = step_for_line(analysis, line.index());
@@ -132,7 +133,7 @@ fn line_tokens(analysis: &Analysis, line: &Line, out: &mut Vec<Tok>) {
                 )
             });
             base.push(Tok {
-                span: action.tokens[0].span,
+                span: action.tokens[0].span(),
                 kind: FUNCTION,
                 mods: if deprecated { DEPRECATED } else { 0 },
             });
@@ -223,9 +224,9 @@ fn line_tokens(analysis: &Analysis, line: &Line, out: &mut Vec<Tok>) {
                 } else {
                     STRING
                 });
-                base.push(tok(t.span, kind));
+                base.push(tok(t.span(), kind));
                 if v.contains("${") {
-                    let map = token_map(file, t.span);
+                    let map = token_map(file, t.span());
                     for p in placeholders(&map.value) {
                         let name = &map.value[p.name.clone()];
                         overlays.push(Tok {

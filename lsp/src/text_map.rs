@@ -184,7 +184,7 @@ impl ArgMap {
             let Some(span) = step.token_spans(file).get(*t) else {
                 break;
             };
-            let map = token_map(file, *span);
+            let map = token_map(file, span);
             let len = map.value.len();
             parts.push((at, map));
             at += len;

@@ -40,7 +40,7 @@ pub fn uses(file: &SourceFile) -> Vec<Use> {
             if !token.value(text).contains("${") {
                 continue;
             }
-            let map = token_map(file, token.span);
+            let map = token_map(file, token.span());
             for p in placeholders(&map.value) {
                 let name_span = map.span(p.name.clone());
                 out.push(Use {
@@ -83,13 +83,14 @@ pub fn name_at(file: &SourceFile, offset: usize) -> Option<(String, Span)> {
         {
             Some((text[e.key.range()].to_string(), e.key))
         }
-        LineKind::Action(action) => {
+        LineKind::Action(stored) => {
+            let action = file.read_action(line, stored);
             let token = action
                 .tokens
                 .iter()
                 .skip(1)
-                .find(|t| t.span.start() <= offset && offset <= t.span.end())?;
-            let map = token_map(file, token.span);
+                .find(|t| t.span().start() <= offset && offset <= t.span().end())?;
+            let map = token_map(file, token.span());
             placeholders(&map.value).find_map(|p| {
                 let whole = map.span(p.span.clone());
                 (whole.start() <= offset && offset <= whole.end()).then(|| {

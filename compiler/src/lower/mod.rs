@@ -6,7 +6,7 @@ use ad_grammar::annotation::{CompactString, DualEvidence, Evidence, TargetEviden
 use ad_grammar::diagnostic::{phase, Reader};
 use ad_grammar::json::js_number_value;
 use ad_grammar::text::{is_numeric, js_flag_integer, js_number, js_trim};
-use ad_grammar::{ActionLine, Diagnostic, Line, SourceFile, Span};
+use ad_grammar::{Action, Diagnostic, Line, SourceFile, Span};
 use serde_json::{Map, Value};
 use std::sync::Arc;
 
@@ -26,8 +26,12 @@ use crate::registry::{self, CommandSpec, FlagValue, ReaderRule};
 pub struct TokenSpans<'f>(&'f [ad_grammar::Token]);
 
 impl<'f> TokenSpans<'f> {
-    pub fn get(&self, i: usize) -> Option<&'f Span> {
-        self.0.get(i).map(|t| &t.span)
+    pub fn get(&self, i: usize) -> Option<Span> {
+        self.0.get(i).map(|t| t.span())
+    }
+    /// The span of token `i` (panics past the last, like indexing a slice).
+    pub fn at(&self, i: usize) -> Span {
+        self.0[i].span()
     }
     pub fn len(&self) -> usize {
         self.0.len()
@@ -35,15 +39,8 @@ impl<'f> TokenSpans<'f> {
     pub fn is_empty(&self) -> bool {
         self.0.is_empty()
     }
-    pub fn iter(&self) -> impl Iterator<Item = &'f Span> + 'f {
-        self.0.iter().map(|t| &t.span)
-    }
-}
-
-impl std::ops::Index<usize> for TokenSpans<'_> {
-    type Output = Span;
-    fn index(&self, i: usize) -> &Span {
-        &self.0[i].span
+    pub fn iter(&self) -> impl Iterator<Item = Span> + 'f {
+        self.0.iter().map(|t| t.span())
     }
 }
 
@@ -228,13 +225,13 @@ impl<'src> Step<'src> {
     }
     /// The span of token `i` (0 is the command word).
     pub fn token_span(&self, file: &SourceFile, i: usize) -> Span {
-        self.tokens(file)[i].span
+        self.tokens(file)[i].span()
     }
     /// Source span covering an argument's tokens.
     pub fn arg_span(&self, file: &SourceFile, arg: &Arg) -> Span {
         let tokens = self.tokens(file);
-        let mut spans = arg.tokens.iter().map(|t| tokens[*t].span);
-        let first = spans.next().unwrap_or(tokens[0].span);
+        let mut spans = arg.tokens.iter().map(|t| tokens[*t].span());
+        let first = spans.next().unwrap_or(tokens[0].span());
         spans.fold(first, Span::cover)
     }
     pub fn line_span(&self, file: &SourceFile) -> Span {
@@ -309,7 +306,7 @@ pub fn lower<'f>(file: &'f SourceFile, diagnostics: &mut Vec<Diagnostic>) -> Vec
 fn lower_line<'t>(
     file: &'t SourceFile,
     line: &Line,
-    action: &'t ActionLine,
+    action: Action<'t>,
     args: &mut Vec<Tok<'t>>,
     interner: &mut built_text::Interner,
     steps: &mut Vec<Step<'t>>,
@@ -358,7 +355,7 @@ fn lower_line<'t>(
         step,
         diagnostics,
         line: line.index(),
-        tokens: &action.tokens,
+        tokens: action.tokens,
         text,
     };
     match rule {
@@ -429,7 +426,7 @@ struct Ctx<'s, 'd, 'src> {
 fn line_span(tokens: &[ad_grammar::Token]) -> Span {
     tokens
         .iter()
-        .map(|t| t.span)
+        .map(|t| t.span())
         .reduce(Span::cover)
         .unwrap_or_default()
 }
@@ -590,15 +587,15 @@ impl<'src> Ctx<'_, '_, 'src> {
         let token = |t: &&Tok| &self.tokens[t.index];
         let bare = |t: &&Tok| {
             let t = token(t);
-            t.quoting == ad_grammar::Quoting::Bare && t.error.is_none()
+            t.quoting() == ad_grammar::Quoting::Bare && t.error().is_none()
         };
         let one_space_apart = |pair: &[&Tok]| {
-            let (a, b) = (token(&pair[0]).span, token(&pair[1]).span);
+            let (a, b) = (token(&pair[0]).span(), token(&pair[1]).span());
             b.start() == a.end() + 1 && self.text.as_bytes()[a.end()] == b' '
         };
         let (first, last) = (token(tokens.first()?), token(tokens.last()?));
         (tokens.iter().all(bare) && tokens.windows(2).all(one_space_apart))
-            .then(|| &self.text[first.span.start()..last.span.end()])
+            .then(|| &self.text[first.span().start()..last.span().end()])
     }
 
     fn fill(&mut self, args: &[Tok<'src>]) {
@@ -917,7 +914,7 @@ impl<'src> Ctx<'_, '_, 'src> {
         title: &'static str,
         help: &'static str,
     ) {
-        let span = self.tokens[token].span;
+        let span = self.tokens[token].span();
         self.diagnostics.push(
             Diagnostic::new(code, title, span)
                 .with_help(help)
@@ -991,7 +988,7 @@ impl<'src> Ctx<'_, '_, 'src> {
             .collect();
         let span = extra_tokens
             .iter()
-            .map(|t| self.tokens[*t].span)
+            .map(|t| self.tokens[*t].span())
             .reduce(Span::cover)
             .unwrap_or(line_span(self.tokens));
         let mut d = Diagnostic::new(
@@ -1028,10 +1025,10 @@ impl Step<'_> {
         let mut offset = 0;
         for &t in arg.tokens.iter().filter(|_| !tokens.is_empty()) {
             let token = &tokens[t];
-            let span = token.span;
+            let span = token.span();
             // Where the value's bytes sit in the source: the raw text itself (bare, or a token
             // that could not be decoded), the text between the quotes, or nowhere exactly (escapes).
-            let base = match (token.escaped, token.quoting, token.error) {
+            let base = match (token.escaped(), token.quoting(), token.error()) {
                 (true, _, _) => None,
                 (false, ad_grammar::Quoting::Json, None) => Some(span.start() + 1),
                 (false, _, _) => Some(span.start()),

@@ -32,7 +32,7 @@ pub(super) fn remove_token_edits(
     with_value: bool,
 ) -> Vec<Edit> {
     let text = cx.text();
-    let start_span = step.token_spans(cx.file())[token];
+    let start_span = step.token_spans(cx.file()).at(token);
     let mut end = start_span.end();
     if with_value {
         if let Some(next) = step.token_spans(cx.file()).get(token + 1) {
@@ -42,7 +42,7 @@ pub(super) fn remove_token_edits(
         }
     }
     // Remove the whitespace before the token too.
-    let prev_end = step.token_spans(cx.file())[token - 1].end();
+    let prev_end = step.token_spans(cx.file()).at(token - 1).end();
     vec![Edit {
         span: Span::new(prev_end, end),
         replacement: String::new(),

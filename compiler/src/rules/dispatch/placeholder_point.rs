@@ -23,20 +23,17 @@ pub(super) fn check(cx: &Context, step: &Step, out: &mut Vec<Diagnostic>) {
     if !step.positionals.iter().any(|a| a.has_dollar_brace()) {
         return;
     }
-    let action = match &cx.parse.file.lines[step.line()].kind {
-        ad_grammar::LineKind::Action(a) => a,
-        _ => return,
-    };
+    let tokens = cx.file().action_tokens(step.line());
     let text = cx.text();
     let whole = |t: usize| {
         // Most tokens here are selectors: decode only one whose text can start with `$` (raw,
         // or as a `\u` escape).
-        let raw = action.tokens[t].raw(text);
+        let raw = tokens[t].raw(text);
         let inner = raw.strip_prefix('"').unwrap_or(raw);
         if !(inner.starts_with('$') || inner.starts_with("\\u")) {
             return false;
         }
-        let v = action.tokens[t].value(text);
+        let v = tokens[t].value(text);
         v.starts_with("${") && v.ends_with('}') && v[2..v.len() - 1].find('}').is_none()
     };
     let mut tokens = step
@@ -49,7 +46,10 @@ pub(super) fn check(cx: &Context, step: &Step, out: &mut Vec<Diagnostic>) {
     if b != a + 1 || !whole(a) || !whole(b) {
         return;
     }
-    let span = step.token_spans(cx.file())[a].cover(step.token_spans(cx.file())[b]);
+    let span = step
+        .token_spans(cx.file())
+        .at(a)
+        .cover(step.token_spans(cx.file()).at(b));
     out.push(
         Diagnostic::new(
             codes::PLACEHOLDER_POINT,

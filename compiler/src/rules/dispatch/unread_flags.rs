@@ -17,7 +17,7 @@ fn unread_flag_tokens(cx: &Context, step: &Step) -> Vec<usize> {
     for n in step.notes() {
         if let ReaderNote::UnknownFlag { token } = *n {
             out.push(token);
-            let raw = &text[step.token_spans(cx.file())[token].range()];
+            let raw = &text[step.token_spans(cx.file()).at(token).range()];
             if crate::rules::flag_tokens::flag_takes_value(raw) {
                 if let Some(next) = step.token_spans(cx.file()).get(token + 1) {
                     if !text[next.range()].starts_with('-') {
@@ -51,15 +51,12 @@ pub(super) fn flag_in_selector(cx: &Context, step: &Step, arg: &Arg) -> Option<u
     if !arg.tokens.iter().any(|t| flags.contains(t)) {
         return None;
     }
-    let action = match &cx.parse.file.lines[step.line()].kind {
-        ad_grammar::LineKind::Action(a) => a,
-        _ => return None,
-    };
+    let tokens = cx.file().action_tokens(step.line());
     let rest: Vec<_> = arg
         .tokens
         .iter()
         .filter(|t| !flags.contains(t))
-        .map(|t| action.tokens[*t].value(cx.text()))
+        .map(|t| tokens[*t].value(cx.text()))
         .collect();
     let rest = rest.join(" ");
     (!js_trim(&rest).is_empty() && selector::is_valid(&rest))
@@ -70,7 +67,7 @@ pub(super) fn flag_in_selector(cx: &Context, step: &Step, arg: &Arg) -> Option<u
 /// AD123: the reader kept a CLI flag as an argument and the daemon refuses the slot it landed in.
 pub(super) fn flag_diagnostic(cx: &Context, step: &Step, token: usize, r: &Refusal) -> Diagnostic {
     let text = cx.text();
-    let raw = &text[step.token_spans(cx.file())[token].range()];
+    let raw = &text[step.token_spans(cx.file()).at(token).range()];
     let takes_value = crate::rules::flag_tokens::flag_takes_value(raw);
     Diagnostic::new(
         codes::FLAG_IN_ARGUMENT,
@@ -78,7 +75,7 @@ pub(super) fn flag_diagnostic(cx: &Context, step: &Step, token: usize, r: &Refus
             "`{raw}` is not a flag in `.ad` scripts for `{}`: it lands in an argument the daemon checks",
             step.command()
         ),
-        step.token_spans(cx.file())[token],
+        step.token_spans(cx.file()).at(token),
     )
     .with_label(if r.own_words {
         format!(

@@ -52,11 +52,11 @@ pub(super) fn check(
             .max()
             .unwrap_or(token);
         let whole = Span::new(
-            step.token_spans(cx.file())[label.tokens[0]].start(),
-            step.token_spans(cx.file())[last].end(),
+            step.token_spans(cx.file()).at(label.tokens[0]).start(),
+            step.token_spans(cx.file()).at(last).end(),
         );
         let words: Vec<&str> = (label.tokens[0]..=last)
-            .map(|t| &text[step.token_spans(cx.file())[t].range()])
+            .map(|t| &text[step.token_spans(cx.file()).at(t).range()])
             .collect();
         out.push(
             Diagnostic::new(
@@ -65,7 +65,7 @@ pub(super) fn check(
                     "only `{}` is read as the ref's label; the rest is dropped",
                     label.value
                 ),
-                Span::new(span.start(), step.token_spans(cx.file())[last].end()),
+                Span::new(span.start(), step.token_spans(cx.file()).at(last).end()),
             )
             .with_label(why)
             .with_help("quote a label that has several words")

@@ -20,7 +20,7 @@ pub(super) fn check(cx: &Context, step: &Step, text: &str, out: &mut Vec<Diagnos
         let bare = |a: &crate::lower::Arg| {
             a.tokens
                 .iter()
-                .all(|t| !text[step.token_spans(cx.file())[*t].range()].starts_with('"'))
+                .all(|t| !text[step.token_spans(cx.file()).at(*t).range()].starts_with('"'))
         };
         if let Some(label) = step
             .ref_label()

@@ -16,7 +16,7 @@ pub(super) fn check(cx: &Context, step: &Step, text: &str, out: &mut Vec<Diagnos
             let mut d = Diagnostic::new(
                 codes::TRAILING_HASH,
                 "`#` does not start a comment inside an action line",
-                *span,
+                span,
             )
             .with_label("this and everything after it are passed as arguments")
             .with_help("comments must be on their own line; move it above the step");
@@ -30,7 +30,7 @@ pub(super) fn check(cx: &Context, step: &Step, text: &str, out: &mut Vec<Diagnos
                 let above = step
                     .annotation_line()
                     .map(|l| cx.parse.file.lines[l].span.start())
-                    .unwrap_or(step.token_spans(cx.file())[0].start());
+                    .unwrap_or(step.token_spans(cx.file()).at(0).start());
                 d = d.with_fix(
                     "Move the comment to its own line",
                     move_comment_edits(step, i, tail, above, cx),
@@ -53,7 +53,7 @@ fn move_comment_edits(
     cx: &Context,
 ) -> Vec<Edit> {
     let text = cx.text();
-    let prev_end = step.token_spans(cx.file())[token - 1].end();
+    let prev_end = step.token_spans(cx.file()).at(token - 1).end();
     let line_start = above;
     let indent_start = text[..line_start].rfind('\n').map(|i| i + 1).unwrap_or(0);
     let indent = &text[indent_start..line_start];

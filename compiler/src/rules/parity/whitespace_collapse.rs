@@ -16,7 +16,7 @@ pub(super) fn check(cx: &Context, step: &Step, arg: usize, out: &mut Vec<Diagnos
     let spans: Vec<Span> = a
         .tokens
         .iter()
-        .map(|t| step.token_spans(cx.file())[*t])
+        .map(|t| step.token_spans(cx.file()).at(*t))
         .collect();
     let lossy = spans
         .windows(2)

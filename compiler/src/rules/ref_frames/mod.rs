@@ -66,7 +66,7 @@ impl<'s> Family<'s> for RefFrames<'s> {
                     } else {
                         "the read may see a different element than the ref named; take a fresh `snapshot` or use a selector"
                     });
-                let line_start = step.token_spans(cx.file())[0].start();
+                let line_start = step.token_spans(cx.file()).at(0).start();
                 let indent_start = cx.text()[..line_start].rfind('\n').map_or(0, |i| i + 1);
                 d = d.with_fix("Insert a fresh `snapshot` before this step", vec![Edit { span: Span::new(indent_start, indent_start), replacement: "snapshot\n".into() }]);
                 out.push(d);

@@ -62,7 +62,7 @@ fn expanded_info(
 ) -> Diagnostic {
     let span = tokens
         .iter()
-        .map(|t| step.token_spans(cx.file())[*t])
+        .map(|t| step.token_spans(cx.file()).at(*t))
         .reduce(Span::cover)
         .unwrap_or(step.line_span(cx.file()));
     Diagnostic::new(codes::EXPANDED_ON_RERECORD, format!("a re-recording or repair will write the expanded value of {what}"), span)

@@ -16,7 +16,7 @@ pub(super) fn check(cx: &Context, step: &Step, out: &mut Vec<Diagnostic>) {
     else {
         return;
     };
-    let flag = step.token_spans(cx.file())[i];
+    let flag = step.token_spans(cx.file()).at(i);
     let name = step
         .token_spans(cx.file())
         .get(i + 1)
@@ -31,8 +31,8 @@ pub(super) fn check(cx: &Context, step: &Step, out: &mut Vec<Diagnostic>) {
     .with_help("in a script, write the placeholder itself: fill <target> \"${NAME}\"");
     if let (Some(name), true) = (name, step.action() == Some(Action::Fill) && i >= 3) {
         // Replace from the text through the flag's value with the placeholder.
-        let text_start = step.token_spans(cx.file())[2].start();
-        let end = step.token_spans(cx.file())[i + 1].end();
+        let text_start = step.token_spans(cx.file()).at(2).start();
+        let end = step.token_spans(cx.file()).at(i + 1).end();
         let span = Span::new(text_start, end.max(step.line_span(cx.file()).end()));
         d = d.with_fix(
             format!("Use `\"${{{name}}}\"`"),

@@ -33,19 +33,16 @@ pub(super) fn check(cx: &Context, step: &Step, out: &mut Vec<Diagnostic>) {
             continue;
         };
         // The flag's value token (flags keep no spans: the token that reads as the value).
-        let action = match &cx.parse.file.lines[step.line()].kind {
-            ad_grammar::LineKind::Action(a) => a,
-            _ => continue,
-        };
-        let Some(token) = action
-            .tokens
+        let Some(token) = cx
+            .file()
+            .action_tokens(step.line())
             .iter()
             .skip(1)
             .find(|t| t.value(cx.text()) == v)
         else {
             continue;
         };
-        let whole = token.span;
+        let whole = token.span();
         let span_of = |_: std::ops::Range<usize>| whole;
         report(cx, v, &span_of, out);
     }

@@ -17,6 +17,7 @@ pub mod flags;
 pub mod format;
 pub mod input_file;
 pub mod lower;
+pub mod parallel;
 pub mod paths;
 pub mod profile;
 pub mod registry;

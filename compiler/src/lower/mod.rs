@@ -282,34 +282,81 @@ struct Tok<'a> {
 }
 
 /// Lowers every action line. Parity diagnostics (the reader's rejections) are appended.
+///
+/// A large script is lowered on two threads, each writing its half of the steps into its part
+/// of the one list (a list per thread, joined after, would hold half the steps twice); the
+/// second half's diagnostics follow the first's, as one pass would give them.
 pub fn lower<'f>(file: &'f SourceFile, diagnostics: &mut Vec<Diagnostic>) -> Vec<Step<'f>> {
-    let mut steps = Vec::with_capacity(file.actions().count());
+    let count = file.actions().count();
+    let mut steps: Vec<Step<'f>> = Vec::with_capacity(count);
+    let slots = &mut steps.spare_capacity_mut()[..count];
+    if !crate::parallel::worth_splitting(count) {
+        lower_into(file, &file.lines, slots, diagnostics);
+    } else {
+        let (first, second) = slots.split_at_mut(count / 2);
+        // The line of the first action of the second half.
+        let middle = file
+            .lines
+            .iter()
+            .filter(|l| matches!(l.kind, ad_grammar::LineKind::Action(_)))
+            .nth(first.len())
+            .map_or(file.lines.len(), Line::index);
+        let (before, after) = file.lines.split_at(middle);
+        let later = std::thread::scope(|scope| {
+            let helper = scope.spawn(|| {
+                let mut later = Vec::new();
+                lower_into(file, after, second, &mut later);
+                later
+            });
+            lower_into(file, before, first, diagnostics);
+            helper.join().expect("lowering does not panic")
+        });
+        diagnostics.extend(later);
+    }
+    // SAFETY: `lower_into` wrote every slot: one step per action line, and the two parts of
+    // the lines hold `first.len()` and `second.len()` actions.
+    unsafe { steps.set_len(count) };
+    steps
+}
+
+/// Lowers the action lines among `lines` into `slots`, one each, in order.
+fn lower_into<'f>(
+    file: &'f SourceFile,
+    lines: &[Line],
+    slots: &mut [std::mem::MaybeUninit<Step<'f>>],
+    diagnostics: &mut Vec<Diagnostic>,
+) {
     // One token buffer for the whole file instead of one per line.
     let mut args = Vec::new();
     let mut interner = built_text::Interner::default();
-    for (line, action) in file.actions() {
+    let mut slots = slots.iter_mut();
+    for line in lines {
+        let Some(action) = file.action(line) else {
+            continue;
+        };
+        let slot = slots.next().expect("a slot for every action line");
         lower_line(
             file,
             line,
             action,
             &mut args,
             &mut interner,
-            &mut steps,
+            slot,
             diagnostics,
         );
     }
-    steps
+    assert!(slots.next().is_none(), "a step for every slot");
 }
 
-/// Lowers one action line onto the end of `steps` (built in place: a step is large, and moving
-/// it out of a function and into the list costs two copies).
+/// Lowers one action line into `slot` (built in place: a step is large, and moving it out of a
+/// function and into the list costs two copies).
 fn lower_line<'t>(
     file: &'t SourceFile,
     line: &Line,
     action: Action<'t>,
     args: &mut Vec<Tok<'t>>,
     interner: &mut built_text::Interner,
-    steps: &mut Vec<Step<'t>>,
+    slot: &mut std::mem::MaybeUninit<Step<'t>>,
     diagnostics: &mut Vec<Diagnostic>,
 ) {
     let text = file.text.as_str();
@@ -335,7 +382,7 @@ fn lower_line<'t>(
     debug_assert!(action
         .annotation
         .is_none_or(|a| a as usize + 1 == line.index()));
-    steps.push(Step {
+    let step = slot.write(Step {
         line: line.index() as u32,
         spec_index: spec.map_or(NO_SPEC, crate::registry::index_of),
         annotated: action.annotation.is_some(),
@@ -349,7 +396,6 @@ fn lower_line<'t>(
             })
         }),
     });
-    let step = steps.last_mut().expect("just pushed");
     let rule = spec.map(|s| s.reader).unwrap_or(ReaderRule::Verbatim);
     let mut ctx = Ctx {
         step,

@@ -61,9 +61,6 @@ pub(crate) struct At<'s> {
     pub step: &'s Step<'s>,
     /// The step before it (`None` for the first).
     pub previous: Option<&'s Step<'s>>,
-    /// What the daemon does with the step when the replay dispatches it (computed once here,
-    /// read by the parity and dispatch families).
-    pub verdict: dispatch::Verdict,
 }
 
 /// A family with state across steps, as the walk drives it: [`Family::step`] at each step in
@@ -108,9 +105,11 @@ impl std::ops::IndexMut<Slot> for Found {
     }
 }
 
-/// Runs every family over the script in one walk over the steps (a big script's steps are read
-/// from memory once, not once per family). The calls are static, so each family's check is
-/// inlined into the walk.
+/// Runs every family over the script. The families that are a function of one step run in one
+/// walk (a big script's steps are read from memory once, not once per family), on two threads
+/// for a large script, each over its half of the steps; the families with state across steps
+/// walk the steps in order. Each family's findings come out in step order, as one pass per
+/// family would give them, whichever thread found them.
 pub(crate) fn run(
     parse: &Parse,
     steps: &[Step],
@@ -129,41 +128,81 @@ pub(crate) fn run(
         steps,
         rejected_lines,
     };
-    let decision = crate::profile::decide(steps, config.profile, &config.profile_origin);
-    let mut handoff = handoff::Handoff::new(&cx, &decision);
-    let mut ref_frames = ref_frames::RefFrames::default();
-    let mut hygiene = hygiene::Hygiene::new(&cx);
     let mut found = Found::default();
-    let mut previous = None;
-    for step in steps {
-        let at = At {
-            step,
-            previous,
-            verdict: dispatch::verdict(step),
-        };
-        commands::check(&cx, &at, &mut found[Slot::Commands]);
-        parity::check(&cx, &at, &mut found[Slot::Parity]);
-        dispatch::check(&cx, &at, &mut found[Slot::Dispatch]);
-        arguments::check(&cx, &at, &mut found[Slot::Arguments]);
-        variables::check(&cx, &at, &mut found[Slot::Variables]);
-        annotations::check(&cx, &at, &mut found[Slot::Annotations]);
-        if let Some(handoff) = &mut handoff {
-            handoff.step(&cx, &at, &mut found[Slot::Handoff]);
+    if !crate::parallel::worth_splitting(steps.len()) {
+        each_step(&cx, steps, None, &mut found);
+        across_steps(&cx, &mut found);
+    } else {
+        // The second half on a helper thread; this one takes the first half and the families
+        // with state, which are the cheaper part.
+        let middle = steps.len() / 2;
+        let (first, second) = steps.split_at(middle);
+        let later = std::thread::scope(|scope| {
+            let helper = scope.spawn(|| {
+                let mut later = Found::default();
+                each_step(&cx, second, first.last(), &mut later);
+                later
+            });
+            each_step(&cx, first, None, &mut found);
+            across_steps(&cx, &mut found);
+            helper.join().expect("the rules do not panic")
+        });
+        for (mine, theirs) in found.0.iter_mut().zip(later.0) {
+            mine.extend(theirs);
         }
-        ref_frames.step(&cx, &at, &mut found[Slot::RefFrames]);
-        secrets::check(&cx, &at, &mut found[Slot::Secrets]);
-        hygiene.step(&cx, &at, &mut found[Slot::Hygiene]);
-        artifacts::check(&cx, &at, &mut found[Slot::Artifacts]);
-        previous = Some(step);
     }
-    if let Some(handoff) = &mut handoff {
-        handoff.finish(&cx, &mut found[Slot::Handoff]);
-    }
-    ref_frames.finish(&cx, &mut found[Slot::RefFrames]);
-    hygiene.finish(&cx, &mut found[Slot::Hygiene]);
     for family in found.0 {
         diagnostics.extend(family);
     }
+}
+
+/// The families that are a function of one step, over `steps` (`previous`: the step before the
+/// first).
+fn each_step<'s>(
+    cx: &Context<'s>,
+    steps: &'s [Step<'s>],
+    mut previous: Option<&'s Step<'s>>,
+    found: &mut Found,
+) {
+    for step in steps {
+        let at = At { step, previous };
+        // What the daemon does with the step when the replay dispatches it: computed once,
+        // read by the parity and dispatch families.
+        let verdict = dispatch::verdict(step);
+        commands::check(cx, &at, &mut found[Slot::Commands]);
+        parity::check(cx, &at, &verdict, &mut found[Slot::Parity]);
+        dispatch::check(cx, &at, &verdict, &mut found[Slot::Dispatch]);
+        arguments::check(cx, &at, &mut found[Slot::Arguments]);
+        variables::check(cx, &at, &mut found[Slot::Variables]);
+        annotations::check(cx, &at, &mut found[Slot::Annotations]);
+        secrets::check(cx, &at, &mut found[Slot::Secrets]);
+        artifacts::check(cx, &at, &mut found[Slot::Artifacts]);
+        previous = Some(step);
+    }
+}
+
+/// The families with state across steps, over every step in order, then their whole-script
+/// findings.
+fn across_steps<'s>(cx: &Context<'s>, found: &mut Found) {
+    let decision = crate::profile::decide(cx.steps, cx.config.profile, &cx.config.profile_origin);
+    let mut handoff = handoff::Handoff::new(cx, &decision);
+    let mut ref_frames = ref_frames::RefFrames::default();
+    let mut hygiene = hygiene::Hygiene::new(cx);
+    let mut previous = None;
+    for step in cx.steps {
+        let at = At { step, previous };
+        if let Some(handoff) = &mut handoff {
+            handoff.step(cx, &at, &mut found[Slot::Handoff]);
+        }
+        ref_frames.step(cx, &at, &mut found[Slot::RefFrames]);
+        hygiene.step(cx, &at, &mut found[Slot::Hygiene]);
+        previous = Some(step);
+    }
+    if let Some(handoff) = &mut handoff {
+        handoff.finish(cx, &mut found[Slot::Handoff]);
+    }
+    ref_frames.finish(cx, &mut found[Slot::RefFrames]);
+    hygiene.finish(cx, &mut found[Slot::Hygiene]);
 }
 
 /// Levenshtein distance between `a` (as chars) and `b`, or `limit + 1` as soon as it is known

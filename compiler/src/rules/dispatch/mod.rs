@@ -229,12 +229,12 @@ fn selector_message(text: &str) -> String {
 
 // ---- diagnostics -------------------------------------------------------------------------------
 
-pub(super) fn check(cx: &Context, at: &At, out: &mut Vec<Diagnostic>) {
+pub(super) fn check(cx: &Context, at: &At, verdict: &Verdict, out: &mut Vec<Diagnostic>) {
     let step = at.step;
     if cx.is_rejected_line(step.line()) {
         return;
     }
-    match &at.verdict {
+    match verdict {
         Verdict::Refused(r) => {
             for r in std::iter::once(&**r).chain(&r.also) {
                 if let Some(d) = refused_step::check(cx, step, r) {
@@ -245,7 +245,7 @@ pub(super) fn check(cx: &Context, at: &At, out: &mut Vec<Diagnostic>) {
         Verdict::Pass => ignored_extras::check(cx, step, out),
         Verdict::Unknown => {}
     }
-    if !matches!(at.verdict, Verdict::Refused(_)) {
+    if !matches!(verdict, Verdict::Refused(_)) {
         placeholder_point::check(cx, step, out);
         platform_setting::check(cx, step, out);
     }

@@ -6,6 +6,7 @@
 
 use ad_grammar::{Diagnostic, Span};
 
+use super::dispatch::Verdict;
 use super::{At, Context};
 use crate::lower::{ReaderNote, Step};
 use crate::registry::Targeting;
@@ -17,8 +18,8 @@ mod ref_label_consumed;
 mod trailing_hash;
 mod whitespace_collapse;
 
-pub(super) fn check(cx: &Context, at: &At, out: &mut Vec<Diagnostic>) {
-    let (step, verdict) = (at.step, &at.verdict);
+pub(super) fn check(cx: &Context, at: &At, verdict: &Verdict, out: &mut Vec<Diagnostic>) {
+    let step = at.step;
     let text = cx.text();
     let refused_flag = super::dispatch::refused_flag(cx, step, verdict);
     let targets_elements = step

@@ -1,0 +1,21 @@
+//! When checking a script takes a second thread: lowering and the per-step rule families split
+//! a large script's steps in two halves (`lower::lower`, `rules::run`). Each half's results are
+//! joined in order, so what a check reports never depends on the split.
+
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+/// From how many steps the work is split: below it, starting a thread costs more than it saves
+/// (and the language server re-checks small scripts on every edit).
+static SPLIT_FROM: AtomicUsize = AtomicUsize::new(20_000);
+
+/// Whether work over `steps` steps is split between two threads.
+pub(crate) fn worth_splitting(steps: usize) -> bool {
+    steps >= SPLIT_FROM.load(Ordering::Relaxed).max(2)
+}
+
+/// Sets the number of steps from which the work is split, for the whole process: the tests
+/// split every script of two steps or more, to prove the results do not change.
+#[doc(hidden)]
+pub fn split_from(steps: usize) {
+    SPLIT_FROM.store(steps, Ordering::Relaxed);
+}

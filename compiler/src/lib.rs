@@ -17,7 +17,7 @@ pub mod flags;
 pub mod format;
 pub mod input_file;
 pub mod lower;
-pub mod parallel;
+pub use ad_grammar::parallel;
 pub mod paths;
 pub mod profile;
 pub mod registry;

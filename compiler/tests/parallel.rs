@@ -1,7 +1,7 @@
-//! A script checked on two threads reports exactly what it reports on one: every check fixture
-//! (`tests/fixtures/check/`) and a large script of many kinds of findings, checked with the work
-//! split from two steps on and never split, give the same steps and the same findings in the
-//! same order.
+//! A script read and checked on two threads gives exactly what it gives on one: every check
+//! fixture (`tests/fixtures/check/`) and a large script of many kinds of lines and findings,
+//! checked with the work split from two lines or steps on and never split, give the same tree,
+//! header, steps and findings, in the same order.
 
 use ad_compiler::config::Config;
 
@@ -9,7 +9,13 @@ use ad_compiler::config::Config;
 fn checked(text: &str, split_from: usize) -> String {
     ad_compiler::parallel::split_from(split_from);
     let analysis = ad_compiler::analyze_with(text, &Config::default());
-    format!("{:#?}\n{:#?}", analysis.steps(), analysis.diagnostics)
+    format!(
+        "{}\n{:#?}\n{:#?}\n{:#?}",
+        serde_json::to_string_pretty(analysis.file()).expect("a tree serializes"),
+        analysis.metadata(),
+        analysis.steps(),
+        analysis.diagnostics
+    )
 }
 
 fn assert_same(name: &str, text: &str) -> usize {
@@ -38,6 +44,32 @@ fn splitting_the_work_changes_nothing() {
         );
     }
     assert!(split >= 40, "only {split} fixtures have two steps or more");
+    // What a line means depends on the lines before it: the split must not change that.
+    let annotation = r#"# agent-device:target-v1 {"id":"go","role":"button","label":"Go"}"#;
+    for (name, text) in [
+        (
+            "an annotation at the very end",
+            format!("open \"a\"\n{}{annotation}", "click \"id=go\"\n".repeat(20)),
+        ),
+        (
+            "an annotation before the middle",
+            format!("open \"a\"\n{annotation}\nclick \"id=go\"\nclose"),
+        ),
+        (
+            "env after an action",
+            "open \"a\"\nclick \"id=go\"\nenv X=1\nclose".to_string(),
+        ),
+        (
+            "a context line after an action",
+            "open \"a\"\nwait 5\ncontext platform=ios\nclose".to_string(),
+        ),
+        (
+            "a header longer than half",
+            "context platform=ios\nenv A=1\nenv B=2\nopen \"a\"".to_string(),
+        ),
+    ] {
+        assert_same(name, &text);
+    }
     // Findings in both halves, of every family: each fixture's lines, many times over.
     let large = "context platform=ios\nopen \"com.example\"\n".to_string() + &fixtures.repeat(20);
     let steps = assert_same("the fixtures' lines, repeated", &large);

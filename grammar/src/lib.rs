@@ -15,6 +15,7 @@ pub mod input;
 pub mod json;
 mod lexer;
 pub mod metadata;
+pub mod parallel;
 mod parser;
 pub mod placeholder;
 pub mod printer;

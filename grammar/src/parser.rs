@@ -9,7 +9,7 @@ use crate::diagnostic::{phase, Diagnostic, Edit, Reader, Span};
 use crate::json::{decode_string_literal, validate_string_literal, StringLiteralErrorKind};
 use crate::lexer::{lex, RawToken};
 use crate::metadata::{self, Metadata};
-use crate::text::{is_js_whitespace, js_trim_range, raw_lines};
+use crate::text::{is_js_whitespace, js_trim_range, raw_lines, raw_lines_from};
 use crate::tree::*;
 
 /// The result of parsing: always a tree, plus everything wrong with it.
@@ -58,7 +58,7 @@ pub fn parse_owned(text: String) -> Parse {
             file: SourceFile {
                 text,
                 lines: Vec::new(),
-                tokens: Vec::new(),
+                tokens: [Vec::new(), Vec::new()],
             },
             metadata: Metadata::default(),
             diagnostics: vec![refusal],
@@ -78,9 +78,9 @@ pub fn parse_owned(text: String) -> Parse {
     }
 }
 
-/// What [`parse_lines`] reads: the lines, every action's tokens, the header, the findings and
-/// whether the text is binary.
-type Parsed = (Vec<Line>, Vec<Token>, Metadata, Vec<Diagnostic>, bool);
+/// What [`parse_lines`] reads: the lines, every action's tokens (one list per part the text was
+/// read in), the header, the findings and whether the text is binary.
+type Parsed = (Vec<Line>, [Vec<Token>; 2], Metadata, Vec<Diagnostic>, bool);
 
 fn parse_lines(text: &str) -> Parsed {
     let mut diagnostics = Vec::new();
@@ -90,156 +90,308 @@ fn parse_lines(text: &str) -> Parsed {
         has_nul,
         non_ascii,
     } = scan_text(text);
-    let mut lines: Vec<Line> = Vec::with_capacity(line_count);
-    let mut pending: Option<PendingAnnotation> = None;
-    let mut token_buf = Vec::new();
-    // Every action's tokens, in one list for the file.
-    let mut tokens = Vec::with_capacity(token_room);
-    let mut seen_action = false;
-    // The metadata reader scans from the top and stops at the first line it does not understand.
-    let mut header_open = true;
-    let mut header = metadata::HeaderReader::default();
-
     let binary = has_nul && looks_binary(text);
     file_level_checks(text, has_nul, binary, &mut diagnostics);
 
-    for (index, (raw, has_cr)) in raw_lines(text).enumerate() {
-        let line_text = &text[raw.start..raw.end];
-        let (ts, te) = js_trim_range(line_text);
-        let content = Span::new(raw.start + ts, raw.start + te);
-        let trimmed = &text[content.range()];
-        let terminator = match raw.terminator {
-            0 => LineTerminator::None,
-            1 => LineTerminator::Lf,
-            _ => LineTerminator::CrLf,
-        };
-        if has_cr && trimmed.contains('\r') {
-            lone_cr(text, content, index, &mut diagnostics);
+    let mut lines: Vec<Line> = Vec::with_capacity(line_count);
+    let slots = &mut lines.spare_capacity_mut()[..line_count];
+    let mut reader = LineReader::new(0, token_room, non_ascii);
+    let mut later_tokens = Vec::new();
+    match split_point(text, line_count) {
+        None => {
+            let mut out = Lines::new(slots, 0);
+            reader.read(text, 0, &mut out);
+            out.finish();
         }
-
-        let kind = if trimmed.is_empty() {
-            if let Some(p) = pending.take() {
-                binding_error(&p, index, "is blank", content, &mut diagnostics);
-            }
-            LineKind::Blank
-        } else if trimmed.starts_with('#') {
-            // A line terminator inside a line is a `\r`, or U+2028/U+2029 (not ASCII).
-            let may_break = has_cr || non_ascii;
-            comment_or_annotation(
-                text,
-                content,
-                index,
-                may_break,
-                &mut pending,
-                &mut diagnostics,
-            )
-        } else if is_env_directive(trimmed) {
-            if let Some(p) = pending.take() {
-                binding_error(&p, index, "is an env directive", content, &mut diagnostics);
-            }
-            if seen_action {
-                let message = format!(
-                    "env directives must precede all actions (line {}).",
-                    index + 1
-                );
-                diagnostics.push(
-                    Diagnostic::new(
-                        codes::ENV_AFTER_ACTION,
-                        "`env` directive after the first action",
-                        content,
-                    )
-                    .with_label("agent-device only reads env directives before the first action")
-                    .with_help("move this line up into the header, above the first action")
-                    .rejected_by(
-                        Reader::Parser,
-                        message,
-                        (index, phase::ENV_ORDER),
-                    ),
-                );
-            }
-            let env = env_directive(
-                text,
-                content,
-                index,
-                header_open,
-                &mut header,
-                &mut diagnostics,
-            );
-            LineKind::Env(Box::new(env))
-        } else {
-            tokenize(text, content, index, &mut token_buf, &mut diagnostics);
-            // The first token starts the line: a bare `context` or a quoted token spelling it.
-            let first_is_context = (trimmed.starts_with("context") || trimmed.starts_with('"'))
-                && token_buf
-                    .first()
-                    .is_some_and(|t| t.value(text) == "context");
-            if first_is_context {
-                if let Some(p) = pending.take() {
-                    binding_error(
-                        &p,
-                        index,
-                        "did not parse as an action",
-                        content,
-                        &mut diagnostics,
-                    );
-                }
-                let in_header = header_open && trimmed.starts_with("context ");
-                if in_header {
-                    header.read_context_line(text, content, index, &mut diagnostics);
-                } else {
-                    context_outside_header(trimmed, content, seen_action, &mut diagnostics);
-                    header_open = false;
-                }
-                let entries = context_entries(text, &token_buf);
-                LineKind::Context(Box::new(ContextLine {
-                    tokens: token_buf.clone(),
-                    entries,
-                    in_header,
-                }))
+        Some((at, before)) => {
+            let (first, second) = slots.split_at_mut(before);
+            // The second part is read on another thread as if an action came before it and
+            // no annotation is pending at its start (the split is after a line that is not a
+            // comment): true of any script with an action in its first half. Otherwise it is
+            // read again, after the first part, as one pass would read it.
+            let mut later = LineReader::new(1, scan_text(&text[at..]).tokens, non_ascii);
+            later.header_open = false;
+            later.seen_action = true;
+            let mut second = Lines::new(second, before);
+            let mut first = Lines::new(first, 0);
+            std::thread::scope(|scope| {
+                let helper = scope.spawn(|| later.read(text, at, &mut second));
+                reader.read(text, 0, &mut first);
+                helper.join().expect("the parser does not panic");
+            });
+            first.finish();
+            if reader.header_open || !reader.seen_action || reader.pending.is_some() {
+                second.clear();
+                reader.read(text, at, &mut second);
             } else {
-                header_open = false;
-                seen_action = true;
-                let annotation = pending.take().map(|p| p.line as u32);
-                // The annotation line is already in the list: bind it now (a later pass would
-                // need a list of every binding).
-                if let Some(a) = annotation {
-                    if let LineKind::Annotation(ann) = &mut lines[a as usize].kind {
-                        ann.binds_to = Some(index as u32);
-                    }
-                }
-                let first = tokens.len();
-                tokens.extend_from_slice(&token_buf);
-                LineKind::Action(ActionLine::new(
-                    first,
-                    token_buf.len(),
-                    annotation.is_some(),
-                ))
+                reader.diagnostics.append(&mut later.diagnostics);
+                reader.pending = later.pending.take();
+                later_tokens = later.tokens;
             }
-        };
-        lines.push(Line::new(
-            index,
-            Span::new(raw.start, raw.end),
-            content,
-            terminator,
-            kind,
-        ));
+            second.finish();
+        }
     }
+    // SAFETY: `Lines::finish` checked that every slot was written: `raw_lines` yields exactly
+    // `line_count` lines, one per line feed and one after the last.
+    unsafe { lines.set_len(line_count) };
 
-    if let Some(p) = pending.take() {
+    if let Some(p) = reader.pending.take() {
         let marker = p.kind.marker();
         let message = format!(
             "{marker} annotation on line {} must be immediately followed by its action line (end of script reached).",
             p.line + 1
         );
-        diagnostics.push(
+        reader.diagnostics.push(
             Diagnostic::new(codes::ANNOTATION_UNBOUND, format!("`{marker}` annotation at the end of the script"), p.span)
                 .with_label("nothing follows this annotation")
                 .with_help("an annotation describes the action on the very next line; add the action or delete the annotation")
                 .rejected_by(Reader::Parser, message, (lines.len(), phase::BINDING)),
         );
     }
+    diagnostics.append(&mut reader.diagnostics);
+    let tokens = [reader.tokens, later_tokens];
+    (lines, tokens, reader.header.finish(), diagnostics, binary)
+}
 
-    (lines, tokens, header.finish(), diagnostics, binary)
+/// Where a large text is split to be read on two threads: the byte offset of a line near the
+/// middle whose previous line is not a comment (an annotation binds to the line after it), and
+/// the number of lines before it. None for a text too small to be worth it.
+fn split_point(text: &str, line_count: usize) -> Option<(usize, usize)> {
+    if !crate::parallel::worth_splitting(line_count) {
+        return None;
+    }
+    let bytes = text.as_bytes();
+    let mut at = memchr::memchr(b'\n', &bytes[text.len() / 2..])? + text.len() / 2 + 1;
+    loop {
+        let previous_start = memchr::memrchr(b'\n', &bytes[..at - 1]).map_or(0, |i| i + 1);
+        let previous = js_trim_range(&text[previous_start..at - 1]);
+        if !text[previous_start..at - 1][previous.0..previous.1].starts_with('#') {
+            break;
+        }
+        at = memchr::memchr(b'\n', &bytes[at..])? + at + 1;
+    }
+    let before = memchr::memchr_iter(b'\n', &bytes[..at]).count();
+    Some((at, before))
+}
+
+/// The line list's slots one reader fills, in order: the lines from `first` on.
+struct Lines<'s> {
+    slots: &'s mut [std::mem::MaybeUninit<Line>],
+    first: usize,
+    written: usize,
+}
+
+impl<'s> Lines<'s> {
+    fn new(slots: &'s mut [std::mem::MaybeUninit<Line>], first: usize) -> Lines<'s> {
+        Lines {
+            slots,
+            first,
+            written: 0,
+        }
+    }
+    fn push(&mut self, line: Line) {
+        self.slots[self.written].write(line);
+        self.written += 1;
+    }
+    /// Line `index` (of the whole text), already read by this reader.
+    fn line_mut(&mut self, index: usize) -> &mut Line {
+        let i = index - self.first;
+        assert!(i < self.written, "a line already read");
+        // SAFETY: slots before `written` were written by `push`.
+        unsafe { self.slots[i].assume_init_mut() }
+    }
+    /// Drops the lines read so far, to read them again.
+    fn clear(&mut self) {
+        for slot in &mut self.slots[..self.written] {
+            // SAFETY: written by `push`, and dropped once: `written` is reset.
+            unsafe { slot.assume_init_drop() };
+        }
+        self.written = 0;
+    }
+    /// Every slot holds a line (else the list would be left with a gap: a bug, not input).
+    fn finish(&self) {
+        assert_eq!(self.written, self.slots.len(), "a line for every slot");
+    }
+}
+
+/// The state of reading lines in order: what a line means depends on the lines before it.
+struct LineReader {
+    /// Which of the file's token lists this reader's actions keep their tokens in.
+    part: u8,
+    tokens: Vec<Token>,
+    token_buf: Vec<Token>,
+    pending: Option<PendingAnnotation>,
+    seen_action: bool,
+    // The metadata reader scans from the top and stops at the first line it does not understand.
+    header_open: bool,
+    header: metadata::HeaderReader,
+    non_ascii: bool,
+    diagnostics: Vec<Diagnostic>,
+}
+
+impl LineReader {
+    fn new(part: u8, token_room: usize, non_ascii: bool) -> LineReader {
+        LineReader {
+            part,
+            tokens: Vec::with_capacity(token_room),
+            token_buf: Vec::new(),
+            pending: None,
+            seen_action: false,
+            header_open: true,
+            header: metadata::HeaderReader::default(),
+            non_ascii,
+            diagnostics: Vec::new(),
+        }
+    }
+
+    /// Reads the lines of `text` from byte `from` (a line start) into `out`, until `out` is full.
+    fn read(&mut self, text: &str, from: usize, out: &mut Lines) {
+        let first = out.first + out.written;
+        let room = out.slots.len() - out.written;
+        for (index, (raw, has_cr)) in (first..).zip(raw_lines_from(text, from)).take(room) {
+            let line_text = &text[raw.start..raw.end];
+            let (ts, te) = js_trim_range(line_text);
+            let content = Span::new(raw.start + ts, raw.start + te);
+            let trimmed = &text[content.range()];
+            let terminator = match raw.terminator {
+                0 => LineTerminator::None,
+                1 => LineTerminator::Lf,
+                _ => LineTerminator::CrLf,
+            };
+            if has_cr && trimmed.contains('\r') {
+                lone_cr(text, content, index, &mut self.diagnostics);
+            }
+
+            let kind = if trimmed.is_empty() {
+                if let Some(p) = self.pending.take() {
+                    binding_error(&p, index, "is blank", content, &mut self.diagnostics);
+                }
+                LineKind::Blank
+            } else if trimmed.starts_with('#') {
+                // A line terminator inside a line is a `\r`, or U+2028/U+2029 (not ASCII).
+                let may_break = has_cr || self.non_ascii;
+                comment_or_annotation(
+                    text,
+                    content,
+                    index,
+                    may_break,
+                    &mut self.pending,
+                    &mut self.diagnostics,
+                )
+            } else if is_env_directive(trimmed) {
+                if let Some(p) = self.pending.take() {
+                    binding_error(
+                        &p,
+                        index,
+                        "is an env directive",
+                        content,
+                        &mut self.diagnostics,
+                    );
+                }
+                if self.seen_action {
+                    let message = format!(
+                        "env directives must precede all actions (line {}).",
+                        index + 1
+                    );
+                    self.diagnostics.push(
+                        Diagnostic::new(
+                            codes::ENV_AFTER_ACTION,
+                            "`env` directive after the first action",
+                            content,
+                        )
+                        .with_label(
+                            "agent-device only reads env directives before the first action",
+                        )
+                        .with_help("move this line up into the header, above the first action")
+                        .rejected_by(
+                            Reader::Parser,
+                            message,
+                            (index, phase::ENV_ORDER),
+                        ),
+                    );
+                }
+                let env = env_directive(
+                    text,
+                    content,
+                    index,
+                    self.header_open,
+                    &mut self.header,
+                    &mut self.diagnostics,
+                );
+                LineKind::Env(Box::new(env))
+            } else {
+                tokenize(
+                    text,
+                    content,
+                    index,
+                    &mut self.token_buf,
+                    &mut self.diagnostics,
+                );
+                // The first token starts the line: a bare `context` or a quoted token spelling it.
+                let first_is_context = (trimmed.starts_with("context") || trimmed.starts_with('"'))
+                    && self
+                        .token_buf
+                        .first()
+                        .is_some_and(|t| t.value(text) == "context");
+                if first_is_context {
+                    if let Some(p) = self.pending.take() {
+                        binding_error(
+                            &p,
+                            index,
+                            "did not parse as an action",
+                            content,
+                            &mut self.diagnostics,
+                        );
+                    }
+                    let in_header = self.header_open && trimmed.starts_with("context ");
+                    if in_header {
+                        self.header
+                            .read_context_line(text, content, index, &mut self.diagnostics);
+                    } else {
+                        context_outside_header(
+                            trimmed,
+                            content,
+                            self.seen_action,
+                            &mut self.diagnostics,
+                        );
+                        self.header_open = false;
+                    }
+                    let entries = context_entries(text, &self.token_buf);
+                    LineKind::Context(Box::new(ContextLine {
+                        tokens: self.token_buf.clone(),
+                        entries,
+                        in_header,
+                    }))
+                } else {
+                    self.header_open = false;
+                    self.seen_action = true;
+                    let annotation = self.pending.take().map(|p| p.line as u32);
+                    // The annotation line is already in the list: bind it now (a later pass would
+                    // need a list of every binding).
+                    if let Some(a) = annotation {
+                        if let LineKind::Annotation(ann) = &mut out.line_mut(a as usize).kind {
+                            ann.binds_to = Some(index as u32);
+                        }
+                    }
+                    let first = self.tokens.len();
+                    self.tokens.extend_from_slice(&self.token_buf);
+                    LineKind::Action(ActionLine::new(
+                        self.part,
+                        first,
+                        self.token_buf.len(),
+                        annotation.is_some(),
+                    ))
+                }
+            };
+            out.push(Line::new(
+                index,
+                Span::new(raw.start, raw.end),
+                content,
+                terminator,
+                kind,
+            ));
+        }
+    }
 }
 
 /// The first line (0-based) longer than `max` bytes, and its length: only a text longer than

@@ -101,9 +101,15 @@ pub fn split_lines(text: &str) -> Vec<RawLine> {
 /// The lines of [`split_lines`] one by one, each with whether it holds a lone `\r` (one that is
 /// not part of its terminator).
 pub fn raw_lines(text: &str) -> RawLines<'_> {
+    raw_lines_from(text, 0)
+}
+
+/// [`raw_lines`] from byte `start` on, which must be the start of a line (0, or just after a
+/// line feed).
+pub fn raw_lines_from(text: &str, start: usize) -> RawLines<'_> {
     RawLines {
         bytes: text.as_bytes(),
-        start: 0,
+        start,
         done: false,
     }
 }

@@ -15,8 +15,9 @@ pub struct SourceFile {
     pub text: String,
     pub lines: Vec<Line>,
     /// Every action line's tokens, one after another ([`SourceFile::action`] reads a line's):
-    /// one list for the file, where a list per line cost a heap block and two words each.
-    pub(crate) tokens: Vec<Token>,
+    /// one list for the file, where a list per line cost a heap block and two words each. Two
+    /// lists when the parser read the text in two parts at once (the second part's in `[1]`).
+    pub(crate) tokens: [Vec<Token>; 2],
 }
 
 #[derive(Debug, Clone)]
@@ -167,16 +168,19 @@ pub struct ActionLine {
     /// least one byte of a source capped at [`Span::MAX_SOURCE`] bytes.
     first: u32,
     len: u32,
+    /// Which of the file's token lists holds them.
+    part: u8,
     /// Bound to the annotation on the line before: an annotation binds to the very next line
     /// only ([`Action::annotation`]).
     annotated: bool,
 }
 
 impl ActionLine {
-    pub(crate) fn new(first: usize, len: usize, annotated: bool) -> ActionLine {
+    pub(crate) fn new(part: u8, first: usize, len: usize, annotated: bool) -> ActionLine {
         ActionLine {
             first: first as u32,
             len: len as u32,
+            part,
             annotated,
         }
     }
@@ -349,7 +353,8 @@ impl SourceFile {
     /// The action `stored` on `line` (a line of this file) as read.
     pub fn read_action(&self, line: &Line, stored: &ActionLine) -> Action<'_> {
         Action {
-            tokens: &self.tokens[stored.first as usize..][..stored.len as usize],
+            tokens: &self.tokens[usize::from(stored.part)][stored.first as usize..]
+                [..stored.len as usize],
             annotation: stored.annotated.then(|| line.index - 1),
         }
     }

@@ -7,8 +7,9 @@
 //! `cargo bench -p ad-cli --bench targets`
 //!
 //! For each shape:
-//! 1. `ad check --max-file-size 60000000` on 50 MB: MB/s (target ≥ 100; `ad check` lowers a
-//!    large script and runs its per-step rules on two threads, see `compiler/src/parallel.rs`);
+//! 1. `ad check --max-file-size 60000000` on 50 MB: MB/s (target ≥ 100; `ad check` parses,
+//!    lowers and runs the per-step rules of a large script on two threads, see
+//!    `grammar/src/parallel.rs`);
 //! 2. its peak memory as a multiple of the input (target ≤ 4×);
 //! 3. `ad check` on a 2 MB script against agent-device 0.21.5's own parser under node
 //!    (`node oracle/parse.mjs`, after `npm ci` in oracle/), side by side (target ≥ 20×): the

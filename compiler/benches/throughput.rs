@@ -7,8 +7,8 @@
 //!
 //! each parsed and validated (`ad check`'s work), parsed only, and (the 2 MiB script) formatted.
 //!
-//! Reports MB/s: the median and the best of several runs (a script of 20,000 steps or more is
-//! lowered and ruled on two threads, see `compiler/src/parallel.rs`).
+//! Reports MB/s: the median and the best of several runs (a script of 20,000 lines or steps or
+//! more is parsed, lowered and ruled on two threads, see `grammar/src/parallel.rs`).
 
 use std::path::{Path, PathBuf};
 use std::time::Instant;

@@ -20,3 +20,16 @@ pub fn worth_splitting(steps: usize) -> bool {
 pub fn split_from(steps: usize) {
     SPLIT_FROM.store(steps, Ordering::Relaxed);
 }
+
+/// Runs `here` on this thread and `there` on a helper thread at the same time, and gives both
+/// results: the one way the parser, lowering and the rules share their work.
+pub fn both<A, B: Send>(here: impl FnOnce() -> A, there: impl FnOnce() -> B + Send) -> (A, B) {
+    std::thread::scope(|scope| {
+        let helper = scope.spawn(there);
+        let mine = here();
+        (
+            mine,
+            helper.join().expect("the helper thread does not panic"),
+        )
+    })
+}

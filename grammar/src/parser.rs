@@ -114,11 +114,10 @@ fn parse_lines(text: &str) -> Parsed {
             later.seen_action = true;
             let mut second = Lines::new(second, before);
             let mut first = Lines::new(first, 0);
-            std::thread::scope(|scope| {
-                let helper = scope.spawn(|| later.read(text, at, &mut second));
-                reader.read(text, 0, &mut first);
-                helper.join().expect("the parser does not panic");
-            });
+            crate::parallel::both(
+                || reader.read(text, 0, &mut first),
+                || later.read(text, at, &mut second),
+            );
             first.finish();
             if reader.header_open || !reader.seen_action || reader.pending.is_some() {
                 second.clear();

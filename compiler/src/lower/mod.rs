@@ -302,15 +302,14 @@ pub fn lower<'f>(file: &'f SourceFile, diagnostics: &mut Vec<Diagnostic>) -> Vec
             .nth(first.len())
             .map_or(file.lines.len(), Line::index);
         let (before, after) = file.lines.split_at(middle);
-        let later = std::thread::scope(|scope| {
-            let helper = scope.spawn(|| {
+        let ((), later) = crate::parallel::both(
+            || lower_into(file, before, first, diagnostics),
+            || {
                 let mut later = Vec::new();
                 lower_into(file, after, second, &mut later);
                 later
-            });
-            lower_into(file, before, first, diagnostics);
-            helper.join().expect("lowering does not panic")
-        });
+            },
+        );
         diagnostics.extend(later);
     }
     // SAFETY: `lower_into` wrote every slot: one step per action line, and the two parts of

@@ -137,16 +137,17 @@ pub(crate) fn run(
         // with state, which are the cheaper part.
         let middle = steps.len() / 2;
         let (first, second) = steps.split_at(middle);
-        let later = std::thread::scope(|scope| {
-            let helper = scope.spawn(|| {
+        let ((), later) = crate::parallel::both(
+            || {
+                each_step(&cx, first, None, &mut found);
+                across_steps(&cx, &mut found);
+            },
+            || {
                 let mut later = Found::default();
                 each_step(&cx, second, first.last(), &mut later);
                 later
-            });
-            each_step(&cx, first, None, &mut found);
-            across_steps(&cx, &mut found);
-            helper.join().expect("the rules do not panic")
-        });
+            },
+        );
         for (mine, theirs) in found.0.iter_mut().zip(later.0) {
             mine.extend(theirs);
         }
